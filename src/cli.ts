@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `cctop` executable. Everything it does lives in `views/cli/main.ts`; this file only wires it to
+ * the process, so importing cctop as a library never touches `process.exit`.
+ */
+import { main } from './views/cli/main.js';
+
+// A closed pipe (`cctop --list | head`) is not an error worth a stack trace.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+const code = await main(process.argv.slice(2), {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+  isTty: process.stdout.isTTY === true,
+  columns: process.stdout.columns,
+  env: process.env,
+});
+process.exitCode = code;

@@ -1,0 +1,70 @@
+/**
+ * The scan without an index: find every transcript of the chosen providers and read each one whole.
+ * The persistent index builds on this (same discovery, same parsers) and falls back to it.
+ */
+import type { ProviderId } from '../model/facts.js';
+import { describeFsError, type ProblemLog } from '../model/problems.js';
+import { PROVIDER_LIST } from '../providers/index.js';
+import type { Env, Provider, Root, SourceFile } from '../providers/types.js';
+import type { ParsedFile } from './sessions.js';
+
+export interface RootReport {
+  provider: ProviderId;
+  path: string;
+  origin: string;
+  files: number;
+}
+
+export interface Discovery {
+  roots: RootReport[];
+  files: SourceFile[];
+}
+
+export function chosenProviders(only: readonly ProviderId[] | null): Provider[] {
+  return PROVIDER_LIST.filter((p) => only === null || only.includes(p.id));
+}
+
+export function discoverAll(env: Env, providers: readonly Provider[], problems: ProblemLog): Discovery {
+  const roots: RootReport[] = [];
+  const files: SourceFile[] = [];
+  for (const p of providers) {
+    const rs: Root[] = p.roots(env);
+    const found = p.discover(rs, problems);
+    for (const r of rs) {
+      roots.push({
+        provider: p.id,
+        path: r.path,
+        origin: r.origin,
+        files: found.filter((f) => f.root === r.path).length,
+      });
+    }
+    files.push(...found);
+  }
+  return { roots, files };
+}
+
+/** Parse every file whole, on this thread. A file that fails to read is a problem, not an exception. */
+export function parseAll(
+  files: readonly SourceFile[],
+  providers: readonly Provider[],
+  problems: ProblemLog,
+): ParsedFile[] {
+  const byId = new Map(providers.map((p) => [p.id, p]));
+  const out: ParsedFile[] = [];
+  for (const file of files) {
+    const provider = byId.get(file.provider);
+    if (!provider) continue;
+    try {
+      out.push({ file, result: provider.parse(file, null) });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problems.add({
+        kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
+        path: file.path,
+        count: null,
+        detail: describeFsError(err),
+      });
+    }
+  }
+  return out;
+}

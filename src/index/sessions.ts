@@ -1,0 +1,309 @@
+/**
+ * From parsed files to the session document: group files into sessions, deduplicate billed requests
+ * across files, price them, resolve titles, context and state.
+ *
+ * Pure apart from the providers' small settings lookups (a Claude project pinning a 1M window).
+ */
+import { addLedger, type CostClock, emptyTotals, type Totals } from '../model/cost.js';
+import { dedupe } from '../model/dedupe.js';
+import {
+  DOCUMENT_VERSION,
+  type ModelCost,
+  type Plan,
+  type SessionDoc,
+  type SessionDocument,
+} from '../model/document.js';
+import type { FileFacts, ProviderId, ToolTally } from '../model/facts.js';
+import type { PriceBook } from '../model/pricing.js';
+import type { ProblemLog } from '../model/problems.js';
+import { stateNow } from '../model/state.js';
+import type { LocalTime } from '../model/time.js';
+import { providerById } from '../providers/index.js';
+import type { Env, ParseResult, SourceFile } from '../providers/types.js';
+
+export interface ParsedFile {
+  file: SourceFile;
+  result: ParseResult;
+}
+
+export interface BuildOptions {
+  env: Env;
+  plan: Plan;
+  book: PriceBook;
+  time: LocalTime;
+  nowMs: number;
+  sinceMs: number | null;
+  untilMs: number | null;
+  problems: ProblemLog;
+}
+
+/** A last line still without its newline this long after the file was written is a truncated file. */
+const PARTIAL_LINE_GRACE_MS = 60_000;
+
+interface Group {
+  provider: ProviderId;
+  id: string;
+  main: ParsedFile | null;
+  files: ParsedFile[];
+}
+
+function sessionKey(p: ParsedFile): string {
+  return p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
+}
+
+function group(files: readonly ParsedFile[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const p of files) {
+    const id = sessionKey(p);
+    const key = `${p.file.provider}\u0000${id}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { provider: p.file.provider, id, main: null, files: [] };
+      groups.set(key, g);
+    }
+    if (p.file.role === 'main') {
+      // Two main files for one session are copies (Codex archives a rollout it also keeps): the
+      // larger one is the more complete.
+      if (g.main === null) g.main = p;
+      else if (p.file.size > g.main.file.size) g.main = p;
+      else continue;
+    }
+    g.files.push(p);
+  }
+  for (const g of groups.values()) {
+    if (g.main) g.files = g.files.filter((p) => p.file.role !== 'main' || p === g.main);
+  }
+  return [...groups.values()];
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function mergeTools(files: readonly ParsedFile[]): SessionDoc['tools'] {
+  const byTool: Record<string, ToolTally> = {};
+  let calls = 0;
+  let failed: number | null = null;
+  for (const p of files) {
+    for (const [name, t] of Object.entries(p.result.facts.tools)) {
+      const into = byTool[name] ?? { calls: 0, failed: null };
+      byTool[name] = into;
+      into.calls += t.calls;
+      calls += t.calls;
+      if (t.failed !== null) {
+        into.failed = (into.failed ?? 0) + t.failed;
+        failed = (failed ?? 0) + t.failed;
+      }
+    }
+    if (p.result.facts.recordsOutcomes && failed === null) failed = 0;
+  }
+  return { calls, failed, byTool };
+}
+
+function sumNullable(values: (number | null)[]): number | null {
+  let out: number | null = null;
+  for (const v of values) if (v !== null) out = (out ?? 0) + v;
+  return out;
+}
+
+function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void {
+  const f = p.result.facts;
+  const path = p.file.path;
+  if (f.badLines > 0) {
+    problems.add({
+      kind: 'bad-lines',
+      path,
+      count: f.badLines,
+      detail: `${f.badLines} of ${f.lines} lines are not JSON objects; first: ${f.badSample ?? ''}`,
+    });
+  }
+  if (f.oversizedLines > 0) {
+    problems.add({
+      kind: 'oversized-lines',
+      path,
+      count: f.oversizedLines,
+      detail: 'lines over the line bound were skipped',
+    });
+  }
+  if (f.inconsistentUsage > 0) {
+    problems.add({
+      kind: 'inconsistent-usage',
+      path,
+      count: f.inconsistentUsage,
+      detail: 'token counts that do not add up (cached more than input); clamped',
+    });
+  }
+  if (p.result.pendingBytes > 0 && nowMs - p.result.mtimeMs > PARTIAL_LINE_GRACE_MS) {
+    problems.add({
+      kind: 'partial-line',
+      path,
+      count: p.result.pendingBytes,
+      detail: `the last ${p.result.pendingBytes} bytes are an unfinished line (a truncated file?)`,
+    });
+  }
+}
+
+export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): SessionDocument {
+  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
+  for (const p of files) fileProblems(p, o.nowMs, o.problems);
+
+  const groups = group(files);
+  // Deduplicate per provider, oldest file first: a replay loses to the file that had it first.
+  const masks = new Map<ParsedFile, Uint8Array>();
+  for (const provider of new Set(groups.map((g) => g.provider))) {
+    const ordered = groups
+      .filter((g) => g.provider === provider)
+      .flatMap((g) => g.files)
+      .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
+    const m = dedupe(ordered.map((p) => p.result.ledger));
+    for (const [i, p] of ordered.entries()) masks.set(p, m[i]!);
+  }
+
+  // Claude writes summaries into whichever file is current; they name a session by its leaf message.
+  const summaries = new Map<string, string>();
+  for (const p of [...files].sort((a, b) => a.file.mtimeMs - b.file.mtimeMs)) {
+    for (const [leaf, text] of p.result.facts.titles.summaries) summaries.set(leaf, text);
+  }
+
+  const unpriced = new Map<string, number>();
+  const sessions: SessionDoc[] = [];
+  for (const g of groups) {
+    const provider = providerById(g.provider);
+    const main = g.main ?? g.files[0]!;
+    const f: FileFacts = main.result.facts;
+    const totals: Totals = emptyTotals();
+    for (const p of g.files)
+      addLedger(totals, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
+
+    const firstMs = Math.min(...g.files.map((p) => p.result.facts.firstMs ?? Number.POSITIVE_INFINITY));
+    const lastMs = Math.max(...g.files.map((p) => p.result.facts.lastMs ?? Number.NEGATIVE_INFINITY));
+    if (
+      o.sinceMs !== null &&
+      (lastMs === Number.NEGATIVE_INFINITY || lastMs < o.sinceMs) &&
+      totals.requests === 0
+    )
+      continue;
+    if (o.untilMs !== null && firstMs !== Number.POSITIVE_INFINITY && firstMs >= o.untilMs) continue;
+
+    const byModel: ModelCost[] = [...totals.byModel.entries()].map(([model, m]) => ({
+      model,
+      tokens: m.tokens,
+      usd: m.usd === null && m.reportedUsd === 0 ? null : money((m.usd ?? 0) + m.reportedUsd),
+      requests: m.requests,
+    }));
+    const unpricedHere = byModel.filter((m) => m.usd === null).map((m) => m.model);
+    for (const m of byModel) {
+      if (m.usd === null) {
+        const t = m.tokens;
+        unpriced.set(
+          m.model,
+          (unpriced.get(m.model) ?? 0) +
+            (t.input ?? 0) +
+            (t.output ?? 0) +
+            (t.cacheRead ?? 0) +
+            (t.cacheWrite ?? 0),
+        );
+      }
+    }
+    const usd = totals.priced ? money(totals.estimatedUsd + totals.reportedUsd) : null;
+    const source =
+      usd === null
+        ? null
+        : totals.reportedUsd > 0 && totals.estimatedUsd > 0
+          ? 'mixed'
+          : totals.reportedUsd > 0
+            ? 'reported'
+            : 'estimated';
+
+    const model =
+      f.mainModel ?? g.files.find((p) => p.result.facts.mainModel)?.result.facts.mainModel ?? null;
+    const models = [...new Set(g.files.flatMap((p) => p.result.facts.models))];
+    const used = f.context?.prompt ?? null;
+    const catalogue = model ? o.book.lookup(model, provider.vendor) : null;
+    const window = provider.contextWindow({
+      model,
+      used,
+      reportedWindow: f.reportedWindow,
+      catalogueWindow: catalogue?.kind === 'priced' ? catalogue.pricing.contextWindow : null,
+      cwd: f.cwd,
+      root: main.file.root,
+    });
+    const ratio = provider.compactRatio(o.env);
+    const compactAt = window === null ? null : ratio === null ? window : Math.round(window * ratio);
+
+    const tail = g.files.flatMap((p) => p.result.facts.tailUuids);
+    const summary = tail.map((u) => summaries.get(u)).find((s) => s !== undefined) ?? null;
+    const mtime = Math.max(...g.files.map((p) => p.result.mtimeMs));
+    const hourStart = o.time.hourStart(o.nowMs) - 47 * 3_600_000;
+    const dayStart = o.time.dayNumber(o.nowMs) - 30;
+    const included = o.plan === 'included' || (o.plan === 'max' && provider.bundledUnderMax);
+
+    sessions.push({
+      provider: g.provider,
+      id: g.id,
+      file: main.file.path,
+      subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
+      project: f.cwd,
+      title: f.titles.custom ?? f.titles.ai ?? summary ?? f.titles.firstPrompt,
+      branch: f.gitBranch,
+      model,
+      models,
+      reasoningEffort: f.reasoningEffort,
+      permissionMode: f.permissionMode,
+      startedAt: iso(Number.isFinite(firstMs) ? firstMs : null),
+      lastActiveAt: iso(Number.isFinite(lastMs) ? lastMs : null),
+      state: stateNow(f.live, mtime, Number.isFinite(lastMs) ? lastMs : null, o.nowMs),
+      stateDetail: f.live?.detail ?? null,
+      running: null,
+      tokens: totals.tokens,
+      requests: totals.requests,
+      cost: {
+        usd,
+        source,
+        included: included && usd !== null,
+        unpriced: unpricedHere,
+        byModel,
+        byHour:
+          usd === null
+            ? null
+            : { start: new Date(hourStart).toISOString(), usd: [...totals.byHour].map(money) },
+        byDay: usd === null ? null : { start: dayKey(dayStart), usd: [...totals.byDay].map(money) },
+      },
+      context: { used, window, compactAt },
+      tools: mergeTools(g.files),
+      lines: {
+        added: sumNullable(g.files.map((p) => p.result.facts.linesAdded)),
+        removed: sumNullable(g.files.map((p) => p.result.facts.linesRemoved)),
+      },
+      compactions: f.compactions,
+      aborts: f.aborts,
+      rateLimits: f.rateLimits,
+    });
+  }
+
+  for (const [model, tokens] of unpriced) {
+    o.problems.add({
+      kind: 'unpriced-model',
+      path: model,
+      count: tokens,
+      detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
+    });
+  }
+
+  sessions.sort(
+    (a, b) => (b.lastActiveAt ?? '').localeCompare(a.lastActiveAt ?? '') || a.id.localeCompare(b.id),
+  );
+  return {
+    version: DOCUMENT_VERSION,
+    generatedAt: new Date(o.nowMs).toISOString(),
+    plan: o.plan,
+    timeZone: o.time.timeZone,
+    sessions,
+    problems: o.problems.list,
+  };
+}
+
+/** Dollars to the micro-dollar: the document should not carry floating-point noise. */
+const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+function dayKey(dayNumber: number): string {
+  return new Date(dayNumber * 86_400_000).toISOString().slice(0, 10);
+}

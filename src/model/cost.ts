@@ -1,0 +1,149 @@
+/**
+ * Turning ledger records into money and token totals: per request (its own long-context tier), then
+ * summed per model, per clock hour and per local day.
+ */
+import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
+import { PriceBook, type Rates, type VendorHint } from './pricing.js';
+import type { LocalTime } from './time.js';
+import { emptyTokens, type TokenCounts } from './usage.js';
+
+export const HOURS_KEPT = 48;
+export const DAYS_KEPT = 31;
+const HOUR = 3_600_000;
+
+export interface ModelTotals {
+  tokens: TokenCounts;
+  requests: number;
+  /** Estimated cost of the priced part; null when the model has no price. */
+  usd: number | null;
+  reportedUsd: number;
+}
+
+export interface Totals {
+  tokens: TokenCounts;
+  requests: number;
+  estimatedUsd: number;
+  reportedUsd: number;
+  /** Some request had a price (estimated or reported). */
+  priced: boolean;
+  byModel: Map<string, ModelTotals>;
+  byHour: Float64Array;
+  byDay: Float64Array;
+}
+
+export function emptyTotals(): Totals {
+  return {
+    tokens: emptyTokens(),
+    requests: 0,
+    estimatedUsd: 0,
+    reportedUsd: 0,
+    priced: false,
+    byModel: new Map(),
+    byHour: new Float64Array(HOURS_KEPT),
+    byDay: new Float64Array(DAYS_KEPT),
+  };
+}
+
+export interface CostClock {
+  time: LocalTime;
+  nowMs: number;
+  /** Only requests in [sinceMs, untilMs) count, when set. */
+  sinceMs: number | null;
+  untilMs: number | null;
+}
+
+function addTokens(
+  t: TokenCounts,
+  flags: number,
+  input: number,
+  output: number,
+  cacheRead: number,
+  cacheWrite: number,
+  reasoning: number,
+): void {
+  if (flags & FLAG.INPUT_KNOWN) t.input = (t.input ?? 0) + input;
+  if (flags & FLAG.OUTPUT_KNOWN) t.output = (t.output ?? 0) + output;
+  if (flags & FLAG.CACHE_READ_KNOWN) t.cacheRead = (t.cacheRead ?? 0) + cacheRead;
+  if (flags & FLAG.CACHE_WRITE_KNOWN) t.cacheWrite = (t.cacheWrite ?? 0) + cacheWrite;
+  if (flags & FLAG.REASONING_KNOWN) t.reasoning = (t.reasoning ?? 0) + reasoning;
+}
+
+/** Fold the counted records of `ledger` (mask 1) into `into`. */
+export function addLedger(
+  into: Totals,
+  ledger: Ledger,
+  mask: Uint8Array | null,
+  book: PriceBook,
+  vendor: VendorHint,
+  clock: CostClock,
+): void {
+  const d = ledger.data;
+  const nowHour = clock.time.hourStart(clock.nowMs);
+  const today = clock.time.dayNumber(clock.nowMs);
+  const lookups = ledger.models.map((m) => book.lookup(m, vendor));
+  // Rates per model and tier, resolved on first use: the loop below must not build strings.
+  const tiers: (Rates | null)[][] = ledger.models.map(() => []);
+  const ratesOf = (mi: number, model: string, prompt: number, tsMs: number): Rates | null => {
+    const found = lookups[mi];
+    if (found?.kind !== 'priced') return null;
+    if (found.pricing.timeDependent) return book.ratesFor(model, vendor, prompt, tsMs);
+    const tier = PriceBook.tierOf(found.pricing, prompt);
+    const known = tiers[mi]!;
+    let r = known[tier];
+    if (r === undefined) {
+      r = book.ratesFor(model, vendor, prompt, tsMs);
+      known[tier] = r;
+    }
+    return r;
+  };
+  for (let r = 0, at = 0; at < d.length; r++, at += RECORD_FIELDS) {
+    if (mask && mask[r] === 0) continue;
+    const tsMs = d[at + F.TS]! * 1000;
+    if (clock.sinceMs !== null && tsMs < clock.sinceMs) continue;
+    if (clock.untilMs !== null && tsMs >= clock.untilMs) continue;
+    const flags = d[at + F.FLAGS]!;
+    const model = ledger.models[d[at + F.MODEL]!] ?? 'unknown';
+    const input = d[at + F.INPUT]!;
+    const output = d[at + F.OUTPUT]!;
+    const cacheRead = d[at + F.CACHE_READ]!;
+    const cw5 = d[at + F.CACHE_WRITE_5M]!;
+    const cw1 = d[at + F.CACHE_WRITE_1H]!;
+    const reasoning = d[at + F.REASONING]!;
+
+    let m = into.byModel.get(model);
+    if (!m) {
+      m = { tokens: emptyTokens(), requests: 0, usd: null, reportedUsd: 0 };
+      into.byModel.set(model, m);
+    }
+    addTokens(into.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
+    addTokens(m.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
+    into.requests++;
+    m.requests++;
+
+    let usd: number | null = null;
+    if (flags & FLAG.REPORTED_COST) {
+      usd = d[at + F.COST_MICRO]! / 1e6;
+      into.reportedUsd += usd;
+      m.reportedUsd += usd;
+    } else {
+      const rates = ratesOf(d[at + F.MODEL]!, model, input + cacheRead + cw5 + cw1, tsMs);
+      if (rates) {
+        usd =
+          input * rates.input +
+          cacheRead * rates.cacheRead +
+          cw5 * rates.cacheWrite5m +
+          cw1 * rates.cacheWrite1h +
+          output * rates.output +
+          rates.perRequest;
+        into.estimatedUsd += usd;
+        m.usd = (m.usd ?? 0) + usd;
+      }
+    }
+    if (usd === null) continue;
+    into.priced = true;
+    const h = HOURS_KEPT - 1 - Math.round((nowHour - clock.time.hourStart(tsMs)) / HOUR);
+    if (h >= 0 && h < HOURS_KEPT) into.byHour[h]! += usd;
+    const day = DAYS_KEPT - 1 - (today - clock.time.dayNumber(tsMs));
+    if (day >= 0 && day < DAYS_KEPT) into.byDay[day]! += usd;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The session document: what `cctop --json` prints, `/api/sessions` serves and other machines send
+ * over ssh. One schema, versioned; `docs/session-document.md` describes it field by field.
+ *
+ * Every number the harness does not record is `null`, never `0`.
+ */
+import type { ProviderId, ToolTally } from './facts.js';
+import type { Problem } from './problems.js';
+import type { SessionState } from './state.js';
+import type { TokenCounts } from './usage.js';
+
+/** Bumped when a field changes meaning or is removed; adding a field does not bump it. */
+export const DOCUMENT_VERSION = 1;
+
+export type Plan = 'retail' | 'max' | 'included';
+
+/** Spend per clock hour, oldest first; the last entry is the current hour. */
+export interface HourSeries {
+  /** Start of the oldest hour (ISO, UTC). */
+  start: string;
+  usd: number[];
+}
+
+/** Spend per local day, oldest first; the last entry is today. */
+export interface DaySeries {
+  /** The oldest day, `YYYY-MM-DD` in the report's time zone. */
+  start: string;
+  usd: number[];
+}
+
+export interface ModelCost {
+  model: string;
+  tokens: TokenCounts;
+  /** null when the model has no known price. */
+  usd: number | null;
+  requests: number;
+}
+
+export interface SessionCost {
+  /** Estimated or reported spend; null when nothing the session used has a known price. */
+  usd: number | null;
+  source: 'estimated' | 'reported' | 'mixed' | null;
+  /** True when the plan bundles this usage: `usd` is what it would have cost at retail. */
+  included: boolean;
+  /** Models with usage but no known price (their tokens are not in `usd`). */
+  unpriced: string[];
+  byModel: ModelCost[];
+  byHour: HourSeries | null;
+  byDay: DaySeries | null;
+}
+
+export interface SessionContext {
+  /** Prompt size of the newest main-thread request. */
+  used: number | null;
+  window: number | null;
+  /** Where the agent compacts automatically; every "context %" in cctop is `used / compactAt`. */
+  compactAt: number | null;
+}
+
+export interface SessionDoc {
+  provider: ProviderId;
+  id: string;
+  /** The main transcript (or the first file found, when only subagent files remain). */
+  file: string;
+  /** Subagent transcripts counted toward this session. */
+  subagentFiles: number;
+  /** The working directory the session started in. */
+  project: string | null;
+  title: string | null;
+  branch: string | null;
+  /** The newest main-thread model. */
+  model: string | null;
+  models: string[];
+  reasoningEffort: string | null;
+  permissionMode: string | null;
+  startedAt: string | null;
+  lastActiveAt: string | null;
+  state: SessionState;
+  /** Why the state reads as it does (the ask tool, the error, `turn_duration`). */
+  stateDetail: string | null;
+  /** Whether a live process runs it; null until process matching looks. */
+  running: boolean | null;
+  tokens: TokenCounts;
+  requests: number;
+  cost: SessionCost;
+  context: SessionContext;
+  tools: { calls: number; failed: number | null; byTool: Record<string, ToolTally> };
+  lines: { added: number | null; removed: number | null };
+  compactions: number | null;
+  /** Turns the user interrupted. */
+  aborts: number;
+  /** The newest rate-limit snapshot the harness wrote (Codex), as it wrote it. */
+  rateLimits: unknown;
+}
+
+export interface SessionDocument {
+  version: number;
+  generatedAt: string;
+  plan: Plan;
+  timeZone: string;
+  sessions: SessionDoc[];
+  problems: Problem[];
+}

@@ -1,0 +1,155 @@
+/**
+ * What one transcript file says about its session, apart from billing (that is the ledger).
+ *
+ * Facts are plain JSON so the index can store them and a later pass can continue from them. Every
+ * collection in here has a stated bound: a file is untrusted input and may be enormous.
+ */
+import type { LiveSignal } from './state.js';
+
+export type ProviderId = 'claude' | 'codex';
+
+export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex'];
+
+export interface ToolTally {
+  calls: number;
+  /** Failed calls, or null when the harness does not record outcomes. */
+  failed: number | null;
+}
+
+/** Distinct tool names kept per file; past this, calls are tallied under `(other)`. */
+export const MAX_TOOL_NAMES = 256;
+
+/** Titles and summaries are for a table cell: longer text is cut here. */
+export const MAX_TITLE_CHARS = 200;
+
+/** Summaries remembered per file (they name other sessions too; the newest are kept). */
+export const MAX_SUMMARIES = 64;
+
+/** How many of the newest message uuids a file remembers to resolve a summary's `leafUuid`. */
+export const TAIL_UUIDS = 16;
+
+export interface ContextReading {
+  /** Prompt size of the newest main-thread request: input + cache read + cache write. */
+  prompt: number;
+  model: string | null;
+  atMs: number | null;
+}
+
+export interface FileFacts {
+  /** The session id the file's own records carry, when they carry one. */
+  sessionId: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  titles: {
+    custom: string | null;
+    ai: string | null;
+    firstPrompt: string | null;
+    /** `[leafUuid, summary]`, newest last. */
+    summaries: [string, string][];
+  };
+  /** The newest message uuids of the main thread, to match summaries against. */
+  tailUuids: string[];
+  /** Every model seen, in order of first use. */
+  models: string[];
+  /** The newest model used by the main thread (not a subagent). */
+  mainModel: string | null;
+  firstMs: number | null;
+  lastMs: number | null;
+  permissionMode: string | null;
+  reasoningEffort: string | null;
+  compactions: number;
+  tools: Record<string, ToolTally>;
+  /** Whether this harness records tool outcomes at all (else failures are `─`). */
+  recordsOutcomes: boolean;
+  linesAdded: number | null;
+  linesRemoved: number | null;
+  context: ContextReading | null;
+  /** A context window the harness reported itself (Codex's `model_context_window`). */
+  reportedWindow: number | null;
+  live: LiveSignal | null;
+  /** Turns the user interrupted. */
+  aborts: number;
+  /** The newest rate-limit snapshot, as the harness wrote it (Codex). */
+  rateLimits: unknown;
+  /** Lines read, lines that were not JSON objects, lines over the line bound. */
+  lines: number;
+  badLines: number;
+  oversizedLines: number;
+  /** The first bad line, shortened, as evidence for `cctop doctor`. */
+  badSample: string | null;
+  /** Requests whose usage did not add up (counted, priced as far as possible). */
+  inconsistentUsage: number;
+}
+
+export function emptyFacts(): FileFacts {
+  return {
+    sessionId: null,
+    cwd: null,
+    gitBranch: null,
+    titles: { custom: null, ai: null, firstPrompt: null, summaries: [] },
+    tailUuids: [],
+    models: [],
+    mainModel: null,
+    firstMs: null,
+    lastMs: null,
+    permissionMode: null,
+    reasoningEffort: null,
+    compactions: 0,
+    tools: {},
+    recordsOutcomes: true,
+    linesAdded: null,
+    linesRemoved: null,
+    context: null,
+    reportedWindow: null,
+    live: null,
+    aborts: 0,
+    rateLimits: null,
+    lines: 0,
+    badLines: 0,
+    oversizedLines: 0,
+    badSample: null,
+    inconsistentUsage: 0,
+  };
+}
+
+/** Count one tool call (and whether it failed, when known). */
+export function tallyTool(facts: FileFacts, name: string): void {
+  const key =
+    facts.tools[name] !== undefined || Object.keys(facts.tools).length < MAX_TOOL_NAMES ? name : '(other)';
+  let t = facts.tools[key];
+  if (t === undefined) {
+    t = { calls: 0, failed: facts.recordsOutcomes ? 0 : null };
+    facts.tools[key] = t;
+  }
+  t.calls++;
+}
+
+export function tallyFailure(facts: FileFacts, name: string): void {
+  const key = facts.tools[name] !== undefined ? name : '(other)';
+  const t = facts.tools[key] ?? { calls: 0, failed: 0 };
+  facts.tools[key] = t;
+  t.failed = (t.failed ?? 0) + 1;
+}
+
+export function noteTime(facts: FileFacts, ms: number | null): void {
+  if (ms === null) return;
+  if (facts.firstMs === null || ms < facts.firstMs) facts.firstMs = ms;
+  if (facts.lastMs === null || ms > facts.lastMs) facts.lastMs = ms;
+}
+
+export function noteModel(facts: FileFacts, model: string): void {
+  if (!facts.models.includes(model)) facts.models.push(model);
+}
+
+/** Keep `s` to one line of at most `max` characters, marking a cut with an ellipsis. */
+export function oneLine(s: string, max = MAX_TITLE_CHARS): string {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+export const BAD_SAMPLE_CHARS = 160;
+
+export function noteBadLine(facts: FileFacts, line: string): void {
+  facts.badLines++;
+  if (facts.badSample === null) facts.badSample = oneLine(line, BAD_SAMPLE_CHARS);
+}

@@ -1,0 +1,213 @@
+/**
+ * The request ledger: one fixed-size record per billed model call.
+ *
+ * Providers write a record for every API request they find (tokens, model, time, a dedupe key);
+ * everything about money is derived from the ledger on read: cost per request with its own
+ * long-context tier, spend by hour and by day, `--since`/`--until`, and deduplication across files
+ * (a resumed Claude session replays its parent's responses into a new file; a subagent's `/btw`
+ * replays the parent's messages). Storing requests rather than dollars is what lets a price update or
+ * another `--plan` re-read nothing.
+ *
+ * It is a packed `Uint32Array` rather than objects because a heavy history holds a few hundred thousand
+ * requests and the index stores the ledger as one blob per file: 52 bytes a request, no parsing.
+ *
+ * Deliberately not here: conversation text, tool calls, anything that is not billing.
+ */
+
+/** Field offsets inside one record. */
+export const F = {
+  /** 64-bit hash of the response's message id (Claude) or of the event's identity (Codex), two halves. */
+  KEY_HI: 0,
+  KEY_LO: 1,
+  /** 32-bit hash of the request id, compared only when the message ids are equal. */
+  REQ: 2,
+  /** Seconds since the epoch (UTC); good until 2106. */
+  TS: 3,
+  /** Index into the ledger's model table. */
+  MODEL: 4,
+  FLAGS: 5,
+  INPUT: 6,
+  OUTPUT: 7,
+  CACHE_READ: 8,
+  CACHE_WRITE_5M: 9,
+  CACHE_WRITE_1H: 10,
+  REASONING: 11,
+  /** Cost the harness reported itself, in micro-dollars (only with FLAG.REPORTED_COST). */
+  COST_MICRO: 12,
+} as const;
+
+export const RECORD_FIELDS = 13;
+
+export const FLAG = {
+  /** Written by a subagent / sidechain; loses to a main-thread copy of the same response. */
+  SIDECHAIN: 1 << 0,
+  /** The record has no identity (no message id): it is never treated as a duplicate. */
+  NO_KEY: 1 << 1,
+  INPUT_KNOWN: 1 << 2,
+  OUTPUT_KNOWN: 1 << 3,
+  CACHE_READ_KNOWN: 1 << 4,
+  CACHE_WRITE_KNOWN: 1 << 5,
+  REASONING_KNOWN: 1 << 6,
+  REPORTED_COST: 1 << 7,
+} as const;
+
+export interface RequestTokens {
+  /** Uncached input. */
+  input: number | null;
+  output: number | null;
+  cacheRead: number | null;
+  /** 5-minute (or untiered) cache writes. */
+  cacheWrite5m: number | null;
+  cacheWrite1h: number | null;
+  /** Inside `output`, reported separately. */
+  reasoning: number | null;
+}
+
+export interface RequestRecord {
+  key: string | null;
+  requestId: string | null;
+  tsMs: number;
+  model: string;
+  sidechain: boolean;
+  tokens: RequestTokens;
+  reportedCostUsd?: number | null;
+}
+
+const INITIAL_CAPACITY = 64;
+
+const clampU32 = (n: number | null): number => {
+  if (n === null || !Number.isFinite(n) || n <= 0) return 0;
+  return n >= 0xffffffff ? 0xffffffff : Math.floor(n);
+};
+
+/** FNV-1a over UTF-16 code units with two different offsets: a cheap 64-bit identity for ids. */
+export function hash64(s: string): [number, number] {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x9e3779b9;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return [a >>> 0, b >>> 0];
+}
+
+export function hash32(s: string): number {
+  return hash64(s)[0];
+}
+
+/** An append-only ledger under construction, with its model table. */
+export class LedgerBuilder {
+  private data = new Uint32Array(INITIAL_CAPACITY * RECORD_FIELDS);
+  private count = 0;
+  readonly models: string[];
+  private modelIndex = new Map<string, number>();
+
+  constructor(models: string[] = [], initial?: Uint32Array) {
+    this.models = [...models];
+    for (const [i, m] of this.models.entries()) this.modelIndex.set(m, i);
+    if (initial && initial.length > 0) {
+      this.data = new Uint32Array(Math.max(initial.length * 2, INITIAL_CAPACITY * RECORD_FIELDS));
+      this.data.set(initial);
+      this.count = initial.length / RECORD_FIELDS;
+    }
+  }
+
+  get length(): number {
+    return this.count;
+  }
+
+  modelId(model: string): number {
+    let id = this.modelIndex.get(model);
+    if (id === undefined) {
+      id = this.models.length;
+      this.models.push(model);
+      this.modelIndex.set(model, id);
+    }
+    return id;
+  }
+
+  /** Append a record and return its index. */
+  push(r: RequestRecord): number {
+    if ((this.count + 1) * RECORD_FIELDS > this.data.length) {
+      const grown = new Uint32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    const at = this.count * RECORD_FIELDS;
+    this.write(at, r);
+    return this.count++;
+  }
+
+  /** Replace record `index` (a later, more complete copy of the same response). */
+  replace(index: number, r: RequestRecord): void {
+    this.write(index * RECORD_FIELDS, r);
+  }
+
+  /** Sum of the four token kinds of record `index`, for "keep the most complete copy". */
+  total(index: number): number {
+    const at = index * RECORD_FIELDS;
+    const d = this.data;
+    return (
+      d[at + F.INPUT]! +
+      d[at + F.OUTPUT]! +
+      d[at + F.CACHE_READ]! +
+      d[at + F.CACHE_WRITE_5M]! +
+      d[at + F.CACHE_WRITE_1H]!
+    );
+  }
+
+  private write(at: number, r: RequestRecord): void {
+    const d = this.data;
+    const t = r.tokens;
+    let flags = 0;
+    if (r.sidechain) flags |= FLAG.SIDECHAIN;
+    if (r.key === null) {
+      flags |= FLAG.NO_KEY;
+      d[at + F.KEY_HI] = 0;
+      d[at + F.KEY_LO] = 0;
+    } else {
+      const [hi, lo] = hash64(r.key);
+      d[at + F.KEY_HI] = hi;
+      d[at + F.KEY_LO] = lo;
+    }
+    d[at + F.REQ] = r.requestId === null ? 0 : hash32(r.requestId);
+    d[at + F.TS] = clampU32(r.tsMs / 1000);
+    d[at + F.MODEL] = this.modelId(r.model);
+    if (t.input !== null) flags |= FLAG.INPUT_KNOWN;
+    if (t.output !== null) flags |= FLAG.OUTPUT_KNOWN;
+    if (t.cacheRead !== null) flags |= FLAG.CACHE_READ_KNOWN;
+    if (t.cacheWrite5m !== null || t.cacheWrite1h !== null) flags |= FLAG.CACHE_WRITE_KNOWN;
+    if (t.reasoning !== null) flags |= FLAG.REASONING_KNOWN;
+    d[at + F.INPUT] = clampU32(t.input);
+    d[at + F.OUTPUT] = clampU32(t.output);
+    d[at + F.CACHE_READ] = clampU32(t.cacheRead);
+    d[at + F.CACHE_WRITE_5M] = clampU32(t.cacheWrite5m);
+    d[at + F.CACHE_WRITE_1H] = clampU32(t.cacheWrite1h);
+    d[at + F.REASONING] = clampU32(t.reasoning);
+    const cost = r.reportedCostUsd;
+    if (cost !== undefined && cost !== null && Number.isFinite(cost) && cost >= 0) {
+      flags |= FLAG.REPORTED_COST;
+      d[at + F.COST_MICRO] = clampU32(Math.round(cost * 1e6));
+    } else {
+      d[at + F.COST_MICRO] = 0;
+    }
+    d[at + F.FLAGS] = flags;
+  }
+
+  /** The finished ledger: a view trimmed to the records written. */
+  build(): Ledger {
+    return { models: [...this.models], data: this.data.slice(0, this.count * RECORD_FIELDS) };
+  }
+}
+
+export interface Ledger {
+  models: string[];
+  data: Uint32Array;
+}
+
+export function ledgerLength(l: Ledger): number {
+  return l.data.length / RECORD_FIELDS;
+}
+
+export const emptyLedger = (): Ledger => ({ models: [], data: new Uint32Array(0) });

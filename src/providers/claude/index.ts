@@ -1,0 +1,137 @@
+/**
+ * Claude Code: `projects/<slug>/<session>.jsonl` under each config directory, with subagent
+ * transcripts in `<session>/subagents/` (and the older `agent-*.jsonl` beside the main file) counted
+ * toward their parent.
+ */
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { ProblemLog } from '../../model/problems.js';
+import { dirList, home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { readJsonl } from '../read.js';
+import type { Env, ParseResult, Provider, Root, SourceFile, WindowQuery } from '../types.js';
+import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
+import { lineFromJson } from './record.js';
+
+/** Claude Code compacts at 83.5% of its window unless told otherwise. */
+export const DEFAULT_COMPACT_RATIO = 0.835;
+
+export function claudeRoots(env: Env): Root[] {
+  const configured = dirList(env.CLAUDE_CONFIG_DIR);
+  if (configured.length > 0) return configured.map((path) => ({ path, origin: '$CLAUDE_CONFIG_DIR' }));
+  const h = home(env);
+  return [
+    { path: join(h, '.claude'), origin: 'default' },
+    { path: join(h, '.config', 'claude'), origin: 'default' },
+  ];
+}
+
+function sourceFile(
+  path: string,
+  root: string,
+  sessionHint: string | null,
+  role: SourceFile['role'],
+  problems: ProblemLog,
+): SourceFile | null {
+  const st = statOf(path, problems);
+  if (!st) return null;
+  return {
+    provider: 'claude',
+    path,
+    root: root,
+    sessionHint,
+    role,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+  };
+}
+
+function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const root of roots) {
+    const projects = join(root.path, 'projects');
+    for (const slug of list(projects, problems) ?? []) {
+      if (!isDir(projects, slug)) continue;
+      const dir = join(projects, slug.name);
+      for (const e of list(dir, problems) ?? []) {
+        if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
+          const stem = basename(e.name, '.jsonl');
+          // `agent-<id>.jsonl` beside a main file is an older subagent; its records name the parent.
+          const sub = stem.startsWith('agent-');
+          const f = sourceFile(
+            join(dir, e.name),
+            root.path,
+            sub ? null : stem,
+            sub ? 'subagent' : 'main',
+            problems,
+          );
+          if (f) out.push(f);
+        } else if (isDir(dir, e)) {
+          const subDir = join(dir, e.name, 'subagents');
+          for (const s of list(subDir, problems) ?? []) {
+            if (!s.name.endsWith('.jsonl') || !isFile(subDir, s)) continue;
+            const f = sourceFile(join(subDir, s.name), root.path, e.name, 'subagent', problems);
+            if (f) out.push(f);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+  return readJsonl(file, previous, (facts, carry, ledger) => {
+    const parser = new ClaudeParser(facts, (carry as ClaudeCarry | null) ?? emptyClaudeCarry(), ledger);
+    return { object: (o) => parser.line(lineFromJson(o)), carry: () => parser.carry() };
+  });
+}
+
+/** The window every current Claude model has unless a 1M-token variant is pinned. */
+export const DEFAULT_WINDOW = 200_000;
+export const LONG_WINDOW = 1_000_000;
+
+const pinCache = new Map<string, boolean>();
+
+/** Whether a settings file pins a `[1m]` model. */
+function settingsPin(path: string): boolean {
+  let pinned = pinCache.get(path);
+  if (pinned === undefined) {
+    try {
+      const model = (JSON.parse(readFileSync(path, 'utf8')) as { model?: unknown }).model;
+      pinned = typeof model === 'string' && model.includes('[1m]');
+    } catch {
+      pinned = false;
+    }
+    pinCache.set(path, pinned);
+  }
+  return pinned;
+}
+
+function contextWindow(q: WindowQuery): number | null {
+  const pinned =
+    (q.model?.includes('[1m]') ?? false) ||
+    (q.cwd !== null &&
+      (settingsPin(join(q.cwd, '.claude', 'settings.local.json')) ||
+        settingsPin(join(q.cwd, '.claude', 'settings.json')))) ||
+    settingsPin(join(q.root, 'settings.json'));
+  const window = pinned ? LONG_WINDOW : (q.catalogueWindow ?? DEFAULT_WINDOW);
+  // A window is never shown smaller than what it already held.
+  return q.used !== null && q.used > window ? Math.max(LONG_WINDOW, q.used) : window;
+}
+
+export const claude: Provider = {
+  id: 'claude',
+  label: 'Claude Code',
+  vendor: 'anthropic',
+  bundledUnderMax: true,
+  roots: claudeRoots,
+  discover,
+  parse,
+  compactRatio(env) {
+    const override = Number(env.CLAUDE_AUTOCOMPACT_PCT_OVERRIDE);
+    if (Number.isFinite(override) && override > 0 && override <= 100) return override / 100;
+    return DEFAULT_COMPACT_RATIO;
+  },
+  contextWindow,
+};

@@ -1,0 +1,283 @@
+/**
+ * Claude Code transcript lines → session facts and ledger records, one line at a time.
+ *
+ * The parser is resumable: everything it needs to continue from a byte offset is in `facts` and
+ * `carry`, both plain JSON, so the index can tail a growing transcript instead of re-reading it.
+ *
+ * Deduplication happens in two places. Here, the partial copies of one response that Claude Code
+ * writes as a stream (same `message.id` and `requestId`, usage growing) collapse to their most
+ * complete copy when they are close together. Across files (a resumed session replays its parent, a
+ * `/btw` side question replays the main thread) the ledger is deduplicated on read; see
+ * `model/dedupe.ts`.
+ */
+import {
+  type FileFacts,
+  MAX_SUMMARIES,
+  noteModel,
+  noteTime,
+  oneLine,
+  TAIL_UUIDS,
+  tallyFailure,
+  tallyTool,
+} from '../../model/facts.js';
+import type { LedgerBuilder, RequestRecord } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import type { ClaudeLine, ClaudeUsage } from './record.js';
+
+/** Tool calls awaiting their result. Calls that never complete are dropped oldest first past this. */
+export const MAX_PENDING_TOOLS = 1024;
+
+/** Completed call ids remembered, so a repeated copy of a tool_use block is not counted twice. */
+export const RECENT_TOOL_IDS = 256;
+
+/** Responses remembered for collapsing streamed partial copies within one pass. */
+const RECENT_RESPONSES = 32;
+
+export interface ClaudeCarry {
+  /** `[toolUseId, toolName]` of calls without a result yet, oldest first. */
+  pending: [string, string][];
+  /** Ids of calls already counted whose result arrived, newest last. */
+  done: string[];
+  /** A `compact_boundary` was seen and its summary record has not arrived yet. */
+  boundaryOpen: boolean;
+}
+
+export const emptyClaudeCarry = (): ClaudeCarry => ({ pending: [], done: [], boundaryOpen: false });
+
+const INTERRUPTED = '[Request interrupted by user';
+
+/** Harness bookkeeping that arrives as a user record but is not something the user typed. */
+function isHarnessText(s: string): boolean {
+  const t = s.trimStart();
+  return (
+    t.startsWith('<local-command-') ||
+    t.startsWith('<system-reminder>') ||
+    t.startsWith('Caveat: ') ||
+    t.startsWith('<bash-') ||
+    t.startsWith('<user-prompt-submit-hook>') ||
+    t.startsWith('<task-notification>') ||
+    t.startsWith(INTERRUPTED)
+  );
+}
+
+/** A readable title from a prompt: a slash command reads as `/name args`. */
+export function promptTitle(s: string): string | null {
+  const name = /<command-name>([^<]*)<\/command-name>/.exec(s);
+  if (name) {
+    const args = /<command-args>([^<]*)<\/command-args>/.exec(s);
+    const title = `${name[1]!.trim()} ${args?.[1]?.trim() ?? ''}`.trim();
+    return title.length > 0 ? oneLine(title) : null;
+  }
+  if (isHarnessText(s)) return null;
+  const t = oneLine(s);
+  return t.length > 0 ? t : null;
+}
+
+const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
+
+export class ClaudeParser {
+  private pending: Map<string, string>;
+  private done: string[];
+  private doneSet: Set<string>;
+  private boundaryOpen: boolean;
+  private recent = new Map<string, number>();
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: ClaudeCarry,
+    private readonly ledger: LedgerBuilder,
+  ) {
+    this.pending = new Map(carry.pending);
+    this.done = [...carry.done];
+    this.doneSet = new Set(carry.done);
+    this.boundaryOpen = carry.boundaryOpen;
+  }
+
+  carry(): ClaudeCarry {
+    return { pending: [...this.pending], done: [...this.done], boundaryOpen: this.boundaryOpen };
+  }
+
+  line(l: ClaudeLine): void {
+    const f = this.facts;
+    noteTime(f, l.ms);
+    if (f.sessionId === null && l.sessionId !== null) f.sessionId = l.sessionId;
+    if (f.cwd === null && l.cwd !== null) f.cwd = l.cwd;
+    if (l.gitBranch !== null) f.gitBranch = l.gitBranch;
+    if (l.permissionMode !== null) f.permissionMode = l.permissionMode;
+    if (l.customTitle !== null) f.titles.custom = oneLine(l.customTitle);
+    if (l.aiTitle !== null) f.titles.ai = oneLine(l.aiTitle);
+    if (l.summary !== null) this.summary(l.summary.leafUuid, l.summary.text);
+    const main = !l.sidechain;
+    if (main && l.uuid !== null && (l.type === 'user' || l.type === 'assistant')) {
+      f.tailUuids.push(l.uuid);
+      if (f.tailUuids.length > TAIL_UUIDS) f.tailUuids.shift();
+    }
+
+    if (l.usage !== null || l.advisors.length > 0) this.usage(l);
+    for (const t of l.toolUses) this.toolUse(t.id, t.name);
+    for (const r of l.toolResults) this.toolResult(r.id, r.isError);
+    if (l.patch !== null) {
+      f.linesAdded = (f.linesAdded ?? 0) + l.patch.added;
+      f.linesRemoved = (f.linesRemoved ?? 0) + l.patch.removed;
+    }
+
+    if (main) {
+      this.compaction(l);
+      this.liveState(l);
+      if (l.prompt !== null && l.type === 'user' && !this.promptTitled) this.promptTitle(l.prompt);
+    }
+  }
+
+  /**
+   * The first prompt names the session; a bare slash command (`/clear`, `/model`) says nothing about
+   * it, so it is only kept until a real prompt arrives.
+   */
+  private get promptTitled(): boolean {
+    const t = this.facts.titles.firstPrompt;
+    return t !== null && !isBareCommand(t);
+  }
+
+  private promptTitle(prompt: string): void {
+    const t = promptTitle(prompt);
+    if (t === null) return;
+    if (this.facts.titles.firstPrompt === null || !isBareCommand(t)) this.facts.titles.firstPrompt = t;
+  }
+
+  private summary(leafUuid: string, summary: string): void {
+    const list = this.facts.titles.summaries;
+    const at = list.findIndex(([leaf]) => leaf === leafUuid);
+    if (at !== -1) list.splice(at, 1);
+    list.push([leafUuid, oneLine(summary)]);
+    if (list.length > MAX_SUMMARIES) list.shift();
+  }
+
+  private usage(l: ClaudeLine): void {
+    const model = l.model ?? 'unknown';
+    if (l.usage !== null && model !== '<synthetic>') {
+      this.request(l, model, l.usage, l.messageId, l.requestId);
+      if (!l.sidechain) {
+        this.facts.mainModel = model;
+        const u = l.usage;
+        this.facts.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
+      }
+    }
+    l.advisors.forEach((a, i) => {
+      const key = l.messageId === null ? null : `${l.messageId}\u0000advisor\u0000${i}`;
+      this.request(l, a.model, a.usage, key, l.requestId);
+    });
+  }
+
+  private request(
+    l: ClaudeLine,
+    model: string,
+    u: ClaudeUsage,
+    key: string | null,
+    requestId: string | null,
+  ): void {
+    noteModel(this.facts, model);
+    const record: RequestRecord = {
+      key,
+      requestId,
+      tsMs: l.ms ?? this.facts.lastMs ?? 0,
+      model,
+      sidechain: l.sidechain,
+      tokens: {
+        input: u.input,
+        output: u.output,
+        cacheRead: u.cacheRead,
+        cacheWrite5m: u.cacheWrite - u.cacheWrite1h,
+        cacheWrite1h: u.cacheWrite1h,
+        reasoning: u.reasoning,
+      },
+    };
+    if (key === null) {
+      this.ledger.push(record);
+      return;
+    }
+    // Streaming writes one response several times with growing usage: keep the most complete copy.
+    const recentKey = `${key}\u0000${requestId ?? ''}`;
+    const seen = this.recent.get(recentKey);
+    if (seen !== undefined) {
+      const total = u.input + u.output + u.cacheRead + u.cacheWrite;
+      if (total > this.ledger.total(seen)) this.ledger.replace(seen, record);
+      return;
+    }
+    this.recent.set(recentKey, this.ledger.push(record));
+    if (this.recent.size > RECENT_RESPONSES) {
+      const oldest = this.recent.keys().next().value;
+      if (oldest !== undefined) this.recent.delete(oldest);
+    }
+  }
+
+  private toolUse(id: string | null, name: string): void {
+    if (id !== null) {
+      if (this.pending.has(id) || this.doneSet.has(id)) return;
+      this.pending.set(id, name);
+      if (this.pending.size > MAX_PENDING_TOOLS) {
+        const oldest = this.pending.keys().next().value;
+        if (oldest !== undefined) this.pending.delete(oldest);
+      }
+    }
+    tallyTool(this.facts, name);
+  }
+
+  private toolResult(id: string | null, isError: boolean): void {
+    if (id === null) return;
+    const name = this.pending.get(id);
+    if (name === undefined) return; // a result for a call we never saw (or saw completed)
+    this.pending.delete(id);
+    this.done.push(id);
+    this.doneSet.add(id);
+    if (this.done.length > RECENT_TOOL_IDS) this.doneSet.delete(this.done.shift()!);
+    if (isError) tallyFailure(this.facts, name);
+  }
+
+  private compaction(l: ClaudeLine): void {
+    if (l.type === 'system' && l.subtype === 'compact_boundary') {
+      this.facts.compactions++;
+      this.boundaryOpen = true;
+    } else if (l.isCompactSummary) {
+      // The summary that follows a boundary is the same compaction, marked a second way.
+      if (this.boundaryOpen) this.boundaryOpen = false;
+      else this.facts.compactions++;
+    }
+  }
+
+  private liveState(l: ClaudeLine): void {
+    const f = this.facts;
+    const at = l.ms;
+    switch (l.type) {
+      case 'assistant': {
+        if (l.isApiErrorMessage) {
+          f.live = { state: 'error', atMs: at, detail: 'API error' };
+          return;
+        }
+        const ask = l.toolUses.find((t) => isAskUserTool(t.name));
+        if (ask) f.live = { state: 'waiting', atMs: at, detail: ask.name };
+        else if (l.stopReason === 'end_turn' && l.toolUses.length === 0) {
+          f.live = { state: 'idle', atMs: at, detail: 'end_turn' };
+        } else f.live = { state: 'working', atMs: at, detail: null };
+        return;
+      }
+      case 'user': {
+        if (l.isMeta) return;
+        if (l.prompt?.startsWith(INTERRUPTED)) {
+          f.aborts++;
+          f.live = { state: 'idle', atMs: at, detail: 'interrupted' };
+          return;
+        }
+        if (l.toolResults.length > 0 || l.prompt !== null || l.isCompactSummary) {
+          f.live = { state: 'working', atMs: at, detail: null };
+        }
+        return;
+      }
+      case 'system': {
+        if (l.subtype === 'turn_duration') f.live = { state: 'idle', atMs: at, detail: 'turn_duration' };
+        else if (l.subtype === 'api_error') f.live = { state: 'error', atMs: at, detail: 'API error' };
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * The part of a Claude Code transcript line that session facts need, and how to read it from a
+ * parsed line.
+ *
+ * A line is projected onto `ClaudeLine` before anything else looks at it, so the reducer never
+ * touches raw JSON and a faster extractor (one that finds these fields in the bytes) can be proved
+ * equal to this one, line by line.
+ */
+import { arr, bool, count, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
+
+export interface ClaudeUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  /** All cache writes, both tiers. */
+  cacheWrite: number;
+  /** The part of `cacheWrite` written with a one-hour lifetime (when the record splits them). */
+  cacheWrite1h: number;
+  /** Thinking tokens inside `output`, when the record reports them. */
+  reasoning: number | null;
+}
+
+export interface ClaudeAdvisor {
+  model: string;
+  usage: ClaudeUsage;
+}
+
+export interface ClaudeToolUse {
+  id: string | null;
+  name: string;
+}
+
+export interface ClaudeToolResult {
+  id: string | null;
+  isError: boolean;
+}
+
+export interface ClaudeLine {
+  type: string | null;
+  subtype: string | null;
+  ms: number | null;
+  uuid: string | null;
+  sessionId: string | null;
+  cwd: string | null;
+  gitBranch: string | null;
+  sidechain: boolean;
+  agentId: string | null;
+  permissionMode: string | null;
+  customTitle: string | null;
+  aiTitle: string | null;
+  summary: { leafUuid: string; text: string } | null;
+  isMeta: boolean;
+  isCompactSummary: boolean;
+  isApiErrorMessage: boolean;
+  /** `message.id` / `requestId` of an assistant response (or of a subagent's, inside `progress`). */
+  messageId: string | null;
+  requestId: string | null;
+  model: string | null;
+  stopReason: string | null;
+  usage: ClaudeUsage | null;
+  advisors: ClaudeAdvisor[];
+  /** Text blocks in an assistant message (whether any). */
+  hasText: boolean;
+  toolUses: ClaudeToolUse[];
+  toolResults: ClaudeToolResult[];
+  /** The user's typed prompt, when this is one (not a tool result, not harness bookkeeping). */
+  prompt: string | null;
+  /** +/- line counts from `toolUseResult.structuredPatch`. */
+  patch: { added: number; removed: number } | null;
+  /** Usage of a subagent response carried inside a `progress` record (older Claude Code). */
+  nested: boolean;
+}
+
+function readUsage(u: JsonObject | null): ClaudeUsage | null {
+  if (!u) return null;
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  if (input === null && output === null) return null;
+  const cacheRead = count(u.cache_read_input_tokens) ?? 0;
+  const cacheWrite = count(u.cache_creation_input_tokens) ?? 0;
+  const split = obj(u.cache_creation);
+  const oneHour = split ? (count(split.ephemeral_1h_input_tokens) ?? 0) : 0;
+  const details = obj(u.output_tokens_details);
+  return {
+    input: input ?? 0,
+    output: output ?? 0,
+    cacheRead,
+    cacheWrite,
+    // Anything not marked one-hour is priced as the 5-minute tier.
+    cacheWrite1h: Math.min(oneHour, cacheWrite),
+    reasoning: details ? count(details.thinking_tokens) : null,
+  };
+}
+
+const blocks = (content: unknown): JsonObject[] =>
+  (arr(content) ?? []).map(obj).filter((b): b is JsonObject => b !== null);
+
+/** Prompt text from a user message's content, ignoring tool results and images. */
+function promptText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  for (const b of blocks(content)) {
+    if (b.type === 'text' && typeof b.text === 'string') return b.text;
+  }
+  return null;
+}
+
+function patchCounts(result: unknown): { added: number; removed: number } | null {
+  const r = obj(result);
+  const hunks = r ? arr(r.structuredPatch) : null;
+  if (!hunks) return null;
+  let added = 0;
+  let removed = 0;
+  for (const h of hunks) {
+    for (const l of arr(obj(h)?.lines) ?? []) {
+      if (typeof l !== 'string') continue;
+      if (l.startsWith('+')) added++;
+      else if (l.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed };
+}
+
+export function emptyLine(): ClaudeLine {
+  return {
+    type: null,
+    subtype: null,
+    ms: null,
+    uuid: null,
+    sessionId: null,
+    cwd: null,
+    gitBranch: null,
+    sidechain: false,
+    agentId: null,
+    permissionMode: null,
+    customTitle: null,
+    aiTitle: null,
+    summary: null,
+    isMeta: false,
+    isCompactSummary: false,
+    isApiErrorMessage: false,
+    messageId: null,
+    requestId: null,
+    model: null,
+    stopReason: null,
+    usage: null,
+    advisors: [],
+    hasText: false,
+    toolUses: [],
+    toolResults: [],
+    prompt: null,
+    patch: null,
+    nested: false,
+  };
+}
+
+/** Project a parsed transcript line. */
+export function lineFromJson(o: JsonObject): ClaudeLine {
+  const line = emptyLine();
+  line.type = str(o.type);
+  line.subtype = str(o.subtype);
+  line.ms = isoMs(o.timestamp);
+  line.uuid = text(o.uuid);
+  line.sessionId = text(o.sessionId);
+  line.cwd = text(o.cwd);
+  line.gitBranch = text(o.gitBranch);
+  line.sidechain = bool(o.isSidechain);
+  line.agentId = text(o.agentId);
+  line.permissionMode = text(o.permissionMode);
+  line.customTitle = text(o.customTitle);
+  line.aiTitle = text(o.aiTitle);
+  line.isMeta = bool(o.isMeta);
+  line.isCompactSummary = bool(o.isCompactSummary);
+  line.isApiErrorMessage = bool(o.isApiErrorMessage);
+  if (line.type === 'summary') {
+    const leaf = text(o.leafUuid);
+    const s = text(o.summary);
+    if (leaf && s) line.summary = { leafUuid: leaf, text: s };
+  }
+
+  let message = obj(o.message);
+  let requestId = text(o.requestId);
+  if (line.type === 'progress') {
+    // Older Claude Code logged a subagent's responses inside the parent's `progress` records.
+    const wrapped = obj(obj(o.data)?.message);
+    const inner = wrapped ? obj(wrapped.message) : null;
+    if (wrapped && inner && obj(inner.usage)) {
+      message = inner;
+      requestId = text(wrapped.requestId);
+      line.sidechain = true;
+      line.nested = true;
+      const ms = isoMs(wrapped.timestamp);
+      if (ms !== null) line.ms = ms;
+    } else {
+      message = null;
+    }
+  }
+  if (message) {
+    const role = str(message.role);
+    if (line.type === 'assistant' || line.nested || role === 'assistant') {
+      line.messageId = text(message.id);
+      line.requestId = requestId;
+      line.model = text(message.model);
+      line.stopReason = str(message.stop_reason);
+      const usage = obj(message.usage);
+      line.usage = readUsage(usage);
+      for (const it of arr(usage?.iterations) ?? []) {
+        const i = obj(it);
+        const model = i ? text(i.model) : null;
+        const u = i && i.type === 'advisor_message' ? readUsage(i) : null;
+        if (model && u) line.advisors.push({ model, usage: u });
+      }
+      for (const b of blocks(message.content)) {
+        if (b.type === 'text') line.hasText = true;
+        else if (b.type === 'tool_use') {
+          const name = text(b.name);
+          if (name) line.toolUses.push({ id: text(b.id), name });
+        }
+      }
+    } else if (line.type === 'user') {
+      for (const b of blocks(message.content)) {
+        if (b.type === 'tool_result')
+          line.toolResults.push({ id: text(b.tool_use_id), isError: b.is_error === true });
+      }
+      if (line.toolResults.length === 0 && !line.isMeta && !line.isCompactSummary) {
+        line.prompt = promptText(message.content);
+      }
+      line.patch = patchCounts(o.toolUseResult);
+    }
+  }
+  return line;
+}

@@ -1,0 +1,219 @@
+/**
+ * Codex rollout lines → session facts and ledger records, one line at a time, resumable.
+ *
+ * Tokens come from `token_count` events: the per-request `last_token_usage` when present, else the
+ * difference of the cumulative `total_token_usage` (a total that falls is a reset, so the new total
+ * is the delta). A repeated event with an unchanged total adds nothing. Codex's `input_tokens`
+ * includes the cached part; the ledger stores the uncached part so `input` means the same everywhere.
+ */
+import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import type { LedgerBuilder } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import type { CodexLine, CodexTokenUsage } from './record.js';
+
+/** Tool calls awaiting their output; calls that never complete are dropped oldest first past this. */
+export const MAX_PENDING_TOOLS = 1024;
+
+/** A rate-limit snapshot larger than this is not kept (it is a handful of numbers in practice). */
+export const MAX_RATE_LIMIT_BYTES = 4096;
+
+export interface CodexCarry {
+  pending: [string, string][];
+  model: string | null;
+  previousTotal: CodexTokenUsage | null;
+  boundaryOpen: boolean;
+}
+
+export const emptyCodexCarry = (): CodexCarry => ({
+  pending: [],
+  model: null,
+  previousTotal: null,
+  boundaryOpen: false,
+});
+
+const sameUsage = (a: CodexTokenUsage, b: CodexTokenUsage): boolean =>
+  a.input === b.input &&
+  a.cached === b.cached &&
+  a.output === b.output &&
+  a.reasoning === b.reasoning &&
+  a.total === b.total;
+
+const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
+  input: a.input - b.input,
+  cached: a.cached - b.cached,
+  output: a.output - b.output,
+  reasoning: a.reasoning - b.reasoning,
+  total: a.total - b.total,
+});
+
+const usageKey = (u: CodexTokenUsage): string =>
+  `${u.input},${u.cached},${u.output},${u.reasoning},${u.total}`;
+
+function boundedJson(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  const s = JSON.stringify(v);
+  return s.length <= MAX_RATE_LIMIT_BYTES ? v : null;
+}
+
+export class CodexParser {
+  private pending: Map<string, string>;
+  private model: string | null;
+  private previousTotal: CodexTokenUsage | null;
+  private boundaryOpen: boolean;
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: CodexCarry,
+    private readonly ledger: LedgerBuilder,
+  ) {
+    this.pending = new Map(carry.pending);
+    this.model = carry.model;
+    this.previousTotal = carry.previousTotal;
+    this.boundaryOpen = carry.boundaryOpen;
+  }
+
+  carry(): CodexCarry {
+    return {
+      pending: [...this.pending],
+      model: this.model,
+      previousTotal: this.previousTotal,
+      boundaryOpen: this.boundaryOpen,
+    };
+  }
+
+  line(l: CodexLine): void {
+    const f = this.facts;
+    if (l.kind !== 'other') noteTime(f, l.ms);
+    switch (l.kind) {
+      case 'meta':
+        f.sessionId ??= l.id;
+        f.cwd ??= l.cwd;
+        if (l.branch !== null) f.gitBranch = l.branch;
+        return;
+      case 'context':
+        if (l.model !== null) {
+          this.model = l.model;
+          f.mainModel = l.model;
+          noteModel(f, l.model);
+        }
+        if (l.effort !== null) f.reasoningEffort = l.effort;
+        f.cwd ??= l.cwd;
+        if (l.permission !== null) f.permissionMode = l.permission;
+        return;
+      case 'tokens':
+        this.tokens(l);
+        return;
+      case 'window':
+        f.reportedWindow = l.window;
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'rate_limits':
+        f.rateLimits = boundedJson(l.rateLimits) ?? f.rateLimits;
+        return;
+      case 'call':
+        if (l.id !== null) {
+          this.pending.set(l.id, l.name);
+          if (this.pending.size > MAX_PENDING_TOOLS) {
+            const oldest = this.pending.keys().next().value;
+            if (oldest !== undefined) this.pending.delete(oldest);
+          }
+        }
+        tallyTool(f, l.name);
+        f.live = isAskUserTool(l.name)
+          ? { state: 'waiting', atMs: l.ms, detail: l.name }
+          : { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'output': {
+        const name = l.id === null ? undefined : this.pending.get(l.id);
+        if (name !== undefined && l.id !== null) {
+          this.pending.delete(l.id);
+          if (l.failed) tallyFailure(f, name);
+        }
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'prompt': {
+        if (f.titles.firstPrompt === null) {
+          const t = oneLine(l.text);
+          if (t.length > 0) f.titles.firstPrompt = t;
+        }
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'title':
+        f.titles.custom = oneLine(l.text);
+        return;
+      case 'turn':
+        switch (l.event) {
+          case 'started':
+            f.live = { state: 'working', atMs: l.ms, detail: null };
+            return;
+          case 'complete':
+            f.live = { state: 'idle', atMs: l.ms, detail: 'task_complete' };
+            return;
+          case 'aborted':
+            f.aborts++;
+            f.live = { state: 'idle', atMs: l.ms, detail: l.detail ?? 'turn_aborted' };
+            return;
+          case 'error':
+            f.live = { state: 'error', atMs: l.ms, detail: l.detail ? oneLine(l.detail) : 'error' };
+            return;
+        }
+        return;
+      case 'compaction':
+        if (l.marker === 'compacted') {
+          f.compactions++;
+          this.boundaryOpen = true;
+        } else if (this.boundaryOpen) this.boundaryOpen = false;
+        else f.compactions++;
+        return;
+      case 'activity':
+        if (f.live?.state !== 'waiting' || this.pending.size === 0) {
+          f.live = { state: 'working', atMs: l.ms, detail: null };
+        }
+        return;
+      case 'other':
+        return;
+    }
+  }
+
+  private tokens(l: Extract<CodexLine, { kind: 'tokens' }>): void {
+    const f = this.facts;
+    if (l.rateLimits !== null) f.rateLimits = boundedJson(l.rateLimits) ?? f.rateLimits;
+    if (l.window !== null) f.reportedWindow = l.window;
+    const prev = this.previousTotal;
+    if (l.total !== null) {
+      if (prev !== null && sameUsage(l.total, prev)) return; // the same event again: nothing new
+      this.previousTotal = l.total;
+    }
+    let delta = l.last;
+    if (delta === null && l.total !== null) {
+      delta = prev !== null && l.total.total >= prev.total ? minus(l.total, prev) : l.total;
+    }
+    if (delta === null) return;
+    if (delta.input === 0 && delta.cached === 0 && delta.output === 0 && delta.reasoning === 0) return;
+    let cached = delta.cached;
+    if (cached > delta.input || delta.input < 0 || delta.output < 0 || cached < 0) {
+      f.inconsistentUsage++;
+      cached = Math.max(0, Math.min(cached, delta.input));
+    }
+    const model = this.model ?? 'unknown';
+    noteModel(f, model);
+    this.ledger.push({
+      key: `${l.stamp}|${usageKey(l.total ?? delta)}`,
+      requestId: null,
+      tsMs: l.ms ?? f.lastMs ?? 0,
+      model,
+      sidechain: false,
+      tokens: {
+        input: Math.max(0, delta.input - cached),
+        output: Math.max(0, delta.output),
+        cacheRead: cached,
+        cacheWrite5m: null,
+        cacheWrite1h: null,
+        reasoning: Math.max(0, delta.reasoning),
+      },
+    });
+    if (l.last !== null) f.context = { prompt: l.last.input, model, atMs: l.ms };
+  }
+}

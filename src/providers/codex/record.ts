@@ -1,0 +1,206 @@
+/**
+ * The part of a Codex rollout line that session facts need, and how to read it from a parsed line.
+ *
+ * Rollout lines are `{timestamp, type, payload}`. Only a handful of kinds matter for the session
+ * table: the session's identity (`session_meta`), its model (`turn_context`), token counts, tool
+ * calls and their outputs, and the events that start or end a turn.
+ */
+import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+
+export interface CodexTokenUsage {
+  /** Includes the cached part, as Codex reports it. */
+  input: number;
+  cached: number;
+  output: number;
+  /** Inside `output`. */
+  reasoning: number;
+  total: number;
+}
+
+export type CodexLine =
+  | { kind: 'meta'; ms: number | null; id: string | null; cwd: string | null; branch: string | null }
+  | {
+      kind: 'context';
+      ms: number | null;
+      model: string | null;
+      effort: string | null;
+      cwd: string | null;
+      permission: string | null;
+    }
+  | {
+      kind: 'tokens';
+      ms: number | null;
+      /** The raw timestamp string, part of the event's identity. */
+      stamp: string;
+      last: CodexTokenUsage | null;
+      total: CodexTokenUsage | null;
+      window: number | null;
+      rateLimits: unknown;
+    }
+  | { kind: 'call'; ms: number | null; id: string | null; name: string }
+  | { kind: 'output'; ms: number | null; id: string | null; failed: boolean }
+  | { kind: 'prompt'; ms: number | null; text: string }
+  | { kind: 'title'; ms: number | null; text: string }
+  | {
+      kind: 'turn';
+      ms: number | null;
+      event: 'started' | 'complete' | 'aborted' | 'error';
+      detail: string | null;
+    }
+  | { kind: 'compaction'; ms: number | null; marker: 'compacted' | 'event' }
+  | { kind: 'rate_limits'; ms: number | null; rateLimits: unknown }
+  | { kind: 'window'; ms: number | null; window: number }
+  | { kind: 'activity'; ms: number | null }
+  | { kind: 'other'; ms: number | null };
+
+/** A window of 0 is a placeholder, not a window. */
+const positive = (v: unknown): number | null => {
+  const n = count(v);
+  return n !== null && n > 0 ? n : null;
+};
+
+function tokenUsage(v: unknown): CodexTokenUsage | null {
+  const u = obj(v);
+  if (!u) return null;
+  const input = count(u.input_tokens);
+  const output = count(u.output_tokens);
+  if (input === null && output === null) return null;
+  const cached = count(u.cached_input_tokens) ?? 0;
+  const reasoning = count(u.reasoning_output_tokens) ?? 0;
+  return {
+    input: input ?? 0,
+    cached,
+    output: output ?? 0,
+    reasoning,
+    total: count(u.total_tokens) ?? (input ?? 0) + (output ?? 0),
+  };
+}
+
+/** Whether a tool's output says it failed. */
+export function outputFailed(output: unknown): boolean {
+  if (typeof output === 'string') {
+    const s = output.trimStart();
+    if (s.startsWith('{')) {
+      try {
+        const meta = obj(obj(JSON.parse(s))?.metadata);
+        const code = meta ? num(meta.exit_code) : null;
+        if (code !== null) return code !== 0;
+      } catch {
+        // not JSON after all: judge it as text
+      }
+    }
+    const exit = /^Exit code: (\d+)/m.exec(s.slice(0, 200));
+    if (exit) return exit[1] !== '0';
+    return /^(failed in sandbox|execution error|patch rejected|script failed|error:|aborted)/i.test(s);
+  }
+  const o = obj(output);
+  if (o && o.success === false) return true;
+  return false;
+}
+
+const TURN_EVENTS: Record<string, 'started' | 'complete' | 'aborted' | 'error'> = {
+  task_started: 'started',
+  turn_started: 'started',
+  task_complete: 'complete',
+  turn_complete: 'complete',
+  turn_aborted: 'aborted',
+  error: 'error',
+  stream_error: 'error',
+};
+
+const IDE_REQUEST = '## My request for Codex:';
+
+/** The user's words from a `user_message`, without the IDE context the extension prepends. */
+function userWords(message: string): string {
+  const at = message.indexOf(IDE_REQUEST);
+  return at === -1 ? message : message.slice(at + IDE_REQUEST.length);
+}
+
+export function lineFromJson(o: JsonObject): CodexLine {
+  const type = str(o.type);
+  const stamp = str(o.timestamp) ?? '';
+  const ms = isoMs(o.timestamp);
+  const p = obj(o.payload) ?? {};
+  const ptype = str(p.type);
+  switch (type) {
+    case 'session_meta':
+      return { kind: 'meta', ms, id: text(p.id), cwd: text(p.cwd), branch: text(obj(p.git)?.branch) };
+    case 'turn_context': {
+      const sandbox = str(obj(p.sandbox_policy)?.mode) ?? str(p.sandbox_policy);
+      const approval = str(p.approval_policy);
+      return {
+        kind: 'context',
+        ms,
+        model: text(p.model),
+        effort: text(p.effort) ?? text(p.reasoning_effort),
+        cwd: text(p.cwd),
+        permission: approval || sandbox ? [approval, sandbox].filter(Boolean).join('/') : null,
+      };
+    }
+    case 'compacted':
+      return { kind: 'compaction', ms, marker: 'compacted' };
+    case 'response_item':
+      switch (ptype) {
+        case 'function_call':
+        case 'custom_tool_call': {
+          const name = text(p.name);
+          return name ? { kind: 'call', ms, id: text(p.call_id), name } : { kind: 'activity', ms };
+        }
+        case 'function_call_output':
+        case 'custom_tool_call_output':
+          return { kind: 'output', ms, id: text(p.call_id), failed: outputFailed(p.output) };
+        default:
+          return { kind: 'activity', ms };
+      }
+    case 'event_msg': {
+      if (ptype === 'token_count') {
+        const info = obj(p.info);
+        return {
+          kind: 'tokens',
+          ms,
+          stamp,
+          last: tokenUsage(info?.last_token_usage),
+          total: tokenUsage(info?.total_token_usage),
+          window: positive(info?.model_context_window),
+          rateLimits: obj(p.rate_limits),
+        };
+      }
+      if (ptype === 'user_message') {
+        const message = str(p.message);
+        return message ? { kind: 'prompt', ms, text: userWords(message) } : { kind: 'activity', ms };
+      }
+      if (ptype === 'thread_name_updated') {
+        const name = text(p.thread_name);
+        return name ? { kind: 'title', ms, text: name } : { kind: 'other', ms };
+      }
+      if (ptype === 'context_compacted') return { kind: 'compaction', ms, marker: 'event' };
+      if (ptype === 'account/rateLimits/updated')
+        return { kind: 'rate_limits', ms, rateLimits: obj(p.rate_limits) };
+      if (ptype === 'thread_settings_applied') {
+        const s = obj(p.thread_settings);
+        if (s)
+          return {
+            kind: 'context',
+            ms,
+            model: text(s.model),
+            effort: text(s.reasoning_effort),
+            cwd: text(s.cwd),
+            permission: null,
+          };
+      }
+      const turn = ptype ? TURN_EVENTS[ptype] : undefined;
+      if (turn) {
+        if (turn === 'started') {
+          const window = positive(p.model_context_window);
+          if (window !== null) return { kind: 'window', ms, window };
+        }
+        const err = obj(p.error);
+        const detail = turn === 'error' ? (str(err?.message) ?? str(p.message)) : str(p.reason);
+        return { kind: 'turn', ms, event: turn, detail };
+      }
+      return { kind: 'activity', ms };
+    }
+    default:
+      return { kind: 'other', ms };
+  }
+}

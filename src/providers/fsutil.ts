@@ -1,0 +1,71 @@
+/**
+ * Directory listing and stat that report failures as problems instead of throwing, so one
+ * unreadable directory costs its own sessions and nothing else.
+ */
+import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { describeFsError, type ProblemLog } from '../model/problems.js';
+import type { Env } from './types.js';
+
+export function home(env: Env): string {
+  return env.HOME && env.HOME.length > 0 ? env.HOME : homedir();
+}
+
+/** Split a comma-separated list of directories (as `CLAUDE_CONFIG_DIR` and `CODEX_HOME` allow). */
+export function dirList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+/** Entries of `dir`, or null (with a problem logged unless it simply does not exist). */
+export function list(dir: string, problems: ProblemLog): Dirent[] | null {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      problems.add({ kind: 'unreadable', path: dir, count: null, detail: describeFsError(err) });
+    }
+    return null;
+  }
+}
+
+/** `stat` following links, or null (with a problem logged when it is more than "gone"). */
+export function statOf(path: string, problems: ProblemLog): Stats | null {
+  try {
+    return statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    problems.add({
+      kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
+      path,
+      count: null,
+      detail: describeFsError(err),
+    });
+    return null;
+  }
+}
+
+/** Whether a directory entry is a directory, following a symbolic link once. */
+export function isDir(parent: string, e: Dirent): boolean {
+  if (e.isDirectory()) return true;
+  if (!e.isSymbolicLink()) return false;
+  try {
+    return statSync(join(parent, e.name)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export function isFile(parent: string, e: Dirent): boolean {
+  if (e.isFile()) return true;
+  if (!e.isSymbolicLink()) return false;
+  try {
+    return statSync(join(parent, e.name)).isFile();
+  } catch {
+    return false;
+  }
+}

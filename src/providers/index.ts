@@ -1,0 +1,15 @@
+/** Every harness cctop reads, in the order the tables list them. */
+import type { ProviderId } from '../model/facts.js';
+import { claude } from './claude/index.js';
+import { codex } from './codex/index.js';
+import type { Provider } from './types.js';
+
+export const PROVIDER_LIST: readonly Provider[] = [claude, codex];
+
+export const providerById = (id: ProviderId): Provider => {
+  const p = PROVIDER_LIST.find((x) => x.id === id);
+  if (!p) throw new Error(`unknown provider ${id}`);
+  return p;
+};
+
+export type { Env, ParseResult, Provider, Root, SourceFile } from './types.js';

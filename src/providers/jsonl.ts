@@ -1,0 +1,125 @@
+/**
+ * Reading a JSONL transcript line by line from a byte offset, in bounded memory.
+ *
+ * Transcripts are appended to while we read them, can be hundreds of megabytes, and may contain a
+ * single enormous line (an image pasted as base64, a tool result of a whole file, or garbage). The
+ * reader holds one chunk plus at most one line of `MAX_LINE_BYTES`; a longer line is skipped and
+ * counted, never buffered.
+ *
+ * A last line without its newline is offered to the caller marked `unterminated`: the writer may be
+ * in the middle of it. The caller accepts it only if it is complete (it parses); otherwise it is left
+ * for the next pass and the returned `end` stops before it.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** Read granularity: large enough that a 90 MB file is ~90 system calls, small enough to stay cheap. */
+export const CHUNK_BYTES = 1 << 20;
+
+/**
+ * The longest line kept. Real lines reach a few megabytes (a pasted screenshot, a large file read);
+ * past 32 MiB a line is not a transcript record anyone needs, and holding it would blow the memory
+ * budget of a scan that runs one file per core.
+ */
+export const MAX_LINE_BYTES = 32 << 20;
+
+export interface LineScan {
+  /** Offset just past the last line consumed: where the next pass starts. */
+  end: number;
+  /** File size when the scan started. */
+  size: number;
+  /** Inode and mtime seen when the file was opened. */
+  ino: number;
+  mtimeMs: number;
+  /** Lines longer than `MAX_LINE_BYTES`, skipped. */
+  oversized: number;
+  /** Bytes of an unfinished last line left for the next pass (0 when none). */
+  pendingBytes: number;
+}
+
+/**
+ * Calls `onLine(buf, start, end, unterminated)` for every line from `from` to the end of the file as
+ * it was when opened. Return `false` from an unterminated line to leave it unread.
+ */
+export function scanLines(
+  path: string,
+  from: number,
+  onLine: (buf: Buffer, start: number, end: number, unterminated: boolean) => boolean | undefined,
+  maxLineBytes = MAX_LINE_BYTES,
+): LineScan {
+  const fd = openSync(path, 'r');
+  try {
+    const st = fstatSync(fd);
+    const size = st.size;
+    const result: LineScan = {
+      end: from,
+      size,
+      ino: st.ino,
+      mtimeMs: st.mtimeMs,
+      oversized: 0,
+      pendingBytes: 0,
+    };
+    if (from >= size) return result;
+
+    let buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(size - from, 1)));
+    // Bytes of the current (incomplete) line held at the start of `buf`.
+    let held = 0;
+    // Absolute offset of buf[0].
+    let base = from;
+    let pos = from;
+    // While skipping an oversized line, everything up to its newline is discarded.
+    let skipping = false;
+
+    while (pos < size) {
+      if (held === buf.length) {
+        // The held line fills the buffer: grow it, up to the line bound.
+        if (buf.length >= maxLineBytes) {
+          skipping = true;
+          result.oversized++;
+          held = 0;
+          base = pos;
+        } else {
+          const grown = Buffer.allocUnsafe(Math.min(buf.length * 2, maxLineBytes));
+          buf.copy(grown, 0, 0, held);
+          buf = grown;
+        }
+      }
+      const want = Math.min(buf.length - held, size - pos);
+      const got = readSync(fd, buf, held, want, pos);
+      if (got <= 0) break; // the file shrank under us; stop at what we have
+      pos += got;
+      const filled = held + got;
+      let lineStart = 0;
+      let nl = buf.indexOf(10, held);
+      while (nl !== -1 && nl < filled) {
+        if (skipping) {
+          skipping = false;
+        } else if (nl > lineStart) {
+          onLine(buf, lineStart, nl, false);
+        }
+        lineStart = nl + 1;
+        result.end = base + lineStart;
+        nl = buf.indexOf(10, lineStart);
+      }
+      if (skipping) {
+        held = 0;
+        base = pos;
+        result.end = pos;
+        continue;
+      }
+      held = filled - lineStart;
+      if (lineStart > 0 && held > 0) buf.copy(buf, 0, lineStart, filled);
+      base += lineStart;
+    }
+
+    if (skipping) {
+      // An oversized line still being written: nothing of it is kept; resume after it next time.
+      result.end = pos;
+    } else if (held > 0) {
+      if (onLine(buf, 0, held, true) === true) result.end = base + held;
+      else result.pendingBytes = held;
+    }
+    return result;
+  } finally {
+    closeSync(fd);
+  }
+}

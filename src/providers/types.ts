@@ -1,0 +1,75 @@
+/**
+ * What every harness provider offers the scan: where its data lives, which files it sees, and how
+ * to read one of them (from a byte offset, for append-only transcripts).
+ */
+import type { FileFacts, ProviderId } from '../model/facts.js';
+import type { Ledger } from '../model/ledger.js';
+import type { VendorHint } from '../model/pricing.js';
+import type { ProblemLog } from '../model/problems.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface Root {
+  path: string;
+  /** Where the path came from: an environment variable or the default. */
+  origin: string;
+}
+
+export interface SourceFile {
+  provider: ProviderId;
+  path: string;
+  /** The root it was found under. */
+  root: string;
+  /** The session the path names, when it names one (Claude's file stem, Codex's trailing uuid). */
+  sessionHint: string | null;
+  /** A main transcript, or a subagent's counted toward its parent. */
+  role: 'main' | 'subagent';
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/** Where a parse stopped, with everything needed to continue from there. */
+export interface ParseResult {
+  facts: FileFacts;
+  /** Provider-specific state carried to the next pass (plain JSON). */
+  carry: unknown;
+  ledger: Ledger;
+  /** Offset just past the last line consumed. */
+  offset: number;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** Bytes of an unfinished last line left for the next pass. */
+  pendingBytes: number;
+}
+
+export interface Provider {
+  id: ProviderId;
+  /** The harness's name for people: "Claude Code". */
+  label: string;
+  /** Which catalogue vendor its models are priced under first. */
+  vendor: VendorHint;
+  /** Whether `--plan max` bundles its usage (a Claude subscription). */
+  bundledUnderMax: boolean;
+  roots(env: Env): Root[];
+  discover(roots: Root[], problems: ProblemLog): SourceFile[];
+  /** Read `file` from the start, or continue from `previous`. */
+  parse(file: SourceFile, previous: ParseResult | null): ParseResult;
+  /** Where this agent auto-compacts, as a fraction of its window (null: it does not say). */
+  compactRatio(env: Env): number | null;
+  /** The context window of a session, from what its files and settings say. */
+  contextWindow(q: WindowQuery): number | null;
+}
+
+export interface WindowQuery {
+  model: string | null;
+  /** The newest prompt size: a window is never shown smaller than what it already held. */
+  used: number | null;
+  /** What the harness reported itself, if it did. */
+  reportedWindow: number | null;
+  /** What the price catalogue knows of the model. */
+  catalogueWindow: number | null;
+  cwd: string | null;
+  root: string;
+}

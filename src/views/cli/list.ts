@@ -1,0 +1,117 @@
+/**
+ * `cctop --list`: every session as a readable table, grouped by harness, newest activity first,
+ * that fits the terminal (80 columns when there is none).
+ */
+import { basename } from 'node:path';
+import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { SessionState } from '../../model/state.js';
+import { totalTokens } from '../../model/usage.js';
+import { PROVIDER_LIST } from '../../providers/index.js';
+import type { Paint } from './color.js';
+import {
+  ago,
+  duration,
+  padEnd,
+  padStart,
+  percent,
+  sanitize,
+  shortModel,
+  tokens,
+  UNKNOWN,
+  usd,
+} from './format.js';
+
+export const STATE_MARK: Record<SessionState, string> = {
+  working: '●',
+  waiting: '▲',
+  error: '✖',
+  idle: '·',
+};
+
+interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+  cell(s: SessionDoc, nowMs: number): string;
+}
+
+const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
+
+const COLUMNS: Column[] = [
+  { title: 'LAST', width: 4, align: 'right', cell: (s, now) => ago(ms(s.lastActiveAt), now) },
+  {
+    title: 'DUR',
+    width: 5,
+    align: 'right',
+    cell: (s) => {
+      const a = ms(s.startedAt);
+      const b = ms(s.lastActiveAt);
+      return a === null || b === null ? UNKNOWN : duration(b - a);
+    },
+  },
+  { title: 'COST', width: 7, align: 'right', cell: (s) => usd(s.cost.usd, s.cost.included) },
+  { title: 'TOKENS', width: 6, align: 'right', cell: (s) => tokens(totalTokens(s.tokens)) },
+  { title: 'CTX', width: 4, align: 'right', cell: (s) => percent(s.context.used, s.context.compactAt) },
+  { title: 'MODEL', width: 11, align: 'left', cell: (s) => shortModel(s.model) },
+];
+
+export function label(s: SessionDoc): string {
+  const project = s.project ? basename(s.project) : null;
+  const title = s.title ? sanitize(s.title) : null;
+  if (project && title) return `${project} · ${title}`;
+  return project ?? title ?? s.id;
+}
+
+function colourState(p: Paint, state: SessionState, text: string): string {
+  switch (state) {
+    case 'working':
+      return p.green(text);
+    case 'waiting':
+      return p.amber(text);
+    case 'error':
+      return p.red(text);
+    case 'idle':
+      return p.dim(text);
+  }
+}
+
+/** The table as lines, for a terminal `columns` wide. */
+export function renderList(doc: SessionDocument, columns: number, p: Paint, nowMs: number): string[] {
+  const out: string[] = [];
+  const fixed = 2 + 2 + COLUMNS.reduce((n, c) => n + c.width + 1, 0);
+  const titleWidth = Math.max(10, columns - fixed);
+  const header = `  ${padEnd('', 1)} ${COLUMNS.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
+
+  for (const provider of PROVIDER_LIST) {
+    const rows = doc.sessions.filter((s) => s.provider === provider.id);
+    if (rows.length === 0) continue;
+    const spent = rows.reduce((n, s) => n + (s.cost.usd ?? 0), 0);
+    const anyPriced = rows.some((s) => s.cost.usd !== null);
+    const allIncluded = rows.every((s) => s.cost.included || s.cost.usd === null);
+    const money = anyPriced
+      ? allIncluded
+        ? `${usd(spent)} included in plan`
+        : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
+      : 'no price';
+    if (out.length > 0) out.push('');
+    out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
+    out.push(p.dim(header.slice(0, columns)));
+    for (const s of rows) {
+      const cells = COLUMNS.map((c) => {
+        const v = c.cell(s, nowMs);
+        return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
+      });
+      const mark = colourState(p, s.state, STATE_MARK[s.state]);
+      out.push(`  ${mark} ${cells.join(' ')} ${padEnd(label(s), titleWidth).trimEnd()}`);
+    }
+  }
+  if (out.length > 0) {
+    out.push('');
+    out.push(
+      p.dim(
+        `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle   ${UNKNOWN} not recorded   CTX = context used / auto-compact point`,
+      ),
+    );
+  }
+  return out;
+}

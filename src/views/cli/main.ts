@@ -1,0 +1,122 @@
+/**
+ * The `cctop` command: reads the arguments, runs one command, returns its exit code.
+ *
+ * Exit codes: 0 ok, 1 a real fault (nothing could be read, a network update failed), 2 a bad argument.
+ */
+import type { Snapshot } from '../../index/snapshot.js';
+import { home } from '../../providers/fsutil.js';
+import type { Env } from '../../providers/types.js';
+import { paint } from './color.js';
+import { demoEnv } from './demo.js';
+import { tildify } from './format.js';
+import { COMMON_FLAGS, type CommonOptions, commonOptions, parse, UsageError } from './options.js';
+
+export interface Io {
+  out(s: string): void;
+  err(s: string): void;
+  isTty: boolean;
+  columns: number | undefined;
+  env: Env;
+}
+
+const HELP = `cctop: an htop for AI coding agents
+
+Usage:
+  cctop                 the live table on a terminal (a list otherwise)
+  cctop --list          every session as a table, grouped by harness
+  cctop --json          the session document (docs/session-document.md)
+  cctop doctor          where cctop looked, what it found, what it could not read
+  cctop pricing update  refresh the price catalogue (the only command that uses the network)
+
+Options:
+  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
+  --provider claude,codex          only these harnesses
+  --since DATE, --until DATE       only activity on these local days (2026-11-29)
+  --timezone ZONE                  days and hours in this zone (default: the system's)
+  --demo                           read the sample history that ships with cctop
+  -h, --help, -v, --version
+`;
+
+async function snapshot(o: CommonOptions, env: Env): Promise<Snapshot> {
+  const { takeSnapshot } = await import('../../index/snapshot.js');
+  return takeSnapshot({
+    env: o.demo ? demoEnv(env) : env,
+    plan: o.plan,
+    providers: o.providers,
+    timeZone: o.timeZone,
+    sinceMs: o.sinceMs,
+    untilMs: o.untilMs,
+  });
+}
+
+function nothingFound(s: Snapshot, env: Env): string {
+  const h = home(env);
+  const where = s.discovery.roots.map((r) => tildify(r.path, h)).join(', ');
+  return `No agent sessions found. Looked in ${where}. Run \`cctop --demo\` to see what cctop shows, or \`cctop doctor\` for details.`;
+}
+
+async function listCommand(io: Io, o: CommonOptions): Promise<number> {
+  const s = await snapshot(o, io.env);
+  if (s.document.sessions.length === 0) {
+    io.out(nothingFound(s, io.env));
+    return 0;
+  }
+  const { renderList } = await import('./list.js');
+  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
+  for (const line of renderList(s.document, columns, paint(io.isTty, io.env), Date.now())) io.out(line);
+  return 0;
+}
+
+async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
+  const s = await snapshot(o, io.env);
+  io.out(JSON.stringify(s.document, null, 2));
+  return 0;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  try {
+    const [command, ...rest] = argv;
+    switch (command) {
+      case 'doctor': {
+        const { values } = parse(rest, { ...COMMON_FLAGS });
+        const { doctor } = await import('./doctor.js');
+        const o = commonOptions(values);
+        return doctor(io, await snapshot(o, io.env), o.demo ? demoEnv(io.env) : io.env);
+      }
+      case 'pricing': {
+        const { positionals } = parse(rest, {});
+        if (positionals[0] !== 'update') throw new UsageError('usage: cctop pricing update');
+        const { updatePricing } = await import('./pricing.js');
+        return updatePricing(io);
+      }
+      default:
+        break;
+    }
+    const { values, positionals } = parse(argv, {
+      ...COMMON_FLAGS,
+      list: { type: 'boolean', short: 'l' },
+      json: { type: 'boolean', short: 'j' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    });
+    if (positionals.length > 0) throw new UsageError(`unknown command: ${positionals[0]} (try cctop --help)`);
+    if (values.help) {
+      io.out(HELP);
+      return 0;
+    }
+    if (values.version) {
+      const { version } = await import('./version.js');
+      io.out(`cctop ${version()}`);
+      return 0;
+    }
+    const o = commonOptions(values);
+    if (values.json) return await jsonCommand(io, o);
+    return await listCommand(io, o);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`cctop: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+}
