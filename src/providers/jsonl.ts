@@ -93,6 +93,9 @@ export function scanLines(
       while (nl !== -1 && nl < filled) {
         if (skipping) {
           skipping = false;
+        } else if (nl - lineStart > maxLineBytes) {
+          // Whole in one read, but still over the bound: skipped like any other oversized line.
+          result.oversized++;
         } else if (nl > lineStart) {
           onLine(buf, lineStart, nl, false);
         }
@@ -114,6 +117,9 @@ export function scanLines(
     if (skipping) {
       // An oversized line still being written: nothing of it is kept; resume after it next time.
       result.end = pos;
+    } else if (held > maxLineBytes) {
+      result.oversized++;
+      result.end = base + held;
     } else if (held > 0) {
       if (onLine(buf, 0, held, true) === true) result.end = base + held;
       else result.pendingBytes = held;

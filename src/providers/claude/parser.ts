@@ -222,7 +222,11 @@ export class ClaudeParser {
   }
 
   private toolResult(id: string | null, isError: boolean): void {
-    if (id === null) return;
+    if (id === null) {
+      // A result that names no call still happened; its failure counts, under no tool's name.
+      if (isError) tallyFailure(this.facts, '(unknown)');
+      return;
+    }
     const name = this.pending.get(id);
     if (name === undefined) return; // a result for a call we never saw (or saw completed)
     this.pending.delete(id);

@@ -10,6 +10,7 @@ import { PROVIDER_LIST } from '../../providers/index.js';
 import type { Paint } from './color.js';
 import {
   ago,
+  clip,
   duration,
   padEnd,
   padStart,
@@ -52,7 +53,7 @@ const COLUMNS: Column[] = [
   { title: 'COST', width: 7, align: 'right', cell: (s) => usd(s.cost.usd, s.cost.included) },
   { title: 'TOKENS', width: 6, align: 'right', cell: (s) => tokens(totalTokens(s.tokens)) },
   { title: 'CTX', width: 4, align: 'right', cell: (s) => percent(s.context.used, s.context.compactAt) },
-  { title: 'MODEL', width: 11, align: 'left', cell: (s) => shortModel(s.model) },
+  { title: 'MODEL', width: 13, align: 'left', cell: (s) => shortModel(s.model) },
 ];
 
 export function label(s: SessionDoc): string {
@@ -107,11 +108,8 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
   }
   if (out.length > 0) {
     out.push('');
-    out.push(
-      p.dim(
-        `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle   ${UNKNOWN} not recorded   CTX = context used / auto-compact point`,
-      ),
-    );
+    const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX: % of compact point`;
+    out.push(p.dim(clip(legend, columns)));
   }
   return out;
 }

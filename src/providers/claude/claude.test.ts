@@ -1,0 +1,499 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { documentOf, parsed } from '../../test-support/parse.js';
+
+/**
+ * Per-file expectations for the real Claude Code transcripts in the corpus. Worked out apart from
+ * cctop's parser: an independent script that JSON-parses every line, keeps the fullest copy of each
+ * (message.id, requestId), counts tool_use ids once and error results that answer a known call; and,
+ * for the failures, by reading the results themselves.
+ */
+const EXPECTED: Record<
+  string,
+  { tokens: [number, number, number, number]; calls: number; failed: number; models: string[] }
+> = {
+  // Claude Code 2.0.27: a long real session; the one failure is a Read of a missing file.
+  'agentcmd__full-session-four.jsonl': {
+    tokens: [48, 228, 1_178_761, 64_499],
+    calls: 27,
+    failed: 1,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  // 2.0.28, starts with 16 summaries of other sessions.
+  'agentcmd__full-session-five.jsonl': {
+    tokens: [14, 12, 50_325, 9_289],
+    calls: 5,
+    failed: 0,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  'agentcmd__full-session-three.jsonl': {
+    tokens: [1_223, 833, 185_540, 21_565],
+    calls: 23,
+    failed: 0,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  'agentcmd__full-session-two.jsonl': {
+    tokens: [45, 107, 307_871, 63_095],
+    calls: 10,
+    failed: 1,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  'agentcmd__06381696-0074-49f8-863e-6ad4fac507f9.jsonl': {
+    tokens: [11, 16, 49_327, 33_531],
+    calls: 3,
+    failed: 0,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  'agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl': {
+    tokens: [47, 8, 64_787, 8_399],
+    calls: 8,
+    failed: 0,
+    models: ['claude-sonnet-4-5-20250929'],
+  },
+  // Claude Code 1.0.x, 805 lines; 33 of 268 tool calls came back as errors.
+  'happy-cli__400429ba-c1e1-4ef5-a7ec-fe40608df53b.trimmed.jsonl': {
+    tokens: [1_802, 35_923, 19_806_352, 533_930],
+    calls: 268,
+    failed: 33,
+    models: ['claude-opus-4-20250514'],
+  },
+  // The same response written twice: counted once.
+  'happy-cli__duplicate-assistant-response.jsonl': {
+    tokens: [12, 16, 13_594, 34_756],
+    calls: 0,
+    failed: 0,
+    models: ['claude-opus-4-20250514'],
+  },
+  // The user refused the tool: its result is an error.
+  'happy-cli__permission-prompt-aborted-with-interrupt.jsonl': {
+    tokens: [4, 5, 10_491, 5_678],
+    calls: 1,
+    failed: 1,
+    models: ['claude-opus-4-20250514'],
+  },
+  'happy-cli__task_non_sdk.jsonl': {
+    tokens: [25, 1_163, 78_093, 28_106],
+    calls: 3,
+    failed: 0,
+    models: ['claude-opus-4-1-20250805', 'claude-sonnet-4-20250514'],
+  },
+  'happy-cli__1-continue-run-ls-tool.jsonl': {
+    tokens: [14, 100, 17_776, 35_691],
+    calls: 1,
+    failed: 0,
+    models: ['claude-opus-4-20250514'],
+  },
+  'happy-cli__watcher-simple-session.jsonl': {
+    tokens: [4, 5, 16_180, 0],
+    calls: 0,
+    failed: 0,
+    models: ['claude-opus-4-20250514'],
+  },
+};
+
+describe.skipIf(!HAVE_CORPUS)(
+  `Claude Code transcripts from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    for (const [file, want] of Object.entries(EXPECTED)) {
+      it(`${file}: tokens, models, tool calls and failures`, () => {
+        const p = parsed('claude', corpus('claude-code', 'transcripts', file));
+        const s = documentOf([p]).sessions[0]!;
+        expect([s.tokens.input, s.tokens.output, s.tokens.cacheRead, s.tokens.cacheWrite]).toEqual(
+          want.tokens,
+        );
+        expect(s.models).toEqual(want.models);
+        expect(s.tools.calls).toBe(want.calls);
+        expect(s.tools.failed).toBe(want.failed);
+        expect(p.result.facts.badLines).toBe(0);
+      });
+    }
+
+    it('every real transcript parses without a bad line', async () => {
+      const { readdirSync } = await import('node:fs');
+      const dir = corpus('claude-code', 'transcripts');
+      for (const name of readdirSync(dir).filter((n) => n.endsWith('.jsonl'))) {
+        const p = parsed('claude', `${dir}/${name}`);
+        expect(p.result.facts.badLines, name).toBe(0);
+        expect(p.result.facts.lines, name).toBeGreaterThan(0);
+      }
+    });
+
+    it('Claude does not record reasoning tokens apart from output, so reasoning is unknown, not zero', () => {
+      const p = parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl'));
+      expect(documentOf([p]).sessions[0]!.tokens.reasoning).toBeNull();
+    });
+
+    it('a session that opens with summaries of other sessions is titled by its first prompt', () => {
+      const p = parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-five.jsonl'));
+      expect(documentOf([p]).sessions[0]!.title).toBe('search the web for the claude code response types');
+    });
+
+    it('a session that begins with /clear is titled by the prompt that follows, not by the command', () => {
+      const p = parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl'));
+      const title = documentOf([p]).sessions[0]!.title;
+      expect(title).not.toBe('/clear');
+      expect(title?.length).toBeGreaterThan(10);
+    });
+
+    it('the context is the prompt of the newest main-thread request, not the sum over the session', () => {
+      const p = parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl'));
+      const s = documentOf([p]).sessions[0]!;
+      // The last assistant record: input 4 + cache read 49,976 + cache write 2,929.
+      expect(s.context.used).toBe(52_909);
+      expect(s.context.window).toBe(200_000);
+      expect(s.context.compactAt).toBe(167_000);
+    });
+
+    it('an interrupted tool call leaves the session idle and counts one abort', () => {
+      const p = parsed(
+        'claude',
+        corpus('claude-code', 'transcripts', 'happy-cli__permission-prompt-aborted-with-interrupt.jsonl'),
+      );
+      const s = documentOf([p]).sessions[0]!;
+      expect(s.state).toBe('idle');
+      expect(s.aborts).toBe(1);
+    });
+
+    it('a plan waiting for approval reads as waiting on the user', () => {
+      const p = parsed(
+        'claude',
+        corpus('claude-code', 'transcripts', 'agentcmd__06381696-0074-49f8-863e-6ad4fac507f9.jsonl'),
+      );
+      const s = documentOf([p]).sessions[0]!;
+      expect(s.state).toBe('waiting');
+      expect(s.stateDetail).toBe('ExitPlanMode');
+    });
+
+    it('lines added and removed come from the recorded patches', () => {
+      const p = parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl'));
+      expect(documentOf([p]).sessions[0]!.lines).toEqual({ added: 39, removed: 15 });
+    });
+
+    it('a subagent transcript counts toward its parent session', () => {
+      const home = new FakeHome();
+      try {
+        const dir = corpus('claude-code', 'transcripts', 'agent-sessions__subagent');
+        const parent = '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f';
+        const main = home.copy(`${dir}/${parent}.jsonl`, home.claudeFile('-p', `${parent}.jsonl`));
+        const sub = home.copy(
+          `${dir}/${parent}/subagents/agent-a0ad4f44468bdf20d.jsonl`,
+          home.claudeFile('-p', `${parent}/subagents/agent-a0ad4f44468bdf20d.jsonl`),
+        );
+        const doc = documentOf([parsed('claude', main), parsed('claude', sub, 'subagent', parent)]);
+        expect(doc.sessions).toHaveLength(1);
+        expect(doc.sessions[0]!.subagentFiles).toBe(1);
+        expect(doc.sessions[0]!.id).toBe(parent);
+      } finally {
+        home.cleanup();
+      }
+    });
+  },
+);
+
+describe('Claude Code records (written for these tests from the format Claude Code 2.x writes)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const base = {
+    sessionId: 's1',
+    cwd: '/work/app',
+    isSidechain: false,
+    userType: 'external',
+    version: '2.1.80',
+  };
+  const assistant = (
+    id: string,
+    req: string | undefined,
+    usage: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    ...base,
+    type: 'assistant',
+    uuid: `a-${id}-${Math.random()}`,
+    timestamp: '2026-11-29T10:00:00.000Z',
+    ...(req ? { requestId: req } : {}),
+    message: {
+      id,
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'text', text: 'ok' }],
+      usage,
+    },
+    ...extra,
+  });
+  const usage = (input: number, output: number, read = 0, write = 0) => ({
+    input_tokens: input,
+    output_tokens: output,
+    cache_read_input_tokens: read,
+    cache_creation_input_tokens: write,
+  });
+
+  it('a response streamed as several lines counts once, with its most complete usage', () => {
+    const path = home.write(
+      home.claudeFile('-w', 's1.jsonl'),
+      jsonl(
+        assistant('m1', 'r1', usage(10, 1, 100, 0)),
+        assistant('m1', 'r1', usage(10, 250, 100, 0)),
+        assistant('m1', 'r1', usage(10, 250, 100, 0)),
+      ),
+    );
+    const s = documentOf([parsed('claude', path)]).sessions[0]!;
+    expect(s.tokens).toMatchObject({ input: 10, output: 250, cacheRead: 100, cacheWrite: 0 });
+    expect(s.requests).toBe(1);
+  });
+
+  it('a line with no requestId still counts', () => {
+    const path = home.write(
+      home.claudeFile('-w', 's1.jsonl'),
+      jsonl(assistant('m1', undefined, usage(5, 7))),
+    );
+    expect(documentOf([parsed('claude', path)]).sessions[0]!.tokens.output).toBe(7);
+  });
+
+  it('a sidechain replay of a main-thread response is not counted twice', () => {
+    const main = home.write(
+      home.claudeFile('-w', 's1.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(10, 20, 1000, 0))),
+    );
+    const side = home.write(
+      home.claudeFile('-w', 's1/subagents/agent-btw.jsonl'),
+      jsonl(
+        assistant('m1', 'r2', usage(10, 20, 1000, 0), { isSidechain: true }),
+        assistant('m2', 'r3', usage(1, 2, 0, 0), { isSidechain: true }),
+      ),
+    );
+    const s = documentOf([parsed('claude', main), parsed('claude', side, 'subagent', 's1')]).sessions[0]!;
+    // m1 once (the main copy) plus the sidechain's own m2.
+    expect(s.tokens).toMatchObject({ input: 11, output: 22, cacheRead: 1000 });
+  });
+
+  it('a resumed session that replays its parent does not bill the replayed responses again', () => {
+    const parent = home.write(
+      home.claudeFile('-w', 'p.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(10, 20))),
+      Date.parse('2026-11-01T00:00:00Z'),
+    );
+    const child = home.write(
+      home.claudeFile('-w', 'c.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(10, 20)), assistant('m2', 'r2', usage(3, 4))),
+      Date.parse('2026-11-02T00:00:00Z'),
+    );
+    const doc = documentOf([parsed('claude', parent), parsed('claude', child)]);
+    const byId = Object.fromEntries(doc.sessions.map((s) => [s.id, s]));
+    expect(byId.p!.tokens.output).toBe(20);
+    expect(byId.c!.tokens.output).toBe(4);
+  });
+
+  it('one-hour cache writes are kept apart and priced at their own rate', () => {
+    const oneHour = {
+      ...usage(0, 0, 0, 100_000),
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 100_000 },
+    };
+    const fiveMin = {
+      ...usage(0, 0, 0, 100_000),
+      cache_creation: { ephemeral_5m_input_tokens: 100_000, ephemeral_1h_input_tokens: 0 },
+    };
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), jsonl(assistant('m1', 'r1', oneHour)));
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), jsonl(assistant('m2', 'r2', fiveMin)));
+    const doc = documentOf([parsed('claude', a), parsed('claude', b)]);
+    const cost = Object.fromEntries(doc.sessions.map((s) => [s.id, s.cost.usd]));
+    // Sonnet 4.5: $6 per million one-hour writes, $3.75 per million five-minute writes.
+    expect(cost.a).toBeCloseTo(0.6, 6);
+    expect(cost.b).toBeCloseTo(0.375, 6);
+  });
+
+  it('the long-context tier applies to each request on its own prompt size', () => {
+    // Two requests of 150k prompt each: neither crosses the 200k tier, though their sum would.
+    const a = home.write(
+      home.claudeFile('-w', 'a.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(150_000, 0)), assistant('m2', 'r2', usage(150_000, 0))),
+    );
+    // One request of 300k: the whole request is priced at the long-context rate ($6 rather than $3).
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), jsonl(assistant('m3', 'r3', usage(300_000, 0))));
+    const cost = Object.fromEntries(
+      documentOf([parsed('claude', a), parsed('claude', b)]).sessions.map((s) => [s.id, s.cost.usd]),
+    );
+    expect(cost.a).toBeCloseTo(0.9, 6);
+    expect(cost.b).toBeCloseTo(1.8, 6);
+  });
+
+  it('a compaction marked both by a boundary and by a summary record counts once', () => {
+    const path = home.write(
+      home.claudeFile('-w', 's1.jsonl'),
+      jsonl(
+        {
+          ...base,
+          type: 'system',
+          subtype: 'compact_boundary',
+          uuid: 'b1',
+          timestamp: '2026-11-29T10:00:00Z',
+        },
+        {
+          ...base,
+          type: 'user',
+          isCompactSummary: true,
+          parentUuid: 'b1',
+          uuid: 'u1',
+          timestamp: '2026-11-29T10:00:01Z',
+          message: { role: 'user', content: 'Summary' },
+        },
+        // An older Claude Code marked a compaction with the summary alone.
+        {
+          ...base,
+          type: 'user',
+          isCompactSummary: true,
+          uuid: 'u2',
+          timestamp: '2026-11-29T11:00:01Z',
+          message: { role: 'user', content: 'Summary' },
+        },
+      ),
+    );
+    expect(documentOf([parsed('claude', path)]).sessions[0]!.compactions).toBe(2);
+  });
+
+  it('a custom title wins over the AI title, which wins over the first prompt', () => {
+    const prompt = {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      timestamp: '2026-11-29T10:00:00Z',
+      message: { role: 'user', content: 'fix the login bug' },
+    };
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), jsonl(prompt));
+    const b = home.write(
+      home.claudeFile('-w', 'b.jsonl'),
+      jsonl(prompt, { type: 'ai-title', sessionId: 'b', aiTitle: 'Login bug' }),
+    );
+    const c = home.write(
+      home.claudeFile('-w', 'c.jsonl'),
+      jsonl(
+        prompt,
+        { type: 'ai-title', sessionId: 'c', aiTitle: 'Login bug' },
+        { type: 'custom-title', sessionId: 'c', customTitle: 'Auth work' },
+      ),
+    );
+    const titles = Object.fromEntries(
+      documentOf([parsed('claude', a), parsed('claude', b), parsed('claude', c)]).sessions.map((s) => [
+        s.id,
+        s.title,
+      ]),
+    );
+    expect(titles).toEqual({ a: 'fix the login bug', b: 'Login bug', c: 'Auth work' });
+  });
+
+  it('a summary written in another file names the session whose leaf message it points at', () => {
+    const a = home.write(
+      home.claudeFile('-w', 'a.jsonl'),
+      jsonl({
+        ...base,
+        type: 'user',
+        uuid: 'leaf-1',
+        timestamp: '2026-11-29T10:00:00Z',
+        message: { role: 'user', content: 'hello' },
+      }),
+    );
+    const b = home.write(
+      home.claudeFile('-w', 'b.jsonl'),
+      jsonl(
+        { type: 'summary', summary: 'Greeting the user', leafUuid: 'leaf-1' },
+        { type: 'summary', summary: 'Elsewhere', leafUuid: 'nowhere' },
+      ),
+    );
+    const titles = Object.fromEntries(
+      documentOf([parsed('claude', a), parsed('claude', b)]).sessions.map((s) => [s.id, s.title]),
+    );
+    expect(titles.a).toBe('Greeting the user');
+  });
+
+  it('an API error as the newest record reads as error; a finished turn reads as idle at once', () => {
+    const now = Date.parse('2026-11-29T10:01:00Z');
+    const err = home.write(
+      home.claudeFile('-w', 'e.jsonl'),
+      jsonl({ ...base, type: 'system', subtype: 'api_error', timestamp: '2026-11-29T10:00:00Z', uuid: 'x' }),
+      now,
+    );
+    const done = home.write(
+      home.claudeFile('-w', 'd.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(1, 1)), {
+        ...base,
+        type: 'system',
+        subtype: 'turn_duration',
+        durationMs: 1000,
+        timestamp: '2026-11-29T10:00:05Z',
+        uuid: 'y',
+      }),
+      now,
+    );
+    const busy = home.write(
+      home.claudeFile('-w', 'w.jsonl'),
+      jsonl({
+        ...assistant('m2', 'r2', usage(1, 1)),
+        message: {
+          id: 'm2',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'make' } }],
+          usage: usage(1, 1),
+        },
+      }),
+      now,
+    );
+    const states = Object.fromEntries(
+      documentOf([parsed('claude', err), parsed('claude', done), parsed('claude', busy)], {
+        nowMs: now,
+      }).sessions.map((s) => [s.id, s.state]),
+    );
+    expect(states).toEqual({ e: 'error', d: 'idle', w: 'working' });
+  });
+
+  it('working lapses to idle once the file has been quiet for fifteen minutes', () => {
+    const written = Date.parse('2026-11-29T10:00:00Z');
+    const path = home.write(
+      home.claudeFile('-w', 'w.jsonl'),
+      jsonl(assistant('m1', 'r1', usage(1, 1))),
+      written,
+    );
+    expect(documentOf([parsed('claude', path)], { nowMs: written + 14 * 60_000 }).sessions[0]!.state).toBe(
+      'working',
+    );
+    expect(documentOf([parsed('claude', path)], { nowMs: written + 16 * 60_000 }).sessions[0]!.state).toBe(
+      'idle',
+    );
+  });
+
+  it('a [1m] model or a project pinning one has a million-token window', () => {
+    const a = home.write(
+      home.claudeFile('-w', 'a.jsonl'),
+      jsonl({
+        ...assistant('m1', 'r1', usage(1, 1)),
+        message: {
+          id: 'm1',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5[1m]',
+          content: [],
+          usage: usage(1, 1),
+        },
+      }),
+    );
+    const cwd = `${home.dir}/proj`;
+    home.write(`${cwd}/.claude/settings.json`, JSON.stringify({ model: 'sonnet[1m]' }));
+    const b = home.write(
+      home.claudeFile('-w', 'b.jsonl'),
+      jsonl({ ...assistant('m2', 'r2', usage(1, 1)), cwd }),
+    );
+    const windows = Object.fromEntries(
+      documentOf([parsed('claude', a), parsed('claude', b)]).sessions.map((s) => [s.id, s.context.window]),
+    );
+    expect(windows).toEqual({ a: 1_000_000, b: 1_000_000 });
+  });
+
+  it('CLAUDE_AUTOCOMPACT_PCT_OVERRIDE moves the auto-compact point', () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), jsonl(assistant('m1', 'r1', usage(1, 1))));
+    const s = documentOf([parsed('claude', path)], { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '50' } })
+      .sessions[0]!;
+    expect(s.context.compactAt).toBe(100_000);
+  });
+});

@@ -1,0 +1,274 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { documentOf, parsed } from '../../test-support/parse.js';
+import { outputFailed } from './record.js';
+
+/**
+ * Per-file expectations for the real Codex rollouts (codex-cli 0.40, gpt-5-codex), worked out apart
+ * from cctop: an independent script summing `last_token_usage` per `token_count` event, and the
+ * failures read off the tool outputs (non-zero exit codes, sandbox refusals, rejected patches).
+ */
+const EXPECTED: Record<
+  string,
+  { input: number; cacheRead: number; output: number; reasoning: number; calls: number; failed: number }
+> = {
+  'agentcmd__rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl': {
+    input: 204_231,
+    cacheRead: 7_290_112,
+    output: 99_678,
+    reasoning: 72_192,
+    calls: 123,
+    failed: 12,
+  },
+  // Three failures: a bash syntax error and two `sed` runs on a missing file.
+  'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl': {
+    input: 29_257,
+    cacheRead: 120_192,
+    output: 4_808,
+    reasoning: 2_688,
+    calls: 16,
+    failed: 3,
+  },
+  // Its cumulative total falls half-way (a reset): the per-request counts still add up.
+  'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl': {
+    input: 82_071,
+    cacheRead: 1_310_208,
+    output: 8_672,
+    reasoning: 4_224,
+    calls: 57,
+    failed: 12,
+  },
+  'agentcmd__rollout-2025-09-25T09-49-46-01998190-fba6-7f40-9309-dc4e48c5844a.jsonl': {
+    input: 207_301,
+    cacheRead: 2_958_336,
+    output: 12_340,
+    reasoning: 6_144,
+    calls: 84,
+    failed: 4,
+  },
+  'agentcmd__rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl': {
+    input: 64_514,
+    cacheRead: 472_320,
+    output: 6_654,
+    reasoning: 4_096,
+    calls: 34,
+    failed: 0,
+  },
+};
+
+describe.skipIf(!HAVE_CORPUS)(
+  `Codex rollouts from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    for (const [file, want] of Object.entries(EXPECTED)) {
+      it(`${file.slice(0, 48)}…: tokens, tool calls and failures`, () => {
+        const s = documentOf([parsed('codex', corpus('codex', 'rollouts', file))]).sessions[0]!;
+        expect(s.tokens).toEqual({
+          input: want.input,
+          cacheRead: want.cacheRead,
+          output: want.output,
+          reasoning: want.reasoning,
+          cacheWrite: null,
+        });
+        expect(s.tools.calls).toBe(want.calls);
+        expect(s.tools.failed).toBe(want.failed);
+        expect(s.models).toEqual(['gpt-5-codex']);
+      });
+    }
+
+    it('the session id, project, branch and context window come from the rollout itself', () => {
+      const s = documentOf([
+        parsed(
+          'codex',
+          corpus(
+            'codex',
+            'rollouts',
+            'agentcmd__rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl',
+          ),
+        ),
+      ]).sessions[0]!;
+      expect(s.project).toBe('/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2');
+      expect(s.branch).toBe('feat/add-prisma-v5');
+      expect(s.reasoningEffort).toBe('high');
+      expect(s.context.window).toBe(272_000);
+      expect(s.title?.startsWith('Evaluate @packages/services')).toBe(true);
+    });
+
+    it('a rate-limit error event leaves the session in error, with the snapshot kept', () => {
+      const s = documentOf([
+        parsed('codex', corpus('codex', 'rollouts', 'agent-sessions__codex_053_rate_limit.synthetic.jsonl')),
+      ]).sessions[0]!;
+      expect(s.state).toBe('error');
+      expect(s.stateDetail).toBe('Rate limit exceeded');
+      expect(s.rateLimits).not.toBeNull();
+    });
+
+    it('a model named nowhere in the rollout is "no price", not $0', () => {
+      const s = documentOf([
+        parsed('codex', corpus('codex', 'rollouts', 'agent-sessions__codex_053_rate_limit.synthetic.jsonl')),
+      ]).sessions[0]!;
+      expect(s.cost.usd).toBeNull();
+      expect(s.cost.unpriced).toEqual(['unknown']);
+    });
+  },
+);
+
+describe('Codex token accounting (records written for these tests in the rollout format of codex-cli 0.40+)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const ctx = {
+    timestamp: '2026-11-29T10:00:00.000Z',
+    type: 'turn_context',
+    payload: { model: 'gpt-5', effort: 'medium', cwd: '/w' },
+  };
+  const u = (input: number, cached: number, output: number, reasoning = 0) => ({
+    input_tokens: input,
+    cached_input_tokens: cached,
+    output_tokens: output,
+    reasoning_output_tokens: reasoning,
+    total_tokens: input + output,
+  });
+  const tokens = (at: string, info: Record<string, unknown>) => ({
+    timestamp: at,
+    type: 'event_msg',
+    payload: { type: 'token_count', info },
+  });
+
+  it('input excludes the cached part, and reasoning is reported inside output, not added again', () => {
+    const path = home.write(
+      home.codexFile('rollout-a.jsonl'),
+      jsonl(
+        ctx,
+        tokens('2026-11-29T10:00:01Z', {
+          last_token_usage: u(1000, 800, 100, 60),
+          total_token_usage: u(1000, 800, 100, 60),
+        }),
+      ),
+    );
+    const s = documentOf([parsed('codex', path)]).sessions[0]!;
+    expect(s.tokens).toEqual({ input: 200, cacheRead: 800, output: 100, reasoning: 60, cacheWrite: null });
+    // gpt-5: 200 × $1.25/M + 800 × $0.125/M + 100 × $10/M
+    expect(s.cost.usd).toBeCloseTo(0.00135, 9);
+  });
+
+  it('with only cumulative totals, each event adds the difference; a total that falls is a reset', () => {
+    const path = home.write(
+      home.codexFile('rollout-b.jsonl'),
+      jsonl(
+        ctx,
+        tokens('2026-11-29T10:00:01Z', { total_token_usage: u(100, 0, 10) }),
+        tokens('2026-11-29T10:00:02Z', { total_token_usage: u(250, 0, 30) }),
+        tokens('2026-11-29T10:00:03Z', { total_token_usage: u(40, 0, 5) }),
+      ),
+    );
+    const s = documentOf([parsed('codex', path)]).sessions[0]!;
+    expect(s.tokens.input).toBe(100 + 150 + 40);
+    expect(s.tokens.output).toBe(10 + 20 + 5);
+  });
+
+  it('an event repeated with an unchanged total adds nothing', () => {
+    const e = { last_token_usage: u(100, 0, 10), total_token_usage: u(100, 0, 10) };
+    const path = home.write(
+      home.codexFile('rollout-c.jsonl'),
+      jsonl(ctx, tokens('2026-11-29T10:00:01Z', e), tokens('2026-11-29T10:00:02Z', e)),
+    );
+    expect(documentOf([parsed('codex', path)]).sessions[0]!.tokens.input).toBe(100);
+  });
+
+  it('cached tokens above the input are counted as inconsistent usage and clamped', () => {
+    const path = home.write(
+      home.codexFile('rollout-d.jsonl'),
+      jsonl(ctx, tokens('2026-11-29T10:00:01Z', { last_token_usage: u(100, 300, 10) })),
+    );
+    const p = parsed('codex', path);
+    expect(p.result.facts.inconsistentUsage).toBe(1);
+    const s = documentOf([p]).sessions[0]!;
+    expect(s.tokens).toMatchObject({ input: 0, cacheRead: 100 });
+  });
+
+  it('the context is the newest request, never the sum of a turn', () => {
+    const path = home.write(
+      home.codexFile('rollout-e.jsonl'),
+      jsonl(
+        ctx,
+        tokens('2026-11-29T10:00:01Z', {
+          last_token_usage: u(30_000, 0, 10),
+          total_token_usage: u(30_000, 0, 10),
+          model_context_window: 272_000,
+        }),
+        tokens('2026-11-29T10:00:02Z', {
+          last_token_usage: u(32_000, 0, 10),
+          total_token_usage: u(62_000, 0, 20),
+          model_context_window: 272_000,
+        }),
+      ),
+    );
+    expect(documentOf([parsed('codex', path)]).sessions[0]!.context).toEqual({
+      used: 32_000,
+      window: 272_000,
+      compactAt: 272_000,
+    });
+  });
+
+  it('task_complete makes the session idle; a turn aborted by the user counts as an abort', () => {
+    const path = home.write(
+      home.codexFile('rollout-f.jsonl'),
+      jsonl(
+        ctx,
+        {
+          timestamp: '2026-11-29T10:00:01Z',
+          type: 'event_msg',
+          payload: { type: 'turn_aborted', reason: 'interrupted' },
+        },
+        {
+          timestamp: '2026-11-29T10:00:02Z',
+          type: 'event_msg',
+          payload: { type: 'user_message', message: 'go on' },
+        },
+        { timestamp: '2026-11-29T10:00:03Z', type: 'event_msg', payload: { type: 'task_complete' } },
+      ),
+      Date.parse('2026-11-29T10:00:03Z'),
+    );
+    const s = documentOf([parsed('codex', path)], { nowMs: Date.parse('2026-11-29T10:01:00Z') }).sessions[0]!;
+    expect(s.state).toBe('idle');
+    expect(s.aborts).toBe(1);
+  });
+
+  it('the same session archived and live is one session', () => {
+    const id = '01997ea4-a70d-7da3-8c20-c736db82a7c5';
+    const body = jsonl(
+      { timestamp: '2026-11-29T10:00:00Z', type: 'session_meta', payload: { id, cwd: '/w' } },
+      ctx,
+      tokens('2026-11-29T10:00:01Z', { last_token_usage: u(100, 0, 10) }),
+    );
+    const live = home.write(home.codexFile(`rollout-2026-11-29T10-00-00-${id}.jsonl`), body);
+    const archived = home.write(
+      `${home.dir}/.codex/archived_sessions/rollout-2026-11-29T10-00-00-${id}.jsonl`,
+      body,
+    );
+    const doc = documentOf([parsed('codex', live, 'main', id), parsed('codex', archived, 'main', id)]);
+    expect(doc.sessions).toHaveLength(1);
+    expect(doc.sessions[0]!.tokens.input).toBe(100);
+  });
+});
+
+describe('Codex tool outputs', () => {
+  it('a non-zero exit code in the JSON envelope is a failure; zero is not', () => {
+    expect(outputFailed('{"output":"x","metadata":{"exit_code":2}}')).toBe(true);
+    expect(outputFailed('{"output":"x","metadata":{"exit_code":0}}')).toBe(false);
+  });
+  it('the plain-text output of newer versions is judged by its exit code line', () => {
+    expect(outputFailed('Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom')).toBe(true);
+    expect(outputFailed('Exit code: 0\nWall time: 0.2 seconds\nOutput:\nok')).toBe(false);
+  });
+  it('sandbox refusals and rejected patches are failures; ordinary text is not', () => {
+    expect(
+      outputFailed('failed in sandbox MacosSeatbelt with execution error: sandbox denied exec error'),
+    ).toBe(true);
+    expect(outputFailed('patch rejected by user')).toBe(true);
+    expect(outputFailed('Plan updated')).toBe(false);
+  });
+});

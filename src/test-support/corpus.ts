@@ -1,0 +1,80 @@
+/**
+ * Test helpers: the shared corpus (read-only, beside the repository) and throw-away agent homes.
+ *
+ * Tests that need `../shared/corpus` skip with a message when it is absent (a user's clone).
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const REPO = join(here, '..', '..');
+export const CORPUS = join(REPO, '..', 'shared', 'corpus');
+export const HAVE_CORPUS = existsSync(CORPUS);
+export const NO_CORPUS_REASON = `the shared corpus is not at ${CORPUS}; corpus tests are skipped`;
+
+if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
+
+export const corpus = (...parts: string[]): string => join(CORPUS, ...parts);
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'cctop-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fake `$HOME` with Claude and Codex files laid out where the agents keep them. */
+export class FakeHome {
+  readonly dir: string;
+  readonly cleanup: () => void;
+
+  constructor() {
+    const t = tempDir('cctop-home-');
+    this.dir = t.dir;
+    this.cleanup = t.cleanup;
+  }
+
+  get env(): Record<string, string> {
+    return { HOME: this.dir, CCTOP_CACHE_DIR: join(this.dir, '.cache', 'cctop'), TZ: 'UTC' };
+  }
+
+  claudeFile(slug: string, name: string): string {
+    return join(this.dir, '.claude', 'projects', slug, name);
+  }
+
+  codexFile(name: string, day = '2025/09/25'): string {
+    return join(this.dir, '.codex', 'sessions', day, name);
+  }
+
+  /** Write `text` at `path` (inside this home), with an optional mtime. */
+  write(path: string, text: string | Buffer, mtimeMs?: number): string {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    if (mtimeMs !== undefined) utimesSync(path, mtimeMs / 1000, mtimeMs / 1000);
+    return path;
+  }
+
+  /** Copy a corpus file to `path`, keeping an old mtime so it reads as a finished session. */
+  copy(from: string, path: string, mtimeMs = Date.parse('2025-10-01T00:00:00Z')): string {
+    mkdirSync(dirname(path), { recursive: true });
+    copyFileSync(from, path);
+    utimesSync(path, mtimeMs / 1000, mtimeMs / 1000);
+    return path;
+  }
+
+  /** Copy a Claude corpus transcript under a session id of its own. */
+  claudeFromCorpus(file: string, slug = '-work-demo', id?: string): string {
+    return this.copy(
+      corpus('claude-code', 'transcripts', file),
+      this.claudeFile(slug, `${id ?? basename(file, '.jsonl')}.jsonl`),
+    );
+  }
+
+  codexFromCorpus(file: string): string {
+    return this.copy(corpus('codex', 'rollouts', file), this.codexFile(basename(file)));
+  }
+}
+
+/** JSON lines from objects. */
+export const jsonl = (...records: unknown[]): string => records.map((r) => `${JSON.stringify(r)}\n`).join('');

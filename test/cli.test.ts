@@ -1,0 +1,261 @@
+/**
+ * The `cctop` command as a user runs it: the built `dist/cli.js` in a child process, against fake
+ * homes. `npm test` builds first.
+ */
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../src/model/document.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { width } from '../src/views/cli/format.js';
+
+const CLI = join(REPO, 'dist', 'cli.js');
+
+function cctop(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+async function cctopAsync(args: string[], env: Record<string, string>) {
+  const { spawn } = await import('node:child_process');
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+let home: FakeHome;
+beforeEach(() => {
+  home = new FakeHome();
+});
+afterEach(() => home.cleanup());
+
+describe('cctop on a machine with no agent history', () => {
+  it('answers in one line naming the places it looked, not with an empty table', () => {
+    const r = cctop(['--list'], home.env);
+    expect(r.code).toBe(0);
+    expect(r.out.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toContain('No agent sessions found');
+    expect(r.out).toContain('~/.claude');
+    expect(r.out).toContain('~/.codex');
+  });
+
+  it('--json still prints a valid, empty session document', () => {
+    const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+    expect(doc.version).toBe(1);
+    expect(doc.sessions).toEqual([]);
+  });
+});
+
+describe('cctop --demo', () => {
+  it('reads the bundled sample history of several harnesses, with every state a user meets', () => {
+    const doc = JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument;
+    expect(new Set(doc.sessions.map((s) => s.provider))).toEqual(new Set(['claude', 'codex']));
+    const states = new Set(doc.sessions.map((s) => s.state));
+    expect(states).toContain('waiting');
+    expect(states).toContain('error');
+    expect(states).toContain('idle');
+    // The newest record is shifted to a couple of minutes ago, so the demo reads as today's work.
+    const newest = Math.max(...doc.sessions.map((s) => Date.parse(s.lastActiveAt ?? '')));
+    expect(Date.now() - newest).toBeLessThan(10 * 60_000);
+    expect(doc.sessions.every((s) => s.cost.usd !== null && s.cost.usd > 0)).toBe(true);
+  });
+
+  it('--list fits an 80-column terminal and has no colour when piped', () => {
+    const r = cctop(['--demo', '--list'], home.env);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(8);
+    for (const line of lines) expect(width(line), line).toBeLessThanOrEqual(80);
+    expect(r.out).not.toContain('\u001b[');
+    expect(r.out).toContain('Claude Code');
+    expect(r.out).toContain('Codex');
+  });
+
+  it('FORCE_COLOR colours the state marks', () => {
+    expect(cctop(['--demo', '--list'], { ...home.env, FORCE_COLOR: '1' }).out).toContain('\u001b[');
+  });
+
+  it('--plan max shows Claude usage as included, still with its retail estimate, and leaves Codex priced', () => {
+    const doc = JSON.parse(cctop(['--demo', '--json', '--plan', 'max'], home.env).out) as SessionDocument;
+    const claude = doc.sessions.filter((s) => s.provider === 'claude');
+    const codex = doc.sessions.filter((s) => s.provider === 'codex');
+    expect(claude.every((s) => s.cost.included && s.cost.usd !== null)).toBe(true);
+    expect(codex.every((s) => !s.cost.included)).toBe(true);
+    expect(cctop(['--demo', '--list', '--plan', 'max'], home.env).out).toContain('incl');
+  });
+
+  it('--provider keeps only the harnesses asked for', () => {
+    const doc = JSON.parse(
+      cctop(['--demo', '--json', '--provider', 'codex'], home.env).out,
+    ) as SessionDocument;
+    expect(doc.sessions.length).toBeGreaterThan(0);
+    expect(doc.sessions.every((s) => s.provider === 'codex')).toBe(true);
+  });
+});
+
+describe('arguments', () => {
+  it('an unknown flag is a usage error with exit code 2', () => {
+    const r = cctop(['--frobnicate'], home.env);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--frobnicate');
+  });
+
+  it('a bad plan names the choices', () => {
+    const r = cctop(['--json', '--plan', 'gold'], home.env);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('retail, max or included');
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)(
+  `cctop on real transcripts${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    it('--json prints the session document with every field the schema promises', () => {
+      home.claudeFromCorpus('agentcmd__full-session-four.jsonl');
+      home.codexFromCorpus(
+        'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl',
+      );
+      const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+      expect(doc.sessions).toHaveLength(2);
+      for (const s of doc.sessions) {
+        expect(Object.keys(s)).toEqual(
+          expect.arrayContaining([
+            'provider',
+            'id',
+            'file',
+            'project',
+            'title',
+            'model',
+            'models',
+            'startedAt',
+            'lastActiveAt',
+            'state',
+            'running',
+            'tokens',
+            'cost',
+            'context',
+            'tools',
+            'compactions',
+          ]),
+        );
+        expect(s.running).toBeNull();
+        expect(s.cost.byHour?.usd).toHaveLength(48);
+        expect(s.cost.byDay?.usd).toHaveLength(31);
+      }
+      const codex = doc.sessions.find((s) => s.provider === 'codex')!;
+      expect(codex.tokens.cacheWrite).toBeNull();
+      expect(codex.id).toBe('01997ea4-a70d-7da3-8c20-c736db82a7c5');
+    });
+
+    it('doctor lists the roots, the sessions found and the lines it could not read', () => {
+      home.claudeFromCorpus('agentcmd__full-session-two.jsonl');
+      home.write(home.claudeFile('-broken', 'b.jsonl'), 'this is not json\n{"also":\n');
+      const r = cctop(['doctor'], home.env);
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('Claude Code: 2 sessions');
+      expect(r.out).toContain('~/.claude');
+      expect(r.out).toContain('Lines that are not JSON');
+      expect(r.out).toContain('b.jsonl');
+    });
+
+    it('an unpriced model shows as no price (─), is null in JSON, and doctor names it', () => {
+      home.write(
+        home.claudeFile('-w', 'x.jsonl'),
+        jsonl({
+          type: 'assistant',
+          sessionId: 'x',
+          timestamp: '2026-11-29T10:00:00Z',
+          requestId: 'r',
+          message: {
+            id: 'm',
+            role: 'assistant',
+            model: 'claude-imaginary-9',
+            content: [],
+            usage: { input_tokens: 5, output_tokens: 5 },
+          },
+        }),
+      );
+      const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+      expect(doc.sessions[0]!.cost.usd).toBeNull();
+      expect(cctop(['--list'], home.env).out).toMatch(/ ─ +10 /);
+      expect(cctop(['doctor'], home.env).out).toContain('claude-imaginary-9');
+    });
+  },
+);
+
+describe('cctop pricing update', () => {
+  it('saves a newer catalogue and every later run prices with it; a failed fetch keeps the bundled one', async () => {
+    home.write(
+      home.claudeFile('-w', 'x.jsonl'),
+      jsonl({
+        type: 'assistant',
+        sessionId: 'x',
+        timestamp: '2026-11-29T10:00:00Z',
+        requestId: 'r',
+        message: {
+          id: 'm',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5-20250929',
+          content: [],
+          usage: { input_tokens: 1_000_000, output_tokens: 0 },
+        },
+      }),
+    );
+    const before = (JSON.parse(cctop(['--json'], home.env).out) as SessionDocument).sessions[0]!.cost.usd;
+    // Sonnet 4.5 has a long-context tier: a 1M-token prompt is priced at $6/M.
+    expect(before).toBeCloseTo(6, 6);
+    const catalogue = [
+      {
+        id: 'anthropic',
+        name: 'Anthropic',
+        api_pattern: 'https://api\\.anthropic\\.com',
+        model_match: { starts_with: 'claude' },
+        models: [
+          {
+            id: 'claude-sonnet-4-5',
+            match: { starts_with: 'claude-sonnet-4-5' },
+            prices: { input_mtok: 2, output_mtok: 10 },
+          },
+        ],
+      },
+    ];
+    let fail = false;
+    const server = createServer((_req, res) => {
+      res.statusCode = fail ? 500 : 200;
+      res.end(fail ? 'nope' : JSON.stringify(catalogue));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/data.json`;
+      const up = await cctopAsync(['pricing', 'update'], { ...home.env, CCTOP_PRICES_URL: url });
+      expect(up.code, up.err).toBe(0);
+      const after = (JSON.parse(cctop(['--json'], home.env).out) as SessionDocument).sessions[0]!.cost.usd;
+      expect(after).toBeCloseTo(2, 6);
+      expect(cctop(['doctor'], home.env).out).toContain('updated catalogue');
+      fail = true;
+      const down = await cctopAsync(['pricing', 'update'], { ...home.env, CCTOP_PRICES_URL: url });
+      expect(down.code).toBe(1);
+      expect(down.err).toContain('HTTP 500');
+      expect(
+        (JSON.parse(cctop(['--json'], home.env).out) as SessionDocument).sessions[0]!.cost.usd,
+      ).toBeCloseTo(2, 6);
+    } finally {
+      server.close();
+    }
+  });
+});
