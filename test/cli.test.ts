@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
 import { width } from '../src/views/cli/format.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
