@@ -6,27 +6,30 @@
  * re-identified); skipped with a message when that or the binary is missing.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, chmodSync, constants, existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
 import { REPO, tempDir } from '../src/test-support/corpus.js';
 
 const GENERATOR = join(REPO, '..', 'shared', 'bench', 'gen-history.mjs');
 
+/** The native ccusage that `npm run peers` installs into `.peers/` (or `$CCUSAGE_BIN`). */
 function nativeCcusage(): string | null {
+  const bin =
+    process.env.CCUSAGE_BIN ??
+    join(
+      REPO,
+      '.peers',
+      'node_modules',
+      '@ccusage',
+      `ccusage-${process.platform}-${process.arch}`,
+      'bin',
+      'ccusage',
+    );
+  if (!existsSync(bin)) return null;
   try {
-    const require = createRequire(import.meta.url);
-    const pkg = require.resolve(`@ccusage/ccusage-${process.platform}-${process.arch}/package.json`);
-    const bin = join(dirname(pkg), 'bin', 'ccusage');
-    if (!existsSync(bin)) return null;
-    try {
-      accessSync(bin, constants.X_OK);
-    } catch {
-      // npm does not keep the mode of a non-`bin` file; ccusage's own launcher sets it the same way.
-      chmodSync(bin, 0o755);
-    }
+    accessSync(bin, constants.X_OK);
     return bin;
   } catch {
     return null;
@@ -35,7 +38,7 @@ function nativeCcusage(): string | null {
 
 const BIN = nativeCcusage();
 const skip = !BIN || !existsSync(GENERATOR);
-const why = !BIN ? 'the native ccusage binary is not installed' : `${GENERATOR} is missing`;
+const why = !BIN ? 'the native ccusage binary is not installed (npm run peers)' : `${GENERATOR} is missing`;
 if (skip) console.warn(`ccusage comparison skipped: ${why}`);
 
 interface CcusageSession {
