@@ -36,7 +36,10 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
     const sessions = s.document.sessions.filter((x) => x.provider === provider.id).length;
     io.out(`  ${provider.label}: ${sessions} session${sessions === 1 ? '' : 's'}`);
     for (const r of roots) {
-      const state = existsSync(r.path) ? `${r.files} file${r.files === 1 ? '' : 's'}` : p.dim('not present');
+      const held = s.document.sessions.filter((x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`)).length;
+      const state = existsSync(r.path)
+        ? `${r.files} file${r.files === 1 ? '' : 's'}, ${held} session${held === 1 ? '' : 's'}`
+        : p.dim('not present');
       io.out(`    ${tildify(r.path, h)} ${p.dim(`(${r.origin})`)}  ${state}`);
     }
   }

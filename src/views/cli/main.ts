@@ -75,23 +75,6 @@ async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
 
 export async function main(argv: string[], io: Io): Promise<number> {
   try {
-    const [command, ...rest] = argv;
-    switch (command) {
-      case 'doctor': {
-        const { values } = parse(rest, { ...COMMON_FLAGS });
-        const { doctor } = await import('./doctor.js');
-        const o = commonOptions(values);
-        return doctor(io, await snapshot(o, io.env), o.demo ? demoEnv(io.env) : io.env);
-      }
-      case 'pricing': {
-        const { positionals } = parse(rest, {});
-        if (positionals[0] !== 'update') throw new UsageError('usage: cctop pricing update');
-        const { updatePricing } = await import('./pricing.js');
-        return updatePricing(io);
-      }
-      default:
-        break;
-    }
     const { values, positionals } = parse(argv, {
       ...COMMON_FLAGS,
       list: { type: 'boolean', short: 'l' },
@@ -99,7 +82,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     });
-    if (positionals.length > 0) throw new UsageError(`unknown command: ${positionals[0]} (try cctop --help)`);
     if (values.help) {
       io.out(HELP);
       return 0;
@@ -109,9 +91,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.out(`cctop ${version()}`);
       return 0;
     }
+    const [command, ...rest] = positionals;
     const o = commonOptions(values);
-    if (values.json) return await jsonCommand(io, o);
-    return await listCommand(io, o);
+    switch (command) {
+      case undefined:
+        if (values.json) return await jsonCommand(io, o);
+        return await listCommand(io, o);
+      case 'doctor': {
+        if (rest.length > 0) throw new UsageError(`doctor takes no arguments (got ${rest[0]})`);
+        const { doctor } = await import('./doctor.js');
+        return doctor(io, await snapshot(o, io.env), o.demo ? demoEnv(io.env) : io.env);
+      }
+      case 'pricing': {
+        if (rest[0] !== 'update' || rest.length > 1) throw new UsageError('usage: cctop pricing update');
+        const { updatePricing } = await import('./pricing.js');
+        return updatePricing(io);
+      }
+      default:
+        throw new UsageError(`unknown command: ${command} (try cctop --help)`);
+    }
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`cctop: ${err.message}`);
