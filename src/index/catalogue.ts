@@ -1,8 +1,10 @@
 /**
  * The price catalogue in use: the data bundled with `@pydantic/genai-prices`, or a newer copy that
- * `cctop pricing update` saved in the cache directory. Reading it never touches the network.
+ * `cctop pricing update` saved in the cache directory. Reading it never touches the network, and
+ * nothing is read or loaded until a price is actually missing from the persistent cache.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Provider as CatalogueProvider } from '@pydantic/genai-prices';
 import { PriceBook } from '../model/pricing.js';
@@ -15,8 +17,10 @@ export interface CatalogueInfo {
   source: 'bundled' | 'updated';
   path: string | null;
   fetchedAt: string | null;
-  /** Why a saved copy was not used, when one exists but is broken. */
-  error: string | null;
+  /** Names this exact catalogue: cached prices are only reused under the same digest. */
+  digest: string;
+  /** Why a saved copy was not used, once something tried to use it. */
+  error(): string | null;
 }
 
 let loaded: CatalogueInfo | null = null;
@@ -25,21 +29,62 @@ export function cataloguePath(env: Env): string {
   return join(cacheDir(env), CATALOGUE_FILE);
 }
 
-/** Use the saved catalogue if there is a valid one; once per process. */
+function bundledVersion(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require('@pydantic/genai-prices/package.json') as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function readSaved(path: string): CatalogueProvider[] {
+  const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  if (!Array.isArray(data) || data.length === 0) throw new Error('not a list of providers');
+  return data as CatalogueProvider[];
+}
+
+/** Decide which catalogue prices this run (once per process); the data itself loads on demand. */
 export function loadCatalogue(env: Env): CatalogueInfo {
   if (loaded) return loaded;
   const path = cataloguePath(env);
-  let info: CatalogueInfo = { source: 'bundled', path: null, fetchedAt: null, error: null };
-  try {
-    const st = statSync(path);
-    const data: unknown = JSON.parse(readFileSync(path, 'utf8'));
-    if (!Array.isArray(data) || data.length === 0) throw new Error('not a list of providers');
-    PriceBook.useCatalogue(data as CatalogueProvider[]);
-    info = { source: 'updated', path, fetchedAt: st.mtime.toISOString(), error: null };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') info = { ...info, error: `${path}: ${(err as Error).message}` };
+  let problem: string | null = null;
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (st?.isFile()) {
+    PriceBook.useCatalogue(() => {
+      try {
+        return readSaved(path);
+      } catch (err) {
+        problem = `${path}: ${(err as Error).message}`;
+        return null;
+      }
+    });
+    loaded = {
+      source: 'updated',
+      path,
+      fetchedAt: st.mtime.toISOString(),
+      digest: `saved:${st.mtimeMs}:${st.size}`,
+      error: () => problem,
+    };
+  } else {
+    loaded = {
+      source: 'bundled',
+      path: null,
+      fetchedAt: null,
+      digest: `bundled:${bundledVersion()}`,
+      error: () => null,
+    };
   }
-  loaded = info;
-  return info;
+  return loaded;
+}
+
+/** Read the saved catalogue now (for `cctop doctor`), returning why it cannot be used, if it cannot. */
+export function checkCatalogue(info: CatalogueInfo): string | null {
+  if (info.source !== 'updated' || info.path === null) return null;
+  try {
+    readSaved(info.path);
+    return null;
+  } catch (err) {
+    return `${info.path}: ${(err as Error).message}`;
+  }
 }

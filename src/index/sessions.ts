@@ -24,6 +24,8 @@ import type { Env, ParseResult, SourceFile } from '../providers/types.js';
 export interface ParsedFile {
   file: SourceFile;
   result: ParseResult;
+  /** The file is gone; its facts live on in the index so past spend does not shrink. */
+  deleted?: boolean;
 }
 
 export interface BuildOptions {
@@ -143,7 +145,7 @@ function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void 
 
 export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): SessionDocument {
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
-  for (const p of files) fileProblems(p, o.nowMs, o.problems);
+  for (const p of files) if (!p.deleted) fileProblems(p, o.nowMs, o.problems);
 
   const groups = group(files);
   // Deduplicate per provider, oldest file first: a replay loses to the file that had it first.
@@ -158,7 +160,7 @@ export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): Se
   }
 
   // Claude writes summaries into whichever file is current; they name a session by its leaf message.
-  const summaries = new Map<string, string>();
+  const summaries = new Map<number, string>();
   for (const p of [...files].sort((a, b) => a.file.mtimeMs - b.file.mtimeMs)) {
     for (const [leaf, text] of p.result.facts.titles.summaries) summaries.set(leaf, text);
   }
@@ -240,6 +242,7 @@ export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): Se
       provider: g.provider,
       id: g.id,
       file: main.file.path,
+      deleted: g.files.every((p) => p.deleted === true),
       subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
       project: f.cwd,
       title: f.titles.custom ?? f.titles.ai ?? summary ?? f.titles.firstPrompt,

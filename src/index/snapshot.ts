@@ -1,16 +1,19 @@
 /**
- * One picture of every session now: discovery, reading, and the session document. Views ask this;
- * they never parse a transcript themselves.
+ * One picture of every session now: the scan (through the index unless told not to) and the
+ * session document. Views ask this; they never parse a transcript themselves.
  */
 import type { Plan, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
-import { PriceBook } from '../model/pricing.js';
-import { ProblemLog } from '../model/problems.js';
+import { PriceBook, type PriceCache } from '../model/pricing.js';
 import { LocalTime } from '../model/time.js';
+import { cacheDir } from '../paths.js';
 import type { Env } from '../providers/types.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
-import { chosenProviders, type Discovery, discoverAll, parseAll } from './scan.js';
+import { defaultThreads } from './pool.js';
+import { type ScanOutcome, scanFiles } from './refresh.js';
+import type { Discovery } from './scan.js';
 import { buildDocument } from './sessions.js';
+import { IndexStore } from './store.js';
 
 export interface SnapshotOptions {
   env: Env;
@@ -20,6 +23,9 @@ export interface SnapshotOptions {
   sinceMs: number | null;
   untilMs: number | null;
   nowMs?: number;
+  /** false for `--no-cache`: a cold scan that leaves the index alone. */
+  useIndex?: boolean;
+  threads?: number;
 }
 
 export interface Snapshot {
@@ -27,24 +33,63 @@ export interface Snapshot {
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
+  notice: string | null;
+  stats: ScanOutcome['stats'];
 }
 
-export function takeSnapshot(o: SnapshotOptions): Snapshot {
+export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   const catalogue = loadCatalogue(o.env);
-  const problems = new ProblemLog();
-  const providers = chosenProviders(o.providers);
-  const discovery = discoverAll(o.env, providers, problems);
-  const files = discovery.files.filter((f) => o.sinceMs === null || f.mtimeMs >= o.sinceMs);
-  const parsed = parseAll(files, providers, problems);
-  const document = buildDocument(parsed, {
-    env: o.env,
-    plan: o.plan,
-    book: new PriceBook(),
-    time: new LocalTime(o.timeZone),
-    nowMs: o.nowMs ?? Date.now(),
-    sinceMs: o.sinceMs,
-    untilMs: o.untilMs,
-    problems,
-  });
-  return { document, discovery, problemsDropped: problems.dropped, catalogue };
+  let notice: string | null = null;
+  let store: IndexStore | null = null;
+  if (o.useIndex ?? true) {
+    const opened = IndexStore.open(cacheDir(o.env));
+    if (opened.kind === 'open') store = opened.store;
+    else notice = opened.notice;
+  }
+  try {
+    const scan = await scanFiles({
+      env: o.env,
+      providers: o.providers,
+      sinceMs: o.sinceMs,
+      store,
+      threads: o.threads ?? defaultThreads(),
+    });
+    // Resolved prices are kept in the index too: a warm run never loads the catalogue.
+    const known = store?.loadPrices() ?? new Map<string, string>();
+    const added = new Map<string, string>();
+    const cache: PriceCache = {
+      get: (k) => known.get(k),
+      set: (k, v) => {
+        known.set(k, v);
+        added.set(k, v);
+      },
+    };
+    const document = buildDocument(scan.files, {
+      env: o.env,
+      plan: o.plan,
+      book: new PriceBook(catalogue.digest, cache),
+      time: new LocalTime(o.timeZone),
+      nowMs: o.nowMs ?? Date.now(),
+      sinceMs: o.sinceMs,
+      untilMs: o.untilMs,
+      problems: scan.problems,
+    });
+    if (store && added.size > 0) {
+      try {
+        store.savePrices(added);
+      } catch {
+        // Not worth failing over: the prices are recomputed next time.
+      }
+    }
+    return {
+      document,
+      discovery: scan.discovery,
+      problemsDropped: scan.problems.dropped,
+      catalogue,
+      notice,
+      stats: scan.stats,
+    };
+  } finally {
+    store?.close();
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dedupe } from './dedupe.js';
-import { LedgerBuilder, type RequestRecord } from './ledger.js';
+import { hashString, LedgerBuilder, type RequestRecord } from './ledger.js';
 
 const rec = (
   key: string | null,
@@ -8,8 +8,8 @@ const rec = (
   output: number,
   sidechain = false,
 ): RequestRecord => ({
-  key,
-  requestId,
+  key: key === null ? null : hashString(key),
+  request: requestId === null ? 0 : hashString(requestId).hi,
   tsMs: 0,
   model: 'm',
   sidechain,

@@ -11,67 +11,87 @@
  * - no message id: never a duplicate.
  *
  * Files are visited in the order given (oldest first), so a tie goes to the file that had it first.
+ *
+ * A warm start deduplicates a few hundred thousand records, so the table is open addressing over
+ * typed arrays rather than a `Map` of objects; the rare message seen more than once keeps its extra
+ * holders in a side list.
  */
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 
-interface Holder {
-  ledger: number;
-  record: number;
-  req: number;
-  sidechain: boolean;
-  total: number;
-}
+const EMPTY = -1;
 
 /** For each ledger, a mask with 1 for the records that count. */
 export function dedupe(ledgers: readonly Ledger[]): Uint8Array[] {
   const masks = ledgers.map((l) => new Uint8Array(l.data.length / RECORD_FIELDS));
-  const seen = new Map<number, Holder | Holder[]>();
-  ledgers.forEach((ledger, li) => {
-    const d = ledger.data;
-    const mask = masks[li]!;
-    for (let r = 0, at = 0; at < d.length; r++, at += RECORD_FIELDS) {
-      const flags = d[at + F.FLAGS]!;
-      if (flags & FLAG.NO_KEY) {
-        mask[r] = 1;
+  const total = masks.reduce((n, m) => n + m.length, 0);
+  let size = 16;
+  while (size < total * 2) size *= 2;
+  const mask = size - 1;
+  const hi = new Uint32Array(size);
+  const lo = new Uint32Array(size);
+  const at = new Int32Array(size).fill(EMPTY); // ledger index of the holder
+  const rec = new Int32Array(size); // record index of the holder
+  // Holders beyond the first for one message (different request ids), keyed by table slot.
+  const more = new Map<number, [number, number][]>();
+
+  const d = (li: number) => ledgers[li]!.data;
+  const field = (li: number, r: number, f: number) => d(li)[r * RECORD_FIELDS + f]!;
+  const totalOf = (li: number, r: number) =>
+    field(li, r, F.INPUT) +
+    field(li, r, F.OUTPUT) +
+    field(li, r, F.CACHE_READ) +
+    field(li, r, F.CACHE_WRITE_5M) +
+    field(li, r, F.CACHE_WRITE_1H);
+  const sidechain = (li: number, r: number) => (field(li, r, F.FLAGS) & FLAG.SIDECHAIN) !== 0;
+
+  /** Whether the candidate replaces the holder: main thread beats sidechain, then the fuller copy. */
+  const wins = (li: number, r: number, hl: number, hr: number): boolean => {
+    const s = sidechain(li, r);
+    const hs = sidechain(hl, hr);
+    return s !== hs ? hs : totalOf(li, r) > totalOf(hl, hr);
+  };
+
+  for (let li = 0; li < ledgers.length; li++) {
+    const data = ledgers[li]!.data;
+    const m = masks[li]!;
+    for (let r = 0, o = 0; o < data.length; r++, o += RECORD_FIELDS) {
+      if (data[o + F.FLAGS]! & FLAG.NO_KEY) {
+        m[r] = 1;
         continue;
       }
-      // 53 bits of the 64-bit message hash: collisions are negligible at any realistic history size.
-      const key = d[at + F.KEY_HI]! * 2 ** 21 + (d[at + F.KEY_LO]! >>> 11);
-      const me: Holder = {
-        ledger: li,
-        record: r,
-        req: d[at + F.REQ]!,
-        sidechain: (flags & FLAG.SIDECHAIN) !== 0,
-        total:
-          d[at + F.INPUT]! +
-          d[at + F.OUTPUT]! +
-          d[at + F.CACHE_READ]! +
-          d[at + F.CACHE_WRITE_5M]! +
-          d[at + F.CACHE_WRITE_1H]!,
-      };
-      const held = seen.get(key);
-      if (held === undefined) {
-        seen.set(key, me);
-        mask[r] = 1;
+      const kh = data[o + F.KEY_HI]!;
+      const kl = data[o + F.KEY_LO]!;
+      let slot = (kl ^ Math.imul(kh, 0x9e3779b1)) & mask;
+      while (at[slot] !== EMPTY && (hi[slot] !== kh || lo[slot] !== kl)) slot = (slot + 1) & mask;
+      if (at[slot] === EMPTY) {
+        hi[slot] = kh;
+        lo[slot] = kl;
+        at[slot] = li;
+        rec[slot] = r;
+        m[r] = 1;
         continue;
       }
-      const holders = Array.isArray(held) ? held : [held];
-      const twin = holders.findIndex((h) => h.req === me.req || h.sidechain || me.sidechain);
+      // The same message again: find the holder this copy competes with.
+      const req = data[o + F.REQ]!;
+      const mine = sidechain(li, r);
+      const holders: [number, number][] = [[at[slot]!, rec[slot]!], ...(more.get(slot) ?? [])];
+      const twin = holders.findIndex(([hl, hr]) => field(hl, hr, F.REQ) === req || mine || sidechain(hl, hr));
       if (twin === -1) {
-        holders.push(me);
-        if (!Array.isArray(held)) seen.set(key, holders);
-        mask[r] = 1;
+        const list = more.get(slot) ?? [];
+        list.push([li, r]);
+        more.set(slot, list);
+        m[r] = 1;
         continue;
       }
-      const other = holders[twin]!;
-      const replace = other.sidechain !== me.sidechain ? other.sidechain : me.total > other.total;
-      if (replace) {
-        masks[other.ledger]![other.record] = 0;
-        mask[r] = 1;
-        holders[twin] = me;
-        if (!Array.isArray(held)) seen.set(key, me);
-      }
+      const [hl, hr] = holders[twin]!;
+      if (!wins(li, r, hl, hr)) continue;
+      masks[hl]![hr] = 0;
+      m[r] = 1;
+      if (twin === 0) {
+        at[slot] = li;
+        rec[slot] = r;
+      } else more.get(slot)![twin - 1] = [li, r];
     }
-  });
+  }
   return masks;
 }

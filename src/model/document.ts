@@ -62,6 +62,11 @@ export interface SessionDoc {
   id: string;
   /** The main transcript (or the first file found, when only subagent files remain). */
   file: string;
+  /**
+   * The transcript is gone (Claude Code deletes them after 30 days); what the index learned from it
+   * stays, so last month's spend does not shrink.
+   */
+  deleted: boolean;
   /** Subagent transcripts counted toward this session. */
   subagentFiles: number;
   /** The working directory the session started in. */

@@ -44,11 +44,11 @@ export interface FileFacts {
     custom: string | null;
     ai: string | null;
     firstPrompt: string | null;
-    /** `[leafUuid, summary]`, newest last. */
-    summaries: [string, string][];
+    /** `[leafUuid, summary]`, newest last; the uuid as a number (`idNumber`). */
+    summaries: [number, string][];
   };
-  /** The newest message uuids of the main thread, to match summaries against. */
-  tailUuids: string[];
+  /** The newest message uuids of the main thread (as numbers), to match summaries against. */
+  tailUuids: number[];
   /** Every model seen, in order of first use. */
   models: string[];
   /** The newest model used by the main thread (not a subagent). */

@@ -64,8 +64,10 @@ export interface RequestTokens {
 }
 
 export interface RequestRecord {
-  key: string | null;
-  requestId: string | null;
+  /** Identity of the response (hash of its message id, see `IdHash`), or null when it has none. */
+  key: IdHash | null;
+  /** Hash of the request id (0 when there is none). */
+  request: number;
   tsMs: number;
   model: string;
   sidechain: boolean;
@@ -80,21 +82,37 @@ const clampU32 = (n: number | null): number => {
   return n >= 0xffffffff ? 0xffffffff : Math.floor(n);
 };
 
-/** FNV-1a over UTF-16 code units with two different offsets: a cheap 64-bit identity for ids. */
-export function hash64(s: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x9e3779b9;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return [a >>> 0, b >>> 0];
+/**
+ * A 64-bit identity for an id (message, request, tool call, uuid), as two unsigned 32-bit halves.
+ * Computed over the id's UTF-8 bytes, so the byte extractors never decode an id they only compare.
+ */
+export interface IdHash {
+  hi: number;
+  lo: number;
 }
 
-export function hash32(s: string): number {
-  return hash64(s)[0];
+/** FNV-1a in two lanes over `b[s..e)`. */
+export function hashBytes(b: Uint8Array, s: number, e: number): IdHash {
+  let x = 0x811c9dc5;
+  let y = 0x01000193 ^ 0x9e3779b9;
+  for (let i = s; i < e; i++) {
+    const c = b[i]!;
+    x = Math.imul(x ^ c, 0x01000193);
+    y = Math.imul(y ^ c, 0x01000193) ^ (y >>> 15);
+  }
+  return { hi: x >>> 0, lo: y >>> 0 };
 }
+
+const encoder = new TextEncoder();
+
+/** The same hash of a decoded string (its UTF-8 bytes). */
+export function hashString(s: string): IdHash {
+  const b = encoder.encode(s);
+  return hashBytes(b, 0, b.length);
+}
+
+/** 53 bits of an `IdHash` as one number: usable as a Map key; collisions are negligible here. */
+export const idNumber = (h: IdHash): number => h.hi * 2 ** 21 + (h.lo >>> 11);
 
 /** An append-only ledger under construction, with its model table. */
 export class LedgerBuilder {
@@ -167,11 +185,10 @@ export class LedgerBuilder {
       d[at + F.KEY_HI] = 0;
       d[at + F.KEY_LO] = 0;
     } else {
-      const [hi, lo] = hash64(r.key);
-      d[at + F.KEY_HI] = hi;
-      d[at + F.KEY_LO] = lo;
+      d[at + F.KEY_HI] = r.key.hi;
+      d[at + F.KEY_LO] = r.key.lo;
     }
-    d[at + F.REQ] = r.requestId === null ? 0 : hash32(r.requestId);
+    d[at + F.REQ] = r.request;
     d[at + F.TS] = clampU32(r.tsMs / 1000);
     d[at + F.MODEL] = this.modelId(r.model);
     if (t.input !== null) flags |= FLAG.INPUT_KNOWN;

@@ -14,7 +14,35 @@
  * Not here: loading an updated catalogue from disk (the caller hands the data in), plans (see
  * `plan.ts`), and any network access.
  */
-import { calcPrice, type ModelInfo, type Provider, updatePrices } from '@pydantic/genai-prices';
+import { createRequire } from 'node:module';
+import type { ModelInfo, Provider } from '@pydantic/genai-prices';
+
+type Catalogue = typeof import('@pydantic/genai-prices');
+
+const require = createRequire(import.meta.url);
+let catalogue: Catalogue | null = null;
+/** Newer provider data to apply when the catalogue is first loaded (`cctop pricing update`). */
+let pendingData: (() => Provider[] | null) | null = null;
+
+/**
+ * The catalogue module, loaded on first use: it is a few megabytes of JavaScript, and a warm run
+ * whose prices are all in the persistent cache never needs it.
+ */
+function lib(): Catalogue {
+  if (catalogue === null) {
+    catalogue = require('@pydantic/genai-prices') as Catalogue;
+    const data = pendingData?.();
+    pendingData = null;
+    if (data) catalogue.updatePrices(({ setProviderData }) => setProviderData(data));
+  }
+  return catalogue;
+}
+
+/** Somewhere to keep resolved prices between runs (the index); keys include the catalogue digest. */
+export interface PriceCache {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+}
 
 /** USD per token for each kind of token a request can carry. */
 export interface Rates {
@@ -75,16 +103,37 @@ export class PriceBook {
   private lookups = new Map<string, PriceLookup>();
   private rates = new Map<string, Rates | null>();
 
-  /** Replace the bundled catalogue with newer data (from `cctop pricing update`). */
-  static useCatalogue(providers: Provider[]): void {
-    updatePrices(({ setProviderData }) => setProviderData(providers));
+  /**
+   * @param digest names the catalogue in use, so cached prices from another catalogue never apply.
+   * @param cache keeps resolved prices between runs.
+   */
+  constructor(
+    private readonly digest = 'bundled',
+    private readonly cache: PriceCache | null = null,
+  ) {}
+
+  /** Replace the bundled catalogue with newer data (from `cctop pricing update`), when it is loaded. */
+  static useCatalogue(load: () => Provider[] | null): void {
+    if (catalogue !== null) {
+      const data = load();
+      if (data) catalogue.updatePrices(({ setProviderData }) => setProviderData(data));
+    } else pendingData = load;
+  }
+
+  private cached<T>(key: string, compute: () => T): T {
+    const full = `${this.digest}\u0000${key}`;
+    const hit = this.cache?.get(full);
+    if (hit !== undefined) return JSON.parse(hit) as T;
+    const value = compute();
+    this.cache?.set(full, JSON.stringify(value));
+    return value;
   }
 
   lookup(model: string, hint: VendorHint = null): PriceLookup {
     const cacheKey = `${hint ?? ''}\u0000${model}`;
     const known = this.lookups.get(cacheKey);
     if (known) return known;
-    const found = this.resolve(model, hint);
+    const found = this.cached(`lookup\u0000${cacheKey}`, () => this.resolve(model, hint));
     this.lookups.set(cacheKey, found);
     return found;
   }
@@ -94,6 +143,7 @@ export class PriceBook {
     if (name === '' || name === '<synthetic>') return { kind: 'unpriced', reason: 'not a billed model' };
     try {
       const probe = { input_tokens: 1 };
+      const { calcPrice } = lib();
       const hinted = hint ? calcPrice(probe, name, { providerId: hint }) : null;
       const result = hinted ?? calcPrice(probe, name);
       if (!result) return { kind: 'unpriced', reason: 'not in the price catalogue' };
@@ -132,7 +182,8 @@ export class PriceBook {
     const hour = p.timeDependent ? Math.floor(tsMs / HOUR_MS) : 0;
     const key = `${hint ?? ''}\u0000${model}\u0000${tier}\u0000${hour}`;
     if (this.rates.has(key)) return this.rates.get(key) ?? null;
-    const rates = this.probe(model, hint, p, tier, p.timeDependent ? hour * HOUR_MS : Date.now());
+    const at = p.timeDependent ? hour * HOUR_MS : Date.now();
+    const rates = this.cached(`rates\u0000${key}`, () => this.probe(model, hint, p, tier, at));
     this.rates.set(key, rates);
     return rates;
   }
@@ -142,6 +193,7 @@ export class PriceBook {
     // A prompt size inside the tier: one token past its threshold (or a single token for the base tier).
     const r = tier === 0 ? 1 : p.thresholds[tier - 1]! + 1;
     const options = { timestamp: new Date(tsMs), ...(hint ? { providerId: p.providerId } : {}) };
+    const { calcPrice } = lib();
     const price = (usage: Record<string, number>): number => {
       const res = calcPrice(usage, name, options);
       if (!res) throw new Error('no price');

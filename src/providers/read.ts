@@ -6,17 +6,54 @@ import { emptyFacts, type FileFacts, noteBadLine } from '../model/facts.js';
 import { type JsonObject, parseObject } from '../model/json.js';
 import { type Ledger, LedgerBuilder } from '../model/ledger.js';
 import { scanLines } from './jsonl.js';
+import { SkimError } from './skim.js';
 import type { ParseResult, SourceFile } from './types.js';
 
 export interface LineSink {
-  /** A line that parsed as a JSON object. */
-  object(o: JsonObject): void;
+  /** Feed one line; false when it is not a JSON object (the caller counts it as bad). */
+  line(buf: Buffer, start: number, end: number): boolean;
   /** Provider state to carry to the next pass. */
   carry(): unknown;
 }
 
 /**
- * Read `file` as JSONL from where `previous` stopped (or from the start), feeding each object to the
+ * `CCTOP_PARSE=full` reads every line with `JSON.parse` instead of the byte extractors: slower, and
+ * there so the two can be compared on any history (the tests do, on the corpus).
+ */
+export const FULL_PARSE = process.env.CCTOP_PARSE === 'full';
+
+/** Turn a projection into a line sink: bytes → record (fast, or by full parse) → parser. */
+export function extracting<L>(
+  fast: (b: Buffer, s: number, e: number) => L,
+  slow: (o: JsonObject) => L,
+  feed: (line: L) => void,
+): (b: Buffer, s: number, e: number) => boolean {
+  if (FULL_PARSE) {
+    return (b, s, e) => {
+      const o = parseObject(b.toString('utf8', s, e));
+      if (o === null) return false;
+      feed(slow(o));
+      return true;
+    };
+  }
+  return (b, s, e) => {
+    let l: L;
+    try {
+      l = fast(b, s, e);
+    } catch (err) {
+      if (err instanceof SkimError) return false;
+      throw err;
+    }
+    feed(l);
+    return true;
+  };
+}
+
+/** The first bytes of a bad line, as evidence. */
+const SAMPLE_BYTES = 240;
+
+/**
+ * Read `file` as JSONL from where `previous` stopped (or from the start), feeding each line to the
  * sink that `open` builds around the facts and ledger so far.
  */
 export function readJsonl(
@@ -29,19 +66,17 @@ export function readJsonl(
   const ledger = new LedgerBuilder(prior?.models ?? [], prior?.data);
   const sink = open(facts, previous?.carry ?? null, ledger);
   const scan = scanLines(file.path, previous?.offset ?? 0, (buf, start, end, unterminated) => {
-    const text = buf.toString('utf8', start, end);
-    const o = parseObject(text);
-    if (unterminated) {
-      // The writer may be mid-line: take it only if it is already complete.
-      if (o === null) return false;
+    if (sink.line(buf, start, end)) {
+      facts.lines++;
+      return true;
     }
+    // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
+    if (unterminated) return false;
     facts.lines++;
-    if (o === null) {
-      if (text.trim().length > 0) noteBadLine(facts, text);
-      return false;
-    }
-    sink.object(o);
-    return true;
+    let blank = true;
+    for (let i = start; i < end && blank; i++) blank = buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0d;
+    if (!blank) noteBadLine(facts, buf.toString('utf8', start, Math.min(end, start + SAMPLE_BYTES)));
+    return false;
   });
   facts.oversizedLines += scan.oversized;
   return {

@@ -52,6 +52,11 @@ export interface Provider {
   vendor: VendorHint;
   /** Whether `--plan max` bundles its usage (a Claude subscription). */
   bundledUnderMax: boolean;
+  /**
+   * Whether its files only ever grow (JSONL transcripts): a grown file is read from where the last
+   * pass stopped. Otherwise a changed file is read again from the start.
+   */
+  appendOnly: boolean;
   roots(env: Env): Root[];
   discover(roots: Root[], problems: ProblemLog): SourceFile[];
   /** Read `file` from the start, or continue from `previous`. */

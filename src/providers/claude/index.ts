@@ -3,12 +3,13 @@
  * transcripts in `<session>/subagents/` (and the older `agent-*.jsonl` beside the main file) counted
  * toward their parent.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
 import { dirList, home, isDir, isFile, list, statOf } from '../fsutil.js';
-import { readJsonl } from '../read.js';
+import { extracting, readJsonl } from '../read.js';
 import type { Env, ParseResult, Provider, Root, SourceFile, WindowQuery } from '../types.js';
+import { lineFromBytes } from './bytes.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
@@ -83,7 +84,8 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
 function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new ClaudeParser(facts, (carry as ClaudeCarry | null) ?? emptyClaudeCarry(), ledger);
-    return { object: (o) => parser.line(lineFromJson(o)), carry: () => parser.carry() };
+    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
+    return { line, carry: () => parser.carry() };
   });
 }
 
@@ -97,11 +99,15 @@ const pinCache = new Map<string, boolean>();
 function settingsPin(path: string): boolean {
   let pinned = pinCache.get(path);
   if (pinned === undefined) {
-    try {
-      const model = (JSON.parse(readFileSync(path, 'utf8')) as { model?: unknown }).model;
-      pinned = typeof model === 'string' && model.includes('[1m]');
-    } catch {
-      pinned = false;
+    pinned = false;
+    // Most projects have no such file: a stat that cannot throw is much cheaper than a failed read.
+    if (statSync(path, { throwIfNoEntry: false })?.isFile()) {
+      try {
+        const model = (JSON.parse(readFileSync(path, 'utf8')) as { model?: unknown }).model;
+        pinned = typeof model === 'string' && model.includes('[1m]');
+      } catch {
+        pinned = false;
+      }
     }
     pinCache.set(path, pinned);
   }
@@ -124,6 +130,7 @@ export const claude: Provider = {
   id: 'claude',
   label: 'Claude Code',
   vendor: 'anthropic',
+  appendOnly: true,
   bundledUnderMax: true,
   roots: claudeRoots,
   discover,

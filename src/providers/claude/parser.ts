@@ -20,7 +20,7 @@ import {
   tallyFailure,
   tallyTool,
 } from '../../model/facts.js';
-import type { LedgerBuilder, RequestRecord } from '../../model/ledger.js';
+import { type IdHash, idNumber, type LedgerBuilder, type RequestRecord } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
 import type { ClaudeLine, ClaudeUsage } from './record.js';
 
@@ -34,10 +34,10 @@ export const RECENT_TOOL_IDS = 256;
 const RECENT_RESPONSES = 32;
 
 export interface ClaudeCarry {
-  /** `[toolUseId, toolName]` of calls without a result yet, oldest first. */
-  pending: [string, string][];
+  /** `[toolUseId, toolName]` of calls without a result yet, oldest first (ids as `idNumber`s). */
+  pending: [number, string][];
   /** Ids of calls already counted whose result arrived, newest last. */
-  done: string[];
+  done: number[];
   /** A `compact_boundary` was seen and its summary record has not arrived yet. */
   boundaryOpen: boolean;
 }
@@ -76,11 +76,12 @@ export function promptTitle(s: string): string | null {
 const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
 
 export class ClaudeParser {
-  private pending: Map<string, string>;
-  private done: string[];
-  private doneSet: Set<string>;
+  private pending: Map<number, string>;
+  private done: number[];
+  private doneSet: Set<number>;
   private boundaryOpen: boolean;
-  private recent = new Map<string, number>();
+  /** `[message id, request id, ledger index]` of the newest responses, for collapsing streamed copies. */
+  private recent: [number, number, number][] = [];
 
   constructor(
     readonly facts: FileFacts,
@@ -106,7 +107,7 @@ export class ClaudeParser {
     if (l.permissionMode !== null) f.permissionMode = l.permissionMode;
     if (l.customTitle !== null) f.titles.custom = oneLine(l.customTitle);
     if (l.aiTitle !== null) f.titles.ai = oneLine(l.aiTitle);
-    if (l.summary !== null) this.summary(l.summary.leafUuid, l.summary.text);
+    if (l.summary !== null) this.summary(l.summary.leaf, l.summary.text);
     const main = !l.sidechain;
     if (main && l.uuid !== null && (l.type === 'user' || l.type === 'assistant')) {
       f.tailUuids.push(l.uuid);
@@ -143,7 +144,7 @@ export class ClaudeParser {
     if (this.facts.titles.firstPrompt === null || !isBareCommand(t)) this.facts.titles.firstPrompt = t;
   }
 
-  private summary(leafUuid: string, summary: string): void {
+  private summary(leafUuid: number, summary: string): void {
     const list = this.facts.titles.summaries;
     const at = list.findIndex(([leaf]) => leaf === leafUuid);
     if (at !== -1) list.splice(at, 1);
@@ -162,7 +163,9 @@ export class ClaudeParser {
       }
     }
     l.advisors.forEach((a, i) => {
-      const key = l.messageId === null ? null : `${l.messageId}\u0000advisor\u0000${i}`;
+      // An advisor's usage is its own response, identified by the message and its place in it.
+      const m = l.messageId;
+      const key = m === null ? null : { hi: (m.hi ^ 0xad715e0) >>> 0, lo: (m.lo + i + 1) >>> 0 };
       this.request(l, a.model, a.usage, key, l.requestId);
     });
   }
@@ -171,13 +174,14 @@ export class ClaudeParser {
     l: ClaudeLine,
     model: string,
     u: ClaudeUsage,
-    key: string | null,
-    requestId: string | null,
+    key: IdHash | null,
+    requestId: IdHash | null,
   ): void {
     noteModel(this.facts, model);
+    const request = requestId === null ? 0 : requestId.hi;
     const record: RequestRecord = {
       key,
-      requestId,
+      request,
       tsMs: l.ms ?? this.facts.lastMs ?? 0,
       model,
       sidechain: l.sidechain,
@@ -195,21 +199,18 @@ export class ClaudeParser {
       return;
     }
     // Streaming writes one response several times with growing usage: keep the most complete copy.
-    const recentKey = `${key}\u0000${requestId ?? ''}`;
-    const seen = this.recent.get(recentKey);
+    const id = idNumber(key);
+    const seen = this.recent.find(([m, r]) => m === id && r === request);
     if (seen !== undefined) {
       const total = u.input + u.output + u.cacheRead + u.cacheWrite;
-      if (total > this.ledger.total(seen)) this.ledger.replace(seen, record);
+      if (total > this.ledger.total(seen[2])) this.ledger.replace(seen[2], record);
       return;
     }
-    this.recent.set(recentKey, this.ledger.push(record));
-    if (this.recent.size > RECENT_RESPONSES) {
-      const oldest = this.recent.keys().next().value;
-      if (oldest !== undefined) this.recent.delete(oldest);
-    }
+    this.recent.push([id, request, this.ledger.push(record)]);
+    if (this.recent.length > RECENT_RESPONSES) this.recent.shift();
   }
 
-  private toolUse(id: string | null, name: string): void {
+  private toolUse(id: number | null, name: string): void {
     if (id !== null) {
       if (this.pending.has(id) || this.doneSet.has(id)) return;
       this.pending.set(id, name);
@@ -221,7 +222,7 @@ export class ClaudeParser {
     tallyTool(this.facts, name);
   }
 
-  private toolResult(id: string | null, isError: boolean): void {
+  private toolResult(id: number | null, isError: boolean): void {
     if (id === null) {
       // A result that names no call still happened; its failure counts, under no tool's name.
       if (isError) tallyFailure(this.facts, '(unknown)');

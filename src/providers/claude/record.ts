@@ -7,6 +7,7 @@
  * equal to this one, line by line.
  */
 import { arr, bool, count, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
+import { hashString, type IdHash, idNumber } from '../../model/ledger.js';
 
 export interface ClaudeUsage {
   input: number;
@@ -25,13 +26,14 @@ export interface ClaudeAdvisor {
   usage: ClaudeUsage;
 }
 
+/** Tool call ids are only ever compared, never shown: they are kept as numbers (`idNumber`). */
 export interface ClaudeToolUse {
-  id: string | null;
+  id: number | null;
   name: string;
 }
 
 export interface ClaudeToolResult {
-  id: string | null;
+  id: number | null;
   isError: boolean;
 }
 
@@ -39,7 +41,8 @@ export interface ClaudeLine {
   type: string | null;
   subtype: string | null;
   ms: number | null;
-  uuid: string | null;
+  /** The record's uuid, as a number: it is only matched against summaries' `leafUuid`. */
+  uuid: number | null;
   sessionId: string | null;
   cwd: string | null;
   gitBranch: string | null;
@@ -48,13 +51,13 @@ export interface ClaudeLine {
   permissionMode: string | null;
   customTitle: string | null;
   aiTitle: string | null;
-  summary: { leafUuid: string; text: string } | null;
+  summary: { leaf: number; text: string } | null;
   isMeta: boolean;
   isCompactSummary: boolean;
   isApiErrorMessage: boolean;
   /** `message.id` / `requestId` of an assistant response (or of a subagent's, inside `progress`). */
-  messageId: string | null;
-  requestId: string | null;
+  messageId: IdHash | null;
+  requestId: IdHash | null;
   model: string | null;
   stopReason: string | null;
   usage: ClaudeUsage | null;
@@ -71,7 +74,7 @@ export interface ClaudeLine {
   nested: boolean;
 }
 
-function readUsage(u: JsonObject | null): ClaudeUsage | null {
+export function readUsage(u: JsonObject | null): ClaudeUsage | null {
   if (!u) return null;
   const input = count(u.input_tokens);
   const output = count(u.output_tokens);
@@ -95,16 +98,22 @@ function readUsage(u: JsonObject | null): ClaudeUsage | null {
 const blocks = (content: unknown): JsonObject[] =>
   (arr(content) ?? []).map(obj).filter((b): b is JsonObject => b !== null);
 
+/**
+ * A prompt is kept to its first characters: it names the session and shows whether the user
+ * interrupted; a pasted log of a megabyte adds nothing to either.
+ */
+export const MAX_PROMPT_CHARS = 4096;
+
 /** Prompt text from a user message's content, ignoring tool results and images. */
 function promptText(content: unknown): string | null {
-  if (typeof content === 'string') return content;
+  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS);
   for (const b of blocks(content)) {
-    if (b.type === 'text' && typeof b.text === 'string') return b.text;
+    if (b.type === 'text' && typeof b.text === 'string') return b.text.slice(0, MAX_PROMPT_CHARS);
   }
   return null;
 }
 
-function patchCounts(result: unknown): { added: number; removed: number } | null {
+export function patchCounts(result: unknown): { added: number; removed: number } | null {
   const r = obj(result);
   const hunks = r ? arr(r.structuredPatch) : null;
   if (!hunks) return null;
@@ -119,6 +128,9 @@ function patchCounts(result: unknown): { added: number; removed: number } | null
   }
   return { added, removed };
 }
+
+const hashOf = (s: string | null): IdHash | null => (s === null ? null : hashString(s));
+const idOf = (s: string | null): number | null => (s === null ? null : idNumber(hashString(s)));
 
 export function emptyLine(): ClaudeLine {
   return {
@@ -159,7 +171,7 @@ export function lineFromJson(o: JsonObject): ClaudeLine {
   line.type = str(o.type);
   line.subtype = str(o.subtype);
   line.ms = isoMs(o.timestamp);
-  line.uuid = text(o.uuid);
+  line.uuid = idOf(text(o.uuid));
   line.sessionId = text(o.sessionId);
   line.cwd = text(o.cwd);
   line.gitBranch = text(o.gitBranch);
@@ -174,18 +186,18 @@ export function lineFromJson(o: JsonObject): ClaudeLine {
   if (line.type === 'summary') {
     const leaf = text(o.leafUuid);
     const s = text(o.summary);
-    if (leaf && s) line.summary = { leafUuid: leaf, text: s };
+    if (leaf && s) line.summary = { leaf: idNumber(hashString(leaf)), text: s };
   }
 
   let message = obj(o.message);
-  let requestId = text(o.requestId);
+  let requestId = hashOf(text(o.requestId));
   if (line.type === 'progress') {
     // Older Claude Code logged a subagent's responses inside the parent's `progress` records.
     const wrapped = obj(obj(o.data)?.message);
     const inner = wrapped ? obj(wrapped.message) : null;
     if (wrapped && inner && obj(inner.usage)) {
       message = inner;
-      requestId = text(wrapped.requestId);
+      requestId = hashOf(text(wrapped.requestId));
       line.sidechain = true;
       line.nested = true;
       const ms = isoMs(wrapped.timestamp);
@@ -197,7 +209,7 @@ export function lineFromJson(o: JsonObject): ClaudeLine {
   if (message) {
     const role = str(message.role);
     if (line.type === 'assistant' || line.nested || role === 'assistant') {
-      line.messageId = text(message.id);
+      line.messageId = hashOf(text(message.id));
       line.requestId = requestId;
       line.model = text(message.model);
       line.stopReason = str(message.stop_reason);
@@ -213,13 +225,13 @@ export function lineFromJson(o: JsonObject): ClaudeLine {
         if (b.type === 'text') line.hasText = true;
         else if (b.type === 'tool_use') {
           const name = text(b.name);
-          if (name) line.toolUses.push({ id: text(b.id), name });
+          if (name) line.toolUses.push({ id: idOf(text(b.id)), name });
         }
       }
     } else if (line.type === 'user') {
       for (const b of blocks(message.content)) {
         if (b.type === 'tool_result')
-          line.toolResults.push({ id: text(b.tool_use_id), isError: b.is_error === true });
+          line.toolResults.push({ id: idOf(text(b.tool_use_id)), isError: b.is_error === true });
       }
       if (line.toolResults.length === 0 && !line.isMeta && !line.isCompactSummary) {
         line.prompt = promptText(message.content);

@@ -4,8 +4,9 @@
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
 import { dirList, home, isFile, list, statOf } from '../fsutil.js';
-import { readJsonl } from '../read.js';
+import { extracting, readJsonl } from '../read.js';
 import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { lineFromBytes } from './bytes.js';
 import { type CodexCarry, CodexParser, emptyCodexCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
@@ -59,7 +60,8 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
 function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new CodexParser(facts, (carry as CodexCarry | null) ?? emptyCodexCarry(), ledger);
-    return { object: (o) => parser.line(lineFromJson(o)), carry: () => parser.carry() };
+    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
+    return { line, carry: () => parser.carry() };
   });
 }
 
@@ -67,6 +69,7 @@ export const codex: Provider = {
   id: 'codex',
   label: 'Codex',
   vendor: 'openai',
+  appendOnly: true,
   bundledUnderMax: false,
   roots: codexRoots,
   discover,

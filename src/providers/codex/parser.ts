@@ -7,15 +7,12 @@
  * includes the cached part; the ledger stores the uncached part so `input` means the same everywhere.
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
-import type { LedgerBuilder } from '../../model/ledger.js';
+import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
 import type { CodexLine, CodexTokenUsage } from './record.js';
 
 /** Tool calls awaiting their output; calls that never complete are dropped oldest first past this. */
 export const MAX_PENDING_TOOLS = 1024;
-
-/** A rate-limit snapshot larger than this is not kept (it is a handful of numbers in practice). */
-export const MAX_RATE_LIMIT_BYTES = 4096;
 
 export interface CodexCarry {
   pending: [string, string][];
@@ -49,10 +46,22 @@ const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
 const usageKey = (u: CodexTokenUsage): string =>
   `${u.input},${u.cached},${u.output},${u.reasoning},${u.total}`;
 
-function boundedJson(v: unknown): unknown {
+/** Nodes (objects, arrays, values) a kept rate-limit snapshot may have: it is a handful in practice. */
+export const MAX_RATE_LIMIT_NODES = 128;
+
+/** Keep a snapshot only if it is small; counted rather than serialised, as it arrives on every turn. */
+function bounded(v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  const s = JSON.stringify(v);
-  return s.length <= MAX_RATE_LIMIT_BYTES ? v : null;
+  let nodes = 0;
+  const visit = (x: unknown): boolean => {
+    if (++nodes > MAX_RATE_LIMIT_NODES) return false;
+    if (typeof x === 'string') return x.length <= 256;
+    if (x !== null && typeof x === 'object') {
+      for (const y of Object.values(x as Record<string, unknown>)) if (!visit(y)) return false;
+    }
+    return true;
+  };
+  return visit(v) ? v : null;
 }
 
 export class CodexParser {
@@ -108,7 +117,7 @@ export class CodexParser {
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       case 'rate_limits':
-        f.rateLimits = boundedJson(l.rateLimits) ?? f.rateLimits;
+        f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
         return;
       case 'call':
         if (l.id !== null) {
@@ -179,7 +188,7 @@ export class CodexParser {
 
   private tokens(l: Extract<CodexLine, { kind: 'tokens' }>): void {
     const f = this.facts;
-    if (l.rateLimits !== null) f.rateLimits = boundedJson(l.rateLimits) ?? f.rateLimits;
+    if (l.rateLimits !== null) f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
     if (l.window !== null) f.reportedWindow = l.window;
     const prev = this.previousTotal;
     if (l.total !== null) {
@@ -200,8 +209,8 @@ export class CodexParser {
     const model = this.model ?? 'unknown';
     noteModel(f, model);
     this.ledger.push({
-      key: `${l.stamp}|${usageKey(l.total ?? delta)}`,
-      requestId: null,
+      key: hashString(`${l.stamp}|${usageKey(l.total ?? delta)}`),
+      request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
       model,
       sidechain: false,

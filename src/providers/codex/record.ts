@@ -54,7 +54,7 @@ export type CodexLine =
   | { kind: 'other'; ms: number | null };
 
 /** A window of 0 is a placeholder, not a window. */
-const positive = (v: unknown): number | null => {
+export const positive = (v: unknown): number | null => {
   const n = count(v);
   return n !== null && n > 0 ? n : null;
 };
@@ -108,19 +108,40 @@ const TURN_EVENTS: Record<string, 'started' | 'complete' | 'aborted' | 'error'> 
   stream_error: 'error',
 };
 
+/** Event payload types that `lineFrom` reads anything from; every other event is plain activity. */
+export const READ_EVENTS: ReadonlySet<string> = new Set([
+  'token_count',
+  'user_message',
+  'thread_name_updated',
+  'context_compacted',
+  'account/rateLimits/updated',
+  'thread_settings_applied',
+  ...Object.keys(TURN_EVENTS),
+]);
+
 const IDE_REQUEST = '## My request for Codex:';
 
 /** The user's words from a `user_message`, without the IDE context the extension prepends. */
-function userWords(message: string): string {
+export function userWords(message: string): string {
   const at = message.indexOf(IDE_REQUEST);
   return at === -1 ? message : message.slice(at + IDE_REQUEST.length);
 }
 
 export function lineFromJson(o: JsonObject): CodexLine {
-  const type = str(o.type);
-  const stamp = str(o.timestamp) ?? '';
-  const ms = isoMs(o.timestamp);
-  const p = obj(o.payload) ?? {};
+  return lineFrom(str(o.type), str(o.timestamp), isoMs(o.timestamp), obj(o.payload) ?? {});
+}
+
+/**
+ * A line from its parts: the record type, its timestamp (as written, and as milliseconds) and its
+ * (parsed) payload.
+ */
+export function lineFrom(
+  type: string | null,
+  timestamp: string | null,
+  ms: number | null,
+  p: JsonObject,
+): CodexLine {
+  const stamp = timestamp ?? '';
   const ptype = str(p.type);
   switch (type) {
     case 'session_meta':

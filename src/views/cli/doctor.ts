@@ -3,6 +3,7 @@
  * missing session or a `─` has an explanation.
  */
 import { existsSync } from 'node:fs';
+import { checkCatalogue } from '../../index/catalogue.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import type { Problem, ProblemKind } from '../../model/problems.js';
 import { home } from '../../providers/fsutil.js';
@@ -36,7 +37,9 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
     const sessions = s.document.sessions.filter((x) => x.provider === provider.id).length;
     io.out(`  ${provider.label}: ${sessions} session${sessions === 1 ? '' : 's'}`);
     for (const r of roots) {
-      const held = s.document.sessions.filter((x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`)).length;
+      const held = s.document.sessions.filter(
+        (x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`),
+      ).length;
       const state = existsSync(r.path)
         ? `${r.files} file${r.files === 1 ? '' : 's'}, ${held} session${held === 1 ? '' : 's'}`
         : p.dim('not present');
@@ -48,7 +51,8 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
   io.out(
     `${p.bold('Prices')}  ${c.source === 'updated' ? `updated catalogue from ${c.fetchedAt} (${c.path})` : 'bundled @pydantic/genai-prices catalogue (run `cctop pricing update` for newer prices)'}`,
   );
-  if (c.error) io.out(`  ${p.amber('ignored a broken saved catalogue:')} ${c.error}`);
+  const broken = checkCatalogue(c);
+  if (broken) io.out(`  ${p.amber('a broken saved catalogue is ignored:')} ${broken}`);
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();

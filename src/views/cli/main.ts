@@ -34,19 +34,25 @@ Options:
   --since DATE, --until DATE       only activity on these local days (2026-11-29)
   --timezone ZONE                  days and hours in this zone (default: the system's)
   --demo                           read the sample history that ships with cctop
+  --no-cache                       read every transcript again, without the index
+  --threads N                      parse with N worker threads (default: one per core)
   -h, --help, -v, --version
 `;
 
 async function snapshot(o: CommonOptions, env: Env): Promise<Snapshot> {
   const { takeSnapshot } = await import('../../index/snapshot.js');
-  return takeSnapshot({
+  const s = await takeSnapshot({
     env: o.demo ? demoEnv(env) : env,
     plan: o.plan,
     providers: o.providers,
     timeZone: o.timeZone,
     sinceMs: o.sinceMs,
     untilMs: o.untilMs,
+    useIndex: o.useIndex,
+    threads: o.threads,
   });
+  if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
+  return s;
 }
 
 function nothingFound(s: Snapshot, env: Env): string {
@@ -69,7 +75,7 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
   const s = await snapshot(o, io.env);
-  io.out(JSON.stringify(s.document, null, 2));
+  io.out(JSON.stringify(s.document));
   return 0;
 }
 

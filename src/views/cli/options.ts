@@ -15,6 +15,10 @@ export interface CommonOptions {
   sinceMs: number | null;
   untilMs: number | null;
   demo: boolean;
+  /** false for `--no-cache`. */
+  useIndex: boolean;
+  /** `--threads N`, or undefined for one per core. */
+  threads: number | undefined;
 }
 
 const PLAN_ALIASES: Record<string, Plan> = {
@@ -74,6 +78,14 @@ export function parseDay(flag: string, v: string | undefined, time: LocalTime, e
   return time.dayStartMs(end ? day + 1 : day);
 }
 
+export function parseThreads(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new UsageError(`--threads ${v}: expected a whole number from 1 to 256`);
+  return n;
+}
+
 export function commonOptions(values: Record<string, unknown>): CommonOptions {
   const timeZone = parseTimeZone(values.timezone as string | undefined);
   const time = new LocalTime(timeZone);
@@ -88,6 +100,8 @@ export function commonOptions(values: Record<string, unknown>): CommonOptions {
     sinceMs,
     untilMs,
     demo: values.demo === true,
+    useIndex: values['no-cache'] !== true,
+    threads: parseThreads(values.threads as string | undefined),
   };
 }
 

@@ -1,0 +1,109 @@
+/**
+ * Parsing many files at once: on worker threads (one per core, or `--threads N`), largest files
+ * first so no thread is left with the 80 MB transcript at the end, and with the calling thread free.
+ * A handful of small reads is done in-process instead: starting workers costs more than it saves.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { describeFsError, type ProblemLog } from '../model/problems.js';
+import { providerById } from '../providers/index.js';
+import type { ParseResult, SourceFile } from '../providers/types.js';
+import type { Reply, Task } from './worker.js';
+
+export interface ParseTask {
+  file: SourceFile;
+  previous: ParseResult | null;
+}
+
+/** Below this many bytes to read, workers cost more to start than they save. */
+export const INLINE_BYTES = 8 << 20;
+
+/** Files sent to a worker per message, so small files do not cost a round trip each. */
+const BATCH_BYTES = 4 << 20;
+const BATCH_FILES = 64;
+
+export const defaultThreads = (): number => Math.max(1, availableParallelism());
+
+function toRead(t: ParseTask): number {
+  return Math.max(0, t.file.size - (t.previous?.offset ?? 0));
+}
+
+function failed(problems: ProblemLog, file: SourceFile, code: string | null, detail: string): void {
+  problems.add({ kind: code === 'ENOENT' ? 'vanished' : 'unreadable', path: file.path, count: null, detail });
+}
+
+function parseInline(tasks: readonly ParseTask[], problems: ProblemLog): (ParseResult | null)[] {
+  return tasks.map((t) => {
+    try {
+      return providerById(t.file.provider).parse(t.file, t.previous);
+    } catch (err) {
+      failed(problems, t.file, (err as NodeJS.ErrnoException).code ?? null, describeFsError(err));
+      return null;
+    }
+  });
+}
+
+/** Parse every task; a file that cannot be read yields null and a problem. */
+export async function parseMany(
+  tasks: readonly ParseTask[],
+  threads: number,
+  problems: ProblemLog,
+): Promise<(ParseResult | null)[]> {
+  const bytes = tasks.reduce((n, t) => n + toRead(t), 0);
+  const workers = Math.min(threads, tasks.length);
+  if (workers <= 1 || bytes < INLINE_BYTES) return parseInline(tasks, problems);
+
+  const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
+  const order = tasks.map((_, i) => i).sort((a, b) => toRead(tasks[b]!) - toRead(tasks[a]!));
+  let next = 0;
+  const nextBatch = (): Task[] => {
+    const batch: Task[] = [];
+    let size = 0;
+    while (next < order.length && batch.length < BATCH_FILES && (batch.length === 0 || size < BATCH_BYTES)) {
+      const id = order[next++]!;
+      const t = tasks[id]!;
+      batch.push({ id, file: t.file, previous: t.previous });
+      size += toRead(t);
+    }
+    return batch;
+  };
+
+  // Workers run compiled code; under the test runner (sources) that is the build `npm test` makes first.
+  const url = import.meta.url.endsWith('.ts')
+    ? new URL('../../dist/index/worker.js', import.meta.url)
+    : new URL('./worker.js', import.meta.url);
+  await Promise.all(
+    Array.from(
+      { length: workers },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const w = new Worker(url);
+          let inFlight = 0;
+          const feed = () => {
+            // Two batches in flight: the worker never waits on the main thread between them.
+            while (inFlight < 2) {
+              const batch = nextBatch();
+              if (batch.length === 0) break;
+              inFlight++;
+              w.postMessage(batch);
+            }
+            if (inFlight === 0) {
+              void w.terminate();
+              resolve();
+            }
+          };
+          w.on('message', (replies: Reply[]) => {
+            inFlight--;
+            for (const r of replies) {
+              if (r.ok) results[r.id] = r.result;
+              else failed(problems, tasks[r.id]!.file, r.code, r.detail);
+            }
+            feed();
+          });
+          w.on('error', reject);
+          feed();
+        }),
+    ),
+  );
+  return results;
+}

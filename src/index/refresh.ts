@@ -1,0 +1,171 @@
+/**
+ * The scan with its index: discover every transcript, reuse what the index already knows of the
+ * files that did not change, read only the new bytes of the files that grew, re-read the ones that
+ * were replaced or rewritten, and remember the files that disappeared.
+ *
+ * Deciding per file (append-only providers):
+ *   same inode, size and mtime               → reuse the stored facts, read nothing
+ *   same inode, grown, bytes before the old
+ *     offset unchanged (hash of their tail)  → read from the stored offset only
+ *   anything else (shrunk, replaced, edited) → read from zero
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { ProviderId } from '../model/facts.js';
+import { ProblemLog } from '../model/problems.js';
+import type { Env, ParseResult, Provider, SourceFile } from '../providers/types.js';
+import { type ParseTask, parseMany } from './pool.js';
+import { chosenProviders, type Discovery, discoverAll } from './scan.js';
+import type { ParsedFile } from './sessions.js';
+import type { IndexStore, StoredFile } from './store.js';
+import { parserVersion } from './version.js';
+
+/** Bytes before the stored offset whose hash must still match for a grown file to be tailed. */
+export const TAIL_HASH_BYTES = 4096;
+
+export interface ScanOptions {
+  env: Env;
+  providers: readonly ProviderId[] | null;
+  /** Files last written before this are not read (the index still answers for them). */
+  sinceMs: number | null;
+  /** The open index, or null for a cold scan that neither reads nor writes it (`--no-cache`). */
+  store: IndexStore | null;
+  threads: number;
+}
+
+export interface ScanOutcome {
+  discovery: Discovery;
+  files: ParsedFile[];
+  problems: ProblemLog;
+  stats: { reused: number; tailed: number; read: number; deleted: number; bytesRead: number };
+}
+
+/** Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0. */
+export function tailHash(path: string, offset: number): string | null {
+  if (offset <= 0) return null;
+  const len = Math.min(TAIL_HASH_BYTES, offset);
+  const buf = Buffer.allocUnsafe(len);
+  const fd = openSync(path, 'r');
+  try {
+    const got = readSync(fd, buf, 0, len, offset - len);
+    if (got !== len) return 'short';
+  } finally {
+    closeSync(fd);
+  }
+  return createHash('sha1').update(buf).digest('base64');
+}
+
+function unchanged(f: SourceFile, r: ParseResult): boolean {
+  return f.ino === r.ino && f.size === r.size && f.mtimeMs === r.mtimeMs;
+}
+
+function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
+  return {
+    file: {
+      provider: row.provider,
+      path: row.path,
+      root: row.root,
+      sessionHint: row.sessionHint,
+      role: row.role,
+      size: row.result.size,
+      mtimeMs: row.result.mtimeMs,
+      ino: row.result.ino,
+    },
+    result: row.result,
+    deleted,
+  };
+}
+
+export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
+  const problems = new ProblemLog();
+  const providers: Provider[] = chosenProviders(o.providers);
+  const byId = new Map(providers.map((p) => [p.id, p]));
+  const discovery = discoverAll(o.env, providers, problems);
+  const stats = { reused: 0, tailed: 0, read: 0, deleted: 0, bytesRead: 0 };
+
+  const store = o.store;
+  {
+    const roots = [...new Set(discovery.roots.map((r) => r.path))];
+    const stored = new Map<string, StoredFile>();
+    for (const row of store?.load(roots) ?? []) stored.set(row.path, row);
+
+    const out: ParsedFile[] = [];
+    const tasks: ParseTask[] = [];
+    const seen = new Set<string>();
+    for (const f of discovery.files) {
+      seen.add(f.path);
+      const row = stored.get(f.path);
+      const current =
+        row !== undefined &&
+        !row.deleted &&
+        row.parser === parserVersion(f.provider) &&
+        row.provider === f.provider;
+      if (current && unchanged(f, row.result)) {
+        out.push({ file: f, result: row.result });
+        stats.reused++;
+        continue;
+      }
+      // Not in the index and too old to matter for --since: not worth reading.
+      if (row === undefined && o.sinceMs !== null && f.mtimeMs < o.sinceMs) continue;
+      const tailable =
+        current &&
+        byId.get(f.provider)?.appendOnly === true &&
+        f.ino === row.result.ino &&
+        f.size >= row.result.offset &&
+        row.result.offset > 0 &&
+        tailHashOrNull(f.path, row.result.offset) === row.tailHash;
+      tasks.push({
+        file: f,
+        previous: tailable ? { ...row.result, carry: store?.carryOf(f.path) ?? null } : null,
+      });
+      if (tailable) stats.tailed++;
+      else stats.read++;
+      stats.bytesRead += f.size - (tailable ? row.result.offset : 0);
+    }
+
+    const results = await parseMany(tasks, o.threads, problems);
+    const fresh: { file: SourceFile; parser: string; tailHash: string | null; result: ParseResult }[] = [];
+    results.forEach((result, i) => {
+      if (result === null) return;
+      const file = tasks[i]!.file;
+      out.push({ file, result });
+      if (store)
+        fresh.push({
+          file,
+          parser: parserVersion(file.provider),
+          tailHash: tailHashOrNull(file.path, result.offset),
+          result,
+        });
+    });
+
+    const gone: string[] = [];
+    for (const row of stored.values()) {
+      if (seen.has(row.path) || !byId.has(row.provider)) continue;
+      if (!row.deleted) gone.push(row.path);
+      out.push(asParsed(row, true));
+      stats.deleted++;
+    }
+    if (store && (fresh.length > 0 || gone.length > 0)) {
+      try {
+        store.save(fresh, gone);
+      } catch (err) {
+        // Another cctop held the index too long, or the disk is full: this answer is still right.
+        problems.add({
+          kind: 'cache',
+          path: store.path,
+          count: null,
+          detail: `could not update the index: ${(err as Error).message}`,
+        });
+      }
+    }
+    return { discovery, files: out, problems, stats };
+  }
+}
+
+function tailHashOrNull(path: string, offset: number): string | null {
+  try {
+    return tailHash(path, offset);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * The persistent index: one SQLite row per transcript with where reading stopped (offset, a hash of
+ * the bytes before it), the parser's carried state, the facts so far and the request ledger. Prices
+ * are not stored, tokens are: a price update or another `--plan` re-reads nothing.
+ *
+ * Several cctops share it at once (the live table, `serve`, a `--json` call): WAL mode, a busy
+ * timeout, writes in one short transaction per scan. A database that is corrupt is rebuilt; one
+ * written by a newer cctop is left alone and bypassed. Either way the user gets a one-line notice and
+ * a correct (if slower) answer, never a crash.
+ *
+ * Not here: deciding what to re-read (`scan.ts`), parsing (the providers).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { FileFacts, ProviderId } from '../model/facts.js';
+import { type Ledger, RECORD_FIELDS } from '../model/ledger.js';
+import type { ParseResult, SourceFile } from '../providers/types.js';
+
+/** Bumped when the tables change shape; an older index is rebuilt, a newer one bypassed. */
+export const SCHEMA_VERSION = 1;
+
+/** How long a writer waits for another cctop's transaction before giving up on this write. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+export const INDEX_FILE = 'index.sqlite';
+
+export interface StoredFile {
+  path: string;
+  provider: ProviderId;
+  root: string;
+  sessionHint: string | null;
+  role: SourceFile['role'];
+  parser: string;
+  tailHash: string | null;
+  deleted: boolean;
+  result: ParseResult;
+}
+
+interface Row {
+  path: string;
+  provider: string;
+  root: string;
+  session_hint: string | null;
+  role: string;
+  parser: string;
+  size: number;
+  mtime_ms: number;
+  ino: number;
+  offset: number;
+  pending: number;
+  tail_hash: string | null;
+  facts: string;
+  models: string;
+  ledger: Buffer;
+  deleted: number;
+}
+
+export type OpenResult = { kind: 'open'; store: IndexStore } | { kind: 'bypassed'; notice: string };
+
+const require = createRequire(import.meta.url);
+
+function ledgerOf(models: string, blob: Buffer): Ledger {
+  // SQLite hands back a Buffer that may not be 4-byte aligned: copy into a fresh Uint32Array.
+  const data = new Uint32Array(blob.byteLength / 4);
+  new Uint8Array(data.buffer).set(blob);
+  if (data.length % RECORD_FIELDS !== 0) throw new Error('ledger blob of the wrong size');
+  return { models: JSON.parse(models) as string[], data };
+}
+
+export class IndexStore {
+  private readonly upsert: BetterSqlite3.Statement;
+  private readonly markDeleted: BetterSqlite3.Statement;
+
+  private constructor(
+    readonly path: string,
+    private readonly db: BetterSqlite3.Database,
+  ) {
+    this.upsert =
+      db.prepare(`INSERT INTO files (path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending,
+        tail_hash, facts, carry, models, ledger, deleted, seen_at)
+      VALUES (@path, @provider, @root, @session_hint, @role, @parser, @size, @mtime_ms, @ino, @offset, @pending,
+        @tail_hash, @facts, @carry, @models, @ledger, 0, @seen_at)
+      ON CONFLICT(path) DO UPDATE SET provider=excluded.provider, root=excluded.root, session_hint=excluded.session_hint,
+        role=excluded.role, parser=excluded.parser, size=excluded.size, mtime_ms=excluded.mtime_ms, ino=excluded.ino,
+        offset=excluded.offset, pending=excluded.pending, tail_hash=excluded.tail_hash, facts=excluded.facts,
+        carry=excluded.carry, models=excluded.models, ledger=excluded.ledger, deleted=0, seen_at=excluded.seen_at`);
+    this.markDeleted = db.prepare('UPDATE files SET deleted = 1 WHERE path = ?');
+  }
+
+  /** Open (creating if needed) the index in `dir`; never throws. */
+  static open(dir: string): OpenResult {
+    const path = join(dir, INDEX_FILE);
+    const attempt = (): IndexStore => {
+      mkdirSync(dirname(path), { recursive: true });
+      const Database = require('better-sqlite3') as typeof BetterSqlite3;
+      const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+      try {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+        const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
+          | { value: string }
+          | undefined;
+        const version = row ? Number(row.value) : null;
+        if (version !== null && version > SCHEMA_VERSION) throw new NewerIndex(version);
+        if (version !== SCHEMA_VERSION) {
+          db.exec(`DROP TABLE IF EXISTS files;
+            CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
+              role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
+              offset INTEGER NOT NULL, pending INTEGER NOT NULL, tail_hash TEXT, facts TEXT NOT NULL, carry TEXT NOT NULL,
+              models TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
+            CREATE INDEX IF NOT EXISTS files_root ON files (root);
+            DROP TABLE IF EXISTS prices;
+            CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+          db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
+            String(SCHEMA_VERSION),
+          );
+        }
+        return new IndexStore(path, db);
+      } catch (err) {
+        db.close();
+        throw err;
+      }
+    };
+    try {
+      return { kind: 'open', store: attempt() };
+    } catch (err) {
+      if (err instanceof NewerIndex) {
+        return {
+          kind: 'bypassed',
+          notice: `the index at ${path} was written by a newer cctop (schema ${err.version}); reading without it`,
+        };
+      }
+      // Corrupt, or not a database at all: start over once.
+      try {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
+        const store = attempt();
+        process.stderr.write(
+          `cctop: the index at ${path} was unreadable (${(err as Error).message}); rebuilt it\n`,
+        );
+        return { kind: 'open', store };
+      } catch (again) {
+        return {
+          kind: 'bypassed',
+          notice: `the index at ${path} cannot be used (${(again as Error).message}); reading without it`,
+        };
+      }
+    }
+  }
+
+  /** Every stored file under the given roots. */
+  load(roots: readonly string[]): StoredFile[] {
+    if (roots.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts,
+          models, ledger, deleted FROM files WHERE root IN (${roots.map(() => '?').join(',')})`,
+      )
+      .all(...roots) as Row[];
+    const out: StoredFile[] = [];
+    for (const r of rows) {
+      try {
+        out.push({
+          path: r.path,
+          provider: r.provider as ProviderId,
+          root: r.root,
+          sessionHint: r.session_hint,
+          role: r.role as SourceFile['role'],
+          parser: r.parser,
+          tailHash: r.tail_hash,
+          deleted: r.deleted === 1,
+          result: {
+            facts: JSON.parse(r.facts) as FileFacts,
+            // The carried parser state is only needed to continue a file: fetched then (`carryOf`).
+            carry: null,
+            ledger: ledgerOf(r.models, r.ledger),
+            offset: r.offset,
+            size: r.size,
+            mtimeMs: r.mtime_ms,
+            ino: r.ino,
+            pendingBytes: r.pending,
+          },
+        });
+      } catch {
+        // A damaged row is simply re-read from its file.
+      }
+    }
+    return out;
+  }
+
+  /** The parser state stored for `path`, to continue reading it from its offset. */
+  carryOf(path: string): unknown {
+    const row = this.db.prepare('SELECT carry FROM files WHERE path = ?').get(path) as
+      | { carry: string }
+      | undefined;
+    return row ? (JSON.parse(row.carry) as unknown) : null;
+  }
+
+  /** Every cached price (a few hundred entries at most). */
+  loadPrices(): Map<string, string> {
+    const rows = this.db.prepare('SELECT key, value FROM prices').all() as { key: string; value: string }[];
+    return new Map(rows.map((r) => [r.key, r.value]));
+  }
+
+  savePrices(entries: Iterable<[string, string]>): void {
+    const put = this.db.prepare('INSERT OR REPLACE INTO prices (key, value) VALUES (?, ?)');
+    this.db.transaction(() => {
+      for (const [k, v] of entries) put.run(k, v);
+    })();
+  }
+
+  /** Record fresh parses and files that disappeared, in one transaction. */
+  save(
+    parsed: { file: SourceFile; parser: string; tailHash: string | null; result: ParseResult }[],
+    deleted: readonly string[],
+  ): void {
+    const now = Date.now();
+    this.db
+      .transaction(() => {
+        for (const p of parsed) {
+          const l = p.result.ledger;
+          this.upsert.run({
+            path: p.file.path,
+            provider: p.file.provider,
+            root: p.file.root,
+            session_hint: p.file.sessionHint,
+            role: p.file.role,
+            parser: p.parser,
+            size: p.result.size,
+            mtime_ms: p.result.mtimeMs,
+            ino: p.result.ino,
+            offset: p.result.offset,
+            pending: p.result.pendingBytes,
+            tail_hash: p.tailHash,
+            facts: JSON.stringify(p.result.facts),
+            carry: JSON.stringify(p.result.carry ?? null),
+            models: JSON.stringify(l.models),
+            ledger: Buffer.from(l.data.buffer, l.data.byteOffset, l.data.byteLength),
+            seen_at: now,
+          });
+        }
+        for (const path of deleted) this.markDeleted.run(path);
+      })
+      .immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+class NewerIndex extends Error {
+  constructor(readonly version: number) {
+    super(`schema ${version}`);
+  }
+}

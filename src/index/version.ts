@@ -1,0 +1,59 @@
+/**
+ * The parser version of each provider: a digest of the compiled code that turns its files into
+ * facts. Any edit to that code changes the digest, and the index re-reads exactly that provider's
+ * files; nothing is invalidated by hand, and nothing is forgotten.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ProviderId } from '../model/facts.js';
+
+/** The modules every provider's reading depends on, relative to this file. */
+const SHARED = [
+  '../model/facts.js',
+  '../model/ledger.js',
+  '../model/json.js',
+  '../model/state.js',
+  '../providers/jsonl.js',
+  '../providers/read.js',
+  '../providers/skim.js',
+];
+
+const OWN: Record<ProviderId, string[]> = {
+  claude: [
+    '../providers/claude/index.js',
+    '../providers/claude/parser.js',
+    '../providers/claude/record.js',
+    '../providers/claude/bytes.js',
+  ],
+  codex: [
+    '../providers/codex/index.js',
+    '../providers/codex/parser.js',
+    '../providers/codex/record.js',
+    '../providers/codex/bytes.js',
+  ],
+};
+
+/** `.js` when running compiled, `.ts` when the tests run the sources. */
+const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+
+const cache = new Map<ProviderId, string>();
+
+export function parserVersion(provider: ProviderId): string {
+  let v = cache.get(provider);
+  if (v === undefined) {
+    const h = createHash('sha256');
+    for (const rel of [...SHARED, ...OWN[provider]]) {
+      const url = new URL(rel.replace(/\.js$/, extension), import.meta.url);
+      try {
+        h.update(readFileSync(fileURLToPath(url)));
+      } catch {
+        // Running from sources without this module: fold its name in instead.
+        h.update(rel);
+      }
+    }
+    v = h.digest('hex').slice(0, 16);
+    cache.set(provider, v);
+  }
+  return v;
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { parseObject } from '../../model/json.js';
+import { HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpusFiles, demoFiles, linesOf } from '../../test-support/lines.js';
+import { SkimError } from '../skim.js';
+import { lineFromBytes } from './bytes.js';
+import { lineFromJson } from './record.js';
+
+const fromBytes = (line: Buffer) => {
+  try {
+    return lineFromBytes(line, 0, line.length);
+  } catch (err) {
+    if (err instanceof SkimError) return null;
+    throw err;
+  }
+};
+const fromJson = (line: Buffer) => {
+  const o = parseObject(line.toString('utf8'));
+  return o === null ? null : lineFromJson(o);
+};
+
+describe('the fast Claude extractor reads exactly what a full parse reads', () => {
+  it.skipIf(!HAVE_CORPUS)(
+    `on every line of the corpus's Claude transcripts${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+    () => {
+      const lines = linesOf(corpusFiles('claude-code/transcripts'));
+      expect(lines.length).toBeGreaterThan(1000);
+      for (const { file, line } of lines)
+        expect(fromBytes(line), `${file}: ${line.toString('utf8', 0, 120)}`).toEqual(fromJson(line));
+    },
+  );
+
+  it('on every line of the bundled demo history', () => {
+    const lines = linesOf(demoFiles('.claude'));
+    expect(lines.length).toBeGreaterThan(100);
+    for (const { line } of lines) expect(fromBytes(line)).toEqual(fromJson(line));
+  });
+
+  it.skipIf(!HAVE_CORPUS)('rejects every truncation of a real line, as a full parse does', () => {
+    const lines = linesOf(corpusFiles('claude-code/transcripts')).filter((_, i) => i % 37 === 0);
+    for (const { line } of lines) {
+      for (let cut = 1; cut < line.length; cut += Math.max(1, Math.floor(line.length / 23))) {
+        const piece = line.subarray(0, cut);
+        expect(fromBytes(piece), piece.toString('utf8', 0, 80)).toEqual(fromJson(piece));
+      }
+    }
+  });
+
+  it('rejects garbage the way a full parse does', () => {
+    const cases = [
+      'not json',
+      '[1,2,3]',
+      '"a string"',
+      '{"type":"user"} trailing',
+      '{"type":"user",}',
+      '{"type" "user"}',
+      '{type:"user"}',
+      '{"a":"unterminated}',
+      '{"a":[1,2}',
+      '',
+      '{}',
+      '{"type":"assistant","message":{"id":"m","model":"x","usage":{"input_tokens":1,"output_tokens":2},"content":"str"}}',
+      '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"\\u002bhi"}]},"toolUseResult":{"structuredPatch":[{"lines":["\\u002b added","-gone"," same",7]}]}}',
+      '{"type":"progress","data":{"message":{"requestId":"r","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","role":"assistant","model":"claude-x","usage":{"input_tokens":3,"output_tokens":4},"content":[]}}}}',
+      '{"type":"user","isMeta":true,"message":{"role":"user","content":"hello"}}',
+      '{"type":"summary","summary":"Title","leafUuid":"u1","dup":1,"dup":2}',
+    ];
+    for (const c of cases) {
+      const b = Buffer.from(c);
+      expect(fromBytes(b), c).toEqual(fromJson(b));
+    }
+  });
+
+  it('keeps only the first characters of a huge pasted prompt, the same way both ways', () => {
+    const text = `${'é'.repeat(3000)}\\n${'"quoted" '.repeat(2000)}\u{1F600}`;
+    const b = Buffer.from(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }));
+    const fast = fromBytes(b);
+    expect(fast?.prompt?.length).toBe(4096);
+    expect(fast).toEqual(fromJson(b));
+  });
+});

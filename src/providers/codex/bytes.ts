@@ -1,0 +1,191 @@
+/**
+ * The fast Codex extractor: `CodexLine` straight from a rollout line's bytes, equal to `lineFromJson`
+ * of the parsed line (proved on every corpus line). A small payload is simply parsed; a large one (a
+ * tool's output, encrypted reasoning, the session's instructions) is walked for the few fields used.
+ */
+import { isoMs, obj } from '../../model/json.js';
+import {
+  has,
+  Interner,
+  IS,
+  isoMsAt,
+  Keys,
+  kind,
+  lineObject,
+  members,
+  stringAt,
+  stringPrefixAt,
+  value,
+} from '../skim.js';
+import { type CodexLine, lineFrom, outputFailed, READ_EVENTS, userWords } from './record.js';
+
+const TOP = new Keys(['type', 'timestamp', 'payload']);
+const PAYLOAD = new Keys([
+  'type',
+  'id',
+  'cwd',
+  'git',
+  'model',
+  'effort',
+  'reasoning_effort',
+  'approval_policy',
+  'sandbox_policy',
+  'name',
+  'call_id',
+  'output',
+  'message',
+  'info',
+  'rate_limits',
+]);
+const P = {
+  type: 0,
+  id: 1,
+  cwd: 2,
+  git: 3,
+  model: 4,
+  effort: 5,
+  reasoning_effort: 6,
+  approval_policy: 7,
+  sandbox_policy: 8,
+  name: 9,
+  call_id: 10,
+  output: 11,
+  message: 12,
+  info: 13,
+  rate_limits: 14,
+} as const;
+const SUCCESS = new Keys(['success']);
+
+const top = new Int32Array(TOP.names.length * 2);
+const pay = new Int32Array(PAYLOAD.names.length * 2);
+const one = new Int32Array(2);
+
+const types = new Interner();
+const payloadTypes = new Interner();
+const names = new Interner();
+
+const span = (spans: Int32Array, slot: number): [number, number] => [spans[2 * slot]!, spans[2 * slot + 1]!];
+
+function str(b: Buffer, spans: Int32Array, slot: number): string | null {
+  return has(spans, slot) ? stringAt(b, spans[2 * slot]!, spans[2 * slot + 1]!) : null;
+}
+
+function txt(b: Buffer, spans: Int32Array, slot: number): string | null {
+  const s = str(b, spans, slot);
+  return s !== null && s.length > 0 ? s : null;
+}
+
+/** Parsed value of a member, for the small ones (a git block, a sandbox policy). */
+function parsed(b: Buffer, spans: Int32Array, slot: number): unknown {
+  return has(spans, slot) ? value(b, spans[2 * slot]!, spans[2 * slot + 1]!) : undefined;
+}
+
+/**
+ * The old (codex-cli 0.4x) output envelope ends `,"metadata":{"exit_code":N,"duration_seconds":X}}`
+ * inside the string, so the exit code can be read off the tail without decoding a large output.
+ */
+const ENVELOPE_TAIL = /,\\"metadata\\":\{\\"exit_code\\":(-?\d+),\\"duration_seconds\\":[-0-9.eE+]+\}\}"$/;
+
+/** How much of a text output the failure rules look at (they test its first line or two). */
+const OUTPUT_PREFIX_CHARS = 1024;
+
+function failedAt(b: Buffer, s: number, e: number): boolean {
+  switch (kind(b, s)) {
+    case IS.STRING: {
+      const head = stringPrefixAt(b, s, e, OUTPUT_PREFIX_CHARS) ?? '';
+      const trimmed = head.trimStart();
+      const whole = e - s <= OUTPUT_PREFIX_CHARS + 2;
+      if (trimmed.startsWith('{')) {
+        const tail = ENVELOPE_TAIL.exec(b.toString('latin1', Math.max(s, e - 160), e));
+        if (tail) return Number(tail[1]) !== 0;
+        return outputFailed(stringAt(b, s, e));
+      }
+      // The text rules read at most the first 200 characters after leading whitespace.
+      if (whole || trimmed.length >= 200) return outputFailed(trimmed);
+      return outputFailed(stringAt(b, s, e));
+    }
+    case IS.OBJECT: {
+      members(b, s, e, SUCCESS, one);
+      return has(one, 0) && b.toString('latin1', one[0]!, one[1]!) === 'false';
+    }
+    default:
+      return false;
+  }
+}
+
+/** Project a rollout line from its bytes; throws `SkimError` when it is not a JSON object. */
+export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine {
+  lineObject(b, start, end, TOP, top);
+  const type = has(top, 0) ? types.at(b, top[0]!, top[1]!) : null;
+  const timestamp = has(top, 1) ? stringAt(b, top[2]!, top[3]!) : null;
+  const ms = has(top, 1) ? isoMsAt(b, top[2]!, top[3]!, isoMs) : null;
+  if (!has(top, 2) || kind(b, top[4]!) !== IS.OBJECT) return lineFrom(type, timestamp, ms, {});
+  const [ps, pe] = span(top, 2);
+
+  members(b, ps, pe, PAYLOAD, pay);
+  const ptype = has(pay, P.type) ? payloadTypes.at(b, pay[0]!, pay[1]!) : null;
+  switch (type) {
+    case 'session_meta':
+      return {
+        kind: 'meta',
+        ms,
+        id: txt(b, pay, P.id),
+        cwd: txt(b, pay, P.cwd),
+        branch: branchOf(parsed(b, pay, P.git)),
+      };
+    case 'turn_context': {
+      const policy = parsed(b, pay, P.sandbox_policy);
+      const mode = obj(policy)?.mode;
+      const sandbox =
+        (typeof mode === 'string' ? mode : null) ?? (typeof policy === 'string' ? policy : null);
+      const approval = str(b, pay, P.approval_policy);
+      return {
+        kind: 'context',
+        ms,
+        model: txt(b, pay, P.model),
+        effort: txt(b, pay, P.effort) ?? txt(b, pay, P.reasoning_effort),
+        cwd: txt(b, pay, P.cwd),
+        permission: approval || sandbox ? [approval, sandbox].filter(Boolean).join('/') : null,
+      };
+    }
+    case 'compacted':
+      return { kind: 'compaction', ms, marker: 'compacted' };
+    case 'response_item':
+      switch (ptype) {
+        case 'function_call':
+        case 'custom_tool_call': {
+          const name = has(pay, P.name) ? names.at(b, pay[2 * P.name]!, pay[2 * P.name + 1]!) : null;
+          return name ? { kind: 'call', ms, id: txt(b, pay, P.call_id), name } : { kind: 'activity', ms };
+        }
+        case 'function_call_output':
+        case 'custom_tool_call_output': {
+          const failed = has(pay, P.output) ? failedAt(b, ...span(pay, P.output)) : outputFailed(undefined);
+          return { kind: 'output', ms, id: txt(b, pay, P.call_id), failed };
+        }
+        default:
+          return { kind: 'activity', ms };
+      }
+    case 'event_msg':
+      if (ptype === 'user_message') {
+        const message = str(b, pay, P.message);
+        return message !== null ? { kind: 'prompt', ms, text: userWords(message) } : { kind: 'activity', ms };
+      }
+      if (ptype === 'token_count') {
+        // Only `info` and `rate_limits` are read from a token count: parse just those.
+        return lineFrom(type, timestamp, ms, {
+          type: ptype,
+          info: parsed(b, pay, P.info),
+          rate_limits: parsed(b, pay, P.rate_limits),
+        });
+      }
+      if (ptype === null || !READ_EVENTS.has(ptype)) return { kind: 'activity', ms };
+      return lineFrom(type, timestamp, ms, obj(value(b, ps, pe)) ?? {});
+    default:
+      return { kind: 'other', ms };
+  }
+}
+
+function branchOf(git: unknown): string | null {
+  const branch = obj(git)?.branch;
+  return typeof branch === 'string' && branch.length > 0 ? branch : null;
+}
