@@ -15,8 +15,11 @@ export interface ParseTask {
   previous: ParseResult | null;
 }
 
-/** Below this many bytes to read, workers cost more to start than they save. */
-export const INLINE_BYTES = 8 << 20;
+/**
+ * Below this many bytes to read, workers cost more to start (a few hundred milliseconds on a small
+ * machine: each loads the parsers afresh) than they save.
+ */
+export const INLINE_BYTES = 32 << 20;
 
 /** Files sent to a worker per message, so small files do not cost a round trip each. */
 const BATCH_BYTES = 4 << 20;

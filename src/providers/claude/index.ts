@@ -114,12 +114,24 @@ function settingsPin(path: string): boolean {
   return pinned;
 }
 
+const projectPins = new Map<string, boolean>();
+
+/** Whether a project's own settings pin a 1M-token model (looked up once per project). */
+function projectPin(cwd: string): boolean {
+  let pinned = projectPins.get(cwd);
+  if (pinned === undefined) {
+    pinned =
+      settingsPin(join(cwd, '.claude', 'settings.local.json')) ||
+      settingsPin(join(cwd, '.claude', 'settings.json'));
+    projectPins.set(cwd, pinned);
+  }
+  return pinned;
+}
+
 function contextWindow(q: WindowQuery): number | null {
   const pinned =
     (q.model?.includes('[1m]') ?? false) ||
-    (q.cwd !== null &&
-      (settingsPin(join(q.cwd, '.claude', 'settings.local.json')) ||
-        settingsPin(join(q.cwd, '.claude', 'settings.json')))) ||
+    (q.cwd !== null && projectPin(q.cwd)) ||
     settingsPin(join(q.root, 'settings.json'));
   const window = pinned ? LONG_WINDOW : (q.catalogueWindow ?? DEFAULT_WINDOW);
   // A window is never shown smaller than what it already held.

@@ -1,0 +1,210 @@
+#!/usr/bin/env node
+// The scan benchmark: cctop against the native ccusage binary on the same history, in one run.
+//
+//   npm run bench -- --history DIR [--runs 3] [--mb 1200]
+//
+// Without --history (or when DIR is empty) a history is built first with
+// ../shared/bench/gen-history.mjs. Times, in order, each several runs with the median reported:
+//   cat        reading every byte once (the floor)
+//   ccusage    `ccusage session --json --offline` (native binary, installed by `npm run peers`)
+//   cold       `cctop --json --no-cache` (every file parsed, index untouched)
+//   build      `cctop --json` on an empty index (parse everything and store it)
+//   warm       `cctop --json` with nothing changed
+//   appended   `cctop --json` after appending 1 MB to each of ten transcripts (restored afterwards)
+// and the peak memory (RSS) of each. Prints ratios against ccusage and checks that cold, warm and
+// appended runs agree with each other and with ccusage on tokens.
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+} from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .reduce((acc, a, i, all) => (a.startsWith('--') ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const runs = Number(args.runs ?? 3);
+const cli = join(root, 'dist', 'cli.js');
+
+let history = args.history;
+if (!history || !existsSync(join(history, 'manifest.json'))) {
+  history = history ?? mkdtempSync(join(tmpdir(), 'cctop-history-'));
+  const gen = join(root, '..', 'shared', 'bench', 'gen-history.mjs');
+  console.log(`building a ${args.mb ?? 1200} MiB history in ${history} …`);
+  execFileSync(process.execPath, [gen, '--out', history, '--mb', String(args.mb ?? 1200)], {
+    stdio: 'inherit',
+  });
+}
+const ccusage = execFileSync(process.execPath, [join(root, 'bench', 'install-peers.mjs')], {
+  encoding: 'utf8',
+})
+  .trim()
+  .split('\n')
+  .pop();
+
+function transcripts(dir) {
+  const out = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...transcripts(p));
+    else if (e.name.endsWith('.jsonl')) out.push(p);
+  }
+  return out;
+}
+const files = transcripts(history);
+const bytes = files.reduce((n, f) => n + statSync(f).size, 0);
+const cache = mkdtempSync(join(tmpdir(), 'cctop-bench-cache-'));
+const env = { ...process.env, HOME: history, CCTOP_CACHE_DIR: cache, TZ: 'UTC' };
+
+/** Run a command, returning wall seconds, peak RSS (MiB, sampled from /proc) and stdout. */
+function timed(cmd, argv, { stdout = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(cmd, argv, { env, stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'] });
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+    });
+    let peak = 0;
+    const sample = () => {
+      try {
+        const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (m) peak = Math.max(peak, Number(m[1]) / 1024);
+      } catch {}
+    };
+    const poll = setInterval(sample, 5);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      if (code !== 0) reject(new Error(`${cmd} ${argv.join(' ')} exited ${code}`));
+      else resolve({ wall, peak, out });
+    });
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = {};
+async function measure(name, cmd, argv, before) {
+  const walls = [];
+  const peaks = [];
+  let out = '';
+  for (let i = 0; i < runs; i++) {
+    if (before) await before();
+    const r = await timed(cmd, argv, { stdout: true });
+    walls.push(r.wall);
+    peaks.push(r.peak);
+    out = r.out;
+  }
+  results[name] = { wall: median(walls), walls, peak: Math.max(...peaks), out };
+  console.log(
+    `${name.padEnd(9)} median ${median(walls).toFixed(3)} s  runs ${walls.map((w) => w.toFixed(2)).join(' ')}  peak RSS ${Math.max(...peaks).toFixed(0)} MiB`,
+  );
+}
+
+// Ten transcripts grow by 1 MiB each: lines of each file's own head, with fresh ids so they count.
+const grown = files
+  .filter((f) => f.includes('/.claude/'))
+  .slice(0, 10)
+  .map((f) => ({ f, size: statSync(f).size }));
+function appendMegabyte() {
+  for (const { f } of grown) {
+    const head = readFileSync(f, 'utf8').split('\n').slice(0, 400).filter(Boolean);
+    let add = '';
+    let k = 0;
+    while (Buffer.byteLength(add) < 1 << 20) {
+      const o = JSON.parse(head[k++ % head.length]);
+      const tag = `bench${Date.now()}${k}`;
+      if (o.message?.id) o.message.id += tag;
+      if (o.requestId) o.requestId += tag;
+      if (o.uuid) o.uuid = `${o.uuid.slice(0, 20)}${tag}`.slice(0, 36);
+      add += `${JSON.stringify(o)}\n`;
+    }
+    appendFileSync(f, add);
+  }
+}
+const restore = () => {
+  for (const { f, size } of grown) truncateSync(f, size);
+};
+
+console.log(`history: ${files.length} files, ${(bytes / 2 ** 20).toFixed(0)} MiB in ${history}`);
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
+);
+try {
+  await measure('cat', 'sh', ['-c', `find '${history}' -name '*.jsonl' -print0 | xargs -0 cat > /dev/null`]);
+  await measure('ccusage', ccusage, ['session', '--json', '--offline']);
+  await measure('cold', process.execPath, [cli, '--json', '--no-cache']);
+  await measure('build', process.execPath, [cli, '--json'], () =>
+    rmSync(cache, { recursive: true, force: true }),
+  );
+  await measure('warm', process.execPath, [cli, '--json']);
+  await measure('appended', process.execPath, [cli, '--json'], async () => {
+    restore();
+    await timed(process.execPath, [cli, '--json']); // index matches the restored files
+    appendMegabyte();
+  });
+  const afterAppend = results.appended.out;
+  restore();
+  const coldAfter = (await timed(process.execPath, [cli, '--json', '--no-cache'], { stdout: true })).out;
+  appendMegabyte();
+  const coldAppended = (await timed(process.execPath, [cli, '--json', '--no-cache'], { stdout: true })).out;
+  restore();
+
+  const strip = (s) => {
+    const d = JSON.parse(s);
+    d.generatedAt = '';
+    for (const x of d.sessions) x.deleted = false;
+    return JSON.stringify(d.sessions.map((x) => [x.id, x.tokens, x.cost.usd]));
+  };
+  const same =
+    strip(results.cold.out) === strip(results.warm.out) && strip(results.cold.out) === strip(coldAfter);
+  const sameAppended = strip(afterAppend) === strip(coldAppended);
+  const tokens = (doc, p) =>
+    doc.sessions
+      .filter((s) => s.provider === p)
+      .reduce(
+        (n, s) =>
+          n +
+          (s.tokens.input ?? 0) +
+          (s.tokens.output ?? 0) +
+          (s.tokens.cacheRead ?? 0) +
+          (s.tokens.cacheWrite ?? 0),
+        0,
+      );
+  const peer = JSON.parse(results.ccusage.out).session;
+  const peerTokens = (p) =>
+    peer
+      .filter((s) => s.agent === p)
+      .reduce((n, s) => n + s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheCreationTokens, 0);
+  const doc = JSON.parse(results.cold.out);
+
+  console.log('');
+  console.log('| run | median (s) | ÷ ccusage | peak RSS (MiB) |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [name, r] of Object.entries(results)) {
+    console.log(
+      `| ${name} | ${r.wall.toFixed(3)} | ${(r.wall / results.ccusage.wall).toFixed(2)} | ${r.peak.toFixed(0)} |`,
+    );
+  }
+  console.log('');
+  console.log(`cold = warm = cold after restore (tokens and cost per session): ${same}`);
+  console.log(`appended (index) = appended (cold): ${sameAppended}`);
+  for (const p of ['claude', 'codex'])
+    console.log(
+      `${p} tokens: cctop ${tokens(doc, p)} ccusage ${peerTokens(p)} ${tokens(doc, p) === peerTokens(p) ? 'equal' : 'DIFFERENT'}`,
+    );
+} finally {
+  restore();
+  rmSync(cache, { recursive: true, force: true });
+}

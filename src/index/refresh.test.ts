@@ -1,0 +1,305 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../model/document.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../test-support/corpus.js';
+import { takeSnapshot } from './snapshot.js';
+import { INDEX_FILE } from './store.js';
+
+const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
+
+describe('the index: reuse, tailing, re-reading and history', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const snap = (useIndex = true, sinceMs: number | null = null) =>
+    takeSnapshot({
+      env: home.env,
+      plan: 'retail',
+      providers: null,
+      sinceMs,
+      untilMs: null,
+      useIndex,
+      nowMs: Date.parse('2026-11-29T12:00:00Z'),
+    });
+
+  const assistant = (id: string, output: number, at = '2026-11-29T10:00:00Z') =>
+    jsonl({
+      type: 'assistant',
+      sessionId: 's',
+      cwd: '/w',
+      uuid: `u-${id}`,
+      timestamp: at,
+      requestId: `r-${id}`,
+      message: {
+        id: `m-${id}`,
+        role: 'assistant',
+        model: 'claude-sonnet-4-5-20250929',
+        content: [],
+        usage: { input_tokens: 10, output_tokens: output },
+      },
+    });
+
+  it('a second run with nothing changed reads no transcript and answers the same', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5) + assistant('2', 7));
+    home.write(home.claudeFile('-w', 'b.jsonl'), assistant('3', 11));
+    const first = await snap();
+    expect(first.stats.read).toBe(2);
+    const second = await snap();
+    expect(second.stats).toMatchObject({ reused: 2, read: 0, tailed: 0, bytesRead: 0 });
+    expect(comparable(second.document)).toEqual(comparable(first.document));
+  });
+
+  it('a grown transcript is read from where the last pass stopped, and totals match a cold read', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    await snap();
+    const more = assistant('2', 7) + assistant('3', 9);
+    appendFileSync(path, more);
+    const warm = await snap();
+    expect(warm.stats).toMatchObject({ tailed: 1, read: 0, bytesRead: Buffer.byteLength(more) });
+    expect(warm.document.sessions[0]!.tokens.output).toBe(21);
+    expect(comparable(warm.document)).toEqual(comparable((await snap(false)).document));
+  });
+
+  it('a half-written last line waits for the next pass and is then counted once', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    const line = assistant('2', 7);
+    appendFileSync(path, line.slice(0, 40));
+    expect((await snap()).document.sessions[0]!.tokens.output).toBe(5);
+    appendFileSync(path, line.slice(40));
+    const s = await snap();
+    expect(s.stats.tailed).toBe(1);
+    expect(s.document.sessions[0]!.tokens.output).toBe(12);
+  });
+
+  it('a transcript rewritten under the same size is read again from the start', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5) + assistant('2', 7));
+    await snap();
+    const text = readFileSync(path, 'utf8').replace('"output_tokens":5', '"output_tokens":6');
+    writeFileSync(path, `${text}${assistant('3', 1)}`);
+    const s = await snap();
+    expect(s.stats).toMatchObject({ read: 1, tailed: 0 });
+    expect(s.document.sessions[0]!.tokens.output).toBe(14);
+  });
+
+  it('a transcript that shrank, or was replaced by another file, is read again from the start', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5) + assistant('2', 7));
+    await snap();
+    truncateSync(path, Buffer.byteLength(assistant('1', 5)));
+    let s = await snap();
+    expect(s.stats.read).toBe(1);
+    expect(s.document.sessions[0]!.tokens.output).toBe(5);
+    const other = home.write(join(home.dir, 'other.jsonl'), assistant('1', 5) + assistant('9', 100));
+    renameSync(other, path);
+    s = await snap();
+    expect(s.stats.read).toBe(1);
+    expect(s.document.sessions[0]!.tokens.output).toBe(105);
+  });
+
+  it('a deleted transcript keeps its session, marked deleted, so past spend does not shrink', async () => {
+    const path = home.write(home.claudeFile('-w', 'gone.jsonl'), assistant('1', 500));
+    home.write(home.claudeFile('-w', 'kept.jsonl'), assistant('2', 5));
+    const before = await snap();
+    rmSync(path);
+    const after = await snap();
+    const gone = after.document.sessions.find((s) => s.id === 'gone')!;
+    expect(gone.deleted).toBe(true);
+    expect(gone.cost.usd).toBe(before.document.sessions.find((s) => s.id === 'gone')!.cost.usd);
+    expect(after.document.sessions.find((s) => s.id === 'kept')!.deleted).toBe(false);
+    // A cold scan cannot know what was deleted.
+    expect((await snap(false)).document.sessions.map((s) => s.id)).toEqual(['kept']);
+  });
+
+  it('a parser change re-reads exactly the files that parser read', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    home.write(
+      home.codexFile('rollout-x.jsonl'),
+      jsonl({ timestamp: '2026-11-29T10:00:00Z', type: 'session_meta', payload: { id: 'x' } }),
+    );
+    await snap();
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    db.prepare("UPDATE files SET parser = 'an-older-parser' WHERE provider = 'claude'").run();
+    db.close();
+    expect((await snap()).stats).toMatchObject({ read: 1, reused: 1 });
+  });
+
+  it('a corrupt index is rebuilt with a notice, and the answer is still right', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    await snap();
+    writeFileSync(
+      join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE),
+      'this is not a database at all, just bytes'.repeat(200),
+    );
+    rmSync(join(home.env.CCTOP_CACHE_DIR!, `${INDEX_FILE}-wal`), { force: true });
+    rmSync(join(home.env.CCTOP_CACHE_DIR!, `${INDEX_FILE}-shm`), { force: true });
+    const s = await snap();
+    expect(s.document.sessions[0]!.tokens.output).toBe(5);
+    expect((await snap()).stats.reused).toBe(1);
+  });
+
+  it('an index from a newer cctop is left alone and bypassed with a notice', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    await snap();
+    const file = join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE);
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = '999' WHERE key = 'schema'").run();
+    db.close();
+    const s = await snap();
+    expect(s.notice).toMatch(/newer cctop/);
+    expect(s.document.sessions[0]!.tokens.output).toBe(5);
+    const again = new Database(file);
+    expect(
+      (again.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string }).value,
+    ).toBe('999');
+    again.close();
+  });
+
+  it('--since does not read files last written before it', async () => {
+    home.write(
+      home.claudeFile('-w', 'old.jsonl'),
+      assistant('1', 5, '2026-01-01T00:00:00Z'),
+      Date.parse('2026-01-01T00:00:00Z'),
+    );
+    home.write(home.claudeFile('-w', 'new.jsonl'), assistant('2', 7));
+    const s = await snap(false, Date.parse('2026-11-01T00:00:00Z'));
+    expect(s.stats.read).toBe(1);
+    expect(s.document.sessions.map((x) => x.id)).toEqual(['new']);
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)(
+  `the index on real transcripts${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    let home: FakeHome;
+    beforeEach(() => {
+      home = new FakeHome();
+    });
+    afterEach(() => home.cleanup());
+
+    it('tokens and cost are identical cold, warm, and after a transcript grows line by line', async () => {
+      const source = corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl');
+      const lines = readFileSync(source, 'utf8').split('\n').filter(Boolean);
+      const path = home.claudeFile('-w', 'grow.jsonl');
+      home.write(path, '');
+      home.codexFromCorpus(
+        'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl',
+      );
+      const snap = (useIndex: boolean) =>
+        takeSnapshot({
+          env: home.env,
+          plan: 'retail',
+          providers: null,
+          sinceMs: null,
+          untilMs: null,
+          useIndex,
+          nowMs: Date.parse('2026-11-29T12:00:00Z'),
+        });
+      // Append the real session in uneven pieces, scanning in between, as a live agent would be read.
+      for (let i = 0; i < lines.length; ) {
+        const n = 1 + (i % 7);
+        appendFileSync(path, `${lines.slice(i, i + n).join('\n')}\n`);
+        i += n;
+        await snap(true);
+      }
+      const warm = await snap(true);
+      const cold = await snap(false);
+      expect(comparable(warm.document)).toEqual(comparable(cold.document));
+      const grown = warm.document.sessions.find((s) => s.id === 'grow')!;
+      expect([
+        grown.tokens.input,
+        grown.tokens.output,
+        grown.tokens.cacheRead,
+        grown.tokens.cacheWrite,
+      ]).toEqual([48, 228, 1_178_761, 64_499]);
+      expect(grown.tools).toMatchObject({ calls: 27, failed: 1 });
+    });
+
+    it('a transcript appended to while it is being read ends in the same totals as a cold read', async () => {
+      const source = corpus(
+        'claude-code',
+        'transcripts',
+        'happy-cli__400429ba-c1e1-4ef5-a7ec-fe40608df53b.trimmed.jsonl',
+      );
+      const path = home.claudeFile('-w', 'live.jsonl');
+      home.write(path, '');
+      // A separate process writes the real transcript in small pieces while scans run.
+      const writer = spawn(process.execPath, [
+        '-e',
+        `const fs=require('fs');const d=fs.readFileSync(${JSON.stringify(source)});let i=0;const t=setInterval(()=>{const n=Math.min(d.length,i+7919);fs.appendFileSync(${JSON.stringify(path)},d.subarray(i,n));i=n;if(i>=d.length){clearInterval(t)}},1);`,
+      ]);
+      const done = new Promise((r) => writer.on('close', r));
+      const snap = (useIndex: boolean) =>
+        takeSnapshot({
+          env: home.env,
+          plan: 'retail',
+          providers: null,
+          sinceMs: null,
+          untilMs: null,
+          useIndex,
+          nowMs: Date.parse('2026-11-29T12:00:00Z'),
+        });
+      let last = 0;
+      while (writer.exitCode === null) {
+        // Let the event loop see the writer's exit between scans.
+        await new Promise((r) => setTimeout(r, 5));
+        const out = (await snap(true)).document.sessions[0]?.tokens.output ?? 0;
+        expect(out).toBeGreaterThanOrEqual(last);
+        last = out;
+      }
+      await done;
+      const warm = await snap(true);
+      expect(comparable(warm.document)).toEqual(comparable((await snap(false)).document));
+      expect(warm.document.sessions[0]!.tokens.output).toBe(35_923);
+    });
+  },
+);
+
+describe('several cctops at once', () => {
+  it('three concurrent runs share one new index and all answer correctly', async () => {
+    const home = new FakeHome();
+    try {
+      for (let i = 0; i < 30; i++) {
+        home.write(
+          home.claudeFile('-w', `s${i}.jsonl`),
+          jsonl({
+            type: 'assistant',
+            sessionId: `s${i}`,
+            timestamp: '2026-11-29T10:00:00Z',
+            requestId: `r${i}`,
+            message: {
+              id: `m${i}`,
+              role: 'assistant',
+              model: 'claude-sonnet-4-5-20250929',
+              content: [],
+              usage: { input_tokens: 1, output_tokens: i },
+            },
+          }),
+        );
+      }
+      const run = () =>
+        new Promise<string>((resolve, reject) => {
+          const c = spawn(process.execPath, [join(REPO, 'dist', 'cli.js'), '--json'], {
+            env: { PATH: process.env.PATH ?? '', ...home.env },
+          });
+          let out = '';
+          c.stdout.on('data', (d) => {
+            out += d;
+          });
+          c.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+        });
+      const outs = await Promise.all([run(), run(), run()]);
+      for (const o of outs) {
+        const d = JSON.parse(o) as SessionDocument;
+        expect(d.sessions).toHaveLength(30);
+        expect(d.sessions.reduce((n, s) => n + (s.tokens.output ?? 0), 0)).toBe(435);
+      }
+    } finally {
+      home.cleanup();
+    }
+  });
+});
