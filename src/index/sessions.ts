@@ -42,7 +42,7 @@ export interface BuildOptions {
 /** A last line still without its newline this long after the file was written is a truncated file. */
 const PARTIAL_LINE_GRACE_MS = 60_000;
 
-interface Group {
+export interface Group {
   provider: ProviderId;
   id: string;
   main: ParsedFile | null;
@@ -53,7 +53,7 @@ function sessionKey(p: ParsedFile): string {
   return p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
 }
 
-function group(files: readonly ParsedFile[]): Group[] {
+export function group(files: readonly ParsedFile[]): Group[] {
   const groups = new Map<string, Group>();
   for (const p of files) {
     const id = sessionKey(p);
@@ -143,12 +143,8 @@ function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void 
   }
 }
 
-export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): SessionDocument {
-  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
-  for (const p of files) if (!p.deleted) fileProblems(p, o.nowMs, o.problems);
-
-  const groups = group(files);
-  // Deduplicate per provider, oldest file first: a replay loses to the file that had it first.
+/** Which ledger records count, per file: deduplicated per provider, oldest file first. */
+export function dedupeGroups(groups: readonly Group[]): Map<ParsedFile, Uint8Array> {
   const masks = new Map<ParsedFile, Uint8Array>();
   for (const provider of new Set(groups.map((g) => g.provider))) {
     const ordered = groups
@@ -158,6 +154,15 @@ export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): Se
     const m = dedupe(ordered.map((p) => p.result.ledger));
     for (const [i, p] of ordered.entries()) masks.set(p, m[i]!);
   }
+  return masks;
+}
+
+export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): SessionDocument {
+  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
+  for (const p of files) if (!p.deleted) fileProblems(p, o.nowMs, o.problems);
+
+  const groups = group(files);
+  const masks = dedupeGroups(groups);
 
   // Claude writes summaries into whichever file is current; they name a session by its leaf message.
   const summaries = new Map<number, string>();

@@ -12,7 +12,7 @@ import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { defaultThreads } from './pool.js';
 import { type ScanOutcome, scanFiles } from './refresh.js';
 import type { Discovery } from './scan.js';
-import { buildDocument } from './sessions.js';
+import { buildDocument, type ParsedFile } from './sessions.js';
 import { IndexStore } from './store.js';
 
 export interface SnapshotOptions {
@@ -35,6 +35,10 @@ export interface Snapshot {
   catalogue: CatalogueInfo;
   notice: string | null;
   stats: ScanOutcome['stats'];
+  /** What the document was built from, for views that go deeper into one session (the report). */
+  files: ParsedFile[];
+  book: PriceBook;
+  time: LocalTime;
 }
 
 export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
@@ -64,11 +68,13 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         added.set(k, v);
       },
     };
+    const book = new PriceBook(catalogue.digest, cache);
+    const time = new LocalTime(o.timeZone);
     const document = buildDocument(scan.files, {
       env: o.env,
       plan: o.plan,
-      book: new PriceBook(catalogue.digest, cache),
-      time: new LocalTime(o.timeZone),
+      book,
+      time,
       nowMs: o.nowMs ?? Date.now(),
       sinceMs: o.sinceMs,
       untilMs: o.untilMs,
@@ -88,6 +94,9 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       catalogue,
       notice,
       stats: scan.stats,
+      files: scan.files,
+      book,
+      time,
     };
   } finally {
     store?.close();

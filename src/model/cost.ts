@@ -76,6 +76,8 @@ export function addLedger(
   book: PriceBook,
   vendor: VendorHint,
   clock: CostClock,
+  /** Called for every counted request, for views that bucket differently (the report). */
+  each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
   const nowHour = clock.time.hourStart(clock.nowMs);
@@ -139,6 +141,7 @@ export function addLedger(
         m.usd = (m.usd ?? 0) + usd;
       }
     }
+    each?.(tsMs, model, usd, input + output + cacheRead + cw5 + cw1, (flags & FLAG.SIDECHAIN) !== 0);
     if (usd === null) continue;
     into.priced = true;
     const h = HOURS_KEPT - 1 - Math.round((nowHour - clock.time.hourStart(tsMs)) / HOUR);

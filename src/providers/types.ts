@@ -2,6 +2,7 @@
  * What every harness provider offers the scan: where its data lives, which files it sees, and how
  * to read one of them (from a byte offset, for append-only transcripts).
  */
+import type { Conversation } from '../model/conversation.js';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import type { Ledger } from '../model/ledger.js';
 import type { VendorHint } from '../model/pricing.js';
@@ -65,6 +66,20 @@ export interface Provider {
   compactRatio(env: Env): number | null;
   /** The context window of a session, from what its files and settings say. */
   contextWindow(q: WindowQuery): number | null;
+  /**
+   * The conversation of the session whose main transcript is `path`, or of one of its subagents.
+   * Absent for a harness cctop has no reader for: the caller answers `supported: false`, saying why.
+   */
+  conversation?(path: string, o: ConversationOptions): Conversation;
+  /** Why there is no conversation reader, when there is none. */
+  noConversation?: string;
+}
+
+export interface ConversationOptions {
+  /** End the window just before this turn (`?before=SEQ`). */
+  before: number | null;
+  /** A subagent's own conversation, by its agent id. */
+  agent: string | null;
 }
 
 export interface WindowQuery {

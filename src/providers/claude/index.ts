@@ -3,13 +3,24 @@
  * transcripts in `<session>/subagents/` (and the older `agent-*.jsonl` beside the main file) counted
  * toward their parent.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
+import { eachObject } from '../conversation-util.js';
 import { dirList, home, isDir, isFile, list, statOf } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
-import type { Env, ParseResult, Provider, Root, SourceFile, WindowQuery } from '../types.js';
+import type {
+  ConversationOptions,
+  Env,
+  ParseResult,
+  Provider,
+  Root,
+  SourceFile,
+  WindowQuery,
+} from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { claudeRecord } from './conversation.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
@@ -83,7 +94,12 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
 
 function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new ClaudeParser(facts, (carry as ClaudeCarry | null) ?? emptyClaudeCarry(), ledger);
+    const parser = new ClaudeParser(
+      facts,
+      (carry as ClaudeCarry | null) ?? emptyClaudeCarry(),
+      ledger,
+      file.role === 'subagent',
+    );
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });
@@ -138,6 +154,46 @@ function contextWindow(q: WindowQuery): number | null {
   return q.used !== null && q.used > window ? Math.max(LONG_WINDOW, q.used) : window;
 }
 
+/** An agent id names a file: anything but a plain token is refused rather than resolved. */
+export const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The transcripts of a session's subagents: `<session>/subagents/agent-<id>.jsonl`, or beside it. */
+export function subagentFiles(mainPath: string): { agent: string; path: string }[] {
+  const dir = dirname(mainPath);
+  const id = basename(mainPath, '.jsonl');
+  const out: { agent: string; path: string }[] = [];
+  for (const where of [join(dir, id, 'subagents')]) {
+    try {
+      for (const name of readdirSync(where)) {
+        const m = /^agent-(.+)\.jsonl$/.exec(name);
+        if (m && AGENT_ID.test(m[1]!)) out.push({ agent: m[1]!, path: join(where, name) });
+      }
+    } catch {
+      // no subagents directory
+    }
+  }
+  return out;
+}
+
+function conversation(path: string, o: ConversationOptions): Conversation {
+  let file = path;
+  if (o.agent !== null) {
+    if (!AGENT_ID.test(o.agent)) return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
+    const found = subagentFiles(path).find((s) => s.agent === o.agent) ?? null;
+    const beside = join(dirname(path), `agent-${o.agent}.jsonl`);
+    file = found?.path ?? (statSync(beside, { throwIfNoEntry: false })?.isFile() ? beside : '');
+    if (file === '') return unsupported(`this session has no subagent ${o.agent}`);
+  }
+  const sink = new TurnSink(o.before);
+  try {
+    // A subagent's own transcript is all sidechain records: those are its conversation.
+    eachObject(file, (r) => claudeRecord(sink, r, o.agent !== null));
+  } catch (err) {
+    return unsupported(`could not read the transcript: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const claude: Provider = {
   id: 'claude',
   label: 'Claude Code',
@@ -153,4 +209,5 @@ export const claude: Provider = {
     return DEFAULT_COMPACT_RATIO;
   },
   contextWindow,
+  conversation,
 };

@@ -83,10 +83,15 @@ export class ClaudeParser {
   /** `[message id, request id, ledger index]` of the newest responses, for collapsing streamed copies. */
   private recent: [number, number, number][] = [];
 
+  /**
+   * @param subagent the file is a subagent's own transcript: its sidechain records are its main
+   * thread (its first prompt names it, its last record says what it is doing).
+   */
   constructor(
     readonly facts: FileFacts,
     carry: ClaudeCarry,
     private readonly ledger: LedgerBuilder,
+    private readonly subagent = false,
   ) {
     this.pending = new Map(carry.pending);
     this.done = [...carry.done];
@@ -108,7 +113,7 @@ export class ClaudeParser {
     if (l.customTitle !== null) f.titles.custom = oneLine(l.customTitle);
     if (l.aiTitle !== null) f.titles.ai = oneLine(l.aiTitle);
     if (l.summary !== null) this.summary(l.summary.leaf, l.summary.text);
-    const main = !l.sidechain;
+    const main = this.subagent || !l.sidechain;
     if (main && l.uuid !== null && (l.type === 'user' || l.type === 'assistant')) {
       f.tailUuids.push(l.uuid);
       if (f.tailUuids.length > TAIL_UUIDS) f.tailUuids.shift();
@@ -156,7 +161,7 @@ export class ClaudeParser {
     const model = l.model ?? 'unknown';
     if (l.usage !== null && model !== '<synthetic>') {
       this.request(l, model, l.usage, l.messageId, l.requestId);
-      if (!l.sidechain) {
+      if (this.subagent || !l.sidechain) {
         this.facts.mainModel = model;
         const u = l.usage;
         this.facts.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };

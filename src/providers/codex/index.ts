@@ -2,11 +2,14 @@
  * Codex: `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/` under each Codex home.
  */
 import { join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
+import { eachObject } from '../conversation-util.js';
 import { dirList, home, isFile, list, statOf } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
-import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { CodexConversation } from './conversation.js';
 import { type CodexCarry, CodexParser, emptyCodexCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
@@ -65,6 +68,18 @@ function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   });
 }
 
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null) return unsupported('Codex records no subagents of its own in a rollout');
+  const sink = new TurnSink(o.before);
+  const reader = new CodexConversation(sink);
+  try {
+    eachObject(path, (r) => reader.record(r));
+  } catch (err) {
+    return unsupported(`could not read the transcript: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const codex: Provider = {
   id: 'codex',
   label: 'Codex',
@@ -77,4 +92,5 @@ export const codex: Provider = {
   // Codex does not write down where it auto-compacts; the window is the honest denominator.
   compactRatio: () => null,
   contextWindow: (q) => q.reportedWindow ?? q.catalogueWindow,
+  conversation,
 };

@@ -25,6 +25,8 @@ Usage:
   cctop                 the live table on a terminal (a list otherwise)
   cctop --list          every session as a table, grouped by harness
   cctop --json          the session document (docs/session-document.md)
+  cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
+  cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
   cctop doctor          where cctop looked, what it found, what it could not read
   cctop pricing update  refresh the price catalogue (the only command that uses the network)
 
@@ -85,6 +87,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       ...COMMON_FLAGS,
       list: { type: 'boolean', short: 'l' },
       json: { type: 'boolean', short: 'j' },
+      markdown: { type: 'boolean' },
+      before: { type: 'string' },
+      agent: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     });
@@ -107,6 +112,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
         if (rest.length > 0) throw new UsageError(`doctor takes no arguments (got ${rest[0]})`);
         const { doctor } = await import('./doctor.js');
         return doctor(io, await snapshot(o, io.env), o.demo ? demoEnv(io.env) : io.env);
+      }
+      case 'chat':
+      case 'report': {
+        if (rest.length > 1)
+          throw new UsageError(`${command} takes one session id or prefix (got ${rest.join(' ')})`);
+        const { sessionCommand } = await import('./session.js');
+        return await sessionCommand(io, command, rest[0] ?? null, values, await snapshot(o, io.env));
       }
       case 'pricing': {
         if (rest[0] !== 'update' || rest.length > 1) throw new UsageError('usage: cctop pricing update');

@@ -1,0 +1,212 @@
+/**
+ * Building a session's report from the same read the table uses (the index's facts and ledgers, so
+ * the money agrees to the cent) plus one full read of its transcripts for the calls and files.
+ */
+import { readFileSync } from 'node:fs';
+import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
+import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
+import type { SessionDoc } from '../model/document.js';
+import { obj, str } from '../model/json.js';
+import type { PriceBook } from '../model/pricing.js';
+import type { LocalTime } from '../model/time.js';
+import { subagentFiles } from '../providers/claude/index.js';
+import { providerById } from '../providers/index.js';
+import { readCalls } from './calls.js';
+import { MAX_SERIES_POINTS, REPORT_VERSION, type SessionReport } from './types.js';
+
+/** Rows kept in the failure, slowest and heaviest tables. */
+export const TOP_ROWS = 15;
+/** Result heads kept per failure group. */
+export const FAILURE_SAMPLES = 3;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+function thin<T>(xs: T[], max: number): T[] {
+  if (xs.length <= max) return xs;
+  const step = xs.length / max;
+  const out: T[] = [];
+  for (let i = 0; i < max; i++) out.push(xs[Math.floor(i * step)]!);
+  out[out.length - 1] = xs[xs.length - 1]!;
+  return out;
+}
+
+export interface ReportInput {
+  session: SessionDoc;
+  files: readonly ParsedFile[];
+  book: PriceBook;
+  time: LocalTime;
+  nowMs: number;
+}
+
+export function buildReport(o: ReportInput): SessionReport {
+  const s = o.session;
+  const provider = providerById(s.provider);
+  const groups = group(o.files.filter((p) => p.file.provider === s.provider));
+  const masks = dedupeGroups(groups);
+  const mine = groups.find((g) => g.id === s.id)?.files ?? [];
+  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: null, untilMs: null };
+
+  const days = new Map<number, { usd: number | null; tokens: number }>();
+  const hours = new Map<number, { usd: number | null; tokens: number }>();
+  const bucket = (
+    map: Map<number, { usd: number | null; tokens: number }>,
+    key: number,
+    usd: number | null,
+    tokens: number,
+  ) => {
+    const b = map.get(key) ?? { usd: null, tokens: 0 };
+    b.tokens += tokens;
+    if (usd !== null) b.usd = (b.usd ?? 0) + usd;
+    map.set(key, b);
+  };
+  const totals = emptyTotals();
+  for (const p of mine) {
+    addLedger(
+      totals,
+      p.result.ledger,
+      masks.get(p) ?? null,
+      o.book,
+      provider.vendor,
+      clock,
+      (ts, _model, usd, tokens) => {
+        bucket(days, o.time.dayNumber(ts), usd, tokens);
+        bucket(hours, o.time.hourStart(ts), usd, tokens);
+      },
+    );
+  }
+
+  const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
+  const subs =
+    s.provider === 'claude' && mainFile && !mainFile.deleted ? subagentFiles(mainFile.file.path) : [];
+  let log: ReturnType<typeof readCalls> = { calls: [], dropped: 0, requests: [], compactions: [] };
+  if (mainFile && !mainFile.deleted) {
+    try {
+      log = readCalls(s.provider, mainFile.file.path, subs);
+    } catch {
+      // The transcript went away between the scan and now: the report keeps what the index knows.
+    }
+  }
+
+  const failures = new Map<string, SessionReport['tools']['failures'][number]>();
+  for (const c of log.calls) {
+    if (!c.failed) continue;
+    const key = `${c.name}\u0000${c.argument}`;
+    const f = failures.get(key) ?? {
+      tool: c.name,
+      detail: c.detail,
+      argument: c.argument,
+      count: 0,
+      lastAt: null,
+      samples: [],
+    };
+    f.count++;
+    f.lastAt = iso(c.endMs ?? c.startMs) ?? f.lastAt;
+    if (c.result && f.samples.length < FAILURE_SAMPLES && !f.samples.includes(c.result))
+      f.samples.push(c.result);
+    failures.set(key, f);
+  }
+  const files = new Map<string, SessionReport['files'][number]>();
+  for (const c of log.calls) {
+    for (const f of c.files) {
+      const row = files.get(f.path) ?? { path: f.path, reads: 0, writes: 0, added: 0, removed: 0 };
+      if (f.write) {
+        row.writes++;
+        row.added += f.added;
+        row.removed += f.removed;
+      } else row.reads++;
+      files.set(f.path, row);
+    }
+  }
+
+  const subagents: SessionReport['subagents'] = [];
+  for (const p of mine.filter((x) => x.file.role === 'subagent')) {
+    const agent = /agent-(.+)\.jsonl$/.exec(p.file.path)?.[1] ?? p.file.path;
+    const t = emptyTotals();
+    addLedger(t, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
+    let type: string | null = null;
+    try {
+      type = str(
+        obj(JSON.parse(readFileSync(p.file.path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType,
+      );
+    } catch {
+      // older Claude Code writes no meta file
+    }
+    subagents.push({
+      agent,
+      type,
+      title: p.result.facts.titles.firstPrompt,
+      models: p.result.facts.models,
+      requests: t.requests,
+      tokens: t.tokens,
+      usd: t.priced ? money(t.estimatedUsd + t.reportedUsd) : null,
+      calls: Object.values(p.result.facts.tools).reduce((n, x) => n + x.calls, 0),
+    });
+  }
+
+  const byTool = Object.entries(s.tools.byTool)
+    .map(([name, t]) => ({ name, calls: t.calls, failed: t.failed ?? 0 }))
+    .sort((a, b) => b.calls - a.calls);
+
+  return {
+    version: REPORT_VERSION,
+    session: s,
+    cost: {
+      byModel: s.cost.byModel,
+      byDay: [...days.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([d, b]) => ({
+          day: new Date(d * 86_400_000).toISOString().slice(0, 10),
+          usd: b.usd === null ? null : money(b.usd),
+          tokens: b.tokens,
+        })),
+      byHour: [...hours.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([h, b]) => ({
+          hour: new Date(h).toISOString(),
+          usd: b.usd === null ? null : money(b.usd),
+          tokens: b.tokens,
+        })),
+    },
+    context: {
+      used: s.context.used,
+      window: s.context.window,
+      compactAt: s.context.compactAt,
+      compactions: log.compactions.map(iso),
+      series: thin(log.requests, MAX_SERIES_POINTS).map((r) => ({ at: iso(r.ms), prompt: r.prompt })),
+    },
+    tools: {
+      calls: s.tools.calls,
+      failed: s.tools.failed,
+      byTool,
+      failures: [...failures.values()].sort((a, b) => b.count - a.count).slice(0, TOP_ROWS),
+      slowest: log.calls
+        .filter((c) => c.startMs !== null && c.endMs !== null)
+        .map((c) => ({
+          tool: c.name,
+          detail: c.detail,
+          ms: c.endMs! - c.startMs!,
+          at: iso(c.startMs),
+          origin: c.origin,
+        }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, TOP_ROWS),
+      heaviest: log.calls
+        .filter((c) => c.growth !== null && c.growth > 0)
+        .map((c) => ({
+          tool: c.name,
+          detail: c.detail,
+          growth: c.growth!,
+          shared: c.shared,
+          at: iso(c.startMs),
+        }))
+        .sort((a, b) => b.growth - a.growth)
+        .slice(0, TOP_ROWS),
+      dropped: log.dropped,
+    },
+    files: [...files.values()].sort(
+      (a, b) => b.writes - a.writes || b.reads - a.reads || (a.path < b.path ? -1 : 1),
+    ),
+    subagents,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The commands about one session (`chat`, `report`): find it from an id or a unique prefix, then
+ * read what was asked. An unknown or ambiguous id lists candidates and exits 2.
+ */
+import { findSession } from '../../index/find.js';
+import type { Snapshot } from '../../index/snapshot.js';
+import type { Conversation } from '../../model/conversation.js';
+import { unsupported } from '../../model/conversation.js';
+import { providerById } from '../../providers/index.js';
+import { buildReport } from '../../report/build.js';
+import { renderChat, renderMarkdown } from './chat.js';
+import { paint } from './color.js';
+import { ago } from './format.js';
+import { label } from './list.js';
+import type { Io } from './main.js';
+import { UsageError } from './options.js';
+import { renderReport } from './report.js';
+
+export async function sessionCommand(
+  io: Io,
+  command: 'chat' | 'report',
+  query: string | null,
+  values: Record<string, unknown>,
+  snap: Snapshot,
+): Promise<number> {
+  const found = findSession(snap.document, query);
+  if (found.kind === 'none') {
+    io.err(
+      query === null
+        ? 'cctop: no sessions found'
+        : `cctop: no session matches "${query}" (cctop --list shows them)`,
+    );
+    return 2;
+  }
+  if (found.kind === 'many') {
+    io.err(
+      `cctop: "${query}" matches ${found.candidates.length === 10 ? 'at least ' : ''}${found.candidates.length} sessions; give more of the id:`,
+    );
+    for (const s of found.candidates)
+      io.err(
+        `  ${s.provider.padEnd(7)} ${s.id}  ${ago(s.lastActiveAt ? Date.parse(s.lastActiveAt) : null, Date.now()).padStart(4)}  ${label(s)}`,
+      );
+    return 2;
+  }
+  const s = found.session;
+  const p = paint(io.isTty, io.env);
+  const columns = io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
+  if (command === 'report') {
+    const report = buildReport({
+      session: s,
+      files: snap.files,
+      book: snap.book,
+      time: snap.time,
+      nowMs: Date.now(),
+    });
+    if (values.json) io.out(JSON.stringify(report));
+    else for (const line of renderReport(report, p, columns)) io.out(line);
+    return 0;
+  }
+  let before: number | null = null;
+  if (typeof values.before === 'string') {
+    before = Number(values.before);
+    if (!Number.isInteger(before) || before < 0)
+      throw new UsageError(`--before ${values.before}: expected a turn number`);
+  }
+  const agent = typeof values.agent === 'string' ? values.agent : null;
+  const provider = providerById(s.provider);
+  let c: Conversation;
+  if (s.deleted)
+    c = unsupported(
+      'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
+    );
+  else if (provider.conversation) c = provider.conversation(s.file, { before, agent });
+  else
+    c = unsupported(provider.noConversation ?? `cctop has no conversation reader for ${provider.label} yet`);
+  if (values.json) io.out(JSON.stringify({ session: s.id, provider: s.provider, ...c }));
+  else if (values.markdown) io.out(renderMarkdown(s, c));
+  else for (const line of renderChat(s, c, p, columns)) io.out(line);
+  return 0;
+}
