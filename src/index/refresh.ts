@@ -31,13 +31,20 @@ export interface ScanOptions {
   /** The open index, or null for a cold scan that neither reads nor writes it (`--no-cache`). */
   store: IndexStore | null;
   threads: number;
+  /**
+   * What a long-running cctop already holds from its last pass: used instead of loading the index,
+   * which is then only written to (so other cctops see the new bytes too).
+   */
+  known?: Map<string, StoredFile>;
 }
 
 export interface ScanOutcome {
   discovery: Discovery;
   files: ParsedFile[];
   problems: ProblemLog;
-  stats: { reused: number; tailed: number; read: number; deleted: number; bytesRead: number };
+  stats: { reused: number; tailed: number; read: number; deleted: number; bytesRead: number; gone: number };
+  /** Every file known after this pass, for the next one. */
+  known: Map<string, StoredFile>;
 }
 
 /** Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0. */
@@ -81,13 +88,17 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
   const providers: Provider[] = chosenProviders(o.providers);
   const byId = new Map(providers.map((p) => [p.id, p]));
   const discovery = discoverAll(o.env, providers, problems);
-  const stats = { reused: 0, tailed: 0, read: 0, deleted: 0, bytesRead: 0 };
+  const stats = { reused: 0, tailed: 0, read: 0, deleted: 0, bytesRead: 0, gone: 0 };
 
   const store = o.store;
   {
     const roots = [...new Set(discovery.roots.map((r) => r.path))];
-    const stored = new Map<string, StoredFile>();
-    for (const row of store?.load(roots) ?? []) stored.set(row.path, row);
+    let stored = o.known;
+    if (stored === undefined) {
+      stored = new Map<string, StoredFile>();
+      for (const row of store?.load(roots) ?? []) stored.set(row.path, row);
+    }
+    const known = new Map<string, StoredFile>();
 
     const out: ParsedFile[] = [];
     const tasks: ParseTask[] = [];
@@ -102,6 +113,7 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         row.provider === f.provider;
       if (current && unchanged(f, row.result)) {
         out.push({ file: f, result: row.result });
+        known.set(f.path, row);
         stats.reused++;
         continue;
       }
@@ -114,10 +126,10 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         f.size >= row.result.offset &&
         row.result.offset > 0 &&
         tailHashOrNull(f.path, row.result.offset) === row.tailHash;
-      tasks.push({
-        file: f,
-        previous: tailable ? { ...row.result, carry: store?.carryOf(f.path) ?? null } : null,
-      });
+      // Rows loaded from the index leave their carried state behind until it is needed: now. A file
+      // this process read itself still holds it.
+      const carry = tailable ? (row.result.carry ?? store?.carryOf(f.path) ?? null) : null;
+      tasks.push({ file: f, previous: tailable ? { ...row.result, carry } : null });
       if (tailable) stats.tailed++;
       else stats.read++;
       stats.bytesRead += f.size - (tailable ? row.result.offset : 0);
@@ -129,13 +141,20 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       if (result === null) return;
       const file = tasks[i]!.file;
       out.push({ file, result });
-      if (store)
-        fresh.push({
-          file,
-          parser: parserVersion(file.provider),
-          tailHash: tailHashOrNull(file.path, result.offset),
-          result,
-        });
+      const parser = parserVersion(file.provider);
+      const tailHash = tailHashOrNull(file.path, result.offset);
+      fresh.push({ file, parser, tailHash, result });
+      known.set(file.path, {
+        path: file.path,
+        provider: file.provider,
+        root: file.root,
+        sessionHint: file.sessionHint,
+        role: file.role,
+        parser,
+        tailHash,
+        deleted: false,
+        result,
+      });
     });
 
     const gone: string[] = [];
@@ -143,8 +162,10 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       if (seen.has(row.path) || !byId.has(row.provider)) continue;
       if (!row.deleted) gone.push(row.path);
       out.push(asParsed(row, true));
+      known.set(row.path, { ...row, deleted: true });
       stats.deleted++;
     }
+    stats.gone = gone.length;
     if (store && (fresh.length > 0 || gone.length > 0)) {
       try {
         store.save(fresh, gone);
@@ -158,7 +179,7 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         });
       }
     }
-    return { discovery, files: out, problems, stats };
+    return { discovery, files: out, problems, stats, known };
   }
 }
 

@@ -157,7 +157,187 @@ export function dedupeGroups(groups: readonly Group[]): Map<ParsedFile, Uint8Arr
   return masks;
 }
 
-export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): SessionDocument {
+/**
+ * Built sessions kept between refreshes of a long-running cctop: a session whose files, dedupe
+ * outcome and clock hour are what they were is not built again, only its state is re-read (a working
+ * session lapses to idle with time alone).
+ */
+export type SessionCache = Map<
+  string,
+  { signature: string; doc: SessionDoc; unpriced: [string, number][]; live: LiveInputs }
+>;
+
+interface LiveInputs {
+  signal: FileFacts['live'];
+  mtime: number;
+  lastMs: number | null;
+}
+
+/** A cheap fingerprint of which records of a file count. */
+function maskHash(mask: Uint8Array | undefined): number {
+  if (!mask) return -1;
+  let h = mask.length;
+  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) h = (Math.imul(h, 31) + i) | 0;
+  return h;
+}
+
+interface BuildContext {
+  o: BuildOptions;
+  clock: CostClock;
+  masks: Map<ParsedFile, Uint8Array>;
+  summaries: Map<number, string>;
+}
+
+/** One session's document, or null when `--since`/`--until` leave nothing of it. */
+function buildSession(
+  g: Group,
+  x: BuildContext,
+): { doc: SessionDoc; unpriced: [string, number][]; live: LiveInputs } | null {
+  const { o, clock, masks, summaries } = x;
+  const provider = providerById(g.provider);
+  const main = g.main ?? g.files[0]!;
+  const f: FileFacts = main.result.facts;
+  const totals: Totals = emptyTotals();
+  for (const p of g.files)
+    addLedger(totals, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
+
+  let firstMs = Number.POSITIVE_INFINITY;
+  let lastMs = Number.NEGATIVE_INFINITY;
+  let mtime = 0;
+  for (const p of g.files) {
+    firstMs = Math.min(firstMs, p.result.facts.firstMs ?? Number.POSITIVE_INFINITY);
+    lastMs = Math.max(lastMs, p.result.facts.lastMs ?? Number.NEGATIVE_INFINITY);
+    mtime = Math.max(mtime, p.result.mtimeMs);
+  }
+  if (
+    o.sinceMs !== null &&
+    (lastMs === Number.NEGATIVE_INFINITY || lastMs < o.sinceMs) &&
+    totals.requests === 0
+  )
+    return null;
+  if (o.untilMs !== null && firstMs !== Number.POSITIVE_INFINITY && firstMs >= o.untilMs) return null;
+
+  const unpriced: [string, number][] = [];
+  const byModel: ModelCost[] = [...totals.byModel.entries()].map(([model, m]) => ({
+    model,
+    tokens: m.tokens,
+    usd: m.usd === null && m.reportedUsd === 0 ? null : money((m.usd ?? 0) + m.reportedUsd),
+    requests: m.requests,
+  }));
+  for (const m of byModel) {
+    if (m.usd !== null) continue;
+    const t = m.tokens;
+    unpriced.push([m.model, (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0)]);
+  }
+  const usd = totals.priced ? money(totals.estimatedUsd + totals.reportedUsd) : null;
+  const source =
+    usd === null
+      ? null
+      : totals.reportedUsd > 0 && totals.estimatedUsd > 0
+        ? 'mixed'
+        : totals.reportedUsd > 0
+          ? 'reported'
+          : 'estimated';
+
+  const model = f.mainModel ?? g.files.find((p) => p.result.facts.mainModel)?.result.facts.mainModel ?? null;
+  const models = [...new Set(g.files.flatMap((p) => p.result.facts.models))];
+  const used = f.context?.prompt ?? null;
+  const catalogue = model ? o.book.lookup(model, provider.vendor) : null;
+  const window = provider.contextWindow({
+    model,
+    used,
+    reportedWindow: f.reportedWindow,
+    catalogueWindow: catalogue?.kind === 'priced' ? catalogue.pricing.contextWindow : null,
+    cwd: f.cwd,
+    root: main.file.root,
+  });
+  const ratio = provider.compactRatio(o.env);
+  const compactAt = window === null ? null : ratio === null ? window : Math.round(window * ratio);
+  const summary = summaryOf(g, summaries);
+  const hourStart = o.time.hourStart(o.nowMs) - 47 * 3_600_000;
+  const dayStart = o.time.dayNumber(o.nowMs) - 30;
+  const included = o.plan === 'included' || (o.plan === 'max' && provider.bundledUnderMax);
+  const last = Number.isFinite(lastMs) ? lastMs : null;
+
+  const doc: SessionDoc = {
+    provider: g.provider,
+    id: g.id,
+    file: main.file.path,
+    deleted: g.files.every((p) => p.deleted === true),
+    subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
+    project: f.cwd,
+    title: f.titles.custom ?? f.titles.ai ?? summary ?? f.titles.firstPrompt,
+    branch: f.gitBranch,
+    model,
+    models,
+    reasoningEffort: f.reasoningEffort,
+    permissionMode: f.permissionMode,
+    startedAt: iso(Number.isFinite(firstMs) ? firstMs : null),
+    lastActiveAt: iso(last),
+    state: stateNow(f.live, mtime, last, o.nowMs),
+    stateDetail: f.live?.detail ?? null,
+    running: null,
+    tokens: totals.tokens,
+    requests: totals.requests,
+    cost: {
+      usd,
+      source,
+      included: included && usd !== null,
+      unpriced: unpriced.map(([m]) => m),
+      byModel,
+      byHour:
+        usd === null
+          ? null
+          : { start: new Date(hourStart).toISOString(), usd: [...totals.byHour].map(money) },
+      byDay: usd === null ? null : { start: dayKey(dayStart), usd: [...totals.byDay].map(money) },
+    },
+    context: { used, window, compactAt },
+    tools: mergeTools(g.files),
+    lines: {
+      added: sumNullable(g.files.map((p) => p.result.facts.linesAdded)),
+      removed: sumNullable(g.files.map((p) => p.result.facts.linesRemoved)),
+    },
+    compactions: f.compactions,
+    aborts: f.aborts,
+    rateLimits: f.rateLimits,
+  };
+  return { doc, unpriced, live: { signal: f.live, mtime, lastMs: last } };
+}
+
+function summaryOf(g: Group, summaries: Map<number, string>): string | null {
+  if (summaries.size === 0) return null;
+  for (const p of g.files) {
+    for (const u of p.result.facts.tailUuids) {
+      const s = summaries.get(u);
+      if (s !== undefined) return s;
+    }
+  }
+  return null;
+}
+
+/**
+ * The same document a moment later, when no file changed: only the states move (a working session
+ * lapses to idle with time alone). Cheap enough to run on every refresh.
+ */
+export function restate(doc: SessionDocument, cache: SessionCache, nowMs: number): SessionDocument {
+  let changed = false;
+  const sessions = doc.sessions.map((s) => {
+    if (s.state !== 'working') return s;
+    const hit = cache.get(`${s.provider}\u0000${s.id}`);
+    if (!hit) return s;
+    const state = stateNow(hit.live.signal, hit.live.mtime, hit.live.lastMs, nowMs);
+    if (state === s.state) return s;
+    changed = true;
+    return { ...s, state };
+  });
+  return { ...doc, generatedAt: new Date(nowMs).toISOString(), sessions: changed ? sessions : doc.sessions };
+}
+
+export function buildDocument(
+  files: readonly ParsedFile[],
+  o: BuildOptions,
+  cache?: SessionCache,
+): SessionDocument {
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
   for (const p of files) if (!p.deleted) fileProblems(p, o.nowMs, o.problems);
 
@@ -170,122 +350,41 @@ export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): Se
     for (const [leaf, text] of p.result.facts.titles.summaries) summaries.set(leaf, text);
   }
 
+  const x: BuildContext = { o, clock, masks, summaries };
+  // What a cached session must still match: the hour (spend windows move with it) and the options.
+  const epoch = `${o.time.hourStart(o.nowMs)}|${o.plan}|${o.sinceMs}|${o.untilMs}|${o.time.timeZone}`;
   const unpriced = new Map<string, number>();
   const sessions: SessionDoc[] = [];
+  const live = new Set<string>();
   for (const g of groups) {
-    const provider = providerById(g.provider);
-    const main = g.main ?? g.files[0]!;
-    const f: FileFacts = main.result.facts;
-    const totals: Totals = emptyTotals();
-    for (const p of g.files)
-      addLedger(totals, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
-
-    const firstMs = Math.min(...g.files.map((p) => p.result.facts.firstMs ?? Number.POSITIVE_INFINITY));
-    const lastMs = Math.max(...g.files.map((p) => p.result.facts.lastMs ?? Number.NEGATIVE_INFINITY));
-    if (
-      o.sinceMs !== null &&
-      (lastMs === Number.NEGATIVE_INFINITY || lastMs < o.sinceMs) &&
-      totals.requests === 0
-    )
-      continue;
-    if (o.untilMs !== null && firstMs !== Number.POSITIVE_INFINITY && firstMs >= o.untilMs) continue;
-
-    const byModel: ModelCost[] = [...totals.byModel.entries()].map(([model, m]) => ({
-      model,
-      tokens: m.tokens,
-      usd: m.usd === null && m.reportedUsd === 0 ? null : money((m.usd ?? 0) + m.reportedUsd),
-      requests: m.requests,
-    }));
-    const unpricedHere = byModel.filter((m) => m.usd === null).map((m) => m.model);
-    for (const m of byModel) {
-      if (m.usd === null) {
-        const t = m.tokens;
-        unpriced.set(
-          m.model,
-          (unpriced.get(m.model) ?? 0) +
-            (t.input ?? 0) +
-            (t.output ?? 0) +
-            (t.cacheRead ?? 0) +
-            (t.cacheWrite ?? 0),
-        );
+    const key = `${g.provider}\u0000${g.id}`;
+    live.add(key);
+    let built: ReturnType<typeof buildSession> = null;
+    let signature = '';
+    if (cache) {
+      signature = `${epoch}|${summaryOf(g, summaries) ?? ''}|${g.files
+        .map(
+          (p) =>
+            `${p.file.path}:${p.result.size}:${p.result.mtimeMs}:${p.result.offset}:${p.deleted === true}:${maskHash(masks.get(p))}`,
+        )
+        .join('|')}`;
+      const hit = cache.get(key);
+      if (hit && hit.signature === signature) {
+        const state = stateNow(hit.live.signal, hit.live.mtime, hit.live.lastMs, o.nowMs);
+        built = {
+          doc: state === hit.doc.state ? hit.doc : { ...hit.doc, state },
+          unpriced: hit.unpriced,
+          live: hit.live,
+        };
       }
     }
-    const usd = totals.priced ? money(totals.estimatedUsd + totals.reportedUsd) : null;
-    const source =
-      usd === null
-        ? null
-        : totals.reportedUsd > 0 && totals.estimatedUsd > 0
-          ? 'mixed'
-          : totals.reportedUsd > 0
-            ? 'reported'
-            : 'estimated';
-
-    const model =
-      f.mainModel ?? g.files.find((p) => p.result.facts.mainModel)?.result.facts.mainModel ?? null;
-    const models = [...new Set(g.files.flatMap((p) => p.result.facts.models))];
-    const used = f.context?.prompt ?? null;
-    const catalogue = model ? o.book.lookup(model, provider.vendor) : null;
-    const window = provider.contextWindow({
-      model,
-      used,
-      reportedWindow: f.reportedWindow,
-      catalogueWindow: catalogue?.kind === 'priced' ? catalogue.pricing.contextWindow : null,
-      cwd: f.cwd,
-      root: main.file.root,
-    });
-    const ratio = provider.compactRatio(o.env);
-    const compactAt = window === null ? null : ratio === null ? window : Math.round(window * ratio);
-
-    const tail = g.files.flatMap((p) => p.result.facts.tailUuids);
-    const summary = tail.map((u) => summaries.get(u)).find((s) => s !== undefined) ?? null;
-    const mtime = Math.max(...g.files.map((p) => p.result.mtimeMs));
-    const hourStart = o.time.hourStart(o.nowMs) - 47 * 3_600_000;
-    const dayStart = o.time.dayNumber(o.nowMs) - 30;
-    const included = o.plan === 'included' || (o.plan === 'max' && provider.bundledUnderMax);
-
-    sessions.push({
-      provider: g.provider,
-      id: g.id,
-      file: main.file.path,
-      deleted: g.files.every((p) => p.deleted === true),
-      subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
-      project: f.cwd,
-      title: f.titles.custom ?? f.titles.ai ?? summary ?? f.titles.firstPrompt,
-      branch: f.gitBranch,
-      model,
-      models,
-      reasoningEffort: f.reasoningEffort,
-      permissionMode: f.permissionMode,
-      startedAt: iso(Number.isFinite(firstMs) ? firstMs : null),
-      lastActiveAt: iso(Number.isFinite(lastMs) ? lastMs : null),
-      state: stateNow(f.live, mtime, Number.isFinite(lastMs) ? lastMs : null, o.nowMs),
-      stateDetail: f.live?.detail ?? null,
-      running: null,
-      tokens: totals.tokens,
-      requests: totals.requests,
-      cost: {
-        usd,
-        source,
-        included: included && usd !== null,
-        unpriced: unpricedHere,
-        byModel,
-        byHour:
-          usd === null
-            ? null
-            : { start: new Date(hourStart).toISOString(), usd: [...totals.byHour].map(money) },
-        byDay: usd === null ? null : { start: dayKey(dayStart), usd: [...totals.byDay].map(money) },
-      },
-      context: { used, window, compactAt },
-      tools: mergeTools(g.files),
-      lines: {
-        added: sumNullable(g.files.map((p) => p.result.facts.linesAdded)),
-        removed: sumNullable(g.files.map((p) => p.result.facts.linesRemoved)),
-      },
-      compactions: f.compactions,
-      aborts: f.aborts,
-      rateLimits: f.rateLimits,
-    });
+    built ??= buildSession(g, x);
+    if (built === null) continue;
+    if (cache) cache.set(key, { signature, ...built });
+    sessions.push(built.doc);
+    for (const [model, tokens] of built.unpriced) unpriced.set(model, (unpriced.get(model) ?? 0) + tokens);
   }
+  if (cache) for (const key of cache.keys()) if (!live.has(key)) cache.delete(key);
 
   for (const [model, tokens] of unpriced) {
     o.problems.add({
@@ -296,9 +395,13 @@ export function buildDocument(files: readonly ParsedFile[], o: BuildOptions): Se
     });
   }
 
-  sessions.sort(
-    (a, b) => (b.lastActiveAt ?? '').localeCompare(a.lastActiveAt ?? '') || a.id.localeCompare(b.id),
-  );
+  // Plain comparisons: ISO timestamps and ids sort correctly by code unit, and localeCompare is slow.
+  sessions.sort((a, b) => {
+    const p = a.lastActiveAt ?? '';
+    const q = b.lastActiveAt ?? '';
+    if (p !== q) return p < q ? 1 : -1;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  });
   return {
     version: DOCUMENT_VERSION,
     generatedAt: new Date(o.nowMs).toISOString(),

@@ -1,0 +1,194 @@
+/**
+ * The live picture a long-running cctop keeps (the terminal table, `serve`): every few seconds it
+ * re-stats the transcripts, reads only what changed, and rebuilds only the sessions whose files or
+ * spend windows moved. A refresh with nothing changed costs a stat per file and a glance at the
+ * working sessions' clocks.
+ *
+ * The first picture comes straight from the index, before any transcript is read, so a view can draw
+ * at once and fill in; the index is written as files are read, so other cctops benefit.
+ *
+ * Not here: drawing anything, or processes (see `processes.ts`).
+ */
+import { EventEmitter } from 'node:events';
+import { loadCatalogue } from '../index/catalogue.js';
+import { findSession } from '../index/find.js';
+import { defaultThreads } from '../index/pool.js';
+import { scanFiles } from '../index/refresh.js';
+import type { Discovery } from '../index/scan.js';
+import { buildDocument, type ParsedFile, restate, type SessionCache } from '../index/sessions.js';
+import { IndexStore, type StoredFile } from '../index/store.js';
+import type { Conversation } from '../model/conversation.js';
+import { unsupported } from '../model/conversation.js';
+import type { Plan, SessionDoc, SessionDocument } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
+import { PriceBook, type PriceCache } from '../model/pricing.js';
+import { LocalTime } from '../model/time.js';
+import { cacheDir } from '../paths.js';
+import { providerById } from '../providers/index.js';
+import type { Env } from '../providers/types.js';
+import { buildReport } from '../report/build.js';
+import type { SessionReport } from '../report/types.js';
+
+/** The shortest refresh interval accepted: below this a refresh could not finish before the next. */
+export const MIN_DELAY_MS = 500;
+
+export interface LiveOptions {
+  env: Env;
+  plan: Plan;
+  providers: readonly ProviderId[] | null;
+  timeZone?: string;
+  threads?: number;
+  /** false: never touch the index (tests, `--no-cache`). */
+  useIndex?: boolean;
+  delayMs: number;
+  /** Fills in what the files cannot say (the live process of each session); may mutate. */
+  annotate?: (doc: SessionDocument) => void;
+  /** For tests: the clock. */
+  now?: () => number;
+}
+
+export interface LiveEvents {
+  update: [SessionDocument];
+  error: [Error];
+}
+
+export class LiveSessions extends EventEmitter<LiveEvents> {
+  document: SessionDocument | null = null;
+  discovery: Discovery | null = null;
+  files: ParsedFile[] = [];
+  /** Bumped every time the document changes in a way a view should redraw for. */
+  version = 0;
+  private known: Map<string, StoredFile> | undefined;
+  private readonly cache: SessionCache = new Map();
+  private readonly book: PriceBook;
+  private readonly time: LocalTime;
+  private readonly prices = new Map<string, string>();
+  private builtHour = Number.NaN;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<SessionDocument> | null = null;
+  private stopped = false;
+
+  constructor(private readonly o: LiveOptions) {
+    super();
+    this.time = new LocalTime(o.timeZone);
+    const catalogue = loadCatalogue(o.env);
+    const cache: PriceCache = { get: (k) => this.prices.get(k), set: (k, v) => void this.prices.set(k, v) };
+    this.book = new PriceBook(catalogue.digest, cache);
+  }
+
+  private now(): number {
+    return this.o.now?.() ?? Date.now();
+  }
+
+  /** Run `use` with the index open (or without one), closing it once `use` has finished. */
+  private async withStore<T>(use: (store: IndexStore | null) => Promise<T>): Promise<T> {
+    if (this.o.useIndex === false) return use(null);
+    const opened = IndexStore.open(cacheDir(this.o.env));
+    if (opened.kind !== 'open') return use(null);
+    try {
+      if (this.prices.size === 0) for (const [k, v] of opened.store.loadPrices()) this.prices.set(k, v);
+      return await use(opened.store);
+    } finally {
+      opened.store.close();
+    }
+  }
+
+  /** One pass: read what changed and rebuild what it touched. Concurrent calls share one pass. */
+  refresh(): Promise<SessionDocument> {
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<SessionDocument> {
+    const nowMs = this.now();
+    const scan = await this.withStore((store) =>
+      scanFiles({
+        env: this.o.env,
+        providers: this.o.providers,
+        sinceMs: null,
+        store,
+        threads: this.o.threads ?? defaultThreads(),
+        known: this.known,
+      }),
+    );
+    this.known = scan.known;
+    this.discovery = scan.discovery;
+    this.files = scan.files;
+    const hour = this.time.hourStart(nowMs);
+    const changed =
+      this.document === null ||
+      scan.stats.tailed + scan.stats.read + scan.stats.gone > 0 ||
+      hour !== this.builtHour;
+    let doc: SessionDocument;
+    if (changed) {
+      doc = buildDocument(
+        scan.files,
+        {
+          env: this.o.env,
+          plan: this.o.plan,
+          book: this.book,
+          time: this.time,
+          nowMs,
+          sinceMs: null,
+          untilMs: null,
+          problems: scan.problems,
+        },
+        this.cache,
+      );
+      this.builtHour = hour;
+    } else doc = restate(this.document!, this.cache, nowMs);
+    this.o.annotate?.(doc);
+    const moved = changed || doc.sessions !== this.document?.sessions;
+    this.document = doc;
+    if (moved) {
+      this.version++;
+      this.emit('update', doc);
+    }
+    return doc;
+  }
+
+  /** Refresh now and then every `delayMs` after each pass ends, until `stop()`. */
+  start(): void {
+    this.stopped = false;
+    const tick = async () => {
+      try {
+        await this.refresh();
+      } catch (err) {
+        this.emit('error', err as Error);
+      }
+      if (!this.stopped) this.timer = setTimeout(tick, Math.max(MIN_DELAY_MS, this.o.delayMs));
+    };
+    void tick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  session(query: string): SessionDoc | null {
+    if (!this.document) return null;
+    const found = findSession(this.document, query);
+    return found.kind === 'one' ? found.session : null;
+  }
+
+  conversation(session: SessionDoc, o: { before: number | null; agent: string | null }): Conversation {
+    const provider = providerById(session.provider);
+    if (session.deleted)
+      return unsupported(
+        'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
+      );
+    if (!provider.conversation)
+      return unsupported(
+        provider.noConversation ?? `cctop has no conversation reader for ${provider.label} yet`,
+      );
+    return provider.conversation(session.file, o);
+  }
+
+  report(session: SessionDoc): SessionReport {
+    return buildReport({ session, files: this.files, book: this.book, time: this.time, nowMs: this.now() });
+  }
+}
