@@ -1,0 +1,198 @@
+/**
+ * Codex, headless: `codex exec --json`.
+ *
+ * Shapes verified against codex-cli 0.145.0 by the reference driver and replayed here from real
+ * 0.46.0 captures: `thread.started` opens with `thread_id`; every item arrives as `item.started`
+ * (in progress, empty output) and then `item.completed`; `turn.completed` carries the turn's usage;
+ * `turn.failed` carries the upstream error, double-encoded, with exit code 0.
+ *
+ * Deliberately unknown: the context size. `turn.completed` sums every request the turn made, so a
+ * turn with one tool call counts the conversation twice; reporting that sum as the context would
+ * be the exact mistake the Claude reader refuses to make. Codex reports no usage mid-turn either,
+ * so it never emits `usage` events. Mid-run input and approvals need `codex app-server`, which this
+ * driver does not speak.
+ */
+import { count, type JsonObject, obj, str } from '../../model/json.js';
+import { emptyUsage, type Usage } from '../../model/usage.js';
+import { boundText, usableId } from '../bounds.js';
+import type { Event } from '../events.js';
+import type { Dialect, ParseState, Terminal } from '../parser.js';
+import { type Plan, withSystem } from '../request.js';
+import { type AgentSpec, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
+
+const TOOL_ITEMS = new Set(['command_execution', 'mcp_tool_call', 'file_change', 'web_search']);
+
+/**
+ * Codex forwards an upstream failure verbatim, so `turn.failed` carries
+ * `{"type":"error","status":400,"error":{"message":"…"}}` as a string. The caller wants the sentence
+ * and the status, not an envelope of JSON; anything not of that shape passes through untouched.
+ */
+export function unwrapErrorBody(message: string): { status: number | null; message: string } {
+  let body: JsonObject | null = null;
+  try {
+    body = obj(JSON.parse(message));
+  } catch {
+    body = null;
+  }
+  if (body === null) return { status: null, message };
+  const status = count(body.status);
+  const inner = str(obj(body.error)?.message);
+  return { status: status !== null && Number.isInteger(status) ? status : null, message: inner ?? message };
+}
+
+function turnUsage(v: unknown): Usage {
+  const u = obj(v);
+  const prompt = count(u?.input_tokens);
+  const cached = count(u?.cached_input_tokens);
+  return {
+    ...emptyUsage(),
+    // Codex counts its prompt whole with the cached part inside (input rose 15342 -> 30703 while
+    // cached rose 13056 -> 28160 across two short turns); subtracting makes `input` mean uncached
+    // input, as it does for Claude.
+    input: prompt !== null && cached !== null ? Math.max(0, prompt - cached) : prompt,
+    output: count(u?.output_tokens),
+    cacheRead: cached,
+    cacheWrite: count(u?.cache_write_input_tokens),
+    reasoning: count(u?.reasoning_output_tokens),
+    // contextTokens stays null: see the module comment. Codex prices nothing, so no cost either.
+  };
+}
+
+/** A tool item's arguments in whatever shape that item uses. */
+function toolInput(item: JsonObject, type: string): unknown {
+  if (type === 'command_execution') return { command: item.command ?? null };
+  if (type === 'mcp_tool_call') return item.arguments ?? null;
+  // `file_change` has `changes`, `web_search` a `query`: no single argument field, so the item stands in.
+  return item;
+}
+
+function item(r: JsonObject, s: ParseState): Event[] {
+  const it = obj(r.item);
+  if (it === null) return [];
+  const type = str(it.type) ?? '';
+  const id = str(it.id);
+  const done = r.type === 'item.completed';
+  switch (type) {
+    case 'agent_message': {
+      if (!done) return [];
+      const text = str(it.text) ?? '';
+      // A turn can hold several messages; the last one to settle is the answer.
+      s.terminal.text = text;
+      return [{ kind: 'text', text }];
+    }
+    case 'reasoning': {
+      const text = str(it.text);
+      return done && text !== null ? [{ kind: 'thinking', text }] : [];
+    }
+    default: {
+      if (!TOOL_ITEMS.has(type)) return [];
+      const out: Event[] = [];
+      const name = str(it.tool) ?? type;
+      // Each item is reported at least twice; announce the call on first sighting only. An item the
+      // pending map could not hold (its budget spent) is announced again on completion: a deliberate
+      // limit, since the alternative is an unbounded map of everything ever seen.
+      const first = id === null || !s.tools.has(id);
+      if (first) {
+        if (id !== null && !done) s.tools.remember(id, name);
+        out.push({ kind: 'tool_call', id, name, input: toolInput(it, type) });
+      }
+      // Only the finished record has real output; the in-progress one has "" and a null exit code.
+      if (done) {
+        if (id !== null) s.tools.forget(id);
+        const code = it.exit_code;
+        out.push({
+          kind: 'tool_result',
+          id,
+          ok: typeof code === 'number' ? code === 0 : null,
+          output: str(it.aggregated_output) ?? '',
+        });
+      }
+      return out;
+    }
+  }
+}
+
+export const codexDialect: Dialect = {
+  recognizes: (type) => type.startsWith('thread.') || type.startsWith('turn.') || type.startsWith('item.'),
+  modelOf: () => null,
+  read(r, s) {
+    const tid = str(r.thread_id);
+    if (tid !== null && usableId(tid)) s.terminal.session ??= tid;
+    const t = s.terminal;
+    switch (str(r.type)) {
+      case 'turn.completed':
+        s.seen.turns++;
+        t.usage = turnUsage(r.usage);
+        return [];
+      case 'turn.failed': {
+        s.seen.turns++;
+        t.stop = { kind: 'error' };
+        const message = str(obj(r.error)?.message);
+        if (message !== null) {
+          const unwrapped = unwrapErrorBody(message);
+          t.errorStatus = unwrapped.status;
+          t.errorMessage = boundText(unwrapped.message);
+        }
+        return [];
+      }
+      case 'item.started':
+      case 'item.updated':
+      case 'item.completed':
+        return item(r, s);
+      default:
+        return [];
+    }
+  },
+};
+
+function invocation(plan: Plan, schemaFile: string | null): Invocation {
+  const args = ['exec'];
+  const session = plan.session;
+  if (session.kind === 'resume') args.push('resume', session.id);
+  args.push('--skip-git-repo-check');
+  if (plan.permission === 'bypass') args.push('--dangerously-bypass-approvals-and-sandbox');
+  else {
+    const mode =
+      plan.permission === 'read-only' || plan.permission === 'plan' ? 'read-only' : 'workspace-write';
+    // `exec resume` takes no --sandbox flag; the same setting goes in as configuration.
+    if (session.kind === 'resume') args.push('-c', `sandbox_mode="${mode}"`);
+    else args.push('--sandbox', mode);
+  }
+  if (plan.model !== null) args.push('--model', plan.model);
+  if (plan.effort !== null) args.push('-c', `model_reasoning_effort="${plan.effort}"`);
+  if (schemaFile !== null) args.push('--output-schema', schemaFile);
+  for (const dir of plan.addDirs) args.push('--add-dir', dir);
+  if (plan.format === 'stream') args.push('--json');
+  const prompt = withSystem(plan);
+  if (promptOnStdin(prompt)) {
+    args.push('-');
+    return { args, stdin: { kind: 'prompt', text: prompt }, env: {} };
+  }
+  args.push(prompt);
+  return { args, stdin: { kind: 'none' }, env: {} };
+}
+
+/** With a schema, Codex's answer is the conforming JSON itself. */
+function settle(t: Terminal, plan: Plan): Terminal {
+  if (plan.schema === null || t.structured !== null || t.text === '') return t;
+  try {
+    return { ...t, structured: JSON.parse(t.text) as unknown };
+  } catch {
+    return t;
+  }
+}
+
+export const codex: AgentSpec = {
+  id: 'codex',
+  bin: 'codex',
+  installHint:
+    'install Codex with `npm install -g @openai/codex` (or `brew install codex`), or pass its path as `bin`',
+  loginHint: 'run `codex login`, or set OPENAI_API_KEY',
+  caps: { fork: false, schema: true, interactive: false, mintSession: false, thinkingSwitch: false },
+  credentials: { names: [], prefixes: ['CODEX_', 'OPENAI_'] },
+  dialect: codexDialect,
+  schemaInFile: true,
+  invocation,
+  authFailure: (stderr) => NOT_LOGGED_IN.test(stderr),
+  settle,
+};

@@ -1,0 +1,12 @@
+/** The agents drive can run, by id. */
+import type { AgentId } from '../events.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { copilot } from './copilot.js';
+import type { AgentSpec } from './spec.js';
+
+export const SPECS: Readonly<Record<AgentId, AgentSpec>> = { claude, codex, copilot };
+
+export const spec = (agent: AgentId): AgentSpec => SPECS[agent];
+
+export type { AgentSpec, Invocation, StdinPlan } from './spec.js';

@@ -1,0 +1,54 @@
+/**
+ * What drive needs to know about one agent CLI: how to start it for a plan, how to read what it
+ * writes, and what to tell a user who does not have it or is not logged in.
+ */
+import { MAX_ARGUMENT_BYTES } from '../bounds.js';
+import type { CredentialNames } from '../env.js';
+import type { AgentId } from '../events.js';
+import type { Dialect, Terminal } from '../parser.js';
+import type { Caps, Plan } from '../request.js';
+
+/** What goes to the agent's stdin. */
+export type StdinPlan =
+  /** Nothing: stdin is closed at once, so an agent that reads it does not wait for input. */
+  | { kind: 'none' }
+  /** The prompt, then end of input. */
+  | { kind: 'prompt'; text: string }
+  /** Claude's stream-json channel: handshake and prompt, kept open for approvals and `send`. */
+  | { kind: 'channel'; prompt: string };
+
+export interface Invocation {
+  args: string[];
+  stdin: StdinPlan;
+  /** Set on top of the environment policy. */
+  env: Record<string, string>;
+}
+
+export interface AgentSpec {
+  readonly id: AgentId;
+  /** The executable's usual name. */
+  readonly bin: string;
+  readonly installHint: string;
+  readonly loginHint: string;
+  readonly caps: Caps;
+  readonly credentials: CredentialNames;
+  readonly dialect: Dialect;
+  /** Codex reads its schema from a file; drive writes one for the run and removes it after. */
+  readonly schemaInFile: boolean;
+  invocation(plan: Plan, schemaFile: string | null): Invocation;
+  /** Whether stderr from a run that died without a result says the user is not logged in. */
+  authFailure(stderr: string): boolean;
+  /** Last touches once the stream ended, given what was asked for. */
+  settle(terminal: Terminal, plan: Plan): Terminal;
+}
+
+/**
+ * Whether a prompt must go on stdin: one argument that large is refused by the kernel, and one
+ * starting with `-` would be read as a flag by the agent's argument parser.
+ */
+export const promptOnStdin = (prompt: string): boolean =>
+  prompt.startsWith('-') || Buffer.byteLength(prompt) >= MAX_ARGUMENT_BYTES;
+
+/** The sentences the three CLIs print when they have no usable login. */
+export const NOT_LOGGED_IN =
+  /not logged in|not signed in|please (run )?\/?login|log ?in required|invalid api key|unauthori[sz]ed|\b401\b|authentication[_ ](failed|required|error)/i;

@@ -1,0 +1,99 @@
+/**
+ * The ways a run can fail to produce an outcome, as one error class a caller can branch on:
+ *
+ *   try { await run(req) } catch (e) { if (e instanceof DriveError) switch (e.failure.kind) { … } }
+ *
+ * A turn the agent itself reported as failed is not here: the agent ran to an end, so `run()`
+ * resolves with an outcome that says so. These are the cases where it could not run, was stopped,
+ * or died without a result. Each message says what to do about it.
+ */
+import type { AgentId, Outcome } from './events.js';
+
+export type Failure =
+  /** The agent's executable is not on PATH (or not at the given path). */
+  | { kind: 'not_installed'; agent: AgentId; bin: string; hint: string }
+  /** The executable exists but could not be started (permissions, a bad interpreter line). */
+  | { kind: 'spawn'; agent: AgentId; bin: string; cause: string }
+  /** The run exceeded its timeout and was stopped; `partial` is what had arrived by then. */
+  | { kind: 'timeout'; agent: AgentId; bin: string; timeoutMs: number; partial: Outcome }
+  /** The agent exited abnormally without the record that settles a turn. */
+  | {
+      kind: 'failed';
+      agent: AgentId;
+      bin: string;
+      exitCode: number | null;
+      signal: string | null;
+      stderr: string;
+      partial: Outcome;
+    }
+  /** The agent refused for quota; never retried here. */
+  | { kind: 'rate_limited'; agent: AgentId; bin: string; message: string; partial: Outcome }
+  /** The agent is installed but not logged in. */
+  | { kind: 'not_authenticated'; agent: AgentId; bin: string; hint: string; message: string }
+  /** The request asked for something this agent cannot do. */
+  | { kind: 'unsupported'; agent: AgentId; what: string }
+  /** The request itself is malformed (an empty prompt, an oversized id, a missing directory). */
+  | { kind: 'invalid_request'; what: string }
+  /** The caller cancelled, aborted, or stopped iterating; the agent's process group was killed. */
+  | { kind: 'cancelled'; agent: AgentId; bin: string }
+  /** Another run holds this named session right now. */
+  | { kind: 'session_busy'; name: string; project: string; holder: string }
+  /** The named session belongs to another agent. */
+  | { kind: 'session_conflict'; name: string; project: string; bound: AgentId; requested: AgentId }
+  /** The named-session store could not be read or written. */
+  | { kind: 'store'; path: string; cause: string };
+
+export type FailureKind = Failure['kind'];
+
+function describe(f: Failure): string {
+  switch (f.kind) {
+    case 'not_installed':
+      return `${f.agent} is not installed (no \`${f.bin}\` on PATH): ${f.hint}`;
+    case 'spawn':
+      return `could not start ${f.bin}: ${f.cause}`;
+    case 'timeout':
+      return `${f.agent} did not finish within ${Math.round(f.timeoutMs / 1000)} s and was stopped; raise the timeout or narrow the task`;
+    case 'failed': {
+      const how = f.exitCode !== null ? `exit code ${f.exitCode}` : `signal ${f.signal ?? 'unknown'}`;
+      const last = f.stderr.trim().split('\n').slice(-1)[0] ?? '';
+      return `${f.agent} failed (${how}) without a result${last ? `: ${last}` : ''}`;
+    }
+    case 'rate_limited':
+      return `${f.agent} is rate limited: ${f.message}`;
+    case 'not_authenticated':
+      return `${f.agent} is not logged in (${f.message}): ${f.hint}`;
+    case 'unsupported':
+      return `${f.agent} does not support ${f.what}`;
+    case 'invalid_request':
+      return f.what;
+    case 'cancelled':
+      return `the ${f.agent} run was cancelled`;
+    case 'session_busy':
+      return `the session "${f.name}" is in use by another run (${f.holder}); wait for it or use another name`;
+    case 'session_conflict':
+      return `the session "${f.name}" belongs to ${f.bound}, not ${f.requested}; use another name or forget it`;
+    case 'store':
+      return `the session store at ${f.path} failed (${f.cause}); check its permissions or set XDG_STATE_HOME`;
+  }
+}
+
+export class DriveError extends Error {
+  readonly failure: Failure;
+
+  constructor(failure: Failure) {
+    super(describe(failure));
+    this.name = 'DriveError';
+    this.failure = failure;
+  }
+
+  get kind(): FailureKind {
+    return this.failure.kind;
+  }
+
+  /** Worth trying again later, unchanged. */
+  get transient(): boolean {
+    return this.failure.kind === 'rate_limited' || this.failure.kind === 'timeout';
+  }
+}
+
+export const isDriveError = (e: unknown): e is DriveError => e instanceof DriveError;

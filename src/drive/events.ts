@@ -1,0 +1,127 @@
+/**
+ * The one vocabulary drive speaks, whichever agent ran: the events of a run and its outcome.
+ *
+ * Two kinds of text are kept apart on purpose. `text` events are the display stream, appended to a
+ * transcript as they arrive; `Outcome.text` is the agent's own final answer from its terminal
+ * record. Summing the events does not give the answer (Copilot streams deltas and then the settled
+ * message; Claude may stream a preamble before a tool call), so a caller that wants the answer reads
+ * the outcome, never the sum.
+ */
+import type { Usage } from '../model/usage.js';
+
+/** The agents drive can run. */
+export const AGENTS = ['claude', 'codex', 'copilot'] as const;
+export type AgentId = (typeof AGENTS)[number];
+
+export const isAgentId = (v: string): v is AgentId => (AGENTS as readonly string[]).includes(v);
+
+/** A quota signal, as the agent reported it. Reported, never acted on. */
+export interface RateLimit {
+  /** `allowed`, `allowed_warning`, `rejected`, … in the agent's words. */
+  status: string;
+  /** Which window the status is about (`five_hour`, `seven_day`, …). */
+  window: string | null;
+  /** Unix seconds when the window resets. */
+  resetsAt: number | null;
+  overageStatus: string | null;
+  isUsingOverage: boolean | null;
+}
+
+/** Whether a quota signal means the agent is being refused: anything but an `allowed…` status. */
+export const isBlocking = (limit: RateLimit): boolean => !limit.status.startsWith('allowed');
+
+/** The phases of a `/compact`. A refusal is an answer (`ok: false` with the agent's reason), not an error. */
+export type Compaction = { phase: 'started' } | { phase: 'finished'; ok: boolean; error: string | null };
+
+/** The agent's own command catalogue (Claude's slash commands, and which of them are skills). */
+export interface Commands {
+  all: string[];
+  skills: string[];
+}
+
+/** The commands that are built-in utilities rather than skills. */
+export const utilities = (c: Commands): string[] => c.all.filter((name) => !c.skills.includes(name));
+
+/** One normalised thing an agent did. Switch on `kind`; a new kind fails to compile where it is unhandled. */
+export type Event =
+  /** The session is live: emitted once, as soon as the agent reveals its id. */
+  | { kind: 'started'; session: string; model: string | null }
+  | { kind: 'thinking'; text: string }
+  /** Assistant text as it arrives: display, not the answer (see `Outcome.text`). */
+  | { kind: 'text'; text: string }
+  /** `id` correlates with the matching `tool_result`; null when the agent gave none or an unusable one. */
+  | { kind: 'tool_call'; id: string | null; name: string; input: unknown }
+  /** `ok` is null when the agent does not say whether the tool succeeded. */
+  | { kind: 'tool_result'; id: string | null; ok: boolean | null; output: string }
+  /**
+   * One model call's usage, once per call, for a live counter: fold them with `accumulate()`.
+   * `output` is always null here: mid-turn the agent reports output as it stood when the message
+   * began (a run whose live reports summed to 9 had produced 497), so the true figure comes only
+   * with the outcome. Claude reports these through a turn; Codex never does.
+   */
+  | { kind: 'usage'; usage: Usage }
+  /**
+   * The agent waits for permission to run a tool. The run is blocked until `respond(id, …)` answers,
+   * so a consumer that ignores this stalls until the timeout. Only on runs with `approvals: true`.
+   */
+  | { kind: 'approval_request'; id: string; tool: string; input: unknown }
+  | { kind: 'rate_limit'; limit: RateLimit }
+  | { kind: 'compaction'; compaction: Compaction }
+  /** What the agent says it can do, once per run. Claude only. */
+  | { kind: 'commands'; commands: Commands };
+
+export type EventKind = Event['kind'];
+
+/** An answer to an approval request. `updatedInput` runs the tool with changed arguments. */
+export type Decision =
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown> }
+  | { behavior: 'deny'; reason?: string };
+
+/** Why a run stopped. */
+export type Stop =
+  | { kind: 'completed' }
+  /** The agent reported the turn failed (its exit code may still be 0). */
+  | { kind: 'error' }
+  /** The agent ended for a reason of its own, such as `max_tokens`. */
+  | { kind: 'other'; reason: string }
+  /** The output ended without the agent's terminal record: the turn never settled. */
+  | { kind: 'unfinished' };
+
+/** Everything known once a run has ended. */
+export interface Outcome {
+  agent: AgentId;
+  /** The agent's session id, to resume with. */
+  session: string | null;
+  /** The model the agent said it used, as it named it. */
+  model: string | null;
+  /** The agent's authoritative final answer. */
+  text: string;
+  usage: Usage;
+  stop: Stop;
+  /** The last quota signal seen. */
+  rateLimit: RateLimit | null;
+  /** The agent's exit code; null when it was ended by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  /** The earliest stderr, up to `MAX_CAPTURE`. */
+  stderr: string;
+  /** Output lines that were not what the agent normally writes (banners, warnings, a changed format). */
+  unparsed: number;
+  firstUnparsed: string | null;
+  /** The schema-conforming answer, when a schema was given and the agent produced one. */
+  structured: unknown;
+  /** The provider status of a failed turn (400 for an unknown model), when the agent gave one. */
+  errorStatus: number | null;
+  /** The agent's own description of a failed turn, when it gives one apart from the answer. */
+  errorMessage: string | null;
+}
+
+/** The run completed: the agent said the turn ended normally. */
+export const succeeded = (o: Outcome): boolean => o.stop.kind === 'completed' || o.stop.kind === 'other';
+
+/**
+ * A clean exit that parsed nothing it recognised and produced no answer: what a vendor changing its
+ * output format looks like from here.
+ */
+export const looksLikeFormatChange = (o: Outcome): boolean =>
+  o.exitCode === 0 && o.unparsed > 0 && o.text === '' && o.stop.kind === 'unfinished';
