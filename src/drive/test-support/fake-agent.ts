@@ -25,6 +25,8 @@ export type Step =
   /** Start a long-lived grandchild in the agent's process group and record its pid. */
   | { grandchild: true }
   | { ignoreTerm: true }
+  /** Record the contents of the file named by the argument after this flag. */
+  | { readArgFile: string }
   /** Write `count` lines (`%i` replaced by the line number), recording progress every 100 lines. */
   | { flood: { count: number; line: string } }
   /** Write `x` forever with no newline. */
@@ -43,6 +45,7 @@ export interface Recorded {
   grandchild?: number;
   written?: number;
   sawEof?: boolean;
+  files?: Record<string, string>;
 }
 
 export interface FakeOptions {
@@ -110,6 +113,10 @@ const write = (s) => new Promise((res) => { if (process.stdout.write(s)) res(); 
       const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
       rec.grandchild = c.pid; save();
     } else if ('ignoreTerm' in step) process.on('SIGTERM', () => {});
+    else if ('readArgFile' in step) {
+      const path = rec.argv[rec.argv.indexOf(step.readArgFile) + 1];
+      rec.files = Object.assign(rec.files || {}, { [step.readArgFile]: fs.readFileSync(path, 'utf8') }); save();
+    }
     else if ('flood' in step) {
       for (let i = 0; i < step.flood.count; i++) {
         await write(step.flood.line.replace('%i', String(i)) + '\n');
@@ -161,13 +168,21 @@ export class FakeBin {
   }
 }
 
-/** Whether a process (or process group, for a negative pid) still exists. */
+/**
+ * Whether a process still runs. A zombie (dead, waiting for its new parent to collect it) counts as
+ * gone: here init collects orphans only every second or so, and a zombie runs nothing.
+ */
 export function exists(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true;
   }
 }
 

@@ -1,0 +1,44 @@
+/**
+ * `cctop/drive`: run Claude Code, Codex or Copilot CLI headlessly behind one event stream.
+ *
+ *   import { run, stream } from 'cctop/drive';
+ *   const outcome = await run({ agent: 'codex', prompt: 'What does this repo do?' });
+ *
+ * docs/drive.md describes the API, the events, the error kinds and every bound. What is not exported
+ * here is the folder's own business.
+ */
+export type { Usage } from '../model/usage.js';
+export { accumulate, emptyUsage } from '../model/usage.js';
+export {
+  EVENT_QUEUE_DEPTH,
+  KILL_GRACE_MS,
+  MAX_CAPTURE,
+  MAX_EVENT_BYTES,
+  MAX_IDENTIFIER_BYTES,
+  MAX_LINE,
+  MAX_PENDING_APPROVALS,
+  TRUNCATION_MARK,
+} from './bounds.js';
+export { type EnvPolicy, NETWORK_ENV } from './env.js';
+export { DriveError, type Failure, type FailureKind, isDriveError } from './errors.js';
+export {
+  AGENTS,
+  type AgentId,
+  type Commands,
+  type Compaction,
+  type Decision,
+  type Event,
+  type EventKind,
+  isAgentId,
+  isBlocking,
+  looksLikeFormatChange,
+  type Outcome,
+  type RateLimit,
+  type Stop,
+  succeeded,
+  utilities,
+} from './events.js';
+export type { Format } from './parser.js';
+export { isPermission, type NamedSession, PERMISSIONS, type Permission, type Request } from './request.js';
+export { installed, type Run, type RunStats, run, stream } from './run.js';
+export { defaultSessionDir, MAX_SESSION_NAME_BYTES, type SessionRecord, SessionStore } from './sessions.js';
