@@ -4,8 +4,9 @@
  * Each agent runs in a process group of its own (so a Ctrl-C in the terminal reaches cctop, which
  * decides, rather than reaching the agent behind its back), and every live group is recorded here.
  * When the program exits normally, every recorded group is killed outright. On SIGINT, SIGTERM or
- * SIGHUP the groups get SIGTERM and a grace period; if nobody else listens for that signal the
- * program then dies of it as it would have without drive, after killing what remains.
+ * SIGHUP every run is cancelled (SIGTERM to its group, SIGKILL after the grace period); if nobody
+ * else listens for that signal the program then dies of it as it would have without drive, once the
+ * groups are gone or the grace period has passed.
  *
  * What no code can do: clean up after a SIGKILL of the program itself. The agents it started then
  * run on, adopted by init, until they finish. docs/drive.md says so.
@@ -21,7 +22,13 @@ const WINDOWS = process.platform === 'win32';
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 type Caught = (typeof SIGNALS)[number];
 
-const live = new Map<number, ChildProcess>();
+interface Tracked {
+  child: ChildProcess;
+  /** The run's own stop: SIGTERM to the group, SIGKILL after the grace, the outcome `cancelled`. */
+  stop: () => void;
+}
+
+const live = new Map<number, Tracked>();
 let installed = false;
 let dying = false;
 
@@ -48,7 +55,7 @@ export function groupAlive(pid: number): boolean {
 
 function onExit(): void {
   // Only synchronous work is possible here, and a grace period is not: kill outright.
-  for (const [pid, child] of live) signalGroup(pid, 'SIGKILL', child);
+  for (const [pid, { child }] of live) signalGroup(pid, 'SIGKILL', child);
 }
 
 function onSignal(signal: Caught): void {
@@ -57,7 +64,7 @@ function onSignal(signal: Caught): void {
     onExit();
     return;
   }
-  for (const [pid, child] of live) signalGroup(pid, 'SIGTERM', child);
+  for (const { stop } of live.values()) stop();
   // Someone else handles this signal and decides whether the program ends; the agents are told.
   if (process.listenerCount(signal) > 1) return;
   dying = true;
@@ -68,7 +75,7 @@ function onSignal(signal: Caught): void {
       setTimeout(poll, 25);
       return;
     }
-    for (const pid of pids) signalGroup(pid, 'SIGKILL', live.get(pid));
+    for (const pid of pids) signalGroup(pid, 'SIGKILL', live.get(pid)?.child);
     uninstall();
     // Without a listener the signal now does what it would have done had drive never been loaded.
     process.kill(process.pid, signal);
@@ -92,10 +99,10 @@ function uninstall(): void {
   for (const [signal, handler] of handlers) process.off(signal, handler);
 }
 
-/** Record a live agent process group. */
-export function track(child: ChildProcess): void {
+/** Record a live agent process group, with the way to stop its run. */
+export function track(child: ChildProcess, stop: () => void): void {
   if (child.pid === undefined) return;
-  live.set(child.pid, child);
+  live.set(child.pid, { child, stop });
   install();
 }
 

@@ -214,7 +214,7 @@ class AgentRun implements Run {
       if (child.pid === undefined) this.finish(this.spawnError(e));
     });
     if (child.pid === undefined) return;
-    reaper.track(child);
+    reaper.track(child, () => this.stop('cancelled'));
     child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stdout?.on('end', () => {
       this.ready.push(...this.reader.end());

@@ -13,6 +13,7 @@ import { DriveError, type Failure } from '../../src/drive/errors.js';
 import type { Event } from '../../src/drive/events.js';
 import type { Request } from '../../src/drive/request.js';
 import { run, stream } from '../../src/drive/run.js';
+import { SessionStore } from '../../src/drive/sessions.js';
 import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
 import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 
@@ -594,5 +595,63 @@ describe('bounds under a hostile agent', () => {
     // The queue, one chunk of ready lines and the pipe's buffer: a few thousand lines, not 20,000.
     expect(writtenWhilePaused).toBeGreaterThan(0);
     expect(writtenWhilePaused).toBeLessThan(count / 4);
+  });
+});
+
+describe('named sessions', () => {
+  it('Claude gets a chosen id on the first run and resumes it on the next', async () => {
+    const store = new SessionStore(join(bin.dir, 'sessions'));
+    // Like Claude, the fake runs under the id it was given.
+    bin.add('claude', [{ out: { ...INIT, session_id: '$ARG(--session-id)' } }, { out: RESULT }]);
+    await run(req({ agent: 'claude', session: { name: 'review', store } }));
+    const first = bin.record('claude').argv;
+    const id = first[first.indexOf('--session-id') + 1]!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(store.get(bin.dir, 'review')?.session).toBe(id);
+    bin.add('claude', [{ out: { ...INIT, session_id: id } }, { out: { ...RESULT, session_id: id } }]);
+    await run(req({ agent: 'claude', session: { name: 'review', store } }));
+    expect(store.get(bin.dir, 'review')?.session).toBe(id);
+    const second = bin.record('claude').argv;
+    expect(second.slice(second.indexOf('--resume'), second.indexOf('--resume') + 2)).toEqual([
+      '--resume',
+      id,
+    ]);
+    expect(second).not.toContain('--session-id');
+  });
+
+  it('Codex is bound once it names its thread, and resumed by it', async () => {
+    const store = new SessionStore(join(bin.dir, 'sessions'));
+    const turn: Step[] = [
+      { out: { type: 'thread.started', thread_id: 'thread-42' } },
+      {
+        out: { type: 'turn.completed', usage: { input_tokens: 1, cached_input_tokens: 0, output_tokens: 1 } },
+      },
+    ];
+    bin.add('codex', turn);
+    await run(req({ agent: 'codex', session: { name: 'triage', store } }));
+    expect(store.get(bin.dir, 'triage')).toMatchObject({ agent: 'codex', session: 'thread-42' });
+    bin.add('codex', turn, { expectArgs: ['exec', 'resume', 'thread-42', '-c', 'sandbox_mode="read-only"'] });
+    const o = await run(req({ agent: 'codex', session: { name: 'triage', store } }));
+    expect(o.session).toBe('thread-42');
+  });
+
+  it('two runs cannot hold one name at once', async () => {
+    const store = new SessionStore(join(bin.dir, 'sessions'));
+    bin.add('claude', [{ out: INIT }, { hang: true }]);
+    const first = stream(req({ agent: 'claude', session: { name: 'busy', store } }));
+    const second = await failure(run(req({ agent: 'claude', session: { name: 'busy', store } })));
+    expect(second.kind).toBe('session_busy');
+    first.cancel();
+    await first.closed;
+    // Released with the run.
+    store.acquire(bin.dir, 'busy').release();
+  });
+
+  it('a name bound to one agent is not handed to another', async () => {
+    const store = new SessionStore(join(bin.dir, 'sessions'));
+    store.bind(bin.dir, 'mine', 'claude', 'sess-a');
+    bin.add('codex', []);
+    const f = await failure(run(req({ agent: 'codex', session: { name: 'mine', store } })));
+    expect(f).toMatchObject({ kind: 'session_conflict', bound: 'claude', requested: 'codex' });
   });
 });

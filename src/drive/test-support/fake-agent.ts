@@ -12,7 +12,7 @@ import type { Dialect } from '../parser.js';
 import { StreamParser, type Terminal } from '../parser.js';
 
 export type Step =
-  /** One stdout line; objects are JSON-encoded. */
+  /** One stdout line; objects are JSON-encoded. `$ARG(--flag)` becomes the argument after that flag. */
   | { out: string | object }
   /** Raw stdout bytes, no newline added. */
   | { raw: string }
@@ -95,7 +95,10 @@ const contains = (a, e) => {
 const write = (s) => new Promise((res) => { if (process.stdout.write(s)) res(); else process.stdout.once('drain', res); });
 (async () => {
   for (const step of STEPS) {
-    if ('out' in step) await write((typeof step.out === 'string' ? step.out : JSON.stringify(step.out)) + '\n');
+    if ('out' in step) {
+      const text = typeof step.out === 'string' ? step.out : JSON.stringify(step.out);
+      await write(text.replace(/\$ARG\(([^)]+)\)/g, (_, flag) => rec.argv[rec.argv.indexOf(flag) + 1] || '') + '\n');
+    }
     else if ('raw' in step) await write(step.raw);
     else if ('err' in step) process.stderr.write(step.err);
     else if ('sleep' in step) await new Promise((r) => setTimeout(r, step.sleep));
