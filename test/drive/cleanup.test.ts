@@ -18,9 +18,10 @@ if (!BUILT) console.warn(`${DRIVE} is not built (npm run build); the process-cle
 let bin: FakeBin;
 beforeEach(() => {
   bin = new FakeBin();
+  // The grandchild first: once the program sees `started`, both processes exist.
   bin.add('claude', [
-    { out: { type: 'system', subtype: 'init', session_id: 's', model: 'm' } },
     { grandchild: true },
+    { out: { type: 'system', subtype: 'init', session_id: 's', model: 'm' } },
     { hang: true },
   ]);
 });

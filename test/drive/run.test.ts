@@ -488,7 +488,7 @@ describe('an agent that fails', () => {
 
 describe('stopping a run', () => {
   it('a hang times out, kills the whole group and reports what had arrived', async () => {
-    bin.add('claude', [{ out: INIT }, { grandchild: true }, { out: ASSISTANT }, { hang: true }]);
+    bin.add('claude', [{ grandchild: true }, { out: INIT }, { out: ASSISTANT }, { hang: true }]);
     const r = stream(req({ agent: 'claude', timeoutMs: 800 }));
     const f = await failure(r.outcome);
     await r.closed;
@@ -515,11 +515,12 @@ describe('stopping a run', () => {
   });
 
   it('breaking out of the events kills and reaps the agent', async () => {
-    bin.add('claude', [{ out: INIT }, { grandchild: true }, { hang: true }]);
+    bin.add('claude', [{ grandchild: true }, { out: INIT }, { hang: true }]);
     const r = stream(req({ agent: 'claude' }));
     for await (const e of r) if (e.kind === 'started') break;
     // The loop's exit waited for the reaping.
     const rec = bin.record('claude');
+    expect(rec.grandchild).toBeGreaterThan(0);
     expect(exists(rec.pid)).toBe(false);
     expect(await eventually(() => !exists(rec.grandchild!))).toBe(true);
     expect((await failure(r.outcome)).kind).toBe('cancelled');
