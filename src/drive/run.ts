@@ -344,26 +344,20 @@ class AgentRun implements Run {
 
   private handleLine(line: string): void {
     this.lines++;
-    for (const event of this.parser.push(line)) {
-      if (event.kind === 'started' && this.bindName !== null) {
-        try {
-          this.bindName(event.session);
-        } catch {
-          // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
-        }
-        this.bindName = null;
-      }
-      this.queue.push(event);
-    }
+    const events = this.parser.push(line);
+    // Control notes first: an approval answered on the caller's behalf must not reach the caller.
+    const answered = new Set<string>();
     for (const note of this.parser.takeControl()) {
       switch (note.kind) {
         case 'approval':
-          if (this.approvals.size >= MAX_PENDING_APPROVALS) {
+          if (this.plan?.approvals !== true || this.approvals.size >= MAX_PENDING_APPROVALS) {
+            // Not asked for (nobody would answer), or past the bound: denied, so the agent moves on.
             this.answer(
               note.id,
-              { behavior: 'deny', reason: 'Too many approval requests are waiting.' },
+              { behavior: 'deny', reason: 'No one is available to approve this tool call.' },
               note.input,
             );
+            answered.add(note.id);
           } else this.approvals.set(note.id, note.input);
           break;
         case 'withdrawn':
@@ -381,6 +375,18 @@ class AgentRun implements Run {
           });
           break;
       }
+    }
+    for (const event of events) {
+      if (event.kind === 'approval_request' && answered.has(event.id)) continue;
+      if (event.kind === 'started' && this.bindName !== null) {
+        try {
+          this.bindName(event.session);
+        } catch {
+          // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
+        }
+        this.bindName = null;
+      }
+      this.queue.push(event);
     }
     // Under stream-json input Claude waits for another message after each turn; once every message
     // sent has its turn, closing stdin lets it exit instead of idling until the timeout.

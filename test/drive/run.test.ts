@@ -8,7 +8,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EVENT_QUEUE_DEPTH, KILL_GRACE_MS, MAX_CAPTURE } from '../../src/drive/bounds.js';
+import {
+  EVENT_QUEUE_DEPTH,
+  KILL_GRACE_MS,
+  MAX_CAPTURE,
+  MAX_PENDING_APPROVALS,
+} from '../../src/drive/bounds.js';
 import { DriveError, type Failure } from '../../src/drive/errors.js';
 import type { Event } from '../../src/drive/events.js';
 import type { Request } from '../../src/drive/request.js';
@@ -362,6 +367,59 @@ describe('approvals over the stream-json control channel', () => {
     expect(o.usage.output).toBe(4);
     expect(bin.record('claude').sawEof).toBe(true);
     expect(() => r.send('too late')).toThrow(DriveError);
+  });
+
+  it('a question to a run without approvals is denied on the caller’s behalf, never shown', async () => {
+    bin.add('claude', [
+      { expectLine: { request: { subtype: 'initialize' } } },
+      { expectLine: { type: 'user' } },
+      { out: ASK },
+      {
+        expectLine: {
+          type: 'control_response',
+          response: { request_id: 'req-7', response: { behavior: 'deny' } },
+        },
+      },
+      { out: RESULT },
+      { readStdin: true },
+    ]);
+    const r = stream(req({ agent: 'claude', interactive: true, timeoutMs: 20_000 }));
+    const events = await collect(r);
+    expect(events.filter((e) => e.kind === 'approval_request')).toEqual([]);
+    expect((await r.outcome).text).toBe('pong');
+  });
+
+  it('past MAX_PENDING_APPROVALS unanswered questions, the next is denied rather than queued', async () => {
+    const asks: Step[] = Array.from({ length: MAX_PENDING_APPROVALS + 1 }, (_, i) => ({
+      out: { ...ASK, request_id: `req-${i}` },
+    }));
+    const allows: Step[] = Array.from({ length: MAX_PENDING_APPROVALS }, (_, i) => ({
+      expectLine: { response: { request_id: `req-${i}`, response: { behavior: 'allow' } } },
+    }));
+    bin.add('claude', [
+      { expectLine: { request: { subtype: 'initialize' } } },
+      { expectLine: { type: 'user' } },
+      ...asks,
+      {
+        expectLine: {
+          response: { request_id: `req-${MAX_PENDING_APPROVALS}`, response: { behavior: 'deny' } },
+        },
+      },
+      ...allows,
+      { out: RESULT },
+      { readStdin: true },
+    ]);
+    const r = stream(req({ agent: 'claude', permission: 'edit', approvals: true, timeoutMs: 20_000 }));
+    const asked: string[] = [];
+    for await (const e of r) {
+      if (e.kind !== 'approval_request') continue;
+      asked.push(e.id);
+      // Answer only once every question is in, so they pile up.
+      if (asked.length === MAX_PENDING_APPROVALS)
+        for (const id of asked) r.respond(id, { behavior: 'allow' });
+    }
+    expect(asked).toHaveLength(MAX_PENDING_APPROVALS);
+    expect((await r.outcome).stop).toEqual({ kind: 'completed' });
   });
 
   it('is refused where nobody could answer, or nothing would be asked', async () => {
