@@ -41,4 +41,10 @@ export {
 export type { Format } from './parser.js';
 export { isPermission, type NamedSession, PERMISSIONS, type Permission, type Request } from './request.js';
 export { installed, type Run, type RunStats, run, stream } from './run.js';
-export { defaultSessionDir, MAX_SESSION_NAME_BYTES, type SessionRecord, SessionStore } from './sessions.js';
+export {
+  defaultSessionDir,
+  type Lease,
+  MAX_SESSION_NAME_BYTES,
+  type SessionRecord,
+  SessionStore,
+} from './sessions.js';
