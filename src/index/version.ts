@@ -32,6 +32,7 @@ const OWN: Record<ProviderId, string[]> = {
     '../providers/codex/record.js',
     '../providers/codex/bytes.js',
   ],
+  gemini: ['../providers/gemini/index.js', '../providers/gemini/parser.js', '../providers/gemini/record.js'],
 };
 
 /** `.js` when running compiled, `.ts` when the tests run the sources. */

@@ -1,0 +1,500 @@
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { takeSnapshot } from '../../index/snapshot.js';
+import type { SessionDocument } from '../../model/document.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { gemini } from './index.js';
+
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+
+const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
+  takeSnapshot({
+    env: { ...home.env, ...env },
+    plan: 'retail',
+    providers: ['gemini'],
+    sinceMs: null,
+    untilMs: null,
+    useIndex,
+    nowMs: NOW,
+    threads: 1,
+  });
+
+const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
+
+/** A chat folder for one project, with its `.project_root` as Gemini CLI writes it. */
+function chats(home: FakeHome, project = 'p1', root = '/work/app'): string {
+  const dir = join(home.dir, '.gemini', 'tmp', project, 'chats');
+  mkdirSync(dir, { recursive: true });
+  home.write(join(home.dir, '.gemini', 'tmp', project, '.project_root'), `${root}\n`);
+  return dir;
+}
+
+/**
+ * Per-file expectations for the corpus chats (Gemini CLI, gemini-2.5-pro and gemini-3 models), worked
+ * out apart from cctop by a short script over the files: for each `gemini` message with `tokens`,
+ * input − cached + tool, cached, output + thoughts, thoughts; every tool call, and those with status
+ * `error`; the newest request's prompt (input + tool) as the context.
+ */
+const EXPECTED: Record<
+  string,
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    reasoning: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+    model: string;
+  }
+> = {
+  'agentcmd__session-2025-10-27T19-55-981c87cb.json': {
+    input: 57_420,
+    cacheRead: 45_385,
+    output: 6_456,
+    reasoning: 4_905,
+    requests: 15,
+    calls: 13,
+    failed: 1,
+    context: 9_198,
+    model: 'gemini-2.5-pro',
+  },
+  'agentcmd__session-2025-10-29T10-36-453aa339.json': {
+    input: 17_665,
+    cacheRead: 4_029,
+    output: 563,
+    reasoning: 486,
+    requests: 4,
+    calls: 3,
+    failed: 0,
+    context: 5_480,
+    model: 'gemini-2.5-pro',
+  },
+  'agentcmd__session-2025-10-29T10-36-9c9a14e1.json': {
+    input: 11_068,
+    cacheRead: 0,
+    output: 363,
+    reasoning: 319,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 5_707,
+    model: 'gemini-2.5-pro',
+  },
+  'agentcmd__session-2025-10-29T10-36-f96c76b0.json': {
+    input: 9_540,
+    cacheRead: 1_362,
+    output: 152,
+    reasoning: 128,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 5_536,
+    model: 'gemini-2.5-pro',
+  },
+  // A write_file that failed (status `error`).
+  'agentcmd__session-2025-10-29T10-39-a63242d9.json': {
+    input: 4_657,
+    cacheRead: 0,
+    output: 151,
+    reasoning: 131,
+    requests: 1,
+    calls: 1,
+    failed: 1,
+    context: 4_657,
+    model: 'gemini-2.5-pro',
+  },
+  'agentcmd__session-2025-10-29T10-40-359abdd0.json': {
+    input: 10_312,
+    cacheRead: 0,
+    output: 326,
+    reasoning: 301,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 5_181,
+    model: 'gemini-2.5-pro',
+  },
+  // The large real chat: 31 requests, 62 calls (Figma MCP tools among them), two failures.
+  'metaphi__session-2026-01-30T06-08-7befeae5.json': {
+    input: 126_066,
+    cacheRead: 927_523,
+    output: 29_350,
+    reasoning: 7_489,
+    requests: 31,
+    calls: 62,
+    failed: 2,
+    context: 66_309,
+    model: 'gemini-3-pro-preview',
+  },
+  // The JSONL form (synthetic, modelled on Gemini CLI 0.40): header, messages, a `$set`.
+  'agent-sessions__gemini-jsonl_v040.synthetic.jsonl': {
+    input: 12_422,
+    cacheRead: 11_502,
+    output: 228,
+    reasoning: 0,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 12_069,
+    model: 'gemini-3-flash-preview',
+  },
+};
+
+describe.skipIf(!HAVE_CORPUS)(
+  `Gemini CLI chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    let home: FakeHome;
+    beforeEach(() => {
+      home = new FakeHome();
+    });
+    afterEach(() => home.cleanup());
+
+    for (const [file, want] of Object.entries(EXPECTED)) {
+      it(`${file.slice(0, 52)}: tokens, requests, tool calls, failures and context`, async () => {
+        const name = `session-${basename(file).replace(/^.*__(session-)?/, '')}`;
+        home.copy(corpus('gemini-cli', 'sessions', file), join(chats(home), name));
+        const s = (await snap(home)).document.sessions[0]!;
+        expect(s.tokens).toEqual({
+          input: want.input,
+          cacheRead: want.cacheRead,
+          output: want.output,
+          reasoning: want.reasoning,
+          cacheWrite: null,
+        });
+        expect(s.requests).toBe(want.requests);
+        expect(s.tools.calls).toBe(want.calls);
+        expect(s.tools.failed).toBe(want.failed);
+        expect(s.context.used).toBe(want.context);
+        expect(s.models).toEqual([want.model]);
+        expect(s.cost.usd).not.toBeNull();
+        expect(s.project).toBe('/work/app');
+      });
+    }
+
+    it('the session id and title come from the chat, and the window is the model’s at half for compaction', async () => {
+      const dir = chats(home);
+      home.copy(
+        corpus('gemini-cli', 'sessions', 'agentcmd__session-2025-10-29T10-36-453aa339.json'),
+        join(dir, 'session-2025-10-29T10-36-453aa339.json'),
+      );
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.id).toBe('453aa339-7d2b-4709-a41a-b0b73beaff85');
+      expect(s.title).toBe("Change 'Hello' to 'Goodbye' in /tmp/gemini-test/created.txt");
+      expect(s.context.window).toBe(1_048_576);
+      expect(s.context.compactAt).toBe(524_288);
+      expect(s.startedAt).toBe('2025-10-29T10:37:00.099Z');
+    });
+
+    it('a chat migrated to `.jsonl` on resume is read once, from the `.jsonl`', async () => {
+      const dir = chats(home);
+      const from = corpus('gemini-cli', 'sessions', 'agentcmd__session-2025-10-29T10-36-453aa339.json');
+      home.copy(from, join(dir, 'session-a.json'));
+      // What Gemini CLI writes on resume: the same chat, one record a line, then whatever follows.
+      const old = JSON.parse(readFileSync(from, 'utf8')) as {
+        messages: unknown[];
+        [k: string]: unknown;
+      };
+      const { messages, ...meta } = old;
+      home.write(join(dir, 'session-a.jsonl'), jsonl(meta, ...messages));
+      const doc = (await snap(home)).document;
+      expect(doc.sessions).toHaveLength(1);
+      expect(doc.sessions[0]!.file.endsWith('session-a.jsonl')).toBe(true);
+      expect(doc.sessions[0]!.requests).toBe(4);
+    });
+  },
+);
+
+/** Records written for these tests in the JSONL format of Gemini CLI 0.40+ (`chatRecordingTypes.ts`). */
+describe('Gemini CLI chat records (written for these tests from the documented format)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const header = {
+    sessionId: 'sess-1',
+    projectHash: 'abc',
+    startTime: '2026-11-29T10:00:00.000Z',
+    lastUpdated: '2026-11-29T10:00:00.000Z',
+    kind: 'main',
+  };
+  const user = (id: string, text: string, at = '2026-11-29T10:00:01.000Z') => ({
+    id,
+    timestamp: at,
+    type: 'user',
+    content: [{ text }],
+  });
+  const reply = (
+    id: string,
+    t: { input: number; output: number; cached?: number; thoughts?: number; tool?: number } | null,
+    calls: { name: string; status: string }[] = [],
+    at = '2026-11-29T10:00:02.000Z',
+  ) => ({
+    id,
+    timestamp: at,
+    type: 'gemini',
+    content: '',
+    model: 'gemini-2.5-pro',
+    toolCalls: calls.map((c, i) => ({ id: `${id}-c${i}`, args: {}, timestamp: at, ...c })),
+    tokens:
+      t === null
+        ? null
+        : {
+            cached: 0,
+            thoughts: 0,
+            tool: 0,
+            ...t,
+            total: t.input + t.output + (t.thoughts ?? 0) + (t.tool ?? 0),
+          },
+  });
+
+  it('cached tokens are inside input, thoughts are output reported as reasoning, and all add up to total', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(
+        header,
+        user('u1', 'hi'),
+        reply('g1', { input: 1000, cached: 600, output: 50, thoughts: 30, tool: 20 }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tokens).toEqual({ input: 420, cacheRead: 600, output: 80, reasoning: 30, cacheWrite: null });
+    // input + cacheRead + output is the record's own total: 1000 + 50 + 30 + 20.
+    expect(s.tokens.input! + s.tokens.cacheRead! + s.tokens.output!).toBe(1100);
+    expect(s.context.used).toBe(1020);
+  });
+
+  it('a message written again once its tokens arrive counts once, with the newest copy', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(
+        header,
+        user('u1', 'hi'),
+        reply('g1', null, [{ name: 'read_file', status: 'executing' }]),
+        reply('g1', { input: 100, output: 10 }, [{ name: 'read_file', status: 'error' }]),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.requests).toBe(1);
+    expect(s.tokens.input).toBe(100);
+    expect(s.tools).toMatchObject({ calls: 1, failed: 1 });
+  });
+
+  it('a rewind drops the message it names and everything after: tokens, calls and prompts', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(
+        header,
+        user('u1', 'first question'),
+        reply('g1', { input: 100, output: 10 }),
+        user('u2', 'a question taken back'),
+        reply('g2', { input: 200, output: 20 }, [{ name: 'run_shell_command', status: 'error' }]),
+        { $rewindTo: 'u2' },
+        user('u3', 'asked instead'),
+        reply('g3', { input: 300, output: 30 }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.requests).toBe(2);
+    expect(s.tokens.input).toBe(400);
+    expect(s.tokens.output).toBe(40);
+    expect(s.tools).toMatchObject({ calls: 0, failed: 0 });
+    expect(s.context.used).toBe(300);
+  });
+
+  it('a rewind to the first prompt drops its title too', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(header, user('u1', 'taken back'), { $rewindTo: 'u1' }, user('u2', 'the real question')),
+    );
+    expect((await snap(home)).document.sessions[0]!.title).toBe('the real question');
+  });
+
+  it('a rewind appended to a tailed chat gives the same answer as reading it cold', async () => {
+    const dir = chats(home);
+    const path = home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(
+        header,
+        user('u1', 'q1'),
+        reply('g1', { input: 100, output: 10 }),
+        user('u2', 'q2'),
+        reply('g2', { input: 200, output: 20 }),
+      ),
+    );
+    await snap(home, true);
+    appendFileSync(
+      path,
+      jsonl({ $rewindTo: 'u2' }, user('u3', 'q3'), reply('g3', { input: 300, output: 30 })),
+    );
+    const warm = await snap(home, true);
+    expect(warm.stats.tailed).toBe(1);
+    expect(warm.document.sessions[0]!.tokens.input).toBe(400);
+    expect(comparable(warm.document)).toEqual(comparable((await snap(home, false)).document));
+  });
+
+  it('a rewind to a message older than the open window starts the file over, and drops the same', async () => {
+    const dir = chats(home);
+    const records: unknown[] = [header];
+    for (let i = 0; i < 100; i++)
+      records.push(user(`u${i}`, `q${i}`), reply(`g${i}`, { input: 10, output: 1 }));
+    const path = home.write(join(dir, 'session-x.jsonl'), jsonl(...records));
+    expect((await snap(home, true)).document.sessions[0]!.requests).toBe(100);
+    appendFileSync(path, jsonl({ $rewindTo: 'u3' }));
+    const warm = await snap(home, true);
+    expect(warm.document.sessions[0]!.requests).toBe(3);
+    expect(warm.document.sessions[0]!.tokens.input).toBe(30);
+    expect(comparable(warm.document)).toEqual(comparable((await snap(home, false)).document));
+  });
+
+  it('a growing chat is tailed, and the totals match a cold read at every step', async () => {
+    const dir = chats(home);
+    const path = home.write(join(dir, 'session-x.jsonl'), jsonl(header));
+    for (let i = 0; i < 80; i++) {
+      appendFileSync(path, jsonl(user(`u${i}`, `q${i}`), reply(`g${i}`, null)));
+      appendFileSync(
+        path,
+        jsonl(reply(`g${i}`, { input: 10 + i, output: 1 }), {
+          $set: { lastUpdated: new Date(NOW).toISOString() },
+        }),
+      );
+      if (i % 20 === 19) {
+        const warm = await snap(home, true);
+        expect(comparable(warm.document)).toEqual(comparable((await snap(home, false)).document));
+      }
+    }
+    expect((await snap(home, true)).document.sessions[0]!.requests).toBe(80);
+  });
+
+  it('a `$set` of the whole message list updates the messages it names and drops none', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(
+        header,
+        user('u1', 'q1'),
+        reply('g1', { input: 100, output: 10 }),
+        user('u2', 'q2'),
+        reply('g2', { input: 200, output: 20 }),
+        // A history rewrite (masking, compression) that keeps only the newest turn.
+        { $set: { messages: [user('u2', 'q2'), reply('g2', { input: 200, output: 20 })] } },
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.requests).toBe(2);
+    expect(s.tokens.input).toBe(300);
+  });
+
+  it('the summary Gemini CLI writes names the session', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(header, user('u1', 'q1'), { $set: { summary: 'Fix the flaky parser test' } }),
+    );
+    expect((await snap(home)).document.sessions[0]!.title).toBe('Fix the flaky parser test');
+  });
+
+  it('an error message leaves the session in error; a call awaiting approval waits on the user', async () => {
+    const dir = chats(home);
+    const recent = new Date(NOW - 60_000).toISOString();
+    home.write(
+      join(dir, 'session-a.jsonl'),
+      jsonl({ ...header, sessionId: 'a' }, user('u1', 'q', recent), {
+        id: 'e1',
+        timestamp: recent,
+        type: 'error',
+        content: 'Quota exceeded for quota metric',
+      }),
+      NOW - 60_000,
+    );
+    home.write(
+      join(dir, 'session-b.jsonl'),
+      jsonl(
+        { ...header, sessionId: 'b' },
+        user('u1', 'q', recent),
+        reply('g1', null, [{ name: 'run_shell_command', status: 'awaiting_approval' }], recent),
+      ),
+      NOW - 60_000,
+    );
+    const doc = (await snap(home)).document;
+    const a = doc.sessions.find((s) => s.id === 'a')!;
+    const b = doc.sessions.find((s) => s.id === 'b')!;
+    expect(a.state).toBe('error');
+    expect(a.stateDetail).toBe('Quota exceeded for quota metric');
+    expect(b.state).toBe('waiting');
+    expect(b.stateDetail).toBe('run_shell_command');
+  });
+
+  it('a subagent chat in `chats/<parent id>/` counts toward its parent', async () => {
+    const dir = chats(home);
+    home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(header, user('u1', 'q'), reply('g1', { input: 100, output: 10 })),
+    );
+    home.write(
+      join(dir, 'sess-1', 'sub-9.jsonl'),
+      jsonl({ ...header, sessionId: 'sub-9', kind: 'subagent' }, reply('s1', { input: 50, output: 5 })),
+    );
+    const doc = (await snap(home)).document;
+    expect(doc.sessions).toHaveLength(1);
+    expect(doc.sessions[0]!.subagentFiles).toBe(1);
+    expect(doc.sessions[0]!.tokens.input).toBe(150);
+  });
+
+  it('a compression threshold in settings.json moves the compaction point', async () => {
+    const dir = chats(home);
+    home.write(join(dir, 'session-x.jsonl'), jsonl(header, reply('g1', { input: 100, output: 10 })));
+    home.write(
+      join(home.dir, '.gemini', 'settings.json'),
+      JSON.stringify({ model: { compressionThreshold: 0.7 } }),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.context.compactAt).toBe(Math.round(1_048_576 * 0.7));
+  });
+
+  it('$GEMINI_DIR, then $GEMINI_CLI_HOME/.gemini, then ~/.gemini', () => {
+    expect(gemini.roots({ HOME: '/h', GEMINI_DIR: '/g' })).toEqual([{ path: '/g', origin: '$GEMINI_DIR' }]);
+    expect(gemini.roots({ HOME: '/h', GEMINI_CLI_HOME: '/c' })).toEqual([
+      { path: '/c/.gemini', origin: '$GEMINI_CLI_HOME' },
+    ]);
+    expect(gemini.roots({ HOME: '/h' })).toEqual([{ path: '/h/.gemini', origin: 'default' }]);
+  });
+
+  it('a chat under $GEMINI_DIR is found there', async () => {
+    const dir = join(home.dir, 'elsewhere', 'tmp', 'p', 'chats');
+    mkdirSync(dir, { recursive: true });
+    home.write(join(dir, 'session-x.jsonl'), jsonl(header, reply('g1', { input: 100, output: 10 })));
+    const doc = (await snap(home, false, { GEMINI_DIR: join(home.dir, 'elsewhere') })).document;
+    expect(doc.sessions.map((s) => s.id)).toEqual(['sess-1']);
+  });
+
+  it('a garbage line is counted and the rest of the chat still counts', async () => {
+    const dir = chats(home);
+    const path = join(dir, 'session-x.jsonl');
+    home.write(path, `${jsonl(header)}not json at all\n${jsonl(reply('g1', { input: 100, output: 10 }))}`);
+    const snapshot = await snap(home);
+    expect(snapshot.document.sessions[0]!.tokens.input).toBe(100);
+    expect(snapshot.document.problems.find((p) => p.kind === 'bad-lines')?.count).toBe(1);
+  });
+
+  it('reading leaves the chat files exactly as they were', async () => {
+    const dir = chats(home);
+    const path = home.write(
+      join(dir, 'session-x.jsonl'),
+      jsonl(header, reply('g1', { input: 100, output: 10 })),
+      NOW - 5000,
+    );
+    copyFileSync(path, `${path}.before`);
+    await snap(home, true);
+    expect(readFileSync(path).equals(readFileSync(`${path}.before`))).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(NOW - 5000);
+  });
+});

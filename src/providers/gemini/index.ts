@@ -1,0 +1,265 @@
+/**
+ * Gemini CLI: `tmp/<project>/chats/session-*.jsonl` (and the older whole-file `session-*.json`) under
+ * `$GEMINI_DIR` (or `$GEMINI_CLI_HOME/.gemini`, or `~/.gemini`); a subagent's chat sits in
+ * `chats/<parent session id>/<id>.jsonl` and counts toward its parent. The project's directory is
+ * written beside the chats, in `tmp/<project>/.project_root`.
+ *
+ * A resumed old session is migrated by Gemini CLI into a `.jsonl` of the same name that repeats the
+ * whole chat; while both exist only the `.jsonl` is read, so the chat is not counted twice.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
+import { parseObject } from '../../model/json.js';
+import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { scanLines } from '../jsonl.js';
+import type { Env, ParseResult, Provider, Root, SourceFile, WindowQuery } from '../types.js';
+import { GeminiChat, isGeminiCarry } from './parser.js';
+import { conversationFrom, lineFromJson } from './record.js';
+
+/** Gemini CLI compresses the chat at half the model's window unless settings say otherwise. */
+export const DEFAULT_COMPACT_RATIO = 0.5;
+
+/** The window of every current Gemini model (`tokenLimit` in Gemini CLI) when the catalogue lacks it. */
+export const DEFAULT_WINDOW = 1_048_576;
+
+/**
+ * A whole-file chat is parsed in one piece; past this it is reported, not read. The largest seen is
+ * under half a megabyte; a chat file of hundreds of megabytes is not one Gemini CLI would load either.
+ */
+export const MAX_WHOLE_FILE_BYTES = 64 << 20;
+
+/** `.project_root` holds one path; anything longer is not one. */
+const MAX_PROJECT_ROOT_BYTES = 4096;
+
+/** Session ids name subagent folders; anything but a plain token is not one. */
+const SESSION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
+const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
+
+export function geminiRoots(env: Env): Root[] {
+  const dir = first(env.GEMINI_DIR);
+  if (dir) return [{ path: dir, origin: '$GEMINI_DIR' }];
+  const cliHome = first(env.GEMINI_CLI_HOME);
+  if (cliHome) return [{ path: join(cliHome, '.gemini'), origin: '$GEMINI_CLI_HOME' }];
+  return [{ path: join(home(env), '.gemini'), origin: 'default' }];
+}
+
+function sourceFile(
+  path: string,
+  root: string,
+  sessionHint: string | null,
+  role: SourceFile['role'],
+  problems: ProblemLog,
+): SourceFile | null {
+  const st = statOf(path, problems);
+  if (!st) return null;
+  return {
+    provider: 'gemini',
+    path,
+    root,
+    sessionHint,
+    role,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+  };
+}
+
+function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const root of roots) {
+    const tmp = join(root.path, 'tmp');
+    for (const project of list(tmp, problems) ?? []) {
+      if (!isDir(tmp, project)) continue;
+      const chats = join(tmp, project.name, 'chats');
+      const entries = list(chats, problems) ?? [];
+      const names = new Set(entries.map((e) => e.name));
+      for (const e of entries) {
+        if (e.name.startsWith('session-') && (e.name.endsWith('.jsonl') || e.name.endsWith('.json'))) {
+          if (!isFile(chats, e)) continue;
+          // Migrated on resume into `<name>.jsonl`, which repeats it: read that one only.
+          if (e.name.endsWith('.json') && names.has(`${e.name}l`)) continue;
+          const f = sourceFile(join(chats, e.name), root.path, null, 'main', problems);
+          if (f) out.push(f);
+        } else if (SESSION_ID.test(e.name) && isDir(chats, e)) {
+          const dir = join(chats, e.name);
+          for (const s of list(dir, problems) ?? []) {
+            if (!s.name.endsWith('.jsonl') || !isFile(dir, s)) continue;
+            const f = sourceFile(join(dir, s.name), root.path, e.name, 'subagent', problems);
+            if (f) out.push(f);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The project directory Gemini CLI wrote beside the chats (`tmp/<project>/.project_root`). */
+function projectRoot(chatPath: string): string | null {
+  const parts = chatPath.split(sep);
+  const at = parts.lastIndexOf('chats');
+  if (at <= 0) return null;
+  const path = [...parts.slice(0, at), '.project_root'].join(sep);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(MAX_PROJECT_ROOT_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, n).trim();
+    return text.length > 0 && n < MAX_PROJECT_ROOT_BYTES && !text.includes('\n') ? text : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] !== 0x20 && buf[i] !== 0x09 && buf[i] !== 0x0d) return false;
+  return true;
+}
+
+/** The first bytes of a bad line, as evidence. */
+const SAMPLE_BYTES = 240;
+
+function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {
+  const carry = previous !== null && isGeminiCarry(previous.carry) ? previous.carry : null;
+  const tail = previous !== null && carry !== null;
+  let facts: FileFacts;
+  let ledger: LedgerBuilder;
+  if (tail) {
+    facts = structuredClone(carry.settled);
+    const settled = previous.ledger.data.subarray(0, carry.settledRecords * RECORD_FIELDS);
+    ledger = new LedgerBuilder(previous.ledger.models, settled);
+  } else {
+    facts = emptyFacts();
+    facts.cwd = projectRoot(file.path);
+    ledger = new LedgerBuilder();
+  }
+  const chat = new GeminiChat(facts, carry?.window ?? [], tail);
+  const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated) => {
+    if (chat.restart) return false;
+    const o = parseObject(buf.toString('utf8', start, end));
+    if (o === null) {
+      // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
+      if (unterminated) return false;
+      facts.lines++;
+      if (!isBlank(buf, start, end)) {
+        noteBadLine(facts, buf.toString('utf8', start, Math.min(end, start + SAMPLE_BYTES)));
+      }
+      return false;
+    }
+    facts.lines++;
+    chat.line(lineFromJson(o));
+    return true;
+  });
+  if (chat.restart) return parseJsonl(file, null);
+  facts.oversizedLines += scan.oversized;
+  const done = chat.finish(ledger);
+  return {
+    facts: done.facts,
+    carry: done.carry,
+    ledger: ledger.build(),
+    offset: scan.end,
+    size: scan.size,
+    mtimeMs: scan.mtimeMs,
+    ino: scan.ino,
+    pendingBytes: scan.pendingBytes,
+  };
+}
+
+/** A whole-file `session-*.json`: rewritten in place, so always read from the start. */
+function parseWholeFile(file: SourceFile): ParseResult {
+  const facts = emptyFacts();
+  facts.cwd = projectRoot(file.path);
+  const ledger = new LedgerBuilder();
+  const fd = openSync(file.path, 'r');
+  let st: ReturnType<typeof fstatSync>;
+  let text: string | null = null;
+  try {
+    st = fstatSync(fd);
+    if (st.size > MAX_WHOLE_FILE_BYTES) facts.oversizedLines = 1;
+    else text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  if (text !== null) {
+    facts.lines = 1;
+    const o = parseObject(text);
+    if (o === null) noteBadLine(facts, text.slice(0, SAMPLE_BYTES));
+    else {
+      const { meta, messages } = conversationFrom(o);
+      const chat = new GeminiChat(facts, [], false);
+      chat.line({ kind: 'header', meta });
+      for (const message of messages) chat.line({ kind: 'message', message });
+      chat.finish(ledger);
+    }
+  }
+  return {
+    facts,
+    carry: null,
+    ledger: ledger.build(),
+    offset: st.size,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+    pendingBytes: 0,
+  };
+}
+
+function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+  return file.path.endsWith('.json') ? parseWholeFile(file) : parseJsonl(file, previous);
+}
+
+const ratios = new Map<string, number>();
+
+/** `model.compressionThreshold` (or the older `chatCompression.contextPercentageThreshold`). */
+function settingsRatio(path: string): number {
+  let ratio = ratios.get(path);
+  if (ratio === undefined) {
+    ratio = DEFAULT_COMPACT_RATIO;
+    if (statSync(path, { throwIfNoEntry: false })?.isFile()) {
+      try {
+        const s = parseObject(readFileSync(path, 'utf8'));
+        const model = s?.model as { compressionThreshold?: unknown } | undefined;
+        const older = s?.chatCompression as { contextPercentageThreshold?: unknown } | undefined;
+        const v = model?.compressionThreshold ?? older?.contextPercentageThreshold;
+        if (typeof v === 'number' && v > 0 && v <= 1) ratio = v;
+      } catch {
+        // unreadable settings: Gemini CLI falls back to its default too
+      }
+    }
+    ratios.set(path, ratio);
+  }
+  return ratio;
+}
+
+function contextWindow(q: WindowQuery): number | null {
+  const known =
+    q.reportedWindow ??
+    q.catalogueWindow ??
+    (q.model?.toLowerCase().startsWith('gemini') ? DEFAULT_WINDOW : null);
+  if (known === null) return null;
+  // A window is never shown smaller than what it already held.
+  return q.used !== null && q.used > known ? q.used : known;
+}
+
+export const gemini: Provider = {
+  id: 'gemini',
+  label: 'Gemini CLI',
+  vendor: 'google',
+  // `.jsonl` chats only grow; a whole-file `.json` is always read from its start by `parse`.
+  appendOnly: true,
+  bundledUnderMax: false,
+  roots: geminiRoots,
+  discover,
+  parse,
+  compactRatio: (env) => settingsRatio(join(geminiRoots(env)[0]!.path, 'settings.json')),
+  contextWindow,
+};
