@@ -220,7 +220,9 @@ class AgentRun implements Run {
       this.ready.push(...this.reader.end());
       this.pump();
     });
-    child.stderr?.on('data', (chunk: Buffer) => this.stderr.append(chunk.toString('utf8')));
+    // Decoded by the stream, so a character split across two chunks is not mangled at the seam.
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => this.stderr.append(chunk));
     child.on('exit', (code, signal) => this.onExit(code, signal));
     child.on('close', () => {
       this.pipesClosed = true;
