@@ -33,6 +33,11 @@ const OWN: Record<ProviderId, string[]> = {
     '../providers/codex/bytes.js',
   ],
   gemini: ['../providers/gemini/index.js', '../providers/gemini/parser.js', '../providers/gemini/record.js'],
+  copilot: [
+    '../providers/copilot/index.js',
+    '../providers/copilot/parser.js',
+    '../providers/copilot/record.js',
+  ],
 };
 
 /** `.js` when running compiled, `.ts` when the tests run the sources. */

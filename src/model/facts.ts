@@ -6,9 +6,9 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini';
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot';
 
-export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini'];
+export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
 
 export interface ToolTally {
   calls: number;

@@ -2,10 +2,11 @@
 import type { ProviderId } from '../model/facts.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
+import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import type { Provider } from './types.js';
 
-export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini];
+export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot];
 
 export const providerById = (id: ProviderId): Provider => {
   const p = PROVIDER_LIST.find((x) => x.id === id);

@@ -1,0 +1,277 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { takeSnapshot } from '../../index/snapshot.js';
+import type { SessionDocument } from '../../model/document.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { copilot, workspaceSummary } from './index.js';
+
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+
+const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
+  takeSnapshot({
+    env: { ...home.env, ...env },
+    plan: 'retail',
+    providers: ['copilot'],
+    sinceMs: null,
+    untilMs: null,
+    useIndex,
+    nowMs: NOW,
+    threads: 1,
+  });
+
+const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
+
+const state = (home: FakeHome, ...parts: string[]) => join(home.dir, '.copilot', 'session-state', ...parts);
+
+/**
+ * The corpus has no real Copilot CLI session: its three files are synthetic fixtures modelled on the
+ * format (Copilot CLI 1.0.11, 1.0.77 and 0.0.420, per their `copilotVersion`). Expectations were read
+ * off the files by hand.
+ */
+describe.skipIf(!HAVE_CORPUS)(
+  `Copilot CLI sessions from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    let home: FakeHome;
+    beforeEach(() => {
+      home = new FakeHome();
+    });
+    afterEach(() => home.cleanup());
+
+    it('events.jsonl (1.0.11): identity, project, branch, one bash call; no shutdown, so no tokens (absent, not 0)', async () => {
+      const id = 'aaaabbbb-1111-2222-3333-ccccddddeeee';
+      home.copy(corpus('copilot-cli', 'session-state', id, 'events.jsonl'), state(home, id, 'events.jsonl'));
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.id).toBe(id);
+      expect(s.project).toBe('/tmp/project');
+      expect(s.branch).toBe('main');
+      expect(s.title).toBe('List the files');
+      expect(s.tools).toMatchObject({ calls: 1, failed: 0 });
+      expect(s.tokens).toEqual({
+        input: null,
+        output: null,
+        cacheRead: null,
+        cacheWrite: null,
+        reasoning: null,
+      });
+      expect(s.cost.usd).toBeNull();
+    });
+
+    it('1.0.77 events: model and effort, the shutdown’s session totals under its current model, an abort', async () => {
+      home.copy(
+        corpus('copilot-cli', 'session-state', 'agent-sessions__copilot-small.synthetic.jsonl'),
+        state(home, 'copilot_stage0_small.jsonl'),
+      );
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.model).toBe('gpt-5-mini');
+      expect(s.reasoningEffort).toBe('medium');
+      // `modelMetrics` names the model without a usage block: `tokenDetails` carries the totals.
+      expect(s.tokens).toEqual({ input: 100, output: 15, cacheRead: 5, cacheWrite: 0, reasoning: null });
+      expect(s.requests).toBe(1);
+      expect(s.context.used).toBe(120);
+      expect(s.lines).toEqual({ added: 0, removed: 0 });
+      expect(s.aborts).toBe(1);
+      // `shell` (succeeded) and the trimmed subagent call (failed); the trimmed ids repeat, so later
+      // namings of the same id are one call, and a completion for a call never named is not counted.
+      expect(s.tools).toMatchObject({ calls: 2, failed: 1 });
+    });
+
+    it('0.0.420 events: the model from model_change, tool calls named in messages and at execution', async () => {
+      home.copy(
+        corpus('copilot-cli', 'session-state', 'agent-sessions__copilot-large.synthetic.jsonl'),
+        state(home, 'copilot_stage0_large.jsonl'),
+      );
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.id).toBe('copilot_stage0_large');
+      expect(s.model).toBe('gpt-5');
+      expect(s.title).toBe('Step 1');
+      expect(s.tools).toMatchObject({ calls: 2, failed: 0 });
+      expect(s.tokens.input).toBeNull();
+    });
+  },
+);
+
+/** Events written for these tests in the shape of Copilot CLI 1.0 `events.jsonl`. */
+describe('Copilot CLI events (written for these tests from the documented format)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  let n = 0;
+  const ev = (type: string, data: Record<string, unknown>, at = '2026-11-29T10:00:00.000Z') => ({
+    type,
+    data,
+    id: `e${++n}`,
+    timestamp: at,
+    parentId: null,
+  });
+  const start = ev('session.start', {
+    sessionId: 's1',
+    copilotVersion: '1.0.77',
+    selectedModel: 'claude-sonnet-4.5',
+    context: { cwd: '/work/app', branch: 'dev' },
+  });
+  const shutdown = (metrics: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    ev('session.shutdown', { shutdownType: 'routine', modelMetrics: metrics, ...extra });
+  const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
+    usage: {
+      inputTokens: input,
+      outputTokens: output,
+      cacheReadTokens: cacheRead,
+      cacheWriteTokens: cacheWrite,
+    },
+  });
+
+  it('a shutdown’s per-model usage is one record per model, priced per model', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        start,
+        shutdown({ 'claude-sonnet-4.5': usage(1000, 100, 500, 50), 'gpt-5-mini': usage(200, 20) }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tokens).toEqual({ input: 1200, output: 120, cacheRead: 500, cacheWrite: 50, reasoning: null });
+    expect(s.cost.byModel.map((m) => m.model).sort()).toEqual(['claude-sonnet-4.5', 'gpt-5-mini']);
+    expect(s.cost.usd).not.toBeNull();
+  });
+
+  it('a resumed session’s shutdowns add up, one per process lifetime', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        start,
+        shutdown({ 'gpt-5-mini': usage(100, 10) }, { codeChanges: { linesAdded: 3, linesRemoved: 1 } }),
+        ev('session.resume', { context: { cwd: '/work/app' } }),
+        shutdown({ 'gpt-5-mini': usage(200, 20) }, { codeChanges: { linesAdded: 2, linesRemoved: 0 } }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tokens.input).toBe(300);
+    expect(s.requests).toBe(2);
+    expect(s.lines).toEqual({ added: 5, removed: 1 });
+  });
+
+  it('per-request usage events are counted, and the shutdown closing the same process adds nothing', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        start,
+        ev('assistant.usage', { model: 'gpt-5-mini', inputTokens: 100, outputTokens: 10, apiCallId: 'a1' }),
+        ev('assistant.usage', { model: 'gpt-5-mini', inputTokens: 150, outputTokens: 15, apiCallId: 'a2' }),
+        shutdown({ 'gpt-5-mini': usage(250, 25) }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tokens.input).toBe(250);
+    expect(s.requests).toBe(2);
+    expect(s.context.used).toBe(150);
+  });
+
+  it('a call is counted once though named twice, and a failed execution is a failure', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        start,
+        ev('user.message', { content: 'fix the build' }),
+        ev('assistant.message', {
+          content: '',
+          toolRequests: [{ toolCallId: 'c1', name: 'bash', arguments: {} }],
+        }),
+        ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }),
+        ev('tool.execution_complete', { toolCallId: 'c1', success: false }),
+        ev('tool.execution_start', { toolCallId: 'c2', toolName: 'view' }),
+        ev('tool.execution_complete', { toolCallId: 'c2', success: true }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tools.byTool).toEqual({ bash: { calls: 1, failed: 1 }, view: { calls: 1, failed: 0 } });
+    expect(s.title).toBe('fix the build');
+  });
+
+  it('the summary in workspace.yaml is the title', async () => {
+    home.write(state(home, 's1', 'events.jsonl'), jsonl(start, ev('user.message', { content: 'hello' })));
+    home.write(
+      state(home, 's1', 'workspace.yaml'),
+      'id: s1\ncwd: /work/app\nsummary: Fix flaky login test\n',
+    );
+    expect((await snap(home)).document.sessions[0]!.title).toBe('Fix flaky login test');
+  });
+
+  it('workspace.yaml summaries: plain, quoted, and folded blocks', () => {
+    expect(workspaceSummary('summary: plain words\n')).toBe('plain words');
+    expect(workspaceSummary("summary: 'it''s quoted'\n")).toBe("it's quoted");
+    expect(workspaceSummary('summary: >-\n  first line\n  second line\nupdated_at: x\n')).toBe(
+      'first line second line',
+    );
+    expect(workspaceSummary('cwd: /x\n')).toBeNull();
+  });
+
+  it('an error, a question to the user, and the end of a turn read as error, waiting and idle', async () => {
+    const recent = new Date(NOW - 30_000).toISOString();
+    home.write(
+      state(home, 'a', 'events.jsonl'),
+      jsonl({ ...start, data: { sessionId: 'a' } }, ev('session.error', { message: 'rate limited' }, recent)),
+    );
+    home.write(
+      state(home, 'b', 'events.jsonl'),
+      jsonl(
+        { ...start, data: { sessionId: 'b' } },
+        ev('assistant.message', { toolRequests: [{ toolCallId: 'q', name: 'ask_user' }] }, recent),
+      ),
+    );
+    home.write(
+      state(home, 'c', 'events.jsonl'),
+      jsonl({ ...start, data: { sessionId: 'c' } }, ev('assistant.turn_end', { turnId: '0' }, recent)),
+    );
+    const doc = (await snap(home)).document;
+    const by = (id: string) => doc.sessions.find((s) => s.id === id)!;
+    expect([by('a').state, by('a').stateDetail]).toEqual(['error', 'rate limited']);
+    expect([by('b').state, by('b').stateDetail]).toEqual(['waiting', 'ask_user']);
+    expect([by('c').state, by('c').stateDetail]).toEqual(['idle', 'turn_end']);
+  });
+
+  it('a growing events file is tailed and ends with the same totals as a cold read', async () => {
+    const path = home.write(state(home, 's1', 'events.jsonl'), jsonl(start));
+    await snap(home, true);
+    appendFileSync(
+      path,
+      jsonl(
+        ev('assistant.message', { toolRequests: [{ toolCallId: 'c1', name: 'bash' }] }),
+        ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash' }),
+      ),
+    );
+    await snap(home, true);
+    appendFileSync(
+      path,
+      jsonl(
+        ev('tool.execution_complete', { toolCallId: 'c1', success: false }),
+        shutdown({ 'gpt-5': usage(10, 1) }),
+      ),
+    );
+    const warm = await snap(home, true);
+    expect(warm.stats.tailed).toBe(1);
+    expect(warm.document.sessions[0]!.tools).toMatchObject({ calls: 1, failed: 1 });
+    expect(comparable(warm.document)).toEqual(comparable((await snap(home, false)).document));
+  });
+
+  it('the older flat session-state/<id>.jsonl is read too', async () => {
+    home.write(state(home, 'flat-1.jsonl'), jsonl({ ...start, data: { sessionId: 'flat-1' } }));
+    expect((await snap(home)).document.sessions.map((s) => s.id)).toEqual(['flat-1']);
+  });
+
+  it('$COPILOT_HOME, else ~/.copilot', async () => {
+    expect(copilot.roots({ HOME: '/h' })).toEqual([{ path: '/h/.copilot', origin: 'default' }]);
+    expect(copilot.roots({ HOME: '/h', COPILOT_HOME: '/c' })).toEqual([
+      { path: '/c', origin: '$COPILOT_HOME' },
+    ]);
+    home.write(
+      join(home.dir, 'cp', 'session-state', 's9', 'events.jsonl'),
+      jsonl({ ...start, data: { sessionId: 's9' } }),
+    );
+    const doc = (await snap(home, false, { COPILOT_HOME: join(home.dir, 'cp') })).document;
+    expect(doc.sessions.map((s) => s.id)).toEqual(['s9']);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * GitHub Copilot CLI: `session-state/<id>/events.jsonl` under `$COPILOT_HOME` or `~/.copilot`, and
+ * the older flat `session-state/<id>.jsonl` (and `history-session-state/<id>.jsonl`). Beside an
+ * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { oneLine } from '../../model/facts.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { extracting, readJsonl } from '../read.js';
+import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
+import { lineFromBytes, lineFromJson } from './record.js';
+
+/** `workspace.yaml` is a handful of keys; only its first bytes are read. */
+const MAX_WORKSPACE_BYTES = 64 << 10;
+
+const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
+
+export function copilotRoots(env: Env): Root[] {
+  const dir = first(env.COPILOT_HOME);
+  if (dir) return [{ path: dir, origin: '$COPILOT_HOME' }];
+  return [{ path: join(home(env), '.copilot'), origin: 'default' }];
+}
+
+function add(out: SourceFile[], path: string, root: string, hint: string, problems: ProblemLog): void {
+  const st = statOf(path, problems);
+  if (!st) return;
+  out.push({
+    provider: 'copilot',
+    path,
+    root,
+    sessionHint: hint,
+    role: 'main',
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+  });
+}
+
+function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const root of roots) {
+    for (const sub of ['session-state', 'history-session-state']) {
+      const dir = join(root.path, sub);
+      for (const e of list(dir, problems) ?? []) {
+        if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
+          add(out, join(dir, e.name), root.path, basename(e.name, '.jsonl'), problems);
+        } else if (isDir(dir, e)) {
+          const events = join(dir, e.name, 'events.jsonl');
+          // A session folder without events yet (only `workspace.yaml`) is not a session to show.
+          if (statSync(events, { throwIfNoEntry: false })?.isFile())
+            add(out, events, root.path, e.name, problems);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The `summary:` of a `workspace.yaml` (a plain or quoted scalar, or a `|`/`>` block). */
+export function workspaceSummary(yaml: string): string | null {
+  const lines = yaml.split('\n');
+  const at = lines.findIndex((l) => /^summary:/.test(l));
+  if (at === -1) return null;
+  let value = lines[at]!.slice('summary:'.length).trim();
+  if (/^[|>][+-]?$/.test(value)) {
+    const block: string[] = [];
+    for (const l of lines.slice(at + 1)) {
+      if (l.length > 0 && !/^\s/.test(l)) break;
+      block.push(l.trim());
+    }
+    value = block.join(' ');
+  } else if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) {
+    const quote = value[0];
+    value = value.slice(1, -1);
+    value = quote === "'" ? value.replace(/''/g, "'") : value.replace(/\\"/g, '"').replace(/\\n/g, ' ');
+  }
+  const t = oneLine(value);
+  return t.length > 0 ? t : null;
+}
+
+function readSummary(eventsPath: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(join(dirname(eventsPath), 'workspace.yaml'), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(MAX_WORKSPACE_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return workspaceSummary(buf.toString('utf8', 0, n));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+  const result = readJsonl(file, previous, (facts, carry, ledger) => {
+    const parser = new CopilotParser(facts, (carry as CopilotCarry | null) ?? emptyCopilotCarry(), ledger);
+    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
+    return { line, carry: () => parser.carry() };
+  });
+  if (basename(file.path) === 'events.jsonl') {
+    const summary = readSummary(file.path);
+    if (summary !== null) result.facts.titles.ai = summary;
+  }
+  return result;
+}
+
+export const copilot: Provider = {
+  id: 'copilot',
+  label: 'Copilot CLI',
+  vendor: null,
+  appendOnly: true,
+  bundledUnderMax: false,
+  roots: copilotRoots,
+  discover,
+  parse,
+  compactRatio: () => null,
+  contextWindow: (q) => {
+    const known = q.reportedWindow ?? q.catalogueWindow;
+    return known !== null && q.used !== null && q.used > known ? q.used : known;
+  },
+};

@@ -1,0 +1,219 @@
+/**
+ * Copilot CLI session events → session facts and ledger records, one line at a time, resumable.
+ *
+ * Tokens: Copilot CLI writes no per-request usage in most builds; the tokens of a whole process
+ * lifetime arrive in its `session.shutdown`, per model (or as session totals under the current
+ * model). A resumed session appends another shutdown for the next process, so shutdowns add up. A
+ * build that does write `assistant.usage` per request is counted from those, and the shutdown that
+ * closes the same lifetime adds nothing (it would count them twice). So a running session shows its
+ * tokens once its process has exited; before that they are absent, not zero.
+ *
+ * A tool call is named twice (the message's `toolRequests`, then `tool.execution_start`): it is
+ * counted once, by its id.
+ */
+import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { hashString, type LedgerBuilder } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import type { CopilotLine, CopilotTokens } from './record.js';
+
+/** Tool calls awaiting their outcome; calls that never complete are dropped oldest first past this. */
+export const MAX_PENDING_TOOLS = 1024;
+
+/** Call ids already counted, remembered so the second naming of a call is not counted again. */
+export const RECENT_CALL_IDS = 256;
+
+export interface CopilotCarry {
+  pending: [string, string][];
+  counted: string[];
+  model: string | null;
+  /** Per-request usage was seen since the process started: its shutdown must not add again. */
+  usageThisProcess: boolean;
+}
+
+export const emptyCopilotCarry = (): CopilotCarry => ({
+  pending: [],
+  counted: [],
+  model: null,
+  usageThisProcess: false,
+});
+
+const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
+
+export class CopilotParser {
+  private pending: Map<string, string>;
+  private counted: string[];
+  private countedSet: Set<string>;
+  private model: string | null;
+  private usageThisProcess: boolean;
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: CopilotCarry,
+    private readonly ledger: LedgerBuilder,
+  ) {
+    this.pending = new Map(carry.pending);
+    this.counted = [...carry.counted];
+    this.countedSet = new Set(carry.counted);
+    this.model = carry.model;
+    this.usageThisProcess = carry.usageThisProcess;
+  }
+
+  carry(): CopilotCarry {
+    return {
+      pending: [...this.pending],
+      counted: [...this.counted],
+      model: this.model,
+      usageThisProcess: this.usageThisProcess,
+    };
+  }
+
+  line(l: CopilotLine): void {
+    const f = this.facts;
+    if (l.kind !== 'other') noteTime(f, l.ms);
+    switch (l.kind) {
+      case 'start':
+        f.sessionId ??= l.sessionId;
+        f.cwd ??= l.cwd;
+        if (l.branch !== null) f.gitBranch = l.branch;
+        if (l.model !== null) this.useModel(l.model);
+        this.usageThisProcess = false;
+        f.live = { state: 'idle', atMs: l.ms, detail: 'started' };
+        return;
+      case 'model':
+        if (l.model !== null) this.useModel(l.model);
+        if (l.effort !== null) f.reasoningEffort = l.effort;
+        return;
+      case 'prompt': {
+        if (l.sub) return;
+        const t = l.text === null ? '' : oneLine(l.text);
+        const current = f.titles.firstPrompt;
+        if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
+          f.titles.firstPrompt = t;
+        }
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'turn':
+        if (l.model !== null) this.useModel(l.model);
+        f.live =
+          l.event === 'start'
+            ? { state: 'working', atMs: l.ms, detail: null }
+            : { state: 'idle', atMs: l.ms, detail: 'turn_end' };
+        return;
+      case 'message':
+        this.message(l);
+        return;
+      case 'call':
+        this.call(l.id, l.name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'done': {
+        const name = l.id === null ? undefined : this.pending.get(l.id);
+        if (l.id !== null && name !== undefined) {
+          this.pending.delete(l.id);
+          if (l.failed) tallyFailure(f, name);
+        } else if (l.id === null && l.failed) tallyFailure(f, '(unknown)');
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'usage':
+        this.usageThisProcess = true;
+        this.request(l.tokens, l.key, l.ms, l.sub);
+        if (!l.sub) {
+          const t = l.tokens;
+          f.context = {
+            prompt: t.input + t.cacheRead + t.cacheWrite,
+            model: t.model ?? this.model,
+            atMs: l.ms,
+          };
+        }
+        return;
+      case 'shutdown':
+        if (!this.usageThisProcess) {
+          for (const t of l.tokens)
+            this.request(t, l.key === null ? null : `${l.key}\u0000${t.model}`, l.ms, false);
+        }
+        this.usageThisProcess = false;
+        if (l.current !== null) f.context = { prompt: l.current, model: this.model, atMs: l.ms };
+        if (l.added !== null) f.linesAdded = (f.linesAdded ?? 0) + l.added;
+        if (l.removed !== null) f.linesRemoved = (f.linesRemoved ?? 0) + l.removed;
+        f.live = { state: 'idle', atMs: l.ms, detail: 'shutdown' };
+        return;
+      case 'error':
+        f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.message ?? 'error') };
+        return;
+      case 'abort':
+        f.aborts++;
+        f.live = { state: 'idle', atMs: l.ms, detail: 'abort' };
+        return;
+      case 'compaction':
+        f.compactions++;
+        return;
+      case 'window':
+        f.reportedWindow = l.limit;
+        return;
+      case 'idle':
+        f.live = { state: 'idle', atMs: l.ms, detail: 'idle' };
+        return;
+      case 'other':
+        return;
+    }
+  }
+
+  private useModel(model: string): void {
+    this.model = model;
+    this.facts.mainModel = model;
+    noteModel(this.facts, model);
+  }
+
+  private message(l: Extract<CopilotLine, { kind: 'message' }>): void {
+    const f = this.facts;
+    if (l.model !== null) {
+      if (l.sub) noteModel(f, l.model);
+      else this.useModel(l.model);
+    }
+    for (const [id, name] of l.calls) this.call(id, name);
+    if (l.sub) return;
+    const ask = l.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
+    else if (l.calls.length > 0) f.live = { state: 'working', atMs: l.ms, detail: null };
+    else if (l.hasText) f.live = { state: 'idle', atMs: l.ms, detail: 'reply' };
+  }
+
+  /** Count a call the first time its id is named. */
+  private call(id: string | null, name: string): void {
+    if (id !== null) {
+      if (this.countedSet.has(id)) return;
+      this.counted.push(id);
+      this.countedSet.add(id);
+      if (this.counted.length > RECENT_CALL_IDS) this.countedSet.delete(this.counted.shift()!);
+      this.pending.set(id, name);
+      if (this.pending.size > MAX_PENDING_TOOLS) {
+        const oldest = this.pending.keys().next().value;
+        if (oldest !== undefined) this.pending.delete(oldest);
+      }
+    }
+    tallyTool(this.facts, name);
+  }
+
+  private request(t: CopilotTokens, key: string | null, ms: number | null, sub: boolean): void {
+    const f = this.facts;
+    const name = t.model ?? this.model ?? 'unknown';
+    noteModel(f, name);
+    this.ledger.push({
+      key: key === null ? null : hashString(`copilot\u0000${f.sessionId ?? ''}\u0000${key}`),
+      request: 0,
+      tsMs: ms ?? f.lastMs ?? 0,
+      model: name,
+      sidechain: sub,
+      tokens: {
+        input: t.input,
+        output: t.output,
+        cacheRead: t.cacheRead,
+        cacheWrite5m: t.cacheWrite,
+        cacheWrite1h: null,
+        reasoning: null,
+      },
+    });
+  }
+}

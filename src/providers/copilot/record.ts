@@ -1,0 +1,208 @@
+/**
+ * The part of a GitHub Copilot CLI session event that session facts need.
+ *
+ * Copilot CLI writes `session-state/<id>/events.jsonl` (older builds: a flat `<id>.jsonl`), one
+ * event per line: `{type, data, id, timestamp, parentId}`. The events read here: `session.start` /
+ * `session.resume` (identity, working directory, branch, model), `session.model_change`,
+ * `user.message`, `assistant.turn_start` / `turn_end`, `assistant.message` (its `toolRequests`),
+ * `tool.execution_start` / `tool.execution_complete` (`success`), `assistant.usage` (one request's
+ * tokens, where a build writes it), `session.shutdown` (the tokens of the whole process lifetime,
+ * per model, and its line changes), `session.error`, `abort`, compaction and truncation events.
+ * A subagent's events carry `parentToolCallId`.
+ */
+import { arr, count, isoMs, type JsonObject, num, obj, parseObject, str, text } from '../../model/json.js';
+import { SkimError } from '../skim.js';
+
+/** A prompt is kept to its first characters: it names the session, nothing more. */
+export const MAX_PROMPT_CHARS = 4096;
+
+/** Copilot's placeholder before a model is chosen; never a model. */
+const AUTO = 'auto';
+
+export interface CopilotTokens {
+  model: string | null;
+  /** Uncached input: Copilot reports cache reads and writes apart. */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export type CopilotLine =
+  | {
+      kind: 'start';
+      ms: number | null;
+      sessionId: string | null;
+      cwd: string | null;
+      branch: string | null;
+      model: string | null;
+    }
+  | { kind: 'model'; ms: number | null; model: string | null; effort: string | null }
+  | { kind: 'prompt'; ms: number | null; text: string | null; sub: boolean }
+  | { kind: 'turn'; ms: number | null; event: 'start' | 'end'; model: string | null }
+  | {
+      kind: 'message';
+      ms: number | null;
+      model: string | null;
+      sub: boolean;
+      calls: [string | null, string][];
+      hasText: boolean;
+    }
+  | { kind: 'call'; ms: number | null; id: string | null; name: string }
+  | { kind: 'done'; ms: number | null; id: string | null; failed: boolean; model: string | null }
+  | { kind: 'usage'; ms: number | null; key: string | null; sub: boolean; tokens: CopilotTokens }
+  | {
+      kind: 'shutdown';
+      ms: number | null;
+      key: string | null;
+      tokens: CopilotTokens[];
+      current: number | null;
+      added: number | null;
+      removed: number | null;
+    }
+  | { kind: 'error'; ms: number | null; message: string | null }
+  | { kind: 'abort'; ms: number | null }
+  | { kind: 'compaction'; ms: number | null }
+  | { kind: 'window'; ms: number | null; limit: number }
+  | { kind: 'idle'; ms: number | null }
+  | { kind: 'other'; ms: number | null };
+
+const model = (v: unknown): string | null => {
+  const m = text(v);
+  return m === null || m === AUTO ? null : m;
+};
+
+function words(v: unknown): string | null {
+  return typeof v === 'string' && v.length > 0 ? v.slice(0, MAX_PROMPT_CHARS) : null;
+}
+
+/** Per-model usage of a shutdown, or the session's totals under its current model. */
+function shutdownTokens(d: JsonObject): CopilotTokens[] {
+  const out: CopilotTokens[] = [];
+  const metrics = obj(d.modelMetrics);
+  for (const [name, entry] of Object.entries(metrics ?? {})) {
+    const usage = obj(obj(entry)?.usage);
+    if (!usage) continue;
+    const t: CopilotTokens = {
+      model: model(name),
+      input: count(usage.inputTokens) ?? 0,
+      output: count(usage.outputTokens) ?? 0,
+      cacheRead: count(usage.cacheReadTokens) ?? 0,
+      cacheWrite: count(usage.cacheWriteTokens) ?? 0,
+    };
+    // An empty or all-zero breakdown is not one: it must not hide the totals below.
+    if (t.input + t.output + t.cacheRead + t.cacheWrite > 0) out.push(t);
+  }
+  if (out.length > 0) return out;
+  const details = obj(d.tokenDetails);
+  if (!details) return out;
+  const n = (k: string) => count(obj(details[k])?.tokenCount) ?? 0;
+  const t: CopilotTokens = {
+    model: model(d.currentModel),
+    input: n('input'),
+    output: n('output'),
+    cacheRead: n('cache_read'),
+    cacheWrite: n('cache_write'),
+  };
+  if (t.input + t.output + t.cacheRead + t.cacheWrite > 0) out.push(t);
+  return out;
+}
+
+export function lineFromJson(o: JsonObject): CopilotLine {
+  const ms = isoMs(o.timestamp);
+  const d = obj(o.data) ?? {};
+  const sub = text(d.parentToolCallId) !== null;
+  switch (str(o.type)) {
+    case 'session.start':
+    case 'session.resume': {
+      const c = obj(d.context);
+      return {
+        kind: 'start',
+        ms,
+        sessionId: text(d.sessionId),
+        cwd: text(c?.cwd),
+        branch: text(c?.branch),
+        model: model(d.selectedModel),
+      };
+    }
+    case 'session.model_change':
+      return { kind: 'model', ms, model: model(d.newModel), effort: text(d.reasoningEffort) };
+    case 'user.message':
+      return { kind: 'prompt', ms, text: words(d.content), sub };
+    case 'assistant.turn_start':
+      return { kind: 'turn', ms, event: 'start', model: model(d.model) };
+    case 'assistant.turn_end':
+      return { kind: 'turn', ms, event: 'end', model: model(d.model) };
+    case 'assistant.message': {
+      const calls: [string | null, string][] = [];
+      for (const r of arr(d.toolRequests) ?? []) {
+        const req = obj(r);
+        const name = req ? text(req.name) : null;
+        if (req && name) calls.push([text(req.toolCallId), name]);
+      }
+      const content = str(d.content);
+      return {
+        kind: 'message',
+        ms,
+        model: model(d.model),
+        sub,
+        calls,
+        hasText: content !== null && content.trim().length > 0,
+      };
+    }
+    case 'tool.execution_start': {
+      const name = text(d.toolName);
+      return name ? { kind: 'call', ms, id: text(d.toolCallId), name } : { kind: 'other', ms };
+    }
+    case 'tool.execution_complete':
+      return { kind: 'done', ms, id: text(d.toolCallId), failed: d.success === false, model: model(d.model) };
+    case 'assistant.usage':
+      return {
+        kind: 'usage',
+        ms,
+        key: text(d.apiCallId) ?? text(d.providerCallId) ?? text(o.id),
+        sub,
+        tokens: {
+          model: model(d.model),
+          input: count(d.inputTokens) ?? 0,
+          output: count(d.outputTokens) ?? 0,
+          cacheRead: count(d.cacheReadTokens) ?? 0,
+          cacheWrite: count(d.cacheWriteTokens) ?? 0,
+        },
+      };
+    case 'session.shutdown': {
+      const changes = obj(d.codeChanges);
+      const current = count(d.currentTokens);
+      return {
+        kind: 'shutdown',
+        ms,
+        key: text(o.id) ?? text(o.timestamp),
+        tokens: shutdownTokens(d),
+        current: current !== null && current > 0 ? current : null,
+        added: changes ? count(changes.linesAdded) : null,
+        removed: changes ? count(changes.linesRemoved) : null,
+      };
+    }
+    case 'session.error':
+      return { kind: 'error', ms, message: text(d.message) ?? text(d.errorType) };
+    case 'abort':
+      return { kind: 'abort', ms };
+    case 'session.compaction_complete':
+      return d.success === false ? { kind: 'other', ms } : { kind: 'compaction', ms };
+    case 'session.truncation': {
+      const limit = num(d.tokenLimit);
+      return limit !== null && limit > 0 ? { kind: 'window', ms, limit } : { kind: 'other', ms };
+    }
+    case 'session.idle':
+      return { kind: 'idle', ms };
+    default:
+      return { kind: 'other', ms };
+  }
+}
+
+/** A line from its bytes: parsed whole (there is no byte-level extractor for Copilot CLI). */
+export function lineFromBytes(b: Buffer, s: number, e: number): CopilotLine {
+  const o = parseObject(b.toString('utf8', s, e));
+  if (o === null) throw new SkimError('not a JSON object');
+  return lineFromJson(o);
+}
