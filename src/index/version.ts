@@ -38,6 +38,7 @@ const OWN: Record<ProviderId, string[]> = {
     '../providers/copilot/parser.js',
     '../providers/copilot/record.js',
   ],
+  pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
 };
 
 /** `.js` when running compiled, `.ts` when the tests run the sources. */

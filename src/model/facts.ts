@@ -6,9 +6,9 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot';
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi';
 
-export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
+export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot', 'pi'];
 
 export interface ToolTally {
   calls: number;

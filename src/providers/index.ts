@@ -4,9 +4,10 @@ import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
+import { pi } from './pi/index.js';
 import type { Provider } from './types.js';
 
-export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot];
+export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot, pi];
 
 export const providerById = (id: ProviderId): Provider => {
   const p = PROVIDER_LIST.find((x) => x.id === id);

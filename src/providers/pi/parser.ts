@@ -1,0 +1,144 @@
+/**
+ * Pi session lines → session facts and ledger records, one line at a time, resumable.
+ *
+ * Every assistant message is one billed response. Pi's `input` is already the uncached part; its
+ * cost is the harness's own and is kept as reported when it is above zero (a zero is a model Pi had
+ * no price for, so the catalogue prices it instead). The tree of entries is read in file order:
+ * a branch the user abandoned was still paid for, so it counts.
+ */
+import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { hashString, type LedgerBuilder } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import type { PiLine, PiUsage } from './record.js';
+
+/** Tool calls awaiting their result; calls that never complete are dropped oldest first past this. */
+export const MAX_PENDING_TOOLS = 1024;
+
+export interface PiCarry {
+  pending: [string, string][];
+  model: string | null;
+}
+
+export const emptyPiCarry = (): PiCarry => ({ pending: [], model: null });
+
+/** Output including reasoning: pi-ai reports reasoning inside `output` unless its total says apart. */
+export function outputOf(u: PiUsage): number {
+  const r = u.reasoning ?? 0;
+  const apart = r > 0 && u.total !== null && u.total === u.input + u.output + u.cacheRead + u.cacheWrite + r;
+  return apart ? u.output + r : u.output;
+}
+
+const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
+
+export class PiParser {
+  private pending: Map<string, string>;
+  private model: string | null;
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: PiCarry,
+    private readonly ledger: LedgerBuilder,
+  ) {
+    this.pending = new Map(carry.pending);
+    this.model = carry.model;
+  }
+
+  carry(): PiCarry {
+    return { pending: [...this.pending], model: this.model };
+  }
+
+  line(l: PiLine): void {
+    const f = this.facts;
+    if (l.kind !== 'other') noteTime(f, l.ms);
+    switch (l.kind) {
+      case 'session':
+        f.sessionId ??= l.id;
+        f.cwd ??= l.cwd;
+        return;
+      case 'model':
+        this.model = l.model;
+        return;
+      case 'thinking':
+        f.reasoningEffort = l.level;
+        return;
+      case 'title':
+        f.titles.custom = oneLine(l.name);
+        return;
+      case 'compaction':
+        f.compactions++;
+        return;
+      case 'user': {
+        const t = l.text === null ? '' : oneLine(l.text);
+        const current = f.titles.firstPrompt;
+        if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
+          f.titles.firstPrompt = t;
+        }
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'assistant':
+        this.assistant(l);
+        return;
+      case 'result': {
+        const name = (l.callId !== null ? this.pending.get(l.callId) : undefined) ?? l.name ?? '(unknown)';
+        if (l.callId !== null) this.pending.delete(l.callId);
+        if (l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'other':
+        return;
+    }
+  }
+
+  private assistant(l: Extract<PiLine, { kind: 'assistant' }>): void {
+    const f = this.facts;
+    const model = l.model ?? this.model;
+    if (model !== null) {
+      noteModel(f, model);
+      f.mainModel = model;
+    }
+    const u = l.usage;
+    if (u !== null) {
+      const name = model ?? 'unknown';
+      noteModel(f, name);
+      const identity = l.entry === null ? null : `pi\u0000${l.entry}\u0000${l.stamp ?? l.ms ?? ''}`;
+      this.ledger.push({
+        key: identity === null ? null : hashString(identity),
+        request: 0,
+        tsMs: l.ms ?? l.stamp ?? f.lastMs ?? 0,
+        model: name,
+        sidechain: false,
+        tokens: {
+          input: u.input,
+          output: outputOf(u),
+          cacheRead: u.cacheRead,
+          cacheWrite5m: u.cacheWrite,
+          cacheWrite1h: null,
+          reasoning: u.reasoning,
+        },
+        reportedCostUsd: u.costUsd !== null && u.costUsd > 0 ? u.costUsd : null,
+      });
+      f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
+    }
+    for (const [id, name] of l.calls) {
+      tallyTool(f, name);
+      if (id !== null) {
+        this.pending.set(id, name);
+        if (this.pending.size > MAX_PENDING_TOOLS) {
+          const oldest = this.pending.keys().next().value;
+          if (oldest !== undefined) this.pending.delete(oldest);
+        }
+      }
+    }
+    const ask = l.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
+    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.error ?? 'error') };
+    else if (l.stop === 'aborted') {
+      f.aborts++;
+      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
+    } else if (l.calls.length > 0 || l.stop === 'toolUse')
+      f.live = { state: 'working', atMs: l.ms, detail: null };
+    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
+  }
+}
