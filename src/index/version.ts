@@ -39,6 +39,7 @@ const OWN: Record<ProviderId, string[]> = {
     '../providers/copilot/record.js',
   ],
   pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
+  qwen: ['../providers/qwen/index.js', '../providers/qwen/parser.js', '../providers/qwen/record.js'],
 };
 
 /** `.js` when running compiled, `.ts` when the tests run the sources. */

@@ -6,9 +6,9 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi';
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi' | 'qwen';
 
-export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot', 'pi'];
+export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot', 'pi', 'qwen'];
 
 export interface ToolTally {
   calls: number;

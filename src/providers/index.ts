@@ -5,9 +5,10 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { gemini } from './gemini/index.js';
 import { pi } from './pi/index.js';
+import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
 
-export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot, pi];
+export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot, pi, qwen];
 
 export const providerById = (id: ProviderId): Provider => {
   const p = PROVIDER_LIST.find((x) => x.id === id);

@@ -1,0 +1,132 @@
+/**
+ * Qwen Code chat lines → session facts and ledger records, one line at a time, resumable.
+ *
+ * Each assistant line is one model response with its own usage. The same usage is repeated in a
+ * `system`/`ui_telemetry` line; only the assistant line counts. `promptTokenCount` holds the cached
+ * part, so the ledger's input is the difference. Whether `thoughtsTokenCount` is already inside
+ * `candidatesTokenCount` depends on the backend (Gemini counts it apart, OpenAI-compatible ones
+ * inside); the line's own `totalTokenCount` says which, and a request's tokens add up to it.
+ */
+import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { hashString, type LedgerBuilder } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import type { QwenLine, QwenUsage } from './record.js';
+
+/** Tool calls awaiting their result; calls that never complete are dropped oldest first past this. */
+export const MAX_PENDING_TOOLS = 1024;
+
+export interface QwenCarry {
+  pending: [string, string][];
+}
+
+export const emptyQwenCarry = (): QwenCarry => ({ pending: [] });
+
+export function requestTokens(u: QwenUsage): { input: number; cacheRead: number; output: number } {
+  const inside = u.total !== null && u.thoughts > 0 && u.total === u.prompt + u.candidates;
+  const cached = Math.min(u.cached, u.prompt);
+  return {
+    input: u.prompt - cached,
+    cacheRead: cached,
+    output: inside ? u.candidates : u.candidates + u.thoughts,
+  };
+}
+
+const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
+
+export class QwenParser {
+  private pending: Map<string, string>;
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: QwenCarry,
+    private readonly ledger: LedgerBuilder,
+  ) {
+    this.pending = new Map(carry.pending);
+  }
+
+  carry(): QwenCarry {
+    return { pending: [...this.pending] };
+  }
+
+  line(l: QwenLine): void {
+    const f = this.facts;
+    noteTime(f, l.ms);
+    f.sessionId ??= l.sessionId;
+    f.cwd ??= l.cwd;
+    switch (l.type) {
+      case 'user':
+        if (l.prompt !== null) {
+          const t = oneLine(l.prompt);
+          const current = f.titles.firstPrompt;
+          if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
+            f.titles.firstPrompt = t;
+          }
+          f.live = { state: 'working', atMs: l.ms, detail: null };
+        }
+        return;
+      case 'assistant':
+        this.assistant(l);
+        return;
+      case 'tool_result': {
+        const r = l.result;
+        const name = r?.callId ? this.pending.get(r.callId) : undefined;
+        if (r?.callId && name !== undefined) {
+          this.pending.delete(r.callId);
+          if (r.failed) tallyFailure(f, name);
+        } else if (r?.failed) tallyFailure(f, '(unknown)');
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'system':
+        if (l.subtype === 'chat_compression') f.compactions++;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private assistant(l: QwenLine): void {
+    const f = this.facts;
+    if (l.model !== null) {
+      noteModel(f, l.model);
+      f.mainModel = l.model;
+    }
+    const model = l.model ?? f.mainModel ?? 'unknown';
+    if (l.usage !== null) {
+      const u = l.usage;
+      if (u.cached > u.prompt) f.inconsistentUsage++;
+      const t = requestTokens(u);
+      noteModel(f, model);
+      this.ledger.push({
+        key: l.uuid === null ? null : hashString(`qwen\u0000${l.uuid}`),
+        request: 0,
+        tsMs: l.ms ?? f.lastMs ?? 0,
+        model,
+        sidechain: false,
+        tokens: {
+          input: t.input,
+          output: t.output,
+          cacheRead: t.cacheRead,
+          cacheWrite5m: null,
+          cacheWrite1h: null,
+          reasoning: u.thoughts,
+        },
+      });
+      f.context = { prompt: u.prompt, model, atMs: l.ms };
+    }
+    for (const [id, name] of l.calls) {
+      tallyTool(f, name);
+      if (id !== null) {
+        this.pending.set(id, name);
+        if (this.pending.size > MAX_PENDING_TOOLS) {
+          const oldest = this.pending.keys().next().value;
+          if (oldest !== undefined) this.pending.delete(oldest);
+        }
+      }
+    }
+    const ask = l.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
+    else if (l.calls.length > 0) f.live = { state: 'working', atMs: l.ms, detail: null };
+    else if (l.hasText) f.live = { state: 'idle', atMs: l.ms, detail: 'reply' };
+  }
+}

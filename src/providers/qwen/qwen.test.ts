@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { takeSnapshot } from '../../index/snapshot.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { qwen } from './index.js';
+
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+
+const snap = (home: FakeHome, env: Record<string, string> = {}) =>
+  takeSnapshot({
+    env: { ...home.env, ...env },
+    plan: 'retail',
+    providers: ['qwen'],
+    sinceMs: null,
+    untilMs: null,
+    useIndex: false,
+    nowMs: NOW,
+    threads: 1,
+  });
+
+const chats = (home: FakeHome, ...parts: string[]) =>
+  join(home.dir, '.qwen', 'projects', '-tmp-qwentest', 'chats', ...parts);
+
+describe.skipIf(!HAVE_CORPUS)(
+  `Qwen Code chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    let home: FakeHome;
+    beforeEach(() => {
+      home = new FakeHome();
+    });
+    afterEach(() => home.cleanup());
+
+    // Real, Qwen Code 0.18.1; read by hand: two assistant responses (500 + 600 prompt, 50 of it
+    // cached; 20 + 5 out), each repeated in a `ui_telemetry` line that must not count again; one
+    // `list_directory` call that failed (a relative path).
+    it('splitrail qwen_code.jsonl: two requests, not four; the failed call; the project from the records', async () => {
+      const id = '69f0814a-8bfc-4c8e-93d3-05757f17b96f';
+      home.copy(
+        corpus('other-agents', 'qwen-code', 'splitrail__qwen_code.jsonl'),
+        chats(home, `${id}.jsonl`),
+      );
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.id).toBe(id);
+      expect(s.requests).toBe(2);
+      expect(s.tokens).toEqual({ input: 1050, output: 25, cacheRead: 50, cacheWrite: null, reasoning: 0 });
+      expect(s.tools.byTool).toEqual({ list_directory: { calls: 1, failed: 1 } });
+      expect(s.project).toBe('/tmp/qwentest');
+      expect(s.title).toBe('List the files here.');
+      expect(s.model).toBe('coder-model');
+      expect(s.context.used).toBe(600);
+      expect(s.cost.usd).toBeNull();
+    });
+  },
+);
+
+/** Lines written for these tests in the shape Qwen Code 0.18 records. */
+describe('Qwen Code chat lines (written for these tests from the documented format)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  let n = 0;
+  const line = (type: string, extra: Record<string, unknown>) => ({
+    uuid: `u-${++n}`,
+    sessionId: 'q1',
+    timestamp: '2026-11-29T10:00:00.000Z',
+    type,
+    cwd: '/work/app',
+    ...extra,
+  });
+
+  it('thoughts already inside the candidates (the total says so) are not added again', async () => {
+    home.write(
+      chats(home, 'q1.jsonl'),
+      jsonl(
+        line('assistant', {
+          model: 'qwen3-coder-plus',
+          message: { role: 'model', parts: [{ text: 'hi' }] },
+          usageMetadata: {
+            promptTokenCount: 100,
+            candidatesTokenCount: 30,
+            thoughtsTokenCount: 10,
+            totalTokenCount: 130,
+          },
+        }),
+        line('assistant', {
+          model: 'qwen3-coder-plus',
+          message: { role: 'model', parts: [{ text: 'hi' }] },
+          usageMetadata: {
+            promptTokenCount: 100,
+            candidatesTokenCount: 30,
+            thoughtsTokenCount: 10,
+            totalTokenCount: 140,
+          },
+        }),
+      ),
+    );
+    expect((await snap(home)).document.sessions[0]!.tokens).toMatchObject({ output: 30 + 40, reasoning: 20 });
+  });
+
+  it('a chat compression is a compaction', async () => {
+    home.write(
+      chats(home, 'q1.jsonl'),
+      jsonl(line('system', { subtype: 'chat_compression', systemPayload: {} })),
+    );
+    expect((await snap(home)).document.sessions[0]!.compactions).toBe(1);
+  });
+
+  it('$QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen', async () => {
+    expect(qwen.roots({ HOME: '/h' })).toEqual([{ path: '/h/.qwen', origin: 'default' }]);
+    expect(qwen.roots({ HOME: '/h', QWEN_HOME: '/q' })).toEqual([{ path: '/q', origin: '$QWEN_HOME' }]);
+    expect(qwen.roots({ HOME: '/h', QWEN_HOME: '/q', QWEN_RUNTIME_DIR: '/r' })).toEqual([
+      { path: '/r', origin: '$QWEN_RUNTIME_DIR' },
+    ]);
+    home.write(
+      join(home.dir, 'rt', 'projects', 'p', 'chats', 'q9.jsonl'),
+      jsonl(line('user', { sessionId: 'q9' })),
+    );
+    const doc = (await snap(home, { QWEN_RUNTIME_DIR: join(home.dir, 'rt') })).document;
+    expect(doc.sessions.map((s) => s.id)).toEqual(['q9']);
+  });
+});
