@@ -39,6 +39,7 @@ const OWN: Record<ProviderId, string[]> = {
     '../providers/copilot/record.js',
   ],
   pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
+  cursor: ['../providers/cursor/index.js', '../providers/cursor/parser.js', '../providers/cursor/record.js'],
   qwen: ['../providers/qwen/index.js', '../providers/qwen/parser.js', '../providers/qwen/record.js'],
 };
 

@@ -6,9 +6,17 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi' | 'qwen';
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi' | 'cursor' | 'qwen';
 
-export const PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot', 'pi', 'qwen'];
+export const PROVIDERS: readonly ProviderId[] = [
+  'claude',
+  'codex',
+  'gemini',
+  'copilot',
+  'pi',
+  'cursor',
+  'qwen',
+];
 
 export interface ToolTally {
   calls: number;
