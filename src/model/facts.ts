@@ -6,13 +6,14 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'pi' | 'cursor' | 'qwen';
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode' | 'pi' | 'cursor' | 'qwen';
 
 export const PROVIDERS: readonly ProviderId[] = [
   'claude',
   'codex',
   'gemini',
   'copilot',
+  'opencode',
   'pi',
   'cursor',
   'qwen',

@@ -5,11 +5,21 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { gemini } from './gemini/index.js';
+import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
 
-export const PROVIDER_LIST: readonly Provider[] = [claude, codex, gemini, copilot, pi, cursor, qwen];
+export const PROVIDER_LIST: readonly Provider[] = [
+  claude,
+  codex,
+  gemini,
+  copilot,
+  opencode,
+  pi,
+  cursor,
+  qwen,
+];
 
 export const providerById = (id: ProviderId): Provider => {
   const p = PROVIDER_LIST.find((x) => x.id === id);

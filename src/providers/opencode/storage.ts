@@ -1,0 +1,115 @@
+/**
+ * OpenCode up to 1.1: a tree of JSON files under `storage/`: `session/<project>/<session>.json`,
+ * `message/<session>/<message>.json`, `part/<message>/<part>.json`. OpenCode 1.2 migrates it into
+ * its database and leaves it in place; a session found in both is read from the database only.
+ *
+ * A session's `SourceFile` is its session file, with a fingerprint that also moves when its
+ * messages do: the newest of the session file, its message folder, its newest message and that
+ * message's parts folder (OpenCode's ids sort by creation).
+ */
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { type JsonObject, parseObject } from '../../model/json.js';
+import type { OpenCodeRows } from './parser.js';
+import {
+  messageFrom,
+  type OpenCodeMessage,
+  type OpenCodePart,
+  partFrom,
+  partWords,
+  sessionFrom,
+} from './record.js';
+
+/**
+ * A storage file is one message or part; past this it is not read. Tool outputs live in parts and
+ * can be large, but nothing the facts need sits beyond the first megabytes of a well-formed one.
+ */
+export const MAX_STORAGE_FILE_BYTES = 16 << 20;
+
+/** Parts read per message; a message with more is counted up to here. */
+export const MAX_PARTS_PER_MESSAGE = 4096;
+
+export function readJsonFile(path: string): JsonObject | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    if (fstatSync(fd).size > MAX_STORAGE_FILE_BYTES) return null;
+    return parseObject(readFileSync(fd, 'utf8'));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function names(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+const mtimeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+
+/** `storage/` from a session file path (`storage/session/<project>/<id>.json`). */
+const storageOf = (sessionFile: string): string => dirname(dirname(dirname(sessionFile)));
+
+/** The fingerprint of a legacy session: `[size, mtimeMs]` to put on its `SourceFile`. */
+export function fingerprint(
+  sessionFile: string,
+  sessionId: string,
+  size: number,
+  mtimeMs: number,
+): [number, number] {
+  const dir = join(storageOf(sessionFile), 'message', sessionId);
+  const messages = names(dir);
+  let newest = Math.max(mtimeMs, mtimeOf(dir));
+  const last = messages.at(-1);
+  if (last !== undefined) {
+    newest = Math.max(newest, mtimeOf(join(dir, last)));
+    newest = Math.max(newest, mtimeOf(join(storageOf(sessionFile), 'part', basename(last, '.json'))));
+  }
+  return [size + messages.length, newest];
+}
+
+/** The session id a legacy session file names (its `id`, else its file name). */
+export function sessionIdOf(sessionFile: string): string {
+  const o = readJsonFile(sessionFile);
+  const id = o ? sessionFrom(o)?.id : undefined;
+  return id ?? basename(sessionFile, '.json');
+}
+
+export function readStoredSession(sessionFile: string): OpenCodeRows | null {
+  const o = readJsonFile(sessionFile);
+  const session = o ? sessionFrom(o) : null;
+  if (!session) return null;
+  const storage = storageOf(sessionFile);
+  const messageDir = join(storage, 'message', session.id);
+  const messages: OpenCodeMessage[] = [];
+  const parts: OpenCodePart[] = [];
+  const words = new Map<string, string>();
+  for (const name of names(messageDir)) {
+    const raw = readJsonFile(join(messageDir, name));
+    const m = raw ? messageFrom(raw) : null;
+    if (!m) continue;
+    messages.push(m);
+    const partDir = join(storage, 'part', m.id);
+    for (const p of names(partDir).slice(0, MAX_PARTS_PER_MESSAGE)) {
+      const rawPart = readJsonFile(join(partDir, p));
+      if (!rawPart) continue;
+      const w = m.role === 'user' && !words.has(m.id) ? partWords(rawPart) : null;
+      if (w !== null) words.set(m.id, w);
+      const part = partFrom(rawPart, m.id);
+      if (part) parts.push(part);
+    }
+  }
+  // Message file names are not always their ids; OpenCode's ids sort by creation, times sort better.
+  messages.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const first = messages.find((m) => words.has(m.id));
+  return { session, messages, parts, firstPrompt: first ? words.get(first.id)! : null };
+}
