@@ -48,6 +48,12 @@ const OWN: Record<ProviderId, string[]> = {
   ],
   pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
   cursor: ['../providers/cursor/index.js', '../providers/cursor/parser.js', '../providers/cursor/record.js'],
+  devin: [
+    '../providers/devin/index.js',
+    '../providers/devin/parser.js',
+    '../providers/devin/record.js',
+    '../providers/sqlite.js',
+  ],
   qwen: ['../providers/qwen/index.js', '../providers/qwen/parser.js', '../providers/qwen/record.js'],
 };
 

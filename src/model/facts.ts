@@ -6,7 +6,16 @@
  */
 import type { LiveSignal } from './state.js';
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode' | 'pi' | 'cursor' | 'qwen';
+export type ProviderId =
+  | 'claude'
+  | 'codex'
+  | 'gemini'
+  | 'copilot'
+  | 'opencode'
+  | 'pi'
+  | 'cursor'
+  | 'devin'
+  | 'qwen';
 
 export const PROVIDERS: readonly ProviderId[] = [
   'claude',
@@ -16,6 +25,7 @@ export const PROVIDERS: readonly ProviderId[] = [
   'opencode',
   'pi',
   'cursor',
+  'devin',
   'qwen',
 ];
 

@@ -4,6 +4,7 @@ import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
+import { devin } from './devin/index.js';
 import { gemini } from './gemini/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
@@ -18,6 +19,7 @@ export const PROVIDER_LIST: readonly Provider[] = [
   opencode,
   pi,
   cursor,
+  devin,
   qwen,
 ];
 
