@@ -48,6 +48,7 @@ const OWN: Record<ProviderId, string[]> = {
   ],
   pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
   cursor: ['../providers/cursor/index.js', '../providers/cursor/parser.js', '../providers/cursor/record.js'],
+  windsurf: ['../providers/windsurf/index.js', '../providers/windsurf/record.js', '../providers/sqlite.js'],
   devin: [
     '../providers/devin/index.js',
     '../providers/devin/parser.js',

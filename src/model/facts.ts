@@ -14,6 +14,7 @@ export type ProviderId =
   | 'opencode'
   | 'pi'
   | 'cursor'
+  | 'windsurf'
   | 'devin'
   | 'qwen';
 
@@ -25,6 +26,7 @@ export const PROVIDERS: readonly ProviderId[] = [
   'opencode',
   'pi',
   'cursor',
+  'windsurf',
   'devin',
   'qwen',
 ];

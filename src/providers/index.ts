@@ -10,6 +10,7 @@ import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
+import { windsurf } from './windsurf/index.js';
 
 export const PROVIDER_LIST: readonly Provider[] = [
   claude,
@@ -19,6 +20,7 @@ export const PROVIDER_LIST: readonly Provider[] = [
   opencode,
   pi,
   cursor,
+  windsurf,
   devin,
   qwen,
 ];
