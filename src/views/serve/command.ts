@@ -1,0 +1,169 @@
+/**
+ * `cctop serve`: the live dashboard, each session's report and conversation, in a browser.
+ *
+ *   cctop serve [--bind 127.0.0.1] [--port 7777] [--plan …] [--delay 2] [--provider …] [--demo]
+ *               [--token-file PATH | --no-token]
+ *
+ * Prints the link (with its token) and serves until interrupted. Exit codes as everywhere: 2 for a
+ * bad argument (including `--no-token` off loopback), 1 when it cannot listen or read its token file.
+ */
+import { MIN_DELAY_MS } from '../../live/engine.js';
+import { demoEnv } from '../cli/demo.js';
+import type { Io } from '../cli/main.js';
+import { commonOptions, parse, UsageError } from '../cli/options.js';
+import { newToken } from './auth.js';
+import { isLoopback } from './bind.js';
+import { ServeError, type ServeOptions, startServer } from './server.js';
+import { TokenFileError, tokenFromFile } from './token-file.js';
+
+export const DEFAULT_PORT = 7777;
+
+const HELP = `cctop serve: every agent session, live, in a browser
+
+Usage: cctop serve [options]
+
+  --bind ADDR          where to listen (default 127.0.0.1; 0.0.0.0 for every interface)
+  --port N             default 7777, or the next free port after it; an explicit busy port is an error
+                       (0: any free port)
+  --delay SECONDS      how often transcripts are re-read (default 2)
+  --token-file PATH    keep the token in PATH (created owner-only), so links survive restarts
+  --no-token           no token at all (loopback binds only)
+  -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --demo, --no-cache,
+  --threads N          as for cctop --list
+`;
+
+const FLAGS = {
+  plan: { type: 'string', short: 'p' },
+  provider: { type: 'string' },
+  timezone: { type: 'string' },
+  demo: { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
+  threads: { type: 'string' },
+  bind: { type: 'string' },
+  port: { type: 'string' },
+  delay: { type: 'string' },
+  'token-file': { type: 'string' },
+  'no-token': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface ServeArgs {
+  options: Omit<ServeOptions, 'token'>;
+  /** `--no-token`: checked here against the bind. */
+  noToken: boolean;
+  tokenFile: string | null;
+}
+
+/** The options a `cctop serve` command line asks for, or null for --help (throws UsageError on a bad one). */
+export function serveOptions(args: string[], io: Io): ServeArgs | null {
+  const { values, positionals } = parse(args, FLAGS);
+  if (values.help) return null;
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals[0]})`);
+  const common = commonOptions(values);
+  const bind = typeof values.bind === 'string' ? values.bind : '127.0.0.1';
+  if (bind.length === 0 || bind.length > 255) throw new UsageError(`--bind ${bind}: expected an address`);
+
+  let port = DEFAULT_PORT;
+  if (typeof values.port === 'string') {
+    port = Number(values.port);
+    if (!/^\d{1,5}$/.test(values.port) || port > 65535)
+      throw new UsageError(`--port ${values.port}: expected a port number from 0 to 65535`);
+  }
+
+  let delayMs = 2000;
+  if (typeof values.delay === 'string') {
+    const s = Number(values.delay);
+    if (!Number.isFinite(s) || s * 1000 < MIN_DELAY_MS || s > 3600)
+      throw new UsageError(`--delay ${values.delay}: expected seconds from ${MIN_DELAY_MS / 1000} to 3600`);
+    delayMs = Math.round(s * 1000);
+  }
+
+  const noToken = values['no-token'] === true;
+  const tokenFile = typeof values['token-file'] === 'string' ? values['token-file'] : null;
+  if (noToken && tokenFile !== null)
+    throw new UsageError('--no-token and --token-file contradict each other');
+  if (noToken && !isLoopback(bind))
+    throw new UsageError(
+      `--no-token is refused with --bind ${bind}: anyone who can reach this machine could read every conversation on it. Keep the token, or bind 127.0.0.1`,
+    );
+
+  return {
+    options: {
+      env: common.demo ? demoEnv(io.env) : io.env,
+      plan: common.plan,
+      providers: common.providers,
+      timeZone: common.timeZone,
+      threads: common.threads,
+      useIndex: common.useIndex,
+      delayMs,
+      bind,
+      port,
+      stepPort: typeof values.port !== 'string',
+    },
+    noToken,
+    tokenFile,
+  };
+}
+
+/** Resolves when a signal has stopped the server. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (sig: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      // A second Ctrl-C while closing ends at once.
+      process.once('SIGINT', () => process.exit(130));
+      resolve(sig);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/**
+ * Run `cctop serve` until `stop` settles (by default, until SIGINT or SIGTERM); returns the exit code.
+ */
+export async function serveCommand(args: string[], io: Io, stop?: Promise<unknown>): Promise<number> {
+  let parsed: ServeArgs | null;
+  try {
+    parsed = serveOptions(args, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`cctop: ${err.message}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (parsed === null) {
+    io.out(HELP);
+    return 0;
+  }
+  const { options, noToken, tokenFile } = parsed;
+  try {
+    let token: string | null = null;
+    if (tokenFile !== null) {
+      const t = tokenFromFile(tokenFile);
+      token = t.token;
+      if (t.created) io.err(`cctop serve: wrote a new token to ${tokenFile} (mode 600)`);
+    } else if (!noToken) token = newToken();
+    const running = await startServer({ ...options, token });
+    const { full, read } = running.links;
+    io.out(`cctop serve: ${full[0]}`);
+    for (const more of full.slice(1)) io.out(`             ${more}`);
+    if (read.length > 0) io.out(`read-only:   ${read[0]}`);
+    if (!isLoopback(options.bind))
+      io.err(
+        'cctop serve: listening beyond this machine over plain HTTP; anyone on the path can read the token. Prefer a trusted network or an SSH tunnel (docs/serve.md).',
+      );
+    io.err('Ctrl-C stops it.');
+    await (stop ?? untilSignal());
+    await running.close();
+    return 0;
+  } catch (err) {
+    if (err instanceof ServeError || err instanceof TokenFileError) {
+      io.err(`cctop serve: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * A running `cctop serve`: the live picture, the event hub and the HTTP server around the app, with
+ * node's own limits set (header size, request time, idle sockets, connection count) and a clean stop.
+ *
+ * Callable without the command line, so tests (and the terminal UI, later) can start one in-process.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { LiveSessions } from '../../live/engine.js';
+import type { Plan } from '../../model/document.js';
+import type { ProviderId } from '../../model/facts.js';
+import type { Env } from '../../providers/types.js';
+import { version } from '../cli/version.js';
+import { Answers } from './answers.js';
+import { createApp, type Published } from './app.js';
+import { Assets } from './assets.js';
+import { Tokens } from './auth.js';
+import { baseUrls, isLoopback } from './bind.js';
+import {
+  IDLE_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+  MAX_HEADER_BYTES,
+  MAX_PORT_STEPS,
+  MAX_STREAMS,
+  PING_MS,
+  REQUEST_TIMEOUT_MS,
+  TIMEOUT_CHECK_MS,
+} from './limits.js';
+import { EventHub } from './sse.js';
+
+export interface ServeOptions {
+  env: Env;
+  plan: Plan;
+  providers: readonly ProviderId[] | null;
+  timeZone?: string;
+  threads?: number;
+  useIndex?: boolean;
+  delayMs: number;
+  bind: string;
+  port: number;
+  /** Step past a busy port to the next free one (the default port); an explicit port fails instead. */
+  stepPort: boolean;
+  /** A token, or null for `--no-token` (refused here on anything but loopback). */
+  token: string | null;
+  /** Shorter limits, for tests. */
+  limits?: Partial<{ requestTimeoutMs: number; idleTimeoutMs: number; pingMs: number; maxStreams: number }>;
+  assetsDir?: string;
+}
+
+export interface RunningServer {
+  port: number;
+  bind: string;
+  tokens: Tokens | null;
+  /** Links to open: with the full token, and the read-only ones. */
+  links: { full: string[]; read: string[] };
+  live: LiveSessions;
+  hub: EventHub;
+  close(): Promise<void>;
+}
+
+export class ServeError extends Error {}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, host);
+  });
+}
+
+export async function startServer(o: ServeOptions): Promise<RunningServer> {
+  if (o.token === null && !isLoopback(o.bind))
+    throw new ServeError(
+      `--no-token is refused with --bind ${o.bind}: anyone who can reach this machine could read every conversation on it. Keep the token, or bind 127.0.0.1`,
+    );
+  const assets = new Assets(o.assetsDir);
+  const tokens = o.token === null ? null : new Tokens(o.token);
+  const live = new LiveSessions({
+    env: o.env,
+    plan: o.plan,
+    providers: o.providers,
+    timeZone: o.timeZone,
+    threads: o.threads,
+    useIndex: o.useIndex,
+    delayMs: o.delayMs,
+  });
+  const hub = new EventHub(o.limits?.maxStreams ?? MAX_STREAMS, o.limits?.pingMs ?? PING_MS);
+  let published: Published | null = null;
+  live.on('update', (doc) => {
+    published = { json: JSON.stringify(doc), tag: String(live.version) };
+    hub.publish(published.json, published.tag);
+  });
+  let lastError = '';
+  live.on('error', (err) => {
+    // A refresh that fails keeps the last picture on screen; say so once per distinct failure.
+    if (err.message !== lastError) process.stderr.write(`cctop serve: refresh failed: ${err.message}\n`);
+    lastError = err.message;
+  });
+
+  let port = o.port;
+  const app = createApp({
+    live,
+    hub,
+    assets,
+    answers: new Answers(live),
+    tokens,
+    port: () => port,
+    loopbackOnly: isLoopback(o.bind),
+    current: async () => {
+      if (published === null) await live.refresh();
+      return published!;
+    },
+    version: version(),
+    delayMs: o.delayMs,
+  });
+
+  const requestTimeout = o.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, requestTimeout),
+    },
+  }) as Server;
+  server.maxConnections = MAX_CONNECTIONS;
+  server.setTimeout(o.limits?.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+
+  for (let step = 0; ; step++) {
+    try {
+      port = await listen(server, o.port === 0 ? 0 : o.port + step, o.bind);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' && o.stepPort && o.port !== 0 && step < MAX_PORT_STEPS) continue;
+      hub.close();
+      if (code === 'EADDRINUSE')
+        throw new ServeError(
+          o.stepPort
+            ? `ports ${o.port}-${o.port + step} are all busy; pick one with --port (0 for any free port)`
+            : `port ${o.port + step} is busy (another cctop serve?); pick another with --port, or --port 0 for any free port`,
+        );
+      if (code === 'EADDRNOTAVAIL')
+        throw new ServeError(`--bind ${o.bind}: this machine has no such address`);
+      if (code === 'EACCES')
+        throw new ServeError(`port ${o.port + step} needs privileges; pick one above 1024 with --port`);
+      throw new ServeError(`cannot listen on ${o.bind}:${o.port + step}: ${(err as Error).message}`);
+    }
+  }
+  live.start();
+
+  const bases = baseUrls(o.bind, port);
+  const link = (t: string | null) => bases.map((b) => (t === null ? `${b}/` : `${b}/?t=${t}`));
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    bind: o.bind,
+    tokens,
+    links: { full: link(tokens?.full ?? null), read: tokens ? link(tokens.read) : [] },
+    live,
+    hub,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        live.stop();
+        hub.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * Server-Sent Events: every open page gets the session document whenever it changes, and a ping
+ * when nothing has been sent for a while (so the page can tell a quiet machine from a dead link).
+ *
+ * Each stream holds at most one document waiting to be sent: a newer document replaces one the
+ * client has not taken yet, since a page only ever wants the latest. The stream is pulled, not
+ * pushed: nothing is written to a socket until the previous write has drained, so a client that stops
+ * reading (a phone asleep, a stalled proxy) costs one shared frame, not a growing backlog; the
+ * server's idle timeout closes it once its socket has been stuck long enough.
+ *
+ * Frames are encoded once per document and shared by every stream.
+ */
+import { MAX_STREAMS, PING_MS, RETRY_MS } from './limits.js';
+
+const encoder = new TextEncoder();
+
+interface Stream {
+  /** The newest document frame not yet taken (replaced, never queued behind another). */
+  next: Uint8Array | null;
+  ping: boolean;
+  /** Resolves the pending pull: set while the consumer is waiting for data. */
+  want: (() => void) | null;
+  controller: ReadableStreamDefaultController<Uint8Array>;
+  /** When something was last handed to the socket. */
+  sentAt: number;
+}
+
+export interface HubStats {
+  streams: number;
+  /** Frames held for streams that have not taken them (shared frames count once per stream). */
+  waiting: number;
+}
+
+export class EventHub {
+  private readonly streams = new Set<Stream>();
+  private frame: Uint8Array | null = null;
+  private frameId: string | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly maxStreams = MAX_STREAMS,
+    private readonly pingMs = PING_MS,
+  ) {
+    this.timer = setInterval(() => this.pingQuiet(), Math.max(50, Math.floor(pingMs / 3)));
+    this.timer.unref();
+  }
+
+  /** Send `json` as the `sessions` event to every stream; `id` lets a reconnecting page skip a repeat. */
+  publish(json: string, id: string): void {
+    this.frame = encoder.encode(`id: ${id}\nevent: sessions\ndata: ${json}\n\n`);
+    this.frameId = id;
+    for (const s of this.streams) {
+      s.next = this.frame;
+      this.flush(s);
+    }
+  }
+
+  /**
+   * A new stream, or null when there are already `maxStreams`. It starts with the current document,
+   * unless `lastEventId` says the client already has it.
+   */
+  open(lastEventId: string | null): ReadableStream<Uint8Array> | null {
+    if (this.closed || this.streams.size >= this.maxStreams) return null;
+    let stream: Stream | null = null;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          stream = { next: null, ping: false, want: null, controller, sentAt: Date.now() };
+          controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
+          if (this.frame !== null && lastEventId !== this.frameId) stream.next = this.frame;
+          this.streams.add(stream);
+        },
+        pull: () =>
+          new Promise<void>((resolve) => {
+            const s = stream!;
+            s.want = resolve;
+            this.flush(s);
+          }),
+        cancel: () => {
+          if (stream) this.streams.delete(stream);
+        },
+      },
+      // Pull one chunk at a time: nothing waits in the stream's own queue.
+      { highWaterMark: 0 },
+    );
+    return body;
+  }
+
+  private flush(s: Stream): void {
+    if (s.want === null) return;
+    let chunk: Uint8Array | null = null;
+    if (s.next !== null) chunk = s.next;
+    else if (s.ping) chunk = encoder.encode(`event: ping\ndata: ${Date.now()}\n\n`);
+    if (chunk === null) return;
+    s.next = null;
+    s.ping = false;
+    s.sentAt = Date.now();
+    const want = s.want;
+    s.want = null;
+    try {
+      s.controller.enqueue(chunk);
+    } catch {
+      // The consumer went away between the pull and now; `cancel` removes the stream.
+    }
+    want();
+  }
+
+  private pingQuiet(): void {
+    const now = Date.now();
+    for (const s of this.streams) {
+      if (now - s.sentAt >= this.pingMs) {
+        s.ping = true;
+        this.flush(s);
+      }
+    }
+  }
+
+  stats(): HubStats {
+    let waiting = 0;
+    for (const s of this.streams) if (s.next !== null) waiting++;
+    return { streams: this.streams.size, waiting };
+  }
+
+  /** End every stream (the server is stopping). */
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    for (const s of this.streams) {
+      try {
+        s.controller.close();
+      } catch {
+        // already closed
+      }
+      s.want?.();
+    }
+    this.streams.clear();
+  }
+}

@@ -1,0 +1,73 @@
+// "Notify me": a browser notification when a session crosses into waiting on its user. Edge
+// triggered: a session already waiting when the page opened, or still waiting on the next update,
+// does not notify again; only the change does.
+//
+// The Notification API exists only on secure origins (https, or http on localhost / 127.0.0.1); on
+// a LAN address over plain http the switch says so instead of pretending.
+
+import { label } from './format.js';
+
+const KEY = 'cctop-notify';
+
+export class Notifier {
+  constructor(input, navigate) {
+    this.input = input;
+    this.navigate = navigate;
+    /** id → state seen in the previous document; empty until the first document. */
+    this.seen = null;
+    this.supported = 'Notification' in window && window.isSecureContext;
+    if (!this.supported) {
+      input.disabled = true;
+      input.parentElement.title = window.isSecureContext
+        ? 'This browser has no notifications'
+        : 'Notifications need https or a localhost address';
+      return;
+    }
+    input.checked = localStorage.getItem(KEY) === '1' && Notification.permission === 'granted';
+    input.addEventListener('change', () => this.toggle());
+  }
+
+  async toggle() {
+    if (!this.input.checked) {
+      localStorage.removeItem(KEY);
+      return;
+    }
+    const permission =
+      Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
+    if (permission !== 'granted') {
+      this.input.checked = false;
+      this.input.parentElement.title = 'Notifications are blocked for this site in the browser settings';
+      return;
+    }
+    localStorage.setItem(KEY, '1');
+  }
+
+  get on() {
+    return this.supported && this.input.checked && Notification.permission === 'granted';
+  }
+
+  /** Look at a new document: notify for every session that has just started waiting. */
+  observe(doc) {
+    const next = new Map(doc.sessions.map((s) => [`${s.provider}:${s.id}`, s.state]));
+    if (this.seen !== null && this.on) {
+      for (const s of doc.sessions) {
+        const before = this.seen.get(`${s.provider}:${s.id}`);
+        if (s.state === 'waiting' && before !== 'waiting') this.fire(s);
+      }
+    }
+    this.seen = next;
+  }
+
+  fire(s) {
+    const n = new Notification(`${label(s)} is waiting on you`, {
+      body: s.stateDetail ? `${s.stateDetail}` : 'The agent asked you something.',
+      tag: `cctop-${s.provider}-${s.id}`,
+      icon: '/favicon.svg',
+    });
+    n.addEventListener('click', () => {
+      window.focus();
+      this.navigate(`/session/${encodeURIComponent(s.id)}`);
+      n.close();
+    });
+  }
+}
