@@ -77,7 +77,8 @@ export function lineChart(points, { fmt, tfmt, rules = [], marks = [], height = 
   if (points.length === 0) return svg;
   const t0 = points[0].t;
   const t1 = Math.max(t0 + 1, points[points.length - 1].t);
-  const max = niceMax(Math.max(...points.map((p) => p.y), ...rules.map((r) => r.y)));
+  // Headroom above the highest line, so a rule's label stays inside the chart.
+  const max = niceMax(1.08 * Math.max(...points.map((p) => p.y), ...rules.map((r) => r.y)));
   const x = (t) => left + ((t - t0) / (t1 - t0)) * plotW;
   const y = (v) => top + plotH - (v / max) * plotH;
   for (const f of [0, 0.5, 1]) {

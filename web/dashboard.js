@@ -387,7 +387,9 @@ export class Dashboard {
         }
         continue;
       }
-      setText(cells[c.key], c.cell(s, now));
+      const text = c.cell(s, now);
+      setText(cells[c.key], text);
+      cells[c.key].classList.toggle('zero', text === '$0');
     }
   }
 

@@ -338,13 +338,34 @@ export class SessionView {
     }
   }
 
+  /** The conversation scrolls in its own pane beside the report on a wide screen, with the page on a narrow one. */
+  get pane() {
+    return getComputedStyle(this.list).overflowY === 'auto';
+  }
+
+  /** Whether the newest turn is in view (the reader is following along). */
   nearBottom() {
-    return window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 120;
+    if (this.pane) return this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 120;
+    const last = this.list.lastElementChild;
+    return last !== null && last.getBoundingClientRect().bottom <= window.innerHeight + 120;
+  }
+
+  toBottom() {
+    if (this.pane) this.list.scrollTop = this.list.scrollHeight;
+    else this.list.lastElementChild?.scrollIntoView({ block: 'end' });
+  }
+
+  /** Scroll by `dy`, in the pane or the page. */
+  scrollBy(dy) {
+    if (this.pane) this.list.scrollTop += dy;
+    else window.scrollBy(0, dy);
   }
 
   /** The newest window: replaces what it covers, keeps older pages already loaded. */
   mergeNewest(chat) {
-    const stick = this.follow.checked && this.stamp !== null && this.nearBottom();
+    // On first load the pane starts at the newest turn; later, only a reader already there is kept there.
+    const first = this.stamp === null;
+    const stick = this.follow.checked && (first ? this.pane && !location.hash : this.nearBottom());
     this.stamp = chat.stamp;
     this.supported = chat.supported;
     if (!chat.supported) {
@@ -363,7 +384,7 @@ export class SessionView {
     for (const t of chat.turns) this.turns.set(t.seq, { turn: t, el: null });
     this.earlier = Math.min(this.earlier, start);
     this.drawTurns();
-    if (stick) window.scrollTo({ top: document.documentElement.scrollHeight });
+    if (stick) this.toBottom();
   }
 
   async older() {
@@ -375,7 +396,7 @@ export class SessionView {
     const top = anchor?.getBoundingClientRect().top ?? 0;
     this.drawTurns();
     // Keep what was on screen where it was.
-    if (anchor) window.scrollBy(0, anchor.getBoundingClientRect().top - top);
+    if (anchor) this.scrollBy(anchor.getBoundingClientRect().top - top);
   }
 
   drawChatHead() {
@@ -466,7 +487,7 @@ export class SessionView {
         h(
           'span',
           { class: `pill state-${s.state}` },
-          s.stateDetail ? `${s.state}: ${clean(s.stateDetail)}` : s.state,
+          s.stateDetail && s.state !== 'idle' ? `${s.state}: ${clean(s.stateDetail)}` : s.state,
         ),
         ` ${harness(s.provider)} · `,
         h('code', null, s.id),

@@ -1,0 +1,294 @@
+/**
+ * The page in a real browser (Debian's Chromium), against `cctop serve` on 127.0.0.1 reading a
+ * history copied from the shared corpus, plus one hostile transcript written for this test.
+ */
+import { appendFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../../src/model/document.js';
+import { type FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
+import type { RunningServer } from '../../src/views/serve/index.js';
+import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
+import { askUser, base, bearer, claude, corpusHome, LONG_CODEX, serve, TOKEN, until } from './helpers.js';
+
+if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
+if (!HAVE_CHROMIUM) console.warn(NO_CHROMIUM_REASON);
+
+const HOSTILE = 'hostile-0001';
+const SCRIPT = `<script>window.__pwned = 'script'</script>`;
+const IMG = `<img src=x onerror="window.__pwned = 'img'">`;
+
+/** A Claude Code transcript whose every text field tries to become markup. */
+function writeHostile(home: FakeHome): void {
+  const at = (s: number) => new Date(Date.parse('2026-01-05T10:00:00Z') + s * 1000).toISOString();
+  home.write(
+    home.claudeFile('-work-hostile', `${HOSTILE}.jsonl`),
+    claude.title(HOSTILE, `${IMG} hostile title`) +
+      claude.user(HOSTILE, `${SCRIPT} please look at ${IMG} and <b>this</b>`, at(0)) +
+      claude.assistant(
+        HOSTILE,
+        [
+          { type: 'text', text: `<svg onload="window.__pwned = 'svg'"></svg> running it` },
+          { type: 'tool_use', id: 'toolu_hostile', name: 'Bash', input: { command: `echo "${SCRIPT}"` } },
+        ],
+        at(5),
+        1,
+      ) +
+      jsonl({
+        type: 'user',
+        sessionId: HOSTILE,
+        cwd: '/work/hostile',
+        uuid: 'u-result',
+        timestamp: at(8),
+        message: {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_hostile',
+              content: `<iframe src="javascript:window.__pwned='iframe'"></iframe>${IMG}`,
+            },
+          ],
+        },
+      }),
+    Date.parse('2026-01-05T10:00:10Z'),
+  );
+}
+
+describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
+  let home: FakeHome;
+  let s: RunningServer;
+  let browser: Browser;
+  let url: string;
+  let page: Page;
+
+  const doc = async (): Promise<SessionDocument> =>
+    (await (await fetch(`${url}/api/sessions`, { headers: bearer() })).json()) as SessionDocument;
+
+  beforeAll(async () => {
+    home = corpusHome();
+    writeHostile(home);
+    s = await serve(home);
+    url = base(s);
+    browser = await launch();
+    page = await browser.page();
+    // Record notifications instead of showing them; the page sees a browser that has granted them.
+    await browser.ctx.addInitScript(() => {
+      const w = window as unknown as { __notes: { title: string; body: string }[]; Notification: unknown };
+      w.__notes = [];
+      class Recorded {
+        static permission = 'granted';
+        static requestPermission() {
+          return Promise.resolve('granted');
+        }
+        constructor(title: string, o?: { body?: string }) {
+          w.__notes.push({ title, body: o?.body ?? '' });
+        }
+        addEventListener() {}
+        close() {}
+      }
+      Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await s?.close();
+    home?.cleanup();
+  });
+
+  it('the link with ?t= leaves an HttpOnly cookie and a clean address', async () => {
+    await page.goto(`${url}/?t=${TOKEN}`);
+    expect(page.url()).toBe(`${url}/`);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    const cookies = await browser.ctx.cookies(url);
+    expect(cookies.find((c) => c.name === `cctop_${s.port}`)).toMatchObject({
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
+  });
+
+  it('the dashboard lists every session of the history', async () => {
+    await page.waitForSelector('table.sessions tbody tr');
+    const expected = (await doc()).sessions.map((x) => x.id).sort();
+    const shown = (
+      await page.$$eval('table.sessions tbody tr', (rows) => rows.map((r) => (r as HTMLElement).dataset.id!))
+    ).sort();
+    expect(shown).toEqual(expected);
+    expect(shown.length).toBeGreaterThan(20);
+    expect(await page.textContent('.count')).toBe(`${expected.length} sessions`);
+    // The corpus holds one session left asking its user a question.
+    expect(await page.locator('.needs .need').count()).toBeGreaterThanOrEqual(1);
+  });
+
+  it('sorts by a column and filters by text', async () => {
+    await page.click('th.col-tokens button');
+    const first = await page.$eval('table.sessions tbody tr', (r) => (r as HTMLElement).dataset.id);
+    const byTokens = (await doc()).sessions
+      .filter((x) => x.tokens.input !== null)
+      .sort((a, b) => {
+        const t = (x: typeof a) =>
+          (x.tokens.input ?? 0) +
+          (x.tokens.output ?? 0) +
+          (x.tokens.cacheRead ?? 0) +
+          (x.tokens.cacheWrite ?? 0);
+        return t(b) - t(a);
+      });
+    expect(first).toBe(byTokens[0]!.id);
+    await page.fill('input[type=search]', 'happy-cli__task');
+    await until(
+      'the filter to apply',
+      async () => (await page.locator('table.sessions tbody tr').count()) === 2,
+    );
+    expect(page.url()).toContain('q=happy-cli__task');
+    await page.fill('input[type=search]', '');
+    await page.click('th.col-last button');
+  });
+
+  it('a line appended to a transcript shows up on the open page within a few seconds, without a reload', async () => {
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+    const id = 'happy-cli__watcher-simple-session';
+    appendFileSync(
+      home.claudeFile('-work-corpus', `${id}.jsonl`),
+      claude.title(id, 'Renamed while the page was open'),
+    );
+    const took = await until(
+      'the new title on the page',
+      async () =>
+        (await page
+          .locator('table.sessions tbody tr', { hasText: 'Renamed while the page was open' })
+          .count()) === 1,
+    );
+    console.log(`appended line visible on the dashboard after ${took} ms`);
+    expect(took).toBeLessThan(5000);
+    expect(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    ).toBe(true);
+  });
+
+  it('notifies once when a session crosses into waiting, not for one already waiting', async () => {
+    await page.check('#notify');
+    const notes = () => page.evaluate(() => (window as unknown as { __notes: { title: string }[] }).__notes);
+    expect(await notes()).toEqual([]);
+    const id = 'happy-cli__watcher-resumed-session';
+    const path = home.claudeFile('-work-corpus', `${id}.jsonl`);
+    askUser(path, id);
+    await until('a notification', async () => (await notes()).length === 1);
+    expect((await notes())[0]!.title).toMatch(/is waiting on you$/);
+    await until(
+      'the needs-you strip',
+      async () => (await page.locator('.needs .need', { hasText: 'Run timeout command' }).count()) === 1,
+    );
+    // Another update while it is still waiting: no second notification.
+    appendFileSync(path, claude.title(id, 'Still waiting'));
+    await until(
+      'the update',
+      async () => (await page.locator('.needs .need', { hasText: 'Still waiting' }).count()) === 1,
+    );
+    await page.waitForTimeout(1200);
+    expect((await notes()).length).toBe(1);
+  });
+
+  it('a session page shows its report and conversation, and pages back through older turns', async () => {
+    await page.click(`table.sessions tbody tr[data-id="${LONG_CODEX}"] a.title`);
+    await page.waitForSelector('.turn');
+    expect(page.url()).toBe(`${url}/session/${LONG_CODEX}`);
+    const newest = await page.locator('.turn').count();
+    expect(newest).toBe(200);
+    for (const section of ['#cost svg.chart', '#context svg.chart', '#files', '#failures'])
+      expect(await page.locator(section).count(), section).toBe(1);
+    const earlier = await page.textContent('.chat-head');
+    expect(earlier).toMatch(/\d+ earlier/);
+    await page.click('button.older');
+    await until('older turns', async () => (await page.locator('.turn').count()) > newest);
+    expect(await page.locator('button.older').count()).toBe(0);
+    const firstSeq = await page.$eval('.turn', (t) => Number(t.id.slice('turn-'.length)));
+    expect(firstSeq).toBeLessThan(72);
+  });
+
+  it('a #turn-N link pages back by itself to an older turn and shows it', async () => {
+    const target = await page.$eval('.turn', (t) => t.id);
+    const p = await browser.page();
+    await p.goto(`${url}/session/${LONG_CODEX}#${target}`);
+    await p.waitForSelector(`#${target}.target`);
+    expect(await p.locator(`#${target}`).isVisible()).toBe(true);
+    await p.close();
+  });
+
+  it('the conversation of an open session updates without a reload', async () => {
+    const id = 'happy-cli__0-say-lol-session';
+    await page.goto(`${url}/session/${id}`);
+    await page.waitForSelector('.turn');
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+    appendFileSync(
+      home.claudeFile('-work-corpus', `${id}.jsonl`),
+      claude.user(id, 'a follow-up typed while the page was open'),
+    );
+    const took = await until(
+      'the new turn',
+      async () =>
+        (await page
+          .locator('.turn .text', { hasText: 'a follow-up typed while the page was open' })
+          .count()) === 1,
+    );
+    console.log(`appended turn visible on the session page after ${took} ms`);
+    expect(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    ).toBe(true);
+  });
+
+  it('a hostile transcript renders as text and runs nothing', async () => {
+    await page.goto(`${url}/`);
+    const row = page.locator(`table.sessions tbody tr[data-id="${HOSTILE}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain(`${IMG} hostile title`);
+    await row.locator('a.title').click();
+    await page.waitForSelector('.turn');
+    await page.click('.turn details.call summary');
+    const texts = await page.$$eval('#conversation .turn', (ts) => ts.map((t) => t.textContent ?? ''));
+    const all = texts.join('\n');
+    expect(all).toContain(SCRIPT);
+    expect(all).toContain('<b>this</b>');
+    expect(all).toContain(`<svg onload="window.__pwned = 'svg'"></svg>`);
+    expect(all).toContain(`<iframe src="javascript:window.__pwned='iframe'"></iframe>`);
+    expect(
+      await page
+        .locator(
+          '#conversation img, #conversation script, #conversation iframe, #conversation svg, #conversation b',
+        )
+        .count(),
+    ).toBe(0);
+    expect(await page.locator('h1').textContent()).toBe(`${IMG} hostile title`);
+    expect(await page.locator('img').count()).toBe(0);
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+  });
+
+  it('is usable on a phone-sized screen', async () => {
+    const phone = await browser.page();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${url}/`);
+    await phone.waitForSelector('table.sessions tbody tr');
+    const fits = () => phone.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+    expect(await fits()).toBe(true);
+    expect(await phone.locator('.needs').isVisible()).toBe(true);
+    const first = phone.locator('table.sessions tbody tr').first();
+    const box = (await first.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await phone.locator('th').first().isVisible()).toBe(false);
+    await first.locator('td.col-cost').click();
+    await phone.waitForSelector('.turn');
+    expect(phone.url()).toContain('/session/');
+    expect(await fits()).toBe(true);
+    await phone.close();
+  });
+
+  it('nothing on any page broke the Content-Security-Policy or threw', () => {
+    expect(browser.problems).toEqual([]);
+  });
+});
