@@ -11,6 +11,20 @@ import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
 import { askUser, base, bearer, claude, corpusHome, LONG_CODEX, serve, TOKEN, until } from './helpers.js';
 
+/*
+ * The few browser globals the `evaluate` callbacks touch. The tests compile without the DOM library
+ * (the rest of the tree is Node), so they are declared here, for this file only.
+ */
+interface PageWindow {
+  __pwned?: string;
+  __sameDocument?: boolean;
+  __notes: { title: string; body: string }[];
+  innerWidth: number;
+}
+declare const window: PageWindow;
+declare const document: { cookie: string; documentElement: { scrollWidth: number } };
+type HTMLElement = { dataset: Record<string, string | undefined>; id: string };
+
 if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 if (!HAVE_CHROMIUM) console.warn(NO_CHROMIUM_REASON);
 
@@ -147,7 +161,7 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
 
   it('a line appended to a transcript shows up on the open page within a few seconds, without a reload', async () => {
     await page.evaluate(() => {
-      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+      window.__sameDocument = true;
     });
     const id = 'happy-cli__watcher-simple-session';
     appendFileSync(
@@ -163,14 +177,12 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     );
     console.log(`appended line visible on the dashboard after ${took} ms`);
     expect(took).toBeLessThan(5000);
-    expect(
-      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
-    ).toBe(true);
+    expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
   });
 
   it('notifies once when a session crosses into waiting, not for one already waiting', async () => {
     await page.check('#notify');
-    const notes = () => page.evaluate(() => (window as unknown as { __notes: { title: string }[] }).__notes);
+    const notes = () => page.evaluate(() => window.__notes);
     expect(await notes()).toEqual([]);
     const id = 'happy-cli__watcher-resumed-session';
     const path = home.claudeFile('-work-corpus', `${id}.jsonl`);
@@ -222,7 +234,7 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     await page.goto(`${url}/session/${id}`);
     await page.waitForSelector('.turn');
     await page.evaluate(() => {
-      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+      window.__sameDocument = true;
     });
     appendFileSync(
       home.claudeFile('-work-corpus', `${id}.jsonl`),
@@ -236,9 +248,7 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
           .count()) === 1,
     );
     console.log(`appended turn visible on the session page after ${took} ms`);
-    expect(
-      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
-    ).toBe(true);
+    expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
   });
 
   it('a hostile transcript renders as text and runs nothing', async () => {
@@ -265,7 +275,7 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     expect(await page.locator('h1').textContent()).toBe(`${IMG} hostile title`);
     expect(await page.locator('img').count()).toBe(0);
     await page.waitForTimeout(500);
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
   });
 
   it('is usable on a phone-sized screen', async () => {
