@@ -459,6 +459,13 @@ export class Dashboard {
         : doc.sessions.length === 0
           ? h('p', { class: 'calm' }, 'No agent sessions found on this machine yet. Try cctop serve --demo.')
           : null,
+      doc.problems.length > 0
+        ? h(
+            'p',
+            { class: 'dim' },
+            `cctop could not read everything (${doc.problems.length} problem${doc.problems.length === 1 ? '' : 's'}, first: ${doc.problems[0].kind} ${doc.problems[0].path}); cctop doctor lists them.`,
+          )
+        : null,
     );
   }
 }

@@ -167,6 +167,10 @@ function toolEl(t) {
   );
 }
 
+/** What in a session's row says its transcript moved. */
+const signature = (s) =>
+  [s.lastActiveAt, s.state, s.requests, s.tools.calls, totalTokens(s.tokens), s.title].join('|');
+
 const WHO = { user: 'User', assistant: 'Agent', system: 'System' };
 
 function turnEl(t, base) {
@@ -259,6 +263,8 @@ export class SessionView {
         getJson(this.chatUrl({})),
       ]);
       this.session = report.session;
+      // What the page was built from: a document that differs from it (even the first) means fetch again.
+      this.sig = signature(report.session);
       if (this.session.id !== this.id) {
         // A prefix in the address: show the full id from now on.
         history.replaceState(
@@ -305,13 +311,12 @@ export class SessionView {
 
   /** A new session document: if this session moved, fetch what changed. */
   update(doc) {
-    if (this.gone) return;
+    // Until the first load has finished there is nothing to bring up to date.
+    if (this.gone || !this.session) return;
     const key = this.session?.id ?? this.id;
     const s = doc.sessions.find((x) => x.id === key) ?? doc.sessions.find((x) => x.id.startsWith(key));
     if (!s) return;
-    const sig = [s.lastActiveAt, s.state, s.requests, s.tools.calls, totalTokens(s.tokens), s.title].join(
-      '|',
-    );
+    const sig = signature(s);
     if (this.sig !== null && sig !== this.sig) this.refresh();
     this.sig = sig;
   }

@@ -332,6 +332,39 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
       ctrl.abort();
       await pump;
     });
+
+    it('a page reconnecting to a restarted server gets the document, whatever event id it saw last', async () => {
+      const firstEvent = async (port: number, lastId: string | null) => {
+        const ctrl = new AbortController();
+        const res = await fetch(`http://127.0.0.1:${port}/api/events`, {
+          headers: { ...bearer(), ...(lastId ? { 'Last-Event-ID': lastId } : {}) },
+          signal: ctrl.signal,
+        });
+        const reader = res.body!.getReader();
+        let text = '';
+        while (!/\n\n(id: .*\n)?event: \w+\n/.test(text))
+          text += new TextDecoder().decode((await reader.read()).value);
+        ctrl.abort();
+        return text;
+      };
+      const seen = /id: (.*)\n/.exec(await firstEvent(s.port, null))![1]!;
+      // The same server skips a document the page already has...
+      expect(await firstEvent(s.port, seen)).not.toContain('event: sessions');
+      // ...a new run, whose version counter starts again, does not.
+      const again = await serve(home);
+      try {
+        expect(await firstEvent(again.port, seen)).toContain('event: sessions');
+      } finally {
+        await again.close();
+      }
+    });
+
+    it('HEAD on the stream opens no stream', async () => {
+      const before = s.hub.stats().streams;
+      for (let i = 0; i < 20; i++)
+        expect((await fetch(`${url}/api/events`, { method: 'HEAD', headers: bearer() })).status).toBe(200);
+      expect(s.hub.stats().streams).toBe(before);
+    });
   });
 });
 

@@ -65,7 +65,11 @@ export class Answers {
   private readonly chats = new Recent<string>(MAX_CACHED_ANSWERS);
   private readonly reports = new Recent<string>(MAX_CACHED_ANSWERS);
 
-  constructor(private readonly live: LiveSessions) {}
+  constructor(
+    private readonly live: LiveSessions,
+    /** Names this run, so a report's tag from an earlier run never matches. */
+    private readonly run: string,
+  ) {}
 
   /** The conversation as the JSON `/api/chat` sends, or null when `since` is still current. */
   chat(s: SessionDoc, q: ChatQuery, since: string | null): { stamp: string; body: string | null } {
@@ -82,7 +86,7 @@ export class Answers {
 
   /** The report as JSON, with the version it was built at (for an ETag). */
   report(s: SessionDoc): { tag: string; body: string } {
-    const tag = `${this.live.version}-${s.provider}-${s.id}`;
+    const tag = `${this.run}.${this.live.version}.${s.provider}.${s.id}`;
     let body = this.reports.get(tag);
     if (body === undefined) {
       body = JSON.stringify(this.live.report(s));

@@ -277,6 +277,9 @@ export function createApp(d: AppDeps): Hono<Env> {
   });
 
   app.get('/api/events', async (c) => {
+    // A HEAD would open a stream nobody reads or cancels: answer it without one.
+    if (c.req.method === 'HEAD')
+      return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8' });
     await d.current();
     const body = d.hub.open(c.req.header('last-event-id') ?? null);
     if (body === null) {

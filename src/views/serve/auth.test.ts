@@ -30,10 +30,9 @@ describe('tokens', () => {
   });
 
   it('a guess right in its first characters takes no longer to refuse than one wrong from the start', () => {
-    // Both are hashed to equal-length digests and compared with timingSafeEqual: the time cannot
-    // depend on the length of the matching prefix. Medians of interleaved rounds, with a wide margin
-    // for a noisy machine: a byte-by-byte comparison would not show here, the test guards against
-    // someone replacing the digest comparison with `===` on the raw strings plus an early return.
+    // The guarantee is structural: both sides are hashed to 32-byte digests and compared with
+    // timingSafeEqual, so no step looks at how much of the guess is right. This is a coarse check of
+    // that (medians of interleaved rounds, with room for a busy machine), not a proof.
     const t = new Tokens(newToken());
     const nearly = `${t.full.slice(0, -1)}${t.full.endsWith('A') ? 'B' : 'A'}`;
     const far = `${t.full[0] === 'A' ? 'B' : 'A'}${t.full.slice(1)}`;
@@ -50,8 +49,8 @@ describe('tokens', () => {
     }
     const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const ratio = median(a) / median(b);
-    expect(ratio).toBeGreaterThan(0.6);
-    expect(ratio).toBeLessThan(1.6);
+    expect(ratio).toBeGreaterThan(0.5);
+    expect(ratio).toBeLessThan(2);
   });
 });
 

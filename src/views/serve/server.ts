@@ -4,6 +4,7 @@
  *
  * Callable without the command line, so tests (and the terminal UI, later) can start one in-process.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
@@ -93,10 +94,15 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     useIndex: o.useIndex,
     delayMs: o.delayMs,
   });
+  /**
+   * Versions restart at 1 with every run: tags (ETags, event ids) carry this run's name too, so a
+   * page that reconnects to a restarted server is never told it already has a document it has not.
+   */
+  const run = randomBytes(6).toString('base64url');
   const hub = new EventHub(o.limits?.maxStreams ?? MAX_STREAMS, o.limits?.pingMs ?? PING_MS);
   let published: Published | null = null;
   live.on('update', (doc) => {
-    published = { json: JSON.stringify(doc), tag: String(live.version) };
+    published = { json: JSON.stringify(doc), tag: `${run}.${live.version}` };
     hub.publish(published.json, published.tag);
   });
   let lastError = '';
@@ -111,7 +117,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     live,
     hub,
     assets,
-    answers: new Answers(live),
+    answers: new Answers(live, run),
     tokens,
     port: () => port,
     loopbackOnly: isLoopback(o.bind),
