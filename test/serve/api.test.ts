@@ -162,6 +162,7 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
         '/api/chat/%2e%2e',
         '/api/report/..',
         '/assets/%00app.js',
+        `//evil.example/?t=${TOKEN}`,
       ];
       for (const path of paths) {
         const res = await raw(
@@ -170,6 +171,7 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
         );
         expect([400, 404], path).toContain(statusOf(res));
         expect(res, path).not.toMatch(/root:|"name": "cctop"/);
+        expect(res, path).not.toMatch(/^location:/im);
       }
     });
 

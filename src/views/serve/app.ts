@@ -89,7 +89,8 @@ function rawPath(c: Context<Env>): string {
 }
 
 function badPath(path: string): boolean {
-  if (SNEAKY.test(path)) return true;
+  // `//host/…` would turn the token redirect into a redirect to another site.
+  if (SNEAKY.test(path) || path.includes('//')) return true;
   return path.split('/').some((seg) => seg === '..' || seg === '.');
 }
 
