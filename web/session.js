@@ -232,7 +232,20 @@ export class SessionView {
             'div',
             { class: 'chat-title' },
             h('h2', null, agent ? `Subagent ${agent}` : 'Conversation'),
-            h('label', { class: 'switch' }, this.follow, ' Follow'),
+            h(
+              'span',
+              { class: 'chat-tools' },
+              h(
+                'a',
+                {
+                  href: `/api/chat/${enc(id)}/markdown${agent ? `?agent=${enc(agent)}` : ''}`,
+                  download: '',
+                  title: 'the turns cctop keeps (the newest 200), as Markdown',
+                },
+                'Markdown',
+              ),
+              h('label', { class: 'switch' }, this.follow, ' Follow'),
+            ),
           ),
           this.chatHead,
           this.list,

@@ -289,6 +289,15 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
       expect(same).toEqual({ unchanged: true, stamp: newest.stamp });
     });
 
+    it('/api/chat/:id/markdown is the conversation as a Markdown download', async () => {
+      const res = await get(s.port, `/api/chat/${LONG_CODEX}/markdown`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
+      expect(res.headers['content-disposition']).toBe(`attachment; filename="${LONG_CODEX}.md"`);
+      expect(res.body).toMatch(/^# /);
+      expect(res.body).toContain(`session \`${LONG_CODEX}\``);
+    });
+
     it('a line appended to a transcript changes the stamp and the conversation', async () => {
       const path = home.claudeFile('-work-corpus', 'happy-cli__0-say-lol-session.jsonl');
       const id = 'happy-cli__0-say-lol-session';

@@ -13,6 +13,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { findSession } from '../../index/find.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import { renderMarkdown } from '../cli/chat.js';
 import type { Answers } from './answers.js';
 import type { Assets } from './assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
@@ -275,6 +276,25 @@ export function createApp(d: AppDeps): Hono<Env> {
     c.header('Cache-Control', 'no-store');
     if (a.body === null) return c.json({ unchanged: true, stamp: a.stamp });
     return c.body(a.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
+  });
+
+  app.get('/api/chat/:id/markdown', async (c) => {
+    await d.current();
+    const found = resolve(c, d.live.document!, sessionId(c.req.param('id')));
+    if (!found.ok) return found.res;
+    const before = seq(c.req.query('before'));
+    if (!before.ok) return refuse(c, 400, before.error);
+    const agent = agentId(c.req.query('agent'));
+    if (!agent.ok) return refuse(c, 400, agent.error);
+    const s = found.session;
+    const md = renderMarkdown(s, d.live.conversation(s, { before: before.value, agent: agent.value }));
+    c.header('Cache-Control', 'no-store');
+    // The id has been checked against a plain character set: safe inside the quoted file name.
+    c.header(
+      'Content-Disposition',
+      `attachment; filename="${s.id}${agent.value ? `-${agent.value}` : ''}.md"`,
+    );
+    return c.body(md, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
 
   app.get('/api/events', async (c) => {
