@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
+import { recordListings } from '../providers/fsutil.js';
 import type { Env, ParseResult, Provider, SourceFile } from '../providers/types.js';
 import { type ParseTask, parseMany } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
@@ -36,6 +37,11 @@ export interface ScanOptions {
    * which is then only written to (so other cctops see the new bytes too).
    */
   known?: Map<string, StoredFile>;
+  /**
+   * Answer from the index alone, reading nothing: a changed file is shown as the index last saw it
+   * and a file it never saw is left out. For drawing at once, before the real pass.
+   */
+  indexOnly?: boolean;
 }
 
 export interface ScanOutcome {
@@ -45,6 +51,8 @@ export interface ScanOutcome {
   stats: { reused: number; tailed: number; read: number; deleted: number; bytesRead: number; gone: number };
   /** Every file known after this pass, for the next one. */
   known: Map<string, StoredFile>;
+  /** Every directory discovery listed (a long-running view watches them). */
+  listed: Set<string>;
 }
 
 /** Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0. */
@@ -87,7 +95,8 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
   const problems = new ProblemLog();
   const providers: Provider[] = chosenProviders(o.providers);
   const byId = new Map(providers.map((p) => [p.id, p]));
-  const discovery = discoverAll(o.env, providers, problems);
+  const listed = new Set<string>();
+  const discovery = recordListings(listed, () => discoverAll(o.env, providers, problems));
   const stats = { reused: 0, tailed: 0, read: 0, deleted: 0, bytesRead: 0, gone: 0 };
 
   const store = o.store;
@@ -111,12 +120,13 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         !row.deleted &&
         row.parser === parserVersion(f.provider) &&
         row.provider === f.provider;
-      if (current && unchanged(f, row.result)) {
+      if (current && (unchanged(f, row.result) || o.indexOnly === true)) {
         out.push({ file: f, result: row.result });
         known.set(f.path, row);
         stats.reused++;
         continue;
       }
+      if (o.indexOnly === true) continue;
       // Not in the index and too old to matter for --since: not worth reading.
       if (row === undefined && o.sinceMs !== null && f.mtimeMs < o.sinceMs) continue;
       const tailable =
@@ -179,7 +189,7 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         });
       }
     }
-    return { discovery, files: out, problems, stats, known };
+    return { discovery, files: out, problems, stats, known, listed };
   }
 }
 

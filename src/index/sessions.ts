@@ -277,6 +277,9 @@ function buildSession(
     state: stateNow(f.live, mtime, last, o.nowMs),
     stateDetail: f.live?.detail ?? null,
     running: null,
+    process: null,
+    pendingTool: f.live?.pendingTool ?? null,
+    inferred: null,
     tokens: totals.tokens,
     requests: totals.requests,
     cost: {

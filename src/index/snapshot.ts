@@ -25,6 +25,8 @@ export interface SnapshotOptions {
   nowMs?: number;
   /** false for `--no-cache`: a cold scan that leaves the index alone. */
   useIndex?: boolean;
+  /** Fills in the live processes (`running`); left out, `running` stays null. */
+  annotate?: (doc: SessionDocument) => boolean;
   threads?: number;
 }
 
@@ -80,6 +82,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       untilMs: o.untilMs,
       problems: scan.problems,
     });
+    o.annotate?.(document);
     if (store && added.size > 0) {
       try {
         store.savePrices(added);

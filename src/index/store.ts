@@ -62,9 +62,15 @@ export type OpenResult = { kind: 'open'; store: IndexStore } | { kind: 'bypassed
 const require = createRequire(import.meta.url);
 
 function ledgerOf(models: string, blob: Buffer): Ledger {
-  // SQLite hands back a Buffer that may not be 4-byte aligned: copy into a fresh Uint32Array.
-  const data = new Uint32Array(blob.byteLength / 4);
-  new Uint8Array(data.buffer).set(blob);
+  // A Buffer of its own and 4-byte aligned is viewed in place; otherwise it is copied.
+  const aligned =
+    blob.byteOffset % 4 === 0 && blob.byteLength % 4 === 0 && blob.buffer.byteLength === blob.byteLength;
+  let data: Uint32Array;
+  if (aligned) data = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  else {
+    data = new Uint32Array(Math.floor(blob.byteLength / 4));
+    new Uint8Array(data.buffer).set(blob.subarray(0, data.byteLength));
+  }
   if (data.length % RECORD_FIELDS !== 0) throw new Error('ledger blob of the wrong size');
   return { models: JSON.parse(models) as string[], data };
 }
@@ -153,12 +159,13 @@ export class IndexStore {
   /** Every stored file under the given roots. */
   load(roots: readonly string[]): StoredFile[] {
     if (roots.length === 0) return [];
+    // Row by row, so the whole table is never held twice (as rows and as what they become).
     const rows = this.db
       .prepare(
         `SELECT path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts,
           models, ledger, deleted FROM files WHERE root IN (${roots.map(() => '?').join(',')})`,
       )
-      .all(...roots) as Row[];
+      .iterate(...roots) as IterableIterator<Row>;
     const out: StoredFile[] = [];
     for (const r of rows) {
       try {

@@ -26,7 +26,9 @@ import { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
 import { providerById } from '../providers/index.js';
 import type { Env } from '../providers/types.js';
+import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
+import type { CallLog } from '../report/calls.js';
 import type { SessionReport } from '../report/types.js';
 
 /** The shortest refresh interval accepted: below this a refresh could not finish before the next. */
@@ -41,8 +43,11 @@ export interface LiveOptions {
   /** false: never touch the index (tests, `--no-cache`). */
   useIndex?: boolean;
   delayMs: number;
-  /** Fills in what the files cannot say (the live process of each session); may mutate. */
-  annotate?: (doc: SessionDocument) => void;
+  /**
+   * Fills in what the files cannot say (the live process of each session); mutates the document and
+   * returns whether something a view shows as state changed.
+   */
+  annotate?: (doc: SessionDocument) => boolean;
   /** For tests: the clock. */
   now?: () => number;
 }
@@ -66,7 +71,9 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
   private builtHour = Number.NaN;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<SessionDocument> | null = null;
-  private stopped = false;
+  private stopped = true;
+  /** Watches the transcripts' directories while `start()`ed, so quiet passes cost nothing. */
+  private readonly watch = new DirectoryWatch();
 
   constructor(private readonly o: LiveOptions) {
     super();
@@ -93,16 +100,69 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     }
   }
 
-  /** One pass: read what changed and rebuild what it touched. Concurrent calls share one pass. */
-  refresh(): Promise<SessionDocument> {
-    this.running ??= this.pass().finally(() => {
+  /**
+   * The picture the index already holds, reading no transcript: what a view draws at once while the
+   * first real pass runs. Skipped when the index is empty (there is nothing to show quickly).
+   */
+  async fromIndex(): Promise<SessionDocument | null> {
+    if (this.o.useIndex === false || this.document !== null) return this.document;
+    const nowMs = this.now();
+    const scan = await this.withStore((store) =>
+      scanFiles({
+        env: this.o.env,
+        providers: this.o.providers,
+        sinceMs: null,
+        store,
+        threads: 1,
+        indexOnly: true,
+      }),
+    );
+    if (scan.files.length === 0 || this.document !== null) return this.document;
+    // Built into the same cache the passes use, so the first pass rebuilds only what changed.
+    const doc = buildDocument(
+      scan.files,
+      {
+        env: this.o.env,
+        plan: this.o.plan,
+        book: this.book,
+        time: this.time,
+        nowMs,
+        sinceMs: null,
+        untilMs: null,
+        problems: scan.problems,
+      },
+      this.cache,
+    );
+    this.builtHour = this.time.hourStart(nowMs);
+    this.o.annotate?.(doc);
+    this.document = doc;
+    this.version++;
+    this.emit('update', doc);
+    return doc;
+  }
+
+  /**
+   * One pass: read what changed and rebuild what it touched. Concurrent calls share one pass.
+   * `skipIfQuiet` (the timed passes of `start()`) skips looking at the files when no watched
+   * directory has reported anything since the last full pass.
+   */
+  refresh(o: { skipIfQuiet?: boolean } = {}): Promise<SessionDocument> {
+    this.running ??= this.pass(o.skipIfQuiet === true).finally(() => {
       this.running = null;
     });
     return this.running;
   }
 
-  private async pass(): Promise<SessionDocument> {
+  private async pass(skipIfQuiet: boolean): Promise<SessionDocument> {
     const nowMs = this.now();
+    if (
+      skipIfQuiet &&
+      this.document !== null &&
+      this.watch.quiet(nowMs) &&
+      this.time.hourStart(nowMs) === this.builtHour
+    )
+      return this.settle(restate(this.document, this.cache, nowMs), false);
+    this.watch.begin(nowMs);
     const scan = await this.withStore((store) =>
       scanFiles({
         env: this.o.env,
@@ -116,6 +176,11 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     this.known = scan.known;
     this.discovery = scan.discovery;
     this.files = scan.files;
+    if (!this.stopped)
+      this.watch.cover(
+        scan.listed,
+        scan.discovery.files.map((f) => f.path),
+      );
     const hour = this.time.hourStart(nowMs);
     const changed =
       this.document === null ||
@@ -139,8 +204,13 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
       );
       this.builtHour = hour;
     } else doc = restate(this.document!, this.cache, nowMs);
-    this.o.annotate?.(doc);
-    const moved = changed || doc.sessions !== this.document?.sessions;
+    return this.settle(doc, changed);
+  }
+
+  /** Fill in processes, keep the document, and announce it when a view would draw it differently. */
+  private settle(doc: SessionDocument, changed: boolean): SessionDocument {
+    const annotated = this.o.annotate?.(doc) ?? false;
+    const moved = changed || annotated || doc.sessions !== this.document?.sessions;
     this.document = doc;
     if (moved) {
       this.version++;
@@ -154,7 +224,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     this.stopped = false;
     const tick = async () => {
       try {
-        await this.refresh();
+        await this.refresh({ skipIfQuiet: true });
       } catch (err) {
         this.emit('error', err as Error);
       }
@@ -165,6 +235,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
 
   stop(): void {
     this.stopped = true;
+    this.watch.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
@@ -188,7 +259,15 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     return provider.conversation(session.file, o);
   }
 
-  report(session: SessionDoc): SessionReport {
-    return buildReport({ session, files: this.files, book: this.book, time: this.time, nowMs: this.now() });
+  /** The session's report; `log` when its transcript was already read elsewhere (a worker). */
+  report(session: SessionDoc, log?: CallLog): SessionReport {
+    return buildReport({
+      session,
+      files: this.files,
+      book: this.book,
+      time: this.time,
+      nowMs: this.now(),
+      ...(log ? { log } : {}),
+    });
   }
 }

@@ -83,8 +83,17 @@ export interface SessionDoc {
   state: SessionState;
   /** Why the state reads as it does (the ask tool, the error, `turn_duration`). */
   stateDetail: string | null;
-  /** Whether a live process runs it; null until process matching looks. */
+  /** Whether a live process runs it; null where processes cannot be looked at. */
   running: boolean | null;
+  /** The agent's process tree, when one runs it: CPU (% of one core) and memory summed over it. */
+  process: { pids: number[]; cpu: number | null; memory: number; command: string } | null;
+  /** The newest tool call still without a result (a long one, or one blocked on a permission prompt). */
+  pendingTool: string | null;
+  /**
+   * A state inferred rather than read: `probably-waiting` when a tool call has been pending with a
+   * quiet file and an idle process for a while (permission prompts are not written to transcripts).
+   */
+  inferred: 'probably-waiting' | null;
   tokens: TokenCounts;
   requests: number;
   cost: SessionCost;

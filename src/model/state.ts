@@ -15,6 +15,8 @@ export interface LiveSignal {
   atMs: number | null;
   /** A word on why: the ask tool's name, the error text, `turn_duration`. */
   detail: string | null;
+  /** The newest tool call still waiting for its result, when that is where the session stands. */
+  pendingTool?: string | null;
 }
 
 /** How long a file may stay quiet before `working` is read as `idle`. */

@@ -20,10 +20,26 @@ export function dirList(value: string | undefined): string[] {
     .filter((s) => s.length > 0);
 }
 
+/** Where `list` notes the directories it read, while a caller records them (see `recordListings`). */
+let listed: Set<string> | null = null;
+
+/** Run `discover` noting every directory it lists into `into` (to watch them afterwards). */
+export function recordListings<T>(into: Set<string>, discover: () => T): T {
+  const outer = listed;
+  listed = into;
+  try {
+    return discover();
+  } finally {
+    listed = outer;
+  }
+}
+
 /** Entries of `dir`, or null (with a problem logged unless it simply does not exist). */
 export function list(dir: string, problems: ProblemLog): Dirent[] | null {
   try {
-    return readdirSync(dir, { withFileTypes: true });
+    const entries = readdirSync(dir, { withFileTypes: true });
+    listed?.add(dir);
+    return entries;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') {

@@ -11,7 +11,7 @@ import type { PriceBook } from '../model/pricing.js';
 import type { LocalTime } from '../model/time.js';
 import { subagentFiles } from '../providers/claude/index.js';
 import { providerById } from '../providers/index.js';
-import { readCalls } from './calls.js';
+import { type CallLog, readCalls } from './calls.js';
 import { MAX_SERIES_POINTS, REPORT_VERSION, type SessionReport } from './types.js';
 
 /** Rows kept in the failure, slowest and heaviest tables. */
@@ -37,6 +37,8 @@ export interface ReportInput {
   book: PriceBook;
   time: LocalTime;
   nowMs: number;
+  /** The transcript already read (off the main thread, by a live view); read here when absent. */
+  log?: CallLog;
 }
 
 export function buildReport(o: ReportInput): SessionReport {
@@ -79,8 +81,8 @@ export function buildReport(o: ReportInput): SessionReport {
   const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
   const subs =
     s.provider === 'claude' && mainFile && !mainFile.deleted ? subagentFiles(mainFile.file.path) : [];
-  let log: ReturnType<typeof readCalls> = { calls: [], dropped: 0, requests: [], compactions: [] };
-  if (mainFile && !mainFile.deleted) {
+  let log: CallLog = o.log ?? { calls: [], dropped: 0, requests: [], compactions: [], breakdown: null };
+  if (o.log === undefined && mainFile && !mainFile.deleted) {
     try {
       log = readCalls(s.provider, mainFile.file.path, subs);
     } catch {
@@ -174,6 +176,7 @@ export function buildReport(o: ReportInput): SessionReport {
       compactAt: s.context.compactAt,
       compactions: log.compactions.map(iso),
       series: thin(log.requests, MAX_SERIES_POINTS).map((r) => ({ at: iso(r.ms), prompt: r.prompt })),
+      breakdown: log.breakdown,
     },
     tools: {
       calls: s.tools.calls,

@@ -42,6 +42,32 @@ export interface CallLog {
   /** Prompt size of every main-thread request, in order. */
   requests: { ms: number | null; prompt: number }[];
   compactions: (number | null)[];
+  /** What the context holds now, where it can be told (Claude). */
+  breakdown: Breakdown | null;
+}
+
+/**
+ * Characters per token for text cctop cannot have the model count: fitted on real Claude sessions
+ * (the Rust cctop measured 2.75 on 167 of them).
+ */
+export const CHARS_PER_TOKEN = 2.75;
+
+/**
+ * What fills the context window, over the live segment (since the last compaction). The window and
+ * the startup (the first request of the segment: system prompt, tools, memory files, the summary)
+ * are measured; the rest are estimates from the text the transcript keeps. `unaccounted` is what is
+ * left, signed and never clamped: thinking is stored without its text and system reminders are not
+ * stored at all, so it can be large, or negative when an estimate ran high.
+ */
+export interface Breakdown {
+  window: number;
+  startup: number;
+  toolOutput: number;
+  toolInput: number;
+  attachments: number;
+  user: number;
+  assistant: number;
+  unaccounted: number;
 }
 
 const READS = new Set(['read', 'notebookread', 'view_image', 'read_file', 'read_many_files']);
@@ -70,7 +96,20 @@ function patchFiles(patch: string): Call['files'] {
 }
 
 class Collector {
-  readonly log: CallLog = { calls: [], dropped: 0, requests: [], compactions: [] };
+  readonly log: CallLog = { calls: [], dropped: 0, requests: [], compactions: [], breakdown: null };
+  /** Characters seen in the live segment, by kind, and its first request's prompt. */
+  segment = {
+    startup: null as number | null,
+    toolOutput: 0,
+    toolInput: 0,
+    attachments: 0,
+    user: 0,
+    assistant: 0,
+  };
+
+  resetSegment(): void {
+    this.segment = { startup: null, toolOutput: 0, toolInput: 0, attachments: 0, user: 0, assistant: 0 };
+  }
   private byId = new Map<string, Call>();
   /** Calls waiting for the next request to learn how much they grew the context. */
   private awaiting: { call: Call; prompt: number }[] = [];
@@ -79,6 +118,7 @@ class Collector {
   request(ms: number | null, prompt: number, main: boolean): void {
     if (!main) return;
     this.log.requests.push({ ms, prompt });
+    this.segment.startup ??= prompt;
     const shared = this.awaiting.length > 1;
     for (const a of this.awaiting) {
       a.call.growth = prompt - a.prompt;
@@ -147,6 +187,34 @@ class Collector {
   }
 }
 
+const textLength = (v: unknown): number =>
+  typeof v === 'string' ? v.length : v === undefined || v === null ? 0 : JSON.stringify(v).length;
+
+/** Add a main-thread record's text to the live segment's tally, by what kind of thing it is. */
+function countSegment(c: Collector, r: JsonObject, message: JsonObject | null): void {
+  const seg = c.segment;
+  if (r.type === 'attachment') {
+    seg.attachments += textLength(obj(r.attachment)?.content);
+    return;
+  }
+  if (!message || r.isCompactSummary === true) return;
+  const content = message.content;
+  if (r.type === 'user') {
+    if (typeof content === 'string') seg.user += content.length;
+    for (const b of arr(content) ?? []) {
+      const block = obj(b);
+      if (block?.type === 'tool_result') seg.toolOutput += textLength(block.content);
+      else if (block?.type === 'text') seg.user += textLength(block.text);
+    }
+  } else if (r.type === 'assistant') {
+    for (const b of arr(content) ?? []) {
+      const block = obj(b);
+      if (block?.type === 'text') seg.assistant += textLength(block.text);
+      else if (block?.type === 'tool_use') seg.toolInput += textLength(block.input) + textLength(block.name);
+    }
+  }
+}
+
 function claudeRecord(c: Collector, r: JsonObject, origin: string): void {
   const ms = isoMs(r.timestamp);
   const side = r.isSidechain === true;
@@ -165,7 +233,9 @@ function claudeRecord(c: Collector, r: JsonObject, origin: string): void {
       )
     )
       c.log.compactions.push(ms);
+    c.resetSegment();
   }
+  if (main) countSegment(c, r, message);
   if (r.type === 'assistant' && message) {
     const u = obj(message.usage);
     if (u && message.model !== '<synthetic>') {
@@ -251,6 +321,25 @@ export function readCalls(
   const c = new Collector();
   if (provider === 'claude') {
     eachObject(main, (r) => claudeRecord(c, r, 'main'));
+    const window = c.log.requests.at(-1)?.prompt ?? null;
+    const seg = c.segment;
+    if (window !== null && seg.startup !== null) {
+      const est = (chars: number) => Math.round(chars / CHARS_PER_TOKEN);
+      const parts = {
+        toolOutput: est(seg.toolOutput),
+        toolInput: est(seg.toolInput),
+        attachments: est(seg.attachments),
+        user: est(seg.user),
+        assistant: est(seg.assistant),
+      };
+      const estimated = parts.toolOutput + parts.toolInput + parts.attachments + parts.user + parts.assistant;
+      c.log.breakdown = {
+        window,
+        startup: seg.startup,
+        ...parts,
+        unaccounted: window - seg.startup - estimated,
+      };
+    }
     for (const s of subagents) eachObject(s.path, (r) => claudeRecord(c, r, s.agent));
   } else if (provider === 'codex') {
     eachObject(main, (r) => codexRecord(c, r));

@@ -4,6 +4,7 @@
  */
 import type { ModelCost, SessionDoc } from '../model/document.js';
 import type { TokenCounts } from '../model/usage.js';
+import type { Breakdown } from './calls.js';
 
 export const REPORT_VERSION = 1;
 
@@ -28,6 +29,8 @@ export interface SessionReport {
     compactions: (string | null)[];
     /** The prompt size of every main-thread request, in order, thinned to `MAX_SERIES_POINTS`. */
     series: { at: string | null; prompt: number }[];
+    /** What fills the window now (Claude): measured window and startup, estimated parts, the rest. */
+    breakdown: Breakdown | null;
   };
   tools: {
     calls: number;

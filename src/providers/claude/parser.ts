@@ -266,7 +266,10 @@ export class ClaudeParser {
         if (ask) f.live = { state: 'waiting', atMs: at, detail: ask.name };
         else if (l.stopReason === 'end_turn' && l.toolUses.length === 0) {
           f.live = { state: 'idle', atMs: at, detail: 'end_turn' };
-        } else f.live = { state: 'working', atMs: at, detail: null };
+        } else {
+          const pending = l.toolUses.at(-1)?.name ?? null;
+          f.live = { state: 'working', atMs: at, detail: null, pendingTool: pending };
+        }
         return;
       }
       case 'user': {

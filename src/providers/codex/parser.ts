@@ -81,6 +81,12 @@ export class CodexParser {
     this.boundaryOpen = carry.boundaryOpen;
   }
 
+  private newestPending(): string | null {
+    let newest: string | null = null;
+    for (const name of this.pending.values()) newest = name;
+    return newest;
+  }
+
   carry(): CodexCarry {
     return {
       pending: [...this.pending],
@@ -130,7 +136,7 @@ export class CodexParser {
         tallyTool(f, l.name);
         f.live = isAskUserTool(l.name)
           ? { state: 'waiting', atMs: l.ms, detail: l.name }
-          : { state: 'working', atMs: l.ms, detail: null };
+          : { state: 'working', atMs: l.ms, detail: null, pendingTool: l.name };
         return;
       case 'output': {
         const name = l.id === null ? undefined : this.pending.get(l.id);
@@ -138,7 +144,7 @@ export class CodexParser {
           this.pending.delete(l.id);
           if (l.failed) tallyFailure(f, name);
         }
-        f.live = { state: 'working', atMs: l.ms, detail: null };
+        f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.newestPending() };
         return;
       }
       case 'prompt': {
@@ -178,7 +184,7 @@ export class CodexParser {
         return;
       case 'activity':
         if (f.live?.state !== 'waiting' || this.pending.size === 0) {
-          f.live = { state: 'working', atMs: l.ms, detail: null };
+          f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.newestPending() };
         }
         return;
       case 'other':
