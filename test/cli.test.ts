@@ -153,7 +153,8 @@ describe.skipIf(!HAVE_CORPUS)(
             'compactions',
           ]),
         );
-        expect(s.running).toBeNull();
+        // No agent process runs these copied transcripts (Linux and macOS can look; elsewhere it is unknown).
+        if (process.platform === 'linux') expect(s.running).toBe(false);
         expect(s.cost.byHour?.usd).toHaveLength(48);
         expect(s.cost.byDay?.usd).toHaveLength(31);
       }

@@ -27,3 +27,6 @@ export function paint(isTty: boolean, env: Env): Paint {
     bold: wrap(enabled, '1', '22'),
   };
 }
+
+/** No colour at all: for text that is styled as a whole (the selected row in inverse video). */
+export const PLAIN: Paint = paint(false, {});

@@ -73,6 +73,8 @@ export function demoEnv(env: Env): Env {
   return {
     ...env,
     HOME: home,
+    // The demo's own index, thrown away with it: temporary paths never reach the user's.
+    CCTOP_CACHE_DIR: join(home, '.cache', 'cctop'),
     CLAUDE_CONFIG_DIR: join(home, '.claude'),
     CODEX_HOME: join(home, '.codex'),
   };

@@ -61,10 +61,27 @@ export function shortModel(model: string | null): string {
   return m;
 }
 
-/** Display width of a string: wide (CJK, emoji) characters take two cells, combining marks none. */
+/** A colour or style sequence (CSI … m): no width, and never cut in half. */
+const STYLE = /^\u001b\[[0-9;]*m/;
+
+/**
+ * Display width of a string: wide (CJK, emoji) characters take two cells, combining marks and
+ * colour sequences none.
+ */
 export function width(s: string): number {
   let w = 0;
-  for (const ch of s) w += charWidth(ch.codePointAt(0)!);
+  for (let i = 0; i < s.length; ) {
+    if (s.charCodeAt(i) === 0x1b) {
+      const m = STYLE.exec(s.slice(i, i + 24));
+      if (m) {
+        i += m[0].length;
+        continue;
+      }
+    }
+    const cp = s.codePointAt(i)!;
+    w += charWidth(cp);
+    i += cp > 0xffff ? 2 : 1;
+  }
   return w;
 }
 
@@ -93,19 +110,31 @@ export function sanitize(s: string): string {
   return s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 }
 
-/** Cut to at most `cells` display cells, marking a cut with `…`. */
+/** Cut to at most `cells` display cells, marking a cut with `…`; colour sequences are kept whole. */
 export function clip(s: string, cells: number): string {
   if (cells <= 0) return '';
   if (width(s) <= cells) return s;
   let out = '';
   let w = 0;
-  for (const ch of s) {
-    const cw = charWidth(ch.codePointAt(0)!);
+  let styled = false;
+  for (let i = 0; i < s.length; ) {
+    if (s.charCodeAt(i) === 0x1b) {
+      const m = STYLE.exec(s.slice(i, i + 24));
+      if (m) {
+        out += m[0];
+        styled = true;
+        i += m[0].length;
+        continue;
+      }
+    }
+    const cp = s.codePointAt(i)!;
+    const cw = charWidth(cp);
     if (w + cw > cells - 1) break;
-    out += ch;
+    out += String.fromCodePoint(cp);
     w += cw;
+    i += cp > 0xffff ? 2 : 1;
   }
-  return `${out}…`;
+  return `${out}…${styled ? '\u001b[0m' : ''}`;
 }
 
 export function padEnd(s: string, cells: number): string {

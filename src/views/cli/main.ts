@@ -22,11 +22,13 @@ export interface Io {
 const HELP = `cctop: an htop for AI coding agents
 
 Usage:
-  cctop                 the live table on a terminal (a list otherwise)
+  cctop                 the live table on a terminal (a list otherwise); ? shows its keys
   cctop --list          every session as a table, grouped by harness
   cctop --json          the session document (docs/session-document.md)
   cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
+  cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
+  cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
   cctop doctor          where cctop looked, what it found, what it could not read
   cctop pricing update  refresh the price catalogue (the only command that uses the network)
 
@@ -38,6 +40,7 @@ Options:
   --demo                           read the sample history that ships with cctop
   --no-cache                       read every transcript again, without the index
   --threads N                      parse with N worker threads (default: one per core)
+  -d, --delay SECONDS              refresh interval of the live table (default 2)
   -h, --help, -v, --version
 `;
 
@@ -52,6 +55,7 @@ async function snapshot(o: CommonOptions, env: Env): Promise<Snapshot> {
     untilMs: o.untilMs,
     useIndex: o.useIndex,
     threads: o.threads,
+    annotate: o.demo ? undefined : (await import('../../live/annotate.js')).processAnnotator(),
   });
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
   return s;
@@ -81,13 +85,59 @@ async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
   return 0;
 }
 
+/** `cctop` on a terminal: the live table. */
+async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unknown>): Promise<number> {
+  const delay = values.delay === undefined ? 2 : Number(values.delay);
+  if (!Number.isFinite(delay) || delay < 0.5 || delay > 3600)
+    throw new UsageError(`--delay ${String(values.delay)}: expected seconds, at least 0.5`);
+  const { runTui } = await import('../tui/app.js');
+  let env = io.env;
+  let replay: {
+    annotate: (d: import('../../model/document.js').SessionDocument) => boolean;
+    stop: () => void;
+  } | null = null;
+  if (o.demo) {
+    env = demoEnv(io.env);
+    const { startReplay } = await import('../tui/demo-replay.js');
+    replay = startReplay(env.HOME!);
+  }
+  try {
+    return await runTui({
+      live: {
+        env,
+        plan: o.plan,
+        providers: o.providers,
+        timeZone: o.timeZone,
+        threads: o.threads,
+        useIndex: o.useIndex && !o.demo,
+        delayMs: delay * 1000,
+      },
+      out: process.stdout,
+      input: process.stdin,
+      ...(replay ? { annotate: replay.annotate } : {}),
+    });
+  } finally {
+    replay?.stop();
+  }
+}
+
 export async function main(argv: string[], io: Io): Promise<number> {
+  // These two have flags of their own (`exec -m`, `serve --port`), so they parse their arguments.
+  if (argv[0] === 'serve') {
+    const { serveCommand } = await import('../serve/command.js');
+    return serveCommand(argv.slice(1), io);
+  }
+  if (argv[0] === 'exec') {
+    const { execCommand } = await import('./exec.js');
+    return execCommand(argv.slice(1), io);
+  }
   try {
     const { values, positionals } = parse(argv, {
       ...COMMON_FLAGS,
       list: { type: 'boolean', short: 'l' },
       json: { type: 'boolean', short: 'j' },
       markdown: { type: 'boolean' },
+      delay: { type: 'string', short: 'd' },
       before: { type: 'string' },
       agent: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -107,7 +157,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     switch (command) {
       case undefined:
         if (values.json) return await jsonCommand(io, o);
-        return await listCommand(io, o);
+        if (values.list || !io.isTty || !process.stdin.isTTY) return await listCommand(io, o);
+        return await tuiCommand(io, o, values);
       case 'doctor': {
         if (rest.length > 0) throw new UsageError(`doctor takes no arguments (got ${rest[0]})`);
         const { doctor } = await import('./doctor.js');

@@ -1,0 +1,177 @@
+/**
+ * The columns of the live table: what each shows, how wide it is, and which go first when the
+ * terminal narrows (from the right; the project/title column stays and takes what is left).
+ */
+import { basename } from 'node:path';
+import type { SessionDoc } from '../../model/document.js';
+import { totalTokens } from '../../model/usage.js';
+import { providerById } from '../../providers/index.js';
+import { ago, duration, percent, sanitize, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+
+export interface Row {
+  s: SessionDoc;
+  /** Smoothed tokens per minute, when two refreshes have seen it. */
+  rate: number | null;
+}
+
+export interface Column {
+  key: string;
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+  cell(r: Row, now: number): string;
+}
+
+const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
+
+export function permission(mode: string | null): string {
+  if (mode === null) return UNKNOWN;
+  switch (mode) {
+    case 'default':
+      return 'ask';
+    case 'acceptEdits':
+      return 'edits';
+    case 'plan':
+      return 'plan';
+    case 'bypassPermissions':
+    case 'never/danger-full-access':
+      return 'BYPASS';
+    case 'on-request/read-only':
+    case 'untrusted/read-only':
+      return 'ro';
+    case 'on-request/workspace-write':
+    case 'never/workspace-write':
+      return 'edits';
+    default:
+      return mode.length > 6 ? mode.slice(0, 6) : mode;
+  }
+}
+
+const lastHour = (s: SessionDoc) => s.cost.byHour?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
+const today = (s: SessionDoc) => s.cost.byDay?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
+
+function memory(bytes: number): string {
+  if (bytes < 1 << 20) return `${Math.round(bytes / 1024)}K`;
+  if (bytes < 1 << 30) return `${Math.round(bytes / (1 << 20))}M`;
+  return `${(bytes / (1 << 30)).toFixed(1)}G`;
+}
+
+export function failureRate(s: SessionDoc): string {
+  if (s.tools.failed === null) return UNKNOWN;
+  if (s.tools.calls === 0) return '0%';
+  return `${Math.round((s.tools.failed / s.tools.calls) * 100)}%`;
+}
+
+/** Every column but the status mark and the project/title, in display order. */
+export const COLUMNS: Column[] = [
+  {
+    key: 'active',
+    title: 'LAST',
+    width: 4,
+    align: 'right',
+    cell: (r, now) => ago(ms(r.s.lastActiveAt), now),
+  },
+  {
+    key: 'duration',
+    title: 'DUR',
+    width: 5,
+    align: 'right',
+    cell: (r) => {
+      const a = ms(r.s.startedAt);
+      const b = ms(r.s.lastActiveAt);
+      return a === null || b === null ? UNKNOWN : duration(b - a);
+    },
+  },
+  { key: 'cost', title: 'COST', width: 7, align: 'right', cell: (r) => usd(r.s.cost.usd, r.s.cost.included) },
+  {
+    key: 'cost_hour',
+    title: '$/1H',
+    width: 6,
+    align: 'right',
+    cell: (r) => usd(lastHour(r.s), r.s.cost.included),
+  },
+  {
+    key: 'cost_today',
+    title: '$/24H',
+    width: 7,
+    align: 'right',
+    cell: (r) => usd(today(r.s), r.s.cost.included),
+  },
+  {
+    key: 'ctx',
+    title: 'CTX%',
+    width: 4,
+    align: 'right',
+    cell: (r) => percent(r.s.context.used, r.s.context.compactAt),
+  },
+  {
+    key: 'cpu',
+    title: 'CPU%',
+    width: 5,
+    align: 'right',
+    cell: (r) =>
+      r.s.process?.cpu === null || r.s.process === null ? UNKNOWN : `${Math.round(r.s.process.cpu)}`,
+  },
+  {
+    key: 'mem',
+    title: 'MEM',
+    width: 5,
+    align: 'right',
+    cell: (r) => (r.s.process ? memory(r.s.process.memory) : UNKNOWN),
+  },
+  { key: 'tools', title: 'TOOLS', width: 5, align: 'right', cell: (r) => String(r.s.tools.calls) },
+  { key: 'errors', title: 'ERR%', width: 4, align: 'right', cell: (r) => failureRate(r.s) },
+  { key: 'tokens', title: 'TOKENS', width: 6, align: 'right', cell: (r) => tokens(totalTokens(r.s.tokens)) },
+  {
+    key: 'tok_rate',
+    title: 'TOK/M',
+    width: 5,
+    align: 'right',
+    cell: (r) => (r.rate === null ? UNKNOWN : tokens(Math.round(r.rate))),
+  },
+  { key: 'model', title: 'MODEL', width: 13, align: 'left', cell: (r) => shortModel(r.s.model) },
+  {
+    key: 'harness',
+    title: 'HARNESS',
+    width: 7,
+    align: 'left',
+    cell: (r) => providerById(r.s.provider).label.split(' ')[0]!,
+  },
+  { key: 'perm', title: 'PERM', width: 6, align: 'left', cell: (r) => permission(r.s.permissionMode) },
+  { key: 'branch', title: 'BRANCH', width: 14, align: 'left', cell: (r) => r.s.branch ?? UNKNOWN },
+];
+
+/** The project/title cell: the project's folder, then the title. */
+export function projectTitle(s: SessionDoc): string {
+  const project = s.project ? basename(s.project) : null;
+  const title = s.title ? sanitize(s.title) : null;
+  if (project && title) return `${project} · ${title}`;
+  return project ?? title ?? s.id;
+}
+
+/** The narrowest the project/title column gets before other columns are dropped. */
+export const MIN_TITLE = 16;
+
+/** Columns that fit `columns` cells, dropping from the right, minus the ones the user hid. */
+export function visibleColumns(columns: number, hidden: ReadonlySet<string>): Column[] {
+  const wanted = COLUMNS.filter((c) => !hidden.has(c.key));
+  // Two for the status mark, then each column and its separator, then the title.
+  const budget = columns - 2 - MIN_TITLE;
+  const out: Column[] = [];
+  let used = 0;
+  for (const c of wanted) {
+    if (used + c.width + 1 > budget) break;
+    out.push(c);
+    used += c.width + 1;
+  }
+  return out;
+}
+
+export function hiddenFromEnv(value: string | undefined): Set<string> {
+  return new Set(
+    (value ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  );
+}

@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import { PLAIN } from '../cli/color.js';
+import { width } from '../cli/format.js';
+import { hiddenFromEnv } from './columns.js';
+import { decodeKeys, KeyDecoder } from './keys.js';
+import { notification, WaitWatcher } from './notify.js';
+import { keyOf, render, type ViewState } from './view.js';
+
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+
+function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
+  return {
+    provider: 'claude',
+    id,
+    file: `/home/u/.claude/projects/-w/${id}.jsonl`,
+    deleted: false,
+    subagentFiles: 0,
+    project: `/home/u/src/${id}`,
+    title: `the ${id} task, which has a long title so that narrow terminals have to cut it`,
+    branch: 'main',
+    model: 'claude-sonnet-4-5-20250929',
+    models: ['claude-sonnet-4-5-20250929'],
+    reasoningEffort: null,
+    permissionMode: 'default',
+    startedAt: new Date(NOW - 3_600_000).toISOString(),
+    lastActiveAt: new Date(NOW - 60_000).toISOString(),
+    state: 'idle',
+    stateDetail: null,
+    running: false,
+    process: null,
+    pendingTool: null,
+    inferred: null,
+    tokens: { input: 10, output: 2000, cacheRead: 300_000, cacheWrite: 20_000, reasoning: null },
+    requests: 12,
+    cost: {
+      usd: 1.25,
+      source: 'estimated',
+      included: false,
+      unpriced: [],
+      byModel: [],
+      byHour: null,
+      byDay: null,
+    },
+    context: { used: 80_000, window: 200_000, compactAt: 167_000 },
+    tools: { calls: 9, failed: 1, byTool: {} },
+    lines: { added: null, removed: null },
+    compactions: 0,
+    aborts: 0,
+    rateLimits: null,
+    ...over,
+  };
+}
+
+function doc(sessions: SessionDoc[]): SessionDocument {
+  return {
+    version: 1,
+    generatedAt: new Date(NOW).toISOString(),
+    plan: 'retail',
+    timeZone: 'UTC',
+    sessions,
+    problems: [],
+  };
+}
+
+function state(sessions: SessionDoc[], over: Partial<ViewState> = {}): ViewState {
+  return {
+    doc: doc(sessions),
+    selected: null,
+    top: 0,
+    follow: true,
+    sort: 'last',
+    reverse: false,
+    filter: '',
+    filtering: false,
+    panel: 'info',
+    panelScroll: 0,
+    notify: true,
+    help: false,
+    status: null,
+    rang: new Map(),
+    rates: new Map(),
+    hidden: new Set(),
+    detail: null,
+    loading: null,
+    revision: 0,
+    ...over,
+  };
+}
+
+const sessions = () => [
+  session('alpha', { lastActiveAt: new Date(NOW - 5_000).toISOString(), state: 'working', running: true }),
+  session('beta', { branch: 'fix/currency', cost: { ...session('x').cost, usd: 9 } }),
+  session('gamma', { state: 'waiting', stateDetail: 'AskUserQuestion', running: true }),
+  // Ended on a question nobody will answer: its process is gone.
+  session('theta', {
+    state: 'waiting',
+    lastActiveAt: new Date(NOW - 86_400_000).toISOString(),
+    cost: { ...session('x').cost, usd: 0.5 },
+  }),
+];
+
+describe('keys from a raw terminal', () => {
+  it('reads arrows, letters, a click and the wheel from one read', () => {
+    expect(decodeKeys('\u001b[Bj\u001b[<0;7;4M\u001b[<64;1;1M')).toEqual([
+      { kind: 'down' },
+      { kind: 'char', ch: 'j' },
+      { kind: 'click', x: 6, y: 3 },
+      { kind: 'wheel', up: true },
+    ]);
+  });
+
+  it('joins an escape sequence split across reads instead of typing its tail as text', () => {
+    const d = new KeyDecoder();
+    expect(d.feed('\u001b')).toEqual([]);
+    expect(d.pending).toBe(true);
+    expect(d.feed('[<0;5;')).toEqual([]);
+    expect(d.feed('9M')).toEqual([{ kind: 'click', x: 4, y: 8 }]);
+    expect(d.pending).toBe(false);
+  });
+
+  it('reads a lone Esc as the Esc key once the wait runs out', () => {
+    const d = new KeyDecoder();
+    expect(d.feed('/\u001b')).toEqual([{ kind: 'char', ch: '/' }]);
+    expect(d.flush()).toEqual([{ kind: 'escape' }]);
+  });
+
+  it('drops unknown sequences rather than typing them into a filter', () => {
+    expect(decodeKeys('\u001b[200~x')).toEqual([{ kind: 'char', ch: 'x' }]);
+  });
+});
+
+describe('notifications', () => {
+  it('ring once when a session crosses into waiting, not while it stays there', () => {
+    const w = new WaitWatcher(keyOf);
+    const idle = session('a');
+    const waiting = session('a', { state: 'waiting' });
+    expect(w.update([idle])).toEqual([]);
+    expect(w.update([waiting]).map((c) => c.waiting)).toEqual(['waiting']);
+    expect(w.update([waiting])).toEqual([]);
+    expect(w.update([idle])).toEqual([]);
+    expect(w.update([session('a', { inferred: 'probably-waiting' })]).map((c) => c.waiting)).toEqual([
+      'probably-waiting',
+    ]);
+  });
+
+  it('do not ring for sessions already waiting when cctop starts', () => {
+    const w = new WaitWatcher(keyOf);
+    expect(w.update([session('a', { state: 'waiting' })])).toEqual([]);
+  });
+
+  it('carry no terminal control characters from a session title', () => {
+    const text = notification({
+      session: session('a', { title: 'evil\u001b]52;c;AAAA\u0007title' }),
+      waiting: 'waiting',
+    });
+    // Only the bell and the OSC 9 frame itself are control characters.
+    const body = text.slice('\u0007\u001b]9;'.length, -1);
+    expect(body).not.toMatch(/[\u0000-\u001f]/);
+    expect(body).toContain('evil ]52;c;AAAA title is waiting for you');
+  });
+});
+
+describe('the screen', () => {
+  for (const columns of [60, 80, 120, 200]) {
+    it(`fits ${columns} columns without a wrapped line, whatever the panel`, () => {
+      for (const panel of ['info', 'tools', 'context', 'cost', 'chat'] as const) {
+        const r = render(state(sessions(), { panel }), PLAIN, columns, 30, NOW);
+        expect(r.lines).toHaveLength(30);
+        for (const line of r.lines) expect(width(line)).toBeLessThanOrEqual(columns);
+      }
+    });
+  }
+
+  it('keeps the title column and drops other columns from the right as the terminal narrows', () => {
+    const header = (columns: number) => render(state(sessions()), PLAIN, columns, 30, NOW).lines[1]!;
+    expect(header(200)).toContain('BRANCH');
+    expect(header(60)).not.toContain('BRANCH');
+    expect(header(60)).toContain('COST');
+    expect(header(60)).toContain('PROJECT · TITLE');
+  });
+
+  it('hides the columns CCTOP_COLUMNS_HIDE names', () => {
+    const hidden = hiddenFromEnv('cpu, MEM,tok_rate');
+    const header = render(state(sessions(), { hidden }), PLAIN, 200, 30, NOW).lines[1]!;
+    expect(header).not.toContain('CPU%');
+    expect(header).not.toContain('MEM');
+    expect(header).not.toContain('TOK/M');
+    expect(header).toContain('TOOLS');
+  });
+
+  it('puts the newest activity first and follows it', () => {
+    const v = state(sessions());
+    const r = render(v, PLAIN, 120, 30, NOW);
+    expect(r.tableRows.map((x) => x.s.id)).toEqual(['alpha', 'beta', 'gamma', 'theta']);
+    expect(v.selected).toBe(keyOf(r.tableRows[0]!.s));
+  });
+
+  it('filters on what a row shows, such as the branch, and moves the selection onto a shown row', () => {
+    const v = state(sessions(), { follow: false, selected: keyOf(session('alpha')), filter: 'currency' });
+    const r = render(v, PLAIN, 120, 30, NOW);
+    expect(r.tableRows.map((x) => x.s.id)).toEqual(['beta']);
+    expect(v.selected).toBe(keyOf(session('beta')));
+    expect(r.lines.join('\n')).toContain('beta');
+  });
+
+  it('says so when a filter matches nothing', () => {
+    const r = render(state(sessions(), { filter: 'zzz' }), PLAIN, 120, 30, NOW);
+    expect(r.lines.join('\n')).toContain('nothing matches "zzz"');
+  });
+
+  it('sorts by cost when asked, and shows an unknown cost as ─, not $0', () => {
+    const unknown = session('delta', { cost: { ...session('x').cost, usd: null } });
+    const r = render(state([...sessions(), unknown], { sort: 'cost' }), PLAIN, 120, 30, NOW);
+    expect(r.tableRows.map((x) => x.s.id)).toEqual(['beta', 'alpha', 'gamma', 'theta', 'delta']);
+    const row = r.lines.find((l) => l.includes('delta ·'))!;
+    expect(row).not.toContain('$0');
+    expect(row).toContain('─');
+  });
+
+  it('marks states so they differ at a glance: working, waiting, probably waiting, stopped', () => {
+    const r = render(
+      state(
+        [
+          ...sessions(),
+          session('eps', {
+            state: 'working',
+            running: false,
+            lastActiveAt: new Date(NOW - 1000).toISOString(),
+          }),
+          session('zeta', { state: 'working', inferred: 'probably-waiting', pendingTool: 'Bash' }),
+          session('omega'),
+        ],
+        { follow: false, selected: keyOf(session('omega')) },
+      ),
+      PLAIN,
+      120,
+      30,
+      NOW,
+    );
+    const markOf = (id: string) => r.lines.find((l) => l.includes(`${id} ·`))!.slice(0, 1);
+    expect(markOf('alpha')).toBe('●');
+    expect(markOf('omega')).toBe('>'); // selected: a plain marker when there is no colour
+    expect(markOf('gamma')).toBe('▲');
+    expect(markOf('theta')).toBe('△'); // waiting on its user, but no process runs it any more
+    expect(markOf('eps')).toBe('○');
+    expect(markOf('zeta')).toBe('?');
+    expect(markOf('beta')).toBe('·');
+  });
+
+  it('counts working and waiting agents (not stopped ones) in the overview, keeping the counts when narrow', () => {
+    const wide = render(state(sessions()), PLAIN, 200, 30, NOW).lines[0]!;
+    expect(wide).toMatch(/^cctop {2}hour .* · 30d .*1 working {2}▲ 1 waiting$/);
+    const narrow = render(state(sessions()), PLAIN, 60, 30, NOW).lines[0]!;
+    expect(narrow).toContain('1 waiting');
+  });
+
+  it('renders a transcript’s control characters as text, not as terminal commands', () => {
+    const r = render(state([session('a', { title: 'x\u001b[2Jy' })]), PLAIN, 120, 30, NOW);
+    expect(r.lines.join('\n')).not.toContain('\u001b[2J');
+  });
+});
