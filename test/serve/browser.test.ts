@@ -211,7 +211,9 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     expect(newest).toBe(200);
     for (const section of ['#cost svg.chart', '#context svg.chart', '#files', '#failures'])
       expect(await page.locator(section).count(), section).toBe(1);
-    expect(await page.locator('.chat-tools a[download]').getAttribute('href')).toBe(`/api/chat/${LONG_CODEX}/markdown`);
+    expect(await page.locator('.chat-tools a[download]').getAttribute('href')).toBe(
+      `/api/chat/${LONG_CODEX}/markdown`,
+    );
     const earlier = await page.textContent('.chat-head');
     expect(earlier).toMatch(/\d+ earlier/);
     await page.click('button.older');

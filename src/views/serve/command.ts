@@ -7,6 +7,8 @@
  * Prints the link (with its token) and serves until interrupted. Exit codes as everywhere: 2 for a
  * bad argument (including `--no-token` off loopback), 1 when it cannot listen or read its token file.
  */
+
+import { processAnnotator } from '../../live/annotate.js';
 import { MIN_DELAY_MS } from '../../live/engine.js';
 import { demoEnv } from '../cli/demo.js';
 import type { Io } from '../cli/main.js';
@@ -90,6 +92,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
   return {
     options: {
       env: common.demo ? demoEnv(io.env) : io.env,
+      ...(common.demo ? {} : { annotate: processAnnotator() }),
       plan: common.plan,
       providers: common.providers,
       timeZone: common.timeZone,

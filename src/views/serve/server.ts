@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { LiveSessions } from '../../live/engine.js';
+import { type LiveOptions, LiveSessions } from '../../live/engine.js';
 import type { Plan } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
 import type { Env } from '../../providers/types.js';
@@ -47,6 +47,8 @@ export interface ServeOptions {
   /** Shorter limits, for tests. */
   limits?: Partial<{ requestTimeoutMs: number; idleTimeoutMs: number; pingMs: number; maxStreams: number }>;
   assetsDir?: string;
+  /** Which process runs which session; none for the demo, whose sessions no process runs. */
+  annotate?: LiveOptions['annotate'];
 }
 
 export interface RunningServer {
@@ -93,6 +95,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     threads: o.threads,
     useIndex: o.useIndex,
     delayMs: o.delayMs,
+    ...(o.annotate ? { annotate: o.annotate } : {}),
   });
   /**
    * Versions restart at 1 with every run: tags (ETags, event ids) carry this run's name too, so a
@@ -163,6 +166,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       throw new ServeError(`cannot listen on ${o.bind}:${o.port + step}: ${(err as Error).message}`);
     }
   }
+  // The index's picture first, so a large history has a page to show before the first pass ends.
+  await live.fromIndex().catch(() => null);
   live.start();
 
   const bases = baseUrls(o.bind, port);
