@@ -48,6 +48,15 @@ function tableRows(lines: string[]): string[] {
 const ready = HAVE_TMUX && HAVE_CORPUS;
 /** The session the tests append to, under the id its records carry. */
 const HEY_ID = 'cfa1e878-62b5-4e40-b281-bbf9b250d766';
+/** What every record of that session carries, as Claude Code 2.0.14 wrote it. */
+const HEY_RECORD = {
+  cwd: '/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2',
+  sessionId: HEY_ID,
+  version: '2.0.14',
+  gitBranch: 'main',
+  isSidechain: false,
+  userType: 'external',
+};
 if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 /** How each session's row reads at this width (the project, then the start of the title). */
 const TITLES = {
@@ -154,19 +163,11 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
     const before = tableRows(screen());
     expect(before.findIndex((r) => r.includes(TITLES.hey))).toBeGreaterThan(0);
     const now = new Date().toISOString();
-    const base = {
-      cwd: '/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2',
-      sessionId: HEY_ID,
-      version: '2.0.14',
-      gitBranch: 'main',
-      isSidechain: false,
-      userType: 'external',
-    };
     appendFileSync(
       hey,
       jsonl(
         {
-          ...base,
+          ...HEY_RECORD,
           parentUuid: null,
           type: 'user',
           message: { role: 'user', content: 'Run the tests again please' },
@@ -174,7 +175,7 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
           timestamp: now,
         },
         {
-          ...base,
+          ...HEY_RECORD,
           parentUuid: '5a0d3a55-0000-4000-8000-000000000001',
           type: 'assistant',
           requestId: 'req_cctop_tui_test',
@@ -213,19 +214,11 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
 
   it('marks a session that starts waiting on its user, and counts it in the overview', async () => {
     const now = new Date().toISOString();
-    const base = {
-      cwd: '/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2',
-      sessionId: HEY_ID,
-      version: '2.0.14',
-      gitBranch: 'main',
-      isSidechain: false,
-      userType: 'external',
-    };
     appendFileSync(
       hey,
       jsonl(
         {
-          ...base,
+          ...HEY_RECORD,
           parentUuid: '5a0d3a55-0000-4000-8000-000000000002',
           type: 'user',
           message: {
@@ -238,7 +231,7 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
           timestamp: now,
         },
         {
-          ...base,
+          ...HEY_RECORD,
           parentUuid: '5a0d3a55-0000-4000-8000-000000000003',
           type: 'assistant',
           requestId: 'req_cctop_tui_test_2',

@@ -22,6 +22,7 @@ import { unsupported } from '../model/conversation.js';
 import type { Plan, SessionDoc, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { PriceBook, type PriceCache } from '../model/pricing.js';
+import type { ProblemLog } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
 import { providerById } from '../providers/index.js';
@@ -119,26 +120,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     );
     if (scan.files.length === 0 || this.document !== null) return this.document;
     // Built into the same cache the passes use, so the first pass rebuilds only what changed.
-    const doc = buildDocument(
-      scan.files,
-      {
-        env: this.o.env,
-        plan: this.o.plan,
-        book: this.book,
-        time: this.time,
-        nowMs,
-        sinceMs: null,
-        untilMs: null,
-        problems: scan.problems,
-      },
-      this.cache,
-    );
-    this.builtHour = this.time.hourStart(nowMs);
-    this.o.annotate?.(doc);
-    this.document = doc;
-    this.version++;
-    this.emit('update', doc);
-    return doc;
+    return this.settle(this.build(scan.files, scan.problems, nowMs), true);
   }
 
   /**
@@ -186,25 +168,30 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
       this.document === null ||
       scan.stats.tailed + scan.stats.read + scan.stats.gone > 0 ||
       hour !== this.builtHour;
-    let doc: SessionDocument;
-    if (changed) {
-      doc = buildDocument(
-        scan.files,
-        {
-          env: this.o.env,
-          plan: this.o.plan,
-          book: this.book,
-          time: this.time,
-          nowMs,
-          sinceMs: null,
-          untilMs: null,
-          problems: scan.problems,
-        },
-        this.cache,
-      );
-      this.builtHour = hour;
-    } else doc = restate(this.document!, this.cache, nowMs);
+    const doc = changed
+      ? this.build(scan.files, scan.problems, nowMs)
+      : restate(this.document!, this.cache, nowMs);
     return this.settle(doc, changed);
+  }
+
+  /** The whole document, rebuilding only the sessions whose files or spend windows moved. */
+  private build(files: readonly ParsedFile[], problems: ProblemLog, nowMs: number): SessionDocument {
+    const doc = buildDocument(
+      files,
+      {
+        env: this.o.env,
+        plan: this.o.plan,
+        book: this.book,
+        time: this.time,
+        nowMs,
+        sinceMs: null,
+        untilMs: null,
+        problems,
+      },
+      this.cache,
+    );
+    this.builtHour = this.time.hourStart(nowMs);
+    return doc;
   }
 
   /** Fill in processes, keep the document, and announce it when a view would draw it differently. */
