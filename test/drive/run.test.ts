@@ -414,9 +414,12 @@ describe('approvals over the stream-json control channel', () => {
     for await (const e of r) {
       if (e.kind !== 'approval_request') continue;
       asked.push(e.id);
-      // Answer only once every question is in, so they pile up.
-      if (asked.length === MAX_PENDING_APPROVALS)
+      // Answer only once every question is in, so they pile up. The one past the bound is denied as
+      // its line is read; wait for that line, or the answers could overtake the denial.
+      if (asked.length === MAX_PENDING_APPROVALS) {
+        while (r.stats().lines < MAX_PENDING_APPROVALS + 1) await new Promise((done) => setTimeout(done, 5));
         for (const id of asked) r.respond(id, { behavior: 'allow' });
+      }
     }
     expect(asked).toHaveLength(MAX_PENDING_APPROVALS);
     expect((await r.outcome).stop).toEqual({ kind: 'completed' });
