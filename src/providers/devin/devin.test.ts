@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
 import { closeAll } from '../sqlite.js';
@@ -110,11 +110,14 @@ describe('Devin sessions (written for these tests from the documented format)', 
   let d: DevinHome;
   beforeEach(() => {
     home = new FakeHome();
+    // A database read while closed is read from a copy in cctop's cache: this home's, not the user's.
+    vi.stubEnv('CCTOP_CACHE_DIR', home.env.CCTOP_CACHE_DIR);
     d = new DevinHome(home);
   });
   afterEach(() => {
     d.db.close();
     closeAll();
+    vi.unstubAllEnvs();
     home.cleanup();
   });
 

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { corpus, FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
 import { closeAll } from '../sqlite.js';
@@ -145,6 +145,8 @@ describe('OpenCode database (written for these tests in the schema of OpenCode 1
   let path: string;
   beforeEach(() => {
     home = new FakeHome();
+    // A database read while closed is read from a copy in cctop's cache: this home's, not the user's.
+    vi.stubEnv('CCTOP_CACHE_DIR', home.env.CCTOP_CACHE_DIR);
     path = join(dataDir(home), 'opencode.db');
     home.write(join(dataDir(home), '.keep'), '');
     oc = new OpenCodeDb(path);
@@ -152,6 +154,7 @@ describe('OpenCode database (written for these tests in the schema of OpenCode 1
   afterEach(() => {
     oc.db.close();
     closeAll();
+    vi.unstubAllEnvs();
     home.cleanup();
   });
 
