@@ -292,6 +292,12 @@ export function resumeCommand(s: SessionDoc): string | null {
   }
 }
 
+/** The call still without a result: pending while the session runs, unanswered once it went quiet. */
+function pending(s: SessionDoc): string {
+  if (s.pendingTool === null) return '';
+  return s.state === 'idle' ? `  last call unanswered: ${s.pendingTool}` : `  pending ${s.pendingTool}`;
+}
+
 function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
   const out = [
     kv('session', `${providerById(s.provider).label} ${s.id}`, p),
@@ -305,7 +311,7 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
     ),
     kv(
       'state',
-      `${s.state}${s.stateDetail ? ` (${s.stateDetail})` : ''}${s.pendingTool ? `  pending ${s.pendingTool}` : ''}${s.inferred ? `  ${s.inferred}` : ''}`,
+      `${s.state}${s.stateDetail ? ` (${s.stateDetail})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}`,
       p,
     ),
     kv(
