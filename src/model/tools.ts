@@ -106,13 +106,21 @@ export function applyPatch(patch: string): {
 }
 
 /** The change an edit made, from its own old and new text (harnesses that record no patch). */
+/** The lines of a text; the newline that ends the last one does not start another. */
+function linesOf(text: string | null): string[] {
+  if (text === null || text === '') return [];
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+}
+
 export function editDelta(input: unknown): { added: number; removed: number; lines: string[] } | null {
   const o = obj(input);
   if (o === null) return null;
   const before = str(o.old_string) ?? str(o.oldString);
   const after = str(o.new_string) ?? str(o.newString) ?? str(o.content);
   if (before === null && after === null) return null;
-  const minus = before === null || before === '' ? [] : before.split('\n').map((l) => `-${l}`);
-  const plus = after === null || after === '' ? [] : after.split('\n').map((l) => `+${l}`);
+  const minus = linesOf(before).map((l) => `-${l}`);
+  const plus = linesOf(after).map((l) => `+${l}`);
   return { added: plus.length, removed: minus.length, lines: [...minus, ...plus] };
 }
