@@ -1,9 +1,10 @@
 /**
  * Pieces every conversation reader shares: reading a transcript's objects one by one in bounded
- * memory, and turning a tool result of any shape into bounded text.
+ * memory, turning a tool result of any shape into bounded text, cutting long text before the sink
+ * does, and counting a unified diff.
  */
 
-import { joinText, resultText } from '../model/conversation.js';
+import { type Delta, joinText, MAX_DIFF_LINES, resultText } from '../model/conversation.js';
 import { arr, type JsonObject, obj, parseObject, str } from '../model/json.js';
 import { scanLines } from './jsonl.js';
 
@@ -50,3 +51,51 @@ export function flattenContent(content: unknown): string {
 
 export const blocksOf = (content: unknown): JsonObject[] =>
   (arr(content) ?? []).map(obj).filter((b): b is JsonObject => b !== null);
+
+/**
+ * The head of a long text: enough UTF-16 units that the sink's own cut (in characters) still sees
+ * it was long, without handing it megabytes to split into characters.
+ */
+export function head(s: string, maxChars: number): string {
+  const room = 2 * maxChars + 2;
+  return s.length > room ? s.slice(0, room) : s;
+}
+
+const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
+
+/**
+ * Lines added and removed by a unified diff (the `fileDiff` Gemini CLI and its forks record, the
+ * diff Copilot CLI shows for an edit). Each hunk header says how many old and new lines follow, so a
+ * removed line that itself starts with `--` is not taken for a file header.
+ */
+export function unifiedDelta(diff: string): Delta | null {
+  const delta: Delta = { added: 0, removed: 0, lines: [] };
+  let oldLeft = 0;
+  let newLeft = 0;
+  const keep = (line: string) => {
+    if (delta.lines.length < MAX_DIFF_LINES) delta.lines.push(line);
+  };
+  for (const line of diff.split('\n')) {
+    if (oldLeft <= 0 && newLeft <= 0) {
+      // Between hunks: file headers and prose, until the next hunk.
+      const h = HUNK.exec(line);
+      if (h === null) continue;
+      oldLeft = h[1] === undefined ? 1 : Number(h[1]);
+      newLeft = h[2] === undefined ? 1 : Number(h[2]);
+      keep(line);
+      continue;
+    }
+    if (line.startsWith('+')) {
+      delta.added++;
+      newLeft--;
+    } else if (line.startsWith('-')) {
+      delta.removed++;
+      oldLeft--;
+    } else if (line.startsWith(' ') || line.length === 0) {
+      oldLeft--;
+      newLeft--;
+    } else continue; // `\ No newline at end of file`
+    keep(line);
+  }
+  return delta.added > 0 || delta.removed > 0 ? delta : null;
+}

@@ -5,11 +5,15 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { oneLine } from '../../model/facts.js';
+import { obj, parseObject, text } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
-import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { CopilotConversation } from './conversation.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
@@ -110,6 +114,60 @@ function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return result;
 }
 
+/** A subagent is named by the call that started it: anything but a plain token is refused. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** `session.snapshot_rewind` lines honoured per session; past this a rewind is ignored. */
+const MAX_REWINDS = 4096;
+
+const REWIND_MARK = Buffer.from('"session.snapshot_rewind"');
+
+/**
+ * The first pass: which event each `session.snapshot_rewind` took back (with everything after it),
+ * and on which line (numbered as `scanLines` offers them, the same in both passes).
+ */
+function rewindsOf(path: string): Map<string, number> {
+  const rewinds = new Map<string, number>();
+  let n = 0;
+  scanLines(path, 0, (buf, start, end) => {
+    const at = n++;
+    const mark = buf.indexOf(REWIND_MARK, start);
+    if (mark === -1 || mark >= end || rewinds.size >= MAX_REWINDS) return true;
+    const e = parseObject(buf.toString('utf8', start, end));
+    const to = e?.type === 'session.snapshot_rewind' ? text(obj(e.data)?.upToEventId) : null;
+    if (to !== null) rewinds.set(to, at);
+    return true;
+  });
+  return rewinds;
+}
+
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null && !AGENT_ID.test(o.agent))
+    return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
+  const sink = new TurnSink(o.before);
+  const reader = new CopilotConversation(sink, o.agent);
+  try {
+    const rewinds = rewindsOf(path);
+    let n = 0;
+    // Events from a rewound one up to the rewind that took them back are not shown.
+    let skipUntil = -1;
+    scanLines(path, 0, (buf, start, end, unterminated) => {
+      const e = parseObject(buf.toString('utf8', start, end));
+      if (e === null && unterminated) return false;
+      const at = n++;
+      if (e === null || at < skipUntil) return true;
+      const id = text(e.id);
+      const rewoundAt = id === null ? undefined : rewinds.get(id);
+      if (rewoundAt !== undefined && rewoundAt > at) skipUntil = rewoundAt;
+      else reader.event(e);
+      return true;
+    });
+  } catch (err) {
+    return unsupported(`could not read the session: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const copilot: Provider = {
   id: 'copilot',
   label: 'Copilot CLI',
@@ -124,4 +182,5 @@ export const copilot: Provider = {
     const known = q.reportedWindow ?? q.catalogueWindow;
     return known !== null && q.used !== null && q.used > known ? q.used : known;
   },
+  conversation,
 };

@@ -8,14 +8,24 @@
  * whole chat; while both exist only the `.jsonl` is read, so the chat is not counted twice.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
-import { parseObject } from '../../model/json.js';
+import { arr, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
-import type { Env, ParseResult, Provider, Root, SourceFile, WindowQuery } from '../types.js';
+import type {
+  ConversationOptions,
+  Env,
+  ParseResult,
+  Provider,
+  Root,
+  SourceFile,
+  WindowQuery,
+} from '../types.js';
+import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
 import { GeminiChat, isGeminiCarry } from './parser.js';
 import { conversationFrom, lineFromJson } from './record.js';
 
@@ -250,6 +260,93 @@ function contextWindow(q: WindowQuery): number | null {
   return q.used !== null && q.used > known ? q.used : known;
 }
 
+/** A subagent's chat is `<its id>.jsonl`: anything but a plain token is refused, not resolved. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Bytes read to find a chat's session id: the JSONL header line is a few hundred bytes, and the
+ * whole-file form writes `sessionId` first.
+ */
+const MAX_HEADER_BYTES = 64 << 10;
+
+/** The session id a chat file names in its header, which names its subagents' folder. */
+function sessionIdOf(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(MAX_HEADER_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const m = /"sessionId"\s*:\s*"([^"\\]{1,128})"/.exec(buf.toString('utf8', 0, n));
+    return m && SESSION_ID.test(m[1]!) ? m[1]! : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const REWIND_MARK = Buffer.from('"$rewindTo"');
+
+/**
+ * The first pass over a JSONL chat: which message each `$rewindTo` takes back, and on which line
+ * (lines numbered as `scanLines` offers them, the same in both passes).
+ */
+function rewindsOf(path: string): Map<string, number> {
+  const rewinds = new Map<string, number>();
+  let n = 0;
+  scanLines(path, 0, (buf, start, end) => {
+    const at = n++;
+    const mark = buf.indexOf(REWIND_MARK, start);
+    if (mark === -1 || mark >= end || rewinds.size >= MAX_REWINDS) return true;
+    const to = parseObject(buf.toString('utf8', start, end))?.$rewindTo;
+    if (typeof to === 'string') rewinds.set(to, at);
+    return true;
+  });
+  return rewinds;
+}
+
+/** The conversation of a chat, or of one of its subagents (`chats/<session id>/<agent>.jsonl`). */
+function conversation(path: string, o: ConversationOptions): Conversation {
+  let file = path;
+  if (o.agent !== null) {
+    if (!AGENT_ID.test(o.agent)) return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
+    const session = sessionIdOf(path);
+    const sub = session === null ? null : join(dirname(path), session, `${o.agent}.jsonl`);
+    if (sub === null || !statSync(sub, { throwIfNoEntry: false })?.isFile())
+      return unsupported(`this session has no subagent ${o.agent}`);
+    file = sub;
+  }
+  const sink = new TurnSink(o.before);
+  try {
+    if (file.endsWith('.json')) {
+      if (statSync(file).size > MAX_WHOLE_FILE_BYTES)
+        return unsupported('the chat file is too large to read');
+      const chat = parseObject(readFileSync(file, 'utf8'));
+      if (chat === null) return unsupported('the chat file is not a Gemini CLI chat (not a JSON object)');
+      for (const m of arr(chat.messages) ?? []) {
+        const message = obj(m);
+        if (message !== null) geminiMessage(sink, message);
+      }
+    } else {
+      const replay = new GeminiReplay(sink, rewindsOf(file));
+      let n = 0;
+      scanLines(file, 0, (buf, start, end, unterminated) => {
+        const line = parseObject(buf.toString('utf8', start, end));
+        if (line === null && unterminated) return false;
+        const at = n++;
+        if (line !== null) replay.line(at, line);
+        return true;
+      });
+      replay.finish();
+    }
+  } catch (err) {
+    return unsupported(`could not read the chat: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const gemini: Provider = {
   id: 'gemini',
   label: 'Gemini CLI',
@@ -262,4 +359,5 @@ export const gemini: Provider = {
   parse,
   compactRatio: (env) => settingsRatio(join(geminiRoots(env)[0]!.path, 'settings.json')),
   contextWindow,
+  conversation,
 };

@@ -12,10 +12,13 @@
  * newer message is seen at the session's next change, which OpenCode makes when the step ends.
  */
 import { statSync } from 'node:fs';
+import { MAX_RESULT_CHARS, MAX_TEXT_CHARS } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
 import { columnsOf, type Database, memberPath, readOnly, validMember } from '../sqlite.js';
+import { type ChatMessage, type ChatPart, MAX_INPUT_CHARS } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
 import { messageFrom, type OpenCodeMessage, type OpenCodePart, partFrom, sessionFrom } from './record.js';
+import { MAX_PARTS_PER_MESSAGE } from './storage.js';
 
 /** Database file names OpenCode uses (`opencode.db`, and per-channel names like `opencode-beta.db`). */
 export const DATABASE_NAME = /^opencode.*\.db$/;
@@ -219,4 +222,141 @@ export function readSession(path: string, id: string): OpenCodeRows | null {
   const messages = messagesOf(db, id);
   const parts = columnsOf(db, 'part').has('session_id') ? partsOf(db, id) : [];
   return { session, messages, parts, firstPrompt: firstPromptOf(db, messages) };
+}
+
+/** A part row of the conversation: each text field cut by SQLite before it reaches JavaScript. */
+interface ChatPartRow {
+  type: unknown;
+  text: unknown;
+  synthetic: unknown;
+  tool: unknown;
+  callID: unknown;
+  status: unknown;
+  input: unknown;
+  filePath: unknown;
+  command: unknown;
+  pattern: unknown;
+  output: unknown;
+  error: unknown;
+  filename: unknown;
+  start: unknown;
+}
+
+/** A call's input from its row: parsed when whole, else the fields that name it, read apart. */
+function inputOf(r: ChatPartRow): unknown {
+  // An input cut at `MAX_INPUT_CHARS` is no longer JSON: then only its naming fields are known.
+  const parsed = parseJson(r.input);
+  if (parsed !== null && typeof parsed === 'object') return parsed;
+  const named: JsonObject = {};
+  for (const [k, v] of [
+    ['filePath', r.filePath],
+    ['command', r.command],
+    ['pattern', r.pattern],
+  ] as const)
+    if (typeof v === 'string') named[k] = v;
+  return Object.keys(named).length > 0 ? named : typeof r.input === 'string' ? r.input : null;
+}
+
+const strOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * A session's conversation, message by message, each with its parts in the order OpenCode made
+ * them. Parts are fetched per message (the `part_message_id_id_idx` index answers it) and stepped
+ * through one row at a time, so a session of any length holds one row of parts at a time. The
+ * stepping is synchronous and runs to its end before this returns: no read is left open to hold
+ * back the agent's checkpoints, as with rows collected at once.
+ */
+export function readChat(
+  path: string,
+  session: string,
+  each: (m: ChatMessage, parts: Iterable<ChatPart>) => void,
+): boolean {
+  const db = readOnly(path);
+  if (db.prepare('SELECT 1 FROM session WHERE id = ?').get(session) === undefined) return false;
+  const messages = db
+    .prepare(
+      `SELECT id,
+        json_extract(data, '$.role') AS role,
+        json_extract(data, '$.time.created') AS created,
+        json_extract(data, '$.error.name') AS errorName,
+        substr(coalesce(json_extract(data, '$.error.data.message'), json_extract(data, '$.error.message')), 1, ?) AS errorMessage,
+        json_type(data, '$.summary') AS summary
+      FROM message WHERE session_id = ? ORDER BY id`,
+    )
+    .all(MAX_TEXT_CHARS, session) as Record<string, unknown>[];
+  const partsOfMessage = db.prepare(
+    `SELECT
+      json_extract(data, '$.type') AS type,
+      substr(json_extract(data, '$.text'), 1, @text) AS text,
+      json_extract(data, '$.synthetic') AS synthetic,
+      json_extract(data, '$.tool') AS tool,
+      json_extract(data, '$.callID') AS callID,
+      json_extract(data, '$.state.status') AS status,
+      substr(json_extract(data, '$.state.input'), 1, @input) AS input,
+      substr(json_extract(data, '$.state.input.filePath'), 1, @text) AS filePath,
+      substr(json_extract(data, '$.state.input.command'), 1, @text) AS command,
+      substr(json_extract(data, '$.state.input.pattern'), 1, @text) AS pattern,
+      substr(json_extract(data, '$.state.output'), 1, @result) AS output,
+      substr(json_extract(data, '$.state.error'), 1, @result) AS error,
+      coalesce(json_extract(data, '$.filename'), json_extract(data, '$.url')) AS filename,
+      json_extract(data, '$.time.start') AS start
+    FROM part WHERE message_id = @message ORDER BY id LIMIT @limit`,
+  );
+  for (const r of messages) {
+    if (typeof r.id !== 'string') continue;
+    const m: ChatMessage = {
+      id: r.id,
+      role: strOrNull(r.role),
+      ms: typeof r.created === 'number' ? r.created : null,
+      error:
+        r.errorName !== null || r.errorMessage !== null
+          ? { name: strOrNull(r.errorName), message: strOrNull(r.errorMessage) }
+          : null,
+      summary: r.summary === 'true',
+    };
+    const rows = partsOfMessage.iterate({
+      message: r.id,
+      text: MAX_TEXT_CHARS + 1,
+      input: MAX_INPUT_CHARS,
+      result: MAX_RESULT_CHARS + 1,
+      limit: MAX_PARTS_PER_MESSAGE,
+    }) as IterableIterator<ChatPartRow>;
+    const parts = (function* (): Iterable<ChatPart> {
+      for (const p of rows)
+        yield {
+          type: strOrNull(p.type),
+          text: strOrNull(p.text),
+          synthetic: p.synthetic === 1,
+          tool: strOrNull(p.tool),
+          callId: strOrNull(p.callID),
+          status: strOrNull(p.status),
+          input: inputOf(p),
+          output: strOrNull(p.output),
+          error: strOrNull(p.error),
+          filename: strOrNull(p.filename),
+          startMs: typeof p.start === 'number' ? p.start : null,
+        };
+    })();
+    try {
+      each(m, parts);
+    } finally {
+      // A reader that stopped early must not leave the statement (and its read) open.
+      rows.return?.();
+    }
+  }
+  return true;
+}
+
+/** Whether `child` is a session under `parent` (directly, or through nested tasks). */
+export function isChildOf(path: string, child: string, parent: string): boolean {
+  const db = readOnly(path);
+  const up = db.prepare('SELECT parent_id AS parent FROM session WHERE id = ?');
+  let at = child;
+  for (let i = 0; i < MAX_NESTING; i++) {
+    const row = up.get(at) as { parent: unknown } | undefined;
+    if (row === undefined || typeof row.parent !== 'string') return false;
+    if (row.parent === parent) return true;
+    at = row.parent;
+  }
+  return false;
 }

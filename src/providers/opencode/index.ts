@@ -9,16 +9,18 @@
  * subagent's transcript does for Claude Code.
  */
 import { basename, join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts } from '../../model/facts.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
-import { splitMember } from '../sqlite.js';
-import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
-import { DATABASE_NAME, listSessions, readSession } from './db.js';
+import { splitMember, validMember } from '../sqlite.js';
+import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { OpenCodeConversation } from './conversation.js';
+import { DATABASE_NAME, isChildOf, listSessions, readChat, readSession } from './db.js';
 import { foldSession } from './parser.js';
 import { sessionFrom } from './record.js';
-import { fingerprint, readJsonFile, readStoredSession } from './storage.js';
+import { fingerprint, readJsonFile, readStoredChat, readStoredSession, storedChild } from './storage.js';
 
 const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
 
@@ -123,6 +125,40 @@ function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   };
 }
 
+/** A child session is named by its id (`ses_…`): anything but a plain token is refused. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The conversation of a session (a database member or a legacy session file), or of one of its child
+ * sessions: a task OpenCode ran for it, named by the child's session id.
+ */
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null && (!AGENT_ID.test(o.agent) || !validMember(o.agent)))
+    return unsupported(`"${o.agent.slice(0, 40)}" is not a session id`);
+  const sink = new TurnSink(o.before);
+  const reader = new OpenCodeConversation(sink);
+  const each = reader.message.bind(reader);
+  try {
+    const member = splitMember(path);
+    let found: boolean;
+    if (member !== null && DATABASE_NAME.test(basename(member.database))) {
+      const id = o.agent ?? member.member;
+      if (o.agent !== null && !isChildOf(member.database, o.agent, member.member))
+        return unsupported(`this session has no task ${o.agent}`);
+      found = readChat(member.database, id, each);
+    } else {
+      const file = o.agent === null ? path : storedChild(path, o.agent);
+      if (file === null) return unsupported(`this session has no task ${o.agent}`);
+      found = readStoredChat(file, each);
+    }
+    if (!found) return unsupported('the session is gone');
+    reader.finish();
+  } catch (err) {
+    return unsupported(`could not read the session: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const opencode: Provider = {
   id: 'opencode',
   label: 'OpenCode',
@@ -139,4 +175,5 @@ export const opencode: Provider = {
     const known = q.reportedWindow ?? q.catalogueWindow;
     return known !== null && q.used !== null && q.used > known ? q.used : known;
   },
+  conversation,
 };

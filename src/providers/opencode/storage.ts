@@ -10,6 +10,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type JsonObject, parseObject } from '../../model/json.js';
+import { type ChatMessage, type ChatPart, chatMessageFrom, chatPartFrom } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
 import {
   messageFrom,
@@ -28,6 +29,9 @@ export const MAX_STORAGE_FILE_BYTES = 16 << 20;
 
 /** Parts read per message; a message with more is counted up to here. */
 export const MAX_PARTS_PER_MESSAGE = 4096;
+
+/** A child session (a task's) nests at most this deep under the session asking for it. */
+const MAX_NESTING = 16;
 
 export function readJsonFile(path: string): JsonObject | null {
   let fd: number;
@@ -112,4 +116,72 @@ export function readStoredSession(sessionFile: string): OpenCodeRows | null {
   messages.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const first = messages.find((m) => words.has(m.id));
   return { session, messages, parts, firstPrompt: first ? words.get(first.id)! : null };
+}
+
+/**
+ * A legacy session's conversation, message by message in the order they were written, each with
+ * its parts in the order OpenCode made them (part ids, which are the file names, sort by creation).
+ * One message's parts are read at a time; each file is bounded by `readJsonFile`.
+ */
+export function readStoredChat(
+  sessionFile: string,
+  each: (m: ChatMessage, parts: Iterable<ChatPart>) => void,
+): boolean {
+  const o = readJsonFile(sessionFile);
+  const session = o ? sessionFrom(o) : null;
+  if (!session) return false;
+  const storage = storageOf(sessionFile);
+  const messageDir = join(storage, 'message', session.id);
+  const messages: ChatMessage[] = [];
+  for (const name of names(messageDir)) {
+    const raw = readJsonFile(join(messageDir, name));
+    const m = raw ? chatMessageFrom(raw, basename(name, '.json')) : null;
+    if (m) messages.push(m);
+  }
+  messages.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const m of messages) {
+    const partDir = join(storage, 'part', m.id);
+    const parts = (function* (): Iterable<ChatPart> {
+      for (const p of names(partDir).slice(0, MAX_PARTS_PER_MESSAGE)) {
+        const raw = readJsonFile(join(partDir, p));
+        if (raw) yield chatPartFrom(raw);
+      }
+    })();
+    each(m, parts);
+  }
+  return true;
+}
+
+/**
+ * The session file of `child` in the same `storage/` tree as `parentFile`, when `child` is a
+ * session under it (directly, or through nested tasks); else null.
+ */
+export function storedChild(parentFile: string, child: string): string | null {
+  const parent = readJsonFile(parentFile);
+  const parentId = parent ? sessionFrom(parent)?.id : undefined;
+  if (parentId === undefined) return null;
+  const sessions = join(storageOf(parentFile), 'session');
+  const fileOf = (id: string): string | null => {
+    let projects: string[];
+    try {
+      projects = readdirSync(sessions);
+    } catch {
+      return null;
+    }
+    for (const project of projects) {
+      const path = join(sessions, project, `${id}.json`);
+      if (statSync(path, { throwIfNoEntry: false })?.isFile()) return path;
+    }
+    return null;
+  };
+  const found = fileOf(child);
+  let at = found;
+  for (let i = 0; at !== null && i < MAX_NESTING; i++) {
+    const o = readJsonFile(at);
+    const up = o ? sessionFrom(o)?.parentId : null;
+    if (up === null || up === undefined) return null;
+    if (up === parentId) return found;
+    at = fileOf(up);
+  }
+  return null;
 }

@@ -3,10 +3,14 @@
  * `~/.pi/agent`); `$PI_CODING_AGENT_SESSION_DIR` names the sessions folder itself.
  */
 import { join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
+import { parseObject, text } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { home, isFile, list, statOf } from '../fsutil.js';
+import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
-import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { entryHead, PiConversation, PiTree } from './conversation.js';
 import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
@@ -61,6 +65,46 @@ function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   });
 }
 
+/** Bytes of a line looked at for its id and parent before parsing the line whole. */
+const HEAD_BYTES = 256;
+
+/** The first pass: every entry's parent, to find the branch the session is on now. */
+function currentBranch(path: string): Set<string> | null {
+  const tree = new PiTree();
+  scanLines(path, 0, (buf, start, end) => {
+    const fast = entryHead(buf.toString('utf8', start, Math.min(end, start + HEAD_BYTES)));
+    if (fast !== null) tree.entry(fast.id, fast.parent);
+    else {
+      const o = parseObject(buf.toString('utf8', start, end));
+      const id = o === null ? null : text(o.id);
+      // The header has an id but no parent field: it is not part of the tree.
+      if (o !== null && id !== null && 'parentId' in o) tree.entry(id, text(o.parentId));
+    }
+    return true;
+  });
+  return tree.path();
+}
+
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null) return unsupported('Pi runs no subagents of its own in a session');
+  const sink = new TurnSink(o.before);
+  const reader = new PiConversation(sink);
+  try {
+    const branch = currentBranch(path);
+    scanLines(path, 0, (buf, start, end, unterminated) => {
+      const e = parseObject(buf.toString('utf8', start, end));
+      if (e === null) return !unterminated;
+      const id = text(e.id);
+      // Entries of an abandoned branch are not shown; the header and older untreed entries are read.
+      if (branch === null || id === null || !('parentId' in e) || branch.has(id)) reader.entry(e);
+      return true;
+    });
+  } catch (err) {
+    return unsupported(`could not read the session: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const pi: Provider = {
   id: 'pi',
   label: 'Pi',
@@ -76,4 +120,5 @@ export const pi: Provider = {
     const known = q.reportedWindow ?? q.catalogueWindow;
     return known !== null && q.used !== null && q.used > known ? q.used : known;
   },
+  conversation,
 };

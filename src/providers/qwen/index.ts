@@ -6,10 +6,13 @@
  * other character than letters and digits replaced by `-`; the records carry the real `cwd`.
  */
 import { basename, join } from 'node:path';
+import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
+import { eachObject } from '../conversation-util.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
-import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import { QwenConversation } from './conversation.js';
 import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
@@ -59,6 +62,22 @@ function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   });
 }
 
+/** A subagent is named by its `agentId` (`explore-7f3c`): anything but a plain token is refused. */
+const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null && !AGENT_ID.test(o.agent))
+    return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
+  const sink = new TurnSink(o.before);
+  const reader = new QwenConversation(sink, o.agent);
+  try {
+    eachObject(path, (r) => reader.record(r));
+  } catch (err) {
+    return unsupported(`could not read the chat: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
 export const qwen: Provider = {
   id: 'qwen',
   label: 'Qwen Code',
@@ -73,4 +92,5 @@ export const qwen: Provider = {
     const known = q.reportedWindow ?? q.catalogueWindow;
     return known !== null && q.used !== null && q.used > known ? q.used : known;
   },
+  conversation,
 };

@@ -1,0 +1,315 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_TURNS, TurnSink } from '../../model/conversation.js';
+import type { JsonObject } from '../../model/json.js';
+import { corpus, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { unifiedDelta } from '../conversation-util.js';
+import type { ConversationOptions } from '../types.js';
+import { geminiMessage } from './conversation.js';
+import { gemini } from './index.js';
+import { WINDOW_MESSAGES } from './parser.js';
+
+const main: ConversationOptions = { before: null, agent: null };
+const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
+  gemini.conversation!(path, { ...main, ...o });
+const sessions = (name: string) => corpus('gemini-cli', 'sessions', name);
+
+/** Messages shaped as Gemini CLI 0.40+ writes them (`chatRecordingTypes.ts`), trimmed. */
+const header = {
+  sessionId: 'aaaa1111-2222-4333-8444-555566667777',
+  projectHash: 'ab12',
+  startTime: 't0',
+  kind: 'main',
+};
+const user = (id: string, text: string) => ({ id, timestamp: `t-${id}`, type: 'user', content: [{ text }] });
+const reply = (id: string, content: string, toolCalls: unknown[] = []) => ({
+  id,
+  timestamp: `t-${id}`,
+  type: 'gemini',
+  content,
+  thoughts: [],
+  model: 'gemini-3-flash-preview',
+  toolCalls,
+});
+const shell = (id: string, command: string, status: string, output: string) => ({
+  id,
+  name: 'run_shell_command',
+  args: { command },
+  status,
+  result: [{ functionResponse: { id, name: 'run_shell_command', response: { output } } }],
+});
+
+describe.skipIf(!HAVE_CORPUS)(
+  `Gemini CLI chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
+  () => {
+    it('a whole-file chat (gemini-2.5-pro): three prompts, every reply, thoughts apart, 13 calls of which 2 did not run', () => {
+      const c = chat(sessions('agentcmd__session-2025-10-27T19-55-981c87cb.json'));
+      expect(c.supported).toBe(true);
+      // 3 user messages, 15 gemini messages that say something or call, 12 of them with thoughts.
+      expect(c.turns).toHaveLength(30);
+      expect(c.earlier).toBe(0);
+      expect(c.turns.filter((t) => t.role === 'user').map((t) => t.text)).toEqual([
+        'Can you make me an ai agent in python that I can execute built in pythin',
+        'python',
+        'can you audit this codebase and provide me with detailed suggestions for improvement?',
+      ]);
+      expect(c.turns.filter((t) => t.kind === 'reasoning')).toHaveLength(12);
+      expect(c.turns[1]!.text).toBe(
+        "Considering Project Structure\nI've started by listing the files in the current directory. This gives me a better lay of the land, allowing me to start the creation of a Python AI agent that can execute Python code with a solid understanding of the project's structure.",
+      );
+      const tools = c.turns.flatMap((t) => t.tools);
+      expect(tools).toHaveLength(13);
+      expect(tools[0]).toMatchObject({
+        name: 'list_directory',
+        detail: '/Users/jnarowski/Dev/playground/src/test-project/',
+        result: 'Directory /Users/jnarowski/Dev/playground/src/test-project/ is empty.',
+        failed: false,
+      });
+      // The person cancelled `python3`; `list_directory .` was refused for a relative path.
+      expect(tools.filter((t) => t.failed).map((t) => [t.name, t.detail, t.result])).toEqual([
+        ['run_shell_command', 'python3', '[Operation Cancelled] Reason: User cancelled the operation.'],
+        ['list_directory', '.', 'Path must be absolute: .'],
+      ]);
+      // The reply that said it would start the interpreter carries the cancelled call.
+      expect(c.turns[9]).toMatchObject({
+        role: 'assistant',
+        kind: 'message',
+        text: 'I will now start the python interpreter. You can press `ctrl + f` to focus into the shell and provide input.',
+      });
+      // Turns are numbered in order, from zero, with nothing skipped.
+      expect(c.turns.map((t) => t.seq)).toEqual([...Array(30).keys()]);
+    });
+
+    it('a large chat (gemini-3-pro-preview): 62 calls, two failed, written files carry the diff Gemini CLI showed', () => {
+      const c = chat(sessions('metaphi__session-2026-01-30T06-08-7befeae5.json'));
+      expect(c.turns).toHaveLength(62);
+      const tools = c.turns.flatMap((t) => t.tools);
+      expect(tools).toHaveLength(62);
+      expect(tools.filter((t) => t.failed).map((t) => t.name)).toEqual(['activate_skill', 'push_files']);
+      expect(tools.find((t) => t.name === 'activate_skill')!.result).toBe(
+        'Skill "figma-to-code" not found. Available skills are:',
+      );
+      // Its `fileDiff` adds 8 lines to a new manifest, 56 to the new Sidebar.
+      const manifest = tools.find((t) => t.detail === 'ground_truth/manifest.json')!;
+      expect(manifest).toMatchObject({ name: 'write_file', added: 8, removed: 0 });
+      expect(manifest.diff[0]).toBe('@@ -0,0 +1,8 @@');
+      expect(tools.find((t) => t.detail === 'src/components/layout/Sidebar.tsx')).toMatchObject({
+        added: 56,
+      });
+      // A long prompt is cut, and says so.
+      expect(c.turns[0]).toMatchObject({ role: 'user', clipped: true });
+    });
+
+    it('an edit with no recorded diff reads its change from its own old and new text', () => {
+      const c = chat(sessions('agentcmd__session-2025-10-29T10-36-453aa339.json'));
+      const edit = c.turns.flatMap((t) => t.tools).find((t) => t.name === 'replace')!;
+      expect(edit).toMatchObject({
+        detail: '/private/tmp/gemini-test/created.txt',
+        added: 1,
+        removed: 1,
+        diff: ['-Hello from Gemini CLI', '+Goodbye from Gemini CLI'],
+        failed: false,
+      });
+      expect(c.turns.at(-1)).toMatchObject({ role: 'assistant', text: 'Done.' });
+    });
+
+    it('the JSONL form (0.40, a trimmed fixture): a prompt, a call with its output, the answer', () => {
+      const c = chat(sessions('agent-sessions__gemini-jsonl_v040.synthetic.jsonl'));
+      expect(c.turns.map((t) => [t.role, t.text])).toEqual([
+        ['user', 'Say hello and list files.'],
+        ['assistant', ''],
+        ['assistant', 'Hello! I listed the files.'],
+      ]);
+      expect(c.turns[1]!.tools[0]).toMatchObject({
+        name: 'run_shell_command',
+        detail: 'ls -F',
+        result: 'Output: AgentSessions/\nREADME.md\nProcess Group PGID: 12345',
+      });
+    });
+
+    it('single messages kept from real chats: a refused call and a failed write are marked, with why', () => {
+      const sink = new TurnSink();
+      const message = JSON.parse(
+        readFileSync(sessions('agentcmd-individual-messages/tool-result-error.json'), 'utf8'),
+      ) as JsonObject;
+      geminiMessage(sink, message);
+      expect(
+        sink.finish().turns.map((t) => [t.kind, t.tools.map((x) => [x.detail, x.result, x.failed])]),
+      ).toEqual([
+        ['reasoning', []],
+        ['message', [['.', 'Path must be absolute: .', true]]],
+      ]);
+      const c = chat(sessions('agentcmd__session-2025-10-29T10-39-a63242d9.json'));
+      expect(c.turns.flatMap((t) => t.tools).map((t) => [t.name, t.failed])).toEqual([['write_file', true]]);
+    });
+  },
+);
+
+describe('a Gemini CLI JSONL chat (written for these tests in the shape of 0.40)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => cleanup());
+  const write = (name: string, ...lines: unknown[]): string => {
+    const path = join(dir, 'chats', name);
+    mkdirSync(join(dir, 'chats'), { recursive: true });
+    writeFileSync(path, jsonl(...lines));
+    return path;
+  };
+
+  it('a message written again when its call finishes shows once, finished, in its first place', () => {
+    const path = write(
+      'session-a.jsonl',
+      header,
+      user('u1', 'run the tests'),
+      reply('g1', 'running them', [{ ...shell('c1', 'npm test', 'executing', ''), result: undefined }]),
+      { $set: { lastUpdated: 't9' } },
+      reply('g1', 'running them', [shell('c1', 'npm test', 'success', '12 passed')]),
+      user('u2', 'thanks'),
+    );
+    const c = chat(path);
+    expect(c.turns.map((t) => t.text)).toEqual(['run the tests', 'running them', 'thanks']);
+    expect(c.turns[1]!.tools).toEqual([expect.objectContaining({ detail: 'npm test', result: '12 passed' })]);
+  });
+
+  it('a call still executing has no result yet', () => {
+    const path = write(
+      'session-b.jsonl',
+      header,
+      reply('g1', '', [shell('c1', 'sleep 60', 'executing', '')]),
+    );
+    expect(chat(path).turns[0]!.tools[0]!.result).toBeNull();
+  });
+
+  it('a rewind takes back the message it names and everything after it', () => {
+    const path = write(
+      'session-c.jsonl',
+      header,
+      user('u1', 'first'),
+      reply('g1', 'answer one'),
+      user('u2', 'a prompt taken back'),
+      reply('g2', 'an answer taken back'),
+      { $rewindTo: 'u2' },
+      user('u3', 'asked again'),
+      reply('g3', 'answer three'),
+    );
+    expect(chat(path).turns.map((t) => t.text)).toEqual([
+      'first',
+      'answer one',
+      'asked again',
+      'answer three',
+    ]);
+  });
+
+  it('a rewind reaches back past the messages held open for re-writes', () => {
+    const lines: unknown[] = [header, user('keep', 'kept')];
+    for (let i = 0; i < WINDOW_MESSAGES + 10; i++) lines.push(user(`gone${i}`, `gone ${i}`));
+    lines.push({ $rewindTo: 'gone0' }, user('after', 'after the rewind'));
+    expect(chat(write('session-d.jsonl', ...lines)).turns.map((t) => t.text)).toEqual([
+      'kept',
+      'after the rewind',
+    ]);
+  });
+
+  it('a patch brings a call its result', () => {
+    const path = write(
+      'session-e.jsonl',
+      header,
+      reply('g1', 'checking', [{ ...shell('c1', 'ls', 'executing', ''), result: undefined }]),
+      {
+        $patch: {
+          id: 'g1',
+          toolCalls: [
+            {
+              id: 'c1',
+              status: 'success',
+              result: [{ functionResponse: { id: 'c1', response: { output: 'a.ts' } } }],
+            },
+          ],
+        },
+      },
+    );
+    expect(chat(path).turns[0]!.tools[0]).toMatchObject({ result: 'a.ts', failed: false });
+  });
+
+  it('what the person typed is shown, not the file contents Gemini CLI expanded it into', () => {
+    const path = write('session-f.jsonl', header, {
+      ...user('u1', 'explain\n--- a.ts ---\nexport const a = 1;'),
+      displayContent: [{ text: 'explain @a.ts' }],
+    });
+    expect(chat(path).turns[0]!.text).toBe('explain @a.ts');
+  });
+
+  it('info and error messages are the harness speaking; thought parts are thinking', () => {
+    const path = write(
+      'session-g.jsonl',
+      header,
+      { id: 'i1', timestamp: 't', type: 'info', content: 'Request cancelled.' },
+      { id: 'e1', timestamp: 't', type: 'error', content: 'API Error: quota exceeded' },
+      { ...reply('g1', ''), content: [{ text: 'weighing it', thought: true }, { text: 'here it is' }] },
+    );
+    expect(chat(path).turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['system', 'message', 'Request cancelled.'],
+      ['system', 'message', 'error: API Error: quota exceeded'],
+      ['assistant', 'reasoning', 'weighing it'],
+      ['assistant', 'message', 'here it is'],
+    ]);
+  });
+
+  it('a garbage line is skipped and the rest still reads', () => {
+    const path = join(dir, 'session-h.jsonl');
+    writeFileSync(path, `${jsonl(header, user('u1', 'before'))}{not json\n${jsonl(user('u2', 'after'))}`);
+    expect(chat(path).turns.map((t) => t.text)).toEqual(['before', 'after']);
+  });
+
+  it('only the newest turns are sent, the rest counted, and paging back reaches the older ones', () => {
+    const lines: unknown[] = [header];
+    for (let i = 0; i < MAX_TURNS + 50; i++) lines.push(user(`u${i}`, `prompt ${i}`));
+    const path = write('session-i.jsonl', ...lines);
+    const newest = chat(path);
+    expect(newest.turns).toHaveLength(MAX_TURNS);
+    expect(newest.earlier).toBe(50);
+    expect(newest.turns[0]).toMatchObject({ seq: 50, text: 'prompt 50' });
+    const older = chat(path, { before: 50 });
+    expect(older.earlier).toBe(0);
+    expect(older.turns.map((t) => t.seq)).toEqual([...Array(50).keys()]);
+    expect(older.turns.at(-1)!.text).toBe('prompt 49');
+  });
+
+  it("a subagent's chat is read from its parent's folder by its id", () => {
+    const path = write('session-2026-01-01T00-00-aaaa1111.jsonl', header, user('u1', 'delegate it'));
+    const subDir = join(dir, 'chats', header.sessionId);
+    mkdirSync(subDir, { recursive: true });
+    writeFileSync(
+      join(subDir, 'sub-7f3c.jsonl'),
+      jsonl({ ...header, kind: 'subagent' }, user('s1', 'find the bug')),
+    );
+    expect(chat(path, { agent: 'sub-7f3c' }).turns.map((t) => t.text)).toEqual(['find the bug']);
+    expect(chat(path, { agent: 'nobody' }).supported).toBe(false);
+    expect(chat(path, { agent: '../escape' }).supported).toBe(false);
+  });
+
+  it('a chat file that is not JSON is refused, not read as empty', () => {
+    const path = join(dir, 'session-j.json');
+    writeFileSync(path, 'not json');
+    expect(chat(path)).toMatchObject({ supported: false });
+  });
+});
+
+describe('reading a unified diff', () => {
+  it('counts added and removed lines, not the file headers', () => {
+    const d = unifiedDelta(
+      `Index: a.ts\n${'='.repeat(67)}\n--- a.ts\tOriginal\n+++ a.ts\tWritten\n@@ -1,2 +1,2 @@\n-old\n+new\n same`,
+    );
+    expect(d).toEqual({ added: 1, removed: 1, lines: ['@@ -1,2 +1,2 @@', '-old', '+new', ' same'] });
+  });
+
+  it('a removed line that starts with dashes is a removal, and a second file is read after the first', () => {
+    const d = unifiedDelta(
+      '--- a.sql\n+++ a.sql\n@@ -1,2 +1 @@\n--- a comment\n select 1;\n--- b.sql\n+++ b.sql\n@@ -0,0 +1 @@\n+select 2;',
+    );
+    expect(d).toMatchObject({ added: 1, removed: 1 });
+    expect(d!.lines).toEqual(['@@ -1,2 +1 @@', '--- a comment', ' select 1;', '@@ -0,0 +1 @@', '+select 2;']);
+  });
+});
