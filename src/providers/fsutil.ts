@@ -6,7 +6,7 @@ import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
-import type { Env } from './types.js';
+import type { Env, SourceFile } from './types.js';
 
 export function home(env: Env): string {
   return env.HOME && env.HOME.length > 0 ? env.HOME : homedir();
@@ -63,6 +63,15 @@ export function statOf(path: string, problems: ProblemLog): Stats | null {
     });
     return null;
   }
+}
+
+/** A transcript as discovery hands it on, stat'ed now; null (the problem logged) when it is gone. */
+export function sourceFile(
+  file: Omit<SourceFile, 'size' | 'mtimeMs' | 'ino'>,
+  problems: ProblemLog,
+): SourceFile | null {
+  const st = statOf(file.path, problems);
+  return st ? { ...file, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } : null;
 }
 
 /** Whether a directory entry is a directory, following a symbolic link once. */

@@ -82,6 +82,15 @@ export interface ConversationOptions {
   agent: string | null;
 }
 
+/**
+ * The window a harness reported, else the catalogue's; never smaller than the prompt it already held
+ * (for harnesses that compact only when the next request would not fit).
+ */
+export function reportedOrKnownWindow(q: WindowQuery): number | null {
+  const known = q.reportedWindow ?? q.catalogueWindow;
+  return known !== null && q.used !== null && q.used > known ? q.used : known;
+}
+
 export interface WindowQuery {
   model: string | null;
   /** The newest prompt size: a window is never shown smaller than what it already held. */

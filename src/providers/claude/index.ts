@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { eachObject } from '../conversation-util.js';
-import { dirList, home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { dirList, sourceFile as found, home, isDir, isFile, list } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type {
   ConversationOptions,
@@ -44,18 +44,7 @@ function sourceFile(
   role: SourceFile['role'],
   problems: ProblemLog,
 ): SourceFile | null {
-  const st = statOf(path, problems);
-  if (!st) return null;
-  return {
-    provider: 'claude',
-    path,
-    root: root,
-    sessionHint,
-    role,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-  };
+  return found({ provider: 'claude', path, root, sessionHint, role }, problems);
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {

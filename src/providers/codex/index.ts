@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { eachObject } from '../conversation-util.js';
-import { dirList, home, isFile, list, statOf } from '../fsutil.js';
+import { dirList, home, isFile, list, sourceFile } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
@@ -30,18 +30,9 @@ function walk(dir: string, root: string, depth: number, problems: ProblemLog, ou
   for (const e of list(dir, problems) ?? []) {
     if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
       const path = join(dir, e.name);
-      const st = statOf(path, problems);
-      if (!st) continue;
-      out.push({
-        provider: 'codex',
-        path,
-        root,
-        sessionHint: ROLLOUT_ID.exec(e.name)?.[1]?.toLowerCase() ?? null,
-        role: 'main',
-        size: st.size,
-        mtimeMs: st.mtimeMs,
-        ino: st.ino,
-      });
+      const sessionHint = ROLLOUT_ID.exec(e.name)?.[1]?.toLowerCase() ?? null;
+      const f = sourceFile({ provider: 'codex', path, root, sessionHint, role: 'main' }, problems);
+      if (f) out.push(f);
     } else if (e.isDirectory()) {
       // Real directories only below the root: a symbolic link loop cannot trap the walk.
       walk(join(dir, e.name), root, depth + 1, problems, out);

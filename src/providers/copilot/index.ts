@@ -9,10 +9,18 @@ import { type Conversation, TurnSink, unsupported } from '../../model/conversati
 import { oneLine } from '../../model/facts.js';
 import { obj, parseObject, text } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import {
+  type ConversationOptions,
+  type Env,
+  type ParseResult,
+  type Provider,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { CopilotConversation } from './conversation.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
@@ -29,18 +37,8 @@ export function copilotRoots(env: Env): Root[] {
 }
 
 function add(out: SourceFile[], path: string, root: string, hint: string, problems: ProblemLog): void {
-  const st = statOf(path, problems);
-  if (!st) return;
-  out.push({
-    provider: 'copilot',
-    path,
-    root,
-    sessionHint: hint,
-    role: 'main',
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-  });
+  const f = sourceFile({ provider: 'copilot', path, root, sessionHint: hint, role: 'main' }, problems);
+  if (f) out.push(f);
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
@@ -178,9 +176,6 @@ export const copilot: Provider = {
   discover,
   parse,
   compactRatio: () => null,
-  contextWindow: (q) => {
-    const known = q.reportedWindow ?? q.catalogueWindow;
-    return known !== null && q.used !== null && q.used > known ? q.used : known;
-  },
+  contextWindow: reportedOrKnownWindow,
   conversation,
 };

@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type { Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
 import { CursorParser, stampFileTimes } from './parser.js';
@@ -33,18 +33,8 @@ function add(
   role: SourceFile['role'],
   problems: ProblemLog,
 ): void {
-  const st = statOf(path, problems);
-  if (!st) return;
-  out.push({
-    provider: 'cursor',
-    path,
-    root,
-    sessionHint,
-    role,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-  });
+  const f = sourceFile({ provider: 'cursor', path, root, sessionHint, role }, problems);
+  if (f) out.push(f);
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {

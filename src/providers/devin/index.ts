@@ -17,7 +17,15 @@ import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { atifStep, atifSteps } from '../atif/conversation.js';
 import { home, isFile, list, statOf } from '../fsutil.js';
 import { columnsOf, type Database, memberPath, readOnly, splitMember, validMember } from '../sqlite.js';
-import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import {
+  type ConversationOptions,
+  type Env,
+  type ParseResult,
+  type Provider,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { foldSession } from './parser.js';
 import { sessionFrom, trajectoryFrom } from './record.js';
 
@@ -222,9 +230,6 @@ export const devin: Provider = {
   discover,
   parse,
   compactRatio: () => null,
-  contextWindow: (q) => {
-    const known = q.reportedWindow ?? q.catalogueWindow;
-    return known !== null && q.used !== null && q.used > known ? q.used : known;
-  },
+  contextWindow: reportedOrKnownWindow,
   conversation,
 };

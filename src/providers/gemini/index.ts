@@ -14,7 +14,7 @@ import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
 import { arr, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
 import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { sourceFile as found, home, isDir, isFile, list } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import type {
   ConversationOptions,
@@ -64,18 +64,7 @@ function sourceFile(
   role: SourceFile['role'],
   problems: ProblemLog,
 ): SourceFile | null {
-  const st = statOf(path, problems);
-  if (!st) return null;
-  return {
-    provider: 'gemini',
-    path,
-    root,
-    sessionHint,
-    role,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-  };
+  return found({ provider: 'gemini', path, root, sessionHint, role }, problems);
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {

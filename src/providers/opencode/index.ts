@@ -15,7 +15,15 @@ import { LedgerBuilder } from '../../model/ledger.js';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
 import { splitMember, validMember } from '../sqlite.js';
-import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import {
+  type ConversationOptions,
+  type Env,
+  type ParseResult,
+  type Provider,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { OpenCodeConversation } from './conversation.js';
 import { DATABASE_NAME, isChildOf, listSessions, readChat, readSession } from './db.js';
 import { foldSession } from './parser.js';
@@ -171,9 +179,6 @@ export const opencode: Provider = {
   parse,
   // OpenCode compacts when the next request would not fit, not at a fraction of the window.
   compactRatio: () => null,
-  contextWindow: (q) => {
-    const known = q.reportedWindow ?? q.catalogueWindow;
-    return known !== null && q.used !== null && q.used > known ? q.used : known;
-  },
+  contextWindow: reportedOrKnownWindow,
   conversation,
 };

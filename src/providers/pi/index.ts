@@ -6,10 +6,18 @@ import { join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { parseObject, text } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
-import { home, isFile, list, statOf } from '../fsutil.js';
+import { home, isFile, list, sourceFile } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import {
+  type ConversationOptions,
+  type Env,
+  type ParseResult,
+  type Provider,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { entryHead, PiConversation, PiTree } from './conversation.js';
 import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
@@ -32,18 +40,8 @@ function walk(dir: string, root: string, depth: number, problems: ProblemLog, ou
   for (const e of list(dir, problems) ?? []) {
     if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
       const path = join(dir, e.name);
-      const st = statOf(path, problems);
-      if (!st) continue;
-      out.push({
-        provider: 'pi',
-        path,
-        root,
-        sessionHint: null,
-        role: 'main',
-        size: st.size,
-        mtimeMs: st.mtimeMs,
-        ino: st.ino,
-      });
+      const f = sourceFile({ provider: 'pi', path, root, sessionHint: null, role: 'main' }, problems);
+      if (f) out.push(f);
     } else if (e.isDirectory()) {
       // Real directories only below the root: a symbolic link loop cannot trap the walk.
       walk(join(dir, e.name), root, depth + 1, problems, out);
@@ -116,9 +114,6 @@ export const pi: Provider = {
   parse,
   // Pi compacts a fixed number of tokens before the window fills, not at a fraction of it.
   compactRatio: () => null,
-  contextWindow: (q) => {
-    const known = q.reportedWindow ?? q.catalogueWindow;
-    return known !== null && q.used !== null && q.used > known ? q.used : known;
-  },
+  contextWindow: reportedOrKnownWindow,
   conversation,
 };

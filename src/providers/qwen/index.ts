@@ -9,9 +9,17 @@ import { basename, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { eachObject } from '../conversation-util.js';
-import { home, isDir, isFile, list, statOf } from '../fsutil.js';
+import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, Env, ParseResult, Provider, Root, SourceFile } from '../types.js';
+import {
+  type ConversationOptions,
+  type Env,
+  type ParseResult,
+  type Provider,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { QwenConversation } from './conversation.js';
 import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
@@ -36,18 +44,12 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
       for (const e of list(chats, problems) ?? []) {
         if (!e.name.endsWith('.jsonl') || !isFile(chats, e)) continue;
         const path = join(chats, e.name);
-        const st = statOf(path, problems);
-        if (!st) continue;
-        out.push({
-          provider: 'qwen',
-          path,
-          root: root.path,
-          sessionHint: basename(e.name, '.jsonl'),
-          role: 'main',
-          size: st.size,
-          mtimeMs: st.mtimeMs,
-          ino: st.ino,
-        });
+        const sessionHint = basename(e.name, '.jsonl');
+        const f = sourceFile(
+          { provider: 'qwen', path, root: root.path, sessionHint, role: 'main' },
+          problems,
+        );
+        if (f) out.push(f);
       }
     }
   }
@@ -88,9 +90,6 @@ export const qwen: Provider = {
   discover,
   parse,
   compactRatio: () => null,
-  contextWindow: (q) => {
-    const known = q.reportedWindow ?? q.catalogueWindow;
-    return known !== null && q.used !== null && q.used > known ? q.used : known;
-  },
+  contextWindow: reportedOrKnownWindow,
   conversation,
 };
