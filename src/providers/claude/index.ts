@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { eachObject } from '../conversation-util.js';
-import { dirList, sourceFile as found, home, isDir, isFile, list } from '../fsutil.js';
+import { dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type {
   ConversationOptions,
@@ -37,16 +37,6 @@ export function claudeRoots(env: Env): Root[] {
   ];
 }
 
-function sourceFile(
-  path: string,
-  root: string,
-  sessionHint: string | null,
-  role: SourceFile['role'],
-  problems: ProblemLog,
-): SourceFile | null {
-  return found({ provider: 'claude', path, root, sessionHint, role }, problems);
-}
-
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   const out: SourceFile[] = [];
   for (const root of roots) {
@@ -60,10 +50,13 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
           // `agent-<id>.jsonl` beside a main file is an older subagent; its records name the parent.
           const sub = stem.startsWith('agent-');
           const f = sourceFile(
-            join(dir, e.name),
-            root.path,
-            sub ? null : stem,
-            sub ? 'subagent' : 'main',
+            {
+              provider: 'claude',
+              path: join(dir, e.name),
+              root: root.path,
+              sessionHint: sub ? null : stem,
+              role: sub ? 'subagent' : 'main',
+            },
             problems,
           );
           if (f) out.push(f);
@@ -71,7 +64,11 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
           const subDir = join(dir, e.name, 'subagents');
           for (const s of list(subDir, problems) ?? []) {
             if (!s.name.endsWith('.jsonl') || !isFile(subDir, s)) continue;
-            const f = sourceFile(join(subDir, s.name), root.path, e.name, 'subagent', problems);
+            const path = join(subDir, s.name);
+            const f = sourceFile(
+              { provider: 'claude', path, root: root.path, sessionHint: e.name, role: 'subagent' },
+              problems,
+            );
             if (f) out.push(f);
           }
         }

@@ -14,7 +14,7 @@ import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
 import { arr, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
 import type { ProblemLog } from '../../model/problems.js';
-import { sourceFile as found, home, isDir, isFile, list } from '../fsutil.js';
+import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import type {
   ConversationOptions,
@@ -57,16 +57,6 @@ export function geminiRoots(env: Env): Root[] {
   return [{ path: join(home(env), '.gemini'), origin: 'default' }];
 }
 
-function sourceFile(
-  path: string,
-  root: string,
-  sessionHint: string | null,
-  role: SourceFile['role'],
-  problems: ProblemLog,
-): SourceFile | null {
-  return found({ provider: 'gemini', path, root, sessionHint, role }, problems);
-}
-
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   const out: SourceFile[] = [];
   for (const root of roots) {
@@ -81,13 +71,21 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
           if (!isFile(chats, e)) continue;
           // Migrated on resume into `<name>.jsonl`, which repeats it: read that one only.
           if (e.name.endsWith('.json') && names.has(`${e.name}l`)) continue;
-          const f = sourceFile(join(chats, e.name), root.path, null, 'main', problems);
+          const path = join(chats, e.name);
+          const f = sourceFile(
+            { provider: 'gemini', path, root: root.path, sessionHint: null, role: 'main' },
+            problems,
+          );
           if (f) out.push(f);
         } else if (SESSION_ID.test(e.name) && isDir(chats, e)) {
           const dir = join(chats, e.name);
           for (const s of list(dir, problems) ?? []) {
             if (!s.name.endsWith('.jsonl') || !isFile(dir, s)) continue;
-            const f = sourceFile(join(dir, s.name), root.path, e.name, 'subagent', problems);
+            const path = join(dir, s.name);
+            const f = sourceFile(
+              { provider: 'gemini', path, root: root.path, sessionHint: e.name, role: 'subagent' },
+              problems,
+            );
             if (f) out.push(f);
           }
         }
