@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../test-support/corpus.js';
+import {
+  claudeResponse,
+  corpus,
+  FakeHome,
+  HAVE_CORPUS,
+  jsonl,
+  NO_CORPUS_REASON,
+  REPO,
+} from '../test-support/corpus.js';
 import { takeSnapshot } from './snapshot.js';
 import { INDEX_FILE } from './store.js';
 
@@ -29,21 +37,7 @@ describe('the index: reuse, tailing, re-reading and history', () => {
     });
 
   const assistant = (id: string, output: number, at = '2026-11-29T10:00:00Z') =>
-    jsonl({
-      type: 'assistant',
-      sessionId: 's',
-      cwd: '/w',
-      uuid: `u-${id}`,
-      timestamp: at,
-      requestId: `r-${id}`,
-      message: {
-        id: `m-${id}`,
-        role: 'assistant',
-        model: 'claude-sonnet-4-5-20250929',
-        content: [],
-        usage: { input_tokens: 10, output_tokens: output },
-      },
-    });
+    claudeResponse(id, output, at, 10);
 
   it('a second run with nothing changed reads no transcript and answers the same', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5) + assistant('2', 7));

@@ -1,24 +1,9 @@
 import { appendFileSync, rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeHome, jsonl } from '../test-support/corpus.js';
+import { claudeResponse, FakeHome } from '../test-support/corpus.js';
 import { LiveSessions } from './engine.js';
 
-const line = (id: string, output: number, at: string) =>
-  jsonl({
-    type: 'assistant',
-    sessionId: 's',
-    cwd: '/w',
-    uuid: `u-${id}`,
-    timestamp: at,
-    requestId: `r-${id}`,
-    message: {
-      id: `m-${id}`,
-      role: 'assistant',
-      model: 'claude-sonnet-4-5-20250929',
-      content: [],
-      usage: { input_tokens: 1, output_tokens: output },
-    },
-  });
+const line = (id: string, output: number, at: string) => claudeResponse(id, output, at);
 
 describe('the live picture', () => {
   let home: FakeHome;

@@ -78,3 +78,24 @@ export class FakeHome {
 
 /** JSON lines from objects. */
 export const jsonl = (...records: unknown[]): string => records.map((r) => `${JSON.stringify(r)}\n`).join('');
+
+/**
+ * One Claude Code assistant response in session `s` (cwd `/w`) carrying only usage: the smallest
+ * record that moves a session's tokens, for tests of reading, tailing and refreshing.
+ */
+export const claudeResponse = (id: string, output: number, at: string, input = 1): string =>
+  jsonl({
+    type: 'assistant',
+    sessionId: 's',
+    cwd: '/w',
+    uuid: `u-${id}`,
+    timestamp: at,
+    requestId: `r-${id}`,
+    message: {
+      id: `m-${id}`,
+      role: 'assistant',
+      model: 'claude-sonnet-4-5-20250929',
+      content: [],
+      usage: { input_tokens: input, output_tokens: output },
+    },
+  });

@@ -15,7 +15,16 @@ import { hiddenFromEnv } from './columns.js';
 import { ESCAPE_WAIT_MS, type Key, KeyDecoder } from './keys.js';
 import { notification, WaitWatcher } from './notify.js';
 import { Screen } from './screen.js';
-import { keyOf, PANELS, RANG_MARK_MS, render, resumeCommand, SORTS, type ViewState } from './view.js';
+import {
+  initialView,
+  keyOf,
+  PANELS,
+  RANG_MARK_MS,
+  render,
+  resumeCommand,
+  SORTS,
+  type ViewState,
+} from './view.js';
 
 export interface TuiOptions {
   live: Omit<LiveOptions, 'annotate'>;
@@ -39,27 +48,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
   const p = paint(true, o.live.env);
   const live = new LiveSessions({ ...o.live, annotate: o.annotate ?? processAnnotator() });
   const deep = new DeepReader();
-  const v: ViewState = {
-    doc: null,
-    selected: null,
-    top: 0,
-    follow: true,
-    sort: 'last',
-    reverse: false,
-    filter: '',
-    filtering: false,
-    panel: 'info',
-    panelScroll: 0,
-    notify: true,
-    help: false,
-    status: null,
-    rang: new Map(),
-    rates: new Map(),
-    hidden: hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE),
-    detail: null,
-    loading: 'reading transcripts…',
-    revision: 0,
-  };
+  const v: ViewState = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
   let statusTimer: NodeJS.Timeout | null = null;
   let lastTableRows: ReturnType<typeof render>['tableRows'] = [];
   let tableStart = 2;

@@ -5,7 +5,7 @@ import { width } from '../cli/format.js';
 import { hiddenFromEnv } from './columns.js';
 import { decodeKeys, KeyDecoder } from './keys.js';
 import { notification, WaitWatcher } from './notify.js';
-import { keyOf, render, type ViewState } from './view.js';
+import { initialView, keyOf, render, type ViewState } from './view.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -64,28 +64,7 @@ function doc(sessions: SessionDoc[]): SessionDocument {
 }
 
 function state(sessions: SessionDoc[], over: Partial<ViewState> = {}): ViewState {
-  return {
-    doc: doc(sessions),
-    selected: null,
-    top: 0,
-    follow: true,
-    sort: 'last',
-    reverse: false,
-    filter: '',
-    filtering: false,
-    panel: 'info',
-    panelScroll: 0,
-    notify: true,
-    help: false,
-    status: null,
-    rang: new Map(),
-    rates: new Map(),
-    hidden: new Set(),
-    detail: null,
-    loading: null,
-    revision: 0,
-    ...over,
-  };
+  return { ...initialView(new Set()), doc: doc(sessions), loading: null, ...over };
 }
 
 const sessions = () => [

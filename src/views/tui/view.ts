@@ -77,6 +77,31 @@ export interface ViewState {
 
 export const keyOf = (s: SessionDoc): string => `${s.provider}\u0000${s.id}`;
 
+/** The view as it opens: nothing loaded yet, newest first, following, the Info panel. */
+export function initialView(hidden: ReadonlySet<string>): ViewState {
+  return {
+    doc: null,
+    selected: null,
+    top: 0,
+    follow: true,
+    sort: 'last',
+    reverse: false,
+    filter: '',
+    filtering: false,
+    panel: 'info',
+    panelScroll: 0,
+    notify: true,
+    help: false,
+    status: null,
+    rang: new Map(),
+    rates: new Map(),
+    hidden,
+    detail: null,
+    loading: 'reading transcripts…',
+    revision: 0,
+  };
+}
+
 function sortValue(s: SessionDoc, sort: Sort): number {
   switch (sort) {
     case 'last':
