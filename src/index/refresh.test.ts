@@ -118,6 +118,8 @@ describe('the index: reuse, tailing, re-reading and history', () => {
     await snap();
     const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
     db.prepare("UPDATE files SET parser = 'an-older-parser' WHERE provider = 'claude'").run();
+    // A real parser change is a code change, which also retires the kept sessions (buildVersion).
+    db.prepare('DELETE FROM scopes').run();
     db.close();
     expect((await snap()).stats).toMatchObject({ read: 1, reused: 1 });
   });

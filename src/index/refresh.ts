@@ -42,6 +42,8 @@ export interface ScanOptions {
    * and a file it never saw is left out. For drawing at once, before the real pass.
    */
   indexOnly?: boolean;
+  /** Discovery the caller already ran, with the log its problems went to. */
+  discovered?: { discovery: Discovery; problems: ProblemLog };
 }
 
 export interface ScanOutcome {
@@ -92,11 +94,12 @@ function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
 }
 
 export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
-  const problems = new ProblemLog();
+  const problems = o.discovered?.problems ?? new ProblemLog();
   const providers: Provider[] = chosenProviders(o.providers);
   const byId = new Map(providers.map((p) => [p.id, p]));
   const listed = new Set<string>();
-  const discovery = recordListings(listed, () => discoverAll(o.env, providers, problems));
+  const discovery =
+    o.discovered?.discovery ?? recordListings(listed, () => discoverAll(o.env, providers, problems));
   const stats = { reused: 0, tailed: 0, read: 0, deleted: 0, bytesRead: 0, gone: 0 };
 
   const store = o.store;

@@ -15,11 +15,12 @@ import {
 } from '../model/document.js';
 import type { FileFacts, ProviderId, ToolTally } from '../model/facts.js';
 import type { PriceBook } from '../model/pricing.js';
-import type { ProblemLog } from '../model/problems.js';
+import type { Problem, ProblemLog } from '../model/problems.js';
 import { stateNow } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { providerById } from '../providers/index.js';
 import type { Env, ParseResult, SourceFile } from '../providers/types.js';
+import { type KeptProblem, sortSessions } from './built.js';
 
 export interface ParsedFile {
   file: SourceFile;
@@ -37,6 +38,8 @@ export interface BuildOptions {
   sinceMs: number | null;
   untilMs: number | null;
   problems: ProblemLog;
+  /** Filled with every problem the build found, including those not due yet (to keep in the index). */
+  found?: KeptProblem[];
 }
 
 /** A last line still without its newline this long after the file was written is a truncated file. */
@@ -106,11 +109,25 @@ function sumNullable(values: (number | null)[]): number | null {
   return out;
 }
 
-function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void {
+/** Add `problem` now or, with `after`, once the clock passes it; tell `found` either way. */
+export function addProblem(
+  problem: Problem,
+  after: number | null,
+  nowMs: number,
+  problems: ProblemLog,
+  found: KeptProblem[] | undefined,
+): void {
+  found?.push({ problem, after });
+  if (after === null || nowMs > after) problems.add(problem);
+}
+
+function fileProblems(p: ParsedFile, o: BuildOptions): void {
   const f = p.result.facts;
   const path = p.file.path;
+  const add = (problem: Problem, after: number | null = null) =>
+    addProblem(problem, after, o.nowMs, o.problems, o.found);
   if (f.badLines > 0) {
-    problems.add({
+    add({
       kind: 'bad-lines',
       path,
       count: f.badLines,
@@ -118,7 +135,7 @@ function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void 
     });
   }
   if (f.oversizedLines > 0) {
-    problems.add({
+    add({
       kind: 'oversized-lines',
       path,
       count: f.oversizedLines,
@@ -126,20 +143,23 @@ function fileProblems(p: ParsedFile, nowMs: number, problems: ProblemLog): void 
     });
   }
   if (f.inconsistentUsage > 0) {
-    problems.add({
+    add({
       kind: 'inconsistent-usage',
       path,
       count: f.inconsistentUsage,
       detail: 'token counts that do not add up (cached more than input); clamped',
     });
   }
-  if (p.result.pendingBytes > 0 && nowMs - p.result.mtimeMs > PARTIAL_LINE_GRACE_MS) {
-    problems.add({
-      kind: 'partial-line',
-      path,
-      count: p.result.pendingBytes,
-      detail: `the last ${p.result.pendingBytes} bytes are an unfinished line (a truncated file?)`,
-    });
+  if (p.result.pendingBytes > 0) {
+    add(
+      {
+        kind: 'partial-line',
+        path,
+        count: p.result.pendingBytes,
+        detail: `the last ${p.result.pendingBytes} bytes are an unfinished line (a truncated file?)`,
+      },
+      p.result.mtimeMs + PARTIAL_LINE_GRACE_MS,
+    );
   }
 }
 
@@ -167,7 +187,7 @@ export type SessionCache = Map<
   { signature: string; doc: SessionDoc; unpriced: [string, number][]; live: LiveInputs }
 >;
 
-interface LiveInputs {
+export interface LiveInputs {
   signal: FileFacts['live'];
   mtime: number;
   lastMs: number | null;
@@ -342,7 +362,7 @@ export function buildDocument(
   cache?: SessionCache,
 ): SessionDocument {
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
-  for (const p of files) if (!p.deleted) fileProblems(p, o.nowMs, o.problems);
+  for (const p of files) if (!p.deleted) fileProblems(p, o);
 
   const groups = group(files);
   const masks = dedupeGroups(groups);
@@ -390,21 +410,28 @@ export function buildDocument(
   if (cache) for (const key of cache.keys()) if (!live.has(key)) cache.delete(key);
 
   for (const [model, tokens] of unpriced) {
-    o.problems.add({
-      kind: 'unpriced-model',
-      path: model,
-      count: tokens,
-      detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
-    });
+    addProblem(
+      {
+        kind: 'unpriced-model',
+        path: model,
+        count: tokens,
+        detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
+      },
+      null,
+      o.nowMs,
+      o.problems,
+      o.found,
+    );
   }
 
-  // Plain comparisons: ISO timestamps and ids sort correctly by code unit, and localeCompare is slow.
-  sessions.sort((a, b) => {
-    const p = a.lastActiveAt ?? '';
-    const q = b.lastActiveAt ?? '';
-    if (p !== q) return p < q ? 1 : -1;
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  });
+  return assemble(sessions, o);
+}
+
+function assemble(
+  sessions: SessionDoc[],
+  o: Pick<BuildOptions, 'plan' | 'time' | 'nowMs' | 'problems'>,
+): SessionDocument {
+  sortSessions(sessions);
   return {
     version: DOCUMENT_VERSION,
     generatedAt: new Date(o.nowMs).toISOString(),

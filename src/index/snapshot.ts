@@ -2,18 +2,32 @@
  * One picture of every session now: the scan (through the index unless told not to) and the
  * session document. Views ask this; they never parse a transcript themselves.
  */
-import type { Plan, SessionDocument } from '../model/document.js';
+import type { Annotator, Plan, SessionDocument } from '../model/document.js';
+import { DOCUMENT_VERSION } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { PriceBook, type PriceCache } from '../model/pricing.js';
+import { ProblemLog } from '../model/problems.js';
+import { stateNow } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
-import type { Env } from '../providers/types.js';
+import type { Env, Provider } from '../providers/types.js';
+import {
+  cacheFromKept,
+  discoveryDigest,
+  documentJson,
+  KeptDocument,
+  type KeptProblem,
+  keptFromCache,
+  scopeKey,
+  TOUCH_AFTER_MS,
+} from './built.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { defaultThreads } from './pool.js';
 import { type ScanOutcome, scanFiles } from './refresh.js';
-import type { Discovery } from './scan.js';
-import { buildDocument, type ParsedFile } from './sessions.js';
+import { chosenProviders, type Discovery, discoverAll } from './scan.js';
+import { addProblem, buildDocument, type ParsedFile, type SessionCache } from './sessions.js';
 import { IndexStore } from './store.js';
+import { buildVersion } from './version.js';
 
 export interface SnapshotOptions {
   env: Env;
@@ -26,19 +40,29 @@ export interface SnapshotOptions {
   /** false for `--no-cache`: a cold scan that leaves the index alone. */
   useIndex?: boolean;
   /** Fills in the live processes (`running`); left out, `running` stays null. */
-  annotate?: (doc: SessionDocument) => boolean;
+  annotate?: Annotator;
   threads?: number;
+  /**
+   * Whether an unchanged history may be answered from the sessions the last run kept in the index
+   * (default true). Views that need the parsed files themselves (`report`, `doctor`) say false.
+   */
+  fromKept?: boolean;
 }
 
 export interface Snapshot {
-  document: SessionDocument;
+  readonly document: SessionDocument;
+  /** The document as `cctop --json` prints it (see `documentJson`). */
+  json(): string;
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
   notice: string | null;
   stats: ScanOutcome['stats'];
-  /** What the document was built from, for views that go deeper into one session (the report). */
-  files: ParsedFile[];
+  /**
+   * What the document was built from, for views that go deeper into one session (the report); null
+   * when the document came whole from the sessions kept in the index.
+   */
+  files: ParsedFile[] | null;
   book: PriceBook;
   time: LocalTime;
 }
@@ -53,35 +77,97 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     else notice = opened.notice;
   }
   try {
+    const nowMs = o.nowMs ?? Date.now();
+    const time = new LocalTime(o.timeZone);
+    const hourStart = time.hourStart(nowMs);
+    const problems = new ProblemLog();
+    const providers = chosenProviders(o.providers);
+    const discovery = discoverAll(o.env, providers, problems);
+    const scope = store ? scopeOf(o, providers, catalogue.digest, time, nowMs) : null;
+    const kept = store && scope ? store.keptScope(scope) : null;
+    const digest = kept ? discoveryDigest(discovery) : null;
+    // Kept sessions are only worth loading in the hour they were built in: their spend windows move.
+    const stored = store && scope && kept?.hourStart === hourStart ? store.keptSessions(scope) : null;
+
+    if (store && scope && kept && stored && kept.digest === digest && o.fromKept !== false) {
+      for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
+      const frame = {
+        version: DOCUMENT_VERSION,
+        generatedAt: new Date(nowMs).toISOString(),
+        plan: o.plan,
+        timeZone: time.timeZone,
+        problems: problems.list,
+      };
+      const view = KeptDocument.from(stored, frame, (l) => stateNow(l.signal, l.mtime, l.lastMs, nowMs));
+      if (view) {
+        o.annotate?.(view);
+        if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
+          try {
+            store.touchScope(scope);
+          } catch {
+            // Only the eviction order suffers.
+          }
+        }
+        return {
+          get document() {
+            return view.document();
+          },
+          json: () => view.json(),
+          discovery,
+          problemsDropped: problems.dropped,
+          catalogue,
+          notice,
+          stats: { reused: discovery.files.length, tailed: 0, read: 0, deleted: 0, bytesRead: 0, gone: 0 },
+          files: null,
+          book: new PriceBook(catalogue.digest, priceCache(store.loadPrices(), new Map())),
+          time,
+        };
+      }
+    }
+    const cache: SessionCache = (stored && cacheFromKept(stored)) ?? new Map();
+
+    const logged = problems.list.length + problems.dropped;
     const scan = await scanFiles({
       env: o.env,
       providers: o.providers,
       sinceMs: o.sinceMs,
       store,
       threads: o.threads ?? defaultThreads(),
+      discovered: { discovery, problems },
     });
+    // A file that could not be read this time must be tried again next time, not answered from here.
+    const clean = problems.list.length + problems.dropped === logged;
     // Resolved prices are kept in the index too: a warm run never loads the catalogue.
     const known = store?.loadPrices() ?? new Map<string, string>();
     const added = new Map<string, string>();
-    const cache: PriceCache = {
-      get: (k) => known.get(k),
-      set: (k, v) => {
-        known.set(k, v);
-        added.set(k, v);
+    const book = new PriceBook(catalogue.digest, priceCache(known, added));
+    const found: KeptProblem[] = [];
+    const document = buildDocument(
+      scan.files,
+      {
+        env: o.env,
+        plan: o.plan,
+        book,
+        time,
+        nowMs,
+        sinceMs: o.sinceMs,
+        untilMs: o.untilMs,
+        problems: scan.problems,
+        found,
       },
-    };
-    const book = new PriceBook(catalogue.digest, cache);
-    const time = new LocalTime(o.timeZone);
-    const document = buildDocument(scan.files, {
-      env: o.env,
-      plan: o.plan,
-      book,
-      time,
-      nowMs: o.nowMs ?? Date.now(),
-      sinceMs: o.sinceMs,
-      untilMs: o.untilMs,
-      problems: scan.problems,
-    });
+      cache,
+    );
+    if (store && scope && clean) {
+      try {
+        store.keep(
+          scope,
+          { digest: digest ?? discoveryDigest(discovery), hourStart, problems: found },
+          keptFromCache(cache),
+        );
+      } catch {
+        // Another cctop held the index, or the disk is full: the next run builds again.
+      }
+    }
     o.annotate?.(document);
     if (store && added.size > 0) {
       try {
@@ -92,7 +178,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     }
     return {
       document,
-      discovery: scan.discovery,
+      json: () => documentJson(document),
+      discovery,
       problemsDropped: scan.problems.dropped,
       catalogue,
       notice,
@@ -104,4 +191,37 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   } finally {
     store?.close();
   }
+}
+
+/** Resolved prices read from (and added to) the index. */
+function priceCache(known: Map<string, string>, added: Map<string, string>): PriceCache {
+  return {
+    get: (k) => known.get(k),
+    set: (k, v) => {
+      known.set(k, v);
+      added.set(k, v);
+    },
+  };
+}
+
+/** The scope of a build: everything its documents depend on besides the transcripts and the hour. */
+function scopeOf(
+  o: SnapshotOptions,
+  providers: readonly Provider[],
+  catalogue: string,
+  time: LocalTime,
+  nowMs: number,
+): string {
+  return scopeKey({
+    version: DOCUMENT_VERSION,
+    plan: o.plan,
+    providers: providers.map((p) => p.id),
+    sinceMs: o.sinceMs,
+    untilMs: o.untilMs,
+    timeZone: time.timeZone,
+    catalogue,
+    code: buildVersion(),
+    settings: JSON.stringify(providers.map((p) => p.compactRatio(o.env))),
+    day: time.dayNumber(nowMs),
+  });
 }

@@ -17,9 +17,13 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import { type Ledger, RECORD_FIELDS } from '../model/ledger.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
+import { type KeptScope, type KeptSessions, MAX_KEPT_SCOPES } from './built.js';
 
-/** Bumped when the tables change shape; an older index is rebuilt, a newer one bypassed. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
+ * added), a newer one bypassed.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -111,7 +115,7 @@ export class IndexStore {
           | undefined;
         const version = row ? Number(row.value) : null;
         if (version !== null && version > SCHEMA_VERSION) throw new NewerIndex(version);
-        if (version !== SCHEMA_VERSION) {
+        if (version !== SCHEMA_VERSION && version !== 1) {
           db.exec(`DROP TABLE IF EXISTS files;
             CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
               role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
@@ -120,6 +124,14 @@ export class IndexStore {
             CREATE INDEX IF NOT EXISTS files_root ON files (root);
             DROP TABLE IF EXISTS prices;
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+        }
+        if (version !== SCHEMA_VERSION) {
+          // Schema 2 only added the kept sessions: a schema 1 index keeps its files.
+          db.exec(`DROP TABLE IF EXISTS scopes;
+            CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
+              problems TEXT NOT NULL, docs BLOB NOT NULL, crc INTEGER NOT NULL, spans BLOB NOT NULL,
+              entries TEXT NOT NULL,
+              used_at REAL NOT NULL);`);
           db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
             String(SCHEMA_VERSION),
           );
@@ -251,6 +263,79 @@ export class IndexStore {
         for (const path of deleted) this.markDeleted.run(path);
       })
       .immediate();
+  }
+
+  /** What the last build in `scope` saw and found, or null when nothing is kept for it. */
+  keptScope(scope: string): (KeptScope & { usedAt: number }) | null {
+    // Kept sessions only save time: anything wrong with them means building again, never failing.
+    try {
+      const row = this.db
+        .prepare('SELECT digest, hour_start, problems, used_at FROM scopes WHERE scope = ?')
+        .get(scope) as { digest: string; hour_start: number; problems: string; used_at: number } | undefined;
+      if (!row) return null;
+      return {
+        digest: row.digest,
+        hourStart: row.hour_start,
+        usedAt: row.used_at,
+        problems: JSON.parse(row.problems) as KeptScope['problems'],
+      };
+    } catch {
+      return null;
+    }
+  }
+
+  /** The sessions kept in `scope`, or null. */
+  keptSessions(scope: string): KeptSessions | null {
+    let row: { docs: Buffer; crc: number; spans: Buffer; entries: string } | undefined;
+    try {
+      row = this.db
+        .prepare('SELECT docs, crc, spans, entries FROM scopes WHERE scope = ?')
+        .get(scope) as typeof row;
+    } catch {
+      return null;
+    }
+    if (!row || row.spans.byteLength % 4 !== 0) return null;
+    const spans = new Int32Array(row.spans.byteLength / 4);
+    new Uint8Array(spans.buffer).set(row.spans);
+    return { docs: row.docs, crc: row.crc, spans, entries: row.entries };
+  }
+
+  /**
+   * Record a build: what it saw, the problems it found and its sessions, in one row (so two cctops
+   * keeping at once leave one of their sets, never a mix). Scopes beyond `MAX_KEPT_SCOPES` are
+   * forgotten, least recently used first.
+   */
+  keep(scope: string, kept: KeptScope, sessions: KeptSessions): void {
+    this.db
+      .transaction(() => {
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, entries, used_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            scope,
+            kept.digest,
+            kept.hourStart,
+            JSON.stringify(kept.problems),
+            sessions.docs,
+            sessions.crc,
+            Buffer.from(sessions.spans.buffer, sessions.spans.byteOffset, sessions.spans.byteLength),
+            sessions.entries,
+            Date.now(),
+          );
+        this.db
+          .prepare(
+            'DELETE FROM scopes WHERE scope IN (SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?)',
+          )
+          .run(MAX_KEPT_SCOPES);
+      })
+      .immediate();
+  }
+
+  /** Mark a scope used, so a busy one is not the next forgotten. */
+  touchScope(scope: string): void {
+    this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(Date.now(), scope);
   }
 
   close(): void {

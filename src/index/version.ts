@@ -81,3 +81,37 @@ export function parserVersion(provider: ProviderId): string {
   }
   return v;
 }
+
+/** The modules that turn facts into session documents: any edit retires the kept documents. */
+const BUILD = [
+  './sessions.js',
+  './built.js',
+  '../model/cost.js',
+  '../model/dedupe.js',
+  '../model/document.js',
+  '../model/ledger.js',
+  '../model/pricing.js',
+  '../model/problems.js',
+  '../model/state.js',
+  '../model/time.js',
+  '../model/usage.js',
+];
+
+let build: string | undefined;
+
+/** A digest of the building code and of every provider's parser (which also holds its window rules). */
+export function buildVersion(): string {
+  if (build === undefined) {
+    const h = createHash('sha256');
+    for (const rel of BUILD) {
+      try {
+        h.update(readFileSync(fileURLToPath(new URL(rel.replace(/\.js$/, extension), import.meta.url))));
+      } catch {
+        h.update(rel);
+      }
+    }
+    for (const id of Object.keys(OWN) as ProviderId[]) h.update(parserVersion(id));
+    build = h.digest('hex').slice(0, 16);
+  }
+  return build;
+}

@@ -3,7 +3,7 @@
  * costs, and which "working" sessions are probably blocked on a permission prompt (prompts are not
  * written to transcripts, so without agent hooks a blocked call looks like a long one).
  */
-import type { SessionDocument } from '../model/document.js';
+import type { Annotator } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { type AgentProcess, matchSessions, ProcessTable } from './processes.js';
 
@@ -21,10 +21,7 @@ const MAX_COMMAND_CHARS = 200;
  * An annotator for the session document. Returns whether anything a view shows as state changed
  * (running, inferred), so a refresh can decide to announce it; CPU and memory always move.
  */
-export function processAnnotator(
-  table = new ProcessTable(),
-  now: () => number = Date.now,
-): (doc: SessionDocument) => boolean {
+export function processAnnotator(table = new ProcessTable(), now: () => number = Date.now): Annotator {
   return (doc) => {
     const agents = table.agents();
     if (agents === null) return false;

@@ -107,6 +107,27 @@ export interface SessionDoc {
   rateLimits: unknown;
 }
 
+/** What deciding a session's process fields reads, and those fields: all an annotator touches. */
+export type SessionLiveFields = Pick<
+  SessionDoc,
+  | 'provider'
+  | 'id'
+  | 'project'
+  | 'lastActiveAt'
+  | 'deleted'
+  | 'state'
+  | 'pendingTool'
+  | 'running'
+  | 'inferred'
+  | 'process'
+>;
+
+/**
+ * Fills in the process fields (running, inferred, process) of every session; returns whether anything
+ * a view shows as state changed.
+ */
+export type Annotator = (doc: { sessions: SessionLiveFields[] }) => boolean;
+
 export interface SessionDocument {
   version: number;
   generatedAt: string;

@@ -44,7 +44,8 @@ Options:
   -h, --help, -v, --version
 `;
 
-async function snapshot(o: CommonOptions, env: Env): Promise<Snapshot> {
+/** `fromKept: false` for the commands that read the parsed files themselves (report, doctor). */
+async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Snapshot> {
   const { takeSnapshot } = await import('../../index/snapshot.js');
   const s = await takeSnapshot({
     env: o.demo ? demoEnv(env) : env,
@@ -55,6 +56,7 @@ async function snapshot(o: CommonOptions, env: Env): Promise<Snapshot> {
     untilMs: o.untilMs,
     useIndex: o.useIndex,
     threads: o.threads,
+    fromKept,
     annotate: o.demo ? undefined : (await import('../../live/annotate.js')).processAnnotator(),
   });
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
@@ -81,7 +83,7 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
   const s = await snapshot(o, io.env);
-  io.out(JSON.stringify(s.document));
+  io.out(s.json());
   return 0;
 }
 
@@ -162,14 +164,15 @@ export async function main(argv: string[], io: Io): Promise<number> {
       case 'doctor': {
         if (rest.length > 0) throw new UsageError(`doctor takes no arguments (got ${rest[0]})`);
         const { doctor } = await import('./doctor.js');
-        return doctor(io, await snapshot(o, io.env), o.demo ? demoEnv(io.env) : io.env);
+        return doctor(io, await snapshot(o, io.env, false), o.demo ? demoEnv(io.env) : io.env);
       }
       case 'chat':
       case 'report': {
         if (rest.length > 1)
           throw new UsageError(`${command} takes one session id or prefix (got ${rest.join(' ')})`);
         const { sessionCommand } = await import('./session.js');
-        return await sessionCommand(io, command, rest[0] ?? null, values, await snapshot(o, io.env));
+        const snap = await snapshot(o, io.env, command === 'chat');
+        return await sessionCommand(io, command, rest[0] ?? null, values, snap);
       }
       case 'pricing': {
         if (rest[0] !== 'update' || rest.length > 1) throw new UsageError('usage: cctop pricing update');

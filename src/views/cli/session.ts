@@ -46,6 +46,8 @@ export async function sessionCommand(
   const p = paint(io.isTty, io.env);
   const columns = io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
   if (command === 'report') {
+    if (snap.files === null)
+      throw new Error('cctop report needs a snapshot with its files (fromKept: false)');
     const report = buildReport({
       session: s,
       files: snap.files,

@@ -1,0 +1,158 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Annotator, Plan, SessionDocument } from '../model/document.js';
+import {
+  claudeResponse,
+  corpus,
+  FakeHome,
+  HAVE_CORPUS,
+  jsonl,
+  NO_CORPUS_REASON,
+} from '../test-support/corpus.js';
+import { asciiJson, documentJson } from './built.js';
+import { takeSnapshot } from './snapshot.js';
+import { INDEX_FILE } from './store.js';
+
+const NOON = Date.parse('2026-11-29T12:00:00Z');
+const withoutClock = (json: string) => ({ ...(JSON.parse(json) as SessionDocument), generatedAt: '' });
+
+describe('sessions kept in the index between runs', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const snap = (o: { nowMs?: number; plan?: Plan; useIndex?: boolean; annotate?: Annotator } = {}) =>
+    takeSnapshot({
+      env: home.env,
+      plan: o.plan ?? 'retail',
+      providers: null,
+      sinceMs: null,
+      untilMs: null,
+      useIndex: o.useIndex ?? true,
+      nowMs: o.nowMs ?? NOON,
+      ...(o.annotate ? { annotate: o.annotate } : {}),
+    });
+
+  const titled = (id: string, title: string, at: string) =>
+    jsonl({
+      type: 'user',
+      sessionId: id,
+      cwd: '/w',
+      uuid: `p-${id}`,
+      timestamp: at,
+      message: { role: 'user', content: title },
+    }) + claudeResponse(id, 7, at, 3);
+
+  it('a run with nothing changed answers from the kept sessions, exactly as a full build does', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), titled('a', 'café… 🙂 "quoted"', '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), titled('b', 'plain', '2026-11-28T10:00:00Z'));
+    const built = await snap();
+    expect(built.files).not.toBeNull();
+    const kept = await snap();
+    expect(kept.files).toBeNull();
+    expect(withoutClock(kept.json())).toEqual(withoutClock(built.json()));
+    expect(withoutClock(kept.json())).toEqual(withoutClock((await snap({ useIndex: false })).json()));
+    // The document parsed on demand is the same one, and prints the same.
+    expect({ ...kept.document, generatedAt: '' }).toEqual({ ...built.document, generatedAt: '' });
+    expect(kept.document.sessions.map((s) => s.title)).toContain('café… 🙂 "quoted"');
+  });
+
+  it('prints ASCII JSON whose values are the document itself', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), titled('a', 'naïve ✓ — 日本語', '2026-11-29T10:00:00Z'));
+    for (const s of [await snap(), await snap()]) {
+      const text = s.json();
+      expect(/^[\x20-\x7e]*$/.test(text)).toBe(true);
+      expect(JSON.parse(text)).toEqual(s.document);
+      expect(text).toBe(asciiJson(JSON.stringify(s.document)));
+    }
+  });
+
+  it('a transcript that grew is not answered from the kept sessions', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    await snap();
+    await snap();
+    appendFileSync(path, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
+    const grown = await snap();
+    expect(grown.files).not.toBeNull();
+    expect(grown.document.sessions.find((s) => s.file === path)!.tokens.output).toBe(105);
+    const again = await snap();
+    expect(again.files).toBeNull();
+    expect(withoutClock(again.json())).toEqual(withoutClock((await snap({ useIndex: false })).json()));
+  });
+
+  it('a new hour rebuilds, since every spend window moves with it', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T11:30:00Z'));
+    await snap();
+    const later = await snap({ nowMs: NOON + 3_600_000 });
+    expect(later.files).not.toBeNull();
+    expect(later.document.sessions[0]!.cost.byHour!.start).toBe('2026-11-27T14:00:00.000Z');
+  });
+
+  it('states still lapse with the clock and processes are looked up fresh', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T12:00:00Z'));
+    const working = await snap({ nowMs: NOON + 60_000 });
+    expect(working.document.sessions[0]!.state).toBe('working');
+    const running: Annotator = (d) => {
+      for (const s of d.sessions) {
+        s.running = true;
+        s.process = { pids: [42], cpu: 1.5, memory: 1000, command: 'claude' };
+      }
+      return true;
+    };
+    const lapsed = await snap({ nowMs: NOON + 30 * 60_000, annotate: running });
+    expect(lapsed.files).toBeNull();
+    const printed = JSON.parse(lapsed.json()) as SessionDocument;
+    expect(printed.sessions[0]).toMatchObject({ state: 'idle', running: true, process: { pids: [42] } });
+    expect(lapsed.document.sessions[0]).toMatchObject({ state: 'idle', running: true });
+  });
+
+  it('each set of options keeps its own sessions', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    await snap({ plan: 'retail' });
+    await snap({ plan: 'max' });
+    const retail = await snap({ plan: 'retail' });
+    const max = await snap({ plan: 'max' });
+    expect([retail.files, max.files]).toEqual([null, null]);
+    expect(retail.document.sessions[0]!.cost.included).toBe(false);
+    expect(max.document.sessions[0]!.cost.included).toBe(true);
+  });
+
+  it('damaged kept sessions are built again, never trusted or fatal', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const first = await snap();
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    db.prepare('UPDATE scopes SET docs = CAST(\'[{"provider":\' AS BLOB)').run();
+    db.close();
+    const damaged = await snap();
+    expect(damaged.files).not.toBeNull();
+    expect(withoutClock(damaged.json())).toEqual(withoutClock(first.json()));
+
+    const gone = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    gone.exec('DROP TABLE scopes');
+    gone.close();
+    expect(withoutClock((await snap()).json())).toEqual(withoutClock(first.json()));
+  });
+
+  it.skipIf(!HAVE_CORPUS)(
+    'agrees with a full build on real transcripts with subagents and tool failures',
+    async () => {
+      home.claudeFromCorpus('agentcmd__full-session-five.jsonl');
+      home.claudeFromCorpus('happy-cli__0-say-lol-session.jsonl');
+      home.codexFromCorpus(
+        'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
+      );
+      const built = await snap();
+      const kept = await snap();
+      expect(kept.files).toBeNull();
+      expect(kept.document.sessions.length).toBeGreaterThanOrEqual(3);
+      expect(kept.json()).toBe(documentJson({ ...built.document, generatedAt: kept.document.generatedAt }));
+    },
+  );
+  if (!HAVE_CORPUS) console.log(NO_CORPUS_REASON);
+  void corpus;
+});

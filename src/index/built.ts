@@ -1,0 +1,362 @@
+/**
+ * Built sessions kept in the index between runs, so a one-shot `cctop --json` or `--list` with
+ * nothing changed answers from what the last run built instead of rebuilding 4,000 sessions.
+ *
+ * What is kept, per scope (everything a document depends on besides the files: options, price
+ * catalogue, the code that builds it, the day): a digest of what discovery saw (path, size, mtime,
+ * inode of every transcript), the clock hour it was built in, each session's document with the
+ * signature of its inputs, and the problems the build found. A run whose discovery digest, scope and
+ * hour match uses the kept documents as they are (only states move with the clock; processes are
+ * looked up fresh); a run where something changed rebuilds only the sessions whose signature moved.
+ *
+ * Not here: deciding what to re-read (`refresh.ts`) or how a session is built (`sessions.ts`).
+ */
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Plan, SessionDoc, SessionDocument, SessionLiveFields } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
+import type { Problem } from '../model/problems.js';
+import type { SessionState } from '../model/state.js';
+import type { Discovery } from './scan.js';
+import type { LiveInputs, SessionCache } from './sessions.js';
+
+/** Scopes kept at once (the live table, a `--provider` filter, a `--since` report…); least used go first. */
+export const MAX_KEPT_SCOPES = 4;
+
+/** A problem the build found; `after` set means it only counts once the clock passes it (a partial line). */
+export interface KeptProblem {
+  problem: Problem;
+  after: number | null;
+}
+
+export interface ScopeInputs {
+  version: number;
+  plan: Plan;
+  providers: readonly ProviderId[];
+  sinceMs: number | null;
+  untilMs: number | null;
+  timeZone: string;
+  catalogue: string;
+  /** Digest of the code that reads and builds (parser versions, build version). */
+  code: string;
+  /** Settings read while building that live outside the transcripts (e.g. an auto-compact override). */
+  settings: string;
+  /**
+   * The local day: the project settings a session's context window depends on are read again at
+   * least once a day even when no transcript changed.
+   */
+  day: number;
+}
+
+export function scopeKey(s: ScopeInputs): string {
+  return createHash('sha1').update(JSON.stringify(s)).digest('base64');
+}
+
+/** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
+export function discoveryDigest(d: Discovery): string {
+  const h = createHash('sha1');
+  let chunk = '';
+  for (const f of d.files) {
+    chunk += `${f.provider}\u0000${f.path}\u0000${f.size}\u0000${f.mtimeMs}\u0000${f.ino}\u0000${f.role}\u0000${f.sessionHint ?? ''}\n`;
+    if (chunk.length > 65_536) {
+      h.update(chunk);
+      chunk = '';
+    }
+  }
+  h.update(chunk);
+  return h.digest('base64');
+}
+
+export interface KeptScope {
+  digest: string;
+  hourStart: number;
+  problems: KeptProblem[];
+}
+
+/**
+ * How stale a scope's last-used time may get before a run that uses it writes it again: writing on
+ * every run would cost each warm run a write transaction, and eviction order needs no precision.
+ */
+export const TOUCH_AFTER_MS = 10 * 60_000;
+
+/**
+ * A scope's sessions as stored: every document in one JSON array (one value to read and one parse,
+ * not thousands), where each document's text begins and ends in it, and the rest per session.
+ * The array is ASCII (see `asciiJson`), so it is read as one-byte text without decoding UTF-8.
+ */
+export interface KeptSessions {
+  docs: Buffer;
+  /** CRC-32 of `docs`: the text is printed without being parsed, so it is checked before it is trusted. */
+  crc: number;
+  /** Offsets into `docs`: document i is bytes `spans[i]` to `spans[i + 1] - 1` (less its comma). */
+  spans: Int32Array;
+  /** JSON `[key, signature, unpriced, live][]`, in the order of `docs`. */
+  entries: string;
+}
+
+/** Per session: key, signature, unpriced models, live inputs, and what views need without the document. */
+type KeptEntry = [string, string, [string, number][], LiveInputs, KeptHead];
+
+/** provider, id, project, lastActiveAt, deleted, pendingTool, stateDetail: to sort and annotate unparsed. */
+type KeptHead = [ProviderId, string, string | null, string | null, boolean, string | null, string | null];
+
+/** The kept sessions as a `SessionCache` (each document remembering its text), or null when damaged. */
+export function cacheFromKept(k: KeptSessions): SessionCache | null {
+  if (crc32(k.docs) !== k.crc) return null;
+  const cache: SessionCache = new Map();
+  const text = k.docs.toString('latin1');
+  let docs: SessionDoc[];
+  let entries: KeptEntry[];
+  try {
+    docs = JSON.parse(text) as SessionDoc[];
+    entries = JSON.parse(k.entries) as KeptEntry[];
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(docs) || !Array.isArray(entries) || docs.length !== entries.length) return null;
+  if (k.spans.length !== docs.length + 1) return null;
+  for (let i = 0; i < docs.length; i++) {
+    const doc = docs[i]!;
+    const [key, signature, unpriced, live] = entries[i]!;
+    remember(doc, text.slice(k.spans[i]!, k.spans[i + 1]! - 1));
+    cache.set(key, { signature, doc, unpriced, live });
+  }
+  return cache;
+}
+
+/** What to store of `cache`: documents already kept as text are not serialised again. */
+export function keptFromCache(cache: SessionCache): KeptSessions {
+  const parts: string[] = [];
+  const entries: KeptEntry[] = [];
+  const spans = new Int32Array(cache.size + 1);
+  let at = 1;
+  for (const [key, e] of cache) {
+    const text = sessionJson(e.doc);
+    remember(e.doc, text);
+    spans[parts.length] = at;
+    parts.push(text);
+    at += text.length + 1;
+    const d = e.doc;
+    entries.push([
+      key,
+      e.signature,
+      e.unpriced,
+      e.live,
+      [d.provider, d.id, d.project, d.lastActiveAt, d.deleted, d.pendingTool, d.stateDetail],
+    ]);
+  }
+  spans[parts.length] = at;
+  const docs = Buffer.from(`[${parts.join(',')}]`, 'latin1');
+  return { docs, crc: crc32(docs), spans, entries: JSON.stringify(entries) };
+}
+
+/** A kept session as an annotator sees it, with where its document is in the kept text. */
+interface Head extends SessionLiveFields {
+  stateDetail: string | null;
+  at: number;
+}
+
+/**
+ * The document of an unchanged history, straight from what was kept: the sessions' live fields are
+ * decided (state from the clock, processes by the annotator) on small heads, and the documents are
+ * parsed only if a view asks for them. `cctop --json` never does: it splices each kept text with its
+ * live fields, so a warm run neither parses nor serialises 7 MB of JSON.
+ */
+export class KeptDocument {
+  readonly sessions: Head[];
+  private parsed: SessionDocument | null = null;
+
+  private constructor(
+    private readonly text: string,
+    private readonly spans: Int32Array,
+    heads: Head[],
+    private readonly frame: Omit<SessionDocument, 'sessions'>,
+  ) {
+    this.sessions = heads;
+  }
+
+  static from(
+    k: KeptSessions,
+    frame: Omit<SessionDocument, 'sessions'>,
+    stateAt: (live: LiveInputs) => SessionState,
+  ): KeptDocument | null {
+    let entries: KeptEntry[];
+    try {
+      entries = JSON.parse(k.entries) as KeptEntry[];
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(entries) || k.spans.length !== entries.length + 1) return null;
+    if (crc32(k.docs) !== k.crc || k.spans[entries.length] !== k.docs.length) return null;
+    const heads: Head[] = entries.map(([, , , live, h], at) => ({
+      at,
+      provider: h[0],
+      id: h[1],
+      project: h[2],
+      lastActiveAt: h[3],
+      deleted: h[4],
+      pendingTool: h[5],
+      stateDetail: h[6],
+      state: stateAt(live),
+      running: null,
+      inferred: null,
+      process: null,
+    }));
+    sortSessions(heads);
+    return new KeptDocument(k.docs.toString('latin1'), k.spans, heads, frame);
+  }
+
+  private textOf(at: number): string {
+    return this.text.slice(this.spans[at]!, this.spans[at + 1]! - 1);
+  }
+
+  /** The whole document, parsed on first use, with the live fields as decided on the heads. */
+  document(): SessionDocument {
+    if (this.parsed) return this.parsed;
+    const docs = JSON.parse(this.text) as SessionDoc[];
+    const sessions = this.sessions.map((h) => {
+      const d = docs[h.at]!;
+      remember(d, this.textOf(h.at));
+      d.state = h.state;
+      d.running = h.running;
+      d.inferred = h.inferred;
+      d.process = h.process;
+      return d;
+    });
+    const f = this.frame;
+    this.parsed = {
+      version: f.version,
+      generatedAt: f.generatedAt,
+      plan: f.plan,
+      timeZone: f.timeZone,
+      sessions,
+      problems: f.problems,
+    };
+    return this.parsed;
+  }
+
+  /** The document as `documentJson` writes it. */
+  json(): string {
+    if (this.parsed) return documentJson(this.parsed);
+    const parts: string[] = [];
+    for (const h of this.sessions) {
+      const text = this.textOf(h.at);
+      const r = locateLive(text);
+      parts.push(r ? withLive(r, h) : text);
+    }
+    return frameJson(this.frame, parts);
+  }
+}
+
+/** Newest first, then by id and provider: plain comparisons, as ISO timestamps sort by code unit. */
+export function sortSessions<T extends Pick<SessionDoc, 'lastActiveAt' | 'id' | 'provider'>>(
+  sessions: T[],
+): T[] {
+  return sessions.sort((a, b) => {
+    const p = a.lastActiveAt ?? '';
+    const q = b.lastActiveAt ?? '';
+    if (p !== q) return p < q ? 1 : -1;
+    if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+    return a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0;
+  });
+}
+
+// ---- Writing the document ------------------------------------------------------------------------
+
+/**
+ * The text a session document had when it was kept, with the span of its live fields (state through
+ * inferred, which the clock and the process table change) so it can be reused when only they moved.
+ */
+interface Remembered {
+  text: string;
+  liveStart: number;
+  liveEnd: number;
+}
+
+const texts = new WeakMap<SessionDoc, Remembered>();
+
+/** The live fields, in document order: `"state"` opens the span and `"inferred"` closes it. */
+const LIVE_OPEN = ',"state":';
+const LIVE_CLOSE = ',"inferred":';
+
+/** Remember `text` (ASCII JSON, see `asciiJson`) as what `doc` serialises to. */
+function remember(doc: SessionDoc, text: string): void {
+  const r = locateLive(text);
+  if (r) texts.set(doc, r);
+}
+
+/** Where the live fields are in a session's JSON, or null when it does not look as expected. */
+function locateLive(text: string): Remembered | null {
+  // Keys are written with plain quotes and every quote inside a string value is escaped, so the
+  // first `,"state":` is the key itself; the inferred value is null or a plain word.
+  const liveStart = text.indexOf(LIVE_OPEN);
+  const close = text.indexOf(LIVE_CLOSE, liveStart);
+  if (liveStart < 0 || close < 0) return null;
+  const end = text.indexOf(',"', close + LIVE_CLOSE.length);
+  if (end < 0) return null;
+  return { text, liveStart, liveEnd: end };
+}
+
+/** The remembered text with the live fields of `s` in place of the ones it was written with. */
+function withLive(
+  r: Remembered,
+  s: Pick<SessionDoc, 'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred'>,
+): string {
+  const live = JSON.stringify({
+    state: s.state,
+    stateDetail: s.stateDetail,
+    running: s.running,
+    process: s.process,
+    pendingTool: s.pendingTool,
+    inferred: s.inferred,
+  });
+  return `${r.text.slice(0, r.liveStart + 1)}${asciiJson(live.slice(1, -1))}${r.text.slice(r.liveEnd)}`;
+}
+
+/**
+ * JSON with every character past ASCII written as a `\u` escape: the same value to any JSON reader,
+ * safe through any terminal or pipe encoding, and kept in the index as one-byte text.
+ */
+export function asciiJson(json: string): string {
+  return NOT_ASCII.test(json) ? json.replace(NOT_ASCII_ALL, escapeChar) : json;
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/;
+const NOT_ASCII_ALL = /[\u0080-\uffff]/g;
+const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** One session as ASCII JSON: its kept text when there is one (with the live fields as they are now). */
+function sessionJson(s: SessionDoc): string {
+  const r = texts.get(s);
+  return r ? withLive(r, s) : asciiJson(JSON.stringify(s));
+}
+
+/**
+ * The document as ASCII JSON (`JSON.stringify` with non-ASCII characters escaped), without
+ * serialising again the sessions that were read from the index as text: a warm `--json` prints 7 MB,
+ * nearly all of it already written.
+ */
+export function documentJson(doc: SessionDocument): string {
+  const { sessions, ...frame } = doc;
+  return frameJson(
+    frame,
+    sessions.map((s) => sessionJson(s)),
+  );
+}
+
+/** The document's own fields around the sessions' JSON texts. */
+function frameJson(frame: Omit<SessionDocument, 'sessions'>, sessions: string[]): string {
+  // Spelled out so the keys come in the document's order whatever order `frame` has them in.
+  const shaped: SessionDocument = {
+    version: frame.version,
+    generatedAt: frame.generatedAt,
+    plan: frame.plan,
+    timeZone: frame.timeZone,
+    sessions: [],
+    problems: frame.problems,
+  };
+  const head = asciiJson(JSON.stringify(shaped));
+  // The fields written before `sessions` are a number and strings, whose quotes are escaped.
+  const at = head.indexOf('"sessions":[]') + '"sessions":['.length;
+  return `${head.slice(0, at)}${sessions.join(',')}${head.slice(at)}`;
+}
