@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -71,18 +71,50 @@ describe('sessions kept in the index between runs', () => {
     }
   });
 
-  it('a transcript that grew is not answered from the kept sessions', async () => {
+  const cold = async () => withoutClock((await snap({ useIndex: false })).json());
+
+  it('a transcript that grew is read from where it stopped and only its session is rebuilt', async () => {
     const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
     await snap();
-    await snap();
     appendFileSync(path, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
     const grown = await snap();
-    expect(grown.files).not.toBeNull();
+    expect(grown.stats).toMatchObject({ tailed: 1, read: 0 });
+    expect(grown.files).toBeNull();
     expect(grown.document.sessions.find((s) => s.file === path)!.tokens.output).toBe(105);
+    expect(withoutClock(grown.json())).toEqual(await cold());
     const again = await snap();
-    expect(again.files).toBeNull();
-    expect(withoutClock(again.json())).toEqual(withoutClock((await snap({ useIndex: false })).json()));
+    expect(again.stats).toMatchObject({ tailed: 0, read: 0 });
+    expect(withoutClock(again.json())).toEqual(await cold());
+  });
+
+  it('new and deleted transcripts are patched in, deleted ones keeping their spend', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    await snap();
+    home.write(home.claudeFile('-x', 'c.jsonl'), claudeResponse('3', 11, '2026-11-29T11:00:00Z'));
+    const added = await snap();
+    expect(added.files).toBeNull();
+    expect(added.document.sessions.map((s) => s.id)).toEqual(['c', 'a', 'b']);
+    expect(withoutClock(added.json())).toEqual(await cold());
+    rmSync(b);
+    const removed = await snap();
+    expect(removed.files).toBeNull();
+    expect(removed.document.sessions.find((s) => s.id === 'b')).toMatchObject({ deleted: true, requests: 1 });
+  });
+
+  it('a change that repeats a message of another file is built in full, and still counted once', async () => {
+    const parent = claudeResponse('1', 5, '2026-11-29T10:00:00Z');
+    home.write(home.claudeFile('-w', 'a.jsonl'), parent);
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T10:01:00Z'));
+    await snap();
+    // A resumed session replays its parent's responses into its own file.
+    appendFileSync(b, parent);
+    const replayed = await snap();
+    expect(replayed.files).not.toBeNull();
+    const total = replayed.document.sessions.reduce((n, s) => n + s.requests, 0);
+    expect(total).toBe(2);
+    expect(withoutClock(replayed.json())).toEqual(await cold());
   });
 
   it('a new hour rebuilds, since every spend window moves with it', async () => {

@@ -15,10 +15,18 @@ import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import type { Plan, SessionDoc, SessionDocument, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
+import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
 import type { Problem } from '../model/problems.js';
 import type { SessionState } from '../model/state.js';
 import type { Discovery } from './scan.js';
-import type { LiveInputs, SessionCache } from './sessions.js';
+import {
+  type BuildRecord,
+  groupKey,
+  type LiveInputs,
+  type ParsedFile,
+  type SessionCache,
+  sessionKey,
+} from './sessions.js';
 
 /** Scopes kept at once (the live table, a `--provider` filter, a `--since` report…); least used go first. */
 export const MAX_KEPT_SCOPES = 4;
@@ -261,6 +269,84 @@ export function sortSessions<T extends Pick<SessionDoc, 'lastActiveAt' | 'id' | 
   });
 }
 
+// ---- What the next run needs to rebuild only what changed -------------------------------------
+
+/** One transcript as the last build saw it. */
+export interface KeptFile {
+  path: string;
+  provider: ProviderId;
+  /** Its session's key (`groupKey`). */
+  session: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  deleted: boolean;
+  /** Whether it took part in its session (a smaller copy of a main transcript does not). */
+  grouped: boolean;
+  /** Ledger records: its slice of `masks`. */
+  records: number;
+}
+
+/**
+ * The cross-file state of a build: which records counted after deduplication (`masks`, every file's
+ * records in `files` order), the message keys of every counted-or-not record of the grouped files
+ * (`keys`: file index, key high, key low), and the titles Claude summaries gave. With these, a run
+ * where a few files changed checks that their messages appear in no other file and rebuilds only
+ * their sessions.
+ */
+export interface KeptInputs {
+  files: KeptFile[];
+  keys: Uint32Array;
+  masks: Uint8Array;
+  summaries: [number, string][];
+}
+
+/** The inputs of a full build, from what it recorded. */
+export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord): KeptInputs {
+  const sessionOf = new Map<ParsedFile, string>();
+  for (const g of record.groups) for (const p of g.files) sessionOf.set(p, groupKey(g));
+  const kept: KeptFile[] = [];
+  let records = 0;
+  let keyed = 0;
+  for (const p of files) {
+    const n = p.result.ledger.data.length / RECORD_FIELDS;
+    records += n;
+    if (sessionOf.has(p)) keyed += n;
+  }
+  const masks = new Uint8Array(records);
+  const keys = new Uint32Array(keyed * 3);
+  let at = 0;
+  let k = 0;
+  for (const [index, p] of files.entries()) {
+    const d = p.result.ledger.data;
+    const n = d.length / RECORD_FIELDS;
+    const session = sessionOf.get(p);
+    kept.push({
+      path: p.file.path,
+      provider: p.file.provider,
+      session: session ?? `${p.file.provider}\u0000${sessionKey(p)}`,
+      size: p.file.size,
+      mtimeMs: p.file.mtimeMs,
+      ino: p.file.ino,
+      deleted: p.deleted === true,
+      grouped: session !== undefined,
+      records: n,
+    });
+    const mask = record.masks.get(p);
+    if (mask) masks.set(mask, at);
+    else masks.fill(1, at, at + n);
+    at += n;
+    if (session === undefined) continue;
+    for (let o = 0; o < d.length; o += RECORD_FIELDS) {
+      if (d[o + F.FLAGS]! & FLAG.NO_KEY) continue;
+      keys[k++] = index;
+      keys[k++] = d[o + F.KEY_HI]!;
+      keys[k++] = d[o + F.KEY_LO]!;
+    }
+  }
+  return { files: kept, keys: keys.subarray(0, k), masks, summaries: [...record.summaries] };
+}
+
 // ---- Writing the document ------------------------------------------------------------------------
 
 /**
@@ -326,7 +412,7 @@ const NOT_ASCII_ALL = /[\u0080-\uffff]/g;
 const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** One session as ASCII JSON: its kept text when there is one (with the live fields as they are now). */
-function sessionJson(s: SessionDoc): string {
+export function sessionJson(s: SessionDoc): string {
   const r = texts.get(s);
   return r ? withLive(r, s) : asciiJson(JSON.stringify(s));
 }

@@ -76,7 +76,7 @@ function unchanged(f: SourceFile, r: ParseResult): boolean {
   return f.ino === r.ino && f.size === r.size && f.mtimeMs === r.mtimeMs;
 }
 
-function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
+export function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
   return {
     file: {
       provider: row.provider,
@@ -132,43 +132,18 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       if (o.indexOnly === true) continue;
       // Not in the index and too old to matter for --since: not worth reading.
       if (row === undefined && o.sinceMs !== null && f.mtimeMs < o.sinceMs) continue;
-      const tailable =
-        current &&
-        byId.get(f.provider)?.appendOnly === true &&
-        f.ino === row.result.ino &&
-        f.size >= row.result.offset &&
-        row.result.offset > 0 &&
-        tailHashOrNull(f.path, row.result.offset) === row.tailHash;
-      // Rows loaded from the index leave their carried state behind until it is needed: now. A file
-      // this process read itself still holds it.
-      const carry = tailable ? (row.result.carry ?? store?.carryOf(f.path) ?? null) : null;
-      tasks.push({ file: f, previous: tailable ? { ...row.result, carry } : null });
-      if (tailable) stats.tailed++;
+      const task = taskFor(f, current ? row : undefined, byId.get(f.provider)?.appendOnly === true, store);
+      tasks.push(task);
+      if (task.previous) stats.tailed++;
       else stats.read++;
-      stats.bytesRead += f.size - (tailable ? row.result.offset : 0);
+      stats.bytesRead += f.size - (task.previous?.offset ?? 0);
     }
 
-    const results = await parseMany(tasks, o.threads, problems);
-    const fresh: { file: SourceFile; parser: string; tailHash: string | null; result: ParseResult }[] = [];
-    results.forEach((result, i) => {
-      if (result === null) return;
-      const file = tasks[i]!.file;
-      out.push({ file, result });
-      const parser = parserVersion(file.provider);
-      const tailHash = tailHashOrNull(file.path, result.offset);
-      fresh.push({ file, parser, tailHash, result });
-      known.set(file.path, {
-        path: file.path,
-        provider: file.provider,
-        root: file.root,
-        sessionHint: file.sessionHint,
-        role: file.role,
-        parser,
-        tailHash,
-        deleted: false,
-        result,
-      });
-    });
+    const fresh = await parseTasks(tasks, o.threads, problems);
+    for (const r of fresh) {
+      out.push({ file: r.file, result: r.result });
+      known.set(r.file.path, storedOf(r));
+    }
 
     const gone: string[] = [];
     for (const row of stored.values()) {
@@ -194,6 +169,73 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
     }
     return { discovery, files: out, problems, stats, known, listed };
   }
+}
+
+/**
+ * How to bring a file up to date from its stored row (one this parser wrote, or none): from the
+ * stored offset when the file only grew, else from the start.
+ */
+export function taskFor(
+  f: SourceFile,
+  row: StoredFile | undefined,
+  appendOnly: boolean,
+  store: IndexStore | null,
+): ParseTask {
+  const tailable =
+    row !== undefined &&
+    appendOnly &&
+    f.ino === row.result.ino &&
+    f.size >= row.result.offset &&
+    row.result.offset > 0 &&
+    tailHashOrNull(f.path, row.result.offset) === row.tailHash;
+  if (!tailable) return { file: f, previous: null };
+  // Rows loaded from the index leave their carried state behind until it is needed: now. A file
+  // this process read itself still holds it.
+  const carry = row.result.carry ?? store?.carryOf(f.path) ?? null;
+  return { file: f, previous: { ...row.result, carry } };
+}
+
+export interface Fresh {
+  file: SourceFile;
+  parser: string;
+  tailHash: string | null;
+  result: ParseResult;
+}
+
+/** Parse the tasks; what could not be read is logged in `problems` and left out. */
+export async function parseTasks(
+  tasks: ParseTask[],
+  threads: number,
+  problems: ProblemLog,
+): Promise<Fresh[]> {
+  const results = await parseMany(tasks, threads, problems);
+  const fresh: Fresh[] = [];
+  results.forEach((result, i) => {
+    if (result === null) return;
+    const file = tasks[i]!.file;
+    fresh.push({
+      file,
+      parser: parserVersion(file.provider),
+      tailHash: tailHashOrNull(file.path, result.offset),
+      result,
+    });
+  });
+  return fresh;
+}
+
+/** The index row of a file just parsed. */
+export function storedOf(r: Fresh): StoredFile {
+  return {
+    path: r.file.path,
+    provider: r.file.provider,
+    root: r.file.root,
+    sessionHint: r.file.sessionHint,
+    role: r.file.role,
+    parser: r.parser,
+    tailHash: r.tailHash,
+    deleted: false,
+    result: r.result,
+  };
 }
 
 function tailHashOrNull(path: string, offset: number): string | null {

@@ -38,8 +38,17 @@ export interface BuildOptions {
   sinceMs: number | null;
   untilMs: number | null;
   problems: ProblemLog;
-  /** Filled with every problem the build found, including those not due yet (to keep in the index). */
-  found?: KeptProblem[];
+  /** Filled with what the build found and decided, to keep in the index for the next run. */
+  record?: BuildRecord;
+}
+
+/** What a build decided beyond the document: kept so the next run can rebuild only what changed. */
+export interface BuildRecord {
+  /** Every problem found, including those not due yet (a partial line). */
+  problems: KeptProblem[];
+  groups: Group[];
+  masks: Map<ParsedFile, Uint8Array>;
+  summaries: Map<number, string>;
 }
 
 /** A last line still without its newline this long after the file was written is a truncated file. */
@@ -52,7 +61,7 @@ export interface Group {
   files: ParsedFile[];
 }
 
-function sessionKey(p: ParsedFile): string {
+export function sessionKey(p: ParsedFile): string {
   return p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
 }
 
@@ -125,7 +134,7 @@ function fileProblems(p: ParsedFile, o: BuildOptions): void {
   const f = p.result.facts;
   const path = p.file.path;
   const add = (problem: Problem, after: number | null = null) =>
-    addProblem(problem, after, o.nowMs, o.problems, o.found);
+    addProblem(problem, after, o.nowMs, o.problems, o.record?.problems);
   if (f.badLines > 0) {
     add({
       kind: 'bad-lines',
@@ -356,13 +365,74 @@ export function restate(doc: SessionDocument, cache: SessionCache, nowMs: number
   return { ...doc, generatedAt: new Date(nowMs).toISOString(), sessions: changed ? sessions : doc.sessions };
 }
 
+/** The key of a session in a `SessionCache` and in the index. */
+export const groupKey = (g: Pick<Group, 'provider' | 'id'>): string => `${g.provider}\u0000${g.id}`;
+
+/** What a built session must still match to be reused: its files, their dedupe outcome, its title. */
+function signatureOf(g: Group, x: BuildContext): string {
+  const o = x.o;
+  // The hour (spend windows move with it) and the options.
+  const epoch = `${o.time.hourStart(o.nowMs)}|${o.plan}|${o.sinceMs}|${o.untilMs}|${o.time.timeZone}`;
+  return `${epoch}|${summaryOf(g, x.summaries) ?? ''}|${g.files
+    .map(
+      (p) =>
+        `${p.file.path}:${p.result.size}:${p.result.mtimeMs}:${p.result.offset}:${p.deleted === true}:${maskHash(x.masks.get(p))}`,
+    )
+    .join('|')}`;
+}
+
+type CacheEntry = NonNullable<ReturnType<SessionCache['get']>>;
+
+/** Build the given groups (their masks decided elsewhere), as cache entries; null when filtered out. */
+export function buildGroups(
+  groups: readonly Group[],
+  masks: Map<ParsedFile, Uint8Array>,
+  summaries: Map<number, string>,
+  o: BuildOptions,
+): Map<string, CacheEntry | null> {
+  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
+  const x: BuildContext = { o, clock, masks, summaries };
+  const out = new Map<string, CacheEntry | null>();
+  for (const g of groups) {
+    const built = buildSession(g, x);
+    out.set(groupKey(g), built && { signature: signatureOf(g, x), ...built });
+  }
+  return out;
+}
+
+/** The unpriced-model problems of a whole document, from its sessions' unpriced tokens. */
+export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][] }>, o: BuildOptions): void {
+  const unpriced = new Map<string, number>();
+  for (const e of entries)
+    for (const [model, tokens] of e.unpriced) unpriced.set(model, (unpriced.get(model) ?? 0) + tokens);
+  for (const [model, tokens] of unpriced) {
+    addProblem(
+      {
+        kind: 'unpriced-model',
+        path: model,
+        count: tokens,
+        detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
+      },
+      null,
+      o.nowMs,
+      o.problems,
+      o.record?.problems,
+    );
+  }
+}
+
+/** Problems of one file's own (bad lines, oversized lines, a partial last line). */
+export function problemsOfFile(p: ParsedFile, o: BuildOptions): void {
+  if (!p.deleted) fileProblems(p, o);
+}
+
 export function buildDocument(
   files: readonly ParsedFile[],
   o: BuildOptions,
   cache?: SessionCache,
 ): SessionDocument {
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
-  for (const p of files) if (!p.deleted) fileProblems(p, o);
+  for (const p of files) problemsOfFile(p, o);
 
   const groups = group(files);
   const masks = dedupeGroups(groups);
@@ -372,25 +442,23 @@ export function buildDocument(
   for (const p of [...files].sort((a, b) => a.file.mtimeMs - b.file.mtimeMs)) {
     for (const [leaf, text] of p.result.facts.titles.summaries) summaries.set(leaf, text);
   }
+  if (o.record) {
+    o.record.groups = groups;
+    o.record.masks = masks;
+    o.record.summaries = summaries;
+  }
 
   const x: BuildContext = { o, clock, masks, summaries };
-  // What a cached session must still match: the hour (spend windows move with it) and the options.
-  const epoch = `${o.time.hourStart(o.nowMs)}|${o.plan}|${o.sinceMs}|${o.untilMs}|${o.time.timeZone}`;
-  const unpriced = new Map<string, number>();
+  const entries: CacheEntry[] = [];
   const sessions: SessionDoc[] = [];
   const live = new Set<string>();
   for (const g of groups) {
-    const key = `${g.provider}\u0000${g.id}`;
+    const key = groupKey(g);
     live.add(key);
     let built: ReturnType<typeof buildSession> = null;
     let signature = '';
     if (cache) {
-      signature = `${epoch}|${summaryOf(g, summaries) ?? ''}|${g.files
-        .map(
-          (p) =>
-            `${p.file.path}:${p.result.size}:${p.result.mtimeMs}:${p.result.offset}:${p.deleted === true}:${maskHash(masks.get(p))}`,
-        )
-        .join('|')}`;
+      signature = signatureOf(g, x);
       const hit = cache.get(key);
       if (hit && hit.signature === signature) {
         const state = stateNow(hit.live.signal, hit.live.mtime, hit.live.lastMs, o.nowMs);
@@ -403,26 +471,13 @@ export function buildDocument(
     }
     built ??= buildSession(g, x);
     if (built === null) continue;
-    if (cache) cache.set(key, { signature, ...built });
+    const entry = { signature, ...built };
+    if (cache) cache.set(key, entry);
+    entries.push(entry);
     sessions.push(built.doc);
-    for (const [model, tokens] of built.unpriced) unpriced.set(model, (unpriced.get(model) ?? 0) + tokens);
   }
   if (cache) for (const key of cache.keys()) if (!live.has(key)) cache.delete(key);
-
-  for (const [model, tokens] of unpriced) {
-    addProblem(
-      {
-        kind: 'unpriced-model',
-        path: model,
-        count: tokens,
-        detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
-      },
-      null,
-      o.nowMs,
-      o.problems,
-      o.found,
-    );
-  }
+  unpricedProblems(entries, o);
 
   return assemble(sessions, o);
 }

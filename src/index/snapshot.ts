@@ -16,16 +16,25 @@ import {
   discoveryDigest,
   documentJson,
   KeptDocument,
-  type KeptProblem,
+  type KeptSessions,
   keptFromCache,
+  keptInputsOf,
   scopeKey,
   TOUCH_AFTER_MS,
 } from './built.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
+import { patchKept } from './patch.js';
 import { defaultThreads } from './pool.js';
 import { type ScanOutcome, scanFiles } from './refresh.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
-import { addProblem, buildDocument, type ParsedFile, type SessionCache } from './sessions.js';
+import {
+  addProblem,
+  type BuildOptions,
+  type BuildRecord,
+  buildDocument,
+  type ParsedFile,
+  type SessionCache,
+} from './sessions.js';
 import { IndexStore } from './store.js';
 import { buildVersion } from './version.js';
 
@@ -85,12 +94,39 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     const discovery = discoverAll(o.env, providers, problems);
     const scope = store ? scopeOf(o, providers, catalogue.digest, time, nowMs) : null;
     const kept = store && scope ? store.keptScope(scope) : null;
-    const digest = kept ? discoveryDigest(discovery) : null;
-    // Kept sessions are only worth loading in the hour they were built in: their spend windows move.
-    const stored = store && scope && kept?.hourStart === hourStart ? store.keptSessions(scope) : null;
+    const digest = discoveryDigest(discovery);
+    // Resolved prices are kept in the index too: a warm run never loads the catalogue.
+    const known = store?.loadPrices() ?? new Map<string, string>();
+    const added = new Map<string, string>();
+    const book = new PriceBook(catalogue.digest, priceCache(known, added));
+    const build: BuildOptions = {
+      env: o.env,
+      plan: o.plan,
+      book,
+      time,
+      nowMs,
+      sinceMs: o.sinceMs,
+      untilMs: o.untilMs,
+      problems,
+    };
+    const savePrices = () => {
+      if (!store || added.size === 0) return;
+      try {
+        store.savePrices(added);
+      } catch {
+        // Not worth failing over: the prices are recomputed next time.
+      }
+    };
 
-    if (store && scope && kept && stored && kept.digest === digest && o.fromKept !== false) {
-      for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
+    /**
+     * A snapshot straight from kept sessions (no parsed files to hand to a deeper view), or null when
+     * they are damaged; `settle` runs once they are known good (to log the kept problems).
+     */
+    const fromKept = (
+      sessions: KeptSessions,
+      stats: ScanOutcome['stats'],
+      settle = () => {},
+    ): Snapshot | null => {
       const frame = {
         version: DOCUMENT_VERSION,
         generatedAt: new Date(nowMs).toISOString(),
@@ -98,34 +134,90 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         timeZone: time.timeZone,
         problems: problems.list,
       };
-      const view = KeptDocument.from(stored, frame, (l) => stateNow(l.signal, l.mtime, l.lastMs, nowMs));
-      if (view) {
-        o.annotate?.(view);
-        if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
-          try {
-            store.touchScope(scope);
-          } catch {
-            // Only the eviction order suffers.
-          }
-        }
-        return {
-          get document() {
-            return view.document();
-          },
-          json: () => view.json(),
-          discovery,
-          problemsDropped: problems.dropped,
-          catalogue,
-          notice,
-          stats: { reused: discovery.files.length, tailed: 0, read: 0, deleted: 0, bytesRead: 0, gone: 0 },
-          files: null,
-          book: new PriceBook(catalogue.digest, priceCache(store.loadPrices(), new Map())),
-          time,
+      const view = KeptDocument.from(sessions, frame, (l) => stateNow(l.signal, l.mtime, l.lastMs, nowMs));
+      if (!view) return null;
+      settle();
+      o.annotate?.(view);
+      return {
+        get document() {
+          return view.document();
+        },
+        json: () => view.json(),
+        discovery,
+        problemsDropped: problems.dropped,
+        catalogue,
+        notice,
+        stats,
+        files: null,
+        book,
+        time,
+      };
+    };
+
+    // Kept sessions are only worth loading in the hour they were built in: their spend windows move.
+    const stored = store && scope && kept?.hourStart === hourStart ? store.keptSessions(scope) : null;
+    if (store && scope && kept && stored && o.fromKept !== false) {
+      if (kept.digest === digest) {
+        // Nothing changed: the kept sessions as they are.
+        const stats = {
+          reused: discovery.files.length,
+          tailed: 0,
+          read: 0,
+          deleted: 0,
+          bytesRead: 0,
+          gone: 0,
         };
+        const snap = fromKept(stored, stats, () => {
+          for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
+        });
+        if (snap) {
+          if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
+            try {
+              store.touchScope(scope);
+            } catch {
+              // Only the eviction order suffers.
+            }
+          }
+          return snap;
+        }
+      } else {
+        // A few files changed: rebuild only their sessions, when that provably equals a full build.
+        const inputs = store.keptInputs(scope);
+        const patched = inputs
+          ? await patchKept({
+              store,
+              discovery,
+              problems: kept.problems,
+              sessions: stored,
+              inputs,
+              build,
+              threads: o.threads ?? defaultThreads(),
+              appendOnly: (id) => providers.find((p) => p.id === id)?.appendOnly === true,
+            })
+          : null;
+        if (patched) {
+          try {
+            store.keep(
+              scope,
+              { digest, hourStart, problems: patched.problems },
+              patched.sessions,
+              patched.inputs,
+            );
+          } catch {
+            // Another cctop held the index, or the disk is full: the next run builds again.
+          }
+          savePrices();
+          const snap = fromKept(patched.sessions, {
+            reused: discovery.files.length - patched.stats.tailed - patched.stats.read,
+            deleted: 0,
+            ...patched.stats,
+          });
+          if (snap) return snap;
+        }
       }
     }
-    const cache: SessionCache = (stored && cacheFromKept(stored)) ?? new Map();
 
+    const cache: SessionCache = (stored && cacheFromKept(stored)) ?? new Map();
     const logged = problems.list.length + problems.dropped;
     const scan = await scanFiles({
       env: o.env,
@@ -137,50 +229,27 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     });
     // A file that could not be read this time must be tried again next time, not answered from here.
     const clean = problems.list.length + problems.dropped === logged;
-    // Resolved prices are kept in the index too: a warm run never loads the catalogue.
-    const known = store?.loadPrices() ?? new Map<string, string>();
-    const added = new Map<string, string>();
-    const book = new PriceBook(catalogue.digest, priceCache(known, added));
-    const found: KeptProblem[] = [];
-    const document = buildDocument(
-      scan.files,
-      {
-        env: o.env,
-        plan: o.plan,
-        book,
-        time,
-        nowMs,
-        sinceMs: o.sinceMs,
-        untilMs: o.untilMs,
-        problems: scan.problems,
-        found,
-      },
-      cache,
-    );
+    const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries: new Map() };
+    const document = buildDocument(scan.files, { ...build, record }, cache);
     if (store && scope && clean) {
       try {
         store.keep(
           scope,
-          { digest: digest ?? discoveryDigest(discovery), hourStart, problems: found },
+          { digest, hourStart, problems: record.problems },
           keptFromCache(cache),
+          keptInputsOf(scan.files, record),
         );
       } catch {
         // Another cctop held the index, or the disk is full: the next run builds again.
       }
     }
     o.annotate?.(document);
-    if (store && added.size > 0) {
-      try {
-        store.savePrices(added);
-      } catch {
-        // Not worth failing over: the prices are recomputed next time.
-      }
-    }
+    savePrices();
     return {
       document,
       json: () => documentJson(document),
       discovery,
-      problemsDropped: scan.problems.dropped,
+      problemsDropped: problems.dropped,
       catalogue,
       notice,
       stats: scan.stats,

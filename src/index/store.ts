@@ -17,13 +17,22 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import { type Ledger, RECORD_FIELDS } from '../model/ledger.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
-import { type KeptScope, type KeptSessions, MAX_KEPT_SCOPES } from './built.js';
+import {
+  type KeptFile,
+  type KeptInputs,
+  type KeptScope,
+  type KeptSessions,
+  MAX_KEPT_SCOPES,
+} from './built.js';
 
 /**
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
+const SAME_FILES = new Set([1, 2]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -79,6 +88,38 @@ function ledgerOf(models: string, blob: Buffer): Ledger {
   return { models: JSON.parse(models) as string[], data };
 }
 
+const ROW_COLUMNS =
+  'path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts, models, ledger, deleted';
+
+/** A row as the scan uses it, or null when it is damaged (the file is then simply read again). */
+function storedRow(r: Row): StoredFile | null {
+  try {
+    return {
+      path: r.path,
+      provider: r.provider as ProviderId,
+      root: r.root,
+      sessionHint: r.session_hint,
+      role: r.role as SourceFile['role'],
+      parser: r.parser,
+      tailHash: r.tail_hash,
+      deleted: r.deleted === 1,
+      result: {
+        facts: JSON.parse(r.facts) as FileFacts,
+        // The carried parser state is only needed to continue a file: fetched then (`carryOf`).
+        carry: null,
+        ledger: ledgerOf(r.models, r.ledger),
+        offset: r.offset,
+        size: r.size,
+        mtimeMs: r.mtime_ms,
+        ino: r.ino,
+        pendingBytes: r.pending,
+      },
+    };
+  } catch {
+    return null;
+  }
+}
+
 export class IndexStore {
   private readonly upsert: BetterSqlite3.Statement;
   private readonly markDeleted: BetterSqlite3.Statement;
@@ -115,7 +156,7 @@ export class IndexStore {
           | undefined;
         const version = row ? Number(row.value) : null;
         if (version !== null && version > SCHEMA_VERSION) throw new NewerIndex(version);
-        if (version !== SCHEMA_VERSION && version !== 1) {
+        if (version !== SCHEMA_VERSION && !(version !== null && SAME_FILES.has(version))) {
           db.exec(`DROP TABLE IF EXISTS files;
             CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
               role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
@@ -126,11 +167,12 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schema 2 only added the kept sessions: a schema 1 index keeps its files.
+          // Schemas 2 and 3 only added and changed the kept sessions: an older index keeps its files.
           db.exec(`DROP TABLE IF EXISTS scopes;
             CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
               problems TEXT NOT NULL, docs BLOB NOT NULL, crc INTEGER NOT NULL, spans BLOB NOT NULL,
-              entries TEXT NOT NULL,
+              entries TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
+              summaries TEXT NOT NULL,
               used_at REAL NOT NULL);`);
           db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
             String(SCHEMA_VERSION),
@@ -173,38 +215,24 @@ export class IndexStore {
     if (roots.length === 0) return [];
     // Row by row, so the whole table is never held twice (as rows and as what they become).
     const rows = this.db
-      .prepare(
-        `SELECT path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts,
-          models, ledger, deleted FROM files WHERE root IN (${roots.map(() => '?').join(',')})`,
-      )
+      .prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE root IN (${roots.map(() => '?').join(',')})`)
       .iterate(...roots) as IterableIterator<Row>;
     const out: StoredFile[] = [];
     for (const r of rows) {
-      try {
-        out.push({
-          path: r.path,
-          provider: r.provider as ProviderId,
-          root: r.root,
-          sessionHint: r.session_hint,
-          role: r.role as SourceFile['role'],
-          parser: r.parser,
-          tailHash: r.tail_hash,
-          deleted: r.deleted === 1,
-          result: {
-            facts: JSON.parse(r.facts) as FileFacts,
-            // The carried parser state is only needed to continue a file: fetched then (`carryOf`).
-            carry: null,
-            ledger: ledgerOf(r.models, r.ledger),
-            offset: r.offset,
-            size: r.size,
-            mtimeMs: r.mtime_ms,
-            ino: r.ino,
-            pendingBytes: r.pending,
-          },
-        });
-      } catch {
-        // A damaged row is simply re-read from its file.
-      }
+      const row = storedRow(r);
+      if (row) out.push(row);
+    }
+    return out;
+  }
+
+  /** The stored rows of these paths (those the index has). */
+  loadPaths(paths: readonly string[]): Map<string, StoredFile> {
+    const get = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE path = ?`);
+    const out = new Map<string, StoredFile>();
+    for (const path of paths) {
+      const r = get.get(path) as Row | undefined;
+      const row = r ? storedRow(r) : null;
+      if (row) out.set(path, row);
     }
     return out;
   }
@@ -305,13 +333,13 @@ export class IndexStore {
    * keeping at once leave one of their sets, never a mix). Scopes beyond `MAX_KEPT_SCOPES` are
    * forgotten, least recently used first.
    */
-  keep(scope: string, kept: KeptScope, sessions: KeptSessions): void {
+  keep(scope: string, kept: KeptScope, sessions: KeptSessions, inputs: KeptInputs): void {
     this.db
       .transaction(() => {
         this.db
           .prepare(
-            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, entries, used_at)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, entries, files, keys,
+              masks, summaries, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             scope,
@@ -322,6 +350,10 @@ export class IndexStore {
             sessions.crc,
             Buffer.from(sessions.spans.buffer, sessions.spans.byteOffset, sessions.spans.byteLength),
             sessions.entries,
+            JSON.stringify(inputs.files.map(fileRow)),
+            bytesOf(inputs.keys),
+            bytesOf(inputs.masks),
+            JSON.stringify(inputs.summaries),
             Date.now(),
           );
         this.db
@@ -333,6 +365,24 @@ export class IndexStore {
       .immediate();
   }
 
+  /** What the last build in `scope` decided across files, or null when damaged or absent. */
+  keptInputs(scope: string): KeptInputs | null {
+    try {
+      const row = this.db
+        .prepare('SELECT files, keys, masks, summaries FROM scopes WHERE scope = ?')
+        .get(scope) as { files: string; keys: Buffer; masks: Buffer; summaries: string } | undefined;
+      if (!row || row.keys.byteLength % 12 !== 0) return null;
+      const keys = new Uint32Array(row.keys.byteLength / 4);
+      new Uint8Array(keys.buffer).set(row.keys);
+      const files = (JSON.parse(row.files) as FileRow[]).map(fileOf);
+      const masks = new Uint8Array(row.masks);
+      if (files.reduce((n, f) => n + f.records, 0) !== masks.length) return null;
+      return { files, keys, masks, summaries: JSON.parse(row.summaries) as [number, string][] };
+    } catch {
+      return null;
+    }
+  }
+
   /** Mark a scope used, so a busy one is not the next forgotten. */
   touchScope(scope: string): void {
     this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(Date.now(), scope);
@@ -342,6 +392,35 @@ export class IndexStore {
     this.db.close();
   }
 }
+
+/** A kept file as stored: a short array rather than an object per file. */
+type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number];
+
+const fileRow = (f: KeptFile): FileRow => [
+  f.path,
+  f.provider,
+  f.session,
+  f.size,
+  f.mtimeMs,
+  f.ino,
+  f.deleted ? 1 : 0,
+  f.grouped ? 1 : 0,
+  f.records,
+];
+
+const fileOf = (r: FileRow): KeptFile => ({
+  path: r[0],
+  provider: r[1],
+  session: r[2],
+  size: r[3],
+  mtimeMs: r[4],
+  ino: r[5],
+  deleted: r[6] === 1,
+  grouped: r[7] === 1,
+  records: r[8],
+});
+
+const bytesOf = (a: Uint32Array | Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 class NewerIndex extends Error {
   constructor(readonly version: number) {
