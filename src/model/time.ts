@@ -4,6 +4,8 @@
  * hundred thousand requests and `Intl` is far too slow to ask each time.
  */
 
+import { systemTimeZone } from './zone.js';
+
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
@@ -27,7 +29,7 @@ export class LocalTime {
       this.timeZone = timeZone;
     } else {
       this.format = null;
-      this.timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      this.timeZone = systemTimeZone();
     }
   }
 

@@ -3,13 +3,20 @@
  *
  * Exit codes: 0 ok, 1 a real fault (nothing could be read, a network update failed), 2 a bad argument.
  */
+
+import { join } from 'node:path';
 import type { Snapshot } from '../../index/snapshot.js';
+import { keepZoneNameIn } from '../../model/zone.js';
+import { cacheDir } from '../../paths.js';
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
 import { paint } from './color.js';
 import { demoEnv } from './demo.js';
 import { tildify } from './format.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, parse, UsageError } from './options.js';
+
+/** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
+const ZONE_FILE = 'zone.json';
 
 export interface Io {
   out(s: string): void;
@@ -124,6 +131,7 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
+  keepZoneNameIn(join(cacheDir(io.env), ZONE_FILE));
   // These two have flags of their own (`exec -m`, `serve --port`), so they parse their arguments.
   if (argv[0] === 'serve') {
     const { serveCommand } = await import('../serve/command.js');
