@@ -60,19 +60,45 @@ export function scopeKey(s: ScopeInputs): string {
   return createHash('sha1').update(JSON.stringify(s)).digest('base64');
 }
 
-/** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
+/**
+ * What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it.
+ * Two independent 32-bit FNV-1a lanes over every field (64 bits, no cryptography needed: the inputs
+ * are the user's own files), hashed in place rather than through one large string.
+ */
 export function discoveryDigest(d: Discovery): string {
-  const h = createHash('sha1');
-  let chunk = '';
-  for (const f of d.files) {
-    chunk += `${f.provider}\u0000${f.path}\u0000${f.size}\u0000${f.mtimeMs}\u0000${f.ino}\u0000${f.role}\u0000${f.sessionHint ?? ''}\n`;
-    if (chunk.length > 65_536) {
-      h.update(chunk);
-      chunk = '';
+  const h = new Uint32Array([0x811c9dc5, 0x01000193 ^ 0x9e3779b9]);
+  const str = (s: string) => {
+    let a = h[0]!;
+    let b = h[1]!;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
     }
+    h[0] = Math.imul(a ^ 0xff, 0x01000193);
+    h[1] = Math.imul(b ^ 0xff, 0x5bd1e995);
+  };
+  const word = (v: number) => {
+    h[0] = Math.imul(h[0]! ^ v, 0x01000193);
+    h[1] = Math.imul(h[1]! ^ v, 0x5bd1e995) ^ (h[1]! >>> 13);
+  };
+  const num = (n: number) => {
+    word(n >>> 0);
+    word(Math.floor(n / 4_294_967_296) >>> 0);
+    // Fractions matter (mtimes have them): fold in what is below the integer part too.
+    word(Math.round((n - Math.floor(n)) * 1e6) >>> 0);
+  };
+  for (const f of d.files) {
+    str(f.provider);
+    str(f.path);
+    num(f.size);
+    num(f.mtimeMs);
+    num(f.ino);
+    str(f.role);
+    str(f.sessionHint ?? '');
   }
-  h.update(chunk);
-  return h.digest('base64');
+  num(d.files.length);
+  return `${h[0]!.toString(16)}.${h[1]!.toString(16)}`;
 }
 
 export interface KeptScope {
@@ -98,15 +124,40 @@ export interface KeptSessions {
   crc: number;
   /** Offsets into `docs`: document i is bytes `spans[i]` to `spans[i + 1] - 1` (less its comma). */
   spans: Int32Array;
-  /** JSON `[key, signature, unpriced, live][]`, in the order of `docs`. */
-  entries: string;
+  /** JSON `KeptHead[]`, in the order of `docs`: all an unchanged run reads besides the text. */
+  heads: string;
+  /** JSON `KeptRest[]`, in the order of `docs`: what rebuilding needs. */
+  rest: string;
 }
 
-/** Per session: key, signature, unpriced models, live inputs, and what views need without the document. */
-type KeptEntry = [string, string, [string, number][], LiveInputs, KeptHead];
+/**
+ * Per session, to sort and annotate it unparsed: live inputs, provider, id, project, lastActiveAt,
+ * deleted, pendingTool, stateDetail.
+ */
+export type KeptHead = [
+  LiveInputs,
+  ProviderId,
+  string,
+  string | null,
+  string | null,
+  boolean,
+  string | null,
+  string | null,
+];
 
-/** provider, id, project, lastActiveAt, deleted, pendingTool, stateDetail: to sort and annotate unparsed. */
-type KeptHead = [ProviderId, string, string | null, string | null, boolean, string | null, string | null];
+/** Per session: its key, signature and unpriced models. */
+export type KeptRest = [string, string, [string, number][]];
+
+/** The head and rest of one built session. */
+export function keptParts(key: string, e: CacheEntry): { head: KeptHead; rest: KeptRest } {
+  const d = e.doc;
+  return {
+    head: [e.live, d.provider, d.id, d.project, d.lastActiveAt, d.deleted, d.pendingTool, d.stateDetail],
+    rest: [key, e.signature, e.unpriced],
+  };
+}
+
+type CacheEntry = NonNullable<ReturnType<SessionCache['get']>>;
 
 /** The kept sessions as a `SessionCache` (each document remembering its text), or null when damaged. */
 export function cacheFromKept(k: KeptSessions): SessionCache | null {
@@ -114,20 +165,23 @@ export function cacheFromKept(k: KeptSessions): SessionCache | null {
   const cache: SessionCache = new Map();
   const text = k.docs.toString('latin1');
   let docs: SessionDoc[];
-  let entries: KeptEntry[];
+  let heads: KeptHead[];
+  let rest: KeptRest[];
   try {
     docs = JSON.parse(text) as SessionDoc[];
-    entries = JSON.parse(k.entries) as KeptEntry[];
+    heads = JSON.parse(k.heads) as KeptHead[];
+    rest = JSON.parse(k.rest) as KeptRest[];
   } catch {
     return null;
   }
-  if (!Array.isArray(docs) || !Array.isArray(entries) || docs.length !== entries.length) return null;
-  if (k.spans.length !== docs.length + 1) return null;
+  if (!Array.isArray(docs) || !Array.isArray(heads) || !Array.isArray(rest)) return null;
+  if (docs.length !== heads.length || docs.length !== rest.length || k.spans.length !== docs.length + 1)
+    return null;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
-    const [key, signature, unpriced, live] = entries[i]!;
+    const [key, signature, unpriced] = rest[i]!;
     remember(doc, text.slice(k.spans[i]!, k.spans[i + 1]! - 1));
-    cache.set(key, { signature, doc, unpriced, live });
+    cache.set(key, { signature, doc, unpriced, live: heads[i]![0] });
   }
   return cache;
 }
@@ -135,7 +189,8 @@ export function cacheFromKept(k: KeptSessions): SessionCache | null {
 /** What to store of `cache`: documents already kept as text are not serialised again. */
 export function keptFromCache(cache: SessionCache): KeptSessions {
   const parts: string[] = [];
-  const entries: KeptEntry[] = [];
+  const heads: KeptHead[] = [];
+  const rest: KeptRest[] = [];
   const spans = new Int32Array(cache.size + 1);
   let at = 1;
   for (const [key, e] of cache) {
@@ -144,18 +199,13 @@ export function keptFromCache(cache: SessionCache): KeptSessions {
     spans[parts.length] = at;
     parts.push(text);
     at += text.length + 1;
-    const d = e.doc;
-    entries.push([
-      key,
-      e.signature,
-      e.unpriced,
-      e.live,
-      [d.provider, d.id, d.project, d.lastActiveAt, d.deleted, d.pendingTool, d.stateDetail],
-    ]);
+    const { head, rest: r } = keptParts(key, e);
+    heads.push(head);
+    rest.push(r);
   }
   spans[parts.length] = at;
   const docs = Buffer.from(`[${parts.join(',')}]`, 'latin1');
-  return { docs, crc: crc32(docs), spans, entries: JSON.stringify(entries) };
+  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
 }
 
 /** A kept session as an annotator sees it, with where its document is in the kept text. */
@@ -188,15 +238,15 @@ export class KeptDocument {
     frame: Omit<SessionDocument, 'sessions'>,
     stateAt: (live: LiveInputs) => SessionState,
   ): KeptDocument | null {
-    let entries: KeptEntry[];
+    let kept: KeptHead[];
     try {
-      entries = JSON.parse(k.entries) as KeptEntry[];
+      kept = JSON.parse(k.heads) as KeptHead[];
     } catch {
       return null;
     }
-    if (!Array.isArray(entries) || k.spans.length !== entries.length + 1) return null;
-    if (crc32(k.docs) !== k.crc || k.spans[entries.length] !== k.docs.length) return null;
-    const heads: Head[] = entries.map(([, , , live, h], at) => ({
+    if (!Array.isArray(kept) || k.spans.length !== kept.length + 1) return null;
+    if (crc32(k.docs) !== k.crc || k.spans[kept.length] !== k.docs.length) return null;
+    const heads: Head[] = kept.map(([live, ...h], at) => ({
       at,
       provider: h[0],
       id: h[1],

@@ -14,7 +14,16 @@ import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
-import { type KeptFile, type KeptInputs, type KeptProblem, type KeptSessions, sessionJson } from './built.js';
+import {
+  type KeptFile,
+  type KeptHead,
+  type KeptInputs,
+  type KeptProblem,
+  type KeptRest,
+  type KeptSessions,
+  keptParts,
+  sessionJson,
+} from './built.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
 import {
@@ -23,7 +32,6 @@ import {
   type BuildRecord,
   buildGroups,
   group,
-  type LiveInputs,
   type ParsedFile,
   problemsOfFile,
   sessionKey,
@@ -61,8 +69,6 @@ export interface Patched {
   problems: KeptProblem[];
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
 }
-
-type Entry = [string, string, [string, number][], LiveInputs, unknown];
 
 export async function patchKept(x: PatchInput): Promise<Patched | null> {
   const { store, discovery, inputs, build } = x;
@@ -173,28 +179,27 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   const built = buildGroups(groups, masks, summaries, o);
   for (const key of affected) if (!built.has(key)) built.set(key, null);
 
-  const entries = JSON.parse(x.sessions.entries) as Entry[];
+  const oldHeads = JSON.parse(x.sessions.heads) as KeptHead[];
+  const oldRest = JSON.parse(x.sessions.rest) as KeptRest[];
+  if (oldHeads.length !== oldRest.length || x.sessions.spans.length !== oldRest.length + 1) return null;
   const texts: Buffer[] = [];
-  const kept: Entry[] = [];
+  const heads: KeptHead[] = [];
+  const rest: KeptRest[] = [];
   const spans = x.sessions.spans;
-  for (const [i, e] of entries.entries()) {
-    if (built.has(e[0])) continue;
-    kept.push(e);
+  for (const [i, r] of oldRest.entries()) {
+    if (built.has(r[0])) continue;
+    heads.push(oldHeads[i]!);
+    rest.push(r);
     texts.push(x.sessions.docs.subarray(spans[i]!, spans[i + 1]! - 1));
   }
   for (const [key, e] of built) {
     if (e === null) continue;
-    const d = e.doc;
-    kept.push([
-      key,
-      e.signature,
-      e.unpriced,
-      e.live,
-      [d.provider, d.id, d.project, d.lastActiveAt, d.deleted, d.pendingTool, d.stateDetail],
-    ]);
-    texts.push(Buffer.from(sessionJson(d), 'latin1'));
+    const parts = keptParts(key, e);
+    heads.push(parts.head);
+    rest.push(parts.rest);
+    texts.push(Buffer.from(sessionJson(e.doc), 'latin1'));
   }
-  const sessions = joinSessions(texts, kept);
+  const sessions = joinSessions(texts, heads, rest);
 
   // Problems: the kept ones less those of the changed files and the unpriced totals, which are found again.
   for (const k of x.problems) {
@@ -204,7 +209,7 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   }
   for (const p of parsed) problemsOfFile(p, o);
   unpricedProblems(
-    kept.map((e) => ({ unpriced: e[2] })),
+    rest.map((r) => ({ unpriced: r[2] })),
     o,
   );
 
@@ -231,7 +236,7 @@ function anyShared(keys: Uint32Array, touched: Uint8Array, mine: KeySet): boolea
 }
 
 /** The kept sessions from each document's text (ASCII) and entry, in the same order. */
-function joinSessions(texts: Buffer[], entries: Entry[]): KeptSessions {
+function joinSessions(texts: Buffer[], heads: KeptHead[], rest: KeptRest[]): KeptSessions {
   const parts: Buffer[] = [OPEN];
   const spans = new Int32Array(texts.length + 1);
   let at = 1;
@@ -244,7 +249,7 @@ function joinSessions(texts: Buffer[], entries: Entry[]): KeptSessions {
   spans[texts.length] = at;
   parts.push(CLOSE);
   const docs = Buffer.concat(parts);
-  return { docs, crc: crc32(docs), spans, entries: JSON.stringify(entries) };
+  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
 }
 
 const OPEN = Buffer.from('[');

@@ -29,10 +29,10 @@ import {
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2]);
+const SAME_FILES = new Set([1, 2, 3]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -167,11 +167,11 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schemas 2 and 3 only added and changed the kept sessions: an older index keeps its files.
+          // Schemas 2 to 4 only added and changed the kept sessions: an older index keeps its files.
           db.exec(`DROP TABLE IF EXISTS scopes;
             CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
               problems TEXT NOT NULL, docs BLOB NOT NULL, crc INTEGER NOT NULL, spans BLOB NOT NULL,
-              entries TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
+              heads TEXT NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
               summaries TEXT NOT NULL,
               used_at REAL NOT NULL);`);
           db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
@@ -314,10 +314,10 @@ export class IndexStore {
 
   /** The sessions kept in `scope`, or null. */
   keptSessions(scope: string): KeptSessions | null {
-    let row: { docs: Buffer; crc: number; spans: Buffer; entries: string } | undefined;
+    let row: { docs: Buffer; crc: number; spans: Buffer; heads: string; rest: string } | undefined;
     try {
       row = this.db
-        .prepare('SELECT docs, crc, spans, entries FROM scopes WHERE scope = ?')
+        .prepare('SELECT docs, crc, spans, heads, rest FROM scopes WHERE scope = ?')
         .get(scope) as typeof row;
     } catch {
       return null;
@@ -325,7 +325,7 @@ export class IndexStore {
     if (!row || row.spans.byteLength % 4 !== 0) return null;
     const spans = new Int32Array(row.spans.byteLength / 4);
     new Uint8Array(spans.buffer).set(row.spans);
-    return { docs: row.docs, crc: row.crc, spans, entries: row.entries };
+    return { docs: row.docs, crc: row.crc, spans, heads: row.heads, rest: row.rest };
   }
 
   /**
@@ -338,8 +338,8 @@ export class IndexStore {
       .transaction(() => {
         this.db
           .prepare(
-            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, entries, files, keys,
-              masks, summaries, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, heads, rest, files,
+              keys, masks, summaries, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             scope,
@@ -349,7 +349,8 @@ export class IndexStore {
             sessions.docs,
             sessions.crc,
             Buffer.from(sessions.spans.buffer, sessions.spans.byteOffset, sessions.spans.byteLength),
-            sessions.entries,
+            sessions.heads,
+            sessions.rest,
             JSON.stringify(inputs.files.map(fileRow)),
             bytesOf(inputs.keys),
             bytesOf(inputs.masks),
