@@ -117,12 +117,32 @@ describe('sessions kept in the index between runs', () => {
     expect(withoutClock(replayed.json())).toEqual(await cold());
   });
 
-  it('a new hour rebuilds, since every spend window moves with it', async () => {
+  it('a new hour slides every spend-per-hour series along without rebuilding, as a full build would', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T11:30:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 50, '2026-11-28T09:10:00Z'));
     await snap();
-    const later = await snap({ nowMs: NOON + 3_600_000 });
+    const later = await snap({ nowMs: NOON + 3 * 3_600_000 });
+    expect(later.files).toBeNull();
+    const a = later.document.sessions.find((s) => s.id === 'a')!;
+    expect(a.cost.byHour!.start).toBe('2026-11-27T16:00:00.000Z');
+    expect(a.cost.byHour!.usd.findIndex((u) => u > 0)).toBe(43);
+    const cold = await snap({ nowMs: NOON + 3 * 3_600_000, useIndex: false });
+    expect(withoutClock(later.json())).toEqual(withoutClock(cold.json()));
+    // And the moved sessions are kept: the next run in that hour uses them as they are.
+    const again = await snap({ nowMs: NOON + 3 * 3_600_000 + 60_000 });
+    expect(withoutClock(again.json())).toEqual(withoutClock(cold.json()));
+  });
+
+  it('a session with records beyond the kept hour is not slid but built again', async () => {
+    // A clock ahead of this one wrote a record an hour from now.
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T13:20:00Z'));
+    const before = await snap();
+    expect(before.document.sessions[0]!.cost.byHour!.usd.every((u) => u === 0)).toBe(true);
+    const later = await snap({ nowMs: NOON + 2 * 3_600_000 });
     expect(later.files).not.toBeNull();
-    expect(later.document.sessions[0]!.cost.byHour!.start).toBe('2026-11-27T14:00:00.000Z');
+    expect(later.document.sessions[0]!.cost.byHour!.usd[46]).toBeGreaterThan(0);
+    const cold = await snap({ nowMs: NOON + 2 * 3_600_000, useIndex: false });
+    expect(withoutClock(later.json())).toEqual(withoutClock(cold.json()));
   });
 
   it('states still lapse with the clock and processes are looked up fresh', async () => {

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
+import { HOURS_KEPT } from '../model/cost.js';
 import type { Plan, SessionDoc, SessionDocument, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
@@ -207,6 +208,82 @@ export function keptFromCache(cache: SessionCache): KeptSessions {
   const docs = Buffer.from(`[${parts.join(',')}]`, 'latin1');
   return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
 }
+
+/** The kept sessions from each document's text (ASCII) and entry, in the same order. */
+export function joinSessions(texts: Buffer[], heads: KeptHead[], rest: KeptRest[]): KeptSessions {
+  const parts: Buffer[] = [OPEN];
+  const spans = new Int32Array(texts.length + 1);
+  let at = 1;
+  for (const [i, t] of texts.entries()) {
+    if (i > 0) parts.push(COMMA);
+    spans[i] = at;
+    parts.push(t);
+    at += t.length + 1;
+  }
+  spans[texts.length] = at;
+  parts.push(CLOSE);
+  const docs = Buffer.concat(parts);
+  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/**
+ * The kept sessions of an earlier hour of the same day, moved to `toHour`: each spend-per-hour
+ * series slides left and gains empty hours. Exact only for sessions with nothing recorded after the
+ * kept hour, which is every session when no transcript changed since (the caller checks that); a
+ * session whose last record lies beyond it makes this answer null.
+ */
+export function shiftHours(k: KeptSessions, fromHour: number, toHour: number): KeptSessions | null {
+  const slots = Math.round((toHour - fromHour) / HOUR_MS);
+  if (slots <= 0) return null;
+  let heads: KeptHead[];
+  let rest: KeptRest[];
+  try {
+    heads = JSON.parse(k.heads) as KeptHead[];
+    rest = JSON.parse(k.rest) as KeptRest[];
+  } catch {
+    return null;
+  }
+  if (heads.length !== rest.length || k.spans.length !== heads.length + 1) return null;
+  if (crc32(k.docs) !== k.crc) return null;
+  const start = new Date(toHour - (HOURS_KEPT - 1) * HOUR_MS).toISOString();
+  const from = String(fromHour);
+  const texts: Buffer[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const text = k.docs.toString('latin1', k.spans[i]!, k.spans[i + 1]! - 1);
+    const at = text.indexOf(BY_HOUR);
+    if (at >= 0) {
+      const last = heads[i]![4];
+      if (last !== null && Date.parse(last) >= fromHour + HOUR_MS) return null;
+      const open = text.indexOf(USD_OPEN, at);
+      const close = text.indexOf(']', open);
+      if (open < 0 || close < 0) return null;
+      const usd = JSON.parse(text.slice(open + USD_OPEN.length - 1, close + 1)) as number[];
+      if (usd.length !== HOURS_KEPT) return null;
+      const moved = [
+        ...usd.slice(Math.min(slots, HOURS_KEPT)),
+        ...new Array<number>(Math.min(slots, HOURS_KEPT)).fill(0),
+      ];
+      texts.push(
+        Buffer.from(
+          `${text.slice(0, at)}${BY_HOUR}${start}${USD_OPEN.slice(0, -1)}${JSON.stringify(moved)}${text.slice(close + 1)}`,
+          'latin1',
+        ),
+      );
+    } else texts.push(k.docs.subarray(k.spans[i]!, k.spans[i + 1]! - 1));
+    // The signature names the hour it was built in; what else it names did not change.
+    const r = rest[i]!;
+    if (r[1].startsWith(`${from}|`)) r[1] = `${toHour}${r[1].slice(from.length)}`;
+  }
+  return joinSessions(texts, heads, rest);
+}
+
+const HOUR_MS = 3_600_000;
+const BY_HOUR = '"byHour":{"start":"';
+const USD_OPEN = '","usd":[';
 
 /** A kept session as an annotator sees it, with where its document is in the kept text. */
 interface Head extends SessionLiveFields {

@@ -8,13 +8,13 @@
  * Claude summary, a read that failed, too many changes, `--since`), it answers null and the caller
  * builds in full: this module may decline, never differ. The tests compare it with a full build.
  */
-import { crc32 } from 'node:zlib';
 import { dedupe } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
 import {
+  joinSessions,
   type KeptFile,
   type KeptHead,
   type KeptInputs,
@@ -234,27 +234,6 @@ function anyShared(keys: Uint32Array, touched: Uint8Array, mine: KeySet): boolea
   }
   return false;
 }
-
-/** The kept sessions from each document's text (ASCII) and entry, in the same order. */
-function joinSessions(texts: Buffer[], heads: KeptHead[], rest: KeptRest[]): KeptSessions {
-  const parts: Buffer[] = [OPEN];
-  const spans = new Int32Array(texts.length + 1);
-  let at = 1;
-  for (const [i, t] of texts.entries()) {
-    if (i > 0) parts.push(COMMA);
-    spans[i] = at;
-    parts.push(t);
-    at += t.length + 1;
-  }
-  spans[texts.length] = at;
-  parts.push(CLOSE);
-  const docs = Buffer.concat(parts);
-  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
-}
-
-const OPEN = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from(']');
 
 /** The kept inputs with the changed files' stats, records, masks and keys replaced. */
 function patchInputs(

@@ -20,6 +20,7 @@ import {
   keptFromCache,
   keptInputsOf,
   scopeKey,
+  shiftHours,
   TOUCH_AFTER_MS,
 } from './built.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
@@ -154,8 +155,13 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       };
     };
 
-    // Kept sessions are only worth loading in the hour they were built in: their spend windows move.
-    const stored = store && scope && kept?.hourStart === hourStart ? store.keptSessions(scope) : null;
+    // Kept sessions built in an earlier hour of the day are moved to this one (spend windows slide).
+    let stored = store && scope && kept && kept.hourStart <= hourStart ? store.keptSessions(scope) : null;
+    let rehoured = false;
+    if (stored && kept && kept.hourStart < hourStart) {
+      stored = shiftHours(stored, kept.hourStart, hourStart);
+      rehoured = stored !== null;
+    }
     if (store && scope && kept && stored && o.fromKept !== false) {
       if (kept.digest === digest) {
         // Nothing changed: the kept sessions as they are.
@@ -171,7 +177,13 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
           for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
         });
         if (snap) {
-          if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
+          if (rehoured) {
+            try {
+              store.rehour(scope, hourStart, stored);
+            } catch {
+              // The next run moves them again.
+            }
+          } else if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
             try {
               store.touchScope(scope);
             } catch {

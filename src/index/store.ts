@@ -348,7 +348,7 @@ export class IndexStore {
             JSON.stringify(kept.problems),
             sessions.docs,
             sessions.crc,
-            Buffer.from(sessions.spans.buffer, sessions.spans.byteOffset, sessions.spans.byteLength),
+            bytesOf(sessions.spans),
             sessions.heads,
             sessions.rest,
             JSON.stringify(inputs.files.map(fileRow)),
@@ -382,6 +382,24 @@ export class IndexStore {
     } catch {
       return null;
     }
+  }
+
+  /** Replace a scope's sessions and hour (its files and problems stay): the same build an hour on. */
+  rehour(scope: string, hourStart: number, sessions: KeptSessions): void {
+    this.db
+      .prepare(
+        'UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ? WHERE scope = ?',
+      )
+      .run(
+        hourStart,
+        sessions.docs,
+        sessions.crc,
+        bytesOf(sessions.spans),
+        sessions.heads,
+        sessions.rest,
+        Date.now(),
+        scope,
+      );
   }
 
   /** Mark a scope used, so a busy one is not the next forgotten. */
@@ -421,7 +439,8 @@ const fileOf = (r: FileRow): KeptFile => ({
   records: r[8],
 });
 
-const bytesOf = (a: Uint32Array | Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+const bytesOf = (a: Uint32Array | Int32Array | Uint8Array): Buffer =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
 class NewerIndex extends Error {
   constructor(readonly version: number) {
