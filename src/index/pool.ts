@@ -6,7 +6,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
-import { providerById } from '../providers/index.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import type { Reply, Task } from './worker.js';
 
@@ -35,7 +34,14 @@ function failed(problems: ProblemLog, file: SourceFile, code: string | null, det
   problems.add({ kind: code === 'ENOENT' ? 'vanished' : 'unreadable', path: file.path, count: null, detail });
 }
 
-function parseInline(tasks: readonly ParseTask[], problems: ProblemLog): (ParseResult | null)[] {
+async function parseInline(
+  tasks: readonly ParseTask[],
+  problems: ProblemLog,
+): Promise<(ParseResult | null)[]> {
+  // The parsers are loaded here, when a file is read on this thread, and not with this module: a run
+  // that answers from the index reads nothing and should not pay for loading them.
+  if (tasks.length === 0) return [];
+  const { providerById } = await import('../providers/index.js');
   return tasks.map((t) => {
     try {
       return providerById(t.file.provider).parse(t.file, t.previous);

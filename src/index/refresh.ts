@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
-import type { Env, ParseResult, Provider, SourceFile } from '../providers/types.js';
+import type { Env, ParseResult, ProviderPlace, SourceFile } from '../providers/types.js';
 import { type ParseTask, parseMany } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
@@ -95,7 +95,7 @@ export function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
 
 export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
   const problems = o.discovered?.problems ?? new ProblemLog();
-  const providers: Provider[] = chosenProviders(o.providers);
+  const providers: ProviderPlace[] = chosenProviders(o.providers);
   const byId = new Map(providers.map((p) => [p.id, p]));
   const listed = new Set<string>();
   const discovery =

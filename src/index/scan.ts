@@ -1,11 +1,15 @@
 /**
  * The scan without an index: find every transcript of the chosen providers and read each one whole.
  * The persistent index builds on this (same discovery, same parsers) and falls back to it.
+ *
+ * Discovery takes the providers' places (`../providers/places.ts`), not the providers: a run that
+ * answers from the index finds and stats files but reads none, and so should not load the parsers.
+ * Only `parseAll` needs them, and its caller passes them in.
  */
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
-import { PROVIDER_LIST } from '../providers/index.js';
-import type { Env, Provider, Root, SourceFile } from '../providers/types.js';
+import { PLACE_LIST } from '../providers/places.js';
+import type { Env, Provider, ProviderPlace, Root, SourceFile } from '../providers/types.js';
 import type { ParsedFile } from './sessions.js';
 
 export interface RootReport {
@@ -20,11 +24,11 @@ export interface Discovery {
   files: SourceFile[];
 }
 
-export function chosenProviders(only: readonly ProviderId[] | null): Provider[] {
-  return PROVIDER_LIST.filter((p) => only === null || only.includes(p.id));
+export function chosenProviders(only: readonly ProviderId[] | null): ProviderPlace[] {
+  return PLACE_LIST.filter((p) => only === null || only.includes(p.id));
 }
 
-export function discoverAll(env: Env, providers: readonly Provider[], problems: ProblemLog): Discovery {
+export function discoverAll(env: Env, providers: readonly ProviderPlace[], problems: ProblemLog): Discovery {
   const roots: RootReport[] = [];
   const files: SourceFile[] = [];
   for (const p of providers) {

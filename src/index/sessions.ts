@@ -18,7 +18,7 @@ import type { PriceBook } from '../model/pricing.js';
 import type { Problem, ProblemLog } from '../model/problems.js';
 import { stateNow } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
-import { providerById } from '../providers/index.js';
+import { placeById } from '../providers/places.js';
 import type { Env, ParseResult, SourceFile } from '../providers/types.js';
 import { type KeptProblem, sortSessions } from './built.js';
 
@@ -223,7 +223,7 @@ function buildSession(
   x: BuildContext,
 ): { doc: SessionDoc; unpriced: [string, number][]; live: LiveInputs } | null {
   const { o, clock, masks, summaries } = x;
-  const provider = providerById(g.provider);
+  const provider = placeById(g.provider);
   const main = g.main ?? g.files[0]!;
   const f: FileFacts = main.result.facts;
   const totals: Totals = emptyTotals();

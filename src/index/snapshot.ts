@@ -10,7 +10,7 @@ import { ProblemLog } from '../model/problems.js';
 import { stateNow } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
-import type { Env, Provider } from '../providers/types.js';
+import type { Env, ProviderPlace } from '../providers/types.js';
 import {
   cacheFromKept,
   discoveryDigest,
@@ -288,7 +288,7 @@ function priceCache(known: Map<string, string>, added: Map<string, string>): Pri
 /** The scope of a build: everything its documents depend on besides the transcripts and the hour. */
 function scopeOf(
   o: SnapshotOptions,
-  providers: readonly Provider[],
+  providers: readonly ProviderPlace[],
   catalogue: string,
   time: LocalTime,
   nowMs: number,

@@ -22,40 +22,70 @@ const SHARED = [
 const OWN: Record<ProviderId, string[]> = {
   claude: [
     '../providers/claude/index.js',
+    '../providers/claude/place.js',
     '../providers/claude/parser.js',
     '../providers/claude/record.js',
     '../providers/claude/bytes.js',
   ],
   codex: [
     '../providers/codex/index.js',
+    '../providers/codex/place.js',
     '../providers/codex/parser.js',
     '../providers/codex/record.js',
     '../providers/codex/bytes.js',
   ],
-  gemini: ['../providers/gemini/index.js', '../providers/gemini/parser.js', '../providers/gemini/record.js'],
+  gemini: [
+    '../providers/gemini/index.js',
+    '../providers/gemini/place.js',
+    '../providers/gemini/parser.js',
+    '../providers/gemini/record.js',
+  ],
   copilot: [
     '../providers/copilot/index.js',
+    '../providers/copilot/place.js',
     '../providers/copilot/parser.js',
     '../providers/copilot/record.js',
   ],
   opencode: [
     '../providers/opencode/index.js',
+    '../providers/opencode/place.js',
     '../providers/opencode/parser.js',
     '../providers/opencode/record.js',
     '../providers/opencode/db.js',
     '../providers/opencode/storage.js',
     '../providers/sqlite.js',
   ],
-  pi: ['../providers/pi/index.js', '../providers/pi/parser.js', '../providers/pi/record.js'],
-  cursor: ['../providers/cursor/index.js', '../providers/cursor/parser.js', '../providers/cursor/record.js'],
-  windsurf: ['../providers/windsurf/index.js', '../providers/windsurf/record.js', '../providers/sqlite.js'],
+  pi: [
+    '../providers/pi/index.js',
+    '../providers/pi/place.js',
+    '../providers/pi/parser.js',
+    '../providers/pi/record.js',
+  ],
+  cursor: [
+    '../providers/cursor/index.js',
+    '../providers/cursor/place.js',
+    '../providers/cursor/parser.js',
+    '../providers/cursor/record.js',
+  ],
+  windsurf: [
+    '../providers/windsurf/index.js',
+    '../providers/windsurf/place.js',
+    '../providers/windsurf/record.js',
+    '../providers/sqlite.js',
+  ],
   devin: [
     '../providers/devin/index.js',
+    '../providers/devin/place.js',
     '../providers/devin/parser.js',
     '../providers/devin/record.js',
     '../providers/sqlite.js',
   ],
-  qwen: ['../providers/qwen/index.js', '../providers/qwen/parser.js', '../providers/qwen/record.js'],
+  qwen: [
+    '../providers/qwen/index.js',
+    '../providers/qwen/place.js',
+    '../providers/qwen/parser.js',
+    '../providers/qwen/record.js',
+  ],
 };
 
 /** `.js` when running compiled, `.ts` when the tests run the sources. */

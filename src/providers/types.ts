@@ -45,7 +45,12 @@ export interface ParseResult {
   pendingBytes: number;
 }
 
-export interface Provider {
+/**
+ * What finding a harness's files needs: where its data lives, which files it sees, and the rules
+ * its sessions are sized by. Kept apart from `Provider` so that a run answering from the index (no
+ * file changed) loads no parser: discovery and the window rules are all it touches.
+ */
+export interface ProviderPlace {
   id: ProviderId;
   /** The harness's name for people: "Claude Code". */
   label: string;
@@ -60,19 +65,23 @@ export interface Provider {
   appendOnly: boolean;
   roots(env: Env): Root[];
   discover(roots: Root[], problems: ProblemLog): SourceFile[];
-  /** Read `file` from the start, or continue from `previous`. */
-  parse(file: SourceFile, previous: ParseResult | null): ParseResult;
   /** Where this agent auto-compacts, as a fraction of its window (null: it does not say). */
   compactRatio(env: Env): number | null;
   /** The context window of a session, from what its files and settings say. */
   contextWindow(q: WindowQuery): number | null;
+  /** Why there is no conversation reader, when there is none. */
+  noConversation?: string;
+}
+
+/** A harness in full: its place, and how to read its files and its conversations. */
+export interface Provider extends ProviderPlace {
+  /** Read `file` from the start, or continue from `previous`. */
+  parse(file: SourceFile, previous: ParseResult | null): ParseResult;
   /**
    * The conversation of the session whose main transcript is `path`, or of one of its subagents.
    * Absent for a harness cctop has no reader for: the caller answers `supported: false`, saying why.
    */
   conversation?(path: string, o: ConversationOptions): Conversation;
-  /** Why there is no conversation reader, when there is none. */
-  noConversation?: string;
 }
 
 export interface ConversationOptions {

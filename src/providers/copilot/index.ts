@@ -1,65 +1,26 @@
 /**
  * GitHub Copilot CLI: `session-state/<id>/events.jsonl` under `$COPILOT_HOME` or `~/.copilot`, and
  * the older flat `session-state/<id>.jsonl` (and `history-session-state/<id>.jsonl`). Beside an
- * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title.
+ * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title. Finding the sessions and the window
+ * rules are in `place.ts`; reading them is here.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { oneLine } from '../../model/facts.js';
 import { obj, parseObject, text } from '../../model/json.js';
-import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
-import {
-  type ConversationOptions,
-  type Env,
-  type ParseResult,
-  type Provider,
-  type Root,
-  reportedOrKnownWindow,
-  type SourceFile,
-} from '../types.js';
+import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { CopilotConversation } from './conversation.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
+import { copilotPlace } from './place.js';
 import { lineFromBytes, lineFromJson } from './record.js';
+
+export { copilotPlace, copilotRoots } from './place.js';
 
 /** `workspace.yaml` is a handful of keys; only its first bytes are read. */
 const MAX_WORKSPACE_BYTES = 64 << 10;
-
-const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
-
-export function copilotRoots(env: Env): Root[] {
-  const dir = first(env.COPILOT_HOME);
-  if (dir) return [{ path: dir, origin: '$COPILOT_HOME' }];
-  return [{ path: join(home(env), '.copilot'), origin: 'default' }];
-}
-
-function add(out: SourceFile[], path: string, root: string, hint: string, problems: ProblemLog): void {
-  const f = sourceFile({ provider: 'copilot', path, root, sessionHint: hint, role: 'main' }, problems);
-  if (f) out.push(f);
-}
-
-function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
-    for (const sub of ['session-state', 'history-session-state']) {
-      const dir = join(root.path, sub);
-      for (const e of list(dir, problems) ?? []) {
-        if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
-          add(out, join(dir, e.name), root.path, basename(e.name, '.jsonl'), problems);
-        } else if (isDir(dir, e)) {
-          const events = join(dir, e.name, 'events.jsonl');
-          // A session folder without events yet (only `workspace.yaml`) is not a session to show.
-          if (statSync(events, { throwIfNoEntry: false })?.isFile())
-            add(out, events, root.path, e.name, problems);
-        }
-      }
-    }
-  }
-  return out;
-}
 
 /** The `summary:` of a `workspace.yaml` (a plain or quoted scalar, or a `|`/`>` block). */
 export function workspaceSummary(yaml: string): string | null {
@@ -166,16 +127,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const copilot: Provider = {
-  id: 'copilot',
-  label: 'Copilot CLI',
-  vendor: null,
-  appendOnly: true,
-  bundledUnderMax: false,
-  roots: copilotRoots,
-  discover,
-  parse,
-  compactRatio: () => null,
-  contextWindow: reportedOrKnownWindow,
-  conversation,
-};
+export const copilot: Provider = { ...copilotPlace, parse, conversation };

@@ -6,6 +6,8 @@
  *
  * A resumed old session is migrated by Gemini CLI into a `.jsonl` of the same name that repeats the
  * whole chat; while both exist only the `.jsonl` is read, so the chat is not counted twice.
+ *
+ * Finding the chats and the window rules are in `place.ts`; reading them is here.
  */
 import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
@@ -13,27 +15,14 @@ import { type Conversation, TurnSink, unsupported } from '../../model/conversati
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
 import { arr, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
-import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
-import type {
-  ConversationOptions,
-  Env,
-  ParseResult,
-  Provider,
-  Root,
-  SourceFile,
-  WindowQuery,
-} from '../types.js';
+import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
 import { GeminiChat, isGeminiCarry } from './parser.js';
+import { geminiPlace, SESSION_ID } from './place.js';
 import { conversationFrom, lineFromJson } from './record.js';
 
-/** Gemini CLI compresses the chat at half the model's window unless settings say otherwise. */
-export const DEFAULT_COMPACT_RATIO = 0.5;
-
-/** The window of every current Gemini model (`tokenLimit` in Gemini CLI) when the catalogue lacks it. */
-export const DEFAULT_WINDOW = 1_048_576;
+export { DEFAULT_COMPACT_RATIO, DEFAULT_WINDOW, geminiPlace, geminiRoots } from './place.js';
 
 /**
  * A whole-file chat is parsed in one piece; past this it is reported, not read. The largest seen is
@@ -43,57 +32,6 @@ export const MAX_WHOLE_FILE_BYTES = 64 << 20;
 
 /** `.project_root` holds one path; anything longer is not one. */
 const MAX_PROJECT_ROOT_BYTES = 4096;
-
-/** Session ids name subagent folders; anything but a plain token is not one. */
-const SESSION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
-
-const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
-
-export function geminiRoots(env: Env): Root[] {
-  const dir = first(env.GEMINI_DIR);
-  if (dir) return [{ path: dir, origin: '$GEMINI_DIR' }];
-  const cliHome = first(env.GEMINI_CLI_HOME);
-  if (cliHome) return [{ path: join(cliHome, '.gemini'), origin: '$GEMINI_CLI_HOME' }];
-  return [{ path: join(home(env), '.gemini'), origin: 'default' }];
-}
-
-function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
-    const tmp = join(root.path, 'tmp');
-    for (const project of list(tmp, problems) ?? []) {
-      if (!isDir(tmp, project)) continue;
-      const chats = join(tmp, project.name, 'chats');
-      const entries = list(chats, problems) ?? [];
-      const names = new Set(entries.map((e) => e.name));
-      for (const e of entries) {
-        if (e.name.startsWith('session-') && (e.name.endsWith('.jsonl') || e.name.endsWith('.json'))) {
-          if (!isFile(chats, e)) continue;
-          // Migrated on resume into `<name>.jsonl`, which repeats it: read that one only.
-          if (e.name.endsWith('.json') && names.has(`${e.name}l`)) continue;
-          const path = join(chats, e.name);
-          const f = sourceFile(
-            { provider: 'gemini', path, root: root.path, sessionHint: null, role: 'main' },
-            problems,
-          );
-          if (f) out.push(f);
-        } else if (SESSION_ID.test(e.name) && isDir(chats, e)) {
-          const dir = join(chats, e.name);
-          for (const s of list(dir, problems) ?? []) {
-            if (!s.name.endsWith('.jsonl') || !isFile(dir, s)) continue;
-            const path = join(dir, s.name);
-            const f = sourceFile(
-              { provider: 'gemini', path, root: root.path, sessionHint: e.name, role: 'subagent' },
-              problems,
-            );
-            if (f) out.push(f);
-          }
-        }
-      }
-    }
-  }
-  return out;
-}
 
 /** The project directory Gemini CLI wrote beside the chats (`tmp/<project>/.project_root`). */
 function projectRoot(chatPath: string): string | null {
@@ -214,39 +152,6 @@ function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return file.path.endsWith('.json') ? parseWholeFile(file) : parseJsonl(file, previous);
 }
 
-const ratios = new Map<string, number>();
-
-/** `model.compressionThreshold` (or the older `chatCompression.contextPercentageThreshold`). */
-function settingsRatio(path: string): number {
-  let ratio = ratios.get(path);
-  if (ratio === undefined) {
-    ratio = DEFAULT_COMPACT_RATIO;
-    if (statSync(path, { throwIfNoEntry: false })?.isFile()) {
-      try {
-        const s = parseObject(readFileSync(path, 'utf8'));
-        const model = s?.model as { compressionThreshold?: unknown } | undefined;
-        const older = s?.chatCompression as { contextPercentageThreshold?: unknown } | undefined;
-        const v = model?.compressionThreshold ?? older?.contextPercentageThreshold;
-        if (typeof v === 'number' && v > 0 && v <= 1) ratio = v;
-      } catch {
-        // unreadable settings: Gemini CLI falls back to its default too
-      }
-    }
-    ratios.set(path, ratio);
-  }
-  return ratio;
-}
-
-function contextWindow(q: WindowQuery): number | null {
-  const known =
-    q.reportedWindow ??
-    q.catalogueWindow ??
-    (q.model?.toLowerCase().startsWith('gemini') ? DEFAULT_WINDOW : null);
-  if (known === null) return null;
-  // A window is never shown smaller than what it already held.
-  return q.used !== null && q.used > known ? q.used : known;
-}
-
 /** A subagent's chat is `<its id>.jsonl`: anything but a plain token is refused, not resolved. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -334,17 +239,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const gemini: Provider = {
-  id: 'gemini',
-  label: 'Gemini CLI',
-  vendor: 'google',
-  // `.jsonl` chats only grow; a whole-file `.json` is always read from its start by `parse`.
-  appendOnly: true,
-  bundledUnderMax: false,
-  roots: geminiRoots,
-  discover,
-  parse,
-  compactRatio: (env) => settingsRatio(join(geminiRoots(env)[0]!.path, 'settings.json')),
-  contextWindow,
-  conversation,
-};
+export const gemini: Provider = { ...geminiPlace, parse, conversation };

@@ -4,125 +4,24 @@
  * files. Read through `../sqlite.ts`: read-only, one pooled connection per database.
  *
  * Discovery lists the sessions with a fingerprint of their rows (newest update, row counts), so a
- * scan re-reads only the sessions that changed. Reading a session asks SQLite for the few JSON fields
+ * scan re-reads only the sessions that changed; that listing is in `place.ts`, which discovery loads
+ * without this module. Reading a session asks SQLite for the few JSON fields
  * the facts need (`json_extract`) rather than the rows: a part's `data` holds whole tool outputs and
  * file contents, megabytes the facts never look at.
  *
  * ponytail: a tool part whose status changes in place (running → completed) without a new row or a
  * newer message is seen at the session's next change, which OpenCode makes when the step ends.
  */
-import { statSync } from 'node:fs';
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
-import { columnsOf, type Database, memberPath, readOnly, validMember } from '../sqlite.js';
+import { columnsOf, type Database, readOnly } from '../sqlite.js';
 import { type ChatMessage, type ChatPart, MAX_INPUT_CHARS } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
+import { MAX_NESTING } from './place.js';
 import { messageFrom, type OpenCodeMessage, type OpenCodePart, partFrom, sessionFrom } from './record.js';
 import { MAX_PARTS_PER_MESSAGE } from './storage.js';
 
-/** Database file names OpenCode uses (`opencode.db`, and per-channel names like `opencode-beta.db`). */
-export const DATABASE_NAME = /^opencode.*\.db$/;
-
-/** A child session (a subagent's task) nests at most this deep before it is counted on its own. */
-const MAX_NESTING = 16;
-
-export interface SessionFingerprint {
-  path: string;
-  id: string;
-  /** The session at the top of its chain of parents (itself when it has none). */
-  root: string;
-  isChild: boolean;
-  /** Newest update of the session or any of its messages (ms). */
-  updatedMs: number;
-  /** Messages and parts the session has. */
-  rows: number;
-}
-
-interface SessionRow {
-  id: string;
-  parent: string | null;
-  updated: number | null;
-}
-
-const numberOr = (v: unknown, fallback: number): number =>
-  typeof v === 'number' && Number.isFinite(v) ? v : fallback;
-
-/** The database and its write-ahead log together: either changing is a change. */
-function fileStamp(path: string): string {
-  const st = statSync(path);
-  const wal = statSync(`${path}-wal`, { throwIfNoEntry: false });
-  return `${st.ino}:${st.size}:${st.mtimeMs}:${wal?.size ?? -1}:${wal?.mtimeMs ?? -1}`;
-}
-
-/**
- * The last listing of each database, reused while its files are unchanged: a long-running view
- * discovers every few seconds, and an idle OpenCode should cost it a stat, not a scan of `message`.
- */
-const listings = new Map<string, { stamp: string; sessions: SessionFingerprint[] }>();
-
-/** Every session in the database, with the fingerprint its `SourceFile` carries. */
-export function listSessions(path: string): SessionFingerprint[] {
-  const stamp = fileStamp(path);
-  const known = listings.get(path);
-  if (known?.stamp === stamp) return known.sessions;
-  const sessions = querySessions(path);
-  listings.set(path, { stamp, sessions });
-  return sessions;
-}
-
-function querySessions(path: string): SessionFingerprint[] {
-  const db = readOnly(path);
-  const cols = columnsOf(db, 'session');
-  const parent = cols.has('parent_id') ? 'parent_id' : 'NULL';
-  const updated = cols.has('time_updated') ? 'time_updated' : 'NULL';
-  const sessions = db
-    .prepare(`SELECT id, ${parent} AS parent, ${updated} AS updated FROM session`)
-    .all() as SessionRow[];
-  const messages = new Map<string, { n: number; t: number | null }>();
-  for (const r of db
-    .prepare(
-      `SELECT session_id AS id, count(*) AS n, max(${columnsOf(db, 'message').has('time_updated') ? 'time_updated' : 'NULL'}) AS t FROM message GROUP BY session_id`,
-    )
-    .all() as { id: string; n: number; t: number | null }[]) {
-    messages.set(r.id, r);
-  }
-  const parts = new Map<string, number>();
-  if (columnsOf(db, 'part').has('session_id')) {
-    // Answered from the `part_session_idx` index alone: no part's `data` is touched.
-    for (const r of db
-      .prepare('SELECT session_id AS id, count(*) AS n FROM part GROUP BY session_id')
-      .all() as {
-      id: string;
-      n: number;
-    }[]) {
-      parts.set(r.id, r.n);
-    }
-  }
-  const parentOf = new Map(sessions.map((s) => [s.id, s.parent]));
-  const top = (id: string): string => {
-    let at = id;
-    for (let i = 0; i < MAX_NESTING; i++) {
-      const p = parentOf.get(at);
-      if (p === null || p === undefined || !parentOf.has(p)) return at;
-      at = p;
-    }
-    return at;
-  };
-  const out: SessionFingerprint[] = [];
-  for (const s of sessions) {
-    if (typeof s.id !== 'string' || !validMember(s.id) || s.id.includes('/')) continue;
-    const m = messages.get(s.id);
-    out.push({
-      path: memberPath(path, s.id),
-      id: s.id,
-      root: top(s.id),
-      isChild: s.parent !== null && parentOf.has(s.parent),
-      updatedMs: Math.max(numberOr(s.updated, 0), numberOr(m?.t, 0)),
-      rows: (m?.n ?? 0) + (parts.get(s.id) ?? 0),
-    });
-  }
-  return out;
-}
+export { DATABASE_NAME, listSessions, type SessionFingerprint } from './place.js';
 
 const parseJson = (v: unknown): unknown => {
   if (typeof v !== 'string') return v;

@@ -7,105 +7,22 @@
  * A database session is named `<database>#<session id>` (see `../sqlite.ts`). A child session (a
  * task OpenCode ran for the main one) counts toward the session at the top of its chain, as a
  * subagent's transcript does for Claude Code.
+ *
+ * Finding the sessions and the window rules are in `place.ts`; reading them is here.
  */
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts } from '../../model/facts.js';
 import { LedgerBuilder } from '../../model/ledger.js';
-import { describeFsError, type ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, statOf } from '../fsutil.js';
 import { splitMember, validMember } from '../sqlite.js';
-import {
-  type ConversationOptions,
-  type Env,
-  type ParseResult,
-  type Provider,
-  type Root,
-  reportedOrKnownWindow,
-  type SourceFile,
-} from '../types.js';
+import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { OpenCodeConversation } from './conversation.js';
-import { DATABASE_NAME, isChildOf, listSessions, readChat, readSession } from './db.js';
+import { isChildOf, readChat, readSession } from './db.js';
 import { foldSession } from './parser.js';
-import { sessionFrom } from './record.js';
-import { fingerprint, readJsonFile, readStoredChat, readStoredSession, storedChild } from './storage.js';
+import { DATABASE_NAME, opencodePlace } from './place.js';
+import { readStoredChat, readStoredSession, storedChild } from './storage.js';
 
-const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
-
-export function opencodeRoots(env: Env): Root[] {
-  const dir = first(env.OPENCODE_DATA_DIR);
-  if (dir) return [{ path: dir, origin: '$OPENCODE_DATA_DIR' }];
-  const xdg = first(env.XDG_DATA_HOME);
-  if (xdg) return [{ path: join(xdg, 'opencode'), origin: '$XDG_DATA_HOME' }];
-  return [{ path: join(home(env), '.local', 'share', 'opencode'), origin: 'default' }];
-}
-
-function fromDatabases(root: Root, problems: ProblemLog, out: SourceFile[]): Set<string> {
-  const ids = new Set<string>();
-  for (const e of list(root.path, problems) ?? []) {
-    if (!DATABASE_NAME.test(e.name) || !isFile(root.path, e)) continue;
-    const path = join(root.path, e.name);
-    const st = statOf(path, problems);
-    if (!st) continue;
-    try {
-      for (const s of listSessions(path)) {
-        ids.add(s.id);
-        out.push({
-          provider: 'opencode',
-          path: s.path,
-          root: root.path,
-          sessionHint: s.root,
-          role: s.isChild ? 'subagent' : 'main',
-          size: s.rows,
-          mtimeMs: s.updatedMs,
-          ino: st.ino,
-        });
-      }
-    } catch (err) {
-      problems.add({
-        kind: 'unreadable',
-        path,
-        count: null,
-        detail: `the OpenCode database could not be read (${describeFsError(err)}); its sessions are not shown`,
-      });
-    }
-  }
-  return ids;
-}
-
-function fromStorage(root: Root, inDatabase: Set<string>, problems: ProblemLog, out: SourceFile[]): void {
-  const sessions = join(root.path, 'storage', 'session');
-  for (const project of list(sessions, problems) ?? []) {
-    if (!isDir(sessions, project)) continue;
-    const dir = join(sessions, project.name);
-    for (const e of list(dir, problems) ?? []) {
-      if (!e.name.endsWith('.json') || !isFile(dir, e)) continue;
-      const path = join(dir, e.name);
-      const raw = readJsonFile(path);
-      const s = raw ? sessionFrom(raw) : null;
-      if (!s || inDatabase.has(s.id)) continue;
-      const st = statOf(path, problems);
-      if (!st) continue;
-      const [size, mtimeMs] = fingerprint(path, s.id, st.size, st.mtimeMs);
-      out.push({
-        provider: 'opencode',
-        path,
-        root: root.path,
-        sessionHint: s.parentId ?? s.id,
-        role: s.parentId === null ? 'main' : 'subagent',
-        size,
-        mtimeMs,
-        ino: st.ino,
-      });
-    }
-  }
-}
-
-function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) fromStorage(root, fromDatabases(root, problems, out), problems, out);
-  return out;
-}
+export { opencodePlace, opencodeRoots } from './place.js';
 
 function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   const member = splitMember(file.path);
@@ -167,18 +84,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const opencode: Provider = {
-  id: 'opencode',
-  label: 'OpenCode',
-  vendor: null,
-  // Rows change in place: a changed session is read again whole.
-  appendOnly: false,
-  bundledUnderMax: false,
-  roots: opencodeRoots,
-  discover,
-  parse,
-  // OpenCode compacts when the next request would not fit, not at a fraction of the window.
-  compactRatio: () => null,
-  contextWindow: reportedOrKnownWindow,
-  conversation,
-};
+export const opencode: Provider = { ...opencodePlace, parse, conversation };

@@ -5,13 +5,14 @@
  *
  * A session's `SourceFile` is its session file, with a fingerprint that also moves when its
  * messages do: the newest of the session file, its message folder, its newest message and that
- * message's parts folder (OpenCode's ids sort by creation).
+ * message's parts folder (OpenCode's ids sort by creation). Finding the session files and that
+ * fingerprint are in `place.ts`, which discovery loads without this module; reading them is here.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { type JsonObject, parseObject } from '../../model/json.js';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { type ChatMessage, type ChatPart, chatMessageFrom, chatPartFrom } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
+import { names, readJsonFile, storageOf } from './place.js';
 import {
   messageFrom,
   type OpenCodeMessage,
@@ -21,65 +22,13 @@ import {
   sessionFrom,
 } from './record.js';
 
-/**
- * A storage file is one message or part; past this it is not read. Tool outputs live in parts and
- * can be large, but nothing the facts need sits beyond the first megabytes of a well-formed one.
- */
-export const MAX_STORAGE_FILE_BYTES = 16 << 20;
+export { fingerprint, MAX_STORAGE_FILE_BYTES, readJsonFile } from './place.js';
 
 /** Parts read per message; a message with more is counted up to here. */
 export const MAX_PARTS_PER_MESSAGE = 4096;
 
 /** A child session (a task's) nests at most this deep under the session asking for it. */
 const MAX_NESTING = 16;
-
-export function readJsonFile(path: string): JsonObject | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    if (fstatSync(fd).size > MAX_STORAGE_FILE_BYTES) return null;
-    return parseObject(readFileSync(fd, 'utf8'));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir)
-      .filter((n) => n.endsWith('.json'))
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-const mtimeOf = (path: string): number => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
-
-/** `storage/` from a session file path (`storage/session/<project>/<id>.json`). */
-const storageOf = (sessionFile: string): string => dirname(dirname(dirname(sessionFile)));
-
-/** The fingerprint of a legacy session: `[size, mtimeMs]` to put on its `SourceFile`. */
-export function fingerprint(
-  sessionFile: string,
-  sessionId: string,
-  size: number,
-  mtimeMs: number,
-): [number, number] {
-  const dir = join(storageOf(sessionFile), 'message', sessionId);
-  const messages = names(dir);
-  let newest = Math.max(mtimeMs, mtimeOf(dir));
-  const last = messages.at(-1);
-  if (last !== undefined) {
-    newest = Math.max(newest, mtimeOf(join(dir, last)));
-    newest = Math.max(newest, mtimeOf(join(storageOf(sessionFile), 'part', basename(last, '.json'))));
-  }
-  return [size + messages.length, newest];
-}
 
 /** The session id a legacy session file names (its `id`, else its file name). */
 export function sessionIdOf(sessionFile: string): string {

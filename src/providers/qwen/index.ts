@@ -4,57 +4,18 @@
  * environment variables: `QWEN_RUNTIME_DIR` "overrides the runtime output directory (conversations,
  * logs, todos); defaults to QWEN_HOME"). The project folder is the working directory with every
  * other character than letters and digits replaced by `-`; the records carry the real `cwd`.
+ * Finding the chats and the window rules are in `place.ts`; reading them is here.
  */
-import { basename, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import type { ProblemLog } from '../../model/problems.js';
 import { eachObject } from '../conversation-util.js';
-import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
-import {
-  type ConversationOptions,
-  type Env,
-  type ParseResult,
-  type Provider,
-  type Root,
-  reportedOrKnownWindow,
-  type SourceFile,
-} from '../types.js';
+import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { QwenConversation } from './conversation.js';
 import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
+import { qwenPlace } from './place.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
-const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
-
-export function qwenRoots(env: Env): Root[] {
-  const runtime = first(env.QWEN_RUNTIME_DIR);
-  if (runtime) return [{ path: runtime, origin: '$QWEN_RUNTIME_DIR' }];
-  const qwenHome = first(env.QWEN_HOME);
-  if (qwenHome) return [{ path: qwenHome, origin: '$QWEN_HOME' }];
-  return [{ path: join(home(env), '.qwen'), origin: 'default' }];
-}
-
-function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
-    const projects = join(root.path, 'projects');
-    for (const p of list(projects, problems) ?? []) {
-      if (!isDir(projects, p)) continue;
-      const chats = join(projects, p.name, 'chats');
-      for (const e of list(chats, problems) ?? []) {
-        if (!e.name.endsWith('.jsonl') || !isFile(chats, e)) continue;
-        const path = join(chats, e.name);
-        const sessionHint = basename(e.name, '.jsonl');
-        const f = sourceFile(
-          { provider: 'qwen', path, root: root.path, sessionHint, role: 'main' },
-          problems,
-        );
-        if (f) out.push(f);
-      }
-    }
-  }
-  return out;
-}
+export { qwenPlace, qwenRoots } from './place.js';
 
 function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
   return readJsonl(file, previous, (facts, carry, ledger) => {
@@ -80,16 +41,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const qwen: Provider = {
-  id: 'qwen',
-  label: 'Qwen Code',
-  vendor: null,
-  appendOnly: true,
-  bundledUnderMax: false,
-  roots: qwenRoots,
-  discover,
-  parse,
-  compactRatio: () => null,
-  contextWindow: reportedOrKnownWindow,
-  conversation,
-};
+export const qwen: Provider = { ...qwenPlace, parse, conversation };

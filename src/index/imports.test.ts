@@ -1,0 +1,53 @@
+/**
+ * What loading the scan costs: a run answering from the index (no file changed) reads no
+ * transcript, so importing discovery, the session build and the refresh must not load a parser.
+ * Checked on the build `npm test` makes first, in a child process so that nothing is loaded already.
+ */
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
+
+/** A loader hook that prints every module loaded, as a `MOD <url>` line on stderr. */
+const HOOKS = `export async function load(url, context, next) {
+  if (url.startsWith('file:')) process._rawDebug('MOD ' + url);
+  return next(url, context);
+}`;
+const REGISTER = `import { register } from 'node:module';
+register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/** The modules that read transcripts and conversations: a warm run has no use for any of them. */
+const READERS = /\/(bytes|parser|record|conversation|conversation-util|skim|jsonl|read|index)\.js$/;
+
+/** Record readers discovery itself needs: OpenCode's legacy session files and Windsurf's tab list. */
+const DISCOVERY_READS = ['providers/opencode/record.js', 'providers/windsurf/record.js'];
+
+describe('importing the warm path', () => {
+  it('loads discovery, the session build and the refresh without loading a transcript parser', () => {
+    const imports = ['scan', 'sessions', 'refresh']
+      .map((m) => `await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', `${m}.js`)).href)});`)
+      .join(' ');
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+        '--input-type=module',
+        '-e',
+        imports,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const dist = pathToFileURL(DIST).href;
+    const loaded = run.stderr
+      .split('\n')
+      .filter((l) => l.startsWith(`MOD ${dist}/`))
+      .map((l) => l.slice(`MOD ${dist}/`.length));
+    expect(loaded).toContain('providers/places.js');
+    const readers = loaded.filter((m) => READERS.test(`/${m}`) && !DISCOVERY_READS.includes(m));
+    expect(readers).toEqual([]);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Where Pi's sessions are and how they are sized: the half of the provider a run answering from the
+ * index needs. Reading a session or its conversation is not here (see `index.ts`): a warm run never
+ * reads one, so it should not load the parser to find the files.
+ */
+import { join } from 'node:path';
+import type { ProblemLog } from '../../model/problems.js';
+import { home, isFile, list, sourceFile } from '../fsutil.js';
+import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+
+/** Sessions sit one folder deep (per working directory); a little slack for layouts not seen yet. */
+const MAX_DEPTH = 3;
+
+const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
+
+export function piRoots(env: Env): Root[] {
+  const sessions = first(env.PI_CODING_AGENT_SESSION_DIR);
+  if (sessions) return [{ path: sessions, origin: '$PI_CODING_AGENT_SESSION_DIR' }];
+  const agent = first(env.PI_CODING_AGENT_DIR);
+  if (agent) return [{ path: join(agent, 'sessions'), origin: '$PI_CODING_AGENT_DIR' }];
+  return [{ path: join(home(env), '.pi', 'agent', 'sessions'), origin: 'default' }];
+}
+
+function walk(dir: string, root: string, depth: number, problems: ProblemLog, out: SourceFile[]): void {
+  if (depth > MAX_DEPTH) return;
+  for (const e of list(dir, problems) ?? []) {
+    if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
+      const path = join(dir, e.name);
+      const f = sourceFile({ provider: 'pi', path, root, sessionHint: null, role: 'main' }, problems);
+      if (f) out.push(f);
+    } else if (e.isDirectory()) {
+      // Real directories only below the root: a symbolic link loop cannot trap the walk.
+      walk(join(dir, e.name), root, depth + 1, problems, out);
+    }
+  }
+}
+
+function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const root of roots) walk(root.path, root.path, 0, problems, out);
+  return out;
+}
+
+export const piPlace: ProviderPlace = {
+  id: 'pi',
+  label: 'Pi',
+  vendor: null,
+  appendOnly: true,
+  bundledUnderMax: false,
+  roots: piRoots,
+  discover,
+  // Pi compacts a fixed number of tokens before the window fills, not at a fraction of it.
+  compactRatio: () => null,
+  contextWindow: reportedOrKnownWindow,
+};
