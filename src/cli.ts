@@ -12,7 +12,13 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const code = await main(process.argv.slice(2), {
-  out: (s) => process.stdout.write(`${s}\n`),
+  out: (s) => {
+    if (typeof s === 'string') process.stdout.write(`${s}\n`);
+    else {
+      process.stdout.write(s);
+      process.stdout.write('\n');
+    }
+  },
   err: (s) => process.stderr.write(`${s}\n`),
   isTty: process.stdout.isTTY === true,
   columns: process.stdout.columns,

@@ -54,8 +54,10 @@ describe('sessions kept in the index between runs', () => {
     expect(built.files).not.toBeNull();
     const kept = await snap();
     expect(kept.files).toBeNull();
-    expect(withoutClock(kept.json())).toEqual(withoutClock(built.json()));
-    expect(withoutClock(kept.json())).toEqual(withoutClock((await snap({ useIndex: false })).json()));
+    expect(withoutClock(kept.json().toString())).toEqual(withoutClock(built.json().toString()));
+    expect(withoutClock(kept.json().toString())).toEqual(
+      withoutClock((await snap({ useIndex: false })).json().toString()),
+    );
     // The document parsed on demand is the same one, and prints the same.
     expect({ ...kept.document, generatedAt: '' }).toEqual({ ...built.document, generatedAt: '' });
     expect(kept.document.sessions.map((s) => s.title)).toContain('café… 🙂 "quoted"');
@@ -64,14 +66,14 @@ describe('sessions kept in the index between runs', () => {
   it('prints ASCII JSON whose values are the document itself', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), titled('a', 'naïve ✓ — 日本語', '2026-11-29T10:00:00Z'));
     for (const s of [await snap(), await snap()]) {
-      const text = s.json();
+      const text = s.json().toString();
       expect(/^[\x20-\x7e]*$/.test(text)).toBe(true);
       expect(JSON.parse(text)).toEqual(s.document);
       expect(text).toBe(asciiJson(JSON.stringify(s.document)));
     }
   });
 
-  const cold = async () => withoutClock((await snap({ useIndex: false })).json());
+  const cold = async () => withoutClock((await snap({ useIndex: false })).json().toString());
 
   it('a transcript that grew is read from where it stopped and only its session is rebuilt', async () => {
     const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
@@ -82,10 +84,10 @@ describe('sessions kept in the index between runs', () => {
     expect(grown.stats).toMatchObject({ tailed: 1, read: 0 });
     expect(grown.files).toBeNull();
     expect(grown.document.sessions.find((s) => s.file === path)!.tokens.output).toBe(105);
-    expect(withoutClock(grown.json())).toEqual(await cold());
+    expect(withoutClock(grown.json().toString())).toEqual(await cold());
     const again = await snap();
     expect(again.stats).toMatchObject({ tailed: 0, read: 0 });
-    expect(withoutClock(again.json())).toEqual(await cold());
+    expect(withoutClock(again.json().toString())).toEqual(await cold());
   });
 
   it('new and deleted transcripts are patched in, deleted ones keeping their spend', async () => {
@@ -96,7 +98,7 @@ describe('sessions kept in the index between runs', () => {
     const added = await snap();
     expect(added.files).toBeNull();
     expect(added.document.sessions.map((s) => s.id)).toEqual(['c', 'a', 'b']);
-    expect(withoutClock(added.json())).toEqual(await cold());
+    expect(withoutClock(added.json().toString())).toEqual(await cold());
     rmSync(b);
     const removed = await snap();
     expect(removed.files).toBeNull();
@@ -114,7 +116,7 @@ describe('sessions kept in the index between runs', () => {
     expect(replayed.files).not.toBeNull();
     const total = replayed.document.sessions.reduce((n, s) => n + s.requests, 0);
     expect(total).toBe(2);
-    expect(withoutClock(replayed.json())).toEqual(await cold());
+    expect(withoutClock(replayed.json().toString())).toEqual(await cold());
   });
 
   it('a new hour slides every spend-per-hour series along without rebuilding, as a full build would', async () => {
@@ -127,10 +129,10 @@ describe('sessions kept in the index between runs', () => {
     expect(a.cost.byHour!.start).toBe('2026-11-27T16:00:00.000Z');
     expect(a.cost.byHour!.usd.findIndex((u) => u > 0)).toBe(43);
     const cold = await snap({ nowMs: NOON + 3 * 3_600_000, useIndex: false });
-    expect(withoutClock(later.json())).toEqual(withoutClock(cold.json()));
+    expect(withoutClock(later.json().toString())).toEqual(withoutClock(cold.json().toString()));
     // And the moved sessions are kept: the next run in that hour uses them as they are.
     const again = await snap({ nowMs: NOON + 3 * 3_600_000 + 60_000 });
-    expect(withoutClock(again.json())).toEqual(withoutClock(cold.json()));
+    expect(withoutClock(again.json().toString())).toEqual(withoutClock(cold.json().toString()));
   });
 
   it('a session with records beyond the kept hour is not slid but built again', async () => {
@@ -142,7 +144,7 @@ describe('sessions kept in the index between runs', () => {
     expect(later.files).not.toBeNull();
     expect(later.document.sessions[0]!.cost.byHour!.usd[46]).toBeGreaterThan(0);
     const cold = await snap({ nowMs: NOON + 2 * 3_600_000, useIndex: false });
-    expect(withoutClock(later.json())).toEqual(withoutClock(cold.json()));
+    expect(withoutClock(later.json().toString())).toEqual(withoutClock(cold.json().toString()));
   });
 
   it('states still lapse with the clock and processes are looked up fresh', async () => {
@@ -158,7 +160,7 @@ describe('sessions kept in the index between runs', () => {
     };
     const lapsed = await snap({ nowMs: NOON + 30 * 60_000, annotate: running });
     expect(lapsed.files).toBeNull();
-    const printed = JSON.parse(lapsed.json()) as SessionDocument;
+    const printed = JSON.parse(lapsed.json().toString()) as SessionDocument;
     expect(printed.sessions[0]).toMatchObject({ state: 'idle', running: true, process: { pids: [42] } });
     expect(lapsed.document.sessions[0]).toMatchObject({ state: 'idle', running: true });
   });
@@ -182,12 +184,12 @@ describe('sessions kept in the index between runs', () => {
     db.close();
     const damaged = await snap();
     expect(damaged.files).not.toBeNull();
-    expect(withoutClock(damaged.json())).toEqual(withoutClock(first.json()));
+    expect(withoutClock(damaged.json().toString())).toEqual(withoutClock(first.json().toString()));
 
     const gone = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
     gone.exec('DROP TABLE scopes');
     gone.close();
-    expect(withoutClock((await snap()).json())).toEqual(withoutClock(first.json()));
+    expect(withoutClock((await snap()).json().toString())).toEqual(withoutClock(first.json().toString()));
   });
 
   it.skipIf(!HAVE_CORPUS)(
@@ -202,7 +204,9 @@ describe('sessions kept in the index between runs', () => {
       const kept = await snap();
       expect(kept.files).toBeNull();
       expect(kept.document.sessions.length).toBeGreaterThanOrEqual(3);
-      expect(kept.json()).toBe(documentJson({ ...built.document, generatedAt: kept.document.generatedAt }));
+      expect(kept.json().toString()).toBe(
+        documentJson({ ...built.document, generatedAt: kept.document.generatedAt }),
+      );
     },
   );
   if (!HAVE_CORPUS) console.log(NO_CORPUS_REASON);

@@ -302,7 +302,7 @@ export class KeptDocument {
   private parsed: SessionDocument | null = null;
 
   private constructor(
-    private readonly text: string,
+    private readonly docs: Buffer,
     private readonly spans: Int32Array,
     heads: Head[],
     private readonly frame: Omit<SessionDocument, 'sessions'>,
@@ -338,20 +338,17 @@ export class KeptDocument {
       process: null,
     }));
     sortSessions(heads);
-    return new KeptDocument(k.docs.toString('latin1'), k.spans, heads, frame);
-  }
-
-  private textOf(at: number): string {
-    return this.text.slice(this.spans[at]!, this.spans[at + 1]! - 1);
+    return new KeptDocument(k.docs, k.spans, heads, frame);
   }
 
   /** The whole document, parsed on first use, with the live fields as decided on the heads. */
   document(): SessionDocument {
     if (this.parsed) return this.parsed;
-    const docs = JSON.parse(this.text) as SessionDoc[];
+    const text = this.docs.toString('latin1');
+    const docs = JSON.parse(text) as SessionDoc[];
     const sessions = this.sessions.map((h) => {
       const d = docs[h.at]!;
-      remember(d, this.textOf(h.at));
+      remember(d, text.slice(this.spans[h.at]!, this.spans[h.at + 1]! - 1));
       d.state = h.state;
       d.running = h.running;
       d.inferred = h.inferred;
@@ -370,16 +367,27 @@ export class KeptDocument {
     return this.parsed;
   }
 
-  /** The document as `documentJson` writes it. */
-  json(): string {
-    if (this.parsed) return documentJson(this.parsed);
-    const parts: string[] = [];
-    for (const h of this.sessions) {
-      const text = this.textOf(h.at);
-      const r = locateLive(text);
-      parts.push(r ? withLive(r, h) : text);
+  /**
+   * The document as `documentJson` writes it, as bytes: each session's kept bytes with its live
+   * fields written in, never turned into a string.
+   */
+  json(): Buffer {
+    if (this.parsed) return Buffer.from(documentJson(this.parsed), 'latin1');
+    const [before, after] = frameJson(this.frame, ['\u0000']).split('\u0000') as [string, string];
+    const d = this.docs;
+    const parts: Buffer[] = [Buffer.from(before, 'latin1')];
+    for (const [n, h] of this.sessions.entries()) {
+      if (n > 0) parts.push(COMMA);
+      const s = this.spans[h.at]!;
+      const e = this.spans[h.at + 1]! - 1;
+      const open = d.indexOf(LIVE_OPEN, s);
+      const close = open < 0 ? -1 : d.indexOf(LIVE_CLOSE, open);
+      const end = close < 0 ? -1 : d.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
+      if (end < 0 || end >= e) parts.push(d.subarray(s, e));
+      else parts.push(d.subarray(s, open + 1), Buffer.from(liveJson(h), 'latin1'), d.subarray(end, e));
     }
-    return frameJson(this.frame, parts);
+    parts.push(Buffer.from(after, 'latin1'));
+    return Buffer.concat(parts);
   }
 }
 
@@ -491,6 +499,7 @@ const texts = new WeakMap<SessionDoc, Remembered>();
 /** The live fields, in document order: `"state"` opens the span and `"inferred"` closes it. */
 const LIVE_OPEN = ',"state":';
 const LIVE_CLOSE = ',"inferred":';
+const NEXT_KEY = ',"';
 
 /** Remember `text` (ASCII JSON, see `asciiJson`) as what `doc` serialises to. */
 function remember(doc: SessionDoc, text: string): void {
@@ -505,16 +514,18 @@ function locateLive(text: string): Remembered | null {
   const liveStart = text.indexOf(LIVE_OPEN);
   const close = text.indexOf(LIVE_CLOSE, liveStart);
   if (liveStart < 0 || close < 0) return null;
-  const end = text.indexOf(',"', close + LIVE_CLOSE.length);
+  const end = text.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
   if (end < 0) return null;
   return { text, liveStart, liveEnd: end };
 }
 
-/** The remembered text with the live fields of `s` in place of the ones it was written with. */
-function withLive(
-  r: Remembered,
-  s: Pick<SessionDoc, 'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred'>,
-): string {
+type LiveFields = Pick<
+  SessionDoc,
+  'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred'
+>;
+
+/** The live fields as ASCII JSON members, in document order, without braces. */
+function liveJson(s: LiveFields): string {
   const live = JSON.stringify({
     state: s.state,
     stateDetail: s.stateDetail,
@@ -523,7 +534,12 @@ function withLive(
     pendingTool: s.pendingTool,
     inferred: s.inferred,
   });
-  return `${r.text.slice(0, r.liveStart + 1)}${asciiJson(live.slice(1, -1))}${r.text.slice(r.liveEnd)}`;
+  return asciiJson(live.slice(1, -1));
+}
+
+/** The remembered text with the live fields of `s` in place of the ones it was written with. */
+function withLive(r: Remembered, s: LiveFields): string {
+  return `${r.text.slice(0, r.liveStart + 1)}${liveJson(s)}${r.text.slice(r.liveEnd)}`;
 }
 
 /**

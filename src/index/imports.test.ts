@@ -25,8 +25,8 @@ const READERS = /\/(bytes|parser|record|conversation|conversation-util|skim|json
 const DISCOVERY_READS = ['providers/opencode/record.js', 'providers/windsurf/record.js'];
 
 describe('importing the warm path', () => {
-  it('loads discovery, the session build and the refresh without loading a transcript parser', () => {
-    const imports = ['scan', 'sessions', 'refresh']
+  it('loads discovery, the session build, the refresh and the kept sessions without loading a transcript parser', () => {
+    const imports = ['scan', 'sessions', 'refresh', 'snapshot', 'built', 'patch']
       .map((m) => `await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', `${m}.js`)).href)});`)
       .join(' ');
     const run = spawnSync(

@@ -61,8 +61,8 @@ export interface SnapshotOptions {
 
 export interface Snapshot {
   readonly document: SessionDocument;
-  /** The document as `cctop --json` prints it (see `documentJson`). */
-  json(): string;
+  /** The document as `cctop --json` prints it (see `documentJson`): ASCII bytes. */
+  json(): Buffer;
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
@@ -259,7 +259,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     savePrices();
     return {
       document,
-      json: () => documentJson(document),
+      json: () => Buffer.from(documentJson(document), 'latin1'),
       discovery,
       problemsDropped: problems.dropped,
       catalogue,

@@ -17,6 +17,8 @@ const SHARED = [
   '../providers/jsonl.js',
   '../providers/read.js',
   '../providers/skim.js',
+  '../providers/types.js',
+  '../providers/fsutil.js',
 ];
 
 const OWN: Record<ProviderId, string[]> = {
@@ -93,19 +95,28 @@ const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 const cache = new Map<ProviderId, string>();
 
+/** Each module's bytes, read once: the shared modules are part of every provider's version. */
+const sources = new Map<string, Buffer | string>();
+
+function source(rel: string): Buffer | string {
+  let s = sources.get(rel);
+  if (s === undefined) {
+    try {
+      s = readFileSync(fileURLToPath(new URL(rel.replace(/\.js$/, extension), import.meta.url)));
+    } catch {
+      // Running from sources without this module: fold its name in instead.
+      s = rel;
+    }
+    sources.set(rel, s);
+  }
+  return s;
+}
+
 export function parserVersion(provider: ProviderId): string {
   let v = cache.get(provider);
   if (v === undefined) {
     const h = createHash('sha256');
-    for (const rel of [...SHARED, ...OWN[provider]]) {
-      const url = new URL(rel.replace(/\.js$/, extension), import.meta.url);
-      try {
-        h.update(readFileSync(fileURLToPath(url)));
-      } catch {
-        // Running from sources without this module: fold its name in instead.
-        h.update(rel);
-      }
-    }
+    for (const rel of [...SHARED, ...OWN[provider]]) h.update(source(rel));
     v = h.digest('hex').slice(0, 16);
     cache.set(provider, v);
   }
@@ -133,13 +144,7 @@ let build: string | undefined;
 export function buildVersion(): string {
   if (build === undefined) {
     const h = createHash('sha256');
-    for (const rel of BUILD) {
-      try {
-        h.update(readFileSync(fileURLToPath(new URL(rel.replace(/\.js$/, extension), import.meta.url))));
-      } catch {
-        h.update(rel);
-      }
-    }
+    for (const rel of BUILD) h.update(source(rel));
     for (const id of Object.keys(OWN) as ProviderId[]) h.update(parserVersion(id));
     build = h.digest('hex').slice(0, 16);
   }

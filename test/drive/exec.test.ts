@@ -24,7 +24,7 @@ async function exec(args: string[], extraEnv: Record<string, string> = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const io: Io = {
-    out: (s) => out.push(s),
+    out: (s) => out.push(Buffer.from(s).toString()),
     err: (s) => err.push(s),
     isTty: false,
     columns: 100,

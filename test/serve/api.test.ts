@@ -41,7 +41,7 @@ function io(env: Record<string, string>): Io & { lines: string[]; errors: string
   return {
     lines,
     errors,
-    out: (s) => lines.push(s),
+    out: (s) => lines.push(Buffer.from(s).toString()),
     err: (s) => errors.push(s),
     isTty: false,
     columns: 80,

@@ -19,7 +19,8 @@ import { COMMON_FLAGS, type CommonOptions, commonOptions, parse, UsageError } fr
 const ZONE_FILE = 'zone.json';
 
 export interface Io {
-  out(s: string): void;
+  /** A line of output; bytes are written as they are (`--json`). */
+  out(s: string | Uint8Array): void;
   err(s: string): void;
   isTty: boolean;
   columns: number | undefined;
