@@ -4,7 +4,7 @@
  */
 import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
 import type { Env, SourceFile } from './types.js';
 
@@ -71,8 +71,25 @@ export function sourceFile(
   problems: ProblemLog,
 ): SourceFile | null {
   const st = statOf(file.path, problems);
-  return st ? { ...file, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } : null;
+  if (!st) return null;
+  // Spelled out rather than spread: discovery makes one of these per transcript, thousands a run.
+  return {
+    provider: file.provider,
+    path: file.path,
+    root: file.root,
+    sessionHint: file.sessionHint,
+    role: file.role,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+  };
 }
+
+/**
+ * `dir` and an entry name listed in it: a name never holds a separator, so this is `join` without
+ * the normalising (discovery builds thousands of these).
+ */
+export const child = (dir: string, name: string): string => `${dir}${sep}${name}`;
 
 /** Whether a directory entry is a directory, following a symbolic link once. */
 export function isDir(parent: string, e: Dirent): boolean {

@@ -4,9 +4,9 @@
  * `index.ts`): a warm run never reads one, so it should not load the parser to find the files.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
+import { child, dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import type { Env, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
 
 /** Claude Code compacts at 83.5% of its window unless told otherwise. */
@@ -28,16 +28,16 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
     const projects = join(root.path, 'projects');
     for (const slug of list(projects, problems) ?? []) {
       if (!isDir(projects, slug)) continue;
-      const dir = join(projects, slug.name);
+      const dir = child(projects, slug.name);
       for (const e of list(dir, problems) ?? []) {
         if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
-          const stem = basename(e.name, '.jsonl');
+          const stem = e.name.slice(0, -'.jsonl'.length);
           // `agent-<id>.jsonl` beside a main file is an older subagent; its records name the parent.
           const sub = stem.startsWith('agent-');
           const f = sourceFile(
             {
               provider: 'claude',
-              path: join(dir, e.name),
+              path: child(dir, e.name),
               root: root.path,
               sessionHint: sub ? null : stem,
               role: sub ? 'subagent' : 'main',

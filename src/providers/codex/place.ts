@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { dirList, home, isFile, list, sourceFile } from '../fsutil.js';
+import { child, dirList, home, isFile, list, sourceFile } from '../fsutil.js';
 import type { Env, ProviderPlace, Root, SourceFile } from '../types.js';
 
 /** `rollout-2025-09-25T15-12-14-<uuid>.jsonl`: the session id is the trailing uuid. */
@@ -24,13 +24,13 @@ function walk(dir: string, root: string, depth: number, problems: ProblemLog, ou
   if (depth > MAX_DEPTH) return;
   for (const e of list(dir, problems) ?? []) {
     if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
-      const path = join(dir, e.name);
+      const path = child(dir, e.name);
       const sessionHint = ROLLOUT_ID.exec(e.name)?.[1]?.toLowerCase() ?? null;
       const f = sourceFile({ provider: 'codex', path, root, sessionHint, role: 'main' }, problems);
       if (f) out.push(f);
     } else if (e.isDirectory()) {
       // Real directories only below the root: a symbolic link loop cannot trap the walk.
-      walk(join(dir, e.name), root, depth + 1, problems, out);
+      walk(child(dir, e.name), root, depth + 1, problems, out);
     }
   }
 }
