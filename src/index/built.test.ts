@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Annotator, Plan, SessionDocument } from '../model/document.js';
+import { buildReport } from '../report/build.js';
 import {
   claudeResponse,
   corpus,
@@ -12,7 +13,7 @@ import {
   NO_CORPUS_REASON,
 } from '../test-support/corpus.js';
 import { asciiJson, documentJson } from './built.js';
-import { takeSnapshot } from './snapshot.js';
+import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { INDEX_FILE } from './store.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
@@ -174,6 +175,31 @@ describe('sessions kept in the index between runs', () => {
     expect([retail.files, max.files]).toEqual([null, null]);
     expect(retail.document.sessions[0]!.cost.included).toBe(false);
     expect(max.document.sessions[0]!.cost.included).toBe(true);
+  });
+
+  it("a session's report from the index counts what the whole history counts", async () => {
+    const parent = claudeResponse('1', 5, '2026-11-29T10:00:00Z');
+    home.write(home.claudeFile('-w', 'a.jsonl'), parent);
+    // A resumed session: its file repeats the parent's response, which counts once, in the parent.
+    home.write(home.claudeFile('-w', 'b.jsonl'), parent + claudeResponse('2', 9, '2026-11-29T10:01:00Z'));
+    const full = await snap();
+    const kept = await snap();
+    expect(kept.files).toBeNull();
+    const report = (s: Snapshot, id: string) => {
+      const session = s.document.sessions.find((x) => x.id === id)!;
+      const mine = s.filesOf(session)!;
+      return buildReport({
+        session,
+        files: mine.files,
+        ...(mine.masks ? { masks: mine.masks } : {}),
+        book: s.book,
+        time: s.time,
+        nowMs: NOON,
+      });
+    };
+    for (const id of ['a', 'b']) expect(report(kept, id)).toEqual(report(full, id));
+    // b's own response (1 in, 9 out), not the parent's it repeats.
+    expect(report(kept, 'b').cost.byDay.reduce((n, d) => n + d.tokens, 0)).toBe(10);
   });
 
   it('damaged kept sessions are built again, never trusted or fatal', async () => {

@@ -5,6 +5,7 @@
 import type { Annotator, Plan, SessionDocument } from '../model/document.js';
 import { DOCUMENT_VERSION } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
+import { RECORD_FIELDS } from '../model/ledger.js';
 import { PriceBook, type PriceCache } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
 import { stateNow } from '../model/state.js';
@@ -16,6 +17,7 @@ import {
   discoveryDigest,
   documentJson,
   KeptDocument,
+  type KeptFile,
   type KeptSessions,
   keptFromCache,
   keptInputsOf,
@@ -26,7 +28,7 @@ import {
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { patchKept } from './patch.js';
 import { defaultThreads } from './pool.js';
-import { type ScanOutcome, scanFiles } from './refresh.js';
+import { asParsed, type ScanOutcome, scanFiles } from './refresh.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import {
   addProblem,
@@ -75,6 +77,17 @@ export interface Snapshot {
   files: ParsedFile[] | null;
   book: PriceBook;
   time: LocalTime;
+  /**
+   * The parsed files of one session and which of their records count, for views that go deeper
+   * (the report): from `files` when the snapshot has them, else from the index.
+   */
+  filesOf(session: { provider: ProviderId; id: string }): SessionFiles | null;
+}
+
+export interface SessionFiles {
+  files: ParsedFile[];
+  /** Which records count, decided over the whole history; null: deduplicate `files` yourself. */
+  masks: Map<ParsedFile, Uint8Array> | null;
 }
 
 export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
@@ -152,6 +165,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         files: null,
         book,
         time,
+        filesOf: (s) => (scope ? keptSessionFiles(o.env, scope, `${s.provider}\u0000${s.id}`) : null),
       };
     };
 
@@ -194,6 +208,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         }
       } else {
         // A few files changed: rebuild only their sessions, when that provably equals a full build.
+        const listedBefore = problems.list.length;
+        const droppedBefore = problems.dropped;
         const inputs = store.keptInputs(scope);
         const patched = inputs
           ? await patchKept({
@@ -207,6 +223,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
               appendOnly: (id) => providers.find((p) => p.id === id)?.appendOnly === true,
             })
           : null;
+        let keptNow = false;
         if (patched) {
           try {
             store.keep(
@@ -215,9 +232,13 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
               patched.sessions,
               patched.inputs,
             );
+            keptNow = true;
           } catch {
-            // Another cctop held the index, or the disk is full: the next run builds again.
+            // Another cctop held the index, or the disk is full: build in full (a snapshot from
+            // kept sessions must be able to find its files' masks in the index).
           }
+        }
+        if (patched && keptNow) {
           savePrices();
           const snap = fromKept(patched.sessions, {
             reused: discovery.files.length - patched.stats.tailed - patched.stats.read,
@@ -226,6 +247,9 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
           });
           if (snap) return snap;
         }
+        // What the patch logged is found again by the full build.
+        problems.list.length = Math.min(problems.list.length, listedBefore);
+        problems.dropped = droppedBefore;
       }
     }
 
@@ -268,9 +292,46 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       files: scan.files,
       book,
       time,
+      filesOf: (s) => ({
+        files: scan.files.filter((p) => p.file.provider === s.provider),
+        masks: null,
+      }),
     };
   } finally {
     store?.close();
+  }
+}
+
+/**
+ * One session's files from the index, with the masks the kept build decided over the whole history
+ * (a session's messages may repeat in other sessions' files, so deduplicating it alone could differ).
+ */
+function keptSessionFiles(env: Env, scope: string, key: string): SessionFiles | null {
+  const opened = IndexStore.open(cacheDir(env));
+  if (opened.kind !== 'open') return null;
+  const store = opened.store;
+  try {
+    const inputs = store.keptInputs(scope);
+    if (!inputs) return null;
+    const mine: { at: number; file: KeptFile }[] = [];
+    let at = 0;
+    for (const f of inputs.files) {
+      if (f.session === key) mine.push({ at, file: f });
+      at += f.records;
+    }
+    const rows = store.loadPaths(mine.map((m) => m.file.path));
+    const files: ParsedFile[] = [];
+    const masks = new Map<ParsedFile, Uint8Array>();
+    for (const m of mine) {
+      const row = rows.get(m.file.path);
+      if (!row || row.result.ledger.data.length / RECORD_FIELDS !== m.file.records) return null;
+      const p = asParsed(row, m.file.deleted);
+      files.push(p);
+      masks.set(p, inputs.masks.subarray(m.at, m.at + m.file.records));
+    }
+    return files.length > 0 ? { files, masks } : null;
+  } finally {
+    store.close();
   }
 }
 

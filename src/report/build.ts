@@ -39,13 +39,18 @@ export interface ReportInput {
   nowMs: number;
   /** The transcript already read (off the main thread, by a live view); read here when absent. */
   log?: CallLog;
+  /**
+   * Which records count, when decided already over the whole history (the index keeps it); without
+   * it, `files` are deduplicated among themselves, so they should be every file of the provider.
+   */
+  masks?: Map<ParsedFile, Uint8Array>;
 }
 
 export function buildReport(o: ReportInput): SessionReport {
   const s = o.session;
   const provider = providerById(s.provider);
   const groups = group(o.files.filter((p) => p.file.provider === s.provider));
-  const masks = dedupeGroups(groups);
+  const masks = o.masks ?? dedupeGroups(groups);
   const mine = groups.find((g) => g.id === s.id)?.files ?? [];
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: null, untilMs: null };
 

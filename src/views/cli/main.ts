@@ -52,7 +52,7 @@ Options:
   -h, --help, -v, --version
 `;
 
-/** `fromKept: false` for the commands that read the parsed files themselves (report, doctor). */
+/** `fromKept: false` for what needs every parsed file (doctor, a report the index cannot serve). */
 async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Snapshot> {
   const { takeSnapshot } = await import('../../index/snapshot.js');
   const s = await takeSnapshot({
@@ -180,8 +180,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
         if (rest.length > 1)
           throw new UsageError(`${command} takes one session id or prefix (got ${rest.join(' ')})`);
         const { sessionCommand } = await import('./session.js');
-        const snap = await snapshot(o, io.env, command === 'chat');
-        return await sessionCommand(io, command, rest[0] ?? null, values, snap);
+        const snap = await snapshot(o, io.env);
+        return await sessionCommand(io, command, rest[0] ?? null, values, snap, () =>
+          snapshot(o, io.env, false),
+        );
       }
       case 'pricing': {
         if (rest[0] !== 'update' || rest.length > 1) throw new UsageError('usage: cctop pricing update');

@@ -22,6 +22,8 @@ export async function sessionCommand(
   query: string | null,
   values: Record<string, unknown>,
   snap: Snapshot,
+  /** A snapshot read in full, for when `snap` came from kept sessions and cannot give a session's files. */
+  whole: () => Promise<Snapshot>,
 ): Promise<number> {
   const found = findSession(snap.document, query);
   if (found.kind === 'none') {
@@ -46,13 +48,19 @@ export async function sessionCommand(
   const p = paint(io.isTty, io.env);
   const columns = io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
   if (command === 'report') {
-    if (snap.files === null)
-      throw new Error('cctop report needs a snapshot with its files (fromKept: false)');
+    // The session's own files from the index; a snapshot that cannot say reads them all again.
+    let mine = snap.filesOf(s);
+    let from = snap;
+    if (mine === null) {
+      from = await whole();
+      mine = from.filesOf(s);
+    }
     const report = buildReport({
       session: s,
-      files: snap.files,
-      book: snap.book,
-      time: snap.time,
+      files: mine?.files ?? [],
+      ...(mine?.masks ? { masks: mine.masks } : {}),
+      book: from.book,
+      time: from.time,
       nowMs: Date.now(),
     });
     if (values.json) io.out(JSON.stringify(report));
