@@ -91,6 +91,35 @@ describe('sessions kept in the index between runs', () => {
     expect(withoutClock(again.json().toString())).toEqual(await cold());
   });
 
+  it('a patch is written back once enough time has passed, and each run until then patches again', async () => {
+    const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    await snap();
+    const db = () => new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
+    const digest = () => {
+      const d = db();
+      try {
+        return (d.prepare('SELECT digest FROM scopes').get() as { digest: string }).digest;
+      } finally {
+        d.close();
+      }
+    };
+    const first = digest();
+    appendFileSync(path, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
+    const soon = await snap({ nowMs: NOON + 60_000 });
+    expect(soon.stats.tailed).toBe(1);
+    expect(digest()).toBe(first);
+    // Not written back: the next run patches the same kept build again, reading nothing new.
+    const again = await snap({ nowMs: NOON + 120_000 });
+    expect(again.stats).toMatchObject({ tailed: 0, read: 0 });
+    expect(again.filesOf(again.document.sessions[0]!)).toBeNull();
+    expect(withoutClock(again.json().toString())).toEqual(await cold());
+    const later = await snap({ nowMs: NOON + 10 * 60_000 });
+    expect(digest()).not.toBe(first);
+    expect(later.filesOf(later.document.sessions[0]!)).not.toBeNull();
+    expect(withoutClock(later.json().toString())).toEqual(await cold());
+  });
+
   it('new and deleted transcripts are patched in, deleted ones keeping their spend', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));

@@ -43,6 +43,16 @@ import { parserVersion } from './version.js';
 /** Beyond this many changed transcripts a full build is the simpler answer, and hardly slower. */
 export const PATCH_MAX_FILES = 64;
 
+/**
+ * A patch is written back to the index (about 13 MB for 4,000 sessions) only when this many files
+ * changed since the kept build, or when that build is older than `KEEP_PATCH_AFTER_MS`. In between,
+ * each run patches the same kept build again, which costs little once the index holds the new bytes:
+ * a status line running `cctop --json` every few seconds beside a working agent would otherwise
+ * rewrite the index every time.
+ */
+export const KEEP_PATCH_FILES = 16;
+export const KEEP_PATCH_AFTER_MS = 5 * 60_000;
+
 /** Problems that belong to one file (dropped and found again when the file changes). */
 const FILE_PROBLEMS: ReadonlySet<ProblemKind> = new Set([
   'bad-lines',
@@ -68,6 +78,8 @@ export interface Patched {
   inputs: KeptInputs;
   problems: KeptProblem[];
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
+  /** Files that differ from the kept build (read now, or already up to date in the index). */
+  changed: number;
 }
 
 export async function patchKept(x: PatchInput): Promise<Patched | null> {
@@ -217,6 +229,7 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
     sessions,
     inputs: patchInputs(inputs, index, offsets, parsed, masks, grouped),
     problems: record.problems,
+    changed: parsed.length,
     stats: {
       tailed: tasks.filter((t) => t.previous).length,
       read: tasks.filter((t) => !t.previous).length,

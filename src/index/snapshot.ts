@@ -26,7 +26,7 @@ import {
   TOUCH_AFTER_MS,
 } from './built.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
-import { patchKept } from './patch.js';
+import { KEEP_PATCH_AFTER_MS, KEEP_PATCH_FILES, patchKept } from './patch.js';
 import { defaultThreads } from './pool.js';
 import { asParsed, type ScanOutcome, scanFiles } from './refresh.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
@@ -140,6 +140,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       sessions: KeptSessions,
       stats: ScanOutcome['stats'],
       settle = () => {},
+      indexed = true,
     ): Snapshot | null => {
       const frame = {
         version: DOCUMENT_VERSION,
@@ -165,7 +166,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         files: null,
         book,
         time,
-        filesOf: (s) => (scope ? keptSessionFiles(o.env, scope, `${s.provider}\u0000${s.id}`) : null),
+        filesOf: (s) =>
+          scope && indexed ? keptSessionFiles(o.env, scope, `${s.provider}\u0000${s.id}`) : null,
       };
     };
 
@@ -193,13 +195,13 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         if (snap) {
           if (rehoured) {
             try {
-              store.rehour(scope, hourStart, stored);
+              store.rehour(scope, hourStart, stored, nowMs);
             } catch {
               // The next run moves them again.
             }
           } else if (nowMs - kept.usedAt > TOUCH_AFTER_MS) {
             try {
-              store.touchScope(scope);
+              store.touchScope(scope, nowMs);
             } catch {
               // Only the eviction order suffers.
             }
@@ -224,13 +226,17 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
             })
           : null;
         let keptNow = false;
-        if (patched) {
+        const worthKeeping =
+          patched !== null &&
+          (patched.changed > KEEP_PATCH_FILES || nowMs - kept.keptAt > KEEP_PATCH_AFTER_MS);
+        if (patched && worthKeeping) {
           try {
             store.keep(
               scope,
               { digest, hourStart, problems: patched.problems },
               patched.sessions,
               patched.inputs,
+              nowMs,
             );
             keptNow = true;
           } catch {
@@ -238,13 +244,15 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
             // kept sessions must be able to find its files' masks in the index).
           }
         }
-        if (patched && keptNow) {
+        if (patched && (keptNow || !worthKeeping)) {
           savePrices();
-          const snap = fromKept(patched.sessions, {
+          const stats = {
             reused: discovery.files.length - patched.stats.tailed - patched.stats.read,
             deleted: 0,
             ...patched.stats,
-          });
+          };
+          // The index's masks are those of the kept build: they serve a report only once written.
+          const snap = fromKept(patched.sessions, stats, () => {}, keptNow);
           if (snap) return snap;
         }
         // What the patch logged is found again by the full build.
@@ -274,6 +282,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
           { digest, hourStart, problems: record.problems },
           keptFromCache(cache),
           keptInputsOf(scan.files, record),
+          nowMs,
         );
       } catch {
         // Another cctop held the index, or the disk is full: the next run builds again.

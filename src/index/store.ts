@@ -29,10 +29,10 @@ import {
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2, 3]);
+const SAME_FILES = new Set([1, 2, 3, 4]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -167,13 +167,13 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schemas 2 to 4 only added and changed the kept sessions: an older index keeps its files.
+          // Schemas 2 to 5 only added and changed the kept sessions: an older index keeps its files.
           db.exec(`DROP TABLE IF EXISTS scopes;
             CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
               problems TEXT NOT NULL, docs BLOB NOT NULL, crc INTEGER NOT NULL, spans BLOB NOT NULL,
               heads TEXT NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
               summaries TEXT NOT NULL,
-              used_at REAL NOT NULL);`);
+              kept_at REAL NOT NULL, used_at REAL NOT NULL);`);
           db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
             String(SCHEMA_VERSION),
           );
@@ -294,16 +294,19 @@ export class IndexStore {
   }
 
   /** What the last build in `scope` saw and found, or null when nothing is kept for it. */
-  keptScope(scope: string): (KeptScope & { usedAt: number }) | null {
+  keptScope(scope: string): (KeptScope & { keptAt: number; usedAt: number }) | null {
     // Kept sessions only save time: anything wrong with them means building again, never failing.
     try {
       const row = this.db
-        .prepare('SELECT digest, hour_start, problems, used_at FROM scopes WHERE scope = ?')
-        .get(scope) as { digest: string; hour_start: number; problems: string; used_at: number } | undefined;
+        .prepare('SELECT digest, hour_start, problems, kept_at, used_at FROM scopes WHERE scope = ?')
+        .get(scope) as
+        | { digest: string; hour_start: number; problems: string; kept_at: number; used_at: number }
+        | undefined;
       if (!row) return null;
       return {
         digest: row.digest,
         hourStart: row.hour_start,
+        keptAt: row.kept_at,
         usedAt: row.used_at,
         problems: JSON.parse(row.problems) as KeptScope['problems'],
       };
@@ -333,13 +336,13 @@ export class IndexStore {
    * keeping at once leave one of their sets, never a mix). Scopes beyond `MAX_KEPT_SCOPES` are
    * forgotten, least recently used first.
    */
-  keep(scope: string, kept: KeptScope, sessions: KeptSessions, inputs: KeptInputs): void {
+  keep(scope: string, kept: KeptScope, sessions: KeptSessions, inputs: KeptInputs, nowMs: number): void {
     this.db
       .transaction(() => {
         this.db
           .prepare(
             `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, heads, rest, files,
-              keys, masks, summaries, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              keys, masks, summaries, kept_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             scope,
@@ -355,7 +358,8 @@ export class IndexStore {
             bytesOf(inputs.keys),
             bytesOf(inputs.masks),
             JSON.stringify(inputs.summaries),
-            Date.now(),
+            nowMs,
+            nowMs,
           );
         this.db
           .prepare(
@@ -385,7 +389,7 @@ export class IndexStore {
   }
 
   /** Replace a scope's sessions and hour (its files and problems stay): the same build an hour on. */
-  rehour(scope: string, hourStart: number, sessions: KeptSessions): void {
+  rehour(scope: string, hourStart: number, sessions: KeptSessions, nowMs: number): void {
     this.db
       .prepare(
         'UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ? WHERE scope = ?',
@@ -397,14 +401,14 @@ export class IndexStore {
         bytesOf(sessions.spans),
         sessions.heads,
         sessions.rest,
-        Date.now(),
+        nowMs,
         scope,
       );
   }
 
   /** Mark a scope used, so a busy one is not the next forgotten. */
-  touchScope(scope: string): void {
-    this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(Date.now(), scope);
+  touchScope(scope: string, nowMs: number): void {
+    this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(nowMs, scope);
   }
 
   close(): void {
