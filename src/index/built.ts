@@ -302,14 +302,15 @@ export class KeptDocument {
   private parsed: SessionDocument | null = null;
 
   private constructor(
-    private readonly docs: Buffer,
-    private readonly spans: Int32Array,
+    /** Each session's kept JSON (ASCII), in the order the heads' `at` index. */
+    private readonly texts: Buffer[],
     heads: Head[],
     private readonly frame: Omit<SessionDocument, 'sessions'>,
   ) {
     this.sessions = heads;
   }
 
+  /** From the kept sessions as stored, or null when they are damaged. */
   static from(
     k: KeptSessions,
     frame: Omit<SessionDocument, 'sessions'>,
@@ -323,6 +324,17 @@ export class KeptDocument {
     }
     if (!Array.isArray(kept) || k.spans.length !== kept.length + 1) return null;
     if (crc32(k.docs) !== k.crc || k.spans[kept.length] !== k.docs.length) return null;
+    const texts = kept.map((_, i) => k.docs.subarray(k.spans[i]!, k.spans[i + 1]! - 1));
+    return KeptDocument.of(texts, kept, frame, stateAt);
+  }
+
+  /** From each session's text and head (what a patch made, before it is joined for the index). */
+  static of(
+    texts: Buffer[],
+    kept: KeptHead[],
+    frame: Omit<SessionDocument, 'sessions'>,
+    stateAt: (live: LiveInputs) => SessionState,
+  ): KeptDocument {
     const heads: Head[] = kept.map(([live, ...h], at) => ({
       at,
       provider: h[0],
@@ -338,17 +350,17 @@ export class KeptDocument {
       process: null,
     }));
     sortSessions(heads);
-    return new KeptDocument(k.docs, k.spans, heads, frame);
+    return new KeptDocument(texts, heads, frame);
   }
 
   /** The whole document, parsed on first use, with the live fields as decided on the heads. */
   document(): SessionDocument {
     if (this.parsed) return this.parsed;
-    const text = this.docs.toString('latin1');
-    const docs = JSON.parse(text) as SessionDoc[];
+    const texts = this.texts.map((t) => t.toString('latin1'));
+    const docs = JSON.parse(`[${texts.join(',')}]`) as SessionDoc[];
     const sessions = this.sessions.map((h) => {
       const d = docs[h.at]!;
-      remember(d, text.slice(this.spans[h.at]!, this.spans[h.at + 1]! - 1));
+      remember(d, texts[h.at]!);
       d.state = h.state;
       d.running = h.running;
       d.inferred = h.inferred;
@@ -374,17 +386,15 @@ export class KeptDocument {
   json(): Buffer {
     if (this.parsed) return Buffer.from(documentJson(this.parsed), 'latin1');
     const [before, after] = frameJson(this.frame, ['\u0000']).split('\u0000') as [string, string];
-    const d = this.docs;
     const parts: Buffer[] = [Buffer.from(before, 'latin1')];
     for (const [n, h] of this.sessions.entries()) {
       if (n > 0) parts.push(COMMA);
-      const s = this.spans[h.at]!;
-      const e = this.spans[h.at + 1]! - 1;
-      const open = d.indexOf(LIVE_OPEN, s);
-      const close = open < 0 ? -1 : d.indexOf(LIVE_CLOSE, open);
-      const end = close < 0 ? -1 : d.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
-      if (end < 0 || end >= e) parts.push(d.subarray(s, e));
-      else parts.push(d.subarray(s, open + 1), Buffer.from(liveJson(h), 'latin1'), d.subarray(end, e));
+      const t = this.texts[h.at]!;
+      const open = t.indexOf(LIVE_OPEN);
+      const close = open < 0 ? -1 : t.indexOf(LIVE_CLOSE, open);
+      const end = close < 0 ? -1 : t.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
+      if (end < 0) parts.push(t);
+      else parts.push(t.subarray(0, open + 1), Buffer.from(liveJson(h), 'latin1'), t.subarray(end));
     }
     parts.push(Buffer.from(after, 'latin1'));
     return Buffer.concat(parts);

@@ -74,7 +74,12 @@ export interface PatchInput {
 }
 
 export interface Patched {
-  sessions: KeptSessions;
+  /** Each session's text (ASCII JSON), head and rest, in one order. */
+  texts: Buffer[];
+  heads: KeptHead[];
+  rest: KeptRest[];
+  /** The same, joined as the index stores them. */
+  joined(): KeptSessions;
   inputs: KeptInputs;
   problems: KeptProblem[];
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
@@ -211,7 +216,6 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
     rest.push(parts.rest);
     texts.push(Buffer.from(sessionJson(e.doc), 'latin1'));
   }
-  const sessions = joinSessions(texts, heads, rest);
 
   // Problems: the kept ones less those of the changed files and the unpriced totals, which are found again.
   for (const k of x.problems) {
@@ -226,7 +230,10 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   );
 
   return {
-    sessions,
+    texts,
+    heads,
+    rest,
+    joined: () => joinSessions(texts, heads, rest),
     inputs: patchInputs(inputs, index, offsets, parsed, masks, grouped),
     problems: record.problems,
     changed: parsed.length,

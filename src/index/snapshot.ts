@@ -18,7 +18,6 @@ import {
   documentJson,
   KeptDocument,
   type KeptFile,
-  type KeptSessions,
   keptFromCache,
   keptInputsOf,
   scopeKey,
@@ -35,6 +34,7 @@ import {
   type BuildOptions,
   type BuildRecord,
   buildDocument,
+  type LiveInputs,
   type ParsedFile,
   type SessionCache,
 } from './sessions.js';
@@ -136,20 +136,20 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
      * A snapshot straight from kept sessions (no parsed files to hand to a deeper view), or null when
      * they are damaged; `settle` runs once they are known good (to log the kept problems).
      */
+    const frame = {
+      version: DOCUMENT_VERSION,
+      generatedAt: new Date(nowMs).toISOString(),
+      plan: o.plan,
+      timeZone: time.timeZone,
+      problems: problems.list,
+    };
+    const stateAt = (l: LiveInputs) => stateNow(l.signal, l.mtime, l.lastMs, nowMs);
     const fromKept = (
-      sessions: KeptSessions,
+      view: KeptDocument | null,
       stats: ScanOutcome['stats'],
       settle = () => {},
       indexed = true,
     ): Snapshot | null => {
-      const frame = {
-        version: DOCUMENT_VERSION,
-        generatedAt: new Date(nowMs).toISOString(),
-        plan: o.plan,
-        timeZone: time.timeZone,
-        problems: problems.list,
-      };
-      const view = KeptDocument.from(sessions, frame, (l) => stateNow(l.signal, l.mtime, l.lastMs, nowMs));
       if (!view) return null;
       settle();
       o.annotate?.(view);
@@ -189,7 +189,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
           bytesRead: 0,
           gone: 0,
         };
-        const snap = fromKept(stored, stats, () => {
+        const snap = fromKept(KeptDocument.from(stored, frame, stateAt), stats, () => {
           for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
         });
         if (snap) {
@@ -234,7 +234,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
             store.keep(
               scope,
               { digest, hourStart, problems: patched.problems },
-              patched.sessions,
+              patched.joined(),
               patched.inputs,
               nowMs,
             );
@@ -252,7 +252,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
             ...patched.stats,
           };
           // The index's masks are those of the kept build: they serve a report only once written.
-          const snap = fromKept(patched.sessions, stats, () => {}, keptNow);
+          const view = KeptDocument.of(patched.texts, patched.heads, frame, stateAt);
+          const snap = fromKept(view, stats, () => {}, keptNow);
           if (snap) return snap;
         }
         // What the patch logged is found again by the full build.
