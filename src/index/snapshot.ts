@@ -1,6 +1,15 @@
 /**
  * One picture of every session now: the scan (through the index unless told not to) and the
  * session document. Views ask this; they never parse a transcript themselves.
+ *
+ * Three ways to an answer, fastest first, each exactly what the next would give:
+ * - nothing changed since the sessions kept in the index were built (same files, same sizes and
+ *   times; same options, code, catalogue and day): those sessions, their states read again against
+ *   the clock and their processes looked up (an earlier hour of the day slides the spend series);
+ * - a few files changed, sharing no message with any other file: those files read from where they
+ *   stopped and only their sessions rebuilt (`patch.ts`);
+ * - otherwise every file brought up to date through the index and every session built, reusing the
+ *   kept sessions whose inputs did not move; what was built is kept for the next run.
  */
 import type { Annotator, Plan, SessionDocument } from '../model/document.js';
 import { DOCUMENT_VERSION } from '../model/document.js';
@@ -132,10 +141,6 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       }
     };
 
-    /**
-     * A snapshot straight from kept sessions (no parsed files to hand to a deeper view), or null when
-     * they are damaged; `settle` runs once they are known good (to log the kept problems).
-     */
     const frame = {
       version: DOCUMENT_VERSION,
       generatedAt: new Date(nowMs).toISOString(),
@@ -144,6 +149,11 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       problems: problems.list,
     };
     const stateAt = (l: LiveInputs) => stateNow(l.signal, l.mtime, l.lastMs, nowMs);
+    /**
+     * A snapshot straight from kept sessions, or null when they are damaged; `settle` runs once they
+     * are known good (to log the kept problems); `indexed` says whether the index holds what the
+     * sessions were built from (a report can then read one session's files from it).
+     */
     const fromKept = (
       view: KeptDocument | null,
       stats: ScanOutcome['stats'],
