@@ -116,8 +116,15 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     const providers = chosenProviders(o.providers);
     const discovery = discoverAll(o.env, providers, problems);
     const scope = store ? scopeOf(o, providers, catalogue.digest, time, nowMs) : null;
-    const kept = store && scope ? store.keptScope(scope) : null;
     const digest = discoveryDigest(discovery);
+    // The scope, its sessions and (when a patch may need them) its inputs, as one consistent read.
+    let read: ReturnType<typeof readKept> | null = null;
+    try {
+      if (store && scope) read = store.reading(() => readKept(store, scope, hourStart, digest));
+    } catch {
+      // Kept sessions only save time: unreadable, they are simply not used.
+    }
+    const kept = read?.kept ?? null;
     // Resolved prices are kept in the index too: a warm run never loads the catalogue.
     const known = store?.loadPrices() ?? new Map<string, string>();
     const added = new Map<string, string>();
@@ -182,7 +189,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     };
 
     // Kept sessions built in an earlier hour of the day are moved to this one (spend windows slide).
-    let stored = store && scope && kept && kept.hourStart <= hourStart ? store.keptSessions(scope) : null;
+    let stored = read?.sessions ?? null;
     let rehoured = false;
     if (stored && kept && kept.hourStart < hourStart) {
       stored = shiftHours(stored, kept.hourStart, hourStart);
@@ -222,7 +229,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         // A few files changed: rebuild only their sessions, when that provably equals a full build.
         const listedBefore = problems.list.length;
         const droppedBefore = problems.dropped;
-        const inputs = store.keptInputs(scope);
+        const inputs = read?.inputs ?? null;
         const patched = inputs
           ? await patchKept({
               store,
@@ -320,6 +327,16 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   } finally {
     store?.close();
   }
+}
+
+/** What the index keeps of `scope` that this run can use: sessions of this day up to this hour. */
+function readKept(store: IndexStore, scope: string, hourStart: number, digest: string) {
+  const kept = store.keptScope(scope);
+  if (!kept || kept.hourStart > hourStart) return { kept, sessions: null, inputs: null };
+  const sessions = store.keptSessions(scope);
+  // The inputs (4 MB on a large history) only serve a patch: an unchanged history needs none.
+  const inputs = sessions && kept.digest !== digest ? store.keptInputs(scope) : null;
+  return { kept, sessions, inputs };
 }
 
 /**

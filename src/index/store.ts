@@ -294,6 +294,14 @@ export class IndexStore {
   }
 
   /** What the last build in `scope` saw and found, or null when nothing is kept for it. */
+  /**
+   * Run `read` on one consistent view of the index (a read transaction): what it reads of a scope in
+   * several statements cannot mix two cctops' writes.
+   */
+  reading<T>(read: () => T): T {
+    return this.db.transaction(read).deferred();
+  }
+
   keptScope(scope: string): (KeptScope & { keptAt: number; usedAt: number }) | null {
     // Kept sessions only save time: anything wrong with them means building again, never failing.
     try {
