@@ -387,14 +387,25 @@ export class KeptDocument {
     if (this.parsed) return Buffer.from(documentJson(this.parsed), 'latin1');
     const [before, after] = frameJson(this.frame, ['\u0000']).split('\u0000') as [string, string];
     const parts: Buffer[] = [Buffer.from(before, 'latin1')];
+    // Most sessions share their live fields (idle, no process): each distinct text is made once.
+    const lives = new Map<string, Buffer>();
     for (const [n, h] of this.sessions.entries()) {
       if (n > 0) parts.push(COMMA);
       const t = this.texts[h.at]!;
       const open = t.indexOf(LIVE_OPEN);
       const close = open < 0 ? -1 : t.indexOf(LIVE_CLOSE, open);
       const end = close < 0 ? -1 : t.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
-      if (end < 0) parts.push(t);
-      else parts.push(t.subarray(0, open + 1), Buffer.from(liveJson(h), 'latin1'), t.subarray(end));
+      if (end < 0) {
+        parts.push(t);
+        continue;
+      }
+      const text = liveText(h);
+      let live = lives.get(text);
+      if (live === undefined) {
+        live = Buffer.from(text, 'latin1');
+        lives.set(text, live);
+      }
+      parts.push(t.subarray(0, open + 1), live, t.subarray(end));
     }
     parts.push(Buffer.from(after, 'latin1'));
     return Buffer.concat(parts);
@@ -545,6 +556,19 @@ function liveJson(s: LiveFields): string {
     inferred: s.inferred,
   });
   return asciiJson(live.slice(1, -1));
+}
+
+/** `liveJson`, made once for the common case: no detail, no pending tool, no process. */
+const commonLives = new Map<string, string>();
+function liveText(s: LiveFields): string {
+  if (s.stateDetail !== null || s.pendingTool !== null || s.process !== null) return liveJson(s);
+  const key = `${s.state}|${s.running}|${s.inferred}`;
+  let text = commonLives.get(key);
+  if (text === undefined) {
+    text = liveJson(s);
+    commonLives.set(key, text);
+  }
+  return text;
 }
 
 /** The remembered text with the live fields of `s` in place of the ones it was written with. */
