@@ -195,6 +195,32 @@ describe('sessions kept in the index between runs', () => {
     expect(lapsed.document.sessions[0]).toMatchObject({ state: 'idle', running: true });
   });
 
+  it('another history (another HOME) keeps its own sessions in the same index', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const other = new FakeHome();
+    try {
+      other.write(other.claudeFile('-o', 'z.jsonl'), claudeResponse('9', 7, '2026-11-29T10:00:00Z'));
+      const elsewhere = () =>
+        takeSnapshot({
+          env: { ...other.env, CCTOP_CACHE_DIR: home.env.CCTOP_CACHE_DIR! },
+          plan: 'retail',
+          providers: null,
+          sinceMs: null,
+          untilMs: null,
+          nowMs: NOON,
+        });
+      await snap();
+      await elsewhere();
+      const mine = await snap();
+      const theirs = await elsewhere();
+      expect([mine.files, theirs.files]).toEqual([null, null]);
+      expect(mine.document.sessions.map((s) => s.id)).toEqual(['a']);
+      expect(theirs.document.sessions.map((s) => s.id)).toEqual(['z']);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('each set of options keeps its own sessions', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     await snap({ plan: 'retail' });

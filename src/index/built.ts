@@ -42,6 +42,8 @@ export interface ScopeInputs {
   version: number;
   plan: Plan;
   providers: readonly ProviderId[];
+  /** Where they were looked for (another HOME, `CLAUDE_CONFIG_DIR`, `--demo`: another history). */
+  roots: readonly string[];
   sinceMs: number | null;
   untilMs: number | null;
   timeZone: string;

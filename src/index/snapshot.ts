@@ -115,7 +115,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     const problems = new ProblemLog();
     const providers = chosenProviders(o.providers);
     const discovery = discoverAll(o.env, providers, problems);
-    const scope = store ? scopeOf(o, providers, catalogue.digest, time, nowMs) : null;
+    const scope = store ? scopeOf(o, providers, discovery, catalogue.digest, time, nowMs) : null;
     const digest = discoveryDigest(discovery);
     // The scope, its sessions and (when a patch may need them) its inputs, as one consistent read.
     let read: ReturnType<typeof readKept> | null = null;
@@ -387,6 +387,7 @@ function priceCache(known: Map<string, string>, added: Map<string, string>): Pri
 function scopeOf(
   o: SnapshotOptions,
   providers: readonly ProviderPlace[],
+  discovery: Discovery,
   catalogue: string,
   time: LocalTime,
   nowMs: number,
@@ -395,6 +396,7 @@ function scopeOf(
     version: DOCUMENT_VERSION,
     plan: o.plan,
     providers: providers.map((p) => p.id),
+    roots: discovery.roots.map((r) => r.path),
     sinceMs: o.sinceMs,
     untilMs: o.untilMs,
     timeZone: time.timeZone,
