@@ -145,6 +145,7 @@ const memo = {
   stopReason: new Interner(),
   type: new Interner(),
   role: new Interner(),
+  toolName: new Interner(),
 };
 
 function span(spans: Int32Array, slot: number): [number, number] {
@@ -267,7 +268,7 @@ function walkMessage(b: Buffer, vs: number, end: number): number {
       } else if (is(b, blk, B.type, W.toolUse)) {
         block.kind = 'tool_use';
         block.id = idAt(b, blk, B.id);
-        block.name = txt(b, blk, B.name);
+        block.name = txt(b, blk, B.name, memo.toolName);
       } else if (is(b, blk, B.type, W.toolResult)) {
         block.kind = 'tool_result';
         block.id = idAt(b, blk, B.tool_use_id);
