@@ -78,4 +78,25 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
     expect(fast?.prompt?.length).toBe(4096);
     expect(fast).toEqual(fromJson(b));
   });
+
+  it("reads the blocks of a message line after line without one line's blocks leaking into the next", () => {
+    const toolUse = Buffer.from(
+      '{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash"},{"type":"tool_use","id":"t2","name":"Read"}]}}',
+    );
+    const plain = Buffer.from(
+      '{"type":"assistant","message":{"id":"m2","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":"done"}]}}',
+    );
+    const prompt = Buffer.from('{"type":"user","message":{"role":"user","content":"fix it"}}');
+    for (const line of [toolUse, plain, toolUse, prompt, plain])
+      expect(fromBytes(line)).toEqual(fromJson(line));
+  });
+
+  it('keeps the blocks of a repeated content array, as it always has', () => {
+    // JSON.parse keeps only the last `content`; the byte walk notes the blocks of both. No Claude Code
+    // writes this; the test pins the behaviour so a faster walk does not change it unnoticed.
+    const line = Buffer.from(
+      '{"type":"assistant","message":{"id":"m","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"tool_use","id":"a","name":"First"}],"content":[{"type":"tool_use","id":"b","name":"Second"}]}}',
+    );
+    expect(fromBytes(line)?.toolUses.map((t) => t.name)).toEqual(['First', 'Second']);
+  });
 });
