@@ -8,7 +8,7 @@
  * branch, model) are decoded once and recognised after that.
  */
 import { isoMs, type JsonObject, obj } from '../../model/json.js';
-import { hashBytes, hashString, type IdHash, idNumber } from '../../model/ledger.js';
+import { hashBytesUnless, hashString, type IdHash, idNumber } from '../../model/ledger.js';
 import {
   elements,
   has,
@@ -176,15 +176,16 @@ function hashAt(b: Buffer, spans: Int32Array, slot: number): IdHash | null {
   const s = spans[2 * slot]!;
   const e = spans[2 * slot + 1]!;
   if (b[s] !== 0x22 || e - s <= 2) return null;
-  for (let i = s + 1; i < e - 1; i++) {
-    const c = b[i]!;
-    if (c === 0x5c || c >= 0x80) {
-      const v = stringAt(b, s, e);
-      return v === null || v.length === 0 ? null : hashString(v);
-    }
-  }
-  return hashBytes(b, s + 1, e - 1);
+  const plain = hashBytesUnless(b, s + 1, e - 1, NOT_PLAIN);
+  if (plain !== null) return plain;
+  const v = stringAt(b, s, e);
+  return v === null || v.length === 0 ? null : hashString(v);
 }
+
+/** Bytes that mean an id must be decoded before it is hashed: an escape, or any non-ASCII byte. */
+const NOT_PLAIN = new Uint8Array(256);
+NOT_PLAIN[0x5c] = 1;
+NOT_PLAIN.fill(1, 0x80);
 
 function idAt(b: Buffer, spans: Int32Array, slot: number): number | null {
   const h = hashAt(b, spans, slot);

@@ -82,13 +82,12 @@ export class ClaudeParser {
   private boundaryOpen: boolean;
   /**
    * Message id, request id and ledger index of the newest responses, for collapsing streamed copies:
-   * a ring (a pair is never in it twice, so the order it is searched in does not matter), in typed
+   * a ring (a pair is never in it twice, so the order it is searched in does not matter), in flat
    * arrays because it is searched for every response.
    */
-  private recentIds = new Float64Array(RECENT_RESPONSES);
-  private recentRequests = new Float64Array(RECENT_RESPONSES);
-  private recentAt = new Int32Array(RECENT_RESPONSES);
-  private recentCount = 0;
+  private recentIds: number[] = [];
+  private recentRequests: number[] = [];
+  private recentAt: number[] = [];
   private recentNext = 0;
 
   /**
@@ -213,7 +212,7 @@ export class ClaudeParser {
     }
     // Streaming writes one response several times with growing usage: keep the most complete copy.
     const id = idNumber(key);
-    for (let k = 0; k < this.recentCount; k++) {
+    for (let k = 0; k < this.recentIds.length; k++) {
       if (this.recentIds[k] === id && this.recentRequests[k] === request) {
         const seen = this.recentAt[k]!;
         const total = u.input + u.output + u.cacheRead + u.cacheWrite;
@@ -227,7 +226,6 @@ export class ClaudeParser {
     this.recentRequests[k] = request;
     this.recentAt[k] = this.ledger.push(record);
     this.recentNext = (k + 1) % RECENT_RESPONSES;
-    if (this.recentCount < RECENT_RESPONSES) this.recentCount++;
   }
 
   private toolUse(id: number | null, name: string): void {
