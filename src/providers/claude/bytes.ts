@@ -21,6 +21,7 @@ import {
   lineObject,
   members,
   numberAt,
+  SkimError,
   stringAt,
   stringIs,
   stringPrefixAt,
@@ -252,8 +253,29 @@ let cur: Buffer = Buffer.alloc(0);
 let curEnd = 0;
 let sawMessage = false;
 
+/** Where the usage object whose members `use` holds starts, or -1. */
+let usageWalkedAt = -1;
+
+/**
+ * A message's `usage` is read where it stands rather than skipped and walked again later. One the
+ * member walk rejects is left to be skipped: it makes the line bad only if it is the usage read (the
+ * last one, of an assistant message), which is then walked again and rejected as before.
+ */
+function walkUsage(us: number): number {
+  if (kind(cur, us) !== IS.OBJECT) return -1;
+  try {
+    const after = members(cur, us, curEnd, USAGE, use);
+    usageWalkedAt = us;
+    return after;
+  } catch (err) {
+    if (err instanceof SkimError) return -1;
+    throw err;
+  }
+}
+
 /** A message's `content`: its blocks are noted as the array is walked. */
 function visitMessage(slot: number, cs: number): number {
+  if (slot === M.usage) return walkUsage(cs);
   if (slot !== M.content) return -1;
   contentKind = kind(cur, cs);
   contentStart = cs;
@@ -300,6 +322,7 @@ function noteBlock(bs: number, be: number): void {
 /** Walk the message object at `cur[vs]` (ending by `end`), noting its members and content blocks; returns where it ends. */
 function walkMessage(vs: number, end: number): number {
   blockCount = 0;
+  usageWalkedAt = -1;
   contentKind = 0;
   curEnd = end;
   return members(cur, vs, end, MESSAGE, msg, visitMessage);
@@ -321,7 +344,7 @@ function visitTop(slot: number, vs: number): number {
 
 /** `readUsage` of the usage object, read off the bytes (its rare `iterations` are parsed). */
 function usageAt(b: Buffer, s: number, e: number, line: ClaudeLine): ClaudeUsage | null {
-  members(b, s, e, USAGE, use);
+  if (s !== usageWalkedAt) members(b, s, e, USAGE, use);
   const input = count(b, use, U.input);
   const output = count(b, use, U.output);
   let usage: ClaudeUsage | null = null;
