@@ -75,4 +75,18 @@ describe('reading lines from a growing file', () => {
     writeFileSync(path, '');
     expect(collect(path)).toMatchObject({ lines: [], scan: { end: 0, size: 0 } });
   });
+
+  it('a file read after a longer one sees only its own bytes (the read buffer is reused)', () => {
+    const long = join(t.dir, 'long.jsonl');
+    const huge = `{"big":"${'z'.repeat(CHUNK_BYTES + 10)}"}`;
+    writeFileSync(long, `{"a":1}\n${huge}\n{"b":"${'q'.repeat(300)}"}\n`);
+    expect(collect(long).lines).toEqual(['{"a":1}', huge, `{"b":"${'q'.repeat(300)}"}`]);
+    const short = join(t.dir, 'short.jsonl');
+    writeFileSync(short, '{"c":3}\n{"d":4}');
+    const { lines, scan } = collect(short);
+    expect(lines).toEqual(['{"c":3}', '{"d":4}']);
+    expect(scan.end).toBe(15);
+    writeFileSync(short, '{"e":');
+    expect(collect(short)).toMatchObject({ lines: [], scan: { end: 0, pendingBytes: 5 } });
+  });
 });

@@ -22,6 +22,15 @@ export const CHUNK_BYTES = 1 << 20;
  */
 export const MAX_LINE_BYTES = 32 << 20;
 
+/**
+ * The read buffer is kept from one file to the next (a scan reads thousands of files in a row): a
+ * fresh buffer per file costs the kernel a page fault for every page the first read touches, which
+ * was as much as the copy itself. One grown for a long line is kept only up to this size, so a
+ * thread never holds more than this between files.
+ */
+const KEEP_BYTES = 4 << 20;
+let spare: Buffer | null = null;
+
 export interface LineScan {
   /** Offset just past the last line consumed: where the next pass starts. */
   end: number;
@@ -60,7 +69,9 @@ export function scanLines(
     };
     if (from >= size) return result;
 
-    let buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, Math.max(size - from, 1)));
+    // Taken, not shared: a scan started from inside `onLine` gets a buffer of its own.
+    let buf = spare ?? Buffer.allocUnsafe(CHUNK_BYTES);
+    spare = null;
     // Bytes of the current (incomplete) line held at the start of `buf`.
     let held = 0;
     // Absolute offset of buf[0].
@@ -124,6 +135,7 @@ export function scanLines(
       if (onLine(buf, 0, held, true) === true) result.end = base + held;
       else result.pendingBytes = held;
     }
+    if (buf.length <= KEEP_BYTES) spare = buf;
     return result;
   } finally {
     closeSync(fd);

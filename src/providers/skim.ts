@@ -307,15 +307,18 @@ export class Interner {
   private readonly bytes: Uint8Array[] = [];
   private readonly values: string[] = [];
   private next = 0;
+  /** The entry found last time: nearly always the one asked for next (one file, one session). */
+  private last = 0;
 
   at(b: Buffer, s: number, e: number): string | null {
     const len = e - s;
     if (len > INTERN_BYTES) return stringAt(b, s, e);
-    search: for (let k = 0; k < this.bytes.length; k++) {
-      const known = this.bytes[k]!;
-      if (known.length !== len) continue;
-      for (let i = 0; i < len; i++) if (b[s + i] !== known[i]) continue search;
-      return this.values[k]!;
+    if (this.same(b, s, len, this.last)) return this.values[this.last]!;
+    for (let k = 0; k < this.bytes.length; k++) {
+      if (k !== this.last && this.same(b, s, len, k)) {
+        this.last = k;
+        return this.values[k]!;
+      }
     }
     const v = stringAt(b, s, e);
     if (v === null) return null;
@@ -323,8 +326,20 @@ export class Interner {
     copy.set(b.subarray(s, e));
     this.bytes[this.next] = copy;
     this.values[this.next] = v;
+    this.last = this.next;
     this.next = (this.next + 1) % INTERNED;
     return v;
+  }
+
+  /**
+   * Whether entry `k` holds exactly the bytes `b[s..s+len)`. Compared from the end: paths and ids
+   * that differ mostly share their start.
+   */
+  private same(b: Uint8Array, s: number, len: number, k: number): boolean {
+    const known = this.bytes[k];
+    if (known === undefined || known.length !== len) return false;
+    for (let i = len - 1; i >= 0; i--) if (b[s + i] !== known[i]) return false;
+    return true;
   }
 }
 

@@ -78,4 +78,52 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
     expect(fast?.prompt?.length).toBe(4096);
     expect(fast).toEqual(fromJson(b));
   });
+
+  it("reads the blocks of a message line after line without one line's blocks leaking into the next", () => {
+    const toolUse = Buffer.from(
+      '{"type":"assistant","message":{"id":"m1","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Bash"},{"type":"tool_use","id":"t2","name":"Read"}]}}',
+    );
+    const plain = Buffer.from(
+      '{"type":"assistant","message":{"id":"m2","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"text","text":"done"}]}}',
+    );
+    const prompt = Buffer.from('{"type":"user","message":{"role":"user","content":"fix it"}}');
+    for (const line of [toolUse, plain, toolUse, prompt, plain])
+      expect(fromBytes(line)).toEqual(fromJson(line));
+  });
+
+  it('keeps the blocks of a repeated content array, as it always has', () => {
+    // JSON.parse keeps only the last `content`; the byte walk notes the blocks of both. No Claude Code
+    // writes this; the test pins the behaviour so a faster walk does not change it unnoticed.
+    const line = Buffer.from(
+      '{"type":"assistant","message":{"id":"m","role":"assistant","model":"claude-x","usage":{"input_tokens":1,"output_tokens":2},"content":[{"type":"tool_use","id":"a","name":"First"}],"content":[{"type":"tool_use","id":"b","name":"Second"}]}}',
+    );
+    expect(fromBytes(line)?.toolUses.map((t) => t.name)).toEqual(['First', 'Second']);
+  });
+
+  it('reads the usage that counts, walked once, and judges a malformed one only where it is read', () => {
+    const assistant = (usage: string) =>
+      Buffer.from(
+        `{"type":"assistant","message":{"id":"m","role":"assistant","model":"claude-x",${usage},"content":[{"type":"text","text":"ok"}]}}`,
+      );
+    const cases = [
+      // The last of repeated usages is the one JSON.parse keeps.
+      '"usage":{"input_tokens":1,"output_tokens":2},"usage":{"input_tokens":30,"output_tokens":40,"cache_creation":{"ephemeral_1h_input_tokens":5},"cache_creation_input_tokens":9}',
+      // Key text inside a string value, escaped quotes and a nested object with the same key.
+      '"usage":{"note":"\\"input_tokens\\":999","server_tool_use":{"input_tokens":77},"input_tokens":3,"output_tokens":4}',
+      '"usage":"not an object"',
+    ];
+    for (const c of cases) expect(fromBytes(assistant(c)), c).toEqual(fromJson(assistant(c)));
+    expect(fromBytes(assistant(cases[1]!))?.usage).toMatchObject({ input: 3, output: 4 });
+    // The byte walk checks the envelope (colons, commas) only of a usage it reads; a skipped one only
+    // needs balanced brackets and closed strings.
+    const earlierBad = assistant('"usage":{"input_tokens" 1},"usage":{"input_tokens":5,"output_tokens":6}');
+    expect(fromBytes(earlierBad)?.usage).toMatchObject({ input: 5, output: 6 });
+    expect(
+      fromBytes(assistant('"usage":{"input_tokens":5,"output_tokens":6},"usage":{"input_tokens" 1}')),
+    ).toBeNull();
+    const unread = Buffer.from(
+      '{"type":"user","message":{"role":"user","usage":{"input_tokens" 1},"content":"hi"}}',
+    );
+    expect(fromBytes(unread)).toMatchObject({ type: 'user', prompt: 'hi', usage: null });
+  });
 });

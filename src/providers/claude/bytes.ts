@@ -8,7 +8,7 @@
  * branch, model) are decoded once and recognised after that.
  */
 import { isoMs, type JsonObject, obj } from '../../model/json.js';
-import { hashBytes, hashString, type IdHash, idNumber } from '../../model/ledger.js';
+import { hashBytesUnless, hashString, type IdHash, idNumber } from '../../model/ledger.js';
 import {
   elements,
   has,
@@ -21,6 +21,7 @@ import {
   lineObject,
   members,
   numberAt,
+  SkimError,
   stringAt,
   stringIs,
   stringPrefixAt,
@@ -128,7 +129,9 @@ const blk = new Int32Array(BLOCK.names.length * 2);
 const use = new Int32Array(USAGE.names.length * 2);
 const one = new Int32Array(2);
 const wrap = new Int32Array(WRAPPED.names.length * 2);
+/** The current message's blocks are `blocks[0..blockCount)`; the records are reused line after line. */
 const blocks: Block[] = [];
+let blockCount = 0;
 let contentKind = 0;
 let contentStart = -1;
 let contentEnd = -1;
@@ -145,6 +148,7 @@ const memo = {
   stopReason: new Interner(),
   type: new Interner(),
   role: new Interner(),
+  toolName: new Interner(),
 };
 
 function span(spans: Int32Array, slot: number): [number, number] {
@@ -173,15 +177,16 @@ function hashAt(b: Buffer, spans: Int32Array, slot: number): IdHash | null {
   const s = spans[2 * slot]!;
   const e = spans[2 * slot + 1]!;
   if (b[s] !== 0x22 || e - s <= 2) return null;
-  for (let i = s + 1; i < e - 1; i++) {
-    const c = b[i]!;
-    if (c === 0x5c || c >= 0x80) {
-      const v = stringAt(b, s, e);
-      return v === null || v.length === 0 ? null : hashString(v);
-    }
-  }
-  return hashBytes(b, s + 1, e - 1);
+  const plain = hashBytesUnless(b, s + 1, e - 1, NOT_PLAIN);
+  if (plain !== null) return plain;
+  const v = stringAt(b, s, e);
+  return v === null || v.length === 0 ? null : hashString(v);
 }
+
+/** Bytes that mean an id must be decoded before it is hashed: an escape, or any non-ASCII byte. */
+const NOT_PLAIN = new Uint8Array(256);
+NOT_PLAIN[0x5c] = 1;
+NOT_PLAIN.fill(1, 0x80);
 
 function idAt(b: Buffer, spans: Int32Array, slot: number): number | null {
   const h = hashAt(b, spans, slot);
@@ -240,48 +245,106 @@ function walkToolResult(b: Buffer, vs: number, end: number): number {
   });
 }
 
-/** Walk a message object, noting its members and content blocks; returns where it ends. */
-function walkMessage(b: Buffer, vs: number, end: number): number {
-  blocks.length = 0;
+/**
+ * The line being walked and where the value being walked ends, for the walk's callbacks: module
+ * functions rather than closures made afresh for every line and message.
+ */
+let cur: Buffer = Buffer.alloc(0);
+let curEnd = 0;
+let sawMessage = false;
+
+/** Where the usage object whose members `use` holds starts, or -1. */
+let usageWalkedAt = -1;
+
+/**
+ * A message's `usage` is read where it stands rather than skipped and walked again later. One the
+ * member walk rejects is left to be skipped: it makes the line bad only if it is the usage read (the
+ * last one, of an assistant message), which is then walked again and rejected as before.
+ */
+function walkUsage(us: number): number {
+  if (kind(cur, us) !== IS.OBJECT) return -1;
+  try {
+    const after = members(cur, us, curEnd, USAGE, use);
+    usageWalkedAt = us;
+    return after;
+  } catch (err) {
+    if (err instanceof SkimError) return -1;
+    throw err;
+  }
+}
+
+/** A message's `content`: its blocks are noted as the array is walked. */
+function visitMessage(slot: number, cs: number): number {
+  if (slot === M.usage) return walkUsage(cs);
+  if (slot !== M.content) return -1;
+  contentKind = kind(cur, cs);
+  contentStart = cs;
+  if (contentKind !== IS.ARRAY) return -1;
+  // A repeated `content` adds its blocks to the first one's, as this extractor always has.
+  contentEnd = elements(cur, cs, curEnd, noteBlock);
+  return contentEnd;
+}
+
+function noteBlock(bs: number, be: number): void {
+  const b = cur;
+  if (kind(b, bs) !== IS.OBJECT) return;
+  members(b, bs, be, BLOCK, blk);
+  let block = blocks[blockCount];
+  if (block === undefined) {
+    block = { kind: 'other', id: null, name: null, isError: false, textStart: -1, textEnd: -1 };
+    blocks.push(block);
+  } else {
+    block.kind = 'other';
+    block.id = null;
+    block.name = null;
+    block.isError = false;
+    block.textStart = -1;
+    block.textEnd = -1;
+  }
+  blockCount++;
+  if (is(b, blk, B.type, W.text)) {
+    block.kind = 'text';
+    if (has(blk, B.text) && kind(b, blk[2 * B.text]!) === IS.STRING) {
+      block.textStart = blk[2 * B.text]!;
+      block.textEnd = blk[2 * B.text + 1]!;
+    }
+  } else if (is(b, blk, B.type, W.toolUse)) {
+    block.kind = 'tool_use';
+    block.id = idAt(b, blk, B.id);
+    block.name = txt(b, blk, B.name, memo.toolName);
+  } else if (is(b, blk, B.type, W.toolResult)) {
+    block.kind = 'tool_result';
+    block.id = idAt(b, blk, B.tool_use_id);
+    block.isError = flag(b, blk, B.is_error);
+  }
+}
+
+/** Walk the message object at `cur[vs]` (ending by `end`), noting its members and content blocks; returns where it ends. */
+function walkMessage(vs: number, end: number): number {
+  blockCount = 0;
+  usageWalkedAt = -1;
   contentKind = 0;
-  return members(b, vs, end, MESSAGE, msg, (slot, cs) => {
-    if (slot !== M.content) return -1;
-    contentKind = kind(b, cs);
-    contentStart = cs;
-    if (contentKind !== IS.ARRAY) return -1;
-    contentEnd = elements(b, cs, end, (bs, be) => {
-      if (kind(b, bs) !== IS.OBJECT) return;
-      members(b, bs, be, BLOCK, blk);
-      const block: Block = {
-        kind: 'other',
-        id: null,
-        name: null,
-        isError: false,
-        textStart: -1,
-        textEnd: -1,
-      };
-      if (is(b, blk, B.type, W.text)) {
-        block.kind = 'text';
-        if (has(blk, B.text) && kind(b, blk[2 * B.text]!) === IS.STRING)
-          [block.textStart, block.textEnd] = span(blk, B.text);
-      } else if (is(b, blk, B.type, W.toolUse)) {
-        block.kind = 'tool_use';
-        block.id = idAt(b, blk, B.id);
-        block.name = txt(b, blk, B.name);
-      } else if (is(b, blk, B.type, W.toolResult)) {
-        block.kind = 'tool_result';
-        block.id = idAt(b, blk, B.tool_use_id);
-        block.isError = flag(b, blk, B.is_error);
-      }
-      blocks.push(block);
-    });
-    return contentEnd;
-  });
+  curEnd = end;
+  return members(cur, vs, end, MESSAGE, msg, visitMessage);
+}
+
+/** The line's own members: the message and the tool result are walked for what is inside. */
+function visitTop(slot: number, vs: number): number {
+  if (slot === T.message) {
+    if (kind(cur, vs) !== IS.OBJECT) return -1;
+    sawMessage = true;
+    return walkMessage(vs, curEnd);
+  }
+  if (slot === T.toolUseResult) {
+    patch = null;
+    return walkToolResult(cur, vs, curEnd);
+  }
+  return -1;
 }
 
 /** `readUsage` of the usage object, read off the bytes (its rare `iterations` are parsed). */
 function usageAt(b: Buffer, s: number, e: number, line: ClaudeLine): ClaudeUsage | null {
-  members(b, s, e, USAGE, use);
+  if (s !== usageWalkedAt) members(b, s, e, USAGE, use);
   const input = count(b, use, U.input);
   const output = count(b, use, U.output);
   let usage: ClaudeUsage | null = null;
@@ -328,7 +391,8 @@ function fromMessage(b: Buffer, line: ClaudeLine, requestId: IdHash | null): voi
     line.stopReason = str(b, msg, M.stop_reason, memo.stopReason);
     const u = objectAt(b, msg, M.usage);
     if (u) line.usage = usageAt(b, u[0], u[1], line);
-    for (const block of blocks) {
+    for (let k = 0; k < blockCount; k++) {
+      const block = blocks[k]!;
       if (block.kind === 'text') line.hasText = true;
       else if (block.kind === 'tool_use' && block.name)
         line.toolUses.push({ id: block.id, name: block.name });
@@ -337,13 +401,19 @@ function fromMessage(b: Buffer, line: ClaudeLine, requestId: IdHash | null): voi
     let prompt: string | null = null;
     if (contentKind === IS.STRING)
       prompt = stringPrefixAt(b, contentStart, msg[2 * M.content + 1]!, MAX_PROMPT_CHARS);
-    for (const block of blocks) {
+    for (let k = 0; k < blockCount; k++) {
+      const block = blocks[k]!;
       if (block.kind === 'tool_result') line.toolResults.push({ id: block.id, isError: block.isError });
     }
     if (line.toolResults.length === 0 && !line.isMeta && !line.isCompactSummary) {
       if (prompt === null) {
-        const first = blocks.find((x) => x.kind === 'text' && x.textStart >= 0);
-        if (first) prompt = stringPrefixAt(b, first.textStart, first.textEnd, MAX_PROMPT_CHARS);
+        for (let k = 0; k < blockCount; k++) {
+          const first = blocks[k]!;
+          if (first.kind === 'text' && first.textStart >= 0) {
+            prompt = stringPrefixAt(b, first.textStart, first.textEnd, MAX_PROMPT_CHARS);
+            break;
+          }
+        }
       }
       line.prompt = prompt;
     }
@@ -353,22 +423,13 @@ function fromMessage(b: Buffer, line: ClaudeLine, requestId: IdHash | null): voi
 
 /** Project a line from its bytes; throws `SkimError` when it is not a JSON object. */
 export function lineFromBytes(b: Buffer, start: number, end: number): ClaudeLine {
-  let sawMessage = false;
+  cur = b;
+  curEnd = end;
+  sawMessage = false;
   patch = null;
-  blocks.length = 0;
+  blockCount = 0;
   contentKind = 0;
-  lineObject(b, start, end, TOP, top, (slot, vs) => {
-    if (slot === T.message) {
-      if (kind(b, vs) !== IS.OBJECT) return -1;
-      sawMessage = true;
-      return walkMessage(b, vs, end);
-    }
-    if (slot === T.toolUseResult) {
-      patch = null;
-      return walkToolResult(b, vs, end);
-    }
-    return -1;
-  });
+  lineObject(b, start, end, TOP, top, visitTop);
   const line = emptyLine();
   line.type = str(b, top, T.type, memo.type);
   line.subtype = str(b, top, T.subtype, memo.subtype);
@@ -405,7 +466,7 @@ export function lineFromBytes(b: Buffer, start: number, end: number): ClaudeLine
         members(b, one[0]!, one[1]!, WRAPPED, wrap);
         const inner = objectAt(b, wrap, 0);
         if (inner) {
-          walkMessage(b, inner[0], inner[1]);
+          walkMessage(inner[0], inner[1]);
           if (objectAt(b, msg, M.usage)) {
             haveMessage = true;
             requestId = hashAt(b, wrap, 1);

@@ -80,8 +80,15 @@ export class ClaudeParser {
   private done: number[];
   private doneSet: Set<number>;
   private boundaryOpen: boolean;
-  /** `[message id, request id, ledger index]` of the newest responses, for collapsing streamed copies. */
-  private recent: [number, number, number][] = [];
+  /**
+   * Message id, request id and ledger index of the newest responses, for collapsing streamed copies:
+   * a ring (a pair is never in it twice, so the order it is searched in does not matter), in flat
+   * arrays because it is searched for every response.
+   */
+  private recentIds: number[] = [];
+  private recentRequests: number[] = [];
+  private recentAt: number[] = [];
+  private recentNext = 0;
 
   /**
    * @param subagent the file is a subagent's own transcript: its sidechain records are its main
@@ -205,14 +212,20 @@ export class ClaudeParser {
     }
     // Streaming writes one response several times with growing usage: keep the most complete copy.
     const id = idNumber(key);
-    const seen = this.recent.find(([m, r]) => m === id && r === request);
-    if (seen !== undefined) {
-      const total = u.input + u.output + u.cacheRead + u.cacheWrite;
-      if (total > this.ledger.total(seen[2])) this.ledger.replace(seen[2], record);
-      return;
+    for (let k = 0; k < this.recentIds.length; k++) {
+      if (this.recentIds[k] === id && this.recentRequests[k] === request) {
+        const seen = this.recentAt[k]!;
+        const total = u.input + u.output + u.cacheRead + u.cacheWrite;
+        if (total > this.ledger.total(seen)) this.ledger.replace(seen, record);
+        return;
+      }
     }
-    this.recent.push([id, request, this.ledger.push(record)]);
-    if (this.recent.length > RECENT_RESPONSES) this.recent.shift();
+    // The oldest response is forgotten first.
+    const k = this.recentNext;
+    this.recentIds[k] = id;
+    this.recentRequests[k] = request;
+    this.recentAt[k] = this.ledger.push(record);
+    this.recentNext = (k + 1) % RECENT_RESPONSES;
   }
 
   private toolUse(id: number | null, name: string): void {

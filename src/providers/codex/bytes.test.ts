@@ -108,4 +108,30 @@ describe('the fast Codex extractor reads exactly what a full parse reads', () =>
       expect(fromBytes(b), JSON.stringify(c).slice(0, 200)).toEqual(fromJson(b));
     }
   });
+
+  it('reads the last of repeated payloads, as a full parse does', () => {
+    const line = Buffer.from(
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type":"function_call","name":"first","call_id":"a"},"payload":{"type":"function_call","name":"last","call_id":"b"}}',
+    );
+    expect(fromBytes(line)).toEqual(fromJson(line));
+    expect(fromBytes(line)).toMatchObject({ kind: 'call', name: 'last' });
+  });
+
+  it('judges a malformed payload only when it is the one that counts', () => {
+    // The skim checks the envelope of the payload it reads, and only brackets and strings of one it skips.
+    const earlierBad = Buffer.from(
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type" "function_call"},"payload":{"type":"function_call","name":"shell","call_id":"c"}}',
+    );
+    expect(fromBytes(earlierBad)).toMatchObject({ kind: 'call', name: 'shell', id: 'c' });
+    const lastBad = Buffer.from(
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type":"function_call","name":"shell"},"payload":{"type" "function_call"}}',
+    );
+    expect(fromBytes(lastBad)).toBeNull();
+    const notAnObject = Buffer.from(
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type" "function_call"},"payload":7}',
+    );
+    expect(fromBytes(notAnObject)).toEqual(
+      fromJson(Buffer.from('{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":7}')),
+    );
+  });
 });

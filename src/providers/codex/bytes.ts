@@ -13,6 +13,7 @@ import {
   kind,
   lineObject,
   members,
+  SkimError,
   stringAt,
   stringPrefixAt,
   value,
@@ -113,16 +114,38 @@ function failedAt(b: Buffer, s: number, e: number): boolean {
   }
 }
 
+/** Where the payload whose members `pay` holds starts, or -1. */
+let payAt = -1;
+
+/**
+ * Offered the line's payload while the line is walked, so its bytes (nearly all of a line's) are
+ * walked once rather than skipped and then walked again. A payload the member walk rejects is left
+ * to be skipped: it only makes the line bad if it is the payload that counts (the last one).
+ */
+function walkPayload(b: Buffer, vs: number, end: number): number {
+  if (kind(b, vs) !== IS.OBJECT) return -1;
+  try {
+    const after = members(b, vs, end, PAYLOAD, pay);
+    payAt = vs;
+    return after;
+  } catch (err) {
+    if (err instanceof SkimError) return -1;
+    throw err;
+  }
+}
+
 /** Project a rollout line from its bytes; throws `SkimError` when it is not a JSON object. */
 export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine {
-  lineObject(b, start, end, TOP, top);
+  payAt = -1;
+  lineObject(b, start, end, TOP, top, (slot, vs) => (slot === 2 ? walkPayload(b, vs, end) : -1));
   const type = has(top, 0) ? types.at(b, top[0]!, top[1]!) : null;
   const timestamp = has(top, 1) ? stringAt(b, top[2]!, top[3]!) : null;
   const ms = has(top, 1) ? isoMsAt(b, top[2]!, top[3]!, isoMs) : null;
   if (!has(top, 2) || kind(b, top[4]!) !== IS.OBJECT) return lineFrom(type, timestamp, ms, {});
   const [ps, pe] = span(top, 2);
 
-  members(b, ps, pe, PAYLOAD, pay);
+  // A repeated `payload` key: the walk may have noted another one than the last, which JSON.parse keeps.
+  if (payAt !== ps) members(b, ps, pe, PAYLOAD, pay);
   const ptype = has(pay, P.type) ? payloadTypes.at(b, pay[0]!, pay[1]!) : null;
   switch (type) {
     case 'session_meta':
