@@ -146,16 +146,34 @@ export type KeptHead = [
   boolean,
   string | null,
   string | null,
+  /** Where the live fields begin and end in the session's text (see `locateLive`), or -1. */
+  number,
+  number,
 ];
 
 /** Per session: its key, signature and unpriced models. */
 export type KeptRest = [string, string, [string, number][]];
 
-/** The head and rest of one built session. */
-export function keptParts(key: string, e: CacheEntry): { head: KeptHead; rest: KeptRest } {
+/** The text, head and rest of one built session. */
+export function keptParts(key: string, e: CacheEntry): { text: string; head: KeptHead; rest: KeptRest } {
   const d = e.doc;
+  const text = sessionJson(d);
+  remember(d, text);
+  const live = locateLive(text);
   return {
-    head: [e.live, d.provider, d.id, d.project, d.lastActiveAt, d.deleted, d.pendingTool, d.stateDetail],
+    text,
+    head: [
+      e.live,
+      d.provider,
+      d.id,
+      d.project,
+      d.lastActiveAt,
+      d.deleted,
+      d.pendingTool,
+      d.stateDetail,
+      live?.liveStart ?? -1,
+      live?.liveEnd ?? -1,
+    ],
     rest: [key, e.signature, e.unpriced],
   };
 }
@@ -197,12 +215,10 @@ export function keptFromCache(cache: SessionCache): KeptSessions {
   const spans = new Int32Array(cache.size + 1);
   let at = 1;
   for (const [key, e] of cache) {
-    const text = sessionJson(e.doc);
-    remember(e.doc, text);
+    const { text, head, rest: r } = keptParts(key, e);
     spans[parts.length] = at;
     parts.push(text);
     at += text.length + 1;
-    const { head, rest: r } = keptParts(key, e);
     heads.push(head);
     rest.push(r);
   }
@@ -291,6 +307,9 @@ const USD_OPEN = '","usd":[';
 interface Head extends SessionLiveFields {
   stateDetail: string | null;
   at: number;
+  /** Where the live fields are in the kept text (-1: look for them). */
+  liveStart: number;
+  liveEnd: number;
 }
 
 /**
@@ -346,6 +365,8 @@ export class KeptDocument {
       deleted: h[4],
       pendingTool: h[5],
       stateDetail: h[6],
+      liveStart: h[7],
+      liveEnd: h[8],
       state: stateAt(live),
       running: null,
       inferred: null,
@@ -394,9 +415,14 @@ export class KeptDocument {
     for (const [n, h] of this.sessions.entries()) {
       if (n > 0) parts.push(COMMA);
       const t = this.texts[h.at]!;
-      const open = t.indexOf(LIVE_OPEN);
-      const close = open < 0 ? -1 : t.indexOf(LIVE_CLOSE, open);
-      const end = close < 0 ? -1 : t.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
+      let open = h.liveStart;
+      let end = h.liveEnd;
+      // Kept offsets are trusted only where they still point at the live fields' first key.
+      if (open < 0 || end > t.length || t[open] !== 0x2c || t[open + 2] !== 0x73 || t[end] !== 0x2c) {
+        open = t.indexOf(LIVE_OPEN);
+        const close = open < 0 ? -1 : t.indexOf(LIVE_CLOSE, open);
+        end = close < 0 ? -1 : t.indexOf(NEXT_KEY, close + LIVE_CLOSE.length);
+      }
       if (end < 0) {
         parts.push(t);
         continue;

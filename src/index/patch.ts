@@ -22,7 +22,6 @@ import {
   type KeptRest,
   type KeptSessions,
   keptParts,
-  sessionJson,
 } from './built.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
@@ -214,7 +213,7 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
     const parts = keptParts(key, e);
     heads.push(parts.head);
     rest.push(parts.rest);
-    texts.push(Buffer.from(sessionJson(e.doc), 'latin1'));
+    texts.push(Buffer.from(parts.text, 'latin1'));
   }
 
   // Problems: the kept ones less those of the changed files and the unpriced totals, which are found again.

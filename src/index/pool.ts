@@ -60,7 +60,10 @@ export async function parseMany(
 ): Promise<(ParseResult | null)[]> {
   const bytes = tasks.reduce((n, t) => n + toRead(t), 0);
   const workers = Math.min(threads, tasks.length);
-  if (workers <= 1 || bytes < INLINE_BYTES) return parseInline(tasks, problems);
+  if (workers <= 1 || bytes < INLINE_BYTES) {
+    dropSpares();
+    return parseInline(tasks, problems);
+  }
 
   const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
   const order = tasks.map((_, i) => i).sort((a, b) => toRead(tasks[b]!) - toRead(tasks[a]!));
@@ -77,16 +80,13 @@ export async function parseMany(
     return batch;
   };
 
-  // Workers run compiled code; under the test runner (sources) that is the build `npm test` makes first.
-  const url = import.meta.url.endsWith('.ts')
-    ? new URL('../../dist/index/worker.js', import.meta.url)
-    : new URL('./worker.js', import.meta.url);
   await Promise.all(
     Array.from(
       { length: workers },
       () =>
         new Promise<void>((resolve, reject) => {
-          const w = new Worker(url);
+          const w = spares.pop() ?? new Worker(WORKER_URL);
+          w.ref();
           let inFlight = 0;
           const feed = () => {
             // Two batches in flight: the worker never waits on the main thread between them.
@@ -114,5 +114,37 @@ export async function parseMany(
         }),
     ),
   );
+  dropSpares();
   return results;
+}
+
+// Workers run compiled code; under the test runner (sources) that is the build `npm test` makes first.
+const WORKER_URL = import.meta.url.endsWith('.ts')
+  ? new URL('../../dist/index/worker.js', import.meta.url)
+  : new URL('./worker.js', import.meta.url);
+
+/** Workers started ahead of need, loading their modules while discovery runs on this thread. */
+const spares: Worker[] = [];
+
+/**
+ * Start `n` workers now, for a pass that will surely parse a lot (`--no-cache`, an empty index):
+ * their start-up (a fresh V8 and the parsers' modules, a quarter of a second here) overlaps
+ * discovery instead of following it. Unused, they hold nothing up: they do not keep the process
+ * alive and the next `parseMany` ends them.
+ */
+export function prestartWorkers(n: number): void {
+  while (spares.length < n) {
+    const w = new Worker(WORKER_URL);
+    w.unref();
+    // A spare that fails to start is simply not used; `parseMany` starts another.
+    w.on('error', () => {
+      const i = spares.indexOf(w);
+      if (i >= 0) spares.splice(i, 1);
+    });
+    spares.push(w);
+  }
+}
+
+function dropSpares(): void {
+  for (const w of spares.splice(0)) void w.terminate();
 }

@@ -42,6 +42,11 @@ export interface ScanOptions {
    * and a file it never saw is left out. For drawing at once, before the real pass.
    */
   indexOnly?: boolean;
+  /**
+   * Nothing will read these files again from what this pass learned (`--no-cache`, one shot): no
+   * tail hashes are taken. A long-running view without an index still tails from what it keeps.
+   */
+  once?: boolean;
   /** Discovery the caller already ran, with the log its problems went to. */
   discovered?: { discovery: Discovery; problems: ProblemLog };
 }
@@ -139,7 +144,7 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.bytesRead += f.size - (task.previous?.offset ?? 0);
     }
 
-    const fresh = await parseTasks(tasks, o.threads, problems);
+    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true);
     for (const r of fresh) {
       out.push({ file: r.file, result: r.result });
       known.set(r.file.path, storedOf(r));
@@ -202,23 +207,23 @@ export interface Fresh {
   result: ParseResult;
 }
 
-/** Parse the tasks; what could not be read is logged in `problems` and left out. */
+/**
+ * Parse the tasks; what could not be read is logged in `problems` and left out. The tail hashes a
+ * later pass checks before tailing are taken only when something will keep them (`hashTails`).
+ */
 export async function parseTasks(
   tasks: ParseTask[],
   threads: number,
   problems: ProblemLog,
+  hashTails = true,
 ): Promise<Fresh[]> {
   const results = await parseMany(tasks, threads, problems);
   const fresh: Fresh[] = [];
   results.forEach((result, i) => {
     if (result === null) return;
     const file = tasks[i]!.file;
-    fresh.push({
-      file,
-      parser: parserVersion(file.provider),
-      tailHash: tailHashOrNull(file.path, result.offset),
-      result,
-    });
+    const tailHash = hashTails ? tailHashOrNull(file.path, result.offset) : null;
+    fresh.push({ file, parser: parserVersion(file.provider), tailHash, result });
   });
   return fresh;
 }

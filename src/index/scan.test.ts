@@ -39,6 +39,29 @@ describe('bad input', () => {
     return { problems, parsed, doc: documentOf(parsed) };
   };
 
+  it('a line that is JSON in shape but not in value is one bad line, not a lost file', () => {
+    // A raw control character in a string with escapes (Claude), a number with a leading zero inside
+    // the usage object Codex decodes whole: the byte skim accepts both shapes, JSON.parse does not.
+    const control = good('c').replace('"cwd":"/w"', '"cwd":"/w\\t\u0001"');
+    home.write(home.claudeFile('-w', 'z.jsonl'), `${good('a')}${control}${good('b')}`);
+    home.write(
+      home.codexFile('rollout-2025-09-25T10-00-00-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl'),
+      jsonl(
+        { timestamp: '2025-09-25T10:00:00Z', type: 'session_meta', payload: { id: 'x', cwd: '/w' } },
+        { timestamp: '2025-09-25T10:00:01Z', type: 'turn_context', payload: { model: 'gpt-5' } },
+      ) +
+        '{"timestamp":"2025-09-25T10:00:02Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":01,"output_tokens":2,"total_tokens":3},"last_token_usage":{"input_tokens":01,"output_tokens":2,"total_tokens":3}}}}\n',
+    );
+    const { doc, parsed, problems } = scan();
+    expect(problems.list.filter((p) => p.kind === 'unreadable')).toEqual([]);
+    const claude = parsed.find((p) => p.file.provider === 'claude')!.result.facts;
+    expect(claude.badLines).toBe(1);
+    expect(doc.sessions.find((s) => s.provider === 'claude')!.requests).toBe(2);
+    const codex = parsed.find((p) => p.file.provider === 'codex')!.result.facts;
+    expect(codex.badLines).toBe(1);
+    expect(codex.lines).toBe(3);
+  });
+
   it('garbage lines are counted and sampled; the good lines of the same file still count', () => {
     home.write(home.claudeFile('-w', 'g.jsonl'), `not json\n${good('g')}{"truncated":\n[1,2,3]\n`);
     const { doc, parsed } = scan();

@@ -35,7 +35,7 @@ import {
 } from './built.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { KEEP_PATCH_AFTER_MS, KEEP_PATCH_FILES, patchKept } from './patch.js';
-import { defaultThreads } from './pool.js';
+import { defaultThreads, prestartWorkers } from './pool.js';
 import { asParsed, type ScanOutcome, scanFiles } from './refresh.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import {
@@ -114,6 +114,9 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     const hourStart = time.hourStart(nowMs);
     const problems = new ProblemLog();
     const providers = chosenProviders(o.providers);
+    // A pass that will read everything starts its workers first, to load while discovery runs.
+    const threads = o.threads ?? defaultThreads();
+    if (threads > 1 && (store === null || store.isEmpty())) prestartWorkers(threads);
     const discovery = discoverAll(o.env, providers, problems);
     const scope = store ? scopeOf(o, providers, discovery, catalogue.digest, time, nowMs) : null;
     const digest = discoveryDigest(discovery);
@@ -238,7 +241,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
               sessions: stored,
               inputs,
               build,
-              threads: o.threads ?? defaultThreads(),
+              threads,
               appendOnly: (id) => providers.find((p) => p.id === id)?.appendOnly === true,
             })
           : null;
@@ -286,8 +289,9 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       providers: o.providers,
       sinceMs: o.sinceMs,
       store,
-      threads: o.threads ?? defaultThreads(),
+      threads,
       discovered: { discovery, problems },
+      once: store === null,
     });
     // A file that could not be read this time must be tried again next time, not answered from here.
     const clean = problems.list.length + problems.dropped === logged;

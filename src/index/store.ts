@@ -29,10 +29,10 @@ import {
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2, 3, 4]);
+const SAME_FILES = new Set([1, 2, 3, 4, 5]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -167,13 +167,14 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schemas 2 to 5 only added and changed the kept sessions: an older index keeps its files.
+          // Schemas 2 to 6 only added and changed the kept sessions: an older index keeps its files.
+          // A row's columns are read in order, through every page of the large ones before: the
+          // small ones come first, then what an unchanged run reads, then what only a patch needs.
           db.exec(`DROP TABLE IF EXISTS scopes;
             CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
-              problems TEXT NOT NULL, docs BLOB NOT NULL, crc INTEGER NOT NULL, spans BLOB NOT NULL,
-              heads TEXT NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
-              summaries TEXT NOT NULL,
-              kept_at REAL NOT NULL, used_at REAL NOT NULL);`);
+              kept_at REAL NOT NULL, used_at REAL NOT NULL, crc INTEGER NOT NULL, problems TEXT NOT NULL,
+              heads TEXT NOT NULL, spans BLOB NOT NULL, docs BLOB NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL,
+              keys BLOB NOT NULL, masks BLOB NOT NULL, summaries TEXT NOT NULL);`);
           db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
             String(SCHEMA_VERSION),
           );
@@ -223,6 +224,15 @@ export class IndexStore {
       if (row) out.push(row);
     }
     return out;
+  }
+
+  /** Whether the index knows no transcript yet (a first run, or one after it was rebuilt). */
+  isEmpty(): boolean {
+    try {
+      return this.db.prepare('SELECT 1 FROM files LIMIT 1').get() === undefined;
+    } catch {
+      return true;
+    }
   }
 
   /** The stored rows of these paths (those the index has). */

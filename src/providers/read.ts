@@ -41,7 +41,10 @@ export function extracting<L>(
     try {
       l = fast(b, s, e);
     } catch (err) {
-      if (err instanceof SkimError) return false;
+      // The skim checks a line's shape; a value inside it that is not JSON (a number with a leading
+      // zero, a raw control character) surfaces when it is decoded. Either way `JSON.parse` of the
+      // line would fail too: the line is bad, the rest of the file is not.
+      if (err instanceof SkimError || err instanceof SyntaxError) return false;
       throw err;
     }
     feed(l);
