@@ -11,9 +11,9 @@
  *
  * Not here: deciding what to re-read (`refresh.ts`) or how a session is built (`sessions.ts`).
  */
-import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { HOURS_KEPT } from '../model/cost.js';
+import { Digest } from '../model/digest.js';
 import type { Plan, SessionDoc, SessionDocument, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
@@ -60,48 +60,17 @@ export interface ScopeInputs {
 }
 
 export function scopeKey(s: ScopeInputs): string {
-  return createHash('sha1').update(JSON.stringify(s)).digest('base64');
+  return new Digest().string(JSON.stringify(s)).hex();
 }
 
-/**
- * What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it.
- * Two independent 32-bit FNV-1a lanes over every field (64 bits, no cryptography needed: the inputs
- * are the user's own files), hashed in place rather than through one large string.
- */
+/** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
 export function discoveryDigest(d: Discovery): string {
-  const h = new Uint32Array([0x811c9dc5, 0x01000193 ^ 0x9e3779b9]);
-  const str = (s: string) => {
-    let a = h[0]!;
-    let b = h[1]!;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-    }
-    h[0] = Math.imul(a ^ 0xff, 0x01000193);
-    h[1] = Math.imul(b ^ 0xff, 0x5bd1e995);
-  };
-  const word = (v: number) => {
-    h[0] = Math.imul(h[0]! ^ v, 0x01000193);
-    h[1] = Math.imul(h[1]! ^ v, 0x5bd1e995) ^ (h[1]! >>> 13);
-  };
-  const num = (n: number) => {
-    word(n >>> 0);
-    word(Math.floor(n / 4_294_967_296) >>> 0);
-    // Fractions matter (mtimes have them): fold in what is below the integer part too.
-    word(Math.round((n - Math.floor(n)) * 1e6) >>> 0);
-  };
+  const h = new Digest();
   for (const f of d.files) {
-    str(f.provider);
-    str(f.path);
-    num(f.size);
-    num(f.mtimeMs);
-    num(f.ino);
-    str(f.role);
-    str(f.sessionHint ?? '');
+    h.string(f.provider).string(f.path).number(f.size).number(f.mtimeMs).number(f.ino);
+    h.string(f.role).string(f.sessionHint ?? '');
   }
-  num(d.files.length);
-  return `${h[0]!.toString(16)}.${h[1]!.toString(16)}`;
+  return h.number(d.files.length).hex();
 }
 
 export interface KeptScope {

@@ -4,7 +4,8 @@
  * A handful of small reads is done in-process instead: starting workers costs more than it saves.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { later } from '../later.js';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import type { Reply, Task } from './worker.js';
@@ -85,7 +86,7 @@ export async function parseMany(
       { length: workers },
       () =>
         new Promise<void>((resolve, reject) => {
-          const w = spares.pop() ?? new Worker(WORKER_URL);
+          const w = spares.pop() ?? new (workerClass())(WORKER_URL);
           w.ref();
           let inFlight = 0;
           const feed = () => {
@@ -123,6 +124,9 @@ const WORKER_URL = import.meta.url.endsWith('.ts')
   ? new URL('../../dist/index/worker.js', import.meta.url)
   : new URL('./worker.js', import.meta.url);
 
+const workerThreads = later<typeof import('node:worker_threads')>('node:worker_threads');
+const workerClass = () => workerThreads().Worker;
+
 /** Workers started ahead of need, loading their modules while discovery runs on this thread. */
 const spares: Worker[] = [];
 
@@ -134,7 +138,7 @@ const spares: Worker[] = [];
  */
 export function prestartWorkers(n: number): void {
   while (spares.length < n) {
-    const w = new Worker(WORKER_URL);
+    const w = new (workerClass())(WORKER_URL);
     w.unref();
     // A spare that fails to start is simply not used; `parseMany` starts another.
     w.on('error', () => {

@@ -9,8 +9,8 @@
  *     offset unchanged (hash of their tail)  → read from the stored offset only
  *   anything else (shrunk, replaced, edited) → read from zero
  */
-import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
+import { later } from '../later.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
@@ -20,6 +20,8 @@ import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
 import type { IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
+
+const crypto = later<typeof import('node:crypto')>('node:crypto');
 
 /** Bytes before the stored offset whose hash must still match for a grown file to be tailed. */
 export const TAIL_HASH_BYTES = 4096;
@@ -74,7 +76,7 @@ export function tailHash(path: string, offset: number): string | null {
   } finally {
     closeSync(fd);
   }
-  return createHash('sha1').update(buf).digest('base64');
+  return crypto().createHash('sha1').update(buf).digest('base64');
 }
 
 function unchanged(f: SourceFile, r: ParseResult): boolean {

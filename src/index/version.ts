@@ -3,9 +3,9 @@
  * facts. Any edit to that code changes the digest, and the index re-reads exactly that provider's
  * files; nothing is invalidated by hand, and nothing is forgotten.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Digest } from '../model/digest.js';
 import type { ProviderId } from '../model/facts.js';
 
 /** The modules every provider's reading depends on, relative to this file. */
@@ -96,16 +96,16 @@ const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 const cache = new Map<ProviderId, string>();
 
 /** Each module's bytes, read once: the shared modules are part of every provider's version. */
-const sources = new Map<string, Buffer | string>();
+const sources = new Map<string, Buffer>();
 
-function source(rel: string): Buffer | string {
+function source(rel: string): Buffer {
   let s = sources.get(rel);
   if (s === undefined) {
     try {
       s = readFileSync(fileURLToPath(new URL(rel.replace(/\.js$/, extension), import.meta.url)));
     } catch {
       // Running from sources without this module: fold its name in instead.
-      s = rel;
+      s = Buffer.from(rel);
     }
     sources.set(rel, s);
   }
@@ -115,9 +115,9 @@ function source(rel: string): Buffer | string {
 export function parserVersion(provider: ProviderId): string {
   let v = cache.get(provider);
   if (v === undefined) {
-    const h = createHash('sha256');
-    for (const rel of [...SHARED, ...OWN[provider]]) h.update(source(rel));
-    v = h.digest('hex').slice(0, 16);
+    const h = new Digest();
+    for (const rel of [...SHARED, ...OWN[provider]]) h.bytes(source(rel));
+    v = h.hex();
     cache.set(provider, v);
   }
   return v;
@@ -143,10 +143,10 @@ let build: string | undefined;
 /** A digest of the building code and of every provider's parser (which also holds its window rules). */
 export function buildVersion(): string {
   if (build === undefined) {
-    const h = createHash('sha256');
-    for (const rel of BUILD) h.update(source(rel));
-    for (const id of Object.keys(OWN) as ProviderId[]) h.update(parserVersion(id));
-    build = h.digest('hex').slice(0, 16);
+    const h = new Digest();
+    for (const rel of BUILD) h.bytes(source(rel));
+    for (const id of Object.keys(OWN) as ProviderId[]) h.string(parserVersion(id));
+    build = h.hex();
   }
   return build;
 }

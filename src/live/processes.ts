@@ -10,9 +10,9 @@
  *
  * Not here: anything about the transcripts, or acting on a process.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
+import { later } from '../later.js';
 import type { ProviderId } from '../model/facts.js';
 
 export interface ProcessInfo {
@@ -41,6 +41,9 @@ export interface AgentProcess {
   cpu: number | null;
   rssBytes: number;
 }
+
+/** `ps` runs only where /proc does not exist (macOS). */
+const childProcess = later<typeof import('node:child_process')>('node:child_process');
 
 /** The processes of one machine, sampled; null when this platform cannot be read. */
 export type Sampler = () => ProcessInfo[] | null;
@@ -97,7 +100,7 @@ export function linuxProcesses(): ProcessInfo[] {
 
 /** Every process on macOS (and other BSD-likes), from `ps` and `lsof`. */
 export function psProcesses(): ProcessInfo[] {
-  const text = execFileSync('ps', ['-axww', '-o', 'pid=,ppid=,etime=,time=,rss=,command='], {
+  const text = childProcess().execFileSync('ps', ['-axww', '-o', 'pid=,ppid=,etime=,time=,rss=,command='], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });

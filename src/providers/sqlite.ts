@@ -37,7 +37,6 @@
  * Not here: any query. Each provider knows its own schema (and that the schema moves between
  * releases), and asks for columns defensively.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import {
   type BigIntStats,
   closeSync,
@@ -56,6 +55,7 @@ import {
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { later } from '../later.js';
 import { cacheDir } from '../paths.js';
 
 export type Database = BetterSqlite3.Database;
@@ -207,7 +207,9 @@ function walHeader(file: string): boolean {
   }
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
+const crypto = later<typeof import('node:crypto')>('node:crypto');
+const digest = (text: string): string =>
+  crypto().createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
  * The private copy of a stopped agent's WAL database, taken if it is not there yet, or null when the
@@ -233,7 +235,7 @@ function privateCopy(place: Extract<Place, { kind: 'copy' }>): string | null {
       `its agent is not running and it is ${megabytes(place.bytes)} MB, more than the ${megabytes(MAX_COPY_BYTES)} MB cctop copies to read it without touching the agent's folder; it is read again once the agent runs`,
     );
   }
-  const temp = join(dir, `${name}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dir, `${name}.${process.pid}-${crypto().randomBytes(6).toString('hex')}.tmp`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     makeRoom(dir, name, place.bytes);
