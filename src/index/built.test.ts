@@ -1,4 +1,4 @@
-import { appendFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -288,6 +288,72 @@ describe('sessions kept in the index between runs', () => {
       expect(kept.json().toString()).toBe(
         documentJson({ ...built.document, generatedAt: kept.document.generatedAt }),
       );
+    },
+  );
+  it.skipIf(!HAVE_CORPUS)(
+    'through a random run of growing, new, resumed and deleted real transcripts, every answer equals a cold read',
+    async () => {
+      // Real transcripts fed in line by line over twelve passes; one is later "resumed" into a new
+      // file that repeats its responses (the patch must decline), one is deleted.
+      const sources = [
+        'agentcmd__full-session-five.jsonl',
+        'agentcmd__full-session-two.jsonl',
+        'happy-cli__duplicate-assistant-response.jsonl',
+        'happy-cli__task_sdk.jsonl',
+      ].map((f) => readFileSync(corpus('claude-code', 'transcripts', f), 'utf8').split(/(?<=\n)/));
+      const codex = readFileSync(
+        corpus(
+          'codex',
+          'rollouts',
+          'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
+        ),
+        'utf8',
+      ).split(/(?<=\n)/);
+      const paths = sources.map((_, i) => home.claudeFile('-work-demo', `s${i}.jsonl`));
+      const codexPath = home.codexFile(
+        'rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
+      );
+      const fed = sources.map(() => 0);
+      let codexFed = 0;
+      const ways: ('full' | 'patch' | 'kept')[] = [];
+      let seed = 7;
+      const random = () => {
+        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+        return seed / 2 ** 32;
+      };
+      for (let pass = 0; pass < 12; pass++) {
+        for (const [i, lines] of sources.entries()) {
+          if (pass > 0 && random() < 0.5) continue;
+          const take = Math.ceil(random() * lines.length * 0.3);
+          const more = lines.slice(fed[i], fed[i]! + take).join('');
+          fed[i] = Math.min(lines.length, fed[i]! + take);
+          if (more.length > 0)
+            home.write(paths[i]!, (existsSync(paths[i]!) ? readFileSync(paths[i]!, 'utf8') : '') + more);
+        }
+        if (pass % 3 === 0) {
+          codexFed = Math.min(codex.length, codexFed + Math.ceil(codex.length / 4));
+          home.write(codexPath, codex.slice(0, codexFed).join(''));
+        }
+        if (pass === 6)
+          home.write(home.claudeFile('-work-demo', 'resumed.jsonl'), readFileSync(paths[0]!, 'utf8'));
+        if (pass === 9) rmSync(paths[1]!);
+        const at = NOON + pass * 60_000;
+        const indexed = await snap({ nowMs: at });
+        const cold = await snap({ nowMs: at, useIndex: false });
+        const strip = (s: Snapshot) => {
+          const d = JSON.parse(s.json().toString()) as SessionDocument;
+          // A cold read cannot know a deleted transcript; everything else must be the same.
+          return { ...d, sessions: d.sessions.filter((x) => !x.deleted) };
+        };
+        expect(strip(indexed), `pass ${pass}`).toEqual(strip(cold));
+        ways.push(
+          indexed.files !== null ? 'full' : indexed.stats.tailed + indexed.stats.read > 0 ? 'patch' : 'kept',
+        );
+      }
+      // The run went every way: built in full (the first pass, the resumed copy), patched, kept.
+      expect(ways[0]).toBe('full');
+      expect(ways[6]).toBe('full');
+      expect(ways.filter((w) => w === 'patch').length).toBeGreaterThanOrEqual(4);
     },
   );
   if (!HAVE_CORPUS) console.log(NO_CORPUS_REASON);
