@@ -267,6 +267,14 @@ describe('sessions kept in the index between runs', () => {
     expect(damaged.files).not.toBeNull();
     expect(withoutClock(damaged.json().toString())).toEqual(withoutClock(first.json().toString()));
 
+    // Heads of another shape (written by another build of cctop) are not trusted either.
+    const odd = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    odd.prepare("UPDATE scopes SET heads = '[[1,2]]'").run();
+    odd.close();
+    const reshaped = await snap();
+    expect(reshaped.files).not.toBeNull();
+    expect(withoutClock(reshaped.json().toString())).toEqual(withoutClock(first.json().toString()));
+
     const gone = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
     gone.exec('DROP TABLE scopes');
     gone.close();

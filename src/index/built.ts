@@ -118,10 +118,20 @@ export type KeptHead = [
   /** Where the live fields begin and end in the session's text (see `locateLive`), or -1. */
   number,
   number,
+  /** Tokens on models without a price, for the document's problems. */
+  [string, number][],
 ];
 
-/** Per session: its key, signature and unpriced models. */
-export type KeptRest = [string, string, [string, number][]];
+/** Fields of a `KeptHead`. */
+const HEAD_FIELDS = 11;
+
+/** Whether parsed heads have the shape this code writes (an index from another build may not). */
+export function wellFormed(heads: unknown): heads is KeptHead[] {
+  return Array.isArray(heads) && heads.every((h) => Array.isArray(h) && h.length === HEAD_FIELDS);
+}
+
+/** Per session: its key and the signature of its inputs (what a build reuses it by). */
+export type KeptRest = [string, string];
 
 /** The text, head and rest of one built session. */
 export function keptParts(key: string, e: CacheEntry): { text: string; head: KeptHead; rest: KeptRest } {
@@ -142,8 +152,9 @@ export function keptParts(key: string, e: CacheEntry): { text: string; head: Kep
       d.stateDetail,
       live?.liveStart ?? -1,
       live?.liveEnd ?? -1,
+      e.unpriced,
     ],
-    rest: [key, e.signature, e.unpriced],
+    rest: [key, e.signature],
   };
 }
 
@@ -164,14 +175,15 @@ export function cacheFromKept(k: KeptSessions): SessionCache | null {
   } catch {
     return null;
   }
-  if (!Array.isArray(docs) || !Array.isArray(heads) || !Array.isArray(rest)) return null;
+  if (!Array.isArray(docs) || !wellFormed(heads) || !Array.isArray(rest)) return null;
   if (docs.length !== heads.length || docs.length !== rest.length || k.spans.length !== docs.length + 1)
     return null;
   for (let i = 0; i < docs.length; i++) {
     const doc = docs[i]!;
-    const [key, signature, unpriced] = rest[i]!;
+    const [key, signature] = rest[i]!;
+    const head = heads[i]!;
     remember(doc, text.slice(k.spans[i]!, k.spans[i + 1]! - 1));
-    cache.set(key, { signature, doc, unpriced, live: heads[i]![0] });
+    cache.set(key, { signature, doc, unpriced: head[10], live: head[0] });
   }
   return cache;
 }
@@ -312,7 +324,7 @@ export class KeptDocument {
     } catch {
       return null;
     }
-    if (!Array.isArray(kept) || k.spans.length !== kept.length + 1) return null;
+    if (!wellFormed(kept) || k.spans.length !== kept.length + 1) return null;
     if (crc32(k.docs) !== k.crc || k.spans[kept.length] !== k.docs.length) return null;
     const texts = kept.map((_, i) => k.docs.subarray(k.spans[i]!, k.spans[i + 1]! - 1));
     return KeptDocument.of(texts, kept, frame, stateAt);

@@ -22,6 +22,7 @@ import {
   type KeptRest,
   type KeptSessions,
   keptParts,
+  wellFormed,
 } from './built.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
@@ -31,6 +32,7 @@ import {
   type BuildRecord,
   buildGroups,
   group,
+  groupKey,
   type ParsedFile,
   problemsOfFile,
   sessionKey,
@@ -73,13 +75,13 @@ export interface PatchInput {
 }
 
 export interface Patched {
-  /** Each session's text (ASCII JSON), head and rest, in one order. */
+  /** Each session's text (ASCII JSON) and head, in one order. */
   texts: Buffer[];
   heads: KeptHead[];
-  rest: KeptRest[];
-  /** The same, joined as the index stores them. */
+  /** The same with their rests, joined as the index stores them (only to write them back). */
   joined(): KeptSessions;
-  inputs: KeptInputs;
+  /** The cross-file state after the patch (only to write it back). */
+  inputs(): KeptInputs;
   problems: KeptProblem[];
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
   /** Files that differ from the kept build (read now, or already up to date in the index). */
@@ -196,23 +198,24 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   for (const key of affected) if (!built.has(key)) built.set(key, null);
 
   const oldHeads = JSON.parse(x.sessions.heads) as KeptHead[];
-  const oldRest = JSON.parse(x.sessions.rest) as KeptRest[];
-  if (oldHeads.length !== oldRest.length || x.sessions.spans.length !== oldRest.length + 1) return null;
+  if (!wellFormed(oldHeads) || x.sessions.spans.length !== oldHeads.length + 1) return null;
   const texts: Buffer[] = [];
   const heads: KeptHead[] = [];
-  const rest: KeptRest[] = [];
+  // Where each session's rest comes from: the kept rest at that index, or the one built now. The
+  // kept rests (their signatures) are parsed only if the patch is written back.
+  const rests: (number | KeptRest)[] = [];
   const spans = x.sessions.spans;
-  for (const [i, r] of oldRest.entries()) {
-    if (built.has(r[0])) continue;
-    heads.push(oldHeads[i]!);
-    rest.push(r);
+  for (const [i, h] of oldHeads.entries()) {
+    if (built.has(groupKey({ provider: h[1], id: h[2] }))) continue;
+    heads.push(h);
+    rests.push(i);
     texts.push(x.sessions.docs.subarray(spans[i]!, spans[i + 1]! - 1));
   }
   for (const [key, e] of built) {
     if (e === null) continue;
     const parts = keptParts(key, e);
     heads.push(parts.head);
-    rest.push(parts.rest);
+    rests.push(parts.rest);
     texts.push(Buffer.from(parts.text, 'latin1'));
   }
 
@@ -224,16 +227,20 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   }
   for (const p of parsed) problemsOfFile(p, o);
   unpricedProblems(
-    rest.map((r) => ({ unpriced: r[2] })),
+    heads.map((h) => ({ unpriced: h[10] })),
     o,
   );
 
   return {
     texts,
     heads,
-    rest,
-    joined: () => joinSessions(texts, heads, rest),
-    inputs: patchInputs(inputs, index, offsets, parsed, masks, grouped),
+    joined: () => {
+      const kept = JSON.parse(x.sessions.rest) as KeptRest[];
+      if (kept.length !== oldHeads.length) throw new Error('the kept sessions do not match their heads');
+      const rest = rests.map((r) => (typeof r === 'number' ? kept[r]! : r));
+      return joinSessions(texts, heads, rest);
+    },
+    inputs: () => patchInputs(inputs, index, offsets, parsed, masks, grouped),
     problems: record.problems,
     changed: parsed.length,
     stats: {

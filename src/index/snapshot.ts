@@ -255,7 +255,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
               scope,
               { digest, hourStart, problems: patched.problems },
               patched.joined(),
-              patched.inputs,
+              patched.inputs(),
               nowMs,
             );
             keptNow = true;

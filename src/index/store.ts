@@ -29,10 +29,10 @@ import {
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2, 3, 4, 5]);
+const SAME_FILES = new Set([1, 2, 3, 4, 5, 6]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -167,7 +167,7 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schemas 2 to 6 only added and changed the kept sessions: an older index keeps its files.
+          // Schemas 2 to 7 only added and changed the kept sessions: an older index keeps its files.
           // A row's columns are read in order, through every page of the large ones before: the
           // small ones come first, then what an unchanged run reads, then what only a patch needs.
           db.exec(`DROP TABLE IF EXISTS scopes;
