@@ -58,7 +58,12 @@ const RUNNER = String.raw`
 const fs = require('fs');
 const { spawn } = require('child_process');
 const rec = { argv: process.argv.slice(2), env: process.env, pid: process.pid, stdin: [] };
-const save = () => fs.writeFileSync(RECORD, JSON.stringify(rec));
+// Written whole and renamed into place: a test polling the record never reads half of one.
+const recordPath = RECORD;
+const save = () => {
+  fs.writeFileSync(recordPath + '.tmp', JSON.stringify(rec));
+  fs.renameSync(recordPath + '.tmp', recordPath);
+};
 save();
 let at = 0;
 for (const want of EXPECT) {
