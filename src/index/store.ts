@@ -74,16 +74,25 @@ export type OpenResult = { kind: 'open'; store: IndexStore } | { kind: 'bypassed
 
 const require = createRequire(import.meta.url);
 
+/**
+ * A blob of 32-bit numbers as an array: a Buffer of its own and 4-byte aligned is viewed in place
+ * (what SQLite hands back usually is), anything else copied. A trailing partial number is dropped.
+ */
+function words<T extends Uint32Array | Int32Array>(
+  blob: Buffer,
+  Kind: new (b: ArrayBuffer, o: number, n: number) => T,
+): T {
+  const n = Math.floor(blob.byteLength / 4);
+  if (blob.byteOffset % 4 === 0 && blob.buffer.byteLength === blob.byteLength)
+    return new Kind(blob.buffer as ArrayBuffer, blob.byteOffset, n);
+  const copy = new Kind(new ArrayBuffer(n * 4), 0, n);
+  new Uint8Array(copy.buffer).set(blob.subarray(0, n * 4));
+  return copy;
+}
+
 function ledgerOf(models: string, blob: Buffer): Ledger {
-  // A Buffer of its own and 4-byte aligned is viewed in place; otherwise it is copied.
-  const aligned =
-    blob.byteOffset % 4 === 0 && blob.byteLength % 4 === 0 && blob.buffer.byteLength === blob.byteLength;
-  let data: Uint32Array;
-  if (aligned) data = new Uint32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  else {
-    data = new Uint32Array(Math.floor(blob.byteLength / 4));
-    new Uint8Array(data.buffer).set(blob.subarray(0, data.byteLength));
-  }
+  if (blob.byteLength % 4 !== 0) throw new Error('ledger blob of the wrong size');
+  const data = words(blob, Uint32Array);
   if (data.length % RECORD_FIELDS !== 0) throw new Error('ledger blob of the wrong size');
   return { models: JSON.parse(models) as string[], data };
 }
@@ -344,9 +353,13 @@ export class IndexStore {
       return null;
     }
     if (!row || row.spans.byteLength % 4 !== 0) return null;
-    const spans = new Int32Array(row.spans.byteLength / 4);
-    new Uint8Array(spans.buffer).set(row.spans);
-    return { docs: row.docs, crc: row.crc, spans, heads: row.heads, rest: row.rest };
+    return {
+      docs: row.docs,
+      crc: row.crc,
+      spans: words(row.spans, Int32Array),
+      heads: row.heads,
+      rest: row.rest,
+    };
   }
 
   /**
@@ -395,10 +408,9 @@ export class IndexStore {
         .prepare('SELECT files, keys, masks, summaries FROM scopes WHERE scope = ?')
         .get(scope) as { files: string; keys: Buffer; masks: Buffer; summaries: string } | undefined;
       if (!row || row.keys.byteLength % 12 !== 0) return null;
-      const keys = new Uint32Array(row.keys.byteLength / 4);
-      new Uint8Array(keys.buffer).set(row.keys);
+      const keys = words(row.keys, Uint32Array);
       const files = (JSON.parse(row.files) as FileRow[]).map(fileOf);
-      const masks = new Uint8Array(row.masks);
+      const masks: Uint8Array = row.masks;
       if (files.reduce((n, f) => n + f.records, 0) !== masks.length) return null;
       return { files, keys, masks, summaries: JSON.parse(row.summaries) as [number, string][] };
     } catch {
