@@ -50,17 +50,20 @@ export interface ScopeInputs {
   catalogue: string;
   /** Digest of the code that reads and builds (parser versions, build version). */
   code: string;
-  /** Settings read while building that live outside the transcripts (e.g. an auto-compact override). */
+  /**
+   * Settings read while building that live outside the transcripts: each provider's compaction rule
+   * (an auto-compact override) and the size and time of each root's `settings.json`.
+   */
   settings: string;
   /**
-   * The local day: the project settings a session's context window depends on are read again at
-   * least once a day even when no transcript changed.
+   * The local day: a project's own settings (which can pin a session's context window) are not
+   * watched; they are read again when its transcript changes and at least once a day.
    */
   day: number;
 }
 
 export function scopeKey(s: ScopeInputs): string {
-  return new Digest().string(JSON.stringify(s)).hex();
+  return new Digest().text(JSON.stringify(s)).hex();
 }
 
 /** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
@@ -92,7 +95,7 @@ export const TOUCH_AFTER_MS = 10 * 60_000;
  */
 export interface KeptSessions {
   docs: Buffer;
-  /** CRC-32 of `docs`: the text is printed without being parsed, so it is checked before it is trusted. */
+  /** CRC-32 of `docs`, `spans` and `heads` (see `checksum`): what is printed unparsed is checked first. */
   crc: number;
   /** Offsets into `docs`: document i is bytes `spans[i]` to `spans[i + 1] - 1` (less its comma). */
   spans: Int32Array;
@@ -125,10 +128,40 @@ export type KeptHead = [
 /** Fields of a `KeptHead`. */
 const HEAD_FIELDS = 11;
 
-/** Whether parsed heads have the shape this code writes (an index from another build may not). */
+/**
+ * Whether parsed heads have the shape this code writes (an index from another build, or a damaged
+ * one, may not): the fields an unparsed run computes with are checked, not only counted.
+ */
 export function wellFormed(heads: unknown): heads is KeptHead[] {
-  return Array.isArray(heads) && heads.every((h) => Array.isArray(h) && h.length === HEAD_FIELDS);
+  return (
+    Array.isArray(heads) &&
+    heads.every(
+      (h) =>
+        Array.isArray(h) &&
+        h.length === HEAD_FIELDS &&
+        typeof h[0] === 'object' &&
+        h[0] !== null &&
+        typeof (h[0] as LiveInputs).mtime === 'number' &&
+        typeof h[1] === 'string' &&
+        typeof h[2] === 'string' &&
+        typeof h[8] === 'number' &&
+        typeof h[9] === 'number' &&
+        Array.isArray(h[10]),
+    )
+  );
 }
+
+/**
+ * The checksum of what a run prints or computes with without parsing: the documents' text, where
+ * each begins, and their heads. (The rests are parsed, and only by builds, which check them.)
+ */
+function checksum(k: Pick<KeptSessions, 'docs' | 'spans' | 'heads'>): number {
+  const spans = new Uint8Array(k.spans.buffer, k.spans.byteOffset, k.spans.byteLength);
+  return crc32(k.heads, crc32(spans, crc32(k.docs)));
+}
+
+/** Whether kept sessions are as they were written. */
+export const intact = (k: KeptSessions): boolean => checksum(k) === k.crc;
 
 /** Per session: its key and the signature of its inputs (what a build reuses it by). */
 export type KeptRest = [string, string];
@@ -162,7 +195,7 @@ type CacheEntry = NonNullable<ReturnType<SessionCache['get']>>;
 
 /** The kept sessions as a `SessionCache` (each document remembering its text), or null when damaged. */
 export function cacheFromKept(k: KeptSessions): SessionCache | null {
-  if (crc32(k.docs) !== k.crc) return null;
+  if (!intact(k)) return null;
   const cache: SessionCache = new Map();
   const text = k.docs.toString('latin1');
   let docs: SessionDoc[];
@@ -205,7 +238,8 @@ export function keptFromCache(cache: SessionCache): KeptSessions {
   }
   spans[parts.length] = at;
   const docs = Buffer.from(`[${parts.join(',')}]`, 'latin1');
-  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
+  const kept = { docs, spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
+  return { ...kept, crc: checksum(kept) };
 }
 
 /** The kept sessions from each document's text (ASCII) and entry, in the same order. */
@@ -222,7 +256,8 @@ export function joinSessions(texts: Buffer[], heads: KeptHead[], rest: KeptRest[
   spans[texts.length] = at;
   parts.push(CLOSE);
   const docs = Buffer.concat(parts);
-  return { docs, crc: crc32(docs), spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
+  const kept = { docs, spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
+  return { ...kept, crc: checksum(kept) };
 }
 
 const OPEN = Buffer.from('[');
@@ -247,7 +282,7 @@ export function shiftHours(k: KeptSessions, fromHour: number, toHour: number): K
     return null;
   }
   if (heads.length !== rest.length || k.spans.length !== heads.length + 1) return null;
-  if (crc32(k.docs) !== k.crc) return null;
+  if (!intact(k)) return null;
   const start = new Date(toHour - (HOURS_KEPT - 1) * HOUR_MS).toISOString();
   const from = String(fromHour);
   const texts: Buffer[] = [];
@@ -325,7 +360,7 @@ export class KeptDocument {
       return null;
     }
     if (!wellFormed(kept) || k.spans.length !== kept.length + 1) return null;
-    if (crc32(k.docs) !== k.crc || k.spans[kept.length] !== k.docs.length) return null;
+    if (!intact(k) || k.spans[kept.length] !== k.docs.length) return null;
     const texts = kept.map((_, i) => k.docs.subarray(k.spans[i]!, k.spans[i + 1]! - 1));
     return KeptDocument.of(texts, kept, frame, stateAt);
   }
@@ -450,6 +485,8 @@ export interface KeptFile {
   grouped: boolean;
   /** Ledger records: its slice of `masks`. */
   records: number;
+  /** It named sessions by Claude summaries (which a rewrite could withdraw from other sessions). */
+  titled: boolean;
 }
 
 /**
@@ -496,6 +533,7 @@ export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord):
       deleted: p.deleted === true,
       grouped: session !== undefined,
       records: n,
+      titled: p.result.facts.titles.summaries.length > 0,
     });
     const mask = record.masks.get(p);
     if (mask) masks.set(mask, at);

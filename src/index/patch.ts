@@ -14,6 +14,7 @@ import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
 import {
+  intact,
   joinSessions,
   type KeptFile,
   type KeptHead,
@@ -132,15 +133,26 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
     if (!row) return null;
     parsed.push(asParsed(row, true));
   }
-  store.save(
-    fresh,
-    gone.map((k) => k.path),
-  );
+  try {
+    store.save(
+      fresh,
+      gone.map((k) => k.path),
+    );
+  } catch {
+    // Another cctop held the index too long, or the disk is full: the full build says so.
+    return null;
+  }
 
-  // A summary names a session by a leaf message anywhere: a new one could retitle any session.
+  // A summary names a session by a leaf message anywhere: a new one could retitle any session, and
+  // a file read again from the start (or gone) could have withdrawn the ones it gave.
   const summaries = new Map(inputs.summaries);
   for (const p of parsed)
     for (const [leaf, text] of p.result.facts.titles.summaries) if (summaries.get(leaf) !== text) return null;
+  const tailed = new Set(tasks.filter((t) => t.previous !== null).map((t) => t.file.path));
+  for (const p of parsed) {
+    const i = index.get(p.file.path);
+    if (i !== undefined && inputs.files[i]!.titled && !tailed.has(p.file.path)) return null;
+  }
 
   // The sessions touched: where each changed file belongs now and where it belonged before.
   const touchedPaths = new Set(parsed.map((p) => p.file.path));
@@ -165,6 +177,8 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   for (const [i, p] of members.entries()) if (grouped.has(p) !== others[i]!.grouped) return null;
 
   // The proof: no message of a changed file appears in any other file.
+  // Their messages now and the ones they had before: a file rewritten without a message it held
+  // first gives that message back to whichever other file repeats it.
   const mine = new KeySet();
   for (const p of parsed) if (grouped.has(p)) mine.addLedger(p.result.ledger.data);
   const touchedIndex = new Uint8Array(inputs.files.length);
@@ -172,7 +186,10 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
     const i = index.get(p.file.path);
     if (i !== undefined) touchedIndex[i] = 1;
   }
-  if (anyShared(inputs.keys, touchedIndex, mine)) return null;
+  const keys = inputs.keys;
+  for (let t = 0; t < keys.length; t += 3)
+    if (touchedIndex[keys[t]!] === 1) mine.add(keys[t + 1]!, keys[t + 2]!);
+  if (anyShared(keys, touchedIndex, mine)) return null;
 
   // Masks: the changed files deduplicated among themselves (oldest first, as a full build orders
   // them); every other file keeps the mask it had.
@@ -197,7 +214,8 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   const built = buildGroups(groups, masks, summaries, o);
   for (const key of affected) if (!built.has(key)) built.set(key, null);
 
-  const oldHeads = JSON.parse(x.sessions.heads) as KeptHead[];
+  if (!intact(x.sessions)) return null;
+  const oldHeads = JSON.parse(x.sessions.heads) as unknown;
   if (!wellFormed(oldHeads) || x.sessions.spans.length !== oldHeads.length + 1) return null;
   const texts: Buffer[] = [];
   const heads: KeptHead[] = [];
@@ -220,12 +238,18 @@ export async function patchKept(x: PatchInput): Promise<Patched | null> {
   }
 
   // Problems: the kept ones less those of the changed files and the unpriced totals, which are found again.
-  for (const k of x.problems) {
-    if (k.problem.kind === 'unpriced-model') continue;
-    if (FILE_PROBLEMS.has(k.problem.kind) && touchedPaths.has(k.problem.path)) continue;
-    addProblem(k.problem, k.after, build.nowMs, log, record.problems);
-  }
-  for (const p of parsed) problemsOfFile(p, o);
+  // In path order, as a full build lists them.
+  const found: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries };
+  for (const p of parsed) problemsOfFile(p, { ...build, problems: new ProblemLog(), record: found });
+  const files = x.problems.filter(
+    (k) =>
+      k.problem.kind !== 'unpriced-model' &&
+      !(FILE_PROBLEMS.has(k.problem.kind) && touchedPaths.has(k.problem.path)),
+  );
+  const ordered = [...files, ...found.problems].sort((a, b) =>
+    a.problem.path < b.problem.path ? -1 : a.problem.path > b.problem.path ? 1 : 0,
+  );
+  for (const k of ordered) addProblem(k.problem, k.after, build.nowMs, log, record.problems);
   unpricedProblems(
     heads.map((h) => ({ unpriced: h[10] })),
     o,
@@ -283,6 +307,7 @@ function patchInputs(
       deleted: p.deleted === true,
       grouped: grouped.has(p),
       records: p.result.ledger.data.length / RECORD_FIELDS,
+      titled: p.result.facts.titles.summaries.length > 0,
     };
     const i = index.get(p.file.path) ?? files.length;
     files[i] = f;

@@ -77,20 +77,30 @@ export function group(files: readonly ParsedFile[]): Group[] {
     }
     if (p.file.role === 'main') {
       // Two main files for one session are copies (Codex archives a rollout it also keeps): the
-      // larger one is the more complete.
-      if (g.main === null) g.main = p;
-      else if (p.file.size > g.main.file.size) g.main = p;
+      // larger one is the more complete; of two the same size, the first by path.
+      const better =
+        g.main === null ||
+        p.file.size > g.main.file.size ||
+        (p.file.size === g.main.file.size && p.file.path < g.main.file.path);
+      if (better) g.main = p;
       else continue;
     }
     g.files.push(p);
   }
   for (const g of groups.values()) {
     if (g.main) g.files = g.files.filter((p) => p.file.role !== 'main' || p === g.main);
+    // By path, so that a session reads the same whichever order its files were found or read in
+    // (a cold read, a full build, a patch): its models, tools and spend by model list in that order.
+    g.files.sort(byPath);
   }
   return [...groups.values()];
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** Files in one order whatever order they arrive in. */
+export const byPath = (a: ParsedFile, b: ParsedFile): number =>
+  a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
 
 function mergeTools(files: readonly ParsedFile[]): SessionDoc['tools'] {
   const byTool: Record<string, ToolTally> = {};
@@ -203,11 +213,18 @@ export interface LiveInputs {
 }
 
 /** A cheap fingerprint of which records of a file count. */
-function maskHash(mask: Uint8Array | undefined): number {
-  if (!mask) return -1;
-  let h = mask.length;
-  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) h = (Math.imul(h, 31) + i) | 0;
-  return h;
+function maskHash(mask: Uint8Array | undefined): string {
+  if (!mask) return '-';
+  // Two multiplicative lanes over the positions that count: signatures are kept between runs, so
+  // two different masks must not easily hash alike (`31 * h + i` made {0, 62} and {1, 31} equal).
+  let a = 0x811c9dc5 ^ mask.length;
+  let b = 0x9e3779b9 ^ mask.length;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] !== 1) continue;
+    a = Math.imul(a ^ i, 0x01000193);
+    b = Math.imul(b ^ i, 0x5bd1e995) ^ (b >>> 13);
+  }
+  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
 }
 
 interface BuildContext {
@@ -405,7 +422,7 @@ export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][
   const unpriced = new Map<string, number>();
   for (const e of entries)
     for (const [model, tokens] of e.unpriced) unpriced.set(model, (unpriced.get(model) ?? 0) + tokens);
-  for (const [model, tokens] of unpriced) {
+  for (const [model, tokens] of [...unpriced].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     addProblem(
       {
         kind: 'unpriced-model',
@@ -432,7 +449,8 @@ export function buildDocument(
   cache?: SessionCache,
 ): SessionDocument {
   const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: o.sinceMs, untilMs: o.untilMs };
-  for (const p of files) problemsOfFile(p, o);
+  // In path order, as a patch adds them: problems list (and, past the bound, drop) alike either way.
+  for (const p of [...files].sort(byPath)) problemsOfFile(p, o);
 
   const groups = group(files);
   const masks = dedupeGroups(groups);

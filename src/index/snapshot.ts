@@ -11,6 +11,9 @@
  * - otherwise every file brought up to date through the index and every session built, reusing the
  *   kept sessions whose inputs did not move; what was built is kept for the next run.
  */
+
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Annotator, Plan, SessionDocument } from '../model/document.js';
 import { DOCUMENT_VERSION } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
@@ -209,13 +212,17 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
           bytesRead: 0,
           gone: 0,
         };
-        const snap = fromKept(KeptDocument.from(stored, frame, stateAt), stats, () => {
-          for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
-        });
+        const snap = fromKept(
+          safely(() => KeptDocument.from(stored, frame, stateAt)),
+          stats,
+          () => {
+            for (const k of kept.problems) addProblem(k.problem, k.after, nowMs, problems, undefined);
+          },
+        );
         if (snap) {
           if (rehoured) {
             try {
-              store.rehour(scope, hourStart, stored, nowMs);
+              store.rehour(scope, kept, hourStart, stored, nowMs);
             } catch {
               // The next run moves them again.
             }
@@ -233,8 +240,10 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
         const listedBefore = problems.list.length;
         const droppedBefore = problems.dropped;
         const inputs = read?.inputs ?? null;
-        const patched = inputs
-          ? await patchKept({
+        let patched: Awaited<ReturnType<typeof patchKept>> = null;
+        try {
+          if (inputs)
+            patched = await patchKept({
               store,
               discovery,
               problems: kept.problems,
@@ -243,8 +252,11 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
               build,
               threads,
               appendOnly: (id) => providers.find((p) => p.id === id)?.appendOnly === true,
-            })
-          : null;
+            });
+        } catch {
+          // Kept sessions that do not read as written: build in full.
+          patched = null;
+        }
         let keptNow = false;
         const worthKeeping =
           patched !== null &&
@@ -272,7 +284,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
             ...patched.stats,
           };
           // The index's masks are those of the kept build: they serve a report only once written.
-          const view = KeptDocument.of(patched.texts, patched.heads, frame, stateAt);
+          const view = safely(() => KeptDocument.of(patched.texts, patched.heads, frame, stateAt));
           const snap = fromKept(view, stats, () => {}, keptNow);
           if (snap) return snap;
         }
@@ -376,6 +388,15 @@ function keptSessionFiles(env: Env, scope: string, key: string): SessionFiles | 
   }
 }
 
+/** What `f` gives, or null when it throws: kept sessions that do not read as written are not used. */
+function safely<T>(f: () => T | null): T | null {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+}
+
 /** Resolved prices read from (and added to) the index. */
 function priceCache(known: Map<string, string>, added: Map<string, string>): PriceCache {
   return {
@@ -406,7 +427,14 @@ function scopeOf(
     timeZone: time.timeZone,
     catalogue,
     code: buildVersion(),
-    settings: JSON.stringify(providers.map((p) => p.compactRatio(o.env))),
+    settings: JSON.stringify([
+      providers.map((p) => p.compactRatio(o.env)),
+      // A harness-wide settings file can change a window rule (Claude pins a 1M window there).
+      discovery.roots.map((r) => {
+        const st = statSync(join(r.path, 'settings.json'), { throwIfNoEntry: false });
+        return st ? [st.size, st.mtimeMs] : null;
+      }),
+    ]),
     day: time.dayNumber(nowMs),
   });
 }

@@ -29,10 +29,10 @@ import {
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2, 3, 4, 5, 6]);
+const SAME_FILES = new Set([1, 2, 3, 4, 5, 6, 7]);
 
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -176,7 +176,7 @@ export class IndexStore {
             CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
         }
         if (version !== SCHEMA_VERSION) {
-          // Schemas 2 to 7 only added and changed the kept sessions: an older index keeps its files.
+          // Schemas 2 to 8 only added and changed the kept sessions: an older index keeps its files.
           // A row's columns are read in order, through every page of the large ones before: the
           // small ones come first, then what an unchanged run reads, then what only a patch needs.
           db.exec(`DROP TABLE IF EXISTS scopes;
@@ -409,7 +409,9 @@ export class IndexStore {
         .get(scope) as { files: string; keys: Buffer; masks: Buffer; summaries: string } | undefined;
       if (!row || row.keys.byteLength % 12 !== 0) return null;
       const keys = words(row.keys, Uint32Array);
-      const files = (JSON.parse(row.files) as FileRow[]).map(fileOf);
+      const rows = JSON.parse(row.files) as FileRow[];
+      if (!rows.every((r) => Array.isArray(r) && r.length === FILE_FIELDS)) return null;
+      const files = rows.map(fileOf);
       const masks: Uint8Array = row.masks;
       if (files.reduce((n, f) => n + f.records, 0) !== masks.length) return null;
       return { files, keys, masks, summaries: JSON.parse(row.summaries) as [number, string][] };
@@ -419,10 +421,19 @@ export class IndexStore {
   }
 
   /** Replace a scope's sessions and hour (its files and problems stay): the same build an hour on. */
-  rehour(scope: string, hourStart: number, sessions: KeptSessions, nowMs: number): void {
+  rehour(
+    scope: string,
+    from: Pick<KeptScope, 'digest' | 'hourStart'> & { keptAt: number },
+    hourStart: number,
+    sessions: KeptSessions,
+    nowMs: number,
+  ): void {
+    // Only over the very build these sessions were moved from: another cctop may have kept a newer
+    // one meanwhile, which must not be overwritten by older sessions.
     this.db
       .prepare(
-        'UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ? WHERE scope = ?',
+        `UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ?
+          WHERE scope = ? AND digest = ? AND hour_start = ? AND kept_at = ?`,
       )
       .run(
         hourStart,
@@ -433,6 +444,9 @@ export class IndexStore {
         sessions.rest,
         nowMs,
         scope,
+        from.digest,
+        from.hourStart,
+        from.keptAt,
       );
   }
 
@@ -447,7 +461,9 @@ export class IndexStore {
 }
 
 /** A kept file as stored: a short array rather than an object per file. */
-type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number];
+const FILE_FIELDS = 10;
+
+type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number, 0 | 1];
 
 const fileRow = (f: KeptFile): FileRow => [
   f.path,
@@ -459,6 +475,7 @@ const fileRow = (f: KeptFile): FileRow => [
   f.deleted ? 1 : 0,
   f.grouped ? 1 : 0,
   f.records,
+  f.titled ? 1 : 0,
 ];
 
 const fileOf = (r: FileRow): KeptFile => ({
@@ -471,6 +488,7 @@ const fileOf = (r: FileRow): KeptFile => ({
   deleted: r[6] === 1,
   grouped: r[7] === 1,
   records: r[8],
+  titled: r[9] === 1,
 });
 
 const bytesOf = (a: Uint32Array | Int32Array | Uint8Array): Buffer =>

@@ -18,6 +18,8 @@ describe('the change digest', () => {
     ).not.toBe(base);
     expect(of((d) => d.bytes(Buffer.from('abc')))).not.toBe(of((d) => d.bytes(Buffer.from('abd'))));
     expect(base).toMatch(/^[0-9a-f]{16}$/);
+    expect(of((d) => d.text('one long text'))).not.toBe(of((d) => d.text('one long texu')));
+    expect(of((d) => d.text('one long text'))).not.toBe(of((d) => d.string('one long text')));
   });
 
   it('spreads near-identical inputs (no two of 100,000 paths that differ by a digit collide)', () => {
