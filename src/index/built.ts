@@ -223,23 +223,16 @@ export function cacheFromKept(k: KeptSessions): SessionCache | null {
 
 /** What to store of `cache`: documents already kept as text are not serialised again. */
 export function keptFromCache(cache: SessionCache): KeptSessions {
-  const parts: string[] = [];
+  const texts: Buffer[] = [];
   const heads: KeptHead[] = [];
   const rest: KeptRest[] = [];
-  const spans = new Int32Array(cache.size + 1);
-  let at = 1;
   for (const [key, e] of cache) {
-    const { text, head, rest: r } = keptParts(key, e);
-    spans[parts.length] = at;
-    parts.push(text);
-    at += text.length + 1;
-    heads.push(head);
-    rest.push(r);
+    const parts = keptParts(key, e);
+    texts.push(Buffer.from(parts.text, 'latin1'));
+    heads.push(parts.head);
+    rest.push(parts.rest);
   }
-  spans[parts.length] = at;
-  const docs = Buffer.from(`[${parts.join(',')}]`, 'latin1');
-  const kept = { docs, spans, heads: JSON.stringify(heads), rest: JSON.stringify(rest) };
-  return { ...kept, crc: checksum(kept) };
+  return joinSessions(texts, heads, rest);
 }
 
 /** The kept sessions from each document's text (ASCII) and entry, in the same order. */
@@ -406,15 +399,7 @@ export class KeptDocument {
       d.process = h.process;
       return d;
     });
-    const f = this.frame;
-    this.parsed = {
-      version: f.version,
-      generatedAt: f.generatedAt,
-      plan: f.plan,
-      timeZone: f.timeZone,
-      sessions,
-      problems: f.problems,
-    };
+    this.parsed = shaped(this.frame, sessions);
     return this.parsed;
   }
 
@@ -654,18 +639,21 @@ export function documentJson(doc: SessionDocument): string {
   );
 }
 
-/** The document's own fields around the sessions' JSON texts. */
-function frameJson(frame: Omit<SessionDocument, 'sessions'>, sessions: string[]): string {
-  // Spelled out so the keys come in the document's order whatever order `frame` has them in.
-  const shaped: SessionDocument = {
+/** A document of `frame` and `sessions`, spelled out so its keys come in the document's order. */
+function shaped(frame: Omit<SessionDocument, 'sessions'>, sessions: SessionDoc[]): SessionDocument {
+  return {
     version: frame.version,
     generatedAt: frame.generatedAt,
     plan: frame.plan,
     timeZone: frame.timeZone,
-    sessions: [],
+    sessions,
     problems: frame.problems,
   };
-  const head = asciiJson(JSON.stringify(shaped));
+}
+
+/** The document's own fields around the sessions' JSON texts. */
+function frameJson(frame: Omit<SessionDocument, 'sessions'>, sessions: string[]): string {
+  const head = asciiJson(JSON.stringify(shaped(frame, [])));
   // The fields written before `sessions` are a number and strings, whose quotes are escaped.
   const at = head.indexOf('"sessions":[]') + '"sessions":['.length;
   return `${head.slice(0, at)}${sessions.join(',')}${head.slice(at)}`;

@@ -6,6 +6,7 @@
  */
 import { addLedger, type CostClock, emptyTotals, type Totals } from '../model/cost.js';
 import { dedupe } from '../model/dedupe.js';
+import { Digest } from '../model/digest.js';
 import {
   DOCUMENT_VERSION,
   type ModelCost,
@@ -215,16 +216,10 @@ export interface LiveInputs {
 /** A cheap fingerprint of which records of a file count. */
 function maskHash(mask: Uint8Array | undefined): string {
   if (!mask) return '-';
-  // Two multiplicative lanes over the positions that count: signatures are kept between runs, so
-  // two different masks must not easily hash alike (`31 * h + i` made {0, 62} and {1, 31} equal).
-  let a = 0x811c9dc5 ^ mask.length;
-  let b = 0x9e3779b9 ^ mask.length;
-  for (let i = 0; i < mask.length; i++) {
-    if (mask[i] !== 1) continue;
-    a = Math.imul(a ^ i, 0x01000193);
-    b = Math.imul(b ^ i, 0x5bd1e995) ^ (b >>> 13);
-  }
-  return `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`;
+  // Signatures are kept between runs: two different masks must not easily hash alike.
+  const d = new Digest().int(mask.length);
+  for (let i = 0; i < mask.length; i++) if (mask[i] === 1) d.int(i);
+  return d.hex();
 }
 
 interface BuildContext {

@@ -55,6 +55,12 @@ export class Digest {
     return this;
   }
 
+  /** A whole number below 2^32, as one word. */
+  int(n: number): this {
+    this.word(n >>> 0);
+    return this;
+  }
+
   number(n: number): this {
     this.word(n >>> 0);
     this.word(Math.floor(n / 4_294_967_296) >>> 0);
