@@ -237,6 +237,17 @@ export function keptFromCache(cache: SessionCache): KeptSessions {
 
 /** The kept sessions from each document's text (ASCII) and entry, in the same order. */
 export function joinSessions(texts: Buffer[], heads: KeptHead[], rest: KeptRest[]): KeptSessions {
+  // Kept in the order a document lists them, so the next run's sort finds them sorted already.
+  const order = sortSessions(heads.map((h, i) => ({ i, lastActiveAt: h[4], id: h[2], provider: h[1] }))).map(
+    (x) => x.i,
+  );
+  if (order.some((i, n) => i !== n)) {
+    return joinSessions(
+      order.map((i) => texts[i]!),
+      order.map((i) => heads[i]!),
+      order.map((i) => rest[i]!),
+    );
+  }
   const parts: Buffer[] = [OPEN];
   const spans = new Int32Array(texts.length + 1);
   let at = 1;

@@ -34,12 +34,14 @@ export function discoverAll(env: Env, providers: readonly ProviderPlace[], probl
   for (const p of providers) {
     const rs: Root[] = p.roots(env);
     const found = p.discover(rs, problems);
+    const counts = new Map<string, number>();
+    for (const f of found) counts.set(f.root, (counts.get(f.root) ?? 0) + 1);
     for (const r of rs) {
       roots.push({
         provider: p.id,
         path: r.path,
         origin: r.origin,
-        files: found.filter((f) => f.root === r.path).length,
+        files: counts.get(r.path) ?? 0,
       });
     }
     files.push(...found);
