@@ -18,7 +18,12 @@ let bin: FakeBin;
 beforeEach(() => {
   bin = new FakeBin();
 });
-afterEach(() => bin.cleanup());
+/** Programs a test started: a test that fails half-way must not leave them (and their agents) running. */
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of started.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  bin.cleanup();
+});
 
 async function exec(args: string[], extraEnv: Record<string, string> = {}) {
   const out: string[] = [];
@@ -237,6 +242,7 @@ process.exitCode = await execCommand(process.argv.slice(1), {
     env: bin.env(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  started.push(child);
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;

@@ -4,7 +4,7 @@
  * plays a script of steps (write captured lines, read and check stdin, hang, crash, flood) and
  * records what it saw (argv, environment, stdin, pids) in a JSON file beside it for the test.
  */
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tempDir } from '../../test-support/corpus.js';
 import type { Event } from '../events.js';
@@ -147,7 +147,35 @@ export class FakeBin {
   constructor() {
     const t = tempDir('cctop-fake-agents-');
     this.dir = t.dir;
-    this.cleanup = t.cleanup;
+    this.cleanup = () => {
+      this.stopAll();
+      t.cleanup();
+    };
+  }
+
+  /**
+   * End every fake still running, with what it started: a test that fails half-way (before it stops
+   * its agent) must not leave one hanging for the rest of the run.
+   */
+  private stopAll(): void {
+    for (const name of readdirSync(this.dir)) {
+      if (!name.endsWith('.record.json')) continue;
+      try {
+        const rec = JSON.parse(readFileSync(join(this.dir, name), 'utf8')) as Recorded;
+        // Only a process that is still this fake (a recorded pid may since belong to another), with
+        // its process group: the agent leads one, and its grandchild is in it.
+        if (!readFileSync(`/proc/${rec.pid}/cmdline`, 'utf8').includes(this.dir)) continue;
+        for (const target of [-rec.pid, rec.pid]) {
+          try {
+            process.kill(target, 'SIGKILL');
+          } catch {
+            // Not a group leader, or already gone.
+          }
+        }
+      } catch {
+        // Gone, a record being written, or no /proc to check by: nothing to stop.
+      }
+    }
   }
 
   /** Write (or replace) the fake `name`. Returns its path. */
