@@ -22,7 +22,6 @@ import type { SessionState } from '../model/state.js';
 import type { Discovery } from './scan.js';
 import {
   type BuildRecord,
-  groupKey,
   type LiveInputs,
   type ParsedFile,
   type SessionCache,
@@ -499,49 +498,61 @@ export interface KeptInputs {
   summaries: [number, string][];
 }
 
+/** How the kept inputs name a transcript; `grouped` when it took part in its session. */
+export function keptFileOf(p: ParsedFile, grouped: boolean): KeptFile {
+  return {
+    path: p.file.path,
+    provider: p.file.provider,
+    session: `${p.file.provider}\u0000${sessionKey(p)}`,
+    size: p.file.size,
+    mtimeMs: p.file.mtimeMs,
+    ino: p.file.ino,
+    deleted: p.deleted === true,
+    grouped,
+    records: p.result.ledger.data.length / RECORD_FIELDS,
+    titled: p.result.facts.titles.summaries.length > 0,
+  };
+}
+
+/**
+ * Write into `into` from `k` the key triples (file index, key high, key low) of a ledger's records
+ * that have a message key; returns where writing stopped.
+ */
+export function writeKeys(data: Uint32Array, index: number, into: Uint32Array, k: number): number {
+  for (let o = 0; o < data.length; o += RECORD_FIELDS) {
+    if (data[o + F.FLAGS]! & FLAG.NO_KEY) continue;
+    into[k++] = index;
+    into[k++] = data[o + F.KEY_HI]!;
+    into[k++] = data[o + F.KEY_LO]!;
+  }
+  return k;
+}
+
 /** The inputs of a full build, from what it recorded. */
 export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord): KeptInputs {
-  const sessionOf = new Map<ParsedFile, string>();
-  for (const g of record.groups) for (const p of g.files) sessionOf.set(p, groupKey(g));
+  // A group's key is its files' own session key, so membership is all the groups say here.
+  const grouped = new Set<ParsedFile>();
+  for (const g of record.groups) for (const p of g.files) grouped.add(p);
   const kept: KeptFile[] = [];
   let records = 0;
   let keyed = 0;
   for (const p of files) {
     const n = p.result.ledger.data.length / RECORD_FIELDS;
     records += n;
-    if (sessionOf.has(p)) keyed += n;
+    if (grouped.has(p)) keyed += n;
   }
   const masks = new Uint8Array(records);
   const keys = new Uint32Array(keyed * 3);
   let at = 0;
   let k = 0;
   for (const [index, p] of files.entries()) {
-    const d = p.result.ledger.data;
-    const n = d.length / RECORD_FIELDS;
-    const session = sessionOf.get(p);
-    kept.push({
-      path: p.file.path,
-      provider: p.file.provider,
-      session: session ?? `${p.file.provider}\u0000${sessionKey(p)}`,
-      size: p.file.size,
-      mtimeMs: p.file.mtimeMs,
-      ino: p.file.ino,
-      deleted: p.deleted === true,
-      grouped: session !== undefined,
-      records: n,
-      titled: p.result.facts.titles.summaries.length > 0,
-    });
+    const f = keptFileOf(p, grouped.has(p));
+    kept.push(f);
     const mask = record.masks.get(p);
     if (mask) masks.set(mask, at);
-    else masks.fill(1, at, at + n);
-    at += n;
-    if (session === undefined) continue;
-    for (let o = 0; o < d.length; o += RECORD_FIELDS) {
-      if (d[o + F.FLAGS]! & FLAG.NO_KEY) continue;
-      keys[k++] = index;
-      keys[k++] = d[o + F.KEY_HI]!;
-      keys[k++] = d[o + F.KEY_LO]!;
-    }
+    else masks.fill(1, at, at + f.records);
+    at += f.records;
+    if (f.grouped) k = writeKeys(p.result.ledger.data, index, keys, k);
   }
   return { files: kept, keys: keys.subarray(0, k), masks, summaries: [...record.summaries] };
 }

@@ -22,8 +22,10 @@ import {
   type KeptProblem,
   type KeptRest,
   type KeptSessions,
+  keptFileOf,
   keptParts,
   wellFormed,
+  writeKeys,
 } from './built.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
@@ -297,18 +299,7 @@ function patchInputs(
   const files: KeptFile[] = [...inputs.files];
   const changedAt = new Map<number, ParsedFile>();
   for (const p of parsed) {
-    const f: KeptFile = {
-      path: p.file.path,
-      provider: p.file.provider,
-      session: `${p.file.provider}\u0000${sessionKey(p)}`,
-      size: p.file.size,
-      mtimeMs: p.file.mtimeMs,
-      ino: p.file.ino,
-      deleted: p.deleted === true,
-      grouped: grouped.has(p),
-      records: p.result.ledger.data.length / RECORD_FIELDS,
-      titled: p.result.facts.titles.summaries.length > 0,
-    };
+    const f = keptFileOf(p, grouped.has(p));
     const i = index.get(p.file.path) ?? files.length;
     files[i] = f;
     changedAt.set(i, p);
@@ -331,15 +322,7 @@ function patchInputs(
       const m = masks.get(p);
       if (m) allMasks.set(m, at);
       else allMasks.fill(1, at, at + f.records);
-      if (f.grouped) {
-        const d = p.result.ledger.data;
-        for (let o = 0; o < d.length; o += RECORD_FIELDS) {
-          if (d[o + F.FLAGS]! & FLAG.NO_KEY) continue;
-          keys[k++] = i;
-          keys[k++] = d[o + F.KEY_HI]!;
-          keys[k++] = d[o + F.KEY_LO]!;
-        }
-      }
+      if (f.grouped) k = writeKeys(p.result.ledger.data, i, keys, k);
     }
     at += f.records;
   }
