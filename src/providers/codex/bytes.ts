@@ -18,7 +18,7 @@ import {
   stringPrefixAt,
   value,
 } from '../skim.js';
-import { type CodexLine, lineFrom, outputFailed, READ_EVENTS, userWords } from './record.js';
+import { type CodexLine, lineFrom, outputFailed, READ_EVENTS, sandboxName, userWords } from './record.js';
 
 const TOP = new Keys(['type', 'timestamp', 'payload']);
 const PAYLOAD = new Keys([
@@ -37,6 +37,7 @@ const PAYLOAD = new Keys([
   'message',
   'info',
   'rate_limits',
+  'role',
 ]);
 const P = {
   type: 0,
@@ -54,6 +55,7 @@ const P = {
   message: 12,
   info: 13,
   rate_limits: 14,
+  role: 15,
 } as const;
 const SUCCESS = new Keys(['success']);
 
@@ -157,10 +159,7 @@ export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine 
         branch: branchOf(parsed(b, pay, P.git)),
       };
     case 'turn_context': {
-      const policy = parsed(b, pay, P.sandbox_policy);
-      const mode = obj(policy)?.mode;
-      const sandbox =
-        (typeof mode === 'string' ? mode : null) ?? (typeof policy === 'string' ? policy : null);
+      const sandbox = sandboxName(parsed(b, pay, P.sandbox_policy));
       const approval = str(b, pay, P.approval_policy);
       return {
         kind: 'context',
@@ -185,6 +184,10 @@ export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine 
           const failed = has(pay, P.output) ? failedAt(b, ...span(pay, P.output)) : outputFailed(undefined);
           return { kind: 'output', ms, id: txt(b, pay, P.call_id), failed };
         }
+        case 'message':
+          // Only a user's message can be a prompt; it is parsed whole (they are few and short).
+          if (str(b, pay, P.role) !== 'user') return { kind: 'activity', ms };
+          return lineFrom(type, timestamp, ms, obj(value(b, ps, pe)) ?? {});
         default:
           return { kind: 'activity', ms };
       }

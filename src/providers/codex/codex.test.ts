@@ -272,3 +272,125 @@ describe('Codex tool outputs', () => {
     expect(outputFailed('Plan updated')).toBe(false);
   });
 });
+
+/**
+ * Lines Codex 0.169.0 wrote in the conformance lab (`[lab:fail]`), trimmed to the members that
+ * matter: 0.169 writes no `event_msg` `user_message`, says `Process exited with code N` in an
+ * `exec_command` output, and names its sandbox by `type`.
+ */
+describe('a Codex 0.169 rollout', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const meta = { id: '01a23373-d11c-7af1-b233-ba6d3af3ddd7', cwd: '/tmp/lab/work' };
+  const at = '2026-12-01T21:12:38.100Z';
+  const rollout = (sandbox: string) =>
+    jsonl(
+      { timestamp: at, type: 'session_meta', payload: meta },
+      {
+        timestamp: at,
+        type: 'response_item',
+        payload: {
+          type: 'message',
+          role: 'user',
+          content: [
+            {
+              type: 'input_text',
+              text: '<environment_context>\n  <cwd>/tmp/lab/work</cwd>\n</environment_context>',
+            },
+          ],
+          internal_chat_message_metadata_passthrough: {
+            content_item_kinds: ['environments.environment_context'],
+          },
+        },
+      },
+      {
+        timestamp: at,
+        type: 'turn_context',
+        payload: {
+          cwd: '/tmp/lab/work',
+          approval_policy: 'never',
+          model: 'gpt-5-codex',
+          sandbox_policy: { type: sandbox },
+        },
+      },
+      {
+        timestamp: at,
+        type: 'response_item',
+        payload: {
+          type: 'message',
+          role: 'user',
+          content: [{ type: 'input_text', text: '[lab:fail] Follow the lab script fail.' }],
+          internal_chat_message_metadata_passthrough: { content_item_kinds: ['user.text'] },
+        },
+      },
+      {
+        timestamp: at,
+        type: 'response_item',
+        payload: {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: '{"cmd":"echo lab-fail-out; exit 3"}',
+          call_id: 'call_lab_2',
+        },
+      },
+      {
+        timestamp: at,
+        type: 'response_item',
+        payload: {
+          type: 'function_call_output',
+          call_id: 'call_lab_2',
+          output:
+            'Chunk ID: 2a2748\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 4\nOutput:\nlab-fail-out\n',
+        },
+      },
+    );
+
+  it('counts an exec_command that exited non-zero as a failure', () => {
+    const path = home.write(
+      home.codexFile(`rollout-2026-12-01T21-12-37-${meta.id}.jsonl`),
+      rollout('read-only'),
+    );
+    const s = documentOf([parsed('codex', path)]).sessions[0]!;
+    expect(s.tools).toMatchObject({ calls: 1, failed: 1, byTool: { exec_command: { calls: 1, failed: 1 } } });
+  });
+
+  it('is titled by the prompt from its user message, not by the environment Codex sends first', () => {
+    const path = home.write(
+      home.codexFile(`rollout-2026-12-01T21-12-37-${meta.id}.jsonl`),
+      rollout('read-only'),
+    );
+    expect(documentOf([parsed('codex', path)]).sessions[0]!.title).toBe(
+      '[lab:fail] Follow the lab script fail.',
+    );
+  });
+
+  it('tells a read-only run from a full-access one by its sandbox type', () => {
+    const ro = home.write(
+      home.codexFile(`rollout-2026-12-01T21-12-37-${meta.id}.jsonl`),
+      rollout('read-only'),
+    );
+    expect(documentOf([parsed('codex', ro)]).sessions[0]!.permissionMode).toBe('never/read-only');
+    const full = home.write(
+      home.codexFile(`rollout-2026-12-01T21-12-37-${meta.id}.jsonl`),
+      rollout('danger-full-access'),
+    );
+    expect(documentOf([parsed('codex', full)]).sessions[0]!.permissionMode).toBe('never/danger-full-access');
+  });
+});
+
+describe('the shell exit rule', () => {
+  it('reads both the shell tool and exec_command exit lines', () => {
+    expect(outputFailed('Exit code: 0\nWall time: 0.1 seconds\nOutput:\nok')).toBe(false);
+    expect(outputFailed('Exit code: 2\nOutput:\nnope')).toBe(true);
+    expect(
+      outputFailed('Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\nok\n'),
+    ).toBe(false);
+    expect(outputFailed('Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 127\nOutput:\n')).toBe(
+      true,
+    );
+  });
+});

@@ -76,6 +76,21 @@ function tokenUsage(v: unknown): CodexTokenUsage | null {
   };
 }
 
+/**
+ * The exit status line of a shell call's output: `Exit code: N` (the `shell` tool) or, from Codex
+ * 0.16x's `exec_command`, `Process exited with code N` after its chunk and wall-time lines.
+ */
+const EXIT_LINE = /^(?:Exit code:|Process exited with code) (-?\d+)/m;
+
+/**
+ * The sandbox a turn ran in: `{mode}` in early versions, `{type}` from 0.77 on (`read-only`,
+ * `workspace-write`, `danger-full-access`), or a bare string.
+ */
+export function sandboxName(policy: unknown): string | null {
+  const o = obj(policy);
+  return o ? (str(o.type) ?? str(o.mode)) : str(policy);
+}
+
 /** Whether a tool's output says it failed. */
 export function outputFailed(output: unknown): boolean {
   if (typeof output === 'string') {
@@ -89,7 +104,7 @@ export function outputFailed(output: unknown): boolean {
         // not JSON after all: judge it as text
       }
     }
-    const exit = /^Exit code: (\d+)/m.exec(s.slice(0, 200));
+    const exit = EXIT_LINE.exec(s.slice(0, 200));
     if (exit) return exit[1] !== '0';
     return /^(failed in sandbox|execution error|patch rejected|script failed|error:|aborted)/i.test(s);
   }
@@ -97,6 +112,30 @@ export function outputFailed(output: unknown): boolean {
   if (o && o.success === false) return true;
   return false;
 }
+
+/**
+ * The text of a `response_item` user message when it is something the user typed, else null. Codex
+ * also sends its own context as user messages (the environment, AGENTS.md, skills); 0.16x marks
+ * each message's kinds (`user.text`), older versions are told by the envelope the text opens with.
+ * From 0.169 this is the only record of a prompt: no `event_msg` `user_message` is written.
+ */
+export function typedPrompt(p: JsonObject): string | null {
+  if (p.role !== 'user') return null;
+  const words: string[] = [];
+  for (const c of Array.isArray(p.content) ? p.content : []) {
+    const t = str(obj(c)?.text);
+    if (t !== null) words.push(t);
+  }
+  const joined = words.join('\n').trim();
+  if (joined.length === 0) return null;
+  const kinds = obj(p.internal_chat_message_metadata_passthrough)?.content_item_kinds;
+  if (Array.isArray(kinds)) return kinds.includes('user.text') ? joined : null;
+  return CONTEXT_ENVELOPE.test(joined) ? null : joined;
+}
+
+/** How Codex's own context messages open, in versions that do not mark their kinds. */
+const CONTEXT_ENVELOPE =
+  /^(<environment_context>|<user_instructions>|<skills_instructions>|<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions)/;
 
 const TURN_EVENTS: Record<string, 'started' | 'complete' | 'aborted' | 'error'> = {
   task_started: 'started',
@@ -147,7 +186,7 @@ export function lineFrom(
     case 'session_meta':
       return { kind: 'meta', ms, id: text(p.id), cwd: text(p.cwd), branch: text(obj(p.git)?.branch) };
     case 'turn_context': {
-      const sandbox = str(obj(p.sandbox_policy)?.mode) ?? str(p.sandbox_policy);
+      const sandbox = sandboxName(p.sandbox_policy);
       const approval = str(p.approval_policy);
       return {
         kind: 'context',
@@ -170,6 +209,10 @@ export function lineFrom(
         case 'function_call_output':
         case 'custom_tool_call_output':
           return { kind: 'output', ms, id: text(p.call_id), failed: outputFailed(p.output) };
+        case 'message': {
+          const typed = typedPrompt(p);
+          return typed !== null ? { kind: 'prompt', ms, text: userWords(typed) } : { kind: 'activity', ms };
+        }
         default:
           return { kind: 'activity', ms };
       }

@@ -1,0 +1,169 @@
+/**
+ * How the lab runs each real agent CLI: where the pinned install is (`lab/agents.json`, installed by
+ * `npm run agents`), how to give it a home of its own pointed at the stand-in model server, and the
+ * command line for one headless prompt. Every agent runs with a fresh `$HOME` (and XDG folders under
+ * it), stdin closed, a minimal environment, and the lab server as its HTTP(S) proxy, so nothing it
+ * does reaches the user's files or the network.
+ *
+ * A recipe per agent lives in `agents/<id>.ts`; this module is the part they share.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { REPO } from '../corpus.js';
+
+export type LabAgentId = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'pi' | 'copilot';
+
+export interface Pin {
+  package: string;
+  version: string;
+  bin: string;
+}
+
+/** Longest one lab run may take before it is killed: every script answers in well under a second. */
+export const LAB_RUN_TIMEOUT_MS = 90_000;
+
+/** Output kept from one run; an agent printing more than this is cut (and the test sees it). */
+export const MAX_RUN_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+export const PINS: Record<LabAgentId, Pin> = JSON.parse(
+  readFileSync(join(REPO, 'lab', 'agents.json'), 'utf8'),
+);
+
+export function agentsDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CCTOP_AGENTS_DIR) return env.CCTOP_AGENTS_DIR;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cctop-agents');
+}
+
+/** The pinned executable, or null when `npm run agents` has not installed it. */
+export function agentBin(id: LabAgentId): string | null {
+  const pin = PINS[id];
+  const folder = join(agentsDir(), `${pin.package.replace('/', '+')}@${pin.version}`);
+  const bin = join(folder, 'node_modules', '.bin', pin.bin);
+  return existsSync(join(folder, '.installed')) && existsSync(bin) ? bin : null;
+}
+
+/** What one lab run asks of an agent. */
+export interface LabPrompt {
+  prompt: string;
+  /** The session to continue, for a resumed run. */
+  resume: string | null;
+  /** `allow`: tools run without asking. `ask`: the agent's own default, which asks (or refuses headless). */
+  permission: 'allow' | 'ask';
+}
+
+export interface Recipe {
+  id: LabAgentId;
+  /** The model the recipe asks for (the server answers any). */
+  model: string;
+  /** Write the config files the agent needs into its fresh home, pointed at the server. */
+  setup(home: string, serverUrl: string): void;
+  /** Environment on top of the lab's minimal one. */
+  env(home: string, serverUrl: string): Record<string, string>;
+  args(p: LabPrompt): string[];
+  /** The session id a finished run reports on stdout, when its output format carries one. */
+  sessionId(stdout: string): string | null;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The lab home: a fresh folder for one agent, with its working directory inside. */
+export interface LabHome {
+  home: string;
+  cwd: string;
+}
+
+export function makeHome(root: string): LabHome {
+  const home = join(root, 'home');
+  const cwd = join(root, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  return { home, cwd };
+}
+
+/** The environment every agent gets: nothing of the user's, the server as the proxy for everything. */
+export function labEnv(home: string, serverUrl: string): Record<string, string> {
+  return {
+    PATH: [dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+    HOME: home,
+    USER: 'lab',
+    LANG: 'C.UTF-8',
+    TZ: 'UTC',
+    TERM: 'dumb',
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    HTTP_PROXY: serverUrl,
+    HTTPS_PROXY: serverUrl,
+    http_proxy: serverUrl,
+    https_proxy: serverUrl,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
+  };
+}
+
+/** Run the agent once, headless, and wait for it (killing its process group past the timeout). */
+export function runAgent(
+  recipe: Recipe,
+  where: LabHome,
+  serverUrl: string,
+  p: LabPrompt,
+  timeoutMs = LAB_RUN_TIMEOUT_MS,
+): Promise<RunResult> {
+  const bin = agentBin(recipe.id);
+  if (!bin) throw new Error(`${recipe.id} is not installed: run \`npm run agents\``);
+  const started = Date.now();
+  const child = spawn(bin, recipe.args(p), {
+    cwd: where.cwd,
+    env: { ...labEnv(where.home, serverUrl), ...recipe.env(where.home, serverUrl) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let kept = 0;
+  const keep = (into: Buffer[]) => (c: Buffer) => {
+    if (kept >= MAX_RUN_OUTPUT_BYTES) return;
+    kept += c.length;
+    into.push(c);
+  };
+  child.stdout.on('data', keep(out));
+  child.stderr.on('data', keep(err));
+  const timer = setTimeout(() => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }, timeoutMs);
+  return new Promise((resolve, reject) => {
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      // Anything it left running in its group (a language server, a shell) goes too.
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is empty.
+      }
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ms: Date.now() - started,
+      });
+    });
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * What the stand-in model says, step by step. A test picks a script by putting its marker in the
+ * prompt (`[lab:call] …`); the server finds the newest user message that carries a marker and counts
+ * the assistant turns after it, so the step is read from the conversation the agent sends, not from
+ * state on the server: an agent that retries a request, or sends side requests (titles, quota
+ * probes), gets the same answer for the same conversation.
+ *
+ * It does not pretend to be a model: every step is fixed, so what the agent must have written down
+ * is known in advance and checked against the ledger.
+ */
+
+/** One shell command the model asks the agent to run. */
+export interface ShellCall {
+  command: string;
+}
+
+/** One model response. */
+export type Step =
+  /** A plain answer that ends the turn. */
+  | { kind: 'answer'; text: string }
+  /** Tool calls in one response (two or more: parallel calls). */
+  | { kind: 'calls'; calls: ShellCall[]; text?: string }
+  /** An answer the server holds open until the test releases it (the agent is working meanwhile). */
+  | { kind: 'held'; text: string };
+
+export type ScriptName = 'text' | 'call' | 'fail' | 'parallel' | 'approve' | 'hold' | 'resume';
+
+/**
+ * The scripts, by marker. Commands write only inside the agent's working directory and print a
+ * distinct word, so a test can find each call's output in the transcript.
+ */
+export const SCRIPTS: Record<ScriptName, Step[]> = {
+  text: [{ kind: 'answer', text: 'pong: the lab answers with text only.' }],
+  call: [
+    { kind: 'calls', calls: [{ command: 'echo lab-call-ok' }] },
+    { kind: 'answer', text: 'The command printed lab-call-ok.' },
+  ],
+  fail: [
+    { kind: 'calls', calls: [{ command: 'echo lab-fail-out; exit 3' }] },
+    { kind: 'answer', text: 'The command failed with exit code 3.' },
+  ],
+  parallel: [
+    { kind: 'calls', calls: [{ command: 'echo lab-par-one' }, { command: 'echo lab-par-two' }] },
+    { kind: 'answer', text: 'Both commands ran.' },
+  ],
+  approve: [
+    { kind: 'calls', calls: [{ command: 'touch lab-approved.txt && echo lab-touched' }] },
+    { kind: 'answer', text: 'Done with the file.' },
+  ],
+  hold: [{ kind: 'held', text: 'The held answer arrives.' }],
+  resume: [{ kind: 'answer', text: 'Resumed: the second turn is answered.' }],
+};
+
+const MARKER = /\[lab:([a-z]+)\]/g;
+
+/** The script a user text names, if it names one (the last marker wins). */
+export function scriptIn(text: string): ScriptName | null {
+  let found: ScriptName | null = null;
+  for (const m of text.matchAll(MARKER)) if (m[1]! in SCRIPTS) found = m[1] as ScriptName;
+  return found;
+}
+
+/** A conversation as the server needs to see it: user texts and assistant turns, in order. */
+export type Turn = { role: 'user'; text: string } | { role: 'assistant' } | { role: 'tool'; text: string };
+
+export interface Position {
+  script: ScriptName;
+  step: Step;
+  /** 0 for the response to the prompt itself. */
+  index: number;
+  /** Tool results the agent sent back since the last assistant turn (what the model sees). */
+  results: string[];
+}
+
+/** Where a conversation stands in its script; null when no user message names one. */
+export function position(turns: readonly Turn[]): Position | null {
+  let at = -1;
+  let script: ScriptName | null = null;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role !== 'user') continue;
+    script = scriptIn(t.text);
+    if (script) {
+      at = i;
+      break;
+    }
+  }
+  if (!script) return null;
+  let index = 0;
+  const results: string[] = [];
+  for (const t of turns.slice(at + 1)) {
+    if (t.role === 'assistant') {
+      index++;
+      results.length = 0;
+    } else if (t.role === 'tool') results.push(t.text);
+  }
+  const steps = SCRIPTS[script];
+  const step = steps[Math.min(index, steps.length - 1)]!;
+  // Past its end a script answers again rather than looping on calls.
+  const done: Step = { kind: 'answer', text: 'The lab script is over.' };
+  return { script, step: index >= steps.length ? done : step, index, results };
+}

@@ -1,0 +1,137 @@
+/**
+ * The conformance suite for one real agent CLI: it runs each lab script through the pinned CLI
+ * against the stand-in model server, reads the home it wrote with `cctop --json`, and checks every
+ * session against the server's ledger (see `src/test-support/lab/check.ts`). With
+ * `CCTOP_LAB_RECORD=1` (`npm run lab:record`) each run is also kept as a fixture, which
+ * `fixtures.test.ts` replays on a clone without the agents.
+ *
+ * An agent that is not installed skips with the command that installs it.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  agentBin,
+  makeHome,
+  PINS,
+  type Recipe,
+  type RunResult,
+  runAgent,
+} from '../../src/test-support/lab/agents.js';
+import {
+  cctopJson,
+  type Expect,
+  entriesOf,
+  type FixtureMeta,
+  mismatches,
+  RECORDING,
+  recordFixture,
+} from '../../src/test-support/lab/check.js';
+import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
+
+export interface AgentRules {
+  /** Which token fields the harness writes down. */
+  records: Expect['records'];
+  /** Folders under the agent's home that hold its sessions (kept in fixtures). */
+  keep: string[];
+  /** Whether the harness keeps the first prompt as the title. */
+  titled: boolean;
+  /** Whether a resumed run continues the same session (same id, same file or files). */
+  resumes: boolean;
+}
+
+/** A scripted run: one prompt, or a prompt and a resumed second prompt in the same session. */
+export interface LabCase {
+  name: string;
+  scripts: string[];
+  failed: number;
+}
+
+export const CASES: LabCase[] = [
+  { name: 'text', scripts: ['text'], failed: 0 },
+  { name: 'call', scripts: ['call'], failed: 0 },
+  { name: 'fail', scripts: ['fail'], failed: 1 },
+  { name: 'parallel', scripts: ['parallel'], failed: 0 },
+  { name: 'resume', scripts: ['call', 'resume'], failed: 0 },
+];
+
+export const promptFor = (script: string): string => `[lab:${script}] Follow the lab script ${script}.`;
+
+export function conformance(recipe: Recipe, rules: AgentRules): void {
+  const pin = PINS[recipe.id];
+  const bin = agentBin(recipe.id);
+  const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
+  if (!bin) console.warn(`lab: ${recipe.id} conformance skipped: ${why}`);
+
+  describe.skipIf(!bin)(`${pin.package}@${pin.version} in the lab${bin ? '' : ` (skipped: ${why})`}`, () => {
+    let server: LabServer;
+    let root: string;
+    beforeAll(async () => {
+      server = await startLabServer();
+      root = mkdtempSync(join(tmpdir(), `cctop-lab-${recipe.id}-`));
+    });
+    afterAll(async () => {
+      await server?.close();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
+
+    for (const c of CASES) {
+      if (c.scripts.length > 1 && !rules.resumes) continue;
+      it(`a ${c.name} run reads back as the server said it`, async () => {
+        const where = makeHome(join(root, c.name));
+        recipe.setup(where.home, server.url);
+        const from = server.ledger.length;
+        let session: string | null = null;
+        const runs: RunResult[] = [];
+        for (const script of c.scripts) {
+          const r = await runAgent(recipe, where, server.url, {
+            prompt: promptFor(script),
+            resume: session,
+            permission: 'allow',
+          });
+          runs.push(r);
+          expect(r.code, `${recipe.id} exited ${r.code}: ${r.stderr.slice(-2000)}`).toBe(0);
+          session ??= recipe.sessionId(r.stdout);
+        }
+        const ledger = server.ledger.slice(from);
+        const doc = cctopJson(where.home);
+        const mine = doc.sessions.filter((s) => s.provider === recipe.id);
+        expect(mine.map((s) => s.id)).toHaveLength(1);
+        const x: Expect = {
+          entries: entriesOf(ledger, c.scripts),
+          model: recipe.model,
+          title: rules.titled ? `Follow the lab script ${c.scripts[0]}` : null,
+          failed: c.failed,
+          records: rules.records,
+        };
+        expect(x.entries.length, 'the agent made no scripted request').toBeGreaterThan(0);
+        expect(mismatches(mine[0]!, x).join('\n')).toBe('');
+        if (RECORDING) {
+          const meta: FixtureMeta = {
+            agent: recipe.id,
+            package: pin.package,
+            version: pin.version,
+            scripts: c.scripts,
+            prompts: c.scripts.map(promptFor),
+            recordedAt: new Date().toISOString(),
+            expect: { model: x.model, title: x.title, failed: x.failed, records: x.records },
+          };
+          recordFixture(
+            c.name,
+            meta,
+            where.home,
+            rules.keep.filter((k) => existsSync(join(where.home, k))),
+            ledger,
+          );
+        }
+      });
+    }
+
+    afterAll(() => {
+      // The hosts each CLI tried on its own, all refused at the proxy (the README lists them).
+      const hosts = [...new Set(server?.refused.map((r) => `${r.method} ${r.target}`) ?? [])];
+      if (hosts.length) console.info(`lab: ${recipe.id} was refused ${hosts.join(', ')}`);
+    });
+  });
+}
