@@ -128,6 +128,14 @@ describe('a Claude Code conversation', () => {
     expect(c.turns[0]!.text).toBe('/loop 5m\n\nstarted');
   });
 
+  it('a slash command written message-first (Claude Code 1.0.x) reads as the command typed', () => {
+    // The shape the corpus's 1.0.x transcripts hold: `<command-message>` before `<command-name>`.
+    const c = chat([
+      '{"type":"user","timestamp":"t1","version":"1.0.51","message":{"role":"user","content":"<command-message>generate-feature is running\\u2026</command-message>\\n<command-name>/generate-feature</command-name>\\n<command-args>a login page</command-args>"}}',
+    ]);
+    expect(c.turns[0]).toMatchObject({ role: 'system', text: '/generate-feature a login page' });
+  });
+
   it('a command that printed nothing is just the command', () => {
     const c = chat([
       '{"type":"user","timestamp":"t1","message":{"content":"<command-name>/clear</command-name>\\n<local-command-stdout></local-command-stdout>"}}',

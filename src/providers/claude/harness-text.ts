@@ -21,6 +21,8 @@ export function isHarnessText(text: string): boolean {
   const head = text.trimStart();
   return (
     head.startsWith('<command-name>') ||
+    // Claude Code 1.0.x wrote a slash command with its message first, then its name.
+    head.startsWith('<command-message>') ||
     head.startsWith('<local-command') ||
     head.startsWith('<system-reminder>') ||
     head.startsWith('<user-prompt-submit-hook>') ||
