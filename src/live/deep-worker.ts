@@ -3,27 +3,22 @@
  * conversation), so a 90 MB transcript never blocks the keys or the redraws.
  */
 import { parentPort } from 'node:worker_threads';
+import { emptyCallLog } from '../model/calls.js';
 import type { ProviderId } from '../model/facts.js';
 import { providerById } from '../providers/index.js';
 import type { ConversationOptions } from '../providers/types.js';
-import { readCalls } from '../report/calls.js';
 
 export type DeepRequest =
-  | {
-      id: number;
-      kind: 'calls';
-      provider: ProviderId;
-      main: string;
-      subagents: { agent: string; path: string }[];
-    }
+  | { id: number; kind: 'calls'; provider: ProviderId; main: string }
   | { id: number; kind: 'conversation'; provider: ProviderId; path: string; options: ConversationOptions };
 
 parentPort?.on('message', (r: DeepRequest) => {
   try {
+    const provider = providerById(r.provider);
     const value =
       r.kind === 'calls'
-        ? readCalls(r.provider, r.main, r.subagents)
-        : (providerById(r.provider).conversation?.(r.path, r.options) ?? null);
+        ? (provider.calls?.(r.main) ?? emptyCallLog())
+        : (provider.conversation?.(r.path, r.options) ?? null);
     parentPort!.postMessage({ id: r.id, ok: true, value });
   } catch (err) {
     parentPort!.postMessage({ id: r.id, ok: false, error: (err as Error).message });

@@ -6,10 +6,10 @@
  * its heap by a hundred megabytes or more, which a view left open all day should not keep.
  */
 import { Worker } from 'node:worker_threads';
+import type { CallLog } from '../model/calls.js';
 import type { Conversation } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import type { ConversationOptions } from '../providers/types.js';
-import type { CallLog } from '../report/calls.js';
 import type { DeepRequest } from './deep-worker.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -56,8 +56,8 @@ export class DeepReader {
     });
   }
 
-  calls(provider: ProviderId, main: string, subagents: { agent: string; path: string }[]): Promise<CallLog> {
-    return this.ask({ kind: 'calls', provider, main, subagents });
+  calls(provider: ProviderId, main: string): Promise<CallLog> {
+    return this.ask({ kind: 'calls', provider, main });
   }
 
   conversation(

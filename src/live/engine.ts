@@ -17,6 +17,7 @@ import { scanFiles } from '../index/refresh.js';
 import type { Discovery } from '../index/scan.js';
 import { buildDocument, type ParsedFile, restate, type SessionCache } from '../index/sessions.js';
 import { IndexStore, type StoredFile } from '../index/store.js';
+import type { CallLog } from '../model/calls.js';
 import type { Conversation } from '../model/conversation.js';
 import { unsupported } from '../model/conversation.js';
 import type { Plan, SessionDoc, SessionDocument } from '../model/document.js';
@@ -29,7 +30,6 @@ import { providerById } from '../providers/index.js';
 import type { Env } from '../providers/types.js';
 import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
-import type { CallLog } from '../report/calls.js';
 import type { SessionReport } from '../report/types.js';
 
 /** The shortest refresh interval accepted: below this a refresh could not finish before the next. */

@@ -2,6 +2,7 @@
  * What every harness provider offers the scan: where its data lives, which files it sees, and how
  * to read one of them (from a byte offset, for append-only transcripts).
  */
+import type { CallLog } from '../model/calls.js';
 import type { Conversation } from '../model/conversation.js';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import type { Ledger } from '../model/ledger.js';
@@ -82,6 +83,12 @@ export interface Provider extends ProviderPlace {
    * Absent for a harness cctop has no reader for: the caller answers `supported: false`, saying why.
    */
   conversation?(path: string, o: ConversationOptions): Conversation;
+  /**
+   * Every call, request and compaction of the session whose main transcript is `path` (its
+   * subagents' calls included, wherever the harness keeps them), read in full for the report.
+   * Absent for a harness whose files name no calls.
+   */
+  calls?(path: string): CallLog;
 }
 
 export interface ConversationOptions {

@@ -1,17 +1,18 @@
 /**
  * Building a session's report from the same read the table uses (the index's facts and ledgers, so
- * the money agrees to the cent) plus one full read of its transcripts for the calls and files.
+ * the money agrees to the cent) plus one full read of the session by its provider
+ * (`Provider.calls`) for the calls, the files and the context series. Nothing here reads a harness's
+ * records: a harness without a calls reader has a report without them.
  */
 import { readFileSync } from 'node:fs';
 import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
+import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
 import { obj, str } from '../model/json.js';
 import type { PriceBook } from '../model/pricing.js';
 import type { LocalTime } from '../model/time.js';
-import { subagentFiles } from '../providers/claude/index.js';
 import { providerById } from '../providers/index.js';
-import { type CallLog, readCalls } from './calls.js';
 import { MAX_SERIES_POINTS, REPORT_VERSION, type SessionReport } from './types.js';
 
 /** Rows kept in the failure, slowest and heaviest tables. */
@@ -84,12 +85,10 @@ export function buildReport(o: ReportInput): SessionReport {
   }
 
   const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
-  const subs =
-    s.provider === 'claude' && mainFile && !mainFile.deleted ? subagentFiles(mainFile.file.path) : [];
-  let log: CallLog = o.log ?? { calls: [], dropped: 0, requests: [], compactions: [], breakdown: null };
+  let log: CallLog = o.log ?? emptyCallLog();
   if (o.log === undefined && mainFile && !mainFile.deleted) {
     try {
-      log = readCalls(s.provider, mainFile.file.path, subs);
+      log = provider.calls?.(mainFile.file.path) ?? log;
     } catch {
       // The transcript went away between the scan and now: the report keeps what the index knows.
     }

@@ -2,9 +2,10 @@
  * One session in depth: what a person reviewing it wants, in one document. `cctop report --json`
  * prints it; the web page's session view draws it.
  */
+
+import type { Breakdown } from '../model/calls.js';
 import type { ModelCost, SessionDoc } from '../model/document.js';
 import type { TokenCounts } from '../model/usage.js';
-import type { Breakdown } from './calls.js';
 
 export const REPORT_VERSION = 1;
 

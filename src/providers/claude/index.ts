@@ -10,6 +10,7 @@ import { eachObject } from '../conversation-util.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { claudeCalls } from './calls.js';
 import { claudeRecord } from './conversation.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { claudePlace } from './place.js';
@@ -70,4 +71,9 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const claude: Provider = { ...claudePlace, parse, conversation };
+export const claude: Provider = {
+  ...claudePlace,
+  parse,
+  conversation,
+  calls: (path) => claudeCalls(path, subagentFiles(path)),
+};

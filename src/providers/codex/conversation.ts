@@ -27,7 +27,7 @@ function contentText(content: unknown): string {
 }
 
 /** A shell output as text: the old envelope `{"output": …, "metadata": …}` shows its output. */
-function outputText(output: unknown): string {
+export function outputText(output: unknown): string {
   if (typeof output === 'string' && output.trimStart().startsWith('{')) {
     try {
       const inner = obj(JSON.parse(output));

@@ -7,6 +7,7 @@ import { eachObject } from '../conversation-util.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { codexCalls } from './calls.js';
 import { CodexConversation } from './conversation.js';
 import { type CodexCarry, CodexParser, emptyCodexCarry } from './parser.js';
 import { codexPlace } from './place.js';
@@ -34,4 +35,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const codex: Provider = { ...codexPlace, parse, conversation };
+export const codex: Provider = { ...codexPlace, parse, conversation, calls: codexCalls };

@@ -44,10 +44,10 @@ export const MAX_OPEN_CALLS = 4096;
 export const MAX_DETAILED_CHARS = 1 << 20;
 
 /** Edits whose own arguments say what they changed, when Copilot recorded no diff. */
-const EDIT_TOOLS = new Set(['edit', 'str_replace', 'str_replace_editor', 'create', 'write']);
+export const EDIT_TOOLS = new Set(['edit', 'str_replace', 'str_replace_editor', 'create', 'write']);
 
 /** An edit's change from its arguments, which Copilot names `old_str`, `new_str` and `file_text`. */
-function argsDelta(args: unknown): Delta | null {
+export function argsDelta(args: unknown): Delta | null {
   const a = obj(args);
   if (a === null) return null;
   return editDelta({
@@ -57,7 +57,7 @@ function argsDelta(args: unknown): Delta | null {
 }
 
 /** A call's arguments, which Copilot writes as an object or as the model's JSON text. */
-function argsOf(v: unknown): unknown {
+export function argsOf(v: unknown): unknown {
   if (typeof v !== 'string') return v ?? null;
   try {
     return JSON.parse(v);
@@ -67,7 +67,7 @@ function argsOf(v: unknown): unknown {
 }
 
 /** How a finished call reads: what the model got back, or the error it got instead. */
-function outcomeText(d: JsonObject): string {
+export function outcomeText(d: JsonObject): string {
   const result = obj(d.result);
   const error = obj(d.error);
   const said = text(result?.content) ?? text(result?.detailedContent);
@@ -76,6 +76,17 @@ function outcomeText(d: JsonObject): string {
     return flattenContent(head(message ?? said ?? 'failed', MAX_RESULT_CHARS));
   }
   return flattenContent(head(said ?? '', MAX_RESULT_CHARS));
+}
+
+/**
+ * What a finished edit changed: its detailed result is the diff it applied, truer than the
+ * arguments' old and new text. Only a diff is read as one (a shell's output can start lines with `-`).
+ */
+export function appliedDiff(d: JsonObject): Delta | null {
+  const detailed = text(obj(d.result)?.detailedContent);
+  return detailed !== null && /^@@ /m.test(detailed)
+    ? unifiedDelta(head(detailed, MAX_DETAILED_CHARS))
+    : null;
 }
 
 export class CopilotConversation {
@@ -219,12 +230,7 @@ export class CopilotConversation {
     const id = text(d.toolCallId);
     if (id === null) return;
     this.openCalls.delete(id);
-    // An edit's detailed result is the diff it applied: truer than the arguments' old and new text.
-    // Only a diff is read as one (a shell's output can start lines with `-` too).
-    const detailed = text(obj(d.result)?.detailedContent);
-    const delta =
-      detailed !== null && /^@@ /m.test(detailed) ? unifiedDelta(head(detailed, MAX_DETAILED_CHARS)) : null;
-    this.sink.resolve(id, outcomeText(d), d.success === false, delta);
+    this.sink.resolve(id, outcomeText(d), d.success === false, appliedDiff(d));
   }
 
   /** In a subagent's conversation: the parent's request that started it, as the first user turn. */

@@ -6,12 +6,14 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { oneLine } from '../../model/facts.js';
-import { obj, parseObject, text } from '../../model/json.js';
+import { type JsonObject, obj, parseObject, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { CopilotCalls } from './calls.js';
 import { CopilotConversation } from './conversation.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
 import { copilotPlace } from './place.js';
@@ -100,31 +102,43 @@ function rewindsOf(path: string): Map<string, number> {
   return rewinds;
 }
 
+/** Every event of a session in order, but those a `session.snapshot_rewind` took back. */
+function eachEvent(path: string, each: (event: JsonObject) => void): void {
+  const rewinds = rewindsOf(path);
+  let n = 0;
+  // Events from a rewound one up to the rewind that took them back are not shown.
+  let skipUntil = -1;
+  scanLines(path, 0, (buf, start, end, unterminated) => {
+    const e = parseObject(buf.toString('utf8', start, end));
+    if (e === null && unterminated) return false;
+    const at = n++;
+    if (e === null || at < skipUntil) return true;
+    const id = text(e.id);
+    const rewoundAt = id === null ? undefined : rewinds.get(id);
+    if (rewoundAt !== undefined && rewoundAt > at) skipUntil = rewoundAt;
+    else each(e);
+    return true;
+  });
+}
+
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null && !AGENT_ID.test(o.agent))
     return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
   const sink = new TurnSink(o.before);
   const reader = new CopilotConversation(sink, o.agent);
   try {
-    const rewinds = rewindsOf(path);
-    let n = 0;
-    // Events from a rewound one up to the rewind that took them back are not shown.
-    let skipUntil = -1;
-    scanLines(path, 0, (buf, start, end, unterminated) => {
-      const e = parseObject(buf.toString('utf8', start, end));
-      if (e === null && unterminated) return false;
-      const at = n++;
-      if (e === null || at < skipUntil) return true;
-      const id = text(e.id);
-      const rewoundAt = id === null ? undefined : rewinds.get(id);
-      if (rewoundAt !== undefined && rewoundAt > at) skipUntil = rewoundAt;
-      else reader.event(e);
-      return true;
-    });
+    eachEvent(path, (e) => reader.event(e));
   } catch (err) {
     return unsupported(`could not read the session: ${(err as Error).message}`);
   }
   return sink.finish();
 }
 
-export const copilot: Provider = { ...copilotPlace, parse, conversation };
+/** The calls of a session, its subagents' included, as the conversation shows them. */
+function calls(path: string): CallLog {
+  const reader = new CopilotCalls();
+  eachEvent(path, (e) => reader.event(e));
+  return reader.c.log;
+}
+
+export const copilot: Provider = { ...copilotPlace, parse, conversation, calls };

@@ -11,13 +11,15 @@
  */
 import { closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { type CallLog, emptyCallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts, noteBadLine } from '../../model/facts.js';
-import { type JsonObject, parseObject } from '../../model/json.js';
+import { arr, type JsonObject, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { atifStep, atifSteps } from '../atif/conversation.js';
 import { columnsOf, type Database, readOnly, splitMember } from '../sqlite.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { devinCalls } from './calls.js';
 import { foldSession } from './parser.js';
 import { devinPlace } from './place.js';
 import { sessionFrom, trajectoryFrom } from './record.js';
@@ -120,4 +122,14 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const devin: Provider = { ...devinPlace, parse, conversation };
+/** The calls: the trajectory's steps, each call's outcome from the database. */
+function calls(path: string): CallLog {
+  const m = splitMember(path);
+  const transcript = transcriptOf(path);
+  const doc = m === null || transcript === null ? null : readTrajectory(transcript).doc;
+  if (m === null || doc === null) return emptyCallLog();
+  const steps = (arr(doc.steps) ?? []).map(obj).filter((s): s is JsonObject => s !== null);
+  return devinCalls(steps, statusesOf(readOnly(m.database), m.member));
+}
+
+export const devin: Provider = { ...devinPlace, parse, conversation, calls };

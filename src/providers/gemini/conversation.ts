@@ -47,7 +47,7 @@ export const MAX_SETTLED_IDS = 1 << 16;
 export const MAX_REWINDS = 4096;
 
 /** Scheduler states of a call not finished yet: it has no result to show. */
-const IN_FLIGHT = new Set(['validating', 'scheduled', 'executing', 'awaiting_approval']);
+export const IN_FLIGHT = new Set(['validating', 'scheduled', 'executing', 'awaiting_approval']);
 
 /** Edits whose own arguments say what they changed, when no diff was recorded. */
 const EDIT_TOOLS = new Set(['replace', 'write_file', 'edit']);
@@ -84,7 +84,7 @@ function thoughtsText(v: unknown): string {
 }
 
 /** What a call got back: the function response's output or error, else what the UI showed. */
-function resultOf(call: JsonObject): string {
+export function resultOf(call: JsonObject): string {
   let out = '';
   const parts = arr(call.result) ?? (obj(call.result) ? [call.result] : []);
   for (const p of parts) {
@@ -101,7 +101,7 @@ function resultOf(call: JsonObject): string {
 }
 
 /** The change an edit made: the diff Gemini CLI showed, else the edit's own old and new text. */
-function callDelta(name: string, call: JsonObject): Delta | null {
+export function callDelta(name: string, call: JsonObject): Delta | null {
   const diff = str(obj(call.resultDisplay)?.fileDiff);
   if (diff !== null) return unifiedDelta(diff);
   return EDIT_TOOLS.has(name) ? editDelta(call.args) : null;
@@ -170,9 +170,10 @@ function applyPatch(message: JsonObject, patch: JsonObject): JsonObject {
 
 /**
  * A JSONL chat replayed in order. The newest `WINDOW_MESSAGES` messages stay open for re-writes and
- * patches; older ones are settled into the sink. Lines are numbered by the caller, and
- * `rewinds` (a rewound message id → the line of its `$rewindTo`) says which runs of lines a rewind
- * took back: from the rewound message's first line to the rewind, nothing is shown.
+ * patches; older ones are settled: handed to `settle` (for the turns, or the calls) once, whole.
+ * Lines are numbered by the caller, and `rewinds` (a rewound message id → the line of its
+ * `$rewindTo`) says which runs of lines a rewind took back: from the rewound message's first line to
+ * the rewind, nothing is shown.
  */
 export class GeminiReplay {
   private readonly open = new Map<string, JsonObject>();
@@ -181,7 +182,7 @@ export class GeminiReplay {
   private skipUntil = -1;
 
   constructor(
-    private readonly sink: TurnSink,
+    private readonly settle: (message: JsonObject) => void,
     private readonly rewinds: ReadonlyMap<string, number>,
   ) {}
 
@@ -237,7 +238,7 @@ export class GeminiReplay {
       const oldest = this.settled.values().next();
       if (!oldest.done) this.settled.delete(oldest.value);
     }
-    geminiMessage(this.sink, m);
+    this.settle(m);
   }
 
   /** Settle every message still open: the file has ended. */

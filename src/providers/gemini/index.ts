@@ -9,14 +9,16 @@
  *
  * Finding the chats and the window rules are in `place.ts`; reading them is here.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
+import { CallCollector, type CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
-import { arr, obj, parseObject } from '../../model/json.js';
+import { arr, type JsonObject, obj, parseObject } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
 import { scanLines } from '../jsonl.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { GeminiCalls } from './calls.js';
 import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
 import { GeminiChat, isGeminiCarry } from './parser.js';
 import { geminiPlace, SESSION_ID } from './place.js';
@@ -199,6 +201,33 @@ function rewindsOf(path: string): Map<string, number> {
   return rewinds;
 }
 
+/**
+ * Every message of a chat as it stands (the newest copy of each, rewound ones left out), in order;
+ * throws with what is wrong when the file cannot be read as a chat.
+ */
+function eachMessage(file: string, each: (message: JsonObject) => void): void {
+  if (file.endsWith('.json')) {
+    if (statSync(file).size > MAX_WHOLE_FILE_BYTES) throw new Error('the chat file is too large to read');
+    const chat = parseObject(readFileSync(file, 'utf8'));
+    if (chat === null) throw new Error('the chat file is not a Gemini CLI chat (not a JSON object)');
+    for (const m of arr(chat.messages) ?? []) {
+      const message = obj(m);
+      if (message !== null) each(message);
+    }
+    return;
+  }
+  const replay = new GeminiReplay(each, rewindsOf(file));
+  let n = 0;
+  scanLines(file, 0, (buf, start, end, unterminated) => {
+    const line = parseObject(buf.toString('utf8', start, end));
+    if (line === null && unterminated) return false;
+    const at = n++;
+    if (line !== null) replay.line(at, line);
+    return true;
+  });
+  replay.finish();
+}
+
 /** The conversation of a chat, or of one of its subagents (`chats/<session id>/<agent>.jsonl`). */
 function conversation(path: string, o: ConversationOptions): Conversation {
   let file = path;
@@ -212,31 +241,36 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   }
   const sink = new TurnSink(o.before);
   try {
-    if (file.endsWith('.json')) {
-      if (statSync(file).size > MAX_WHOLE_FILE_BYTES)
-        return unsupported('the chat file is too large to read');
-      const chat = parseObject(readFileSync(file, 'utf8'));
-      if (chat === null) return unsupported('the chat file is not a Gemini CLI chat (not a JSON object)');
-      for (const m of arr(chat.messages) ?? []) {
-        const message = obj(m);
-        if (message !== null) geminiMessage(sink, message);
-      }
-    } else {
-      const replay = new GeminiReplay(sink, rewindsOf(file));
-      let n = 0;
-      scanLines(file, 0, (buf, start, end, unterminated) => {
-        const line = parseObject(buf.toString('utf8', start, end));
-        if (line === null && unterminated) return false;
-        const at = n++;
-        if (line !== null) replay.line(at, line);
-        return true;
-      });
-      replay.finish();
-    }
+    eachMessage(file, (m) => geminiMessage(sink, m));
   } catch (err) {
     return unsupported(`could not read the chat: ${(err as Error).message}`);
   }
   return sink.finish();
 }
 
-export const gemini: Provider = { ...geminiPlace, parse, conversation };
+/** The calls of a chat, then of its subagents' chats (`chats/<session id>/<agent>.jsonl`). */
+function calls(path: string): CallLog {
+  const c = new CallCollector('before');
+  const main = new GeminiCalls(c);
+  eachMessage(path, (m) => main.message(m));
+  const session = sessionIdOf(path);
+  let names: string[] = [];
+  try {
+    if (session !== null) names = readdirSync(join(dirname(path), session));
+  } catch {
+    // no subagents
+  }
+  for (const name of names.sort()) {
+    const agent = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
+    if (!AGENT_ID.test(agent)) continue;
+    const sub = new GeminiCalls(c, agent);
+    try {
+      eachMessage(join(dirname(path), session!, name), (m) => sub.message(m));
+    } catch {
+      // a subagent's chat that went away or is not one: the session's own calls still stand
+    }
+  }
+  return c.log;
+}
+
+export const gemini: Provider = { ...geminiPlace, parse, conversation, calls };

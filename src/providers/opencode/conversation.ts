@@ -33,6 +33,7 @@ import {
 import { type JsonObject, num, obj, str, text } from '../../model/json.js';
 import { editDelta, applyPatch as patchDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { head } from '../conversation-util.js';
+import { type OpenCodeTokens, tokensFrom } from './record.js';
 
 /**
  * Characters of a call's input read from the database: whole for all but the largest writes, which
@@ -51,6 +52,8 @@ export interface ChatMessage {
   error: { name: string | null; message: string | null } | null;
   /** An assistant message written by a compaction: its words are the summary. */
   summary: boolean;
+  /** The newest request's tokens (older builds, which write no step parts, keep only these). */
+  tokens: OpenCodeTokens | null;
 }
 
 /** A part, as the turns need it; text fields already bounded by the reader. */
@@ -67,6 +70,11 @@ export interface ChatPart {
   error: string | null;
   filename: string | null;
   startMs: number | null;
+  /** When a call started and ended running (`state.time`). */
+  ranFromMs: number | null;
+  ranToMs: number | null;
+  /** A `step-finish`: the tokens of the request that step made. */
+  tokens: OpenCodeTokens | null;
 }
 
 const iso = (ms: number | null): string => (ms === null ? '' : new Date(ms).toISOString());
@@ -82,6 +90,7 @@ export function chatMessageFrom(o: JsonObject, id: string | null = null): ChatMe
     ms: num(obj(o.time)?.created),
     error: err ? { name: text(err.name), message: text(obj(err.data)?.message) ?? text(err.message) } : null,
     summary: o.summary === true,
+    tokens: tokensFrom(o.tokens),
   };
 }
 
@@ -104,6 +113,9 @@ export function chatPartFrom(o: JsonObject): ChatPart {
     error: bounded(state?.error, MAX_RESULT_CHARS),
     filename: text(o.filename) ?? text(o.url),
     startMs: num(obj(o.time)?.start),
+    ranFromMs: num(obj(state?.time)?.start),
+    ranToMs: num(obj(state?.time)?.end),
+    tokens: tokensFrom(o.tokens),
   };
 }
 

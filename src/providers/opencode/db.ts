@@ -18,7 +18,14 @@ import { columnsOf, type Database, readOnly } from '../sqlite.js';
 import { type ChatMessage, type ChatPart, MAX_INPUT_CHARS } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
 import { MAX_NESTING } from './place.js';
-import { messageFrom, type OpenCodeMessage, type OpenCodePart, partFrom, sessionFrom } from './record.js';
+import {
+  messageFrom,
+  type OpenCodeMessage,
+  type OpenCodePart,
+  partFrom,
+  sessionFrom,
+  tokensFrom,
+} from './record.js';
 import { MAX_PARTS_PER_MESSAGE } from './storage.js';
 
 export { DATABASE_NAME, listSessions, type SessionFingerprint } from './place.js';
@@ -139,6 +146,9 @@ interface ChatPartRow {
   error: unknown;
   filename: unknown;
   start: unknown;
+  ranFrom: unknown;
+  ranTo: unknown;
+  tokens: unknown;
 }
 
 /** A call's input from its row: parsed when whole, else the fields that name it, read apart. */
@@ -178,6 +188,7 @@ export function readChat(
         json_extract(data, '$.role') AS role,
         json_extract(data, '$.time.created') AS created,
         json_extract(data, '$.error.name') AS errorName,
+        json_extract(data, '$.tokens') AS tokens,
         substr(coalesce(json_extract(data, '$.error.data.message'), json_extract(data, '$.error.message')), 1, ?) AS errorMessage,
         json_type(data, '$.summary') AS summary
       FROM message WHERE session_id = ? ORDER BY id`,
@@ -198,7 +209,10 @@ export function readChat(
       substr(json_extract(data, '$.state.output'), 1, @result) AS output,
       substr(json_extract(data, '$.state.error'), 1, @result) AS error,
       coalesce(json_extract(data, '$.filename'), json_extract(data, '$.url')) AS filename,
-      json_extract(data, '$.time.start') AS start
+      json_extract(data, '$.time.start') AS start,
+      json_extract(data, '$.state.time.start') AS ranFrom,
+      json_extract(data, '$.state.time.end') AS ranTo,
+      json_extract(data, '$.tokens') AS tokens
     FROM part WHERE message_id = @message ORDER BY id LIMIT @limit`,
   );
   for (const r of messages) {
@@ -212,6 +226,7 @@ export function readChat(
           ? { name: strOrNull(r.errorName), message: strOrNull(r.errorMessage) }
           : null,
       summary: r.summary === 'true',
+      tokens: tokensFrom(parseJson(r.tokens)),
     };
     const rows = partsOfMessage.iterate({
       message: r.id,
@@ -234,6 +249,9 @@ export function readChat(
           error: strOrNull(p.error),
           filename: strOrNull(p.filename),
           startMs: typeof p.start === 'number' ? p.start : null,
+          ranFromMs: typeof p.ranFrom === 'number' ? p.ranFrom : null,
+          ranToMs: typeof p.ranTo === 'number' ? p.ranTo : null,
+          tokens: tokensFrom(parseJson(p.tokens)),
         };
     })();
     try {

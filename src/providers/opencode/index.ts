@@ -11,11 +11,13 @@
  * Finding the sessions and the window rules are in `place.ts`; reading them is here.
  */
 import { basename } from 'node:path';
+import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts } from '../../model/facts.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { splitMember, validMember } from '../sqlite.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { OpenCodeCalls } from './calls.js';
 import { OpenCodeConversation } from './conversation.js';
 import { isChildOf, readChat, readSession } from './db.js';
 import { foldSession } from './parser.js';
@@ -84,4 +86,15 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const opencode: Provider = { ...opencodePlace, parse, conversation };
+/** The calls of a session (a database member or a legacy session file), its messages in order. */
+function calls(path: string): CallLog {
+  const reader = new OpenCodeCalls();
+  const each = reader.message.bind(reader);
+  const member = splitMember(path);
+  if (member !== null && DATABASE_NAME.test(basename(member.database)))
+    readChat(member.database, member.member, each);
+  else readStoredChat(path, each);
+  return reader.c.log;
+}
+
+export const opencode: Provider = { ...opencodePlace, parse, conversation, calls };

@@ -38,7 +38,7 @@ const MAX_WALK = MAX_TREE_ENTRIES;
 const EDIT_TOOLS = new Set(['edit', 'write']);
 
 /** The words of a user or tool message's content (a string, or text and image blocks). */
-function contentText(content: unknown, max: number): string {
+export function contentText(content: unknown, max: number): string {
   if (typeof content === 'string') return head(content, max);
   let out = '';
   for (const b of blocksOf(content)) {
@@ -51,7 +51,7 @@ function contentText(content: unknown, max: number): string {
 }
 
 /** Pi names an edit's text `oldText` and `newText`. */
-function piDelta(name: string, args: unknown): ReturnType<typeof editDelta> {
+export function piDelta(name: string, args: unknown): ReturnType<typeof editDelta> {
   if (!EDIT_TOOLS.has(name)) return null;
   const a = obj(args);
   if (a === null) return null;

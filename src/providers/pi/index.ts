@@ -3,11 +3,13 @@
  * `~/.pi/agent`); `$PI_CODING_AGENT_SESSION_DIR` names the sessions folder itself. Finding the sessions and the window rules are in `place.ts`;
  * reading them is here.
  */
+import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { parseObject, text } from '../../model/json.js';
+import { type JsonObject, parseObject, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { PiCalls } from './calls.js';
 import { entryHead, PiConversation, PiTree } from './conversation.js';
 import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
 import { piPlace } from './place.js';
@@ -43,24 +45,36 @@ function currentBranch(path: string): Set<string> | null {
   return tree.path();
 }
 
+/** Every entry on the current branch, in file order: the header and older untreed entries too. */
+function eachOnBranch(path: string, each: (entry: JsonObject) => void): void {
+  const branch = currentBranch(path);
+  scanLines(path, 0, (buf, start, end, unterminated) => {
+    const e = parseObject(buf.toString('utf8', start, end));
+    if (e === null) return !unterminated;
+    const id = text(e.id);
+    // Entries of an abandoned branch are not shown; the header and older untreed entries are read.
+    if (branch === null || id === null || !('parentId' in e) || branch.has(id)) each(e);
+    return true;
+  });
+}
+
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null) return unsupported('Pi runs no subagents of its own in a session');
   const sink = new TurnSink(o.before);
   const reader = new PiConversation(sink);
   try {
-    const branch = currentBranch(path);
-    scanLines(path, 0, (buf, start, end, unterminated) => {
-      const e = parseObject(buf.toString('utf8', start, end));
-      if (e === null) return !unterminated;
-      const id = text(e.id);
-      // Entries of an abandoned branch are not shown; the header and older untreed entries are read.
-      if (branch === null || id === null || !('parentId' in e) || branch.has(id)) reader.entry(e);
-      return true;
-    });
+    eachOnBranch(path, (e) => reader.entry(e));
   } catch (err) {
     return unsupported(`could not read the session: ${(err as Error).message}`);
   }
   return sink.finish();
 }
 
-export const pi: Provider = { ...piPlace, parse, conversation };
+/** The calls of the current branch: what the model saw, as the conversation shows it. */
+function calls(path: string): CallLog {
+  const reader = new PiCalls();
+  eachOnBranch(path, (e) => reader.entry(e));
+  return reader.c.log;
+}
+
+export const pi: Provider = { ...piPlace, parse, conversation, calls };

@@ -42,7 +42,7 @@ const partsList = (message: unknown): JsonObject[] =>
   (arr(obj(message)?.parts) ?? []).map(obj).filter((p): p is JsonObject => p !== null);
 
 /** A tool's answer: the function response's output or error, else what the UI showed. */
-function answerText(record: JsonObject): string {
+export function answerText(record: JsonObject): string {
   let out = '';
   for (const p of partsList(record.message)) {
     const response = obj(obj(p.functionResponse)?.response);

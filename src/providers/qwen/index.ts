@@ -10,6 +10,7 @@ import { type Conversation, TurnSink, unsupported } from '../../model/conversati
 import { eachObject } from '../conversation-util.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { qwenCalls } from './calls.js';
 import { QwenConversation } from './conversation.js';
 import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
 import { qwenPlace } from './place.js';
@@ -41,4 +42,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const qwen: Provider = { ...qwenPlace, parse, conversation };
+export const qwen: Provider = { ...qwenPlace, parse, conversation, calls: qwenCalls };

@@ -9,7 +9,6 @@ import { DeepReader } from '../../live/deep.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
 import type { SessionDocument } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
-import { subagentFiles } from '../../providers/claude/index.js';
 import { paint } from '../cli/color.js';
 import { hiddenFromEnv } from './columns.js';
 import { ESCAPE_WAIT_MS, type Key, KeyDecoder } from './keys.js';
@@ -97,10 +96,9 @@ export async function runTui(o: TuiOptions): Promise<number> {
       };
       return;
     }
-    const subs = s.provider === 'claude' ? subagentFiles(s.file) : [];
     const asked = detailFor;
     void Promise.all([
-      deep.calls(s.provider, s.file, subs),
+      deep.calls(s.provider, s.file),
       deep.conversation(s.provider, s.file, { before: null, agent: null }),
     ])
       .then(([log, conversation]) => {

@@ -3,12 +3,12 @@
  * can be tested without a terminal and redrawn as often as anything changes. The one thing it
  * changes in the state is the selection, which it settles against the rows it is about to draw.
  */
+import type { CallLog } from '../../model/calls.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionState } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { providerById } from '../../providers/index.js';
-import type { CallLog } from '../../report/calls.js';
 import type { SessionReport } from '../../report/types.js';
 import { type Paint, PLAIN } from '../cli/color.js';
 import {
