@@ -7,5 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests spawn real subprocesses and servers; two cores do not want more than two files at once.
     maxWorkers: 2,
+    reporters: ['default', './test/skipped-reporter.ts'],
   },
 });

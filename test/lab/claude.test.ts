@@ -7,4 +7,5 @@ conformance(claudeRecipe, {
   keep: ['.claude/projects'],
   titled: true,
   resumes: true,
+  whileHeld: 'working',
 });

@@ -7,4 +7,5 @@ conformance(codexRecipe, {
   keep: ['.codex/sessions'],
   titled: true,
   resumes: true,
+  whileHeld: 'working',
 });

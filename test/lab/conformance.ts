@@ -11,6 +11,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Conversation } from '../../src/model/conversation.js';
+import type { SessionReport } from '../../src/report/types.js';
 import {
   agentBin,
   makeHome,
@@ -21,12 +23,15 @@ import {
 } from '../../src/test-support/lab/agents.js';
 import {
   cctopJson,
+  cctopRead,
+  chatMismatches,
   type Expect,
   entriesOf,
   type FixtureMeta,
   mismatches,
   RECORDING,
   recordFixture,
+  reportMismatches,
 } from '../../src/test-support/lab/check.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 
@@ -39,6 +44,16 @@ export interface AgentRules {
   titled: boolean;
   /** Whether a resumed run continues the same session (same id, same file or files). */
   resumes: boolean;
+  /**
+   * What cctop can tell while the model's response is held open: `working` when the harness writes
+   * the prompt down before the response comes, `absent` when it writes the session only at the end.
+   */
+  whileHeld: 'working' | 'absent';
+  /**
+   * Put what the agent left into the form a fixture keeps, once cctop has read it as it was left
+   * (OpenCode: its database checkpointed out of the write-ahead log that holds every row).
+   */
+  settle?: (home: string) => void;
 }
 
 /** A scripted run: one prompt, or a prompt and a resumed second prompt in the same session. */
@@ -106,7 +121,11 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
           records: rules.records,
         };
         expect(x.entries.length, 'the agent made no scripted request').toBeGreaterThan(0);
-        expect(mismatches(mine[0]!, x).join('\n')).toBe('');
+        const wrong = mismatches(mine[0]!, x);
+        const prompts = c.scripts.map(promptFor);
+        wrong.push(...chatMismatches(cctopRead<Conversation>(where.home, ['chat', mine[0]!.id]), x, prompts));
+        wrong.push(...reportMismatches(cctopRead<SessionReport>(where.home, ['report', mine[0]!.id]), x));
+        expect(wrong.join('\n')).toBe('');
         if (RECORDING) {
           const meta: FixtureMeta = {
             agent: recipe.id,
@@ -117,6 +136,7 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
             recordedAt: new Date().toISOString(),
             expect: { model: x.model, title: x.title, failed: x.failed, records: x.records },
           };
+          rules.settle?.(where.home);
           recordFixture(
             c.name,
             meta,
@@ -127,6 +147,29 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
         }
       });
     }
+
+    it(`reads as ${rules.whileHeld === 'working' ? 'working' : 'not yet written'} while the model holds its answer, and idle once the turn ends`, async () => {
+      const where = makeHome(join(root, 'hold'));
+      recipe.setup(where.home, server.url);
+      server.hold();
+      const running = runAgent(recipe, where, server.url, {
+        prompt: promptFor('hold'),
+        resume: null,
+        permission: 'allow',
+      });
+      try {
+        await server.whenHeld();
+        const during = cctopJson(where.home).sessions.filter((s) => s.provider === recipe.id);
+        if (rules.whileHeld === 'working') expect(during.map((s) => s.state)).toEqual(['working']);
+        else expect(during).toEqual([]);
+      } finally {
+        server.release();
+      }
+      const r = await running;
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const after = cctopJson(where.home).sessions.filter((s) => s.provider === recipe.id);
+      expect(after.map((s) => s.state)).toEqual(['idle']);
+    });
 
     afterAll(() => {
       // The hosts each CLI tried on its own, all refused at the proxy (the README lists them).

@@ -10,7 +10,9 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Conversation } from '../../model/conversation.js';
 import type { SessionDocument } from '../../model/document.js';
+import type { SessionReport } from '../../report/types.js';
 import { REPO } from '../corpus.js';
 import type { LabAgentId } from './agents.js';
 import type { LedgerEntry } from './server.js';
@@ -35,6 +37,17 @@ export function cctopJson(home: string, extra: Record<string, string> = {}): Ses
   });
   if (r.status !== 0) throw new Error(`cctop --json failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout) as SessionDocument;
+}
+
+/** Another `cctop` command's JSON over one home (`chat ID --json`, `report ID --json`). */
+export function cctopRead<T>(home: string, args: string[]): T {
+  const r = spawnSync(process.execPath, [CLI, ...args, '--json'], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, TZ: 'UTC', CCTOP_CACHE_DIR: join(home, '.cctop-cache') },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (r.status !== 0) throw new Error(`cctop ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
 }
 
 /** What a session must show, given what the server said in it. */
@@ -87,6 +100,55 @@ export function mismatches(s: Session, x: Expect): string[] {
     out.push(`context.used is ${s.context.used}, the newest request's prompt was ${last.prompt}`);
   if (x.title !== null && !(s.title ?? '').includes(x.title))
     out.push(`title is ${JSON.stringify(s.title)}, expected it to contain ${JSON.stringify(x.title)}`);
+  return out;
+}
+
+/**
+ * The report's context facts: one point per request, in order, with the prompts the server gave;
+ * each call charged the growth from the request that made it to the one that answered its result
+ * (`shared` when one response made several calls).
+ */
+export function reportMismatches(r: SessionReport, x: Expect): string[] {
+  const out: string[] = [];
+  const want = x.entries.map((e) => e.prompt);
+  const got = r.context.series.map((p) => p.prompt);
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    out.push(`context series is [${got}], the requests' prompts were [${want}]`);
+  const growth: { growth: number; shared: boolean }[] = [];
+  x.entries.forEach((e, i) => {
+    const next = x.entries[i + 1];
+    if (!e.calls.length || !next || next.script !== e.script || next.step !== (e.step ?? 0) + 1) return;
+    for (const _ of e.calls) growth.push({ growth: next.prompt - e.prompt, shared: e.calls.length > 1 });
+  });
+  const key = (g: { growth: number; shared: boolean }) => `${g.growth}${g.shared ? ' shared' : ''}`;
+  const wantGrowth = growth.map(key).sort();
+  const gotGrowth = r.tools.heaviest.map(key).sort();
+  if (JSON.stringify(gotGrowth) !== JSON.stringify(wantGrowth))
+    out.push(`calls grew the context by [${gotGrowth}], the server's prompts say [${wantGrowth}]`);
+  if (r.tools.failed !== x.failed)
+    out.push(`the report lists ${r.tools.failed} failed call(s), not ${x.failed}`);
+  return out;
+}
+
+/**
+ * The conversation: the user's prompts as the user turns (no harness envelope around them), every
+ * answer the server gave as an assistant turn, and the calls with their failures.
+ */
+export function chatMismatches(c: Conversation, x: Expect, prompts: readonly string[]): string[] {
+  const out: string[] = [];
+  const said = c.turns.filter((t) => t.role === 'user' && t.kind === 'message').map((t) => t.text.trim());
+  if (JSON.stringify(said) !== JSON.stringify(prompts))
+    out.push(`the user turns are ${JSON.stringify(said)}, the prompts were ${JSON.stringify(prompts)}`);
+  const answers = c.turns.filter((t) => t.role === 'assistant' && t.kind === 'message').map((t) => t.text);
+  for (const e of x.entries)
+    if (e.answer !== null && !answers.some((a) => a.includes(e.answer!)))
+      out.push(`no assistant turn says ${JSON.stringify(e.answer)}`);
+  const tools = c.turns.flatMap((t) => t.tools);
+  const calls = x.entries.reduce((a, e) => a + e.calls.length, 0);
+  if (tools.length !== calls)
+    out.push(`the conversation shows ${tools.length} call(s), the server asked for ${calls}`);
+  const failed = tools.filter((t) => t.failed).length;
+  if (failed !== x.failed) out.push(`the conversation marks ${failed} call(s) failed, not ${x.failed}`);
   return out;
 }
 
