@@ -2,15 +2,16 @@
  * The environment an agent is started with.
  *
  * By default an agent sees only what it needs to start and authenticate, plus the proxy and CA
- * settings that let it reach its API from behind a corporate network. Whatever else the caller's
- * process holds (other vendors' keys, CI secrets, a database URL) is not the agent's business and
- * does not end up in a transcript or a tool call it makes.
+ * settings that let it reach its API from behind a corporate network and the marker of a sandbox.
+ * Whatever else the caller's process holds (other vendors' keys, CI secrets, a database URL) is not
+ * the agent's business and does not end up in a transcript or a tool call it makes.
  */
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * `minimal` (the default): the essentials, the network settings and the agent's own credentials.
+ * `minimal` (the default): the essentials, the network settings, the sandbox marker and the agent's
+ * own credentials.
  * `inherit`: everything the parent has. `{ only }`: exactly these names, nothing else.
  */
 export type EnvPolicy = 'minimal' | 'inherit' | { only: readonly string[] };
@@ -76,10 +77,20 @@ export const NETWORK_ENV = [
   'SSL_CERT_DIR',
 ] as const;
 
+/**
+ * The machine's own word that it is a throw-away sandbox. Claude Code refuses its bypass mode
+ * (`--permission-mode bypassPermissions`, drive's `bypass`) as root unless `IS_SANDBOX=1` is set:
+ * 2.1.328 says "--dangerously-skip-permissions cannot be used with root/sudo privileges for security
+ * reasons" and exits 1. A container that runs agents as root sets it for exactly that, so dropping it
+ * made `bypass` fail where it is meant to be used. It carries no secret.
+ */
+export const SANDBOX_ENV = ['IS_SANDBOX'] as const;
+
 function wanted(name: string, credentials: CredentialNames, windows: boolean): boolean {
   const key = windows ? name.toUpperCase() : name;
   const list = (xs: readonly string[]) => (windows ? xs.map((x) => x.toUpperCase()) : xs);
   if (list(ESSENTIAL).includes(key) || list(NETWORK_ENV).includes(key)) return true;
+  if (list(SANDBOX_ENV).includes(key)) return true;
   if (list(credentials.names).includes(key)) return true;
   return list(credentials.prefixes).some((p) => key.startsWith(p));
 }

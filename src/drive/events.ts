@@ -7,7 +7,7 @@
  * message; Claude may stream a preamble before a tool call), so a caller that wants the answer reads
  * the outcome, never the sum.
  */
-import type { Usage } from '../model/usage.js';
+import type { TokenCounts, Usage } from '../model/usage.js';
 
 /** The agents drive can run. */
 export const AGENTS = ['claude', 'codex', 'copilot'] as const;
@@ -96,7 +96,18 @@ export interface Outcome {
   model: string | null;
   /** The agent's authoritative final answer. */
   text: string;
+  /**
+   * This run's usage, never the conversation's: on a resumed run a figure this run's share cannot be
+   * told for is null, not the running total (docs/drive.md, "Usage").
+   */
   usage: Usage;
+  /**
+   * The whole conversation's running token total as the agent reported it, every run that continued
+   * it included; null when the agent reports none (Copilot).
+   */
+  threadUsage: TokenCounts | null;
+  /** The whole conversation's running cost as the agent priced it (Claude); null when it prices none. */
+  threadCostUsd: number | null;
   stop: Stop;
   /** The last quota signal seen. */
   rateLimit: RateLimit | null;

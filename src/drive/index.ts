@@ -7,7 +7,7 @@
  * docs/drive.md describes the API, the events, the error kinds and every bound. What is not exported
  * here is the folder's own business.
  */
-export type { Usage } from '../model/usage.js';
+export type { TokenCounts, Usage } from '../model/usage.js';
 export { accumulate, emptyUsage } from '../model/usage.js';
 export {
   EVENT_QUEUE_DEPTH,
@@ -17,9 +17,10 @@ export {
   MAX_IDENTIFIER_BYTES,
   MAX_LINE,
   MAX_PENDING_APPROVALS,
+  MAX_ROLLOUT_TAIL_BYTES,
   TRUNCATION_MARK,
 } from './bounds.js';
-export { type EnvPolicy, NETWORK_ENV } from './env.js';
+export { type EnvPolicy, NETWORK_ENV, SANDBOX_ENV } from './env.js';
 export { DriveError, type Failure, type FailureKind, isDriveError } from './errors.js';
 export {
   AGENTS,

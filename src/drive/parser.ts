@@ -11,7 +11,7 @@
  */
 import type { JsonObject } from '../model/json.js';
 import { obj, str } from '../model/json.js';
-import { emptyUsage, type Usage } from '../model/usage.js';
+import { emptyUsage, type TokenCounts, type Usage } from '../model/usage.js';
 import {
   acceptId,
   boundLabel,
@@ -37,7 +37,12 @@ export interface Terminal {
   model: string | null;
   /** The authoritative answer. */
   text: string;
+  /** This run's usage. A figure the agent gives only as a running total is settled by the agent's spec. */
   usage: Usage;
+  /** The conversation's running token total, as the agent last reported it. */
+  threadUsage: TokenCounts | null;
+  /** The conversation's running cost, as the agent last priced it. */
+  threadCostUsd: number | null;
   stop: Stop;
   rateLimit: RateLimit | null;
   unparsed: number;
@@ -147,6 +152,8 @@ export function emptyTerminal(): Terminal {
     model: null,
     text: '',
     usage: emptyUsage(),
+    threadUsage: null,
+    threadCostUsd: null,
     stop: { kind: 'completed' },
     rateLimit: null,
     unparsed: 0,
@@ -316,6 +323,6 @@ export class StreamParser {
   terminal(): Terminal {
     const t = this.state.terminal;
     if (this.format === 'text') return { ...t, text: this.plain.text().trimEnd() };
-    return { ...t, usage: { ...t.usage } };
+    return { ...t, usage: { ...t.usage }, threadUsage: t.threadUsage === null ? null : { ...t.threadUsage } };
   }
 }

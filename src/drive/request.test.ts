@@ -30,6 +30,15 @@ describe('planning a request', () => {
     });
   });
 
+  it("offers the agent's own default mode, which a request gets only by naming it", () => {
+    expect(planRequest({ ...base, permission: 'default' }, claude.caps).permission).toBe('default');
+    expect(planRequest(base, claude.caps).permission, 'today’s default is unchanged').toBe('read-only');
+    expect(
+      planRequest({ ...base, permission: 'default', approvals: true }, claude.caps).approvals,
+      'a run that asks can be answered',
+    ).toBe(true);
+  });
+
   it('refuses what an agent cannot do, naming it', () => {
     expect(failureOf(() => planRequest({ ...base, agent: 'copilot', schema: {} }, copilot.caps))).toEqual({
       kind: 'unsupported',
@@ -93,6 +102,16 @@ describe('the environment policy', () => {
       HTTPS_PROXY: 'p',
       https_proxy: 'p',
       NODE_EXTRA_CA_CERTS: '/ca',
+    });
+  });
+
+  it('minimal keeps IS_SANDBOX, without which Claude 2.1.328 refuses bypass as root', () => {
+    // Claude's own words without it: "--dangerously-skip-permissions cannot be used with root/sudo
+    // privileges for security reasons", exit 1.
+    expect(
+      childEnv({ ...parent, IS_SANDBOX: '1' }, 'minimal', claude.credentials, {}, 'linux'),
+    ).toMatchObject({
+      IS_SANDBOX: '1',
     });
   });
 

@@ -20,11 +20,14 @@ import type { SessionStore } from './sessions.js';
  * them (docs/drive.md has the table).
  * - `read-only` (default): read and search, change nothing, run no commands.
  * - `plan`: the agent's planning mode.
+ * - `default`: the agent's own default (ask) mode, as its own settings make it. Headless, nobody is
+ *   there to answer, so what it would ask about is refused; a Claude run with `approvals` asks the
+ *   caller. Never the default: a request that names no permission stays `read-only`.
  * - `edit`: edit files in the working directory; no shell commands where the agent can tell them apart.
  * - `auto`: the agent's own automatic mode (edits and commands inside its sandbox).
  * - `bypass`: no checks and no sandbox. Only for a throw-away machine.
  */
-export const PERMISSIONS = ['read-only', 'plan', 'edit', 'auto', 'bypass'] as const;
+export const PERMISSIONS = ['read-only', 'plan', 'default', 'edit', 'auto', 'bypass'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 export const isPermission = (v: string): v is Permission => (PERMISSIONS as readonly string[]).includes(v);

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { type AgentSpec, type Invocation, spec } from './agents/index.js';
+import { type AgentSpec, type Baseline, type Invocation, spec } from './agents/index.js';
 import {
   Capture,
   EVENT_QUEUE_DEPTH,
@@ -107,6 +107,8 @@ class AgentRun implements Run {
 
   private readonly spec: AgentSpec;
   private plan: Plan | null = null;
+  /** What the conversation had counted before this run; unknown until the run has started. */
+  private baseline: Baseline = { kind: 'unknown' };
   private child: ChildProcess | null = null;
   private bin: string;
   private readonly queue: EventQueue<Event>;
@@ -191,6 +193,8 @@ class AgentRun implements Run {
       });
     }
     if (request.session !== undefined) this.openNamedSession(request, plan, parent);
+    // Before the spawn: once running, the agent adds this run to the records the baseline is read from.
+    this.baseline = this.spec.baseline(plan, env);
     let schemaFile: string | null = null;
     if (plan.schema !== null && this.spec.schemaInFile) {
       this.tempDir = mkdtempSync(join(tmpdir(), 'cctop-drive-'));
@@ -523,7 +527,9 @@ class AgentRun implements Run {
 
   private buildOutcome(): Outcome {
     const t =
-      this.plan === null ? this.parser.terminal() : this.spec.settle(this.parser.terminal(), this.plan);
+      this.plan === null
+        ? this.parser.terminal()
+        : this.spec.settle(this.parser.terminal(), this.plan, this.baseline);
     const settled = this.plan?.format === 'text' ? this.exitCode === 0 : this.parser.sawTerminal;
     return {
       agent: this.agent,
@@ -531,6 +537,8 @@ class AgentRun implements Run {
       model: t.model,
       text: t.text,
       usage: t.usage,
+      threadUsage: t.threadUsage,
+      threadCostUsd: t.threadCostUsd,
       stop: settled ? t.stop : { kind: 'unfinished' },
       rateLimit: t.rateLimit,
       exitCode: this.exitCode,

@@ -19,6 +19,13 @@ import type { Event } from '../../src/drive/events.js';
 import type { Request } from '../../src/drive/request.js';
 import { run, stream } from '../../src/drive/run.js';
 import { SessionStore } from '../../src/drive/sessions.js';
+import {
+  FIRST_RUN,
+  ROLLOUT_BEFORE_THIRD_RUN,
+  THIRD_RUN,
+  THREAD,
+  writeRollout,
+} from '../../src/drive/test-support/codex-thread.js';
 import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
 import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 
@@ -136,6 +143,12 @@ describe('a plain run', () => {
     expect(env.CCTOP_MARK).toBe('1');
     expect(env.DATABASE_URL).toBeUndefined();
     expect(env.OPENAI_API_KEY, "another vendor's key is not Claude's business").toBeUndefined();
+  });
+
+  it('keeps IS_SANDBOX for bypass, which Claude refuses as root without it', async () => {
+    bin.add('claude', [{ out: RESULT }], { expectArgs: ['--permission-mode', 'bypassPermissions'] });
+    await run(req({ agent: 'claude', permission: 'bypass', parentEnv: bin.env({ IS_SANDBOX: '1' }) }));
+    expect(bin.record('claude').env.IS_SANDBOX).toBe('1');
   });
 
   it('inherits the whole environment when asked', async () => {
@@ -657,6 +670,50 @@ describe('bounds under a hostile agent', () => {
     // The queue, one chunk of ready lines and the pipe's buffer: a few thousand lines, not 20,000.
     expect(writtenWhilePaused).toBeGreaterThan(0);
     expect(writtenWhilePaused).toBeLessThan(count / 4);
+  });
+});
+
+describe('usage across the runs of one thread (codex-cli 0.169.0, conformance lab)', () => {
+  const replay = (lines: readonly string[]): Step[] => [...lines.map((out): Step => ({ out })), { exit: 0 }];
+
+  it("a resumed run reports its own usage, and the thread's running total apart", async () => {
+    const codexHome = join(bin.dir, 'codex-home');
+    writeRollout(codexHome, ROLLOUT_BEFORE_THIRD_RUN);
+    bin.add('codex', replay(THIRD_RUN), { expectArgs: ['exec', 'resume', THREAD] });
+    const o = await run(
+      req({ agent: 'codex', resume: THREAD, parentEnv: bin.env({ CODEX_HOME: codexHome }) }),
+    );
+    expect(o.usage).toMatchObject({
+      input: 5125,
+      cacheRead: 5125,
+      cacheWrite: null,
+      output: 23,
+      reasoning: 8,
+    });
+    expect(o.threadUsage).toEqual({
+      input: 25170,
+      cacheRead: 25168,
+      cacheWrite: null,
+      output: 95,
+      reasoning: 30,
+    });
+    expect(o.threadCostUsd, 'Codex prices nothing').toBeNull();
+  });
+
+  it("a named thread whose rollout is gone reports unknown usage, never the thread's total", async () => {
+    const store = new SessionStore(join(bin.dir, 'sessions'));
+    store.bind(bin.dir, 'triage', 'codex', THREAD);
+    bin.add('codex', replay(THIRD_RUN), { expectArgs: ['exec', 'resume', THREAD] });
+    const o = await run(req({ agent: 'codex', session: { name: 'triage', store } }));
+    expect(o.usage).toMatchObject({ input: null, cacheRead: null, output: null, reasoning: null });
+    expect(o.threadUsage?.input).toBe(25170);
+  });
+
+  it("a new thread's running total is all this run's", async () => {
+    bin.add('codex', replay(FIRST_RUN));
+    const o = await run(req({ agent: 'codex' }));
+    expect(o.usage).toMatchObject({ input: 9929, cacheRead: 9928, output: 32 });
+    expect(o.threadUsage).toMatchObject({ input: 9929, cacheRead: 9928, output: 32 });
   });
 });
 

@@ -6,10 +6,28 @@ import { describe, expect, it } from 'vitest';
 import { accumulate, emptyUsage, type Usage } from '../../model/usage.js';
 import { MAX_IDENTIFIER_BYTES } from '../bounds.js';
 import { isBlocking, type RateLimit, utilities } from '../events.js';
+import type { Permission, SessionPlan } from '../request.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { claude, claudeDialect } from './claude.js';
 
 const read = (...lines: string[]) => parseLines(claudeDialect, lines);
+
+const PLAN = {
+  agent: 'claude' as const,
+  prompt: 'say pong',
+  system: null,
+  model: null,
+  effort: null,
+  permission: 'read-only' as Permission,
+  format: 'stream' as const,
+  cwd: '/w',
+  addDirs: [],
+  schema: null,
+  session: { kind: 'new' } as SessionPlan,
+  approvals: false,
+  interactive: false,
+  thinking: null,
+};
 
 describe('compaction', () => {
   it('a compaction reports its phases and settles cleanly', () => {
@@ -64,7 +82,9 @@ describe('a turn', () => {
     expect(terminal.session).toBe('sess-a');
     expect(terminal.text).toBe('pong');
     expect(terminal.stop).toEqual({ kind: 'completed' });
-    expect(terminal.usage).toMatchObject({
+    expect(terminal.threadCostUsd, "the session's running total").toBe(0.017);
+    // A new session's running total is its cost: 2.1.212 states no cost of its own per result.
+    expect(claude.settle(terminal, PLAN, { kind: 'fresh' }).usage).toMatchObject({
       input: 10,
       output: 45,
       cacheRead: 18764,
@@ -363,23 +383,69 @@ describe('rate limits', () => {
   });
 });
 
-describe('the command line', () => {
-  const plan = {
-    agent: 'claude' as const,
-    prompt: 'say pong',
-    system: null,
-    model: null,
-    effort: null,
-    permission: 'read-only' as const,
-    format: 'stream' as const,
-    cwd: '/w',
-    addDirs: [],
-    schema: null,
-    session: { kind: 'new' as const },
-    approvals: false,
-    interactive: false,
-    thinking: null,
+describe('usage and cost across runs (claude 2.1.328, conformance lab)', () => {
+  // Trimmed copies of the `result` records of two runs of one session: a new one that ran a command,
+  // then `--resume` of it. Each process states what it counted since its previous result.
+  const FIRST =
+    '{"duration_api_ms":129,"stop_reason":"end_turn","session_id":"7647f094-bf9e-464e-84cf-7ca49057bda3","total_cost_usd":0.07182164999999999,"usage":{"input_tokens":21566,"cache_creation_input_tokens":43,"cache_read_input_tokens":21608,"output_tokens":32,"output_tokens_details":{"thinking_tokens":0}},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":21566,"outputTokens":32,"cacheReadInputTokens":21608,"cacheCreationInputTokens":43,"costUSD":0.07182164999999999,"contextWindow":200000,"maxOutputTokens":32000,"thinkingTokens":0}},"is_error":false,"num_turns":2,"subtype":"success","result":"The command printed lab-call-ok.","type":"result","duration_ms":416,"result_index":0,"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":21566,"outputTokens":32,"cacheReadInputTokens":21608,"cacheCreationInputTokens":43,"costUSD":0.07182164999999999,"contextWindow":200000,"maxOutputTokens":32000,"thinkingTokens":0}}}';
+  const RESUMED =
+    '{"duration_api_ms":173,"stop_reason":"end_turn","session_id":"7647f094-bf9e-464e-84cf-7ca49057bda3","total_cost_usd":0.10797854999999999,"usage":{"input_tokens":10831,"cache_creation_input_tokens":32,"cache_read_input_tokens":10863,"output_tokens":19,"output_tokens_details":{"thinking_tokens":0}},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":32397,"outputTokens":51,"thinkingTokens":0,"cacheReadInputTokens":32471,"cacheCreationInputTokens":75,"costUSD":0.10797854999999999,"contextWindow":200000,"maxOutputTokens":32000}},"is_error":false,"num_turns":1,"subtype":"success","result":"pong: the lab answers with text only.","type":"result","duration_ms":196,"result_index":0,"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":10831,"outputTokens":19,"cacheReadInputTokens":10863,"cacheCreationInputTokens":32,"costUSD":0.036156900000000006,"contextWindow":200000,"maxOutputTokens":32000,"thinkingTokens":0}}}';
+  /** The same record as a CLI that states no per-result cost would write it. */
+  const unstated = (line: string): string => {
+    const { model_usage_since_last_result: _, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    return JSON.stringify(rest);
   };
+  const RESUME: SessionPlan = { kind: 'resume', id: '7647f094-bf9e-464e-84cf-7ca49057bda3', fork: false };
+  const settled = (line: string, session: 'new' | 'resumed') => {
+    const plan = session === 'resumed' ? { ...PLAN, session: RESUME } : PLAN;
+    return claude.settle(read(line).terminal, plan, claude.baseline(plan, {}));
+  };
+
+  it("the turn's thinking tokens are its reasoning; absent, they stay unknown", () => {
+    expect(read(FIRST).terminal.usage.reasoning, 'stated as 0, so 0').toBe(0);
+    const older =
+      '{"type":"result","subtype":"success","is_error":false,"result":"pong","session_id":"sess-a","total_cost_usd":0.017,"usage":{"input_tokens":10,"output_tokens":45,"cache_read_input_tokens":18764,"cache_creation_input_tokens":7322}}';
+    expect(read(older).terminal.usage.reasoning, 'claude 2.1.212 states none: not 0').toBeNull();
+  });
+
+  it("a resumed run's cost is its own, and the session's running total is the thread's", () => {
+    const t = settled(RESUMED, 'resumed');
+    expect(t.usage.costUsd).toBeCloseTo(0.0361569, 10);
+    expect(t.usage.input, 'the turn’s usage is already this run’s').toBe(10831);
+    expect(t.threadCostUsd).toBeCloseTo(0.10797855, 10);
+    expect(t.threadUsage).toEqual({
+      input: 32397,
+      output: 51,
+      cacheRead: 32471,
+      cacheWrite: 75,
+      reasoning: 0,
+    });
+  });
+
+  it('a resumed run on a CLI that states no per-result cost has an unknown cost, not the thread’s', () => {
+    const t = settled(unstated(RESUMED), 'resumed');
+    expect(t.usage.costUsd).toBeNull();
+    expect(t.threadCostUsd).toBeCloseTo(0.10797855, 10);
+  });
+
+  it("a new session's running total is its own cost, stated or not", () => {
+    expect(settled(FIRST, 'new').usage.costUsd).toBeCloseTo(0.07182165, 10);
+    expect(settled(unstated(FIRST), 'new').usage.costUsd).toBeCloseTo(0.07182165, 10);
+  });
+
+  it('several results in one run add up what each states, not their running totals', () => {
+    // As one streaming-input process writes them: the second result carries the running total of
+    // both turns (result_index 1). Summing the totals would count the first turn twice.
+    const second = RESUMED.replace('"result_index":0', '"result_index":1');
+    const t = claude.settle(read(FIRST, second).terminal, PLAN, { kind: 'fresh' });
+    expect(t.usage.costUsd).toBeCloseTo(0.07182165 + 0.0361569, 10);
+    expect(t.threadCostUsd, 'the newest running total').toBeCloseTo(0.10797855, 10);
+    expect(t.usage.input).toBe(21566 + 10831);
+  });
+});
+
+describe('the command line', () => {
+  const plan = PLAN;
 
   it('read-only puts the prompt first and the deny list last', () => {
     expect(claude.invocation(plan, null)).toEqual({
@@ -419,6 +485,13 @@ describe('the command line', () => {
       '--permission-mode',
       'acceptEdits',
     ]);
+  });
+
+  it("default is Claude's own default permission mode, with no tools denied", () => {
+    const inv = claude.invocation({ ...plan, permission: 'default' }, null);
+    expect(inv.args.join(' ')).toBe(
+      '-p say pong --output-format stream-json --verbose --permission-mode default',
+    );
   });
 
   it('a prompt that looks like a flag goes on stdin', () => {

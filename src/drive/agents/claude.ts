@@ -1,28 +1,47 @@
 /**
  * Claude Code, headless: `claude -p … --output-format stream-json --verbose`.
  *
- * Shapes verified against claude 2.1.212 by the reference driver: `system/init` opens with the
- * session id, model and command catalogue; each `assistant` record carries one content block of one
- * API call together with that call's usage; `user` records carry tool results back;
- * `rate_limit_event` reports quota; `result` closes the turn with the answer and the turn's summed
- * usage. Approvals travel over the stream-json control channel (`control_request` /
- * `control_response`) when drive starts it with `--permission-prompt-tool stdio`.
+ * Shapes verified against claude 2.1.212 by the reference driver, and the `result` record against
+ * 2.1.328 in the conformance lab: `system/init` opens with the session id, model and command
+ * catalogue; each `assistant` record carries one content block of one API call together with that
+ * call's usage; `user` records carry tool results back; `rate_limit_event` reports quota; `result`
+ * closes the turn with the answer, the turn's summed usage, and the session's running totals.
+ * Approvals travel over the stream-json control channel (`control_request` / `control_response`)
+ * when drive starts it with `--permission-prompt-tool stdio`.
+ *
+ * A `result` mixes two scopes, kept apart here. `usage` is this turn's (main loop only).
+ * `total_cost_usd` and `modelUsage` are the session's running totals: a resumed or forked session
+ * continues from what its transcript saved (2.1.328, resumed: `total_cost_usd` 0.108 beside a run
+ * that cost 0.036), so they are the thread's, never this run's. This run's cost is what each result
+ * states for the calls since the one before (`model_usage_since_last_result`, summed); a CLI that
+ * does not state it leaves the cost of a resumed run unknown, while a new session's running total is
+ * its own cost.
  *
  * Not read here: `compact_boundary` (it describes the transcript's layout, which drive does not
  * model; the `status` pair already says what a compaction did) and `input_json_delta` fragments (the
  * completed `tool_use` block carries the arguments whole).
  */
 import { arr, count, type JsonObject, num, obj, str } from '../../model/json.js';
-import { accumulate, emptyUsage, type Usage } from '../../model/usage.js';
+import { accumulate, emptyUsage, type TokenCounts, type Usage } from '../../model/usage.js';
 import { usableId } from '../bounds.js';
 import type { Event, RateLimit, Stop } from '../events.js';
-import type { Dialect, ParseState } from '../parser.js';
+import type { Dialect, ParseState, Terminal } from '../parser.js';
 import type { Permission, Plan } from '../request.js';
-import { type AgentSpec, type Invocation, NOT_LOGGED_IN, promptOnStdin, type StdinPlan } from './spec.js';
+import {
+  type AgentSpec,
+  type Baseline,
+  baselineOf,
+  type Invocation,
+  NOT_LOGGED_IN,
+  promptOnStdin,
+  type StdinPlan,
+} from './spec.js';
 
 const MODE: Record<Permission, string> = {
   'read-only': 'dontAsk',
   plan: 'plan',
+  // 2.1.328's --help lists `manual` for it; `default` is still taken and is what `init` reports.
+  default: 'default',
   edit: 'acceptEdits',
   auto: 'auto',
   bypass: 'bypassPermissions',
@@ -76,6 +95,50 @@ export function flattenContent(v: unknown): string {
   return blocks.map((b) => str(obj(b)?.text) ?? JSON.stringify(b)).join('\n');
 }
 
+/**
+ * The cost of the calls a result is the first to state, over every model: 2.1.328 sums it for us per
+ * model in `model_usage_since_last_result` ("sum it over a conversation's results instead of
+ * subtracting modelUsage totals", its schema says). Null when absent (older CLIs, `--output-format
+ * json`); `{}` states that nothing was counted, so 0.
+ */
+function costSinceLastResult(r: JsonObject): number | null {
+  const models = obj(r.model_usage_since_last_result);
+  if (models === null) return null;
+  let sum = 0;
+  for (const entry of Object.values(models)) {
+    const cost = count(obj(entry)?.costUSD);
+    if (cost === null) return null;
+    sum += cost;
+  }
+  return sum;
+}
+
+/**
+ * The session's running token total from `modelUsage`, summed over its models (the Haiku helper and
+ * subagents included, which the turn's `usage` leaves out). A field some model lacks is unknown.
+ */
+function sessionTokens(v: unknown): TokenCounts | null {
+  const models = obj(v);
+  const entries = models === null ? [] : Object.values(models).map(obj);
+  if (entries.length === 0) return null;
+  const sum = (key: string): number | null => {
+    let total = 0;
+    for (const e of entries) {
+      const n = count(e?.[key]);
+      if (n === null) return null;
+      total += n;
+    }
+    return total;
+  };
+  return {
+    input: sum('inputTokens'),
+    output: sum('outputTokens'),
+    cacheRead: sum('cacheReadInputTokens'),
+    cacheWrite: sum('cacheCreationInputTokens'),
+    reasoning: sum('thinkingTokens'),
+  };
+}
+
 /** The terminal record's usage: the turn's sums, plus the window of the run's own model. */
 function resultUsage(r: JsonObject, model: string | null): Usage {
   const u = obj(r.usage);
@@ -100,12 +163,15 @@ function resultUsage(r: JsonObject, model: string | null): Usage {
     output: count(u?.output_tokens),
     cacheRead,
     cacheWrite,
+    // Part of `output`. Absent on older CLIs, and then unknown rather than 0.
+    reasoning: count(obj(u?.output_tokens_details)?.thinking_tokens),
     // Claude's `input_tokens` excludes the cache, so the whole prompt is the sum of the three; absent
     // unless one was reported, so "did not say" never becomes 0.
     contextTokens: known ? (input ?? 0) + (cacheRead ?? 0) + (cacheWrite ?? 0) : null,
     contextWindow: count(perModel?.contextWindow),
     maxOutput: count(perModel?.maxOutputTokens),
-    costUsd: count(r.total_cost_usd),
+    // Not `total_cost_usd`: that is the session's running total (see the module comment).
+    costUsd: costSinceLastResult(r),
     durationMs: count(r.duration_ms),
     apiDurationMs: count(r.duration_api_ms),
   };
@@ -258,8 +324,17 @@ function result(r: JsonObject, s: ParseState): void {
   // assistant records carried no usage.
   if (s.latestContext !== null) turn.contextTokens = s.latestContext;
   // A run that took more than one message (mid-run input) settles more than once; the turns add up.
-  t.usage = s.seen.turns > 0 ? accumulate(t.usage, turn) : turn;
+  // The cost adds up only while every result states its own: one that does not leaves it unknown.
+  const costSoFar = t.usage.costUsd;
+  if (s.seen.turns === 0) t.usage = turn;
+  else {
+    t.usage = accumulate(t.usage, turn);
+    t.usage.costUsd = costSoFar === null || turn.costUsd === null ? null : costSoFar + turn.costUsd;
+  }
   s.seen.turns++;
+  // Running totals: the newest result's replace the rest, never add to them.
+  t.threadCostUsd = count(r.total_cost_usd) ?? t.threadCostUsd;
+  t.threadUsage = sessionTokens(r.modelUsage) ?? t.threadUsage;
   // `subtype` says "success" even for a failed turn; `is_error` is the field that decides. The
   // explanation is the answer text itself, so `errorMessage` stays empty here.
   if (r.is_error === true) {
@@ -346,6 +421,16 @@ function invocation(plan: Plan): Invocation {
   return { args, stdin, env: plan.thinking === false ? { MAX_THINKING_TOKENS: '0' } : {} };
 }
 
+/**
+ * A session this run began has cost exactly its running total, which is what a CLI that states no
+ * per-result cost leaves to go by. On a resumed or forked session that total includes the runs
+ * before, so there the run's cost stays unknown.
+ */
+function settle(t: Terminal, _plan: Plan, baseline: Baseline): Terminal {
+  if (t.usage.costUsd !== null || baseline.kind !== 'fresh') return t;
+  return { ...t, usage: { ...t.usage, costUsd: t.threadCostUsd } };
+}
+
 export const claude: AgentSpec = {
   id: 'claude',
   bin: 'claude',
@@ -371,5 +456,6 @@ export const claude: AgentSpec = {
   schemaInFile: false,
   invocation,
   authFailure: (stderr) => NOT_LOGGED_IN.test(stderr),
-  settle: (t) => t,
+  baseline: baselineOf,
+  settle,
 };

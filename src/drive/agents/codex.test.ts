@@ -1,14 +1,44 @@
 /**
  * Reading `codex exec --json`. Lines are from codex-cli 0.145.0 as captured by the reference driver,
- * or whole real 0.46.0 captures from the shared corpus, as each test says.
+ * whole real 0.46.0 captures from the shared corpus, or codex-cli 0.169.0 runs recorded in the
+ * conformance lab, as each test says.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { corpus, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import type { Plan, SessionPlan } from '../request.js';
+import {
+  FIRST_RUN,
+  ROLLOUT_BEFORE_THIRD_RUN,
+  SECOND_RUN,
+  THIRD_RUN,
+  THREAD,
+  writeRollout,
+} from '../test-support/codex-thread.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { codex, codexDialect, unwrapErrorBody } from './codex.js';
 
 const read = (...lines: string[]) => parseLines(codexDialect, lines);
+
+const PLAN: Plan = {
+  agent: 'codex',
+  prompt: 'say pong',
+  system: null,
+  model: null,
+  effort: null,
+  permission: 'read-only',
+  format: 'stream',
+  cwd: '/w',
+  addDirs: [],
+  schema: null,
+  session: { kind: 'new' },
+  approvals: false,
+  interactive: false,
+  thinking: null,
+};
+
+/** The outcome's view of a new thread: its running total is all this run's. */
+const settledNew = (...lines: string[]) => codex.settle(read(...lines).terminal, PLAN, { kind: 'fresh' });
 
 describe('a turn', () => {
   it('reads the thread id and the completed message', () => {
@@ -20,11 +50,12 @@ describe('a turn', () => {
     expect(events[0]).toEqual({ kind: 'started', session: '0199-xyz', model: null });
     expect(terminal.session).toBe('0199-xyz');
     expect(terminal.text).toBe('pong');
+    const { usage } = codex.settle(terminal, PLAN, { kind: 'fresh' });
     // Codex's input_tokens is the whole prompt with the cached part inside: 12 - 9 is 3 uncached,
     // so `input` means what it means for Claude.
-    expect(terminal.usage.input).toBe(3);
-    expect(terminal.usage.cacheRead).toBe(9);
-    expect(terminal.usage.output).toBe(3);
+    expect(usage.input).toBe(3);
+    expect(usage.cacheRead).toBe(9);
+    expect(usage.output).toBe(3);
   });
 
   it('leaves the context unknown, because turn.completed sums every request of the turn', () => {
@@ -36,8 +67,9 @@ describe('a turn', () => {
       '{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"bash -lc ls","aggregated_output":"a\\n","exit_code":0,"status":"completed"}}',
       '{"type":"turn.completed","usage":{"input_tokens":6040,"cached_input_tokens":4992,"output_tokens":129}}',
     );
-    expect(terminal.usage.contextTokens).toBeNull();
-    expect(terminal.usage.input).toBe(6040 - 4992);
+    const { usage } = codex.settle(terminal, PLAN, { kind: 'fresh' });
+    expect(usage.contextTokens).toBeNull();
+    expect(usage.input).toBe(6040 - 4992);
     expect(ofKind(events, 'usage'), 'Codex reports nothing mid-turn').toEqual([]);
   });
 
@@ -62,11 +94,7 @@ describe('tools', () => {
     const { events } = read(
       '{"type":"item.completed","item":{"id":"c1","type":"command_execution","command":"ls","exit_code":0,"aggregated_output":"a.txt"}}',
     );
-    expect(events[0]).toMatchObject({
-      kind: 'tool_call',
-      name: 'command_execution',
-      input: { command: 'ls' },
-    });
+    expect(events[0]).toMatchObject({ kind: 'tool_call', name: 'exec_command', input: { command: 'ls' } });
     expect(events[1]).toEqual({ kind: 'tool_result', id: 'c1', ok: true, output: 'a.txt' });
   });
 
@@ -118,6 +146,69 @@ describe('a failed turn', () => {
   });
 });
 
+describe('one thread run three times (codex-cli 0.169.0, conformance lab)', () => {
+  let home: { dir: string; cleanup: () => void };
+  beforeEach(() => {
+    home = tempDir('cctop-codex-home-');
+  });
+  afterEach(() => home.cleanup());
+  const resumed = (): Plan => ({
+    ...PLAN,
+    session: { kind: 'resume', id: THREAD, fork: false } as SessionPlan,
+  });
+
+  it("a resumed run's usage is its share of the thread's running total, which is reported apart", () => {
+    writeRollout(home.dir, ROLLOUT_BEFORE_THIRD_RUN);
+    const plan = resumed();
+    const baseline = codex.baseline(plan, { CODEX_HOME: home.dir });
+    const t = codex.settle(read(...THIRD_RUN).terminal, plan, baseline);
+    // What the lab's ledger says the run's one model call used.
+    expect(t.usage).toMatchObject({
+      input: 5125,
+      cacheRead: 5125,
+      output: 23,
+      reasoning: 8,
+      cacheWrite: null,
+    });
+    expect(t.threadUsage).toEqual({
+      input: 25170,
+      cacheRead: 25168,
+      output: 95,
+      reasoning: 30,
+      cacheWrite: null,
+    });
+  });
+
+  it("without the thread's earlier total, a resumed run's usage is unknown, not the thread's", () => {
+    const plan = resumed();
+    const t = codex.settle(read(...THIRD_RUN).terminal, plan, codex.baseline(plan, { CODEX_HOME: home.dir }));
+    expect(t.usage).toMatchObject({ input: null, cacheRead: null, output: null, reasoning: null });
+    expect(t.threadUsage?.input, 'the thread total is still reported').toBe(25170);
+  });
+
+  it('reports no cache writes as unknown, not the 0 Codex prints', () => {
+    const { usage, threadUsage } = settledNew(...FIRST_RUN);
+    expect(usage).toMatchObject({ input: 19857 - 9928, cacheRead: 9928, output: 32, reasoning: 9 });
+    expect(usage.cacheWrite).toBeNull();
+    expect(threadUsage?.cacheWrite).toBeNull();
+  });
+
+  it('names the shell tool exec_command, as the session document does, and exit 3 failed', () => {
+    const { events } = read(...SECOND_RUN);
+    expect(ofKind(events, 'tool_call')).toEqual([
+      {
+        kind: 'tool_call',
+        id: 'item_1',
+        name: 'exec_command',
+        input: { command: "/bin/bash -lc 'echo lab-fail-out; exit 3'" },
+      },
+    ]);
+    expect(ofKind(events, 'tool_result')).toEqual([
+      { kind: 'tool_result', id: 'item_1', ok: false, output: 'lab-fail-out\n' },
+    ]);
+  });
+});
+
 describe.skipIf(!HAVE_CORPUS)('the real captures (codex 0.46.0, shared corpus)', () => {
   const dir = corpus('codex', 'exec-json');
   const files = HAVE_CORPUS ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')) : [];
@@ -143,22 +234,7 @@ describe.skipIf(!HAVE_CORPUS)('the real captures (codex 0.46.0, shared corpus)',
 });
 
 describe('the command line', () => {
-  const plan = {
-    agent: 'codex' as const,
-    prompt: 'say pong',
-    system: null,
-    model: null,
-    effort: null,
-    permission: 'read-only' as const,
-    format: 'stream' as const,
-    cwd: '/w',
-    addDirs: [],
-    schema: null,
-    session: { kind: 'new' as const },
-    approvals: false,
-    interactive: false,
-    thinking: null,
-  };
+  const plan = PLAN;
 
   it('a new read-only run', () => {
     expect(codex.invocation(plan, null).args).toEqual([
@@ -201,6 +277,20 @@ describe('the command line', () => {
     ]);
   });
 
+  it('default leaves Codex its own sandbox and approvals, new or resumed', () => {
+    expect(codex.invocation({ ...plan, permission: 'default' }, null).args).toEqual([
+      'exec',
+      '--skip-git-repo-check',
+      '--json',
+      'say pong',
+    ]);
+    const resumedArgs = codex.invocation(
+      { ...plan, permission: 'default', session: { kind: 'resume', id: 'T1', fork: false } },
+      null,
+    ).args;
+    expect(resumedArgs).toEqual(['exec', 'resume', 'T1', '--skip-git-repo-check', '--json', 'say pong']);
+  });
+
   it('bypass drops the sandbox, and a large prompt goes on stdin as -', () => {
     const big = 'x'.repeat(200 * 1024);
     const inv = codex.invocation({ ...plan, permission: 'bypass', prompt: big }, null);
@@ -216,6 +306,7 @@ describe('the command line', () => {
           .terminal,
       },
       { ...plan, schema: { type: 'object' } },
+      { kind: 'fresh' },
     );
     expect(settled.structured).toEqual({ ok: true });
   });

@@ -1,10 +1,12 @@
 /**
  * Codex, headless: `codex exec --json`.
  *
- * Shapes verified against codex-cli 0.145.0 by the reference driver and replayed here from real
- * 0.46.0 captures: `thread.started` opens with `thread_id`; every item arrives as `item.started`
- * (in progress, empty output) and then `item.completed`; `turn.completed` carries the turn's usage;
- * `turn.failed` carries the upstream error, double-encoded, with exit code 0.
+ * Shapes verified against codex-cli 0.145.0 by the reference driver, replayed here from real 0.46.0
+ * captures, and recorded from codex-cli 0.169.0 in the conformance lab: `thread.started` opens with
+ * `thread_id`; every item arrives as `item.started` (in progress, empty output) and then
+ * `item.completed`; `turn.completed` carries the thread's running usage (not the turn's: see
+ * `codex-thread.ts`, which also works out this run's share); `turn.failed` carries the upstream
+ * error, double-encoded, with exit code 0.
  *
  * Deliberately unknown: the context size. `turn.completed` sums every request the turn made, so a
  * turn with one tool call counts the conversation twice; reporting that sum as the context would
@@ -13,14 +15,22 @@
  * driver does not speak.
  */
 import { count, type JsonObject, obj, str } from '../../model/json.js';
-import { emptyUsage, type Usage } from '../../model/usage.js';
 import { boundText, usableId } from '../bounds.js';
 import type { Event } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
-import { type Plan, withSystem } from '../request.js';
-import { type AgentSpec, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
+import { type Permission, type Plan, withSystem } from '../request.js';
+import { codexBaseline, codexTokens, runShare } from './codex-thread.js';
+import { type AgentSpec, type Baseline, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
 
 const TOOL_ITEMS = new Set(['command_execution', 'mcp_tool_call', 'file_change', 'web_search']);
+
+/**
+ * The tool an item stands for, by the name the model called it, which is the name cctop's session
+ * document gives the same call. `command_execution` is the item's type; Codex 0.169's shell tool is
+ * `exec_command`. ponytail: older Codex called its shell `shell`, which the exec stream cannot tell
+ * apart; the items not listed keep their type (or an MCP call its `tool`), having no verified name.
+ */
+const TOOL_NAMES: Readonly<Record<string, string>> = { command_execution: 'exec_command' };
 
 /**
  * Codex forwards an upstream failure verbatim, so `turn.failed` carries
@@ -38,24 +48,6 @@ export function unwrapErrorBody(message: string): { status: number | null; messa
   const status = count(body.status);
   const inner = str(obj(body.error)?.message);
   return { status: status !== null && Number.isInteger(status) ? status : null, message: inner ?? message };
-}
-
-function turnUsage(v: unknown): Usage {
-  const u = obj(v);
-  const prompt = count(u?.input_tokens);
-  const cached = count(u?.cached_input_tokens);
-  return {
-    ...emptyUsage(),
-    // Codex counts its prompt whole with the cached part inside (input rose 15342 -> 30703 while
-    // cached rose 13056 -> 28160 across two short turns); subtracting makes `input` mean uncached
-    // input, as it does for Claude.
-    input: prompt !== null && cached !== null ? Math.max(0, prompt - cached) : prompt,
-    output: count(u?.output_tokens),
-    cacheRead: cached,
-    cacheWrite: count(u?.cache_write_input_tokens),
-    reasoning: count(u?.reasoning_output_tokens),
-    // contextTokens stays null: see the module comment. Codex prices nothing, so no cost either.
-  };
 }
 
 /** A tool item's arguments in whatever shape that item uses. */
@@ -87,7 +79,7 @@ function item(r: JsonObject, s: ParseState): Event[] {
     default: {
       if (!TOOL_ITEMS.has(type)) return [];
       const out: Event[] = [];
-      const name = str(it.tool) ?? type;
+      const name = TOOL_NAMES[type] ?? str(it.tool) ?? type;
       // Each item is reported at least twice; announce the call on first sighting only. An item the
       // pending map could not hold (its budget spent) is announced again on completion: a deliberate
       // limit, since the alternative is an unbounded map of everything ever seen.
@@ -122,7 +114,8 @@ export const codexDialect: Dialect = {
     switch (str(r.type)) {
       case 'turn.completed':
         s.seen.turns++;
-        t.usage = turnUsage(r.usage);
+        // The thread's running total; this run's share needs the baseline, so `settle` works it out.
+        t.threadUsage = codexTokens(r.usage);
         return [];
       case 'turn.failed': {
         s.seen.turns++;
@@ -145,6 +138,19 @@ export const codexDialect: Dialect = {
   },
 };
 
+/**
+ * The sandbox each permission asks for (`bypass` has a flag of its own). `default` passes nothing, so
+ * Codex applies its own: `sandbox_mode` from its config.toml, and with none a read-only sandbox that
+ * never asks (codex-cli 0.169.0's exec recorded `approval_policy` never, `sandbox_policy` read-only).
+ */
+const SANDBOX: Readonly<Record<Exclude<Permission, 'bypass'>, string | null>> = {
+  'read-only': 'read-only',
+  plan: 'read-only',
+  default: null,
+  edit: 'workspace-write',
+  auto: 'workspace-write',
+};
+
 function invocation(plan: Plan, schemaFile: string | null): Invocation {
   const args = ['exec'];
   const session = plan.session;
@@ -152,11 +158,10 @@ function invocation(plan: Plan, schemaFile: string | null): Invocation {
   args.push('--skip-git-repo-check');
   if (plan.permission === 'bypass') args.push('--dangerously-bypass-approvals-and-sandbox');
   else {
-    const mode =
-      plan.permission === 'read-only' || plan.permission === 'plan' ? 'read-only' : 'workspace-write';
+    const mode = SANDBOX[plan.permission];
     // `exec resume` takes no --sandbox flag; the same setting goes in as configuration.
-    if (session.kind === 'resume') args.push('-c', `sandbox_mode="${mode}"`);
-    else args.push('--sandbox', mode);
+    if (mode !== null && session.kind === 'resume') args.push('-c', `sandbox_mode="${mode}"`);
+    else if (mode !== null) args.push('--sandbox', mode);
   }
   if (plan.model !== null) args.push('--model', plan.model);
   if (plan.effort !== null) args.push('-c', `model_reasoning_effort="${plan.effort}"`);
@@ -172,8 +177,14 @@ function invocation(plan: Plan, schemaFile: string | null): Invocation {
   return { args, stdin: { kind: 'none' }, env: {} };
 }
 
-/** With a schema, Codex's answer is the conforming JSON itself. */
-function settle(t: Terminal, plan: Plan): Terminal {
+/**
+ * This run's usage is its share of the thread's running total. With a schema, Codex's answer is the
+ * conforming JSON itself.
+ */
+function settle(terminal: Terminal, plan: Plan, baseline: Baseline): Terminal {
+  const share = terminal.threadUsage === null ? null : runShare(terminal.threadUsage, baseline);
+  // contextTokens stays null (see the module comment). Codex prices nothing, so no cost either.
+  const t = share === null ? terminal : { ...terminal, usage: { ...terminal.usage, ...share } };
   if (plan.schema === null || t.structured !== null || t.text === '') return t;
   try {
     return { ...t, structured: JSON.parse(t.text) as unknown };
@@ -194,5 +205,6 @@ export const codex: AgentSpec = {
   schemaInFile: true,
   invocation,
   authFailure: (stderr) => NOT_LOGGED_IN.test(stderr),
+  baseline: codexBaseline,
   settle,
 };

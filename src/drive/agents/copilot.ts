@@ -1,28 +1,38 @@
 /**
  * GitHub Copilot CLI, headless: `copilot -p … --output-format json` (JSON lines).
  *
- * Shapes verified against Copilot CLI 1.0.75 by the reference driver: `assistant.message_delta`
- * streams text, `assistant.message` carries the settled answer, `tool.execution_start` and
- * `tool.execution_complete` bracket a tool, `session.usage_checkpoint` reports spend as it goes,
- * and a flat `result` record closes the run with `sessionId`, usage and the exit code. There is no
- * public capture of this format in the corpus, so the tests here use the reference's lines.
+ * Shapes verified against Copilot CLI 1.0.75 by the reference driver, and the tool records against
+ * 1.0.102 in the conformance lab: `assistant.message_delta` streams text, `assistant.message`
+ * carries the settled answer, `tool.execution_start` and `tool.execution_complete` bracket a tool,
+ * `session.usage_checkpoint` reports spend as it goes, and a flat `result` record closes the run with
+ * `sessionId`, usage and the exit code. There is no public capture of this format in the corpus, so
+ * the tests use the reference's lines and the lab's.
  *
  * Copilot has no schema option, no fork, and no channel for approvals or mid-run input.
  */
-import { count, type JsonObject, obj, str } from '../../model/json.js';
+import { count, type JsonObject, num, obj, str } from '../../model/json.js';
 import { usableId } from '../bounds.js';
 import type { Event } from '../events.js';
 import type { Dialect, Terminal } from '../parser.js';
 import { type Permission, type Plan, withSystem } from '../request.js';
-import { type AgentSpec, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
+import { type AgentSpec, baselineOf, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
+
+/**
+ * Every level but `default` allows the tools outright and narrows them with flags of its own;
+ * `--no-ask-user` keeps the model from putting a question to a person who is not there.
+ */
+const UNATTENDED = ['--allow-all-tools', '--no-ask-user'];
 
 const PERMISSION_FLAGS: Record<Permission, string[]> = {
   // `=` is required: without it the next word is taken as the prompt.
-  'read-only': ['--deny-tool=shell', '--deny-tool=write'],
-  plan: ['--mode', 'plan'],
-  edit: ['--deny-tool=shell'],
-  auto: ['--allow-all-paths'],
-  bypass: ['--allow-all-paths'],
+  'read-only': [...UNATTENDED, '--deny-tool=shell', '--deny-tool=write'],
+  plan: [...UNATTENDED, '--mode', 'plan'],
+  // Copilot's own rules decide, with nobody to ask (1.0.102 still runs a read-only command such as
+  // `echo` without --allow-all-tools).
+  default: ['--no-ask-user'],
+  edit: [...UNATTENDED, '--deny-tool=shell'],
+  auto: [...UNATTENDED, '--allow-all-paths'],
+  bypass: [...UNATTENDED, '--allow-all-paths'],
 };
 
 export const copilotDialect: Dialect = {
@@ -60,15 +70,7 @@ export const copilotDialect: Dialect = {
       case 'tool.execution_complete': {
         const id = field('toolCallId');
         if (id !== null) s.tools.forget(id);
-        const success = data?.success;
-        return [
-          {
-            kind: 'tool_result',
-            id,
-            ok: typeof success === 'boolean' ? success : null,
-            output: str(obj(data?.result)?.content) ?? '',
-          },
-        ];
+        return [{ kind: 'tool_result', id, ok: toolOk(data), output: toolOutput(data) }];
       }
       case 'session.usage_checkpoint': {
         // Session-scoped: it restarts with each run rather than accruing across runs.
@@ -86,6 +88,28 @@ export const copilotDialect: Dialect = {
     }
   },
 };
+
+/**
+ * Whether a call worked. `success` is the harness's word, and 1.0.102 gives `true` to a shell command
+ * that exited 3 (`"shellExecution":{"exitCode":3},"success":true`): a command that exited non-zero has
+ * failed, whatever the harness says.
+ */
+function toolOk(data: JsonObject | null): boolean | null {
+  const exit = num(obj(data?.shellExecution)?.exitCode);
+  if (exit !== null && exit !== 0) return false;
+  return typeof data?.success === 'boolean' ? data.success : null;
+}
+
+/**
+ * What the model got back. A refused call has no `result`, only `error.message` ("Permission to run
+ * this tool was denied due to the following rules: `shell`"), which is then the output, as it is in
+ * cctop's session document and in Claude's own refusals.
+ */
+function toolOutput(data: JsonObject | null): string {
+  const content = str(obj(data?.result)?.content);
+  const error = str(obj(data?.error)?.message);
+  return (data?.success === false ? (error ?? content) : (content ?? error)) ?? '';
+}
 
 /** Copilot's terminal record is flat, not nested under `data`. */
 function settleResult(r: JsonObject, t: Terminal): void {
@@ -110,7 +134,7 @@ function invocation(plan: Plan): Invocation {
   const piped = promptOnStdin(prompt);
   // A piped prompt drops -p: Copilot reads stdin when it has no prompt argument.
   const args = piped ? [] : ['-p', prompt];
-  args.push('--allow-all-tools', '--no-ask-user', ...PERMISSION_FLAGS[plan.permission]);
+  args.push(...PERMISSION_FLAGS[plan.permission]);
   if (plan.model !== null) args.push('--model', plan.model);
   if (plan.effort !== null) args.push('--effort', plan.effort);
   const session = plan.session;
@@ -135,5 +159,7 @@ export const copilot: AgentSpec = {
   schemaInFile: false,
   invocation,
   authFailure: (stderr) => NOT_LOGGED_IN.test(stderr),
+  // Copilot's usage restarts with each run and it reports no thread total: nothing to take a share of.
+  baseline: baselineOf,
   settle: (t) => t,
 };

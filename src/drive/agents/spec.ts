@@ -2,8 +2,9 @@
  * What drive needs to know about one agent CLI: how to start it for a plan, how to read what it
  * writes, and what to tell a user who does not have it or is not logged in.
  */
+import type { TokenCounts } from '../../model/usage.js';
 import { MAX_ARGUMENT_BYTES } from '../bounds.js';
-import type { CredentialNames } from '../env.js';
+import type { CredentialNames, Env } from '../env.js';
 import type { AgentId } from '../events.js';
 import type { Dialect, Terminal } from '../parser.js';
 import type { Caps, Plan } from '../request.js';
@@ -24,6 +25,23 @@ export interface Invocation {
   env: Record<string, string>;
 }
 
+/**
+ * What the conversation had already counted when this run began. Claude and Codex report running
+ * totals for the whole conversation, so on a resumed run this run's share is the final total minus
+ * this; without it the share is unknown, and reported as null rather than as the thread's total.
+ */
+export type Baseline =
+  /** A new conversation: everything it counts is this run's. */
+  | { kind: 'fresh' }
+  /** A resumed conversation whose running total was read before the run began. */
+  | { kind: 'known'; tokens: TokenCounts }
+  /** A resumed conversation whose earlier total cannot be known. */
+  | { kind: 'unknown' };
+
+/** What a run knows without reading anything: a new conversation starts from nothing. */
+export const baselineOf = (plan: Plan): Baseline =>
+  plan.session.kind === 'resume' ? { kind: 'unknown' } : { kind: 'fresh' };
+
 export interface AgentSpec {
   readonly id: AgentId;
   /** The executable's usual name. */
@@ -38,8 +56,13 @@ export interface AgentSpec {
   invocation(plan: Plan, schemaFile: string | null): Invocation;
   /** Whether stderr from a run that died without a result says the user is not logged in. */
   authFailure(stderr: string): boolean;
-  /** Last touches once the stream ended, given what was asked for. */
-  settle(terminal: Terminal, plan: Plan): Terminal;
+  /**
+   * What the conversation had counted before this run, read before the agent starts (it appends to
+   * its own records as it runs). `env` is the environment the agent gets, so it finds the same home.
+   */
+  baseline(plan: Plan, env: Env): Baseline;
+  /** Last touches once the stream ended, given what was asked for and what came before. */
+  settle(terminal: Terminal, plan: Plan, baseline: Baseline): Terminal;
 }
 
 /**
