@@ -4,9 +4,9 @@
  * Copilot writes one event per line. `user.message` is the person; `assistant.reasoning` (or an
  * `assistant.message`'s `reasoningText`) is thinking; an `assistant.message` is one reply, its text
  * and the calls it requested (`toolRequests`); `tool.execution_complete` is how a call ended, matched
- * to it by `toolCallId`, with `success` saying whether it worked. A call can also start with no
- * request recorded before it (older builds write only `tool.execution_start`): it joins the reply in
- * progress. Errors, interruptions, warnings, notifications and compactions are the harness speaking.
+ * to it by `toolCallId`, with `success` (and a shell's exit code) saying whether it worked. A call
+ * can also start with no request recorded before it (older builds write only
+ * `tool.execution_start`): it joins the reply in progress. Errors, interruptions, warnings, notifications and compactions are the harness speaking.
  *
  * A subagent's events share the file and carry `parentToolCallId` (the call that started it): they
  * are left out of the main thread, and are the whole of the subagent's own conversation, which opens
@@ -29,6 +29,7 @@ import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
 import { editDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { isHarnessText, tidyHarnessText } from '../claude/harness-text.js';
 import { flattenContent, head, unifiedDelta } from '../conversation-util.js';
+import { executionFailed } from './record.js';
 
 /**
  * Calls requested or started and not yet finished, remembered so that a `tool.execution_start`
@@ -230,7 +231,7 @@ export class CopilotConversation {
     const id = text(d.toolCallId);
     if (id === null) return;
     this.openCalls.delete(id);
-    this.sink.resolve(id, outcomeText(d), d.success === false, appliedDiff(d));
+    this.sink.resolve(id, outcomeText(d), executionFailed(d), appliedDiff(d));
   }
 
   /** In a subagent's conversation: the parent's request that started it, as the first user turn. */

@@ -1,12 +1,15 @@
 /**
  * Copilot CLI session events → session facts and ledger records, one line at a time, resumable.
  *
- * Tokens: Copilot CLI writes no per-request usage in most builds; the tokens of a whole process
- * lifetime arrive in its `session.shutdown`, per model (or as session totals under the current
- * model). A resumed session appends another shutdown for the next process, so shutdowns add up. A
- * build that does write `assistant.usage` per request is counted from those, and the shutdown that
- * closes the same lifetime adds nothing (it would count them twice). So a running session shows its
- * tokens once its process has exited; before that they are absent, not zero.
+ * Tokens: Copilot CLI 1.0.102 writes a `session.usage_record` as each request ends (older builds
+ * that wrote per request wrote `assistant.usage`): one ledger record each, so a running session shows
+ * its tokens, and the newest main-thread request's prompt is its context. Builds that write no
+ * per-request usage leave only `session.shutdown`, the tokens per model as the process exits; a
+ * resumed session appends another. Once a session has per-request usage its shutdowns add nothing
+ * and are not its context: 1.0.102's shutdown carries the whole session's totals so far (every
+ * earlier process included) and Copilot's own estimate of the context, so either would count twice
+ * or disagree with the requests. Without per-request usage a running session's tokens are absent,
+ * not zero, until its process exits.
  *
  * A tool call is named twice (the message's `toolRequests`, then `tool.execution_start`): it is
  * counted once, by its id.
@@ -26,15 +29,15 @@ export interface CopilotCarry {
   pending: [string, string][];
   counted: string[];
   model: string | null;
-  /** Per-request usage was seen since the process started: its shutdown must not add again. */
-  usageThisProcess: boolean;
+  /** The session has per-request usage: shutdowns add no tokens and are not the context. */
+  perRequest: boolean;
 }
 
 export const emptyCopilotCarry = (): CopilotCarry => ({
   pending: [],
   counted: [],
   model: null,
-  usageThisProcess: false,
+  perRequest: false,
 });
 
 const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
@@ -44,7 +47,7 @@ export class CopilotParser {
   private counted: string[];
   private countedSet: Set<string>;
   private model: string | null;
-  private usageThisProcess: boolean;
+  private perRequest: boolean;
 
   constructor(
     readonly facts: FileFacts,
@@ -55,7 +58,8 @@ export class CopilotParser {
     this.counted = [...carry.counted];
     this.countedSet = new Set(carry.counted);
     this.model = carry.model;
-    this.usageThisProcess = carry.usageThisProcess;
+    // A carry cached before `perRequest` existed has none: false, as it was then.
+    this.perRequest = carry.perRequest === true;
   }
 
   carry(): CopilotCarry {
@@ -63,7 +67,7 @@ export class CopilotParser {
       pending: [...this.pending],
       counted: [...this.counted],
       model: this.model,
-      usageThisProcess: this.usageThisProcess,
+      perRequest: this.perRequest,
     };
   }
 
@@ -76,7 +80,6 @@ export class CopilotParser {
         f.cwd ??= l.cwd;
         if (l.branch !== null) f.gitBranch = l.branch;
         if (l.model !== null) this.useModel(l.model);
-        this.usageThisProcess = false;
         f.live = { state: 'idle', atMs: l.ms, detail: 'started' };
         return;
       case 'model':
@@ -117,9 +120,9 @@ export class CopilotParser {
         return;
       }
       case 'usage':
-        this.usageThisProcess = true;
+        this.perRequest = true;
         this.request(l.tokens, l.key, l.ms, l.sub);
-        if (!l.sub) {
+        if (l.context) {
           const t = l.tokens;
           f.context = {
             prompt: t.input + t.cacheRead + t.cacheWrite,
@@ -129,14 +132,13 @@ export class CopilotParser {
         }
         return;
       case 'shutdown':
-        if (!this.usageThisProcess) {
+        if (!this.perRequest) {
           for (const t of l.tokens)
             this.request(t, l.key === null ? null : `${l.key}\u0000${t.model}`, l.ms, false);
+          if (l.current !== null) f.context = { prompt: l.current, model: this.model, atMs: l.ms };
         }
-        this.usageThisProcess = false;
-        if (l.current !== null) f.context = { prompt: l.current, model: this.model, atMs: l.ms };
-        if (l.added !== null) f.linesAdded = (f.linesAdded ?? 0) + l.added;
-        if (l.removed !== null) f.linesRemoved = (f.linesRemoved ?? 0) + l.removed;
+        if (l.added !== null) f.linesAdded = (l.cumulative ? 0 : (f.linesAdded ?? 0)) + l.added;
+        if (l.removed !== null) f.linesRemoved = (l.cumulative ? 0 : (f.linesRemoved ?? 0)) + l.removed;
         f.live = { state: 'idle', atMs: l.ms, detail: 'shutdown' };
         return;
       case 'error':
@@ -212,7 +214,7 @@ export class CopilotParser {
         cacheRead: t.cacheRead,
         cacheWrite5m: t.cacheWrite,
         cacheWrite1h: null,
-        reasoning: null,
+        reasoning: t.reasoning,
       },
     });
   }

@@ -5,10 +5,16 @@
  * event per line: `{type, data, id, timestamp, parentId}`. The events read here: `session.start` /
  * `session.resume` (identity, working directory, branch, model), `session.model_change`,
  * `user.message`, `assistant.turn_start` / `turn_end`, `assistant.message` (its `toolRequests`),
- * `tool.execution_start` / `tool.execution_complete` (`success`), `assistant.usage` (one request's
- * tokens, where a build writes it), `session.shutdown` (the tokens of the whole process lifetime,
+ * `tool.execution_start` / `tool.execution_complete` (`success`, and a shell's exit code),
+ * `session.usage_record` (one request's tokens, written as the request ends: 1.0.102), the
+ * `assistant.usage` older builds wrote to disk, `session.shutdown` (the tokens of the session so far,
  * per model, and its line changes), `session.error`, `abort`, compaction and truncation events.
- * A subagent's events carry `parentToolCallId`.
+ * A subagent's events carry `parentToolCallId` (1.0.102: `agentId` beside `type`).
+ *
+ * Copilot's `inputTokens` is the whole prompt: Copilot CLI 1.0.102 writes a Chat Completions
+ * `prompt_tokens` unchanged (cached tokens inside) and an Anthropic response's input, cache reads and
+ * cache writes added up, in its usage records and its shutdown totals alike. Uncached input is what
+ * is left once the cache parts are taken out.
  */
 import { arr, count, isoMs, type JsonObject, num, obj, parseObject, str, text } from '../../model/json.js';
 import { SkimError } from '../skim.js';
@@ -21,11 +27,13 @@ const AUTO = 'auto';
 
 export interface CopilotTokens {
   model: string | null;
-  /** Uncached input: Copilot reports cache reads and writes apart. */
+  /** Uncached input. */
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Inside `output`; null where Copilot wrote no figure (it writes none for an Anthropic provider). */
+  reasoning: number | null;
 }
 
 export type CopilotLine =
@@ -50,12 +58,25 @@ export type CopilotLine =
     }
   | { kind: 'call'; ms: number | null; id: string | null; name: string }
   | { kind: 'done'; ms: number | null; id: string | null; failed: boolean; model: string | null }
-  | { kind: 'usage'; ms: number | null; key: string | null; sub: boolean; tokens: CopilotTokens }
+  | {
+      kind: 'usage';
+      ms: number | null;
+      key: string | null;
+      sub: boolean;
+      /** The request was the conversation's own turn, so its prompt is the context now. */
+      context: boolean;
+      tokens: CopilotTokens;
+    }
   | {
       kind: 'shutdown';
       ms: number | null;
       key: string | null;
       tokens: CopilotTokens[];
+      /**
+       * The figures are the whole session's so far, not this process's: 1.0.102 writes an
+       * `accountingSnapshot`, and a resumed session's second shutdown repeats the first's totals.
+       */
+      cumulative: boolean;
       current: number | null;
       added: number | null;
       removed: number | null;
@@ -76,6 +97,51 @@ function words(v: unknown): string | null {
   return typeof v === 'string' && v.length > 0 ? v.slice(0, MAX_PROMPT_CHARS) : null;
 }
 
+/** Tokens from figures whose input is the whole prompt. */
+function splitPrompt(
+  name: string | null,
+  f: { prompt: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number | null },
+): CopilotTokens {
+  return {
+    model: name,
+    input: Math.max(0, f.prompt - f.cacheRead - f.cacheWrite),
+    output: f.output,
+    cacheRead: f.cacheRead,
+    cacheWrite: f.cacheWrite,
+    reasoning: f.reasoning,
+  };
+}
+
+/** A usage block as Copilot writes it (`inputTokens` the whole prompt), per request or per model. */
+function wholePrompt(u: JsonObject, name: string | null): CopilotTokens {
+  return splitPrompt(name, {
+    prompt: count(u.inputTokens) ?? 0,
+    output: count(u.outputTokens) ?? 0,
+    cacheRead: count(u.cacheReadTokens) ?? 0,
+    cacheWrite: count(u.cacheWriteTokens) ?? 0,
+    reasoning: count(u.reasoningTokens),
+  });
+}
+
+/** Requests that are not the conversation's own turn: their prompt is not its context. */
+const SIDE_INTERACTIONS = new Set([
+  'conversation-subagent',
+  'conversation-sampling',
+  'conversation-background',
+  'conversation-compaction',
+]);
+
+/**
+ * Whether a finished call failed. A shell that ran and exited non-zero has failed, though Copilot
+ * CLI 1.0.102 writes `success: true` for it (the harness ran the tool; the command failed): its
+ * `shellExecution.exitCode` says so.
+ */
+export function executionFailed(d: JsonObject): boolean {
+  if (d.success === false) return true;
+  const exit = num(obj(d.shellExecution)?.exitCode);
+  return exit !== null && exit !== 0;
+}
+
 /** Per-model usage of a shutdown, or the session's totals under its current model. */
 function shutdownTokens(d: JsonObject): CopilotTokens[] {
   const out: CopilotTokens[] = [];
@@ -83,27 +149,21 @@ function shutdownTokens(d: JsonObject): CopilotTokens[] {
   for (const [name, entry] of Object.entries(metrics ?? {})) {
     const usage = obj(obj(entry)?.usage);
     if (!usage) continue;
-    const t: CopilotTokens = {
-      model: model(name),
-      input: count(usage.inputTokens) ?? 0,
-      output: count(usage.outputTokens) ?? 0,
-      cacheRead: count(usage.cacheReadTokens) ?? 0,
-      cacheWrite: count(usage.cacheWriteTokens) ?? 0,
-    };
+    const t = wholePrompt(usage, model(name));
     // An empty or all-zero breakdown is not one: it must not hide the totals below.
     if (t.input + t.output + t.cacheRead + t.cacheWrite > 0) out.push(t);
   }
   if (out.length > 0) return out;
   const details = obj(d.tokenDetails);
   if (!details) return out;
-  const n = (k: string) => count(obj(details[k])?.tokenCount) ?? 0;
-  const t: CopilotTokens = {
-    model: model(d.currentModel),
-    input: n('input'),
-    output: n('output'),
-    cacheRead: n('cache_read'),
-    cacheWrite: n('cache_write'),
-  };
+  const n = (k: string) => count(obj(details[k])?.tokenCount);
+  const t = splitPrompt(model(d.currentModel), {
+    prompt: n('input') ?? 0,
+    output: n('output') ?? 0,
+    cacheRead: n('cache_read') ?? 0,
+    cacheWrite: n('cache_write') ?? 0,
+    reasoning: null,
+  });
   if (t.input + t.output + t.cacheRead + t.cacheWrite > 0) out.push(t);
   return out;
 }
@@ -111,7 +171,8 @@ function shutdownTokens(d: JsonObject): CopilotTokens[] {
 export function lineFromJson(o: JsonObject): CopilotLine {
   const ms = isoMs(o.timestamp);
   const d = obj(o.data) ?? {};
-  const sub = text(d.parentToolCallId) !== null;
+  // `agentId` beside `type` names a subagent in 1.0.102; `parentToolCallId` is the older mark.
+  const sub = text(d.parentToolCallId) !== null || text(o.agentId) !== null;
   switch (str(o.type)) {
     case 'session.start':
     case 'session.resume': {
@@ -155,19 +216,36 @@ export function lineFromJson(o: JsonObject): CopilotLine {
       return name ? { kind: 'call', ms, id: text(d.toolCallId), name } : { kind: 'other', ms };
     }
     case 'tool.execution_complete':
-      return { kind: 'done', ms, id: text(d.toolCallId), failed: d.success === false, model: model(d.model) };
+      return { kind: 'done', ms, id: text(d.toolCallId), failed: executionFailed(d), model: model(d.model) };
+    case 'session.usage_record': {
+      const u = obj(d.usage) ?? {};
+      const side = sub || text(u.parentToolCallId) !== null || text(u.initiator) === 'sub-agent';
+      const kind = text(u.interactionType);
+      return {
+        kind: 'usage',
+        ms,
+        key: text(u.apiCallId) ?? text(obj(u.accounting)?.usageId) ?? text(u.providerCallId) ?? text(o.id),
+        sub: side,
+        context: !side && (kind === null || !SIDE_INTERACTIONS.has(kind)),
+        tokens: wholePrompt(u, model(u.model)),
+      };
+    }
     case 'assistant.usage':
+      // ponytail: read as uncached input, as the builds that wrote it to disk were taken to mean; no
+      // real line of one is at hand (1.0.102 keeps it off disk and writes `session.usage_record`).
       return {
         kind: 'usage',
         ms,
         key: text(d.apiCallId) ?? text(d.providerCallId) ?? text(o.id),
         sub,
+        context: !sub,
         tokens: {
           model: model(d.model),
           input: count(d.inputTokens) ?? 0,
           output: count(d.outputTokens) ?? 0,
           cacheRead: count(d.cacheReadTokens) ?? 0,
           cacheWrite: count(d.cacheWriteTokens) ?? 0,
+          reasoning: count(d.reasoningTokens),
         },
       };
     case 'session.shutdown': {
@@ -178,6 +256,7 @@ export function lineFromJson(o: JsonObject): CopilotLine {
         ms,
         key: text(o.id) ?? text(o.timestamp),
         tokens: shutdownTokens(d),
+        cumulative: obj(d.accountingSnapshot) !== null,
         current: current !== null && current > 0 ? current : null,
         added: changes ? count(changes.linesAdded) : null,
         removed: changes ? count(changes.linesRemoved) : null,
