@@ -15,6 +15,7 @@ import type { Conversation } from '../../src/model/conversation.js';
 import type { SessionReport } from '../../src/report/types.js';
 import {
   agentBin,
+  LAB_RUN_TIMEOUT_MS,
   makeHome,
   PINS,
   type Recipe,
@@ -54,6 +55,12 @@ export interface AgentRules {
    * (OpenCode: its database checkpointed out of the write-ahead log that holds every row).
    */
   settle?: (home: string) => void;
+  /**
+   * Whether each run may take as long as the runner allows it (`LAB_RUN_TIMEOUT_MS`) rather than fit,
+   * with its reads, in the suite's default per test: OpenCode boots a server inside itself and takes
+   * 15–45 s a run on a loaded machine.
+   */
+  slow?: boolean;
 }
 
 /** A scripted run: one prompt, or a prompt and a resumed second prompt in the same session. */
@@ -78,6 +85,9 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
   const bin = agentBin(recipe.id);
   const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
   if (!bin) console.warn(`lab: ${recipe.id} conformance skipped: ${why}`);
+  // A slow agent's test allows every run its whole time, and one run's time more to read it back.
+  const budget = (runs: number): { timeout?: number } =>
+    rules.slow ? { timeout: (runs + 1) * LAB_RUN_TIMEOUT_MS } : {};
 
   describe.skipIf(!bin)(`${pin.package}@${pin.version} in the lab${bin ? '' : ` (skipped: ${why})`}`, () => {
     let server: LabServer;
@@ -93,7 +103,7 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
 
     for (const c of CASES) {
       if (c.scripts.length > 1 && !rules.resumes) continue;
-      it(`a ${c.name} run reads back as the server said it`, async () => {
+      it(`a ${c.name} run reads back as the server said it`, budget(c.scripts.length), async () => {
         const where = makeHome(join(root, c.name));
         recipe.setup(where.home, server.url);
         const from = server.ledger.length;
@@ -148,7 +158,8 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
       });
     }
 
-    it(`reads as ${rules.whileHeld === 'working' ? 'working' : 'not yet written'} while the model holds its answer, and idle once the turn ends`, async () => {
+    const held = `reads as ${rules.whileHeld === 'working' ? 'working' : 'not yet written'} while the model holds its answer, and idle once the turn ends`;
+    it(held, budget(1), async () => {
       const where = makeHome(join(root, 'hold'));
       recipe.setup(where.home, server.url);
       server.hold();

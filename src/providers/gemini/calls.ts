@@ -14,7 +14,7 @@
 import type { CallCollector, FileAccess } from '../../model/calls.js';
 import { arr, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
 import { callDelta, IN_FLIGHT, resultOf } from './conversation.js';
-import { tokensFrom } from './record.js';
+import { callFailed, personWords, shellExitCode, tokensFrom } from './record.js';
 
 /** Gemini CLI's tools that name one file they read or write. */
 const FILE_TOOLS: ReadonlyMap<string, FileAccess> = new Map([
@@ -35,7 +35,8 @@ export class GeminiCalls {
     const main = this.origin === 'main';
     const type = str(m.type);
     if (type === 'user') {
-      if (main) this.c.turn();
+      // Gemini writes each tool result back as a user message: only the person's words start a turn.
+      if (main && personWords(m) !== null) this.c.turn();
       return;
     }
     if (type !== 'gemini') return;
@@ -56,7 +57,8 @@ export class GeminiCalls {
       });
       const status = str(call.status);
       if (status !== null && IN_FLIGHT.has(status)) continue;
-      this.c.answered(made, null, status === 'error', resultOf(call), callDelta(name, call));
+      const failed = callFailed(status, shellExitCode(call));
+      this.c.answered(made, null, failed, resultOf(call), callDelta(name, call));
     }
   }
 }

@@ -43,7 +43,7 @@ const shell = (id: string, command: string, status: string, output: string) => (
 describe.skipIf(!HAVE_CORPUS)(
   `Gemini CLI chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
   () => {
-    it('a whole-file chat (gemini-2.5-pro): three prompts, every reply, thoughts apart, 13 calls of which 2 did not run', () => {
+    it('a whole-file chat (gemini-2.5-pro): three prompts, every reply, thoughts apart, 13 calls: 2 did not run, 2 exited non-zero', () => {
       const c = chat(sessions('agentcmd__session-2025-10-27T19-55-981c87cb.json'));
       expect(c.supported).toBe(true);
       // 3 user messages, 15 gemini messages that say something or call, 12 of them with thoughts.
@@ -66,10 +66,19 @@ describe.skipIf(!HAVE_CORPUS)(
         result: 'Directory /Users/jnarowski/Dev/playground/src/test-project/ is empty.',
         failed: false,
       });
-      // The person cancelled `python3`; `list_directory .` was refused for a relative path.
-      expect(tools.filter((t) => t.failed).map((t) => [t.name, t.detail, t.result])).toEqual([
-        ['run_shell_command', 'python3', '[Operation Cancelled] Reason: User cancelled the operation.'],
-        ['list_directory', '.', 'Path must be absolute: .'],
+      // The person cancelled `python3`; `list_directory .` was refused for a relative path; two
+      // installs Gemini CLI recorded as `success` exited 127 and 1.
+      expect(tools.filter((t) => t.failed).map((t) => [t.name, t.detail])).toEqual([
+        ['run_shell_command', 'python3'],
+        ['list_directory', '.'],
+        ['run_shell_command', 'pip install RestrictedPython'],
+        ['run_shell_command', 'pip3 install RestrictedPython'],
+      ]);
+      expect(tools.filter((t) => t.failed).map((t) => (t.result ?? '').split('\n')[0])).toEqual([
+        '[Operation Cancelled] Reason: User cancelled the operation.',
+        'Path must be absolute: .',
+        'Command: pip install RestrictedPython',
+        'Command: pip3 install RestrictedPython',
       ]);
       // The reply that said it would start the interpreter carries the cancelled call.
       expect(c.turns[9]).toMatchObject({
@@ -294,6 +303,94 @@ describe('a Gemini CLI JSONL chat (written for these tests in the shape of 0.40)
     const path = join(dir, 'session-j.json');
     writeFileSync(path, 'not json');
     expect(chat(path)).toMatchObject({ supported: false });
+  });
+});
+
+/**
+ * Lines Gemini CLI 0.61.0 wrote in the conformance lab (`[lab:fail]`, then `--resume` with
+ * `[lab:resume]`), trimmed: the `<session_context>` to its first lines, ids shortened, the `$set`s of
+ * `lastUpdated` and the token counts left out.
+ */
+describe('a Gemini CLI 0.61 chat', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => cleanup());
+
+  const context = user(
+    'd04923d3',
+    '<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nMy operating system is: linux\n</session_context>',
+  );
+  const output =
+    '<untrusted_context>\nOutput: lab-fail-out\nExit Code: 3\nProcess Group PGID: 25916\n</untrusted_context>';
+  const failing = shell('run_shell_command__call_lab_2', 'echo lab-fail-out; exit 3', 'success', output);
+  const firstRun = [
+    header,
+    { $set: { messages: [context] } },
+    user('5b1ee638', '[lab:fail] Follow the lab script fail.'),
+    reply('7239154d', ''),
+    reply('7239154d', '', [failing]),
+    { id: '8e90c0fb', timestamp: 't', type: 'user', content: failing.result },
+    reply('5aeaf7ab', 'The command failed with exit code 3.'),
+  ];
+  const resumed = [
+    { $set: { sessionId: header.sessionId } },
+    {
+      $set: {
+        messages: [
+          context,
+          user('5b1ee638', '[lab:fail] Follow the lab script fail.'),
+          {
+            id: '7239154d',
+            timestamp: 't',
+            type: 'gemini',
+            content: [{ functionCall: { id: failing.id, name: 'run_shell_command', args: failing.args } }],
+          },
+          { id: '7239154d_response', timestamp: 't', type: 'user', content: failing.result },
+          {
+            id: '5aeaf7ab',
+            timestamp: 't',
+            type: 'gemini',
+            content: [{ text: 'The command failed with exit code 3.' }],
+          },
+        ],
+      },
+    },
+    user('cd8053ac', '[lab:resume] Follow the lab script resume.'),
+    reply('f5b19346', 'Resumed: the second turn is answered.'),
+  ];
+  const write = (...lines: unknown[]): string => {
+    const path = join(dir, 'chats', 'session-2026-12-01T21-19-d66d1d33.jsonl');
+    mkdirSync(join(dir, 'chats'), { recursive: true });
+    writeFileSync(path, jsonl(...lines));
+    return path;
+  };
+
+  it('the <session_context> Gemini CLI writes first is the harness speaking, not a prompt', () => {
+    const c = chat(write(...firstRun));
+    expect(c.turns.filter((t) => t.role === 'user').map((t) => t.text)).toEqual([
+      '[lab:fail] Follow the lab script fail.',
+    ]);
+    expect(c.turns[0]).toMatchObject({ role: 'system', kind: 'message' });
+    expect(c.turns[0]!.text.startsWith('<session_context>')).toBe(true);
+  });
+
+  it('a shell call recorded `success` whose command exited 3 is marked failed, with its output', () => {
+    const tools = chat(write(...firstRun)).turns.flatMap((t) => t.tools);
+    expect(tools).toEqual([expect.objectContaining({ detail: 'echo lab-fail-out; exit 3', failed: true })]);
+    expect(tools[0]!.result).toContain('Exit Code: 3');
+  });
+
+  it('a resume writes the history again without its calls; the calls and turns stay as they were', () => {
+    const c = chat(write(...firstRun, ...resumed));
+    expect(c.turns.filter((t) => t.role !== 'system').map((t) => [t.role, t.text])).toEqual([
+      ['user', '[lab:fail] Follow the lab script fail.'],
+      ['assistant', ''],
+      ['assistant', 'The command failed with exit code 3.'],
+      ['user', '[lab:resume] Follow the lab script resume.'],
+      ['assistant', 'Resumed: the second turn is answered.'],
+    ]);
+    expect(c.turns.flatMap((t) => t.tools)).toEqual([expect.objectContaining({ failed: true })]);
   });
 });
 

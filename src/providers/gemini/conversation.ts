@@ -14,8 +14,11 @@
  * replay starts (the caller finds the `$rewindTo` lines first), so rewound messages are never shown.
  *
  * A call has failed when Gemini CLI says so: `error`, or `cancelled` (the person refused it, as a
- * refused call reads in Claude Code). A shell command that ran and exited non-zero is a call that
- * worked, as Gemini CLI itself shows it; its exit code is in the result.
+ * refused call reads in Claude Code); and a shell command that exited non-zero has failed too, though
+ * Gemini CLI records it as `success` with the exit code in its result (`shellExitCode`).
+ *
+ * A `user` message that is the harness's own context (`<session_context>`, `<hook_context>`) is
+ * shown as the harness speaking, not as something the person typed.
  *
  * ponytail: a `functionCall` part inside a message's `content` (not `toolCalls`) is not shown as a
  * call: Gemini CLI records its calls in `toolCalls`, and such a part has no result to pair it with.
@@ -35,6 +38,7 @@ import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
 import { editDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { flattenContent, head, unifiedDelta } from '../conversation-util.js';
 import { WINDOW_MESSAGES } from './parser.js';
+import { callFailed, isHarnessContext, shellExitCode } from './record.js';
 
 /**
  * Ids of settled messages remembered, so that a late re-write of one is recognised and dropped
@@ -113,7 +117,7 @@ export function geminiMessage(sink: TurnSink, m: JsonObject): void {
   const type = str(m.type);
   if (type === 'user') {
     const shown = partsOf(m.displayContent, MAX_TEXT_CHARS).words || partsOf(m.content, MAX_TEXT_CHARS).words;
-    if (shown.trim().length > 0) sink.push('user', 'message', ts, shown);
+    if (shown.trim().length > 0) sink.push(isHarnessContext(shown) ? 'system' : 'user', 'message', ts, shown);
     return;
   }
   if (type === 'info' || type === 'warning' || type === 'error') {
@@ -140,7 +144,7 @@ export function geminiMessage(sink: TurnSink, m: JsonObject): void {
     const status = str(call.status);
     if (status === null || !IN_FLIGHT.has(status)) {
       tool.result = resultOf(call);
-      tool.failed = status === 'error' || status === 'cancelled';
+      tool.failed = status === 'cancelled' || callFailed(status, shellExitCode(call));
     }
     const delta = callDelta(name, call);
     if (delta) {
@@ -198,10 +202,12 @@ export class GeminiReplay {
     }
     const set = obj(o.$set);
     if (set !== null) {
-      // A wholesale history (older Gemini CLI) updates the messages it names; it deletes none.
+      // A wholesale history (on resume, after compression) adds the messages it names that are not
+      // open and deletes none: its copies are the model's view, without the calls and their results.
       for (const m of arr(set.messages) ?? []) {
         const message = obj(m);
-        if (message !== null) this.message(n, message);
+        const id = message === null ? null : text(message.id);
+        if (message !== null && (id === null || !this.open.has(id))) this.message(n, message);
       }
       return;
     }

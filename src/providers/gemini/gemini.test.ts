@@ -5,6 +5,7 @@ import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
 import { gemini } from './index.js';
+import { callFailed, shellExitCode } from './record.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -34,7 +35,8 @@ function chats(home: FakeHome, project = 'p1', root = '/work/app'): string {
  * Per-file expectations for the corpus chats (Gemini CLI, gemini-2.5-pro and gemini-3 models), worked
  * out apart from cctop by a short script over the files: for each `gemini` message with `tokens`,
  * input − cached + tool, cached, output + thoughts, thoughts; every tool call, and those with status
- * `error`; the newest request's prompt (input + tool) as the context.
+ * `error` or a shell result ending in a non-zero `Exit Code`; the newest request's prompt (input +
+ * tool) as the context.
  */
 const EXPECTED: Record<
   string,
@@ -57,7 +59,8 @@ const EXPECTED: Record<
     reasoning: 4_905,
     requests: 15,
     calls: 13,
-    failed: 1,
+    // A refused path, and two shell commands recorded `success` that exited 127 and 1 (`pip`).
+    failed: 3,
     context: 9_198,
     model: 'gemini-2.5-pro',
   },
@@ -496,5 +499,195 @@ describe('Gemini CLI chat records (written for these tests from the documented f
     await snap(home, true);
     expect(readFileSync(path).equals(readFileSync(`${path}.before`))).toBe(true);
     expect(statSync(path).mtimeMs).toBe(NOW - 5000);
+  });
+});
+
+/**
+ * Lines Gemini CLI 0.61.0 wrote in the conformance lab (`[lab:fail]`, then `--resume` with
+ * `[lab:resume]`), trimmed: the `<session_context>` to its first lines, the second header and the
+ * `$set`s of `lastUpdated` left out. 0.61 writes the context as the chat's first `user` message,
+ * records a shell command that exited 3 as `success` with `Exit Code: 3` in its output, and on
+ * resume writes the whole history again as the model sees it: no tokens, no tool calls.
+ */
+describe('a Gemini CLI 0.61 chat', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const context = {
+    id: 'd04923d38bb0f6017037e74183378ef4',
+    timestamp: '2026-12-01T21:19:03.148Z',
+    type: 'user',
+    content: [
+      {
+        text: "<session_context>\nThis is the Gemini CLI. We are setting up the context for our chat.\nToday's date is Tuesday, December 1, 2026 (formatted according to the user's locale).\nMy operating system is: linux\n</session_context>",
+      },
+    ],
+  };
+  const prompt = {
+    id: '5b1ee638-05dc-4fee-8ef0-f4896458d3ff',
+    timestamp: '2026-12-01T21:19:03.286Z',
+    type: 'user',
+    content: [{ text: '[lab:fail] Follow the lab script fail.' }],
+  };
+  const output =
+    '<untrusted_context>\nOutput: lab-fail-out\nExit Code: 3\nProcess Group PGID: 25916\n</untrusted_context>';
+  const response = (id: string) => ({
+    functionResponse: { id, name: 'run_shell_command', response: { output } },
+  });
+  const call = {
+    id: '7239154d-e4ba-4f68-b88b-a7b8fbf89517',
+    timestamp: '2026-12-01T21:19:05.072Z',
+    type: 'gemini',
+    content: '',
+    thoughts: [],
+    tokens: { input: 11747, output: 13, cached: 5873, thoughts: 6, tool: 0, total: 11766 },
+    model: 'gemini-2.5-flash',
+    toolCalls: [
+      {
+        id: 'run_shell_command__call_lab_2',
+        name: 'run_shell_command',
+        args: { command: 'echo lab-fail-out; exit 3', description: 'Run a lab command' },
+        result: [response('run_shell_command__call_lab_2')],
+        status: 'success',
+        timestamp: '2026-12-01T21:19:06.483Z',
+        resultDisplay: 'lab-fail-out',
+        displayName: 'Shell',
+      },
+    ],
+  };
+  const answer = {
+    id: '5aeaf7ab-9c35-410e-a68c-cdec2bab70a6',
+    timestamp: '2026-12-01T21:19:06.809Z',
+    type: 'gemini',
+    content: 'The command failed with exit code 3.',
+    thoughts: [],
+    tokens: { input: 11861, output: 14, cached: 5930, thoughts: 7, tool: 0, total: 11882 },
+    model: 'gemini-2.5-flash',
+  };
+  const header = {
+    sessionId: 'd66d1d33-9192-49cd-be88-4ffbd7ecf85c',
+    projectHash: '1e1c156b7a7ab4e82d910d08b63e8598ede511b0928d1c55a98cd2834b0f6a2c',
+    startTime: '2026-12-01T21:19:03.147Z',
+    lastUpdated: '2026-12-01T21:19:03.147Z',
+    kind: 'main',
+  };
+  const firstRun = [
+    header,
+    { $set: { messages: [context], lastUpdated: '2026-12-01T21:19:03.148Z' } },
+    prompt,
+    { ...call, toolCalls: undefined },
+    call,
+    {
+      id: '8e90c0fb-848a-4cdc-88a7-9ef56ee857c0',
+      timestamp: '2026-12-01T21:19:06.524Z',
+      type: 'user',
+      content: [response('run_shell_command__call_lab_2')],
+    },
+    answer,
+  ];
+  const at = '2026-12-01T21:19:31.300Z';
+  const resumed = [
+    { $set: { sessionId: header.sessionId } },
+    {
+      $set: {
+        messages: [
+          context,
+          { ...prompt, timestamp: at },
+          {
+            id: call.id,
+            timestamp: at,
+            type: 'gemini',
+            content: [{ functionCall: { id: 'run_shell_command__call_lab_2', name: 'run_shell_command' } }],
+          },
+          {
+            id: `${call.id}_response`,
+            timestamp: at,
+            type: 'user',
+            content: [response('run_shell_command__call_lab_2')],
+          },
+          { id: answer.id, timestamp: at, type: 'gemini', content: [{ text: answer.content }] },
+        ],
+        lastUpdated: at,
+      },
+    },
+    {
+      id: 'cd8053ac-06ab-4fe7-a197-6e970404c82e',
+      timestamp: '2026-12-01T21:19:31.319Z',
+      type: 'user',
+      content: [{ text: '[lab:resume] Follow the lab script resume.' }],
+    },
+    {
+      id: 'f5b19346-42a5-4f7f-96e5-9687cd58ebeb',
+      timestamp: '2026-12-01T21:19:31.859Z',
+      type: 'gemini',
+      content: 'Resumed: the second turn is answered.',
+      thoughts: [],
+      tokens: { input: 11936, output: 15, cached: 5968, thoughts: 8, tool: 0, total: 11959 },
+      model: 'gemini-2.5-flash',
+    },
+  ];
+  const write = (...lines: unknown[]) =>
+    home.write(
+      join(chats(home, 'work', '/tmp/lab/work'), 'session-2026-12-01T21-19-d66d1d33.jsonl'),
+      jsonl(...lines),
+    );
+
+  it('is titled by the prompt, not by the <session_context> Gemini CLI writes first', async () => {
+    write(...firstRun);
+    expect((await snap(home)).document.sessions[0]!.title).toBe('[lab:fail] Follow the lab script fail.');
+  });
+
+  it('counts a shell call recorded `success` whose command exited 3 as a failure', async () => {
+    write(...firstRun);
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tools).toMatchObject({
+      calls: 1,
+      failed: 1,
+      byTool: { run_shell_command: { calls: 1, failed: 1 } },
+    });
+  });
+
+  it('keeps the requests and calls from before a resume, which writes the history again without them', async () => {
+    write(...firstRun, ...resumed);
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.requests).toBe(3);
+    // input − cached, summed over the three requests: 5874 + 5931 + 5968.
+    expect(s.tokens).toMatchObject({ input: 17773, cacheRead: 17771, output: 63, reasoning: 21 });
+    expect(s.tools).toMatchObject({ calls: 1, failed: 1 });
+    expect(s.title).toBe('[lab:fail] Follow the lab script fail.');
+  });
+});
+
+describe('the shell exit rule', () => {
+  const shell = (output: string) => ({
+    name: 'run_shell_command',
+    result: [{ functionResponse: { response: { output } } }],
+  });
+
+  it('reads the exit line only where the shell tool writes it, at the end of its result', () => {
+    // 0.61: no exit line for a zero exit; one before the trailer for any other.
+    expect(
+      shellExitCode(shell('<untrusted_context>\nOutput: ok\nProcess Group PGID: 1\n</untrusted_context>')),
+    ).toBe(null);
+    expect(
+      shellExitCode(
+        shell('Output: x\nError: boom\nExit Code: 127\nSignal: 9\nBackground PIDs: 4\nProcess Group PGID: 2'),
+      ),
+    ).toBe(127);
+    // Older Gemini CLI (and Qwen Code) write `Exit Code: 0` too.
+    expect(shellExitCode(shell('Command: true\nOutput: (empty)\nExit Code: 0\nSignal: (none)'))).toBe(0);
+    // An exit line the command printed, with its own output after it, is not the tool's.
+    expect(shellExitCode(shell('Output: Exit Code: 3\nmore output\nProcess Group PGID: 2'))).toBe(null);
+    expect(shellExitCode({ ...shell('Output: x\nExit Code: 3'), name: 'read_file' })).toBe(null);
+  });
+
+  it('a shell call that exited non-zero failed whatever its status; a refused one did not run', () => {
+    expect(callFailed('success', 3)).toBe(true);
+    expect(callFailed('success', 0)).toBe(false);
+    expect(callFailed('error', null)).toBe(true);
+    expect(callFailed('cancelled', null)).toBe(false);
   });
 });

@@ -9,9 +9,11 @@
  * What a rewind drops: the rewound messages, entirely. Their tokens, tool calls and prompts no
  * longer count toward the session, which then reads as Gemini CLI itself shows it after `/rewind`
  * (a rewound request was still billed by the API; cctop follows the chat, as specified).
- * ponytail: a `$set` that replaces the whole message list (a history rewrite after masking or
- * compression) is taken as an update of the messages it names, never as a deletion: a rewrite
- * changes what the model sees next, not what was spent.
+ * ponytail: a `$set` that replaces the whole message list (a history rewrite on resume, or after
+ * masking or compression) adds the messages it names that are not held yet, and leaves the held ones
+ * as they were: a rewrite changes what the model sees next, not what was spent. It is the model's
+ * view of the chat: Gemini CLI 0.61 writes it on every `--resume` with no `tokens` and no
+ * `toolCalls`, so taking its copies would forget every request and call before the resume.
  *
  * Tailing (the index reads only the bytes a `.jsonl` gained): the newest `WINDOW_MESSAGES`
  * messages stay open in the carried state and everything older is settled into facts and ledger
@@ -27,7 +29,13 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import type { GeminiLine, GeminiMessage, GeminiMetadata, GeminiTokens } from './record.js';
+import {
+  callFailed,
+  type GeminiLine,
+  type GeminiMessage,
+  type GeminiMetadata,
+  type GeminiTokens,
+} from './record.js';
 
 /**
  * Messages kept open for re-writes and rewinds while tailing. Gemini CLI re-writes its newest
@@ -122,7 +130,7 @@ export function applyMessage(f: FileFacts, ledger: LedgerBuilder, m: GeminiMessa
       }
       for (const c of m.calls) {
         tallyTool(f, c.name);
-        if (c.status === 'error') tallyFailure(f, c.name);
+        if (callFailed(c.status, c.exitCode)) tallyFailure(f, c.name);
       }
       const asking = m.calls.find(
         (c) => c.status === 'awaiting_approval' || (isAskUserTool(c.name) && IN_FLIGHT.has(c.status ?? '')),
@@ -174,7 +182,7 @@ export class GeminiChat {
         this.meta(l.meta);
         if (l.messages !== null) {
           if (this.tail) this.restart = true;
-          else for (const m of l.messages) this.messages.set(m.id, m);
+          else for (const m of l.messages) if (!this.messages.has(m.id)) this.messages.set(m.id, m);
         }
         return;
       case 'rewind':

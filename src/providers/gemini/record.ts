@@ -13,6 +13,10 @@
  *
  * A message is kept as a `GeminiMessage`: the few fields the facts need, with its prompt text
  * shortened, so a reader can hold every message of a long chat without holding the chat.
+ *
+ * Two things Gemini CLI writes are not what they look like, and are read here once for every reader:
+ * a `user` message that is the harness's own context (`isHarnessContext`), and a shell call recorded
+ * `success` whose command exited non-zero (`shellExitCode`).
  */
 import { arr, count, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
 
@@ -44,6 +48,8 @@ export interface GeminiCall {
   name: string;
   /** `success`, `error`, `cancelled`, or a status of a call still in flight. */
   status: string | null;
+  /** A shell command's exit code, from its result; null for other tools and unfinished calls. */
+  exitCode: number | null;
 }
 
 export interface GeminiMessage {
@@ -54,7 +60,10 @@ export interface GeminiMessage {
   model: string | null;
   tokens: GeminiTokens | null;
   calls: GeminiCall[];
-  /** The user's words (a `user` message) or the error text (an `error` message), shortened. */
+  /**
+   * The user's words (a `user` message; null for the harness's context) or the error text (an
+   * `error` message), shortened.
+   */
   text: string | null;
 }
 
@@ -105,6 +114,84 @@ export function partsText(v: unknown, max = MAX_PROMPT_CHARS): string | null {
   return out.length > 0 ? out.slice(0, max) : null;
 }
 
+/**
+ * Context Gemini CLI sends as a `user` message of its own: the session's setup (`<session_context>`:
+ * the date, the OS, the workspace's files, written first in every chat since 0.40) and what a hook
+ * added (`<hook_context>`). Gemini CLI leaves both out of the history it shows and out of a session's
+ * first prompt (`isIgnoredUserContent` in 0.61); they are the harness speaking, not the person.
+ */
+export function isHarnessContext(words: string): boolean {
+  const t = words.trimStart();
+  return t.startsWith('<session_context>') || t.startsWith('<hook_context>');
+}
+
+/** Gemini CLI's shell tool. */
+const SHELL_TOOL = 'run_shell_command';
+
+/** The line Gemini CLI's shell tool writes when a command exits non-zero (`shell.ts`). */
+const EXIT_LINE = /^Exit Code: (-?\d+)$/;
+
+/**
+ * Lines the shell tool may write after the exit line, and the end of the envelope around the result
+ * (0.61: `<untrusted_context>…</untrusted_context>`). Older versions (and Qwen Code) write
+ * `Exit Code: 0` too, followed by the same lines.
+ */
+const TRAILER = /^(?:Signal: |Background PIDs: |Process Group PGID: |<\/untrusted_context>$)/;
+
+/** Lines read back from a result's end to find its exit line: it has at most four after it. */
+const MAX_TRAILER_LINES = 6;
+
+/** The exit code a shell result ends with, read from its last lines only. */
+function exitLine(output: string): number | null {
+  let end = output.length;
+  for (let i = 0; i < MAX_TRAILER_LINES && end > 0; i++) {
+    const start = output.lastIndexOf('\n', end - 1) + 1;
+    const line = output.slice(start, end).trim();
+    const m = EXIT_LINE.exec(line);
+    if (m) return Number(m[1]);
+    if (line.length > 0 && !TRAILER.test(line)) return null;
+    end = start - 1;
+  }
+  return null;
+}
+
+/**
+ * The exit code of a finished shell call, from the result the model was given. Gemini CLI records a
+ * command that ran and exited non-zero as `success` (the tool worked; 0.61 writes `Exit Code: 3` in
+ * its output and nowhere else), so this is how such a call is known to have failed.
+ * ponytail: a command whose own last output line reads `Exit Code: N`, and that exited 0, would be
+ * taken at its word; 0.61 writes no exit line for a zero exit, so nothing tells the two apart.
+ */
+export function shellExitCode(call: JsonObject): number | null {
+  if (text(call.name) !== SHELL_TOOL) return null;
+  for (const p of arr(call.result) ?? (obj(call.result) ? [call.result] : [])) {
+    const output = obj(obj(obj(p)?.functionResponse)?.response)?.output;
+    if (typeof output !== 'string') continue;
+    const code = exitLine(output);
+    if (code !== null) return code;
+  }
+  return null;
+}
+
+/**
+ * Whether a finished call failed: Gemini CLI says so (`error`), or it was a shell command that exited
+ * non-zero, whatever status Gemini CLI gave it. A call the person refused (`cancelled`) did not fail:
+ * it did not run.
+ */
+export function callFailed(status: string | null, exitCode: number | null): boolean {
+  return status === 'error' || (exitCode !== null && exitCode !== 0);
+}
+
+/**
+ * What the person typed in a `user` message, shortened: null when the message is only function
+ * responses (Gemini CLI writes a call's results back as a `user` message) or the harness's context.
+ * A reader that counts the person's turns counts the messages where this is not null.
+ */
+export function personWords(o: JsonObject): string | null {
+  const words = partsText(o.displayContent) ?? partsText(o.content);
+  return words === null || isHarnessContext(words) ? null : words;
+}
+
 export function messageFrom(o: JsonObject): GeminiMessage | null {
   const id = text(o.id);
   if (id === null) return null;
@@ -114,10 +201,10 @@ export function messageFrom(o: JsonObject): GeminiMessage | null {
     if (calls.length >= MAX_CALLS_PER_MESSAGE) break;
     const call = obj(c);
     const name = call ? text(call.name) : null;
-    if (call && name) calls.push({ name, status: str(call.status) });
+    if (call && name) calls.push({ name, status: str(call.status), exitCode: shellExitCode(call) });
   }
   let words: string | null = null;
-  if (type === 'user') words = partsText(o.displayContent) ?? partsText(o.content);
+  if (type === 'user') words = personWords(o);
   else if (type === 'error') words = partsText(o.content);
   return {
     id,

@@ -86,7 +86,9 @@ export class OpenCodeCalls {
     const delta =
       patch !== null ? patchDelta(patch) : FILE_TOOLS.get(name) === 'write' ? editDelta(input) : null;
     if (delta !== null) noteChange(call, delta);
-    if (p.status === 'completed') this.c.answered(call, p.ranToMs, false, resultText(p.output ?? ''), null);
+    // A completed shell call whose command exited non-zero has failed all the same (`failed`).
+    if (p.status === 'completed')
+      this.c.answered(call, p.ranToMs, p.failed, resultText(p.output ?? ''), null);
     else if (p.status === 'error')
       this.c.answered(call, p.ranToMs, true, resultText(p.error ?? p.output ?? 'failed'), null);
   }

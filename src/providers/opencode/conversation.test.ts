@@ -26,7 +26,7 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(c.turns[0]!.ts).toBe(new Date(1730000001000).toISOString());
     });
 
-    it('the large session: a completed call that exited 1, OpenCode’s own words, thinking, the interruption, the compaction', () => {
+    it('the large session: a call that exited 1, OpenCode’s own words, thinking, the interruption, the compaction', () => {
       const c = chat(stored('ses_s_stage0_large.json'));
       // Parts of m_assistant_large_1 in order: tool, synthetic text, file, reasoning, step-start,
       // step-finish, compaction, patch; the message ended with MessageAbortedError.
@@ -40,13 +40,13 @@ describe.skipIf(!HAVE_CORPUS)(
         ['user', 'message', 'Step 2'],
         ['assistant', 'message', 'Ok'],
       ]);
-      // OpenCode recorded the call `completed`: the exit code is in its output, not a failure.
+      // OpenCode recorded the call `completed`, with `metadata.exit` 1: the command failed.
       expect(c.turns[1]!.tools).toEqual([
         expect.objectContaining({
           name: 'bash',
           detail: 'ls /non-existent-directory',
           result: 'ls: /non-existent-directory: No such file or directory',
-          failed: false,
+          failed: true,
         }),
       ]);
     });
@@ -204,6 +204,26 @@ describe('OpenCode database (written for these tests in the schema of OpenCode 1
     ]);
     expect(read('ses_main', { agent: 'ses_other' }).supported).toBe(false);
     expect(read('ses_gone').supported).toBe(false);
+  });
+
+  it('a shell call that exited non-zero has failed, its output still its result (as OpenCode 1.18.33 wrote it)', () => {
+    // The lab's `fail` run: OpenCode 1.18.33 records the command `completed`, its exit in the metadata.
+    oc.session('ses_f');
+    oc.message('ses_f', { role: 'user' }, [text('[lab:fail] Follow the lab script fail.')]);
+    oc.message('ses_f', { role: 'assistant', finish: 'tool-calls' }, [
+      { type: 'step-start' },
+      tool('bash', {
+        status: 'completed',
+        input: { command: 'echo lab-fail-out; exit 3' },
+        output: 'lab-fail-out\n',
+        metadata: { output: 'lab-fail-out\n', exit: 3, truncated: false },
+        title: 'echo lab-fail-out; exit 3',
+      }),
+      { type: 'step-finish', reason: 'tool-calls' },
+    ]);
+    expect(read('ses_f').turns[1]!.tools.map((t) => [t.name, t.detail, t.result, t.failed])).toEqual([
+      ['bash', 'echo lab-fail-out; exit 3', 'lab-fail-out', true],
+    ]);
   });
 
   it('a long output is cut to its head, and a huge input still names its file', () => {

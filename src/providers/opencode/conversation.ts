@@ -12,8 +12,8 @@
  * harness speaking. Text OpenCode wrote itself (`synthetic`: a file's contents read in for an
  * attachment) is not the person's words: not shown under a prompt; shown as the harness's in a reply.
  *
- * A call has failed when OpenCode says so (`error`); a shell command that exited non-zero is a call
- * that completed, as OpenCode shows it (the scan counts failures the same way).
+ * A call has failed when OpenCode says so (`error`), or when the shell command it ran exited non-zero,
+ * which OpenCode records as `completed` (see `callFailed`; the scan counts failures the same way).
  *
  * The same parts come from the database (1.2 and later, `db.ts`) and from the older `storage/` tree
  * (`storage.ts`); both are read into `ChatMessage` and `ChatPart` first, so the turns are built once.
@@ -33,7 +33,7 @@ import {
 import { type JsonObject, num, obj, str, text } from '../../model/json.js';
 import { editDelta, applyPatch as patchDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { head } from '../conversation-util.js';
-import { type OpenCodeTokens, tokensFrom } from './record.js';
+import { callFailed, type OpenCodeTokens, tokensFrom } from './record.js';
 
 /**
  * Characters of a call's input read from the database: whole for all but the largest writes, which
@@ -64,6 +64,8 @@ export interface ChatPart {
   tool: string | null;
   callId: string | null;
   status: string | null;
+  /** The call failed (see `callFailed`). */
+  failed: boolean;
   /** The call's input: parsed, or the cut text of it with the few fields read apart. */
   input: unknown;
   output: string | null;
@@ -108,6 +110,7 @@ export function chatPartFrom(o: JsonObject): ChatPart {
     tool: text(o.tool),
     callId: text(o.callID),
     status: str(state?.status),
+    failed: callFailed(str(state?.status), obj(state?.metadata)?.exit),
     input: state?.input ?? null,
     output: bounded(state?.output, MAX_RESULT_CHARS),
     error: bounded(state?.error, MAX_RESULT_CHARS),
@@ -224,10 +227,8 @@ export class OpenCodeConversation {
     const { detail, full } = toolDetail(name, p.input);
     const tool = newTool(prettyToolName(name), detail, full);
     if (p.status === 'completed') tool.result = resultText(p.output ?? '');
-    else if (p.status === 'error') {
-      tool.result = resultText(p.error ?? p.output ?? 'failed');
-      tool.failed = true;
-    }
+    else if (p.status === 'error') tool.result = resultText(p.error ?? p.output ?? 'failed');
+    tool.failed = p.failed;
     const input = obj(p.input);
     const patch = str(input?.patchText);
     const delta =

@@ -19,6 +19,7 @@ import { type ChatMessage, type ChatPart, MAX_INPUT_CHARS } from './conversation
 import type { OpenCodeRows } from './parser.js';
 import { MAX_NESTING } from './place.js';
 import {
+  callFailed,
   messageFrom,
   type OpenCodeMessage,
   type OpenCodePart,
@@ -83,6 +84,7 @@ function partsOf(db: Database, session: string): OpenCodePart[] {
         json_extract(data, '$.type') AS type,
         json_extract(data, '$.tool') AS tool,
         json_extract(data, '$.state.status') AS status,
+        json_extract(data, '$.state.metadata.exit') AS exit,
         json_extract(data, '$.tokens') AS tokens,
         json_extract(data, '$.cost') AS cost
       FROM part WHERE session_id = ?
@@ -96,7 +98,7 @@ function partsOf(db: Database, session: string): OpenCodePart[] {
       messageID: r.messageID,
       type: r.type,
       tool: r.tool,
-      state: { status: r.status },
+      state: { status: r.status, metadata: { exit: r.exit } },
       tokens: parseJson(r.tokens),
       cost: r.cost,
     });
@@ -138,6 +140,7 @@ interface ChatPartRow {
   tool: unknown;
   callID: unknown;
   status: unknown;
+  exit: unknown;
   input: unknown;
   filePath: unknown;
   command: unknown;
@@ -202,6 +205,7 @@ export function readChat(
       json_extract(data, '$.tool') AS tool,
       json_extract(data, '$.callID') AS callID,
       json_extract(data, '$.state.status') AS status,
+      json_extract(data, '$.state.metadata.exit') AS exit,
       substr(json_extract(data, '$.state.input'), 1, @input) AS input,
       substr(json_extract(data, '$.state.input.filePath'), 1, @text) AS filePath,
       substr(json_extract(data, '$.state.input.command'), 1, @text) AS command,
@@ -244,6 +248,7 @@ export function readChat(
           tool: strOrNull(p.tool),
           callId: strOrNull(p.callID),
           status: strOrNull(p.status),
+          failed: callFailed(strOrNull(p.status), p.exit),
           input: inputOf(p),
           output: strOrNull(p.output),
           error: strOrNull(p.error),

@@ -43,15 +43,15 @@ describe.skipIf(!HAVE_CORPUS)(
       ]);
     });
 
-    it('the large session: one step billed, a completed bash call, an aborted response, a compaction', async () => {
+    it('the large session: one step billed, a bash call that exited 1, an aborted response, a compaction', async () => {
       const s = (await snap(home)).document.sessions.find((x) => x.id === 's_stage0_large')!;
       // The step-finish part carries the request (120 in, 16 out); the message repeats it and is not
       // counted again. Neither writes a cost as a number, so the catalogue prices gpt-4o-mini.
       expect(s.tokens).toEqual({ input: 120, output: 16, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
       expect(s.requests).toBe(1);
       expect(s.cost.source).toBe('estimated');
-      // The bash call exited 1 but OpenCode recorded it `completed`: a failure is what OpenCode says.
-      expect(s.tools).toMatchObject({ calls: 1, failed: 0 });
+      // OpenCode recorded the bash call `completed`, with `metadata.exit` 1: the command failed.
+      expect(s.tools).toMatchObject({ calls: 1, failed: 1 });
       expect(s.aborts).toBe(1);
       expect(s.compactions).toBe(1);
     });
@@ -221,6 +221,41 @@ describe('OpenCode database (written for these tests in the schema of OpenCode 1
     });
     const s = (await snap(home)).document.sessions[0]!;
     expect(s.tools.byTool).toEqual({ bash: { calls: 1, failed: 0 }, edit: { calls: 1, failed: 1 } });
+  });
+
+  it('a shell call that exited non-zero has failed, though OpenCode 1.18.33 records it completed', async () => {
+    // The tool parts of the lab's `fail` and `call` runs as OpenCode 1.18.33 wrote them (trimmed).
+    oc.session('ses_f');
+    const m = oc.message(
+      'ses_f',
+      assistant({ finish: 'tool-calls', time: { created: T0, completed: T0 + 2000 } }),
+    );
+    oc.part('ses_f', m, {
+      type: 'tool',
+      tool: 'bash',
+      callID: 'call_lab_2',
+      state: {
+        status: 'completed',
+        input: { command: 'echo lab-fail-out; exit 3' },
+        output: 'lab-fail-out\n',
+        metadata: { output: 'lab-fail-out\n', exit: 3, truncated: false },
+        title: 'echo lab-fail-out; exit 3',
+      },
+    });
+    oc.part('ses_f', m, {
+      type: 'tool',
+      tool: 'bash',
+      callID: 'call_lab_1',
+      state: {
+        status: 'completed',
+        input: { command: 'echo lab-call-ok' },
+        output: 'lab-call-ok\n',
+        metadata: { output: 'lab-call-ok\n', exit: 0, truncated: false },
+        title: 'echo lab-call-ok',
+      },
+    });
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tools.byTool).toEqual({ bash: { calls: 2, failed: 1 } });
   });
 
   it('a child session (a task) counts toward the session at the top of its chain', async () => {

@@ -113,7 +113,7 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: OpenCodeR
     const tools = parts.filter((p) => p.type === 'tool' && p.tool !== null);
     for (const p of tools) {
       tallyTool(f, p.tool!);
-      if (p.status === 'error') tallyFailure(f, p.tool!);
+      if (p.failed) tallyFailure(f, p.tool!);
     }
 
     const at = m.completedMs ?? m.ms;

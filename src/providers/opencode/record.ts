@@ -6,9 +6,10 @@
  * providerID, tokens: {input, output, reasoning, cache: {read, write}}, cost, error: {name, data:
  * {message}}, finish, path: {cwd}}`; `input` is already the uncached part and `output` excludes
  * reasoning, which is reported (and billed) apart. A part: `{id, messageID, type, …}` where a
- * `tool` part has `tool`, `callID` and `state.status` (`pending`, `running`, `completed`, `error`),
- * a `step-finish` part closes one model request with that request's `tokens` and `cost`, a
- * `compaction` part marks a compaction and a `text` part holds words.
+ * `tool` part has `tool`, `callID`, `state.status` (`pending`, `running`, `completed`, `error`) and,
+ * for a shell call, the command's exit code in `state.metadata.exit`; a `step-finish` part closes one
+ * model request with that request's `tokens` and `cost`, a `compaction` part marks a compaction and a
+ * `text` part holds words.
  */
 import { count, type JsonObject, num, obj, str, text } from '../../model/json.js';
 
@@ -56,8 +57,20 @@ export interface OpenCodePart {
   type: string | null;
   tool: string | null;
   status: string | null;
+  /** The call failed (see `callFailed`). */
+  failed: boolean;
   tokens: OpenCodeTokens | null;
   cost: number | null;
+}
+
+/**
+ * Whether a call failed: OpenCode says `error`, or the shell command it ran exited non-zero. OpenCode
+ * (1.18) records such a command `completed`, its exit code in `state.metadata.exit` and its output as
+ * it was; the command failed all the same. An exit code that is not a number (a command killed by a
+ * signal) says nothing either way.
+ */
+export function callFailed(status: string | null, exit: unknown): boolean {
+  return status === 'error' || (typeof exit === 'number' && exit !== 0);
 }
 
 export function tokensFrom(v: unknown): OpenCodeTokens | null {
@@ -115,12 +128,15 @@ export function partFrom(o: JsonObject, messageId: string | null = null): OpenCo
   const id = text(o.id);
   const message = text(o.messageID) ?? messageId;
   if (id === null || message === null) return null;
+  const state = obj(o.state);
+  const status = str(state?.status);
   return {
     id,
     messageId: message,
     type: str(o.type),
     tool: text(o.tool),
-    status: str(obj(o.state)?.status),
+    status,
+    failed: callFailed(status, obj(state?.metadata)?.exit),
     tokens: tokensFrom(o.tokens),
     cost: num(o.cost),
   };
