@@ -24,7 +24,7 @@ import { type JsonObject, obj, str } from '../../model/json.js';
 import { applyPatch } from '../../model/tools.js';
 import { eachObject } from '../conversation-util.js';
 import { outputText } from './conversation.js';
-import { type CodexTokenUsage, lineFromJson, outputFailed } from './record.js';
+import { type CodexTokenUsage, lineFromJson, outputFailed, sameUsage } from './record.js';
 
 /** Codex's tools that name a file they read. */
 const FILE_TOOLS: ReadonlyMap<string, FileAccess> = new Map([
@@ -41,13 +41,6 @@ const MODEL_ITEMS: ReadonlySet<string> = new Set([
   'tool_search_call',
   'image_generation_call',
 ]);
-
-const sameUsage = (a: CodexTokenUsage, b: CodexTokenUsage): boolean =>
-  a.input === b.input &&
-  a.cached === b.cached &&
-  a.output === b.output &&
-  a.reasoning === b.reasoning &&
-  a.total === b.total;
 
 /** A call's argument: the JSON Codex wrote as text, parsed; a freeform tool's text as it is. */
 function argumentOf(raw: unknown): unknown {

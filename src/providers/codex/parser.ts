@@ -9,7 +9,7 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import type { CodexLine, CodexTokenUsage } from './record.js';
+import { type CodexLine, type CodexTokenUsage, sameUsage } from './record.js';
 
 /** Tool calls awaiting their output; calls that never complete are dropped oldest first past this. */
 export const MAX_PENDING_TOOLS = 1024;
@@ -27,13 +27,6 @@ export const emptyCodexCarry = (): CodexCarry => ({
   previousTotal: null,
   boundaryOpen: false,
 });
-
-const sameUsage = (a: CodexTokenUsage, b: CodexTokenUsage): boolean =>
-  a.input === b.input &&
-  a.cached === b.cached &&
-  a.output === b.output &&
-  a.reasoning === b.reasoning &&
-  a.total === b.total;
 
 const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
   input: a.input - b.input,

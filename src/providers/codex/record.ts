@@ -17,6 +17,14 @@ export interface CodexTokenUsage {
   total: number;
 }
 
+/** Whether two counts are the same event written again (Codex repeats a `token_count` verbatim). */
+export const sameUsage = (a: CodexTokenUsage, b: CodexTokenUsage): boolean =>
+  a.input === b.input &&
+  a.cached === b.cached &&
+  a.output === b.output &&
+  a.reasoning === b.reasoning &&
+  a.total === b.total;
+
 export type CodexLine =
   | { kind: 'meta'; ms: number | null; id: string | null; cwd: string | null; branch: string | null }
   | {
