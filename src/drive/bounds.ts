@@ -105,16 +105,6 @@ export const MAX_COMMAND_LINE_BYTES = 512 * 1024;
  */
 export const KILL_GRACE_MS = 2000;
 
-/**
- * How far back from the end of a Codex rollout drive looks for its last `token_count`, the thread's
- * running total before a resumed run (`agents/codex-thread.ts`). Codex writes one after every model
- * response, so what follows the last is the turn's closing events (a few KiB) or, for a turn cut
- * short, the tool output it was waiting on. A rollout grows for the life of a thread and is never
- * read whole; 8 MiB read backwards in 64 KiB steps costs a few milliseconds once per resumed run and
- * holds at most that much of one line. Past it the earlier total is unknown, never guessed.
- */
-export const MAX_ROLLOUT_TAIL_BYTES = 8 * 1024 * 1024;
-
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** Whether an identifier is within its bound. A yes or no, never a shortened value. */

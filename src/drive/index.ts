@@ -9,6 +9,8 @@
  */
 export type { TokenCounts, Usage } from '../model/usage.js';
 export { accumulate, emptyUsage } from '../model/usage.js';
+// How far back a resumed Codex run looks for its thread's earlier total (the Codex provider owns it).
+export { MAX_ROLLOUT_TAIL_BYTES } from '../providers/codex/thread.js';
 export {
   EVENT_QUEUE_DEPTH,
   KILL_GRACE_MS,
@@ -17,7 +19,6 @@ export {
   MAX_IDENTIFIER_BYTES,
   MAX_LINE,
   MAX_PENDING_APPROVALS,
-  MAX_ROLLOUT_TAIL_BYTES,
   TRUNCATION_MARK,
 } from './bounds.js';
 export { type EnvPolicy, NETWORK_ENV, SANDBOX_ENV } from './env.js';

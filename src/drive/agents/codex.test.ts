@@ -5,8 +5,6 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
-import type { Plan, SessionPlan } from '../request.js';
 import {
   FIRST_RUN,
   ROLLOUT_BEFORE_THIRD_RUN,
@@ -14,7 +12,9 @@ import {
   THIRD_RUN,
   THREAD,
   writeRollout,
-} from '../test-support/codex-thread.js';
+} from '../../test-support/codex-thread.js';
+import { corpus, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import type { Plan, SessionPlan } from '../request.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { codex, codexDialect, unwrapErrorBody } from './codex.js';
 

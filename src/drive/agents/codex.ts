@@ -15,11 +15,12 @@
  * driver does not speak.
  */
 import { count, type JsonObject, obj, str } from '../../model/json.js';
+import { codexTokens } from '../../providers/codex/thread.js';
 import { boundText, usableId } from '../bounds.js';
 import type { Event } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
 import { type Permission, type Plan, withSystem } from '../request.js';
-import { codexBaseline, codexTokens, runShare } from './codex-thread.js';
+import { codexBaseline, runShare } from './codex-thread.js';
 import { type AgentSpec, type Baseline, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
 
 const TOOL_ITEMS = new Set(['command_execution', 'mcp_tool_call', 'file_change', 'web_search']);
