@@ -19,14 +19,14 @@ import type { Event } from '../../src/drive/events.js';
 import type { Request } from '../../src/drive/request.js';
 import { run, stream } from '../../src/drive/run.js';
 import { SessionStore } from '../../src/drive/sessions.js';
+import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
 import {
   FIRST_RUN,
   ROLLOUT_BEFORE_THIRD_RUN,
   THIRD_RUN,
   THREAD,
   writeRollout,
-} from '../../src/drive/test-support/codex-thread.js';
-import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
+} from '../../src/test-support/codex-thread.js';
 import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 
 let bin: FakeBin;
