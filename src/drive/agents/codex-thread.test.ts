@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codexTokens } from '../../providers/codex/thread.js';
 import { ROLLOUT_BEFORE_THIRD_RUN, THREAD, writeRollout } from '../../test-support/codex-thread.js';
 import { tempDir } from '../../test-support/corpus.js';
-import type { Plan, SessionPlan } from '../request.js';
+import { planRequest } from '../request.js';
+import { codex } from './codex.js';
 import { codexBaseline, runShare } from './codex-thread.js';
 
 let home: { dir: string; cleanup: () => void };
@@ -15,22 +16,12 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-const planIn = (session: SessionPlan): Plan => ({
-  agent: 'codex',
-  prompt: '[lab:text] and again',
-  system: null,
-  model: null,
-  effort: null,
-  permission: 'read-only',
-  format: 'stream',
-  cwd: '/w',
-  addDirs: [],
-  schema: null,
-  session,
-  approvals: false,
-  interactive: false,
-  thinking: null,
-});
+/** A run as drive plans it for Codex, new or resuming the recorded thread. */
+const planIn = (resume?: string) =>
+  planRequest(
+    { agent: 'codex', prompt: '[lab:text] and again', cwd: home.dir, ...(resume ? { resume } : {}) },
+    codex.caps,
+  );
 
 /** The thread's total after the second run, in cctop's terms (input uncached, cache apart). */
 const AFTER_SECOND = { input: 40088 - 20043, output: 72, cacheRead: 20043, cacheWrite: null, reasoning: 22 };
@@ -38,10 +29,10 @@ const AFTER_SECOND = { input: 40088 - 20043, output: 72, cacheRead: 20043, cache
 describe("the thread's total before a run", () => {
   it('is read only for a resumed run, from the Codex home the agent will get', () => {
     writeRollout(home.dir, ROLLOUT_BEFORE_THIRD_RUN);
-    const resumed = planIn({ kind: 'resume', id: THREAD, fork: false });
+    const resumed = planIn(THREAD);
     expect(codexBaseline(resumed, { CODEX_HOME: home.dir })).toEqual({ kind: 'known', tokens: AFTER_SECOND });
     expect(codexBaseline(resumed, { HOME: home.dir }), 'no ~/.codex there').toEqual({ kind: 'unknown' });
-    expect(codexBaseline(planIn({ kind: 'new' }), {})).toEqual({ kind: 'fresh' });
+    expect(codexBaseline(planIn(), {})).toEqual({ kind: 'fresh' });
   });
 });
 

@@ -66,6 +66,41 @@ export interface Recipe {
   sessionId(stdout: string): string | null;
 }
 
+type Printed = Record<string, unknown>;
+
+/** What an agent printed, as records: one JSON value (an object, or an array of events), else JSON lines. */
+function printedRecords(stdout: string): Printed[] {
+  const isRecord = (v: unknown): v is Printed => typeof v === 'object' && v !== null && !Array.isArray(v);
+  try {
+    const whole: unknown = JSON.parse(stdout);
+    return (Array.isArray(whole) ? whole : [whole]).filter(isRecord);
+  } catch {
+    const out: Printed[] = [];
+    for (const line of stdout.split('\n')) {
+      try {
+        const r: unknown = JSON.parse(line);
+        if (isRecord(r)) out.push(r);
+      } catch {
+        // A banner or a warning, not a record.
+      }
+    }
+    return out;
+  }
+}
+
+/** The first string `field` among the records an agent printed (those `when` picks), or null. */
+export function idInOutput(
+  stdout: string,
+  field: string,
+  when: (r: Printed) => boolean = () => true,
+): string | null {
+  for (const r of printedRecords(stdout)) {
+    const v = r[field];
+    if (typeof v === 'string' && when(r)) return v;
+  }
+  return null;
+}
+
 export interface RunResult {
   code: number | null;
   signal: string | null;

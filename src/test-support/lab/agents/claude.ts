@@ -2,7 +2,7 @@
  * Claude Code in print mode (`claude -p`), pointed at the lab by `ANTHROPIC_BASE_URL` with a made-up
  * API key. It needs no config file: a fresh home and an API key skip onboarding and login.
  */
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 export const claudeRecipe: Recipe = {
   id: 'claude',
@@ -19,12 +19,5 @@ export const claudeRecipe: Recipe = {
     ...(p.permission === 'allow' ? ['--allowedTools', 'Bash'] : []),
     ...(p.resume ? ['--resume', p.resume] : []),
   ],
-  sessionId(stdout) {
-    try {
-      const r = JSON.parse(stdout) as { session_id?: unknown };
-      return typeof r.session_id === 'string' ? r.session_id : null;
-    } catch {
-      return null;
-    }
-  },
+  sessionId: (stdout) => idInOutput(stdout, 'session_id'),
 };

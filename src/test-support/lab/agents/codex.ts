@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 export const codexRecipe: Recipe = {
   id: 'codex',
@@ -35,15 +35,5 @@ export const codexRecipe: Recipe = {
     ...(p.permission === 'allow' ? ['--dangerously-bypass-approvals-and-sandbox'] : []),
     p.prompt,
   ],
-  sessionId(stdout) {
-    for (const line of stdout.split('\n')) {
-      try {
-        const r = JSON.parse(line) as { type?: unknown; thread_id?: unknown };
-        if (r.type === 'thread.started' && typeof r.thread_id === 'string') return r.thread_id;
-      } catch {
-        // Not an event line.
-      }
-    }
-    return null;
-  },
+  sessionId: (stdout) => idInOutput(stdout, 'thread_id', (r) => r.type === 'thread.started'),
 };

@@ -10,7 +10,7 @@
  * home does not unpack it again; it holds the CLI's own code, nothing of a session.
  */
 import { join } from 'node:path';
-import { agentsDir, type Recipe } from '../agents.js';
+import { agentsDir, idInOutput, type Recipe } from '../agents.js';
 
 export const copilotRecipe: Recipe = {
   id: 'copilot',
@@ -31,16 +31,6 @@ export const copilotRecipe: Recipe = {
     ...(p.permission === 'allow' ? ['--allow-all-tools'] : []),
     ...(p.resume ? [`--resume=${p.resume}`] : []),
   ],
-  sessionId(stdout) {
-    // The last line, `{"type":"result","sessionId":…}`, closes the JSONL stream.
-    for (const line of stdout.split('\n').reverse()) {
-      try {
-        const r = JSON.parse(line) as { type?: unknown; sessionId?: unknown };
-        if (r.type === 'result' && typeof r.sessionId === 'string') return r.sessionId;
-      } catch {
-        // Not an event line.
-      }
-    }
-    return null;
-  },
+  // The last line, `{"type":"result","sessionId":…}`, closes the JSONL stream.
+  sessionId: (stdout) => idInOutput(stdout, 'sessionId', (r) => r.type === 'result'),
 };

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 export const geminiRecipe: Recipe = {
   id: 'gemini',
@@ -29,12 +29,5 @@ export const geminiRecipe: Recipe = {
     ...(p.permission === 'allow' ? ['--approval-mode', 'yolo'] : []),
     ...(p.resume ? ['--resume', p.resume] : []),
   ],
-  sessionId(stdout) {
-    try {
-      const r = JSON.parse(stdout) as { session_id?: unknown };
-      return typeof r.session_id === 'string' ? r.session_id : null;
-    } catch {
-      return null;
-    }
-  },
+  sessionId: (stdout) => idInOutput(stdout, 'session_id'),
 };

@@ -15,7 +15,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 /** Where OpenCode 1.2+ keeps every session: one SQLite database under `$XDG_DATA_HOME/opencode`. */
 export const OPENCODE_DATABASE = join('.local', 'share', 'opencode', 'opencode.db');
@@ -71,15 +71,5 @@ export const opencodeRecipe: Recipe = {
     // that holds a space, quotes the model then sees and the session keeps as the prompt.
     ...p.prompt.split(' '),
   ],
-  sessionId(stdout) {
-    for (const line of stdout.split('\n')) {
-      try {
-        const r = JSON.parse(line) as { sessionID?: unknown };
-        if (typeof r.sessionID === 'string') return r.sessionID;
-      } catch {
-        // Not an event line.
-      }
-    }
-    return null;
-  },
+  sessionId: (stdout) => idInOutput(stdout, 'sessionID'),
 };

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 export const piRecipe: Recipe = {
   id: 'pi',
@@ -39,16 +39,6 @@ export const piRecipe: Recipe = {
     ...(p.resume ? ['--session', p.resume] : []),
     p.prompt,
   ],
-  sessionId(stdout) {
-    // The first line is the session header: `{"type":"session","id":…}`.
-    for (const line of stdout.split('\n')) {
-      try {
-        const r = JSON.parse(line) as { type?: unknown; id?: unknown };
-        if (r.type === 'session' && typeof r.id === 'string') return r.id;
-      } catch {
-        // Not an event line.
-      }
-    }
-    return null;
-  },
+  // The first line is the session header: `{"type":"session","id":…}`.
+  sessionId: (stdout) => idInOutput(stdout, 'id', (r) => r.type === 'session'),
 };

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Recipe } from '../agents.js';
+import { idInOutput, type Recipe } from '../agents.js';
 
 export const qwenRecipe: Recipe = {
   id: 'qwen',
@@ -38,16 +38,6 @@ export const qwenRecipe: Recipe = {
     ...(p.resume ? ['--resume', p.resume] : []),
   ],
   /** The output is one JSON array of events, each carrying the `session_id`. */
-  sessionId(stdout) {
-    try {
-      const events = JSON.parse(stdout) as unknown;
-      if (!Array.isArray(events)) return null;
-      for (const e of events as { session_id?: unknown }[]) {
-        if (typeof e?.session_id === 'string') return e.session_id;
-      }
-      return null;
-    } catch {
-      return null;
-    }
-  },
+  // One JSON array of events; the first that names the session.
+  sessionId: (stdout) => idInOutput(stdout, 'session_id'),
 };
