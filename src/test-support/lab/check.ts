@@ -22,33 +22,19 @@ type Session = SessionDocument['sessions'][number];
 export const FIXTURES = join(REPO, 'lab', 'fixtures');
 const CLI = join(REPO, 'dist', 'cli.js');
 
-/** `cctop --json --no-cache` over one home, as a user would run it. */
-export function cctopJson(home: string, extra: Record<string, string> = {}): SessionDocument {
-  const r = spawnSync(process.execPath, [CLI, '--json', '--no-cache'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      TZ: 'UTC',
-      CCTOP_CACHE_DIR: join(home, '.cctop-cache'),
-      ...extra,
-    },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  if (r.status !== 0) throw new Error(`cctop --json failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout) as SessionDocument;
-}
-
-/** Another `cctop` command's JSON over one home (`chat ID --json`, `report ID --json`). */
+/** A `cctop` command's JSON over one home, as a user would run it (`chat ID`, `report ID`). */
 export function cctopRead<T>(home: string, args: string[]): T {
   const r = spawnSync(process.execPath, [CLI, ...args, '--json'], {
     env: { PATH: process.env.PATH ?? '', HOME: home, TZ: 'UTC', CCTOP_CACHE_DIR: join(home, '.cctop-cache') },
     encoding: 'utf8',
     timeout: 60_000,
   });
-  if (r.status !== 0) throw new Error(`cctop ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`cctop ${args.join(' ')} --json failed (${r.status}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
+
+/** `cctop --json --no-cache`: every session read afresh from the files, the index left alone. */
+export const cctopJson = (home: string): SessionDocument => cctopRead<SessionDocument>(home, ['--no-cache']);
 
 /** What a session must show, given what the server said in it. */
 export interface Expect {
