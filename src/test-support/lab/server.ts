@@ -17,19 +17,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import {
-  type Api,
   anthropicReply,
   chatReply,
-  type Figures,
   geminiReply,
-  type Parsed,
-  parseRequest,
   type Reply,
   responsesReply,
-  type SentCall,
-  shellCall,
   stepContent,
-} from './dialects.js';
+} from './replies.js';
+import { type Api, type Figures, type Parsed, parseRequest, type SentCall, shellCall } from './requests.js';
 import { position, type ScriptName } from './scripts.js';
 
 /** A request body larger than this is refused: agents send whole conversations, never this much. */
