@@ -1,5 +1,6 @@
 /**
- * `cctop/drive` against the real agent CLIs in the lab: each script through `stream()`, checked
+ * `cctop/drive` against the real agent CLIs in the lab (Claude Code, Codex, Copilot CLI): each script
+ * through `stream()`, checked
  * against the server's ledger: the events a consumer sees (a call, its result and whether it failed,
  * the answer), the outcome's usage, and for Claude, approvals allowed and denied (the model is told
  * of the denial). A resumed run's usage is its own, with the thread's running total apart.
@@ -12,6 +13,7 @@ import type { AgentId, Event, Outcome, Permission } from '../../src/drive/index.
 import { stream } from '../../src/drive/index.js';
 import { claudeRecipe } from '../../src/test-support/lab/agents/claude.js';
 import { codexRecipe } from '../../src/test-support/lab/agents/codex.js';
+import { copilotRecipe } from '../../src/test-support/lab/agents/copilot.js';
 import { agentBin, labEnv, makeHome, PINS, type Recipe } from '../../src/test-support/lab/agents.js';
 import { entriesOf } from '../../src/test-support/lab/check.js';
 import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
@@ -26,10 +28,58 @@ interface Driven {
 const sum = (xs: LedgerEntry[], f: (e: LedgerEntry) => number | null) =>
   xs.reduce((a, e) => a + (f(e) ?? 0), 0);
 
-/** Each agent's shell tool, as drive and the session document both name it. */
-const SHELL: Record<'claude' | 'codex', string> = { claude: 'Bash', codex: 'exec_command' };
+/** What drive must report for each agent it runs in the lab. */
+interface DriveRules {
+  recipe: Recipe;
+  /** The shell tool, as drive and the session document both name it. */
+  shell: string;
+  /**
+   * Whether the agent's stream carries token counts: Copilot 1.0.102's `--output-format json`
+   * has none (its usage records go only to its session file, which `cctop --json` reads), so its
+   * outcome's tokens are null, never 0.
+   */
+  tokens: boolean;
+  /** The reasoning figure: Codex reports the server's; Claude counts its own (0: the lab never thinks). */
+  reasoning: 'server' | 'own' | 'none';
+  cacheWrite: boolean;
+  /** Whether resuming continues the same session, with a thread total apart. */
+  thread: boolean;
+  /** Whether drive can answer its approvals (Claude only). */
+  approvals: boolean;
+}
 
-for (const recipe of [claudeRecipe, codexRecipe] as (Recipe & { id: 'claude' | 'codex' })[]) {
+const AGENTS: DriveRules[] = [
+  {
+    recipe: claudeRecipe,
+    shell: 'Bash',
+    tokens: true,
+    reasoning: 'own',
+    cacheWrite: true,
+    thread: true,
+    approvals: true,
+  },
+  {
+    recipe: codexRecipe,
+    shell: 'exec_command',
+    tokens: true,
+    reasoning: 'server',
+    cacheWrite: false,
+    thread: true,
+    approvals: false,
+  },
+  {
+    recipe: copilotRecipe,
+    shell: 'bash',
+    tokens: false,
+    reasoning: 'none',
+    cacheWrite: false,
+    thread: false,
+    approvals: false,
+  },
+];
+
+for (const rules of AGENTS) {
+  const recipe = rules.recipe;
   const pin = PINS[recipe.id];
   const bin = agentBin(recipe.id);
   const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
@@ -92,20 +142,19 @@ for (const recipe of [claudeRecipe, codexRecipe] as (Recipe & { id: 'claude' | '
         const d = await drive('call');
         const entries = entriesOf(d.ledger, ['call']);
         const calls = d.events.filter((e) => e.kind === 'tool_call');
-        expect(calls.map((e) => e.kind === 'tool_call' && e.name)).toEqual([SHELL[recipe.id]]);
+        expect(calls.map((e) => e.kind === 'tool_call' && e.name)).toEqual([rules.shell]);
         const results = d.events.filter((e) => e.kind === 'tool_result');
         expect(results.map((e) => e.kind === 'tool_result' && e.ok)).toEqual([true]);
         expect(d.outcome.text).toContain(entries.at(-1)!.answer!);
         expect(d.outcome.stop.kind).toBe('completed');
-        expect(d.outcome.usage.input).toBe(sum(entries, (e) => e.figures.input));
-        expect(d.outcome.usage.cacheRead).toBe(sum(entries, (e) => e.figures.cacheRead));
-        expect(d.outcome.usage.output).toBe(sum(entries, (e) => e.figures.output));
-        expect(d.outcome.usage.cacheWrite).toBe(
-          recipe.id === 'claude' ? sum(entries, (e) => e.figures.cacheWrite) : null,
-        );
-        expect(d.outcome.usage.reasoning).toBe(
-          recipe.id === 'codex' ? sum(entries, (e) => e.figures.reasoning) : 0,
-        );
+        const u = d.outcome.usage;
+        const want = (f: (e: LedgerEntry) => number | null) => (rules.tokens ? sum(entries, f) : null);
+        expect(u.input).toBe(want((e) => e.figures.input));
+        expect(u.cacheRead).toBe(want((e) => e.figures.cacheRead));
+        expect(u.output).toBe(want((e) => e.figures.output));
+        expect(u.cacheWrite).toBe(rules.cacheWrite ? want((e) => e.figures.cacheWrite) : null);
+        const reasoning = { server: want((e) => e.figures.reasoning), own: 0, none: null }[rules.reasoning];
+        expect(u.reasoning).toBe(reasoning);
       });
 
       it('a command that exits 3 is a failed result', async () => {
@@ -115,18 +164,20 @@ for (const recipe of [claudeRecipe, codexRecipe] as (Recipe & { id: 'claude' | '
         ).toEqual([false]);
       });
 
-      it("a resumed run's usage is its own, with the thread's running total apart", async () => {
-        const first = await drive('call');
-        const again = await drive('resume', { resume: first.outcome.session!, home: first.home });
-        const mine = entriesOf(again.ledger, ['resume']);
-        expect(again.outcome.session).toBe(first.outcome.session);
-        expect(again.outcome.usage.input).toBe(sum(mine, (e) => e.figures.input));
-        expect(again.outcome.usage.output).toBe(sum(mine, (e) => e.figures.output));
-        const all = [...entriesOf(first.ledger, ['call']), ...mine];
-        expect(again.outcome.threadUsage?.output).toBe(sum(all, (e) => e.figures.output));
-      });
+      // Copilot's stream carries no usage, so a resumed run has no share to tell apart.
+      if (rules.thread)
+        it("a resumed run's usage is its own, with the thread's running total apart", async () => {
+          const first = await drive('call');
+          const again = await drive('resume', { resume: first.outcome.session!, home: first.home });
+          const mine = entriesOf(again.ledger, ['resume']);
+          expect(again.outcome.session).toBe(first.outcome.session);
+          expect(again.outcome.usage.input).toBe(sum(mine, (e) => e.figures.input));
+          expect(again.outcome.usage.output).toBe(sum(mine, (e) => e.figures.output));
+          const all = [...entriesOf(first.ledger, ['call']), ...mine];
+          expect(again.outcome.threadUsage?.output).toBe(sum(all, (e) => e.figures.output));
+        });
 
-      if (recipe.id === 'claude') {
+      if (rules.approvals) {
         it('an approval allowed runs the tool; one denied is refused and the model is told', async () => {
           const allowed = await drive('approve', { permission: 'default', approve: 'allow' });
           expect(allowed.events.some((e) => e.kind === 'approval_request')).toBe(true);
