@@ -1,9 +1,9 @@
 /**
  * `cctop/drive` against the real agent CLIs in the lab (Claude Code, Codex, Copilot CLI): each script
- * through `stream()`, checked
- * against the server's ledger: the events a consumer sees (a call, its result and whether it failed,
- * the answer), the outcome's usage, and for Claude, approvals allowed and denied (the model is told
- * of the denial). A resumed run's usage is its own, with the thread's running total apart.
+ * through `stream()`, checked against the server's ledger: the events a consumer sees (a call, its
+ * result and whether it failed, the answer), the outcome's usage, and for Claude, approvals allowed
+ * and denied (the model is told of the denial). A resumed run's usage is its own, with the thread's
+ * running total apart.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
