@@ -1,18 +1,17 @@
 /**
  * `cctop chat <session>`: the conversation in a terminal (readable), as JSON (for programs) or as
- * Markdown (for pasting). Transcript text is printed as text: control characters are made inert so a
- * transcript cannot move the cursor or change the terminal.
+ * Markdown (for pasting). Transcript text is printed as text: every message, name, path and id is
+ * made safe to print (`../terminal-text.ts`), the Markdown too, since it is pasted into terminals
+ * and served as a download, so a transcript cannot move the cursor or change the terminal.
  */
 import type { Conversation, ToolUse, Turn } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import { providerById } from '../../providers/index.js';
-import type { Paint } from './color.js';
-import { sanitize } from './format.js';
+import { printable, safeLine, safeText } from '../terminal-text.js';
+import { type Paint, PLAIN } from './color.js';
 
-/** Control characters but newlines and tabs become visible placeholders. */
-function inert(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '\ufffd');
-}
+/** Inline Markdown code: a backquote inside would end it early. */
+const code = (text: string): string => `\`${safeLine(text).replace(/`/g, "'")}\``;
 
 function when(ts: string): string {
   const ms = Date.parse(ts);
@@ -33,8 +32,13 @@ export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: nu
   const agent = providerById(s.provider).label;
   const out: string[] = [];
   if (!c.supported)
-    return [`${agent} session ${s.id}: ${c.note ?? 'no conversation reader for this harness'}`];
-  out.push(p.bold(sanitize(s.title ?? s.id)) + p.dim(`  ${s.provider} ${s.id}`));
+    return [
+      printable(
+        `${agent} session ${safeLine(s.id)}: ${safeLine(c.note ?? 'no conversation reader for this harness')}`,
+        p,
+      ),
+    ];
+  out.push(p.bold(safeLine(s.title ?? s.id)) + p.dim(`  ${s.provider} ${safeLine(s.id)}`));
   if (c.earlier > 0)
     out.push(
       p.dim(
@@ -46,7 +50,7 @@ export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: nu
     out.push('');
     out.push(p.dim(head + '─'.repeat(Math.max(0, Math.min(columns, 100) - head.length))));
     if (t.text.length > 0) {
-      const body = inert(t.text);
+      const body = safeText(t.text);
       out.push(t.kind === 'reasoning' || t.role === 'system' ? p.dim(body) : body);
       if (t.clipped) out.push(p.dim('(message cut here)'));
     }
@@ -54,23 +58,23 @@ export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: nu
       const mark = toolMark(tool);
       const colour = mark === '✗' ? p.red : mark === '✓' ? p.green : p.amber;
       const lines = tool.added + tool.removed > 0 ? p.dim(` +${tool.added} -${tool.removed}`) : '';
-      out.push(`  ${colour(mark)} ${p.bold(inert(tool.name))} ${inert(tool.detail)}${lines}`);
+      out.push(`  ${colour(mark)} ${p.bold(safeLine(tool.name))} ${safeLine(tool.detail)}${lines}`);
       if (tool.result !== null && tool.result.length > 0) {
-        const head = inert(tool.result).split('\n').slice(0, 4);
+        const head = safeText(tool.result).split('\n').slice(0, 4);
         for (const l of head) out.push(p.dim(`      ${l}`));
       }
     }
   }
-  return out;
+  return out.map((line) => printable(line, p));
 }
 
 export function renderMarkdown(s: SessionDoc, c: Conversation): string {
   const agent = providerById(s.provider).label;
-  if (!c.supported) return `_${c.note ?? 'no conversation reader for this harness'}_\n`;
+  if (!c.supported) return `_${safeLine(c.note ?? 'no conversation reader for this harness')}_\n`;
   const out: string[] = [
-    `# ${s.title ?? s.id}`,
+    `# ${safeLine(s.title ?? s.id)}`,
     '',
-    `${agent} session \`${s.id}\`${s.project ? ` in \`${s.project}\`` : ''}`,
+    `${agent} session ${code(s.id)}${s.project ? ` in ${code(s.project)}` : ''}`,
     '',
   ];
   if (c.earlier > 0) out.push(`_${c.earlier} earlier turns not shown._`, '');
@@ -82,14 +86,17 @@ export function renderMarkdown(s: SessionDoc, c: Conversation): string {
     out.push(`## ${who(t, agent)}${t.ts ? ` · ${when(t.ts)}` : ''}`, '');
     if (t.text.length > 0)
       out.push(
-        t.kind === 'message' && t.role !== 'system' ? t.text : `> ${t.text.replace(/\n/g, '\n> ')}`,
+        t.kind === 'message' && t.role !== 'system'
+          ? safeText(t.text)
+          : `> ${safeText(t.text).replace(/\n/g, '\n> ')}`,
         '',
       );
     for (const tool of t.tools) {
-      out.push(`- ${toolMark(tool)} **${tool.name}** \`${tool.detail.replace(/`/g, "'")}\``);
-      if (tool.result) out.push('', fence(tool.result), '');
+      out.push(`- ${toolMark(tool)} **${safeLine(tool.name)}** ${code(tool.detail)}`);
+      if (tool.result) out.push('', fence(safeText(tool.result)), '');
     }
     if (t.tools.length > 0) out.push('');
   }
-  return out.join('\n');
+  // No colour in Markdown: whatever a field let through, nothing here can act on a terminal.
+  return printable(out.join('\n'), PLAIN);
 }

@@ -1,6 +1,7 @@
 /**
  * `cctop doctor`: where cctop looked, what it found there, and everything it could not read, so a
- * missing session or a `─` has an explanation.
+ * missing session or a `─` has an explanation. Paths and problem details come from the files it
+ * read (a file name can hold an escape sequence): each is made safe to print, and so is every line.
  */
 import { existsSync } from 'node:fs';
 import { checkCatalogue } from '../../index/catalogue.js';
@@ -9,6 +10,7 @@ import type { Problem, ProblemKind } from '../../model/problems.js';
 import { home } from '../../providers/fsutil.js';
 import { PROVIDER_LIST } from '../../providers/index.js';
 import type { Env } from '../../providers/types.js';
+import { printable, safeLine } from '../terminal-text.js';
 import { paint } from './color.js';
 import { tildify } from './format.js';
 import type { Io } from './main.js';
@@ -28,14 +30,15 @@ const KIND_TITLE: Record<ProblemKind, string> = {
 export function doctor(io: Io, s: Snapshot, env: Env): number {
   const p = paint(io.isTty, io.env);
   const h = home(env);
-  io.out(p.bold(`cctop ${version()}`) + p.dim(` on node ${process.version}, ${process.platform}`));
-  io.out('');
-  io.out(p.bold('Where cctop looked'));
+  const out = (line: string) => io.out(printable(line, p));
+  out(p.bold(`cctop ${version()}`) + p.dim(` on node ${process.version}, ${process.platform}`));
+  out('');
+  out(p.bold('Where cctop looked'));
   for (const provider of PROVIDER_LIST) {
     const roots = s.discovery.roots.filter((r) => r.provider === provider.id);
     if (roots.length === 0) continue;
     const sessions = s.document.sessions.filter((x) => x.provider === provider.id).length;
-    io.out(`  ${provider.label}: ${sessions} session${sessions === 1 ? '' : 's'}`);
+    out(`  ${provider.label}: ${sessions} session${sessions === 1 ? '' : 's'}`);
     for (const r of roots) {
       const held = s.document.sessions.filter(
         (x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`),
@@ -43,31 +46,31 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
       const state = existsSync(r.path)
         ? `${r.files} file${r.files === 1 ? '' : 's'}, ${held} session${held === 1 ? '' : 's'}`
         : p.dim('not present');
-      io.out(`    ${tildify(r.path, h)} ${p.dim(`(${r.origin})`)}  ${state}`);
+      out(`    ${tildify(r.path, h)} ${p.dim(`(${r.origin})`)}  ${state}`);
     }
   }
-  io.out('');
+  out('');
   const c = s.catalogue;
-  io.out(
-    `${p.bold('Prices')}  ${c.source === 'updated' ? `updated catalogue from ${c.fetchedAt} (${c.path})` : 'bundled @pydantic/genai-prices catalogue (run `cctop pricing update` for newer prices)'}`,
+  out(
+    `${p.bold('Prices')}  ${c.source === 'updated' ? `updated catalogue from ${safeLine(String(c.fetchedAt))} (${safeLine(String(c.path))})` : 'bundled @pydantic/genai-prices catalogue (run `cctop pricing update` for newer prices)'}`,
   );
   const broken = checkCatalogue(c);
-  if (broken) io.out(`  ${p.amber('a broken saved catalogue is ignored:')} ${broken}`);
+  if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();
   for (const x of problems) byKind.set(x.kind, [...(byKind.get(x.kind) ?? []), x]);
-  io.out('');
+  out('');
   if (problems.length === 0) {
-    io.out(p.green('No problems: every file read cleanly and every model has a price.'));
+    out(p.green('No problems: every file read cleanly and every model has a price.'));
   } else {
-    io.out(p.bold('Problems'));
+    out(p.bold('Problems'));
     for (const [kind, list] of byKind) {
-      io.out(`  ${p.amber(KIND_TITLE[kind])} (${list.length})`);
-      for (const x of list.slice(0, 20)) io.out(`    ${tildify(x.path, h)}: ${x.detail}`);
-      if (list.length > 20) io.out(p.dim(`    … and ${list.length - 20} more`));
+      out(`  ${p.amber(KIND_TITLE[kind])} (${list.length})`);
+      for (const x of list.slice(0, 20)) out(`    ${tildify(x.path, h)}: ${safeLine(x.detail)}`);
+      if (list.length > 20) out(p.dim(`    … and ${list.length - 20} more`));
     }
-    if (s.problemsDropped > 0) io.out(p.dim(`  … and ${s.problemsDropped} more problems not listed`));
+    if (s.problemsDropped > 0) out(p.dim(`  … and ${s.problemsDropped} more problems not listed`));
   }
   return problems.some((x) => x.kind === 'unreadable') ? 1 : 0;
 }

@@ -7,6 +7,11 @@
  *
  * A thin view over `cctop/drive`: parsing arguments, printing events, and choosing the exit code. The
  * exit codes are documented in docs/drive.md and are part of the interface; scripts branch on them.
+ *
+ * Everything the agent sends is hostile to a terminal (its model, session id, tool names, rate-limit
+ * fields and error bodies come from a process that read untrusted pages): each field is made safe to
+ * print where it is placed, every line again on its way out, and JSON lines are written with `\u`
+ * escapes for the characters a terminal acts on (`../terminal-text.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,7 +28,8 @@ import {
 import { isPermission, PERMISSIONS, type Request } from '../../drive/request.js';
 import { installed, run, stream } from '../../drive/run.js';
 import type { Usage } from '../../model/usage.js';
-import { type Paint, paint } from './color.js';
+import { printable, safeLine, safeText, terminalJson } from '../terminal-text.js';
+import { type Paint, PLAIN, paint } from './color.js';
 import { clip, tokens, usd } from './format.js';
 import type { Io } from './main.js';
 
@@ -156,10 +162,8 @@ function readSchema(path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Terminal output never carries the agent's control characters (an escape sequence could move the cursor). */
-const printable = (s: string): string => s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-
-const oneLine = (s: string): string => printable(s.replace(/\s+/g, ' ').trim());
+/** A preview on one line: runs of whitespace (newlines too) become one space. */
+const oneLine = (s: string): string => safeLine(s.replace(/\s+/g, ' ').trim());
 
 function usageLine(u: Usage, p: Paint): string {
   const parts: string[] = [];
@@ -185,7 +189,7 @@ function stopWords(o: Outcome): string {
     case 'error':
       return 'the turn failed';
     case 'other':
-      return `stopped: ${o.stop.reason}`;
+      return `stopped: ${safeLine(o.stop.reason)}`;
     case 'unfinished':
       return 'ended without a result';
   }
@@ -194,7 +198,7 @@ function stopWords(o: Outcome): string {
 /** The readable account of an ended run, for the terminal. */
 function describeOutcome(o: Outcome, p: Paint): string[] {
   const lines: string[] = [];
-  const head = `${o.agent}${o.model ? ` (${o.model})` : ''} · ${stopWords(o)}${o.session ? ` · session ${o.session}` : ''}`;
+  const head = `${o.agent}${o.model ? ` (${safeLine(o.model)})` : ''} · ${stopWords(o)}${o.session ? ` · session ${safeLine(o.session)}` : ''}`;
   lines.push(succeeded(o) ? p.green(head) : p.red(head));
   if (!succeeded(o)) {
     const why = o.errorMessage ?? (o.text !== '' ? o.text : null);
@@ -227,15 +231,15 @@ class Transcript {
 
   private flush(): void {
     if (this.pending === '') return;
-    this.io.out(printable(this.pending));
+    this.io.out(safeText(this.pending));
     this.pending = '';
   }
 
   text(t: string): void {
     this.shownText = true;
-    const parts = (this.pending + t).split('\n');
+    const parts = (this.pending + t).split(/\r?\n/);
     this.pending = parts.pop() ?? '';
-    for (const line of parts) this.io.out(printable(line));
+    for (const line of parts) this.io.out(safeText(line));
   }
 
   note(line: string): void {
@@ -253,7 +257,9 @@ class Transcript {
         this.note(p.dim(clip(`· ${oneLine(e.text)}`, PREVIEW_CELLS)));
         return;
       case 'tool_call':
-        this.note(p.bold(clip(`→ ${e.name} ${oneLine(JSON.stringify(e.input) ?? '')}`, PREVIEW_CELLS)));
+        this.note(
+          p.bold(clip(`→ ${safeLine(e.name)} ${oneLine(JSON.stringify(e.input) ?? '')}`, PREVIEW_CELLS)),
+        );
         return;
       case 'tool_result': {
         const mark = e.ok === false ? p.red('← failed') : p.dim('←');
@@ -263,7 +269,9 @@ class Transcript {
       case 'rate_limit':
         if (e.limit.status !== 'allowed')
           this.note(
-            p.amber(`! rate limit: ${e.limit.status}${e.limit.window ? ` (${e.limit.window})` : ''}`),
+            p.amber(
+              `! rate limit: ${safeLine(e.limit.status)}${e.limit.window ? ` (${safeLine(e.limit.window)})` : ''}`,
+            ),
           );
         return;
       case 'compaction':
@@ -271,7 +279,7 @@ class Transcript {
           p.dim(
             e.compaction.phase === 'started'
               ? '· compacting the conversation'
-              : `· compaction ${e.compaction.ok ? 'done' : `refused: ${e.compaction.error ?? ''}`}`,
+              : `· compaction ${e.compaction.ok ? 'done' : `refused: ${oneLine(e.compaction.error ?? '')}`}`,
           ),
         );
         return;
@@ -379,11 +387,11 @@ async function single(
   const transcript = new Transcript(io, p);
   try {
     for await (const e of r) {
-      if (parsed.json) io.out(JSON.stringify(e));
+      if (parsed.json) io.out(terminalJson(e));
       else transcript.event(e);
     }
     const o = await r.outcome;
-    if (parsed.json) io.out(JSON.stringify({ kind: 'outcome', outcome: o }));
+    if (parsed.json) io.out(terminalJson({ kind: 'outcome', outcome: o }));
     else {
       transcript.end();
       // Nothing streamed (an agent that only reports its answer at the end): the answer is the transcript.
@@ -395,8 +403,8 @@ async function single(
   } catch (e) {
     transcript.end();
     if (!(e instanceof DriveError)) throw e;
-    if (parsed.json) io.out(JSON.stringify({ kind: 'error', error: failureJson(e) }));
-    else io.err(p.red(`cctop: ${e.message}`));
+    if (parsed.json) io.out(terminalJson({ kind: 'error', error: failureJson(e) }));
+    else io.err(p.red(`cctop: ${safeText(e.message)}`));
     return exitForFailure(e.failure);
   }
 }
@@ -414,11 +422,11 @@ async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint)
     const agent = parsed.agents[i]!;
     if (s.status === 'fulfilled') {
       codes.push(exitForOutcome(s.value));
-      if (parsed.json) io.out(JSON.stringify({ agent, outcome: s.value }));
+      if (parsed.json) io.out(terminalJson({ agent, outcome: s.value }));
       else {
         const [head, ...more] = describeOutcome(s.value, p);
         io.out(`── ${head}`);
-        if (s.value.text !== '') io.out(printable(s.value.text));
+        if (s.value.text !== '') io.out(safeText(s.value.text));
         for (const line of more) io.out(line);
         io.out('');
       }
@@ -427,9 +435,9 @@ async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint)
     const e = s.reason;
     if (!(e instanceof DriveError)) throw e;
     codes.push(exitForFailure(e.failure));
-    if (parsed.json) io.out(JSON.stringify({ agent, error: failureJson(e) }));
+    if (parsed.json) io.out(terminalJson({ agent, error: failureJson(e) }));
     else {
-      io.out(p.red(`── ${agent} · ${e.message}`));
+      io.out(p.red(`── ${agent} · ${safeText(e.message)}`));
       io.out('');
     }
   });
@@ -447,7 +455,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
       e instanceof ExecUsageError ||
       (e instanceof Error && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))
     ) {
-      io.err(`cctop exec: ${e.message}`);
+      io.err(printable(`cctop exec: ${e.message}`, PLAIN));
       return EXIT.usage;
     }
     throw e;
@@ -457,14 +465,21 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   const p = paint(io.isTty, io.env);
+  // The last step of every line this command writes from here on: whatever a field let through,
+  // nothing but cctop's own colours reaches the terminal.
+  const shown: Io = {
+    ...io,
+    out: (s) => io.out(typeof s === 'string' ? printable(s, p) : s),
+    err: (s) => io.err(printable(s, p)),
+  };
   // Ctrl-C cancels the runs (their process groups are killed and reaped) and exits 130.
   const abort = new AbortController();
   const interrupt = () => abort.abort();
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
   try {
-    if (parsed.all) return await everyAgent(parsed, abort.signal, io, p);
-    return await single(parsed.agents[0]!, parsed, abort.signal, io, p);
+    if (parsed.all) return await everyAgent(parsed, abort.signal, shown, p);
+    return await single(parsed.agents[0]!, parsed, abort.signal, shown, p);
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);

@@ -1,12 +1,14 @@
 /**
  * `cctop --list`: every session as a readable table, grouped by harness, newest activity first,
- * that fits the terminal (80 columns when there is none).
+ * that fits the terminal (80 columns when there is none). Every field from a transcript is made safe
+ * to print (`../terminal-text.ts`) before it is measured, and every line once more before it is returned.
  */
 import { basename } from 'node:path';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionState } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { PROVIDER_LIST } from '../../providers/index.js';
+import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import {
   ago,
@@ -15,7 +17,6 @@ import {
   padEnd,
   padStart,
   percent,
-  sanitize,
   shortModel,
   tokens,
   UNKNOWN,
@@ -56,11 +57,12 @@ const COLUMNS: Column[] = [
   { title: 'MODEL', width: 13, align: 'left', cell: (s) => shortModel(s.model) },
 ];
 
+/** The project's folder and the title, the way a row names its session; safe to print. */
 export function label(s: SessionDoc): string {
-  const project = s.project ? basename(s.project) : null;
-  const title = s.title ? sanitize(s.title) : null;
+  const project = s.project ? safeLine(basename(s.project)) : null;
+  const title = s.title ? safeLine(s.title) : null;
   if (project && title) return `${project} · ${title}`;
-  return project ?? title ?? s.id;
+  return project ?? title ?? safeLine(s.id);
 }
 
 function colourState(p: Paint, state: SessionState, text: string): string {
@@ -111,5 +113,5 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
     const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX: % of compact point`;
     out.push(p.dim(clip(legend, columns)));
   }
-  return out;
+  return out.map((line) => printable(line, p));
 }

@@ -1,12 +1,14 @@
 /**
  * The columns of the live table: what each shows, how wide it is, and which go first when the
- * terminal narrows (from the right; the project/title column stays and takes what is left).
+ * terminal narrows (from the right; the project/title column stays and takes what is left). A cell
+ * that shows a transcript's words (model, branch, permission mode) shows them made safe to print.
  */
-import { basename } from 'node:path';
 import type { SessionDoc } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
 import { providerById } from '../../providers/index.js';
-import { ago, duration, percent, sanitize, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { label } from '../cli/list.js';
+import { safeLine } from '../terminal-text.js';
 
 export interface Row {
   s: SessionDoc;
@@ -42,8 +44,10 @@ export function permission(mode: string | null): string {
     case 'on-request/workspace-write':
     case 'never/workspace-write':
       return 'edits';
-    default:
-      return mode.length > 6 ? mode.slice(0, 6) : mode;
+    default: {
+      const shown = safeLine(mode);
+      return shown.length > 6 ? shown.slice(0, 6) : shown;
+    }
   }
 }
 
@@ -138,16 +142,17 @@ export const COLUMNS: Column[] = [
     cell: (r) => providerById(r.s.provider).label.split(' ')[0]!,
   },
   { key: 'perm', title: 'PERM', width: 6, align: 'left', cell: (r) => permission(r.s.permissionMode) },
-  { key: 'branch', title: 'BRANCH', width: 14, align: 'left', cell: (r) => r.s.branch ?? UNKNOWN },
+  {
+    key: 'branch',
+    title: 'BRANCH',
+    width: 14,
+    align: 'left',
+    cell: (r) => (r.s.branch === null ? UNKNOWN : safeLine(r.s.branch)),
+  },
 ];
 
-/** The project/title cell: the project's folder, then the title. */
-export function projectTitle(s: SessionDoc): string {
-  const project = s.project ? basename(s.project) : null;
-  const title = s.title ? sanitize(s.title) : null;
-  if (project && title) return `${project} · ${title}`;
-  return project ?? title ?? s.id;
-}
+/** The project/title cell: the project's folder, then the title, as `cctop --list` names a session. */
+export const projectTitle = (s: SessionDoc): string => label(s);
 
 /** The narrowest the project/title column gets before other columns are dropped. */
 export const MIN_TITLE = 16;

