@@ -3,6 +3,7 @@
  * homes. `npm test` builds first.
  */
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/tes
 import { width } from '../src/views/cli/format.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
+const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 function cctop(args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
@@ -258,5 +260,150 @@ describe('cctop pricing update', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('what a person types gets an answer that says what to type instead', () => {
+  const DAY_MS = 86_400_000;
+  /** `YYYY-MM-DD` in UTC, the fake home's time zone. */
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+  it('a date the calendar does not have is refused, naming it with an example of one it has', () => {
+    for (const [flag, bad] of [
+      ['--since', '2026-13-45'],
+      ['--since', '2026-02-30'],
+      ['--until', '20260230'],
+    ] as const) {
+      const r = cctop(['--list', flag, bad], home.env);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(
+        `cctop: ${flag} ${bad} is not a date (expected YYYY-MM-DD, e.g. ${day(Date.now())})`,
+      );
+    }
+  });
+
+  it('the date forms accepted before still are, leap days included', () => {
+    for (const since of ['2026-11-29', '20261129', '2024-02-29'])
+      expect(cctop(['--list', '--since', since], home.env).code).toBe(0);
+  });
+
+  it('a date flag with no date says which format it wants, not what the parser missed', () => {
+    for (const args of [
+      ['--list', '--since'],
+      ['--since', '--list'],
+    ]) {
+      const r = cctop(args, home.env);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(`cctop: --since needs a date (YYYY-MM-DD, e.g. ${day(Date.now())})`);
+    }
+  });
+
+  it('a filter that matches nothing says so, and how many sessions there are without it', () => {
+    const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;
+    expect(cctop(['--demo', '--list', '--provider', 'gemini'], home.env).out.trim()).toBe(
+      `No session matches --provider gemini (${all} sessions without this filter).`,
+    );
+    const tomorrow = day(Date.now() + DAY_MS);
+    expect(
+      cctop(['--demo', '--list', '--since', tomorrow, '--provider', 'claude'], home.env).out.trim(),
+    ).toBe(
+      `No session matches --provider claude --since ${tomorrow} (${all} sessions without these filters).`,
+    );
+  });
+
+  it('options go anywhere on the line: cctop --demo serve serves the demo', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, '--demo', 'serve', '--port', '0', '--no-token'], {
+      env: { PATH: process.env.PATH ?? '', ...home.env },
+    });
+    try {
+      const link = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+          if (m) resolve(m[0]);
+        });
+        child.on('exit', (code) => reject(new Error(`cctop --demo serve exited with ${code}`)));
+      });
+      const doc = (await (await fetch(`${link}/api/sessions`)).json()) as SessionDocument;
+      expect(doc.sessions.length).toBeGreaterThan(0);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('every command has its own help: its usage, what it does, its options', () => {
+    for (const [command, args] of [
+      ['chat', ['help', 'chat']],
+      ['chat', ['chat', '--help']],
+      ['report', ['report', '--help']],
+      ['report', ['--help', 'report']],
+      ['doctor', ['doctor', '-h']],
+      ['pricing', ['help', 'pricing']],
+      ['serve', ['help', 'serve']],
+      ['exec', ['help', 'exec']],
+    ] as const) {
+      const r = cctop([...args], home.env);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.out, args.join(' ')).toMatch(new RegExp(`^cctop ${command}`));
+      expect(r.out, args.join(' ')).toMatch(new RegExp(`Usage:\\s+cctop ${command}`));
+    }
+    expect(cctop(['help'], home.env).out).toContain('Options go anywhere on the line');
+  });
+
+  it.skipIf(!HAVE_TMUX)(
+    'the live table says which filter matched nothing, and refuses a day range it would ignore',
+    async () => {
+      const socket = `cctop-typed-${process.pid}`;
+      const tmux = (...args: string[]) =>
+        spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
+      const run = async (args: string, wanted: string): Promise<string> => {
+        const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
+          .map(([k, v]) => `${k}='${v}'`)
+          .join(' ');
+        const script = join(home.dir, 'live.sh');
+        writeFileSync(script, `env -i ${env} '${process.execPath}' '${CLI}' ${args}\nexec sleep 600\n`);
+        tmux('new-session', '-d', '-s', 'live', '-x', '160', '-y', '30', `sh '${script}'`);
+        try {
+          const deadline = Date.now() + 30_000;
+          let screen = '';
+          while (Date.now() < deadline && !screen.includes(wanted)) {
+            await new Promise((r) => setTimeout(r, 150));
+            screen = tmux('capture-pane', '-p', '-t', 'live').stdout;
+          }
+          return screen;
+        } finally {
+          tmux('kill-server');
+        }
+      };
+      const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;
+      const empty = `no session matches --provider gemini (${all} sessions without this filter)`;
+      expect(await run('--demo --provider gemini', empty)).toContain(empty);
+      const refused = 'cctop: the live table shows every day; --since and --until are for --list';
+      expect(await run('--demo --since 2026-11-29', refused)).toContain(refused);
+    },
+  );
+
+  it('a mistyped command is answered with the command it is closest to', () => {
+    const r = cctop(['reprot'], home.env);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe('cctop: unknown command reprot, did you mean report? (try cctop --help)');
+    expect(cctop(['list'], home.env).err).toContain('did you mean --list?');
+    expect(cctop(['frobnicate'], home.env).err.trim()).toBe(
+      'cctop: unknown command frobnicate (try cctop --help)',
+    );
+  });
+
+  it('an unknown flag gets a message of ours that points at that command’s help', () => {
+    const r = cctop(['chat', '--frobnicate'], home.env);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toBe('cctop: unknown option --frobnicate (try cctop chat --help)');
+    expect(cctop(['--list', '--provder', 'claude'], home.env).err.trim()).toBe(
+      'cctop: unknown option --provder, did you mean --provider? (try cctop --help)',
+    );
+    expect(cctop(['serve', '--since', '2026-11-29'], home.env).err.trim()).toBe(
+      'cctop: unknown option --since (try cctop serve --help)',
+    );
   });
 });

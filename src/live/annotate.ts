@@ -1,10 +1,13 @@
 /**
  * Filling in what transcripts cannot say: which sessions have a live process, what that process
- * costs, and which "working" sessions are probably blocked on a permission prompt (prompts are not
- * written to transcripts, so without agent hooks a blocked call looks like a long one).
+ * costs, which "working" sessions are probably blocked on a permission prompt (prompts are not
+ * written to transcripts, so without agent hooks a blocked call looks like a long one), and so which
+ * questions can still be answered: every annotator ends by settling each session's state with the
+ * waiting rule (`shownState` in `model/state.ts`), the one place that rule is applied to a document.
  */
-import type { Annotator } from '../model/document.js';
+import type { Annotator, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
+import { type SessionState, shownState } from '../model/state.js';
 import { type AgentProcess, matchSessions, ProcessTable } from './processes.js';
 
 /** The harnesses whose processes can be recognised and matched to sessions. */
@@ -18,13 +21,50 @@ export const IDLE_CPU_PERCENT = 2;
 const MAX_COMMAND_CHARS = 200;
 
 /**
+ * The state each session object carried when an annotator first saw it: what its files said. The
+ * settled state is written over `state`, and a long-running cctop annotates the same objects again
+ * on every refresh; without this, a question that lapsed while its process was out of sight could not
+ * reopen when the process is seen again. A rebuilt session is a new object, read afresh.
+ */
+const fromFiles = new WeakMap<SessionLiveFields, SessionState>();
+
+/**
+ * Settle every session's state with the waiting rule, from what its files said and what is now known
+ * of its process; returns whether any state changed.
+ */
+export function settleStates(sessions: readonly SessionLiveFields[], nowMs: number): boolean {
+  let changed = false;
+  for (const s of sessions) {
+    let said = fromFiles.get(s);
+    if (said === undefined) {
+      said = s.state;
+      fromFiles.set(s, said);
+    }
+    const state = shownState({ state: said, running: s.running, lastActiveAt: s.lastActiveAt }, nowMs);
+    if (state !== s.state) {
+      s.state = state;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/** For a cctop that does not look at processes (the demo): states are settled, `running` stays null. */
+export function withoutProcesses(now: () => number = Date.now): Annotator {
+  return (doc) => settleStates(doc.sessions, now());
+}
+
+/**
  * An annotator for the session document. Returns whether anything a view shows as state changed
- * (running, inferred), so a refresh can decide to announce it; CPU and memory always move.
+ * (running, inferred, the settled state), so a refresh can decide to announce it; CPU and memory
+ * always move. Harnesses outside `MATCHED_PROVIDERS` keep `running: null`: cctop cannot look.
  */
 export function processAnnotator(table = new ProcessTable(), now: () => number = Date.now): Annotator {
   return (doc) => {
+    const t = now();
     const agents = table.agents();
-    if (agents === null) return false;
+    // A table that cannot be read this time leaves the process fields as they were.
+    if (agents === null) return settleStates(doc.sessions, t);
     // With no agent running (most of the time on most machines) there is nothing to match.
     const matched: Map<string, AgentProcess> =
       agents.length === 0
@@ -41,7 +81,6 @@ export function processAnnotator(table = new ProcessTable(), now: () => number =
               })),
           );
     let changed = false;
-    const t = now();
     for (const s of doc.sessions) {
       if (!MATCHED_PROVIDERS.has(s.provider)) continue;
       const a = matched.get(`${s.provider}\u0000${s.id}`);
@@ -66,6 +105,6 @@ export function processAnnotator(table = new ProcessTable(), now: () => number =
           }
         : null;
     }
-    return changed;
+    return settleStates(doc.sessions, t) || changed;
   };
 }

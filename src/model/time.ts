@@ -69,12 +69,18 @@ export class LocalTime {
     return new Date(dayNumber * DAY).toISOString().slice(0, 10);
   }
 
-  /** The local day number of a `YYYY-MM-DD` date. */
+  /**
+   * The local day number of a `YYYY-MM-DD` (or `YYYYMMDD`) date, or null when it is not a day of the
+   * calendar: `Date.UTC` would carry month 13 into next year and 30 February into March.
+   */
   static dayOf(key: string): number | null {
     const m = /^(\d{4})-?(\d{2})-?(\d{2})$/.exec(key);
     if (!m) return null;
-    const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-    return Number.isFinite(ms) ? Math.floor(ms / DAY) : null;
+    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const date = new Date(Date.UTC(year, month - 1, day));
+    if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+      return null;
+    return Math.floor(date.getTime() / DAY);
   }
 
   /** UTC milliseconds at which local day `dayNumber` begins. */

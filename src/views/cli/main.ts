@@ -1,11 +1,17 @@
 /**
  * The `cctop` command: reads the arguments, runs one command, returns its exit code.
  *
+ * Options go anywhere on the line (`cctop --demo serve` is `cctop serve --demo`): the command is the
+ * first word that is not an option or an option's value, and each command then parses the whole line
+ * without it, against its own flags, so each has its own help and its own "unknown option".
+ *
  * Exit codes: 0 ok, 1 a real fault (nothing could be read, a network update failed), 2 a bad argument.
  */
 
 import { join } from 'node:path';
+import type { ParseArgsConfig } from 'node:util';
 import type { Snapshot } from '../../index/snapshot.js';
+import type { SessionDocument } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import { home } from '../../providers/fsutil.js';
@@ -13,7 +19,8 @@ import type { Env } from '../../providers/types.js';
 import { paint } from './color.js';
 import { demoEnv } from './demo.js';
 import { tildify } from './format.js';
-import { COMMON_FLAGS, type CommonOptions, commonOptions, parse, UsageError } from './options.js';
+import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
+import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
 
 /** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
 const ZONE_FILE = 'zone.json';
@@ -27,30 +34,90 @@ export interface Io {
   env: Env;
 }
 
-const HELP = `cctop: an htop for AI coding agents
+type Flags = NonNullable<ParseArgsConfig['options']>;
 
-Usage:
-  cctop                 the live table on a terminal (a list otherwise); ? shows its keys
-  cctop --list          every session as a table, grouped by harness
-  cctop --json          the session document (docs/session-document.md)
-  cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
-  cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
-  cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
-  cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
-  cctop doctor          where cctop looked, what it found, what it could not read
-  cctop pricing update  refresh the price catalogue (the only command that uses the network)
+const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
 
-Options:
-  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
-  --provider claude,codex          only these harnesses
-  --since DATE, --until DATE       only activity on these local days (2026-11-29)
-  --timezone ZONE                  days and hours in this zone (default: the system's)
-  --demo                           read the sample history that ships with cctop
-  --no-cache                       read every transcript again, without the index
-  --threads N                      parse with N worker threads (default: one per core)
-  -d, --delay SECONDS              refresh interval of the live table (default 2)
-  -h, --help, -v, --version
-`;
+/** The flags of each command `main` parses itself (`serve` and `exec` parse their own). */
+const FLAGS = {
+  /** The bare `cctop`: the live table, `--list`, `--json`. */
+  root: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    list: { type: 'boolean', short: 'l' },
+    json: { type: 'boolean', short: 'j' },
+    delay: { type: 'string', short: 'd' },
+    version: { type: 'boolean', short: 'v' },
+  },
+  chat: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    json: { type: 'boolean', short: 'j' },
+    markdown: { type: 'boolean' },
+    before: { type: 'string' },
+    agent: { type: 'string' },
+  },
+  report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  doctor: { ...COMMON_FLAGS, ...HELP_FLAG },
+  pricing: HELP_FLAG,
+} satisfies Record<string, Flags>;
+
+/** Every flag `main` knows, to tell an option's value from the command word. */
+const KNOWN_FLAGS: Flags = Object.assign({}, ...Object.values(FLAGS));
+
+/** Whether the word after option `arg` is its value: yes, no, or maybe (a flag of `serve` or `exec`). */
+function takesValue(arg: string, known: Flags): 'yes' | 'no' | 'maybe' {
+  if (arg.startsWith('--')) {
+    if (arg.includes('=')) return 'no';
+    const spec = known[arg.slice(2)];
+    return spec === undefined ? 'maybe' : spec.type === 'string' ? 'yes' : 'no';
+  }
+  // A group of short flags (`-lj`, `-pmax`): a string flag takes the rest of the group, or the next word.
+  for (let i = 1; i < arg.length; i++) {
+    const spec = Object.values(known).find((o) => o.short === arg[i]);
+    if (spec === undefined) return 'maybe';
+    if (spec.type === 'string') return i === arg.length - 1 ? 'yes' : 'no';
+  }
+  return 'no';
+}
+
+/**
+ * The command word and the line without it. The first word that is neither an option nor an option's
+ * value is the command; a word after an option cctop does not know (`--bind` is serve's) may be that
+ * option's value, so it is the command only if it names one.
+ */
+export function splitCommand(argv: readonly string[]): { command: string | null; args: string[] } {
+  let maybeValue = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a.startsWith('-') && a.length > 1) {
+      const value = takesValue(a, KNOWN_FLAGS);
+      if (value === 'yes') i++;
+      maybeValue = value === 'maybe';
+      continue;
+    }
+    if (isCommand(a) || !maybeValue) return { command: a, args: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+    maybeValue = false;
+  }
+  return { command: null, args: [...argv] };
+}
+
+function unknownCommand(word: string): UsageError {
+  // `cctop list` means `cctop --list`.
+  const asFlag = word.length > 1 && word in FLAGS.root ? `--${word}` : null;
+  const near = asFlag ?? closest(word, COMMANDS);
+  // `cctop -- chat`: a command word placed where only arguments go is not a typo of itself.
+  if (near === word)
+    return new UsageError(`${word} after -- is an argument, not a command (try cctop --help)`);
+  return new UsageError(`unknown command ${word}${near ? `, did you mean ${near}?` : ''} (try cctop --help)`);
+}
+
+/** Processes matched to sessions, or for the demo (whose sessions no process runs) states settled without. */
+async function annotator(demo: boolean) {
+  const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
+  return demo ? withoutProcesses() : processAnnotator();
+}
 
 /** `fromKept: false` for what needs every parsed file (doctor, a report the index cannot serve). */
 async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Snapshot> {
@@ -65,7 +132,7 @@ async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Sn
     useIndex: o.useIndex,
     threads: o.threads,
     fromKept,
-    annotate: o.demo ? undefined : (await import('../../live/annotate.js')).processAnnotator(),
+    annotate: await annotator(o.demo),
   });
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
   return s;
@@ -77,10 +144,38 @@ function nothingFound(s: Snapshot, env: Env): string {
   return `No agent sessions found. Looked in ${where}. Run \`cctop --demo\` to see what cctop shows, or \`cctop doctor\` for details.`;
 }
 
+/** The same options without the flags that leave sessions out. */
+const unfiltered = (o: CommonOptions): CommonOptions => ({
+  ...o,
+  providers: null,
+  sinceMs: null,
+  untilMs: null,
+  filters: [],
+});
+
+/** `no session matches --provider gemini (12 sessions without this filter)` */
+function nothingMatches(filters: readonly string[], total: number): string {
+  const sessions = `${total} session${total === 1 ? '' : 's'}`;
+  return `no session matches ${filters.join(' ')} (${sessions} without ${filters.length === 1 ? 'this filter' : 'these filters'})`;
+}
+
+/**
+ * What to say when nothing is listed: that the filters matched nothing and how many sessions there
+ * are without them, or, when there are none at all, where cctop looked.
+ */
+async function nothingListed(s: Snapshot, o: CommonOptions, env: Env): Promise<string> {
+  if (o.filters.length === 0) return nothingFound(s, env);
+  const all = await snapshot(unfiltered(o), env);
+  const total = all.document.sessions.length;
+  if (total === 0) return nothingFound(all, env);
+  const text = nothingMatches(o.filters, total);
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
+
 async function listCommand(io: Io, o: CommonOptions): Promise<number> {
   const s = await snapshot(o, io.env);
   if (s.document.sessions.length === 0) {
-    io.out(nothingFound(s, io.env));
+    io.out(await nothingListed(s, o, io.env));
     return 0;
   }
   const { renderList } = await import('./list.js');
@@ -100,16 +195,26 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
   const delay = values.delay === undefined ? 2 : Number(values.delay);
   if (!Number.isFinite(delay) || delay < 0.5 || delay > 3600)
     throw new UsageError(`--delay ${String(values.delay)}: expected seconds, at least 0.5`);
+  // The live table shows what is happening now; a day range is for the lists.
+  if (o.sinceMs !== null || o.untilMs !== null)
+    throw new UsageError(
+      `the live table shows every day; --since and --until are for --list, --json, chat and report (try cctop --list ${o.filters.join(' ')})`,
+    );
   const { runTui } = await import('../tui/app.js');
   let env = io.env;
-  let replay: {
-    annotate: (d: import('../../model/document.js').SessionDocument) => boolean;
-    stop: () => void;
-  } | null = null;
+  let annotate: ((d: SessionDocument) => boolean) | null = null;
+  let stopReplay = () => {};
   if (o.demo) {
     env = demoEnv(io.env);
     const { startReplay } = await import('../tui/demo-replay.js');
-    replay = startReplay(env.HOME!);
+    const { settleStates } = await import('../../live/annotate.js');
+    const replay = startReplay(env.HOME!);
+    stopReplay = replay.stop;
+    // The replay says which sessions "run"; states are settled with that, as processes would settle them.
+    annotate = (d) => {
+      const marked = replay.annotate(d);
+      return settleStates(d.sessions, Date.now()) || marked;
+    };
   }
   try {
     return await runTui({
@@ -124,75 +229,26 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
       },
       out: process.stdout,
       input: process.stdin,
-      ...(replay ? { annotate: replay.annotate } : {}),
+      ...(annotate ? { annotate } : {}),
+      ...(o.filters.length > 0
+        ? {
+            whenEmpty: async () =>
+              nothingMatches(o.filters, (await snapshot(unfiltered(o), io.env)).document.sessions.length),
+          }
+        : {}),
     });
   } finally {
-    replay?.stop();
+    stopReplay();
   }
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
   keepZoneNameIn(join(cacheDir(io.env), ZONE_FILE));
-  // These two have flags of their own (`exec -m`, `serve --port`), so they parse their arguments.
-  if (argv[0] === 'serve') {
-    const { serveCommand } = await import('../serve/command.js');
-    return serveCommand(argv.slice(1), io);
-  }
-  if (argv[0] === 'exec') {
-    const { execCommand } = await import('./exec.js');
-    return execCommand(argv.slice(1), io);
-  }
   try {
-    const { values, positionals } = parse(argv, {
-      ...COMMON_FLAGS,
-      list: { type: 'boolean', short: 'l' },
-      json: { type: 'boolean', short: 'j' },
-      markdown: { type: 'boolean' },
-      delay: { type: 'string', short: 'd' },
-      before: { type: 'string' },
-      agent: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    });
-    if (values.help) {
-      io.out(HELP);
-      return 0;
-    }
-    if (values.version) {
-      const { version } = await import('./version.js');
-      io.out(`cctop ${version()}`);
-      return 0;
-    }
-    const [command, ...rest] = positionals;
-    const o = commonOptions(values);
-    switch (command) {
-      case undefined:
-        if (values.json) return await jsonCommand(io, o);
-        if (values.list || !io.isTty || !process.stdin.isTTY) return await listCommand(io, o);
-        return await tuiCommand(io, o, values);
-      case 'doctor': {
-        if (rest.length > 0) throw new UsageError(`doctor takes no arguments (got ${rest[0]})`);
-        const { doctor } = await import('./doctor.js');
-        return doctor(io, await snapshot(o, io.env, false), o.demo ? demoEnv(io.env) : io.env);
-      }
-      case 'chat':
-      case 'report': {
-        if (rest.length > 1)
-          throw new UsageError(`${command} takes one session id or prefix (got ${rest.join(' ')})`);
-        const { sessionCommand } = await import('./session.js');
-        const snap = await snapshot(o, io.env);
-        return await sessionCommand(io, command, rest[0] ?? null, values, snap, () =>
-          snapshot(o, io.env, false),
-        );
-      }
-      case 'pricing': {
-        if (rest[0] !== 'update' || rest.length > 1) throw new UsageError('usage: cctop pricing update');
-        const { updatePricing } = await import('./pricing.js');
-        return updatePricing(io);
-      }
-      default:
-        throw new UsageError(`unknown command: ${command} (try cctop --help)`);
-    }
+    const { command, args } = splitCommand(argv);
+    if (command === null) return await rootCommand(io, args);
+    if (!isCommand(command)) throw unknownCommand(command);
+    return await run(command, args, io);
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`cctop: ${err.message}`);
@@ -200,4 +256,85 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     throw err;
   }
+}
+
+/** The bare `cctop`: the live table on a terminal, else the list; `--list` and `--json` say which. */
+async function rootCommand(io: Io, args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, FLAGS.root);
+  if (values.help) {
+    io.out(ROOT_HELP);
+    return 0;
+  }
+  if (values.version) {
+    const { version } = await import('./version.js');
+    io.out(`cctop ${version()}`);
+    return 0;
+  }
+  // Only after `--`: every other word was taken for a command.
+  if (positionals.length > 0) throw unknownCommand(positionals[0]!);
+  const o = commonOptions(values);
+  if (values.json) return await jsonCommand(io, o);
+  if (values.list || !io.isTty || !process.stdin.isTTY) return await listCommand(io, o);
+  return await tuiCommand(io, o, values);
+}
+
+async function run(command: CommandName, args: string[], io: Io): Promise<number> {
+  switch (command) {
+    case 'serve': {
+      const { serveCommand } = await import('../serve/command.js');
+      return serveCommand(args, io);
+    }
+    case 'exec': {
+      const { execCommand } = await import('./exec.js');
+      return execCommand(args, io);
+    }
+    case 'help': {
+      // `cctop help`, `cctop help chat`: the words after `help`, flags aside.
+      const [topic, ...more] = args.filter((a) => !a.startsWith('-'));
+      if (more.length > 0) throw new UsageError(`help takes one command (got ${[topic, ...more].join(' ')})`);
+      if (topic === undefined || topic === 'help') {
+        io.out(ROOT_HELP);
+        return 0;
+      }
+      if (!isCommand(topic)) throw unknownCommand(topic);
+      return run(topic, ['--help'], io);
+    }
+    case 'doctor': {
+      const { values, positionals } = parse(args, FLAGS.doctor, command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals.length > 0) throw new UsageError(`doctor takes no arguments (got ${positionals[0]})`);
+      const o = commonOptions(values);
+      const { doctor } = await import('./doctor.js');
+      return doctor(io, await snapshot(o, io.env, false), o.demo ? demoEnv(io.env) : io.env);
+    }
+    case 'chat':
+    case 'report': {
+      const { values, positionals } = parse(args, FLAGS[command], command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals.length > 1)
+        throw new UsageError(
+          `${command} takes one session id or prefix (got ${positionals.join(' ')}; try ${helpOf(command)})`,
+        );
+      const o = commonOptions(values);
+      const { sessionCommand } = await import('./session.js');
+      const snap = await snapshot(o, io.env);
+      return await sessionCommand(io, command, positionals[0] ?? null, values, snap, () =>
+        snapshot(o, io.env, false),
+      );
+    }
+    case 'pricing': {
+      const { values, positionals } = parse(args, FLAGS.pricing, command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals[0] !== 'update' || positionals.length > 1)
+        throw new UsageError('usage: cctop pricing update');
+      const { updatePricing } = await import('./pricing.js');
+      return updatePricing(io);
+    }
+  }
+}
+
+/** Print `text` and succeed. */
+function said(io: Io, text: string): number {
+  io.out(text);
+  return 0;
 }

@@ -1,10 +1,13 @@
 /**
  * The command line: flags shared by every one-shot output, parsed once, with errors a user can act on.
+ * Node's own parser messages ("Option '--since <value>' argument missing") never reach a user: every
+ * mistake is named here, with what was expected and an example of it.
  */
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Plan } from '../../model/document.js';
 import { PROVIDERS, type ProviderId } from '../../model/facts.js';
 import { LocalTime } from '../../model/time.js';
+import { closest } from './help.js';
 
 export class UsageError extends Error {}
 
@@ -19,6 +22,8 @@ export interface CommonOptions {
   useIndex: boolean;
   /** `--threads N`, or undefined for one per core. */
   threads: number | undefined;
+  /** The flags that leave sessions out, as typed (`--provider gemini`), to say what matched nothing. */
+  filters: string[];
 }
 
 const PLAN_ALIASES: Record<string, Plan> = {
@@ -70,11 +75,19 @@ export function parseTimeZone(v: string | undefined): string | undefined {
   return v;
 }
 
-/** A `YYYY-MM-DD` or `YYYYMMDD` date as the start of that local day; `end` gives the start of the next. */
+/** What a date flag expects, with today as the example: a date the user can type as it is. */
+export function dateFormat(time: LocalTime = new LocalTime()): string {
+  return `YYYY-MM-DD, e.g. ${LocalTime.dayKey(time.dayNumber(Date.now()))}`;
+}
+
+/**
+ * A `YYYY-MM-DD` or `YYYYMMDD` date as the start of that local day; `end` gives the start of the next.
+ * A day the calendar does not have (2026-02-30, 2026-13-45) is refused, not carried into the next month.
+ */
 export function parseDay(flag: string, v: string | undefined, time: LocalTime, end: boolean): number | null {
   if (v === undefined) return null;
   const day = LocalTime.dayOf(v);
-  if (day === null) throw new UsageError(`--${flag} ${v}: expected a date such as 2026-11-29`);
+  if (day === null) throw new UsageError(`--${flag} ${v} is not a date (expected ${dateFormat(time)})`);
   return time.dayStartMs(end ? day + 1 : day);
 }
 
@@ -93,6 +106,7 @@ export function commonOptions(values: Record<string, unknown>): CommonOptions {
   const untilMs = parseDay('until', values.until as string | undefined, time, true);
   if (sinceMs !== null && untilMs !== null && untilMs <= sinceMs)
     throw new UsageError('--until is before --since');
+  const filters = FILTER_FLAGS.filter((f) => typeof values[f] === 'string').map((f) => `--${f} ${values[f]}`);
   return {
     plan: parsePlan(values.plan as string | undefined),
     providers: parseProviders(values.provider as string | undefined),
@@ -102,18 +116,76 @@ export function commonOptions(values: Record<string, unknown>): CommonOptions {
     demo: values.demo === true,
     useIndex: values['no-cache'] !== true,
     threads: parseThreads(values.threads as string | undefined),
+    filters,
   };
 }
+
+/** The common flags that leave sessions out (the others change how they are shown). */
+const FILTER_FLAGS = ['provider', 'since', 'until'] as const;
 
 export interface Parsed {
   values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   positionals: string[];
 }
 
-export function parse(args: string[], options: NonNullable<ParseArgsConfig['options']>): Parsed {
-  try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true }) as Parsed;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+/** What a flag's value should be, said when it is missing; flags not here get a pointer to the help. */
+const EXPECTED: Record<string, () => string> = {
+  since: () => `a date (${dateFormat()})`,
+  until: () => `a date (${dateFormat()})`,
+  plan: () => 'a plan: retail, max or included',
+  provider: () => `harness names separated by commas (${PROVIDERS.join(', ')})`,
+  timezone: () => 'a time zone name (e.g. Europe/Paris or UTC)',
+  threads: () => 'a whole number from 1 to 256',
+  delay: () => 'seconds (e.g. 2)',
+  before: () => 'a turn number (the #SEQ chat prints)',
+  agent: () => 'a subagent id (cctop report lists them)',
+};
+
+/** Where a user reads the options of `command` (the bare `cctop` when null). */
+export const helpOf = (command: string | null): string =>
+  command === null ? 'cctop --help' : `cctop ${command} --help`;
+
+/**
+ * Parse `args` against `options`, refusing what they do not allow with a message of ours: an unknown
+ * flag (and the known one it is closest to), a flag that needs a value and has none, a switch given
+ * one. `command` names the help to point at.
+ */
+export function parse(
+  args: string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  command: string | null = null,
+): Parsed {
+  // Not strict: Node's strict mode throws its own sentences; each token is checked here instead.
+  const { values, positionals, tokens } = parseArgs({
+    args,
+    options,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const spec = options[t.name];
+    if (spec === undefined) {
+      const names = Object.keys(options).map((n) => `--${n}`);
+      const near = t.rawName.startsWith('--') ? closest(t.rawName, names) : null;
+      throw new UsageError(
+        `unknown option ${t.rawName}${near ? `, did you mean ${near}?` : ''} (try ${helpOf(command)})`,
+      );
+    }
+    if (spec.type === 'string') {
+      // `--since --list`: the next flag is not a value (no value of ours starts with a dash).
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('-'))) {
+        const expected = EXPECTED[t.name];
+        throw new UsageError(
+          expected
+            ? `${t.rawName} needs ${expected()}`
+            : `${t.rawName} needs a value (try ${helpOf(command)})`,
+        );
+      }
+    } else if (t.value !== undefined) {
+      throw new UsageError(`${t.rawName} takes no value (got ${args[t.index]})`);
+    }
   }
+  return { values, positionals } as Parsed;
 }

@@ -1,0 +1,146 @@
+/**
+ * What `cctop --help`, `cctop help COMMAND` and `cctop COMMAND --help` print, and the "did you mean"
+ * for a mistyped command or flag.
+ *
+ * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
+ * (`views/serve/command.ts`, `exec.ts`); `cctop help serve` asks them for it.
+ */
+
+/** The commands `cctop` knows, as typed after it. */
+export const COMMANDS = ['chat', 'report', 'serve', 'exec', 'doctor', 'pricing', 'help'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export const isCommand = (word: string): word is CommandName =>
+  (COMMANDS as readonly string[]).includes(word);
+
+/** The flags every one-shot output takes, as every help lists them. */
+const COMMON_OPTIONS = `  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
+  --provider claude,codex          only these harnesses
+  --since DATE, --until DATE       only activity on these local days (YYYY-MM-DD, e.g. 2026-11-29)
+  --timezone ZONE                  days and hours in this zone (default: the system's)
+  --demo                           read the sample history that ships with cctop
+  --no-cache                       read every transcript again, without the index
+  --threads N                      parse with N worker threads (default: one per core)
+  -h, --help                       this help`;
+
+export const ROOT_HELP = `cctop: an htop for AI coding agents
+
+Usage:
+  cctop                 the live table on a terminal (a list otherwise); ? shows its keys
+  cctop --list          every session as a table, grouped by harness
+  cctop --json          the session document (docs/session-document.md)
+  cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
+  cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
+  cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
+  cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
+  cctop doctor          where cctop looked, what it found, what it could not read
+  cctop pricing update  refresh the price catalogue (the only command that uses the network)
+  cctop help COMMAND    that command's usage and options (so does cctop COMMAND --help)
+
+Options go anywhere on the line, before or after the command:
+  -l, --list, -j, --json           as above
+  -d, --delay SECONDS              refresh interval of the live table (default 2)
+${COMMON_OPTIONS}
+  -v, --version
+`;
+
+const SESSION_ID = `ID is a session id or the start of one (cctop --list shows them); without it, the newest
+session.`;
+
+/** Each command's own help, for the commands whose flags `main.ts` parses. */
+const COMMAND_HELP: Record<Exclude<CommandName, 'serve' | 'exec' | 'help'>, string> = {
+  chat: `cctop chat: one session's conversation, newest turns last
+
+Usage: cctop chat [ID] [options]
+
+${SESSION_ID} Prints the newest turns; when there are earlier ones, the first line says
+how to page back.
+
+Options:
+  --before SEQ                     the turns before turn #SEQ (page back)
+  --agent ID                       a subagent's conversation instead of the session's own
+  --markdown                       as Markdown, to save or paste
+  --json                           as JSON
+${COMMON_OPTIONS}
+`,
+  report: `cctop report: one session in depth
+
+Usage: cctop report [ID] [options]
+
+${SESSION_ID} Cost by hour and model, context over time and what fills it, failures,
+the slowest calls, the files touched and the subagents run.
+
+Options:
+  --json                           the report as JSON
+${COMMON_OPTIONS}
+`,
+  doctor: `cctop doctor: where cctop looked, what it found, what it could not read
+
+Usage: cctop doctor [options]
+
+Each harness's places and how many sessions and files were found there, every file or line that
+could not be read and why, the price catalogue in use, and every model without a price. Exits 1
+when a file could not be read at all.
+
+Options:
+${COMMON_OPTIONS}
+`,
+  pricing: `cctop pricing update: refresh the price catalogue
+
+Usage: cctop pricing update
+
+Fetches the newest model price catalogue (genai-prices, or $CCTOP_PRICES_URL) into cctop's cache
+directory ($CCTOP_CACHE_DIR, else ~/.cache/cctop); every other command prices offline from it. The
+only command that uses the network.
+
+Options:
+  -h, --help                       this help
+`,
+};
+
+export function commandHelp(command: Exclude<CommandName, 'serve' | 'exec' | 'help'>): string {
+  return COMMAND_HELP[command];
+}
+
+/**
+ * Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`: "reprot" is one swap
+ * from "report", where plain Levenshtein would count two.
+ */
+export function editDistance(a: string, b: string): number {
+  // d[i][j]: edits between the first i characters of a and the first j of b.
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The farthest a typo may be from what was meant: one edit in a short word, two in a longer one. Any
+ * more and "did you mean" guesses at words that merely share letters (`cctop fix` is not `exec`).
+ */
+const MAX_TYPO_EDITS = 2;
+const ONE_EDIT_UP_TO_CHARS = 4;
+
+/** The candidate `word` is most likely a typo of, or null when none is close. */
+export function closest(word: string, candidates: readonly string[]): string | null {
+  const allowed = word.length <= ONE_EDIT_UP_TO_CHARS ? 1 : MAX_TYPO_EDITS;
+  let best: string | null = null;
+  let bestDistance = allowed + 1;
+  for (const c of candidates) {
+    const distance = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (distance < bestDistance) {
+      best = c;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}

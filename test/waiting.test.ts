@@ -1,0 +1,167 @@
+/**
+ * The waiting rule seen from every view. One history holds questions of every age, from a harness
+ * cctop matches to processes (Claude Code) and one it does not (Copilot CLI); `--list`, `--json`, the
+ * live table's header and what `serve` serves must all count the same two sessions as waiting: the
+ * Claude question asked five minutes ago (no process, within the working lapse) and the Copilot one
+ * asked two hours ago (no process in sight, within the day). The built `dist/cli.js` runs each view.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../src/model/document.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+
+const CLI = join(REPO, 'dist', 'cli.js');
+const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+if (!HAVE_TMUX) console.warn('tmux is not installed (apt-get install tmux); the live-table count is skipped');
+if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+/** How long a view may take to show its first picture on a busy two-core machine. */
+const PATIENCE_MS = 30_000;
+
+/** The sessions of the history, by how long ago each asked its question. */
+const CLAUDE_AGES = {
+  'c0000000-0000-4000-8000-00000000070d': 70 * DAY,
+  'c0000000-0000-4000-8000-0000000002b0': 2 * 60 * MINUTE,
+  'c0000000-0000-4000-8000-000000000005': 5 * MINUTE,
+};
+const COPILOT_AGES = {
+  'a0000000-0000-4000-8000-0000000002b0': 2 * 60 * MINUTE,
+  'a0000000-0000-4000-8000-00000000003d': 3 * DAY,
+  'a0000000-0000-4000-8000-00000000070d': 70 * DAY,
+};
+const WAITING = ['a0000000-0000-4000-8000-0000000002b0', 'c0000000-0000-4000-8000-000000000005'];
+
+/**
+ * The history: each Claude session is the AskUserQuestion line Claude Code 2.0.26 wrote (from the
+ * corpus) under its own id and time; each Copilot session is a start and an `ask_user` request in the
+ * events format of Copilot CLI 1.0.77 (the corpus has no real Copilot session that asks).
+ */
+function writeHistory(home: FakeHome): void {
+  const [asked] = readFileSync(
+    corpus('claude-code', 'transcripts', 'agentcmd-individual-lines', 'tool-questions.jsonl'),
+    'utf8',
+  ).split('\n');
+  const line = JSON.parse(asked!) as Record<string, unknown>;
+  const now = Date.now();
+  for (const [id, ago] of Object.entries(CLAUDE_AGES)) {
+    const at = now - ago;
+    const record = { ...line, sessionId: id, cwd: '/work/ask', timestamp: new Date(at).toISOString() };
+    home.write(home.claudeFile('-work-ask', `${id}.jsonl`), jsonl(record), at);
+  }
+  for (const [id, ago] of Object.entries(COPILOT_AGES)) {
+    const at = now - ago;
+    const timestamp = new Date(at).toISOString();
+    const event = (n: number, type: string, data: Record<string, unknown>) => ({
+      type,
+      data,
+      id: `${id}-${n}`,
+      timestamp,
+      parentId: null,
+    });
+    home.write(
+      join(home.dir, '.copilot', 'session-state', id, 'events.jsonl'),
+      jsonl(
+        event(1, 'session.start', {
+          sessionId: id,
+          copilotVersion: '1.0.77',
+          selectedModel: 'claude-sonnet-4.5',
+          context: { cwd: '/work/ask' },
+        }),
+        event(2, 'assistant.message', { toolRequests: [{ toolCallId: 'q', name: 'ask_user' }] }),
+      ),
+      at,
+    );
+  }
+}
+
+function cctop(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe.skipIf(!HAVE_CORPUS)('every view counts the same sessions as waiting', () => {
+  let home: FakeHome;
+  beforeAll(() => {
+    home = new FakeHome();
+    writeHistory(home);
+  });
+  afterAll(() => home.cleanup());
+
+  it('--json: only the questions something can still answer are waiting', () => {
+    const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+    expect(doc.sessions).toHaveLength(6);
+    const waiting = doc.sessions.filter((s) => s.state === 'waiting').map((s) => s.id);
+    expect(waiting.sort()).toEqual(WAITING);
+  });
+
+  it('--list marks the same two sessions waiting', () => {
+    const r = cctop(['--list'], home.env);
+    expect(r.code).toBe(0);
+    expect(r.out.split('\n').filter((l) => l.startsWith('  ▲ '))).toHaveLength(WAITING.length);
+  });
+
+  it('serve serves the same two as waiting (the dashboard’s "Needs you" and its counts read these)', async () => {
+    const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--no-token'], {
+      env: { PATH: process.env.PATH ?? '', ...home.env },
+    });
+    try {
+      const link = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d) => {
+          out += d;
+          const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
+          if (m) resolve(m[0]);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      const deadline = Date.now() + PATIENCE_MS;
+      let doc: SessionDocument | null = null;
+      while (Date.now() < deadline) {
+        const res = await fetch(`${link}/api/sessions`);
+        if (res.ok) {
+          doc = (await res.json()) as SessionDocument;
+          if (doc.sessions.length === 6) break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const waiting = doc?.sessions.filter((s) => s.state === 'waiting').map((s) => s.id) ?? [];
+      expect(waiting.sort()).toEqual(WAITING);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it.skipIf(!HAVE_TMUX)('the live table’s header counts the same two as waiting', async () => {
+    const socket = `cctop-waiting-${process.pid}`;
+    const tmux = (...args: string[]) =>
+      spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
+    const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
+      .map(([k, v]) => `${k}='${v}'`)
+      .join(' ');
+    const script = join(home.dir, 'live.sh');
+    writeFileSync(script, `env -i ${env} '${process.execPath}' '${CLI}'\nexec sleep 600\n`);
+    tmux('new-session', '-d', '-s', 'live', '-x', '200', '-y', '30', `sh '${script}'`);
+    try {
+      const deadline = Date.now() + PATIENCE_MS;
+      let header = '';
+      // The first picture may come before every row is read: wait for all six.
+      while (Date.now() < deadline) {
+        const lines = tmux('capture-pane', '-p', '-t', 'live').stdout.split('\n');
+        header = lines[0] ?? '';
+        if (lines.filter((l) => l.includes(' ask')).length >= 6 && /waiting/.test(header)) break;
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(header).toMatch(new RegExp(`▲ ${WAITING.length} waiting`));
+    } finally {
+      tmux('kill-server');
+    }
+  });
+});
