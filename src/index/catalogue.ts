@@ -3,7 +3,7 @@
  * `cctop pricing update` saved in the cache directory. Reading it never touches the network, and
  * nothing is read or loaded until a price is actually missing from the persistent cache.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Provider as CatalogueProvider } from '@pydantic/genai-prices';
@@ -44,12 +44,24 @@ function readSaved(path: string): CatalogueProvider[] {
   return data as CatalogueProvider[];
 }
 
+/**
+ * The saved catalogue's stat, or undefined when there is none to use: a cache directory that is a
+ * file, or one cctop may not search, means the bundled catalogue (the index says what is wrong).
+ */
+function savedCopy(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Decide which catalogue prices this run (once per process); the data itself loads on demand. */
 export function loadCatalogue(env: Env): CatalogueInfo {
   if (loaded) return loaded;
   const path = cataloguePath(env);
   let problem: string | null = null;
-  const st = statSync(path, { throwIfNoEntry: false });
+  const st = savedCopy(path);
   if (st?.isFile()) {
     PriceBook.useCatalogue(() => {
       try {

@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,10 +21,17 @@ import {
   NO_CORPUS_REASON,
   REPO,
 } from '../test-support/corpus.js';
+import { damagePages } from '../test-support/damage.js';
 import { takeSnapshot } from './snapshot.js';
-import { INDEX_FILE } from './store.js';
+import { INDEX_FILE, MAX_DAMAGED_KEPT } from './store.js';
 
 const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
+
+/** The damaged indexes kept aside in `cache`, oldest first. */
+const damagedCopies = (cache: string): string[] =>
+  readdirSync(cache)
+    .filter((n) => n.startsWith(`${INDEX_FILE}.corrupt-`) && !/-(wal|shm)$/.test(n))
+    .sort();
 
 describe('the index: reuse, tailing, re-reading and history', () => {
   let home: FakeHome;
@@ -136,6 +151,66 @@ describe('the index: reuse, tailing, re-reading and history', () => {
     const s = await snap();
     expect(s.document.sessions[0]!.tokens.output).toBe(5);
     expect((await snap()).stats.reused).toBe(1);
+  });
+
+  it('an index whose pages go bad after it opened is moved aside and rebuilt once, and answers as a cold read', async () => {
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    home.write(home.claudeFile('-w', 'b.jsonl'), assistant('2', 7));
+    await snap();
+    const cache = home.env.CCTOP_CACHE_DIR!;
+    // The schema and `meta` stay whole, so the index opens; the rows of every transcript do not.
+    damagePages(join(cache, INDEX_FILE), 'files');
+    appendFileSync(a, assistant('3', 9));
+    const s = await snap();
+    expect(s.document.sessions).toEqual((await snap(false)).document.sessions);
+    expect(s.notice).toMatch(
+      /^the index at .*index\.sqlite was damaged \(database disk image is malformed\); moved it to index\.sqlite\.corrupt-\S+ and rebuilt it from the transcripts$/,
+    );
+    expect(s.document.problems).toContainEqual({ kind: 'cache', path: cache, count: null, detail: s.notice });
+    expect(damagedCopies(cache)).toHaveLength(1);
+    // Healed: the next run answers from the new index, and says nothing.
+    const next = await snap();
+    expect(next.stats.reused).toBe(2);
+    expect(next.notice).toBeNull();
+    expect(next.document.problems).toEqual([]);
+  });
+
+  it('only the newest damaged indexes are kept aside', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    await snap();
+    const cache = home.env.CCTOP_CACHE_DIR!;
+    const older = ['2020-01-01T00-00-00-000Z', '2021-01-01T00-00-00-000Z', '2022-01-01T00-00-00-000Z'];
+    for (const t of older) writeFileSync(join(cache, `${INDEX_FILE}.corrupt-${t}`), 'an old damaged index');
+    writeFileSync(join(cache, `${INDEX_FILE}.corrupt-${older[0]}-wal`), 'its log');
+    writeFileSync(join(cache, INDEX_FILE), 'this is not a database at all, just bytes'.repeat(200));
+    expect((await snap()).document.sessions[0]!.tokens.output).toBe(5);
+    const kept = damagedCopies(cache);
+    expect(kept).toHaveLength(MAX_DAMAGED_KEPT);
+    expect(kept[0]).toBe(`${INDEX_FILE}.corrupt-${older[2]}`);
+    expect(readdirSync(cache).some((n) => n.includes(older[0]!))).toBe(false);
+  });
+
+  it('a cache directory that is a file, or under one, is read without the index, with a notice naming it', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    const file = home.write(join(home.dir, 'not-a-dir'), 'a file');
+    for (const [dir, why] of [
+      [file, 'it is a file, not a directory'],
+      [join(file, 'cctop'), 'a part of its path is a file'],
+    ] as const) {
+      const s = await takeSnapshot({
+        env: { ...home.env, CCTOP_CACHE_DIR: dir },
+        plan: 'retail',
+        providers: null,
+        sinceMs: null,
+        untilMs: null,
+        nowMs: Date.parse('2026-11-29T12:00:00Z'),
+      });
+      expect(s.document.sessions[0]!.tokens.output).toBe(5);
+      expect(s.notice).toBe(
+        `the cache directory ${dir} cannot be used (${why}); reading without the index (set CCTOP_CACHE_DIR to a directory cctop can write)`,
+      );
+      expect(s.document.problems.map((p) => p.kind)).toEqual(['cache']);
+    }
   });
 
   it('an index from a newer cctop is left alone and bypassed with a notice', async () => {

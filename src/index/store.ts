@@ -4,18 +4,23 @@
  * are not stored, tokens are: a price update or another `--plan` re-reads nothing.
  *
  * Several cctops share it at once (the live table, `serve`, a `--json` call): WAL mode, a busy
- * timeout, writes in one short transaction per scan. A database that is corrupt is rebuilt; one
- * written by a newer cctop is left alone and bypassed. Either way the user gets a one-line notice and
- * a correct (if slower) answer, never a crash.
+ * timeout, writes in one short transaction per scan. A database found corrupt, when it is opened or
+ * at any later read or write, is moved aside (`index.sqlite.corrupt-<time>`, the newest
+ * `MAX_DAMAGED_KEPT` of them kept for a bug report) and rebuilt once: the store remembers the damage
+ * (`damaged`) so the caller can drop what it answered from it and ask again (`rebuild`). One written
+ * by a newer cctop is left alone and bypassed, and so is one in a cache directory cctop cannot use
+ * (a file, or a folder it may not write). Every time the user gets a one-line notice and a correct (if
+ * slower) answer, never a crash.
  *
  * Not here: deciding what to re-read (`scan.ts`), parsing (the providers).
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import { type Ledger, RECORD_FIELDS } from '../model/ledger.js';
+import { describeFsError } from '../model/problems.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import {
   type KeptFile,
@@ -38,6 +43,33 @@ const SAME_FILES = new Set([1, 2, 3, 4, 5, 6, 7]);
 export const BUSY_TIMEOUT_MS = 5000;
 
 export const INDEX_FILE = 'index.sqlite';
+
+/**
+ * Damaged indexes kept beside the new one (`index.sqlite.corrupt-<time>`, each with its `-wal`): the
+ * newest is what a bug report needs, the one before says whether the damage came back. Each is as
+ * large as the index (tens of megabytes on a large history), so keeping every one would let a failing
+ * disk fill the cache a copy at a time.
+ */
+export const MAX_DAMAGED_KEPT = 2;
+
+/** What a damaged index is renamed to: the time makes the names sort oldest first. */
+const DAMAGED_SUFFIX = '.corrupt-';
+
+/** SQLite's own files beside a database, moved and removed with it. */
+const COMPANIONS = ['-wal', '-shm'] as const;
+
+/**
+ * Whether `err` is SQLite saying the file is not a sound database (a damaged page, a header that is
+ * not SQLite's): the index is then rebuilt. A lock held too long, a full disk or a folder it may not
+ * write are not damage: the index is then bypassed for this run and left as it is.
+ */
+export function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB'))
+    return true;
+  const message = (err as Error | null)?.message;
+  return typeof message === 'string' && /malformed|not a database/i.test(message);
+}
 
 export interface StoredFile {
   path: string;
@@ -70,7 +102,12 @@ interface Row {
   deleted: number;
 }
 
-export type OpenResult = { kind: 'open'; store: IndexStore } | { kind: 'bypassed'; notice: string };
+/**
+ * An index to use, with a notice when it had to be rebuilt first; or none this run, and why.
+ */
+export type OpenResult =
+  | { kind: 'open'; store: IndexStore; rebuilt: string | null }
+  | { kind: 'bypassed'; notice: string };
 
 const require = createRequire(import.meta.url);
 
@@ -132,10 +169,13 @@ function storedRow(r: Row): StoredFile | null {
 export class IndexStore {
   private readonly upsert: BetterSqlite3.Statement;
   private readonly markDeleted: BetterSqlite3.Statement;
+  private damage: string | null = null;
 
   private constructor(
     readonly path: string,
     private readonly db: BetterSqlite3.Database,
+    /** The inode opened, so a rebuild moves aside this file and not one another cctop just made. */
+    private readonly ino: number,
   ) {
     this.upsert =
       db.prepare(`INSERT INTO files (path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending,
@@ -149,53 +189,37 @@ export class IndexStore {
     this.markDeleted = db.prepare('UPDATE files SET deleted = 1 WHERE path = ?');
   }
 
+  /**
+   * What SQLite said when it found this index damaged, or null. Set by any read or write, including
+   * those whose failure is otherwise shrugged off (kept sessions only save time): an answer given
+   * from a damaged index is dropped and asked again of a rebuilt one (`rebuild`).
+   */
+  get damaged(): string | null {
+    return this.damage;
+  }
+
+  /** Run `use` on the database, noting damage on the way out. */
+  private watched<T>(use: () => T): T {
+    try {
+      return use();
+    } catch (err) {
+      if (isCorruption(err)) this.damage ??= (err as Error).message;
+      throw err;
+    }
+  }
+
   /** Open (creating if needed) the index in `dir`; never throws. */
   static open(dir: string): OpenResult {
     const path = join(dir, INDEX_FILE);
-    const attempt = (): IndexStore => {
-      mkdirSync(dirname(path), { recursive: true });
-      const Database = require('better-sqlite3') as typeof BetterSqlite3;
-      const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
-      try {
-        db.pragma('journal_mode = WAL');
-        db.pragma('synchronous = NORMAL');
-        db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-        const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
-          | { value: string }
-          | undefined;
-        const version = row ? Number(row.value) : null;
-        if (version !== null && version > SCHEMA_VERSION) throw new NewerIndex(version);
-        if (version !== SCHEMA_VERSION && !(version !== null && SAME_FILES.has(version))) {
-          db.exec(`DROP TABLE IF EXISTS files;
-            CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
-              role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
-              offset INTEGER NOT NULL, pending INTEGER NOT NULL, tail_hash TEXT, facts TEXT NOT NULL, carry TEXT NOT NULL,
-              models TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
-            CREATE INDEX IF NOT EXISTS files_root ON files (root);
-            DROP TABLE IF EXISTS prices;
-            CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
-        }
-        if (version !== SCHEMA_VERSION) {
-          // Schemas 2 to 8 only added and changed the kept sessions: an older index keeps its files.
-          // A row's columns are read in order, through every page of the large ones before: the
-          // small ones come first, then what an unchanged run reads, then what only a patch needs.
-          db.exec(`DROP TABLE IF EXISTS scopes;
-            CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
-              kept_at REAL NOT NULL, used_at REAL NOT NULL, crc INTEGER NOT NULL, problems TEXT NOT NULL,
-              heads TEXT NOT NULL, spans BLOB NOT NULL, docs BLOB NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL,
-              keys BLOB NOT NULL, masks BLOB NOT NULL, summaries TEXT NOT NULL);`);
-          db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
-            String(SCHEMA_VERSION),
-          );
-        }
-        return new IndexStore(path, db);
-      } catch (err) {
-        db.close();
-        throw err;
-      }
-    };
     try {
-      return { kind: 'open', store: attempt() };
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      return { kind: 'bypassed', notice: unusableDir(dir, err) };
+    }
+    let ino: number | null = null;
+    try {
+      ino = statSync(path, { throwIfNoEntry: false })?.ino ?? null;
+      return { kind: 'open', store: IndexStore.attempt(path), rebuilt: null };
     } catch (err) {
       if (err instanceof NewerIndex) {
         return {
@@ -203,42 +227,102 @@ export class IndexStore {
           notice: `the index at ${path} was written by a newer cctop (schema ${err.version}); reading without it`,
         };
       }
-      // Corrupt, or not a database at all: start over once.
-      try {
-        for (const suffix of ['', '-wal', '-shm']) rmSync(path + suffix, { force: true });
-        const store = attempt();
-        process.stderr.write(
-          `cctop: the index at ${path} was unreadable (${(err as Error).message}); rebuilt it\n`,
-        );
-        return { kind: 'open', store };
-      } catch (again) {
-        return {
-          kind: 'bypassed',
-          notice: `the index at ${path} cannot be used (${(again as Error).message}); reading without it`,
-        };
+      if (!isCorruption(err)) return { kind: 'bypassed', notice: cannotUse(path, err) };
+      return IndexStore.replace(path, ino, (err as Error).message);
+    }
+  }
+
+  /**
+   * Move a damaged index aside and start a new one in its place (`store` is closed first). Only the
+   * file `store` opened is moved: when another cctop got there first, its new index is used as it is.
+   */
+  static rebuild(dir: string, store: IndexStore): OpenResult {
+    store.close();
+    return IndexStore.replace(join(dir, INDEX_FILE), store.ino, store.damage ?? 'damaged');
+  }
+
+  private static replace(path: string, ino: number | null, why: string): OpenResult {
+    let done: string;
+    try {
+      done = setAside(path, ino);
+    } catch (err) {
+      return { kind: 'bypassed', notice: cannotUse(path, err) };
+    }
+    try {
+      const store = IndexStore.attempt(path);
+      return {
+        kind: 'open',
+        store,
+        rebuilt: `the index at ${path} was damaged (${why}); ${done} and rebuilt it from the transcripts`,
+      };
+    } catch (again) {
+      return { kind: 'bypassed', notice: cannotUse(path, again) };
+    }
+  }
+
+  private static attempt(path: string): IndexStore {
+    const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
+        | { value: string }
+        | undefined;
+      const version = row ? Number(row.value) : null;
+      if (version !== null && version > SCHEMA_VERSION) throw new NewerIndex(version);
+      if (version !== SCHEMA_VERSION && !(version !== null && SAME_FILES.has(version))) {
+        db.exec(`DROP TABLE IF EXISTS files;
+          CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
+            role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
+            offset INTEGER NOT NULL, pending INTEGER NOT NULL, tail_hash TEXT, facts TEXT NOT NULL, carry TEXT NOT NULL,
+            models TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
+          CREATE INDEX IF NOT EXISTS files_root ON files (root);
+          DROP TABLE IF EXISTS prices;
+          CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
       }
+      if (version !== SCHEMA_VERSION) {
+        // Schemas 2 to 8 only added and changed the kept sessions: an older index keeps its files.
+        // A row's columns are read in order, through every page of the large ones before: the
+        // small ones come first, then what an unchanged run reads, then what only a patch needs.
+        db.exec(`DROP TABLE IF EXISTS scopes;
+          CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, hour_start REAL NOT NULL,
+            kept_at REAL NOT NULL, used_at REAL NOT NULL, crc INTEGER NOT NULL, problems TEXT NOT NULL,
+            heads TEXT NOT NULL, spans BLOB NOT NULL, docs BLOB NOT NULL, rest TEXT NOT NULL, files TEXT NOT NULL,
+            keys BLOB NOT NULL, masks BLOB NOT NULL, summaries TEXT NOT NULL);`);
+        db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
+          String(SCHEMA_VERSION),
+        );
+      }
+      return new IndexStore(path, db, statSync(path).ino);
+    } catch (err) {
+      db.close();
+      throw err;
     }
   }
 
   /** Every stored file under the given roots. */
   load(roots: readonly string[]): StoredFile[] {
     if (roots.length === 0) return [];
-    // Row by row, so the whole table is never held twice (as rows and as what they become).
-    const rows = this.db
-      .prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE root IN (${roots.map(() => '?').join(',')})`)
-      .iterate(...roots) as IterableIterator<Row>;
-    const out: StoredFile[] = [];
-    for (const r of rows) {
-      const row = storedRow(r);
-      if (row) out.push(row);
-    }
-    return out;
+    return this.watched(() => {
+      // Row by row, so the whole table is never held twice (as rows and as what they become).
+      const rows = this.db
+        .prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE root IN (${roots.map(() => '?').join(',')})`)
+        .iterate(...roots) as IterableIterator<Row>;
+      const out: StoredFile[] = [];
+      for (const r of rows) {
+        const row = storedRow(r);
+        if (row) out.push(row);
+      }
+      return out;
+    });
   }
 
   /** Whether the index knows no transcript yet (a first run, or one after it was rebuilt). */
   isEmpty(): boolean {
     try {
-      return this.db.prepare('SELECT 1 FROM files LIMIT 1').get() === undefined;
+      return this.watched(() => this.db.prepare('SELECT 1 FROM files LIMIT 1').get() === undefined);
     } catch {
       return true;
     }
@@ -246,35 +330,42 @@ export class IndexStore {
 
   /** The stored rows of these paths (those the index has). */
   loadPaths(paths: readonly string[]): Map<string, StoredFile> {
-    const get = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE path = ?`);
-    const out = new Map<string, StoredFile>();
-    for (const path of paths) {
-      const r = get.get(path) as Row | undefined;
-      const row = r ? storedRow(r) : null;
-      if (row) out.set(path, row);
-    }
-    return out;
+    return this.watched(() => {
+      const get = this.db.prepare(`SELECT ${ROW_COLUMNS} FROM files WHERE path = ?`);
+      const out = new Map<string, StoredFile>();
+      for (const path of paths) {
+        const r = get.get(path) as Row | undefined;
+        const row = r ? storedRow(r) : null;
+        if (row) out.set(path, row);
+      }
+      return out;
+    });
   }
 
   /** The parser state stored for `path`, to continue reading it from its offset. */
   carryOf(path: string): unknown {
-    const row = this.db.prepare('SELECT carry FROM files WHERE path = ?').get(path) as
-      | { carry: string }
-      | undefined;
+    const row = this.watched(
+      () =>
+        this.db.prepare('SELECT carry FROM files WHERE path = ?').get(path) as { carry: string } | undefined,
+    );
     return row ? (JSON.parse(row.carry) as unknown) : null;
   }
 
   /** Every cached price (a few hundred entries at most). */
   loadPrices(): Map<string, string> {
-    const rows = this.db.prepare('SELECT key, value FROM prices').all() as { key: string; value: string }[];
+    const rows = this.watched(
+      () => this.db.prepare('SELECT key, value FROM prices').all() as { key: string; value: string }[],
+    );
     return new Map(rows.map((r) => [r.key, r.value]));
   }
 
   savePrices(entries: Iterable<[string, string]>): void {
-    const put = this.db.prepare('INSERT OR REPLACE INTO prices (key, value) VALUES (?, ?)');
-    this.db.transaction(() => {
-      for (const [k, v] of entries) put.run(k, v);
-    })();
+    this.watched(() => {
+      const put = this.db.prepare('INSERT OR REPLACE INTO prices (key, value) VALUES (?, ?)');
+      this.db.transaction(() => {
+        for (const [k, v] of entries) put.run(k, v);
+      })();
+    });
   }
 
   /** Record fresh parses and files that disappeared, in one transaction. */
@@ -283,52 +374,54 @@ export class IndexStore {
     deleted: readonly string[],
   ): void {
     const now = Date.now();
-    this.db
-      .transaction(() => {
-        for (const p of parsed) {
-          const l = p.result.ledger;
-          this.upsert.run({
-            path: p.file.path,
-            provider: p.file.provider,
-            root: p.file.root,
-            session_hint: p.file.sessionHint,
-            role: p.file.role,
-            parser: p.parser,
-            size: p.result.size,
-            mtime_ms: p.result.mtimeMs,
-            ino: p.result.ino,
-            offset: p.result.offset,
-            pending: p.result.pendingBytes,
-            tail_hash: p.tailHash,
-            facts: JSON.stringify(p.result.facts),
-            carry: JSON.stringify(p.result.carry ?? null),
-            models: JSON.stringify(l.models),
-            ledger: Buffer.from(l.data.buffer, l.data.byteOffset, l.data.byteLength),
-            seen_at: now,
-          });
-        }
-        for (const path of deleted) this.markDeleted.run(path);
-      })
-      .immediate();
+    const write = this.db.transaction(() => {
+      for (const p of parsed) {
+        const l = p.result.ledger;
+        this.upsert.run({
+          path: p.file.path,
+          provider: p.file.provider,
+          root: p.file.root,
+          session_hint: p.file.sessionHint,
+          role: p.file.role,
+          parser: p.parser,
+          size: p.result.size,
+          mtime_ms: p.result.mtimeMs,
+          ino: p.result.ino,
+          offset: p.result.offset,
+          pending: p.result.pendingBytes,
+          tail_hash: p.tailHash,
+          facts: JSON.stringify(p.result.facts),
+          carry: JSON.stringify(p.result.carry ?? null),
+          models: JSON.stringify(l.models),
+          ledger: Buffer.from(l.data.buffer, l.data.byteOffset, l.data.byteLength),
+          seen_at: now,
+        });
+      }
+      for (const path of deleted) this.markDeleted.run(path);
+    });
+    this.watched(() => write.immediate());
   }
 
-  /** What the last build in `scope` saw and found, or null when nothing is kept for it. */
   /**
    * Run `read` on one consistent view of the index (a read transaction): what it reads of a scope in
    * several statements cannot mix two cctops' writes.
    */
   reading<T>(read: () => T): T {
-    return this.db.transaction(read).deferred();
+    return this.watched(() => this.db.transaction(read).deferred());
   }
 
+  /** What the last build in `scope` saw and found, or null when nothing is kept for it. */
   keptScope(scope: string): (KeptScope & { keptAt: number; usedAt: number }) | null {
     // Kept sessions only save time: anything wrong with them means building again, never failing.
     try {
-      const row = this.db
-        .prepare('SELECT digest, hour_start, problems, kept_at, used_at FROM scopes WHERE scope = ?')
-        .get(scope) as
-        | { digest: string; hour_start: number; problems: string; kept_at: number; used_at: number }
-        | undefined;
+      const row = this.watched(
+        () =>
+          this.db
+            .prepare('SELECT digest, hour_start, problems, kept_at, used_at FROM scopes WHERE scope = ?')
+            .get(scope) as
+            | { digest: string; hour_start: number; problems: string; kept_at: number; used_at: number }
+            | undefined,
+      );
       if (!row) return null;
       return {
         digest: row.digest,
@@ -346,9 +439,12 @@ export class IndexStore {
   keptSessions(scope: string): KeptSessions | null {
     let row: { docs: Buffer; crc: number; spans: Buffer; heads: string; rest: string } | undefined;
     try {
-      row = this.db
-        .prepare('SELECT docs, crc, spans, heads, rest FROM scopes WHERE scope = ?')
-        .get(scope) as typeof row;
+      row = this.watched(
+        () =>
+          this.db
+            .prepare('SELECT docs, crc, spans, heads, rest FROM scopes WHERE scope = ?')
+            .get(scope) as typeof row,
+      );
     } catch {
       return null;
     }
@@ -368,45 +464,47 @@ export class IndexStore {
    * forgotten, least recently used first.
    */
   keep(scope: string, kept: KeptScope, sessions: KeptSessions, inputs: KeptInputs, nowMs: number): void {
-    this.db
-      .transaction(() => {
-        this.db
-          .prepare(
-            `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, heads, rest, files,
-              keys, masks, summaries, kept_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            scope,
-            kept.digest,
-            kept.hourStart,
-            JSON.stringify(kept.problems),
-            sessions.docs,
-            sessions.crc,
-            bytesOf(sessions.spans),
-            sessions.heads,
-            sessions.rest,
-            JSON.stringify(inputs.files.map(fileRow)),
-            bytesOf(inputs.keys),
-            bytesOf(inputs.masks),
-            JSON.stringify(inputs.summaries),
-            nowMs,
-            nowMs,
-          );
-        this.db
-          .prepare(
-            'DELETE FROM scopes WHERE scope IN (SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?)',
-          )
-          .run(MAX_KEPT_SCOPES);
-      })
-      .immediate();
+    const write = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO scopes (scope, digest, hour_start, problems, docs, crc, spans, heads, rest, files,
+            keys, masks, summaries, kept_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          scope,
+          kept.digest,
+          kept.hourStart,
+          JSON.stringify(kept.problems),
+          sessions.docs,
+          sessions.crc,
+          bytesOf(sessions.spans),
+          sessions.heads,
+          sessions.rest,
+          JSON.stringify(inputs.files.map(fileRow)),
+          bytesOf(inputs.keys),
+          bytesOf(inputs.masks),
+          JSON.stringify(inputs.summaries),
+          nowMs,
+          nowMs,
+        );
+      this.db
+        .prepare(
+          'DELETE FROM scopes WHERE scope IN (SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?)',
+        )
+        .run(MAX_KEPT_SCOPES);
+    });
+    this.watched(() => write.immediate());
   }
 
   /** What the last build in `scope` decided across files, or null when damaged or absent. */
   keptInputs(scope: string): KeptInputs | null {
     try {
-      const row = this.db
-        .prepare('SELECT files, keys, masks, summaries FROM scopes WHERE scope = ?')
-        .get(scope) as { files: string; keys: Buffer; masks: Buffer; summaries: string } | undefined;
+      const row = this.watched(
+        () =>
+          this.db.prepare('SELECT files, keys, masks, summaries FROM scopes WHERE scope = ?').get(scope) as
+            | { files: string; keys: Buffer; masks: Buffer; summaries: string }
+            | undefined,
+      );
       if (!row || row.keys.byteLength % 12 !== 0) return null;
       const keys = words(row.keys, Uint32Array);
       const rows = JSON.parse(row.files) as FileRow[];
@@ -430,33 +528,36 @@ export class IndexStore {
   ): void {
     // Only over the very build these sessions were moved from: another cctop may have kept a newer
     // one meanwhile, which must not be overwritten by older sessions.
-    this.db
-      .prepare(
-        `UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ?
-          WHERE scope = ? AND digest = ? AND hour_start = ? AND kept_at = ?`,
-      )
-      .run(
-        hourStart,
-        sessions.docs,
-        sessions.crc,
-        bytesOf(sessions.spans),
-        sessions.heads,
-        sessions.rest,
-        nowMs,
-        scope,
-        from.digest,
-        from.hourStart,
-        from.keptAt,
-      );
+    this.watched(() =>
+      this.db
+        .prepare(
+          `UPDATE scopes SET hour_start = ?, docs = ?, crc = ?, spans = ?, heads = ?, rest = ?, used_at = ?
+            WHERE scope = ? AND digest = ? AND hour_start = ? AND kept_at = ?`,
+        )
+        .run(
+          hourStart,
+          sessions.docs,
+          sessions.crc,
+          bytesOf(sessions.spans),
+          sessions.heads,
+          sessions.rest,
+          nowMs,
+          scope,
+          from.digest,
+          from.hourStart,
+          from.keptAt,
+        ),
+    );
   }
 
   /** Mark a scope used, so a busy one is not the next forgotten. */
   touchScope(scope: string, nowMs: number): void {
-    this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(nowMs, scope);
+    this.watched(() => this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(nowMs, scope));
   }
 
+  /** Close the connection (again is harmless). */
   close(): void {
-    this.db.close();
+    if (this.db.open) this.db.close();
   }
 }
 
@@ -497,5 +598,64 @@ const bytesOf = (a: Uint32Array | Int32Array | Uint8Array): Buffer =>
 class NewerIndex extends Error {
   constructor(readonly version: number) {
     super(`schema ${version}`);
+  }
+}
+
+/** The notice for a cache directory that cannot hold the index. */
+function unusableDir(dir: string, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EEXIST'
+      ? 'it is a file, not a directory'
+      : code === 'ENOTDIR'
+        ? 'a part of its path is a file'
+        : describeFsError(err);
+  return `the cache directory ${dir} cannot be used (${why}); reading without the index (set CCTOP_CACHE_DIR to a directory cctop can write)`;
+}
+
+/** The notice for an index that cannot be opened for a reason other than damage. */
+function cannotUse(path: string, err: unknown): string {
+  return `the index at ${path} cannot be used (${describeFsError(err)}); reading without it`;
+}
+
+/**
+ * Rename the damaged index at `path` (and its `-wal` and `-shm`) to `<path>.corrupt-<time>`, keeping
+ * the newest `MAX_DAMAGED_KEPT`; says what it did. Leaves `path` alone when it is no longer the file
+ * found damaged (`ino`): another cctop moved it first. Throws when it can be neither moved nor removed.
+ */
+function setAside(path: string, ino: number | null): string {
+  const now = statSync(path, { throwIfNoEntry: false });
+  if (now === undefined || (ino !== null && now.ino !== ino)) return 'another cctop had already replaced it';
+  const aside = `${path}${DAMAGED_SUFFIX}${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    renameSync(path, aside);
+  } catch {
+    // A folder that lets us write but not rename (rare): the damaged index can only be removed.
+    for (const c of ['', ...COMPANIONS]) rmSync(path + c, { force: true });
+    return 'removed it';
+  }
+  for (const c of COMPANIONS) {
+    try {
+      renameSync(path + c, aside + c);
+    } catch {
+      rmSync(path + c, { force: true });
+    }
+  }
+  pruneDamaged(path);
+  return `moved it to ${basename(aside)}`;
+}
+
+/** Remove all but the newest `MAX_DAMAGED_KEPT` damaged copies of the index at `path`. */
+function pruneDamaged(path: string): void {
+  const dir = dirname(path);
+  const prefix = basename(path) + DAMAGED_SUFFIX;
+  try {
+    const copies = readdirSync(dir)
+      .filter((n) => n.startsWith(prefix) && !COMPANIONS.some((c) => n.endsWith(c)))
+      .sort();
+    for (const old of copies.slice(0, Math.max(0, copies.length - MAX_DAMAGED_KEPT)))
+      for (const c of ['', ...COMPANIONS]) rmSync(join(dir, old + c), { force: true });
+  } catch {
+    // Only disk space suffers: the next rebuild tries again.
   }
 }

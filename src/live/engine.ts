@@ -23,10 +23,10 @@ import { unsupported } from '../model/conversation.js';
 import type { Plan, SessionDoc, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { PriceBook, type PriceCache } from '../model/pricing.js';
-import type { ProblemLog } from '../model/problems.js';
+import type { Problem, ProblemLog } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
-import { providerById } from '../providers/index.js';
+import { conversationOf, providerById } from '../providers/index.js';
 import type { Env } from '../providers/types.js';
 import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
@@ -56,6 +56,8 @@ export interface LiveOptions {
 export interface LiveEvents {
   update: [SessionDocument];
   error: [Error];
+  /** Something about the index the user should hear once (it was rebuilt, or is not used). */
+  notice: [string];
 }
 
 export class LiveSessions extends EventEmitter<LiveEvents> {
@@ -75,6 +77,8 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
   private stopped = true;
   /** Watches the transcripts' directories while `start()`ed, so quiet passes cost nothing. */
   private readonly watch = new DirectoryWatch();
+  /** What went wrong with the index in this process, listed in every document built. */
+  private readonly indexProblems: Problem[] = [];
 
   constructor(private readonly o: LiveOptions) {
     super();
@@ -88,17 +92,55 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     return this.o.now?.() ?? Date.now();
   }
 
-  /** Run `use` with the index open (or without one), closing it once `use` has finished. */
+  /**
+   * Run `use` with the index open (or without one), closing it once `use` has finished. An index
+   * found damaged while in use is moved aside and `use` runs again, once, on a new one, from scratch:
+   * what this process knew of the files came partly from the damaged one.
+   */
   private async withStore<T>(use: (store: IndexStore | null) => Promise<T>): Promise<T> {
     if (this.o.useIndex === false) return use(null);
-    const opened = IndexStore.open(cacheDir(this.o.env));
-    if (opened.kind !== 'open') return use(null);
-    try {
-      if (this.prices.size === 0) for (const [k, v] of opened.store.loadPrices()) this.prices.set(k, v);
-      return await use(opened.store);
-    } finally {
-      opened.store.close();
+    const dir = cacheDir(this.o.env);
+    const opened = IndexStore.open(dir);
+    if (opened.kind === 'bypassed') {
+      this.tell(opened.notice);
+      return use(null);
     }
+    if (opened.rebuilt !== null) this.tell(opened.rebuilt);
+    const first = await this.using(opened.store, use);
+    if (first.kind === 'done') return first.value;
+    this.known = undefined;
+    const healed = IndexStore.rebuild(dir, opened.store);
+    this.tell(healed.kind === 'open' ? (healed.rebuilt ?? 'the index was rebuilt') : healed.notice);
+    if (healed.kind === 'bypassed') return use(null);
+    const second = await this.using(healed.store, use);
+    return second.kind === 'done' ? second.value : use(null);
+  }
+
+  /** `use` on an open index, closed after; `damaged` when the index was found damaged meanwhile. */
+  private async using<T>(
+    store: IndexStore,
+    use: (store: IndexStore | null) => Promise<T>,
+  ): Promise<{ kind: 'done'; value: T } | { kind: 'damaged' }> {
+    try {
+      if (this.prices.size === 0) for (const [k, v] of store.loadPrices()) this.prices.set(k, v);
+      const value = await use(store);
+      if (store.damaged === null) return { kind: 'done', value };
+    } catch (err) {
+      if (store.damaged === null) throw err;
+    } finally {
+      store.close();
+    }
+    return { kind: 'damaged' };
+  }
+
+  /**
+   * Say once what went wrong with the index (a view may print it: `notice`), and keep it as a `cache`
+   * problem in every document this process builds.
+   */
+  private tell(notice: string): void {
+    if (this.indexProblems.some((p) => p.detail === notice)) return;
+    this.indexProblems.push({ kind: 'cache', path: cacheDir(this.o.env), count: null, detail: notice });
+    this.emit('notice', notice);
   }
 
   /**
@@ -176,6 +218,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
 
   /** The whole document, rebuilding only the sessions whose files or spend windows moved. */
   private build(files: readonly ParsedFile[], problems: ProblemLog, nowMs: number): SessionDocument {
+    for (const p of this.indexProblems) problems.add(p);
     const doc = buildDocument(
       files,
       {
@@ -239,11 +282,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
       return unsupported(
         'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
       );
-    if (!provider.conversation)
-      return unsupported(
-        provider.noConversation ?? `cctop has no conversation reader for ${provider.label} yet`,
-      );
-    return provider.conversation(session.file, o);
+    return conversationOf(provider, session.file, o);
   }
 
   /** The session's report; `log` when its transcript was already read elsewhere (a worker). */

@@ -14,7 +14,18 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../index/snapshot.js';
 import { tempDir } from '../test-support/corpus.js';
 import { listSessions, readSession } from './opencode/db.js';
-import { ABANDONED_COPY_MS, closeAll, MAX_COPY_BYTES, readOnly, toRemove } from './sqlite.js';
+import {
+  ABANDONED_COPY_MS,
+  closeAll,
+  columnsOf,
+  DB_READ_BUDGET_MS,
+  IN_BUDGET,
+  MAX_COPY_BYTES,
+  readOnly,
+  tablesOnly,
+  toRemove,
+  withinBudget,
+} from './sqlite.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 const T0 = Date.parse('2026-11-29T10:00:00Z');
@@ -325,5 +336,59 @@ describe('the copies folder stays within its bound', () => {
     expect(toRemove(entries, name('a', '2'), MB, NOW).sort()).toEqual(
       [name('a', '1'), `${name('b', '1')}.99-def.tmp-wal`].sort(),
     );
+  });
+});
+
+describe('a database built to hang its reader', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDir('cctop-hostile-'));
+  });
+  afterEach(() => {
+    closeAll();
+    cleanup();
+  });
+
+  /** An endless query: every row of it is one more row. */
+  const ENDLESS = 'WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r)';
+
+  /**
+   * A rollback-journal database (read in place) with a `session` table and a `message` view. What a
+   * whole run does with one is in `test/resilience.test.ts`, in a child process: a regression there
+   * must fail a test, not stall the run.
+   */
+  function hostile(): string {
+    const path = join(dir, 'opencode.db');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE session (id TEXT PRIMARY KEY);
+      CREATE VIEW message AS ${ENDLESS} SELECT x AS id, 's' AS session_id FROM r;`);
+    db.close();
+    return path;
+  }
+
+  it('a view where a table belongs is refused before any query, and a missing table is named', () => {
+    const db = readOnly(hostile());
+    expect(() => tablesOnly(db, ['session', 'message'])).toThrow(
+      'its `message` is a view, not a table; cctop reads only the tables an agent writes',
+    );
+    expect(() => tablesOnly(db, ['session'], ['part'])).not.toThrow();
+    expect(() => tablesOnly(db, ['session', 'part'])).toThrow('it has no `part` table');
+    // Asked for its columns, a view is no table at all: callers that check first never query it.
+    expect(columnsOf(db, 'message')).toEqual(new Set());
+    expect(columnsOf(db, 'session')).toEqual(new Set(['id']));
+  });
+
+  it('a read past its budget is stopped inside SQLite and says what the budget was', () => {
+    const db = readOnly(hostile());
+    // The endless query run by hand, checking the budget on each row it makes.
+    const endless = db.prepare(`${ENDLESS} SELECT count(*) FROM r WHERE ${IN_BUDGET}`);
+    const started = performance.now();
+    expect(() => withinBudget(() => endless.get(), 50)).toThrow(
+      "reading it took longer than 0.05 s, the budget for one read of an agent's database; it is skipped this time",
+    );
+    expect(performance.now() - started).toBeLessThan(DB_READ_BUDGET_MS);
+    // Outside a budgeted read the check always passes.
+    expect(db.prepare(`SELECT ${IN_BUDGET} AS ok`).get()).toEqual({ ok: 1 });
   });
 });

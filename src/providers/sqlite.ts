@@ -34,6 +34,20 @@
  * inode are a fingerprint of those rows that the provider computes at discovery and returns unchanged
  * from `parse`, so the index re-reads a session exactly when its rows changed.
  *
+ * A database is as untrusted as a transcript: anyone who can write a file where an agent keeps its
+ * data can put a view where a table should be, and a view can run any query, one that never ends
+ * included. So a provider reads only what `tablesOnly` confirmed to be tables (`columnsOf` sees a view
+ * as no table at all), and a read runs within a time budget (`withinBudget`) that SQLite itself
+ * enforces: each statement that may visit many rows calls `IN_BUDGET` for each row or group, which
+ * stops the statement once the budget is spent. Past it, the read is a problem, not a hang.
+ *
+ * ponytail: the budget is checked between rows, not inside one. Over real tables a row costs at most
+ * its own bytes, but a table without the index a grouped count expects is sorted whole before its
+ * first group, so a hostile database of many gigabytes can take longer than the budget; it ends.
+ * A worker thread would not do better: `Worker.terminate()` cannot stop a thread inside SQLite, and
+ * the process then cannot exit either (tried: better-sqlite3 12 offers neither
+ * `sqlite3_progress_handler` nor `sqlite3_interrupt`).
+ *
  * Not here: any query. Each provider knows its own schema (and that the schema moves between
  * releases), and asks for columns defensively.
  */
@@ -101,6 +115,76 @@ export const MAX_COPY_ATTEMPTS = 3;
  * cctop may still be writing it. An hour is far longer than copying the largest database allowed.
  */
 export const ABANDONED_COPY_MS = 60 * 60_000;
+
+/**
+ * How long one read of a harness's database may take: listing its sessions, or reading one session
+ * or its conversation. Listing an OpenCode database of 100,000 messages and 500,000 parts took 0.06 s
+ * here, and a session is a small part of that: 10 s is over a hundred times the largest read measured
+ * and still short of when a person gives up on `cctop --list`, and it turns a read that would never
+ * end (a view over an endless query) into a problem.
+ */
+export const DB_READ_BUDGET_MS = 10_000;
+
+/**
+ * The SQL that keeps a statement within the budget: true while time is left, an error once it is
+ * spent. Put where SQLite evaluates it for each row or group (`WHERE`, `HAVING`) of a statement that
+ * may visit many.
+ */
+export const IN_BUDGET = 'cctop_in_budget()';
+
+/** When the read under way must stop (a monotonic time in ms); none outside `withinBudget`. */
+let deadline = Number.POSITIVE_INFINITY;
+
+/** Thrown by `IN_BUDGET` inside SQLite, which stops the statement and hands it back. */
+class OverBudget extends Error {}
+
+/**
+ * Run `read` (which queries through `readOnly` connections) within `budgetMs`. Past it, the statement
+ * under way stops and this throws an error that says so. A read inside another keeps the outer budget.
+ */
+export function withinBudget<T>(read: () => T, budgetMs = DB_READ_BUDGET_MS): T {
+  if (deadline !== Number.POSITIVE_INFINITY) return read();
+  deadline = performance.now() + budgetMs;
+  try {
+    return read();
+  } catch (err) {
+    if (err instanceof OverBudget)
+      throw new Error(
+        `reading it took longer than ${budgetMs / 1000} s, the budget for one read of an agent's database; it is skipped this time`,
+      );
+    throw err;
+  } finally {
+    deadline = Number.POSITIVE_INFINITY;
+  }
+}
+
+function inBudget(): 1 {
+  if (performance.now() > deadline) throw new OverBudget('over budget');
+  return 1;
+}
+
+/**
+ * Refuse to read `db` unless each of `required` is a table, and each of `optional` a table or absent.
+ * A view (or anything else by that name) makes the whole database a problem: it is not what the
+ * agent wrote, and it could run any query.
+ */
+export function tablesOnly(
+  db: Database,
+  required: readonly string[],
+  optional: readonly string[] = [],
+): void {
+  const kindOf = db.prepare('SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE');
+  for (const name of [...required, ...optional]) {
+    const kind = (kindOf.get(name) as { type: string } | undefined)?.type;
+    if (kind === undefined && optional.includes(name)) continue;
+    if (kind === 'table') continue;
+    throw new Error(
+      kind === undefined
+        ? `it has no \`${name}\` table`
+        : `its \`${name}\` is a ${kind}, not a table; cctop reads only the tables an agent writes`,
+    );
+  }
+}
 
 /** The database header up to its file format bytes: 18 (write version) and 19 (read version). */
 const HEADER_BYTES = 20;
@@ -350,6 +434,7 @@ function makeRoom(dir: string, keep: string, incoming: number): void {
 function guarded(db: Database): Database {
   try {
     db.pragma('query_only = ON');
+    db.function('cctop_in_budget', { deterministic: false, directOnly: true }, inBudget);
   } catch (err) {
     db.close();
     throw err;
@@ -363,9 +448,17 @@ export function closeAll(): void {
   open.clear();
 }
 
-/** The columns a table has, or an empty set when it does not exist (schemas move between releases). */
+/**
+ * The columns a table has, or an empty set when it does not exist (schemas move between releases). A
+ * view is not a table: its columns are not listed, so a caller asking before it reads treats it as
+ * absent.
+ */
 export function columnsOf(db: Database, table: string): Set<string> {
   try {
+    const kind = db.prepare('SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE').get(table) as
+      | { type: string }
+      | undefined;
+    if (kind?.type !== 'table') return new Set();
     const rows = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table) as { name: string }[];
     return new Set(rows.map((r) => r.name));
   } catch {

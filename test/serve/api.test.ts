@@ -293,7 +293,9 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
       const res = await get(s.port, `/api/chat/${LONG_CODEX}/markdown`);
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
-      expect(res.headers['content-disposition']).toBe(`attachment; filename="${LONG_CODEX}.md"`);
+      expect(res.headers['content-disposition']).toBe(
+        `attachment; filename="${LONG_CODEX}.md"; filename*=UTF-8''${LONG_CODEX}.md`,
+      );
       expect(res.body).toMatch(/^# /);
       expect(res.body).toContain(`session \`${LONG_CODEX}\``);
     });

@@ -9,15 +9,19 @@
  * the facts need (`json_extract`) rather than the rows: a part's `data` holds whole tool outputs and
  * file contents, megabytes the facts never look at.
  *
+ * Only tables are read (`TABLES`): a database whose `message` is a view is refused whole, since a view
+ * can run any query. Each read runs within `DB_READ_BUDGET_MS`, checked by SQLite row by row
+ * (`IN_BUDGET`), and is otherwise a problem on the session (see `../sqlite.ts`).
+ *
  * ponytail: a tool part whose status changes in place (running → completed) without a new row or a
  * newer message is seen at the session's next change, which OpenCode makes when the step ends.
  */
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
-import { columnsOf, type Database, readOnly } from '../sqlite.js';
+import { columnsOf, type Database, IN_BUDGET, readOnly, tablesOnly, withinBudget } from '../sqlite.js';
 import { type ChatMessage, type ChatPart, MAX_INPUT_CHARS } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
-import { MAX_NESTING } from './place.js';
+import { MAX_NESTING, TABLES } from './place.js';
 import {
   callFailed,
   messageFrom,
@@ -30,6 +34,13 @@ import {
 import { MAX_PARTS_PER_MESSAGE } from './storage.js';
 
 export { DATABASE_NAME, listSessions, type SessionFingerprint } from './place.js';
+
+/** A connection to the OpenCode database at `path`, once its tables are known to be tables. */
+function tablesOf(path: string): Database {
+  const db = readOnly(path);
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  return db;
+}
 
 const parseJson = (v: unknown): unknown => {
   if (typeof v !== 'string') return v;
@@ -54,7 +65,7 @@ function messagesOf(db: Database, session: string): OpenCodeMessage[] {
         json_extract(data, '$.error') AS error,
         json_extract(data, '$.finish') AS finish,
         json_extract(data, '$.path.cwd') AS cwd
-      FROM message WHERE session_id = ? ORDER BY id`,
+      FROM message WHERE session_id = ? AND ${IN_BUDGET} ORDER BY id`,
     )
     .all(session) as Record<string, unknown>[];
   const out: OpenCodeMessage[] = [];
@@ -87,7 +98,7 @@ function partsOf(db: Database, session: string): OpenCodePart[] {
         json_extract(data, '$.state.metadata.exit') AS exit,
         json_extract(data, '$.tokens') AS tokens,
         json_extract(data, '$.cost') AS cost
-      FROM part WHERE session_id = ?
+      FROM part WHERE session_id = ? AND ${IN_BUDGET}
         AND json_extract(data, '$.type') IN ('tool', 'step-finish', 'compaction')`,
     )
     .all(session) as Record<string, unknown>[];
@@ -113,7 +124,7 @@ function firstPromptOf(db: Database, messages: OpenCodeMessage[]): string | null
   const row = db
     .prepare(
       `SELECT substr(json_extract(data, '$.text'), 1, 4096) AS text FROM part
-      WHERE message_id = ? AND json_extract(data, '$.type') = 'text'
+      WHERE message_id = ? AND ${IN_BUDGET} AND json_extract(data, '$.type') = 'text'
         AND coalesce(json_extract(data, '$.synthetic'), 0) = 0
       ORDER BY id LIMIT 1`,
     )
@@ -123,13 +134,17 @@ function firstPromptOf(db: Database, messages: OpenCodeMessage[]): string | null
 
 /** One session's rows, or null when the session is gone. */
 export function readSession(path: string, id: string): OpenCodeRows | null {
-  const db = readOnly(path);
-  const row = db.prepare('SELECT * FROM session WHERE id = ?').get(id) as JsonObject | undefined;
-  const session = row ? sessionFrom(row) : null;
-  if (!session) return null;
-  const messages = messagesOf(db, id);
-  const parts = columnsOf(db, 'part').has('session_id') ? partsOf(db, id) : [];
-  return { session, messages, parts, firstPrompt: firstPromptOf(db, messages) };
+  return withinBudget(() => {
+    const db = tablesOf(path);
+    const row = db.prepare(`SELECT * FROM session WHERE id = ? AND ${IN_BUDGET}`).get(id) as
+      | JsonObject
+      | undefined;
+    const session = row ? sessionFrom(row) : null;
+    if (!session) return null;
+    const messages = messagesOf(db, id);
+    const parts = columnsOf(db, 'part').has('session_id') ? partsOf(db, id) : [];
+    return { session, messages, parts, firstPrompt: firstPromptOf(db, messages) };
+  });
 }
 
 /** A part row of the conversation: each text field cut by SQLite before it reaches JavaScript. */
@@ -183,8 +198,17 @@ export function readChat(
   session: string,
   each: (m: ChatMessage, parts: Iterable<ChatPart>) => void,
 ): boolean {
-  const db = readOnly(path);
-  if (db.prepare('SELECT 1 FROM session WHERE id = ?').get(session) === undefined) return false;
+  return withinBudget(() => readChatRows(path, session, each));
+}
+
+function readChatRows(
+  path: string,
+  session: string,
+  each: (m: ChatMessage, parts: Iterable<ChatPart>) => void,
+): boolean {
+  const db = tablesOf(path);
+  if (db.prepare(`SELECT 1 FROM session WHERE id = ? AND ${IN_BUDGET}`).get(session) === undefined)
+    return false;
   const messages = db
     .prepare(
       `SELECT id,
@@ -194,7 +218,7 @@ export function readChat(
         json_extract(data, '$.tokens') AS tokens,
         substr(coalesce(json_extract(data, '$.error.data.message'), json_extract(data, '$.error.message')), 1, ?) AS errorMessage,
         json_type(data, '$.summary') AS summary
-      FROM message WHERE session_id = ? ORDER BY id`,
+      FROM message WHERE session_id = ? AND ${IN_BUDGET} ORDER BY id`,
     )
     .all(MAX_TEXT_CHARS, session) as Record<string, unknown>[];
   const partsOfMessage = db.prepare(
@@ -217,7 +241,7 @@ export function readChat(
       json_extract(data, '$.state.time.start') AS ranFrom,
       json_extract(data, '$.state.time.end') AS ranTo,
       json_extract(data, '$.tokens') AS tokens
-    FROM part WHERE message_id = @message ORDER BY id LIMIT @limit`,
+    FROM part WHERE message_id = @message AND ${IN_BUDGET} ORDER BY id LIMIT @limit`,
   );
   for (const r of messages) {
     if (typeof r.id !== 'string') continue;
@@ -271,14 +295,16 @@ export function readChat(
 
 /** Whether `child` is a session under `parent` (directly, or through nested tasks). */
 export function isChildOf(path: string, child: string, parent: string): boolean {
-  const db = readOnly(path);
-  const up = db.prepare('SELECT parent_id AS parent FROM session WHERE id = ?');
-  let at = child;
-  for (let i = 0; i < MAX_NESTING; i++) {
-    const row = up.get(at) as { parent: unknown } | undefined;
-    if (row === undefined || typeof row.parent !== 'string') return false;
-    if (row.parent === parent) return true;
-    at = row.parent;
-  }
-  return false;
+  return withinBudget(() => {
+    const db = tablesOf(path);
+    const up = db.prepare(`SELECT parent_id AS parent FROM session WHERE id = ? AND ${IN_BUDGET}`);
+    let at = child;
+    for (let i = 0; i < MAX_NESTING; i++) {
+      const row = up.get(at) as { parent: unknown } | undefined;
+      if (row === undefined || typeof row.parent !== 'string') return false;
+      if (row.parent === parent) return true;
+      at = row.parent;
+    }
+    return false;
+  });
 }

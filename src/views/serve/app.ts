@@ -18,6 +18,7 @@ import type { Answers } from './answers.js';
 import type { Assets } from './assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
+import { attachment } from './download.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { EventHub } from './sse.js';
@@ -289,11 +290,8 @@ export function createApp(d: AppDeps): Hono<Env> {
     const s = found.session;
     const md = renderMarkdown(s, d.live.conversation(s, { before: before.value, agent: agent.value }));
     c.header('Cache-Control', 'no-store');
-    // The id has been checked against a plain character set: safe inside the quoted file name.
-    c.header(
-      'Content-Disposition',
-      `attachment; filename="${s.id}${agent.value ? `-${agent.value}` : ''}.md"`,
-    );
+    // The session's own id, not the one in the URL: any characters a transcript gave it.
+    c.header('Content-Disposition', attachment(`${s.id}${agent.value ? `-${agent.value}` : ''}`, 'md'));
     return c.body(md, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
 

@@ -8,7 +8,7 @@
  * bad argument (including `--no-token` off loopback), 1 when it cannot listen or read its token file.
  */
 
-import { processAnnotator } from '../../live/annotate.js';
+import { processAnnotator, withoutProcesses } from '../../live/annotate.js';
 import { MIN_DELAY_MS } from '../../live/engine.js';
 import { demoEnv } from '../cli/demo.js';
 import type { Io } from '../cli/main.js';
@@ -58,7 +58,7 @@ export interface ServeArgs {
 
 /** The options a `cctop serve` command line asks for, or null for --help (throws UsageError on a bad one). */
 export function serveOptions(args: string[], io: Io): ServeArgs | null {
-  const { values, positionals } = parse(args, FLAGS);
+  const { values, positionals } = parse(args, FLAGS, 'serve');
   if (values.help) return null;
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals[0]})`);
   const common = commonOptions(values);
@@ -92,7 +92,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
   return {
     options: {
       env: common.demo ? demoEnv(io.env) : io.env,
-      ...(common.demo ? {} : { annotate: processAnnotator() }),
+      annotate: common.demo ? withoutProcesses() : processAnnotator(),
       plan: common.plan,
       providers: common.providers,
       timeZone: common.timeZone,

@@ -108,6 +108,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     published = { json: JSON.stringify(doc), tag: `${run}.${live.version}` };
     hub.publish(published.json, published.tag);
   });
+  // The index rebuilt, or not usable this run: said once; the dashboard lists it with the problems.
+  live.on('notice', (notice) => process.stderr.write(`cctop serve: ${notice}\n`));
   let lastError = '';
   live.on('error', (err) => {
     // A refresh that fails keeps the last picture on screen; say so once per distinct failure.

@@ -5,8 +5,22 @@
  * O_EXCL (never over something already there), and an existing one is used only if it is a plain
  * file, owned by this user and closed to everyone else. It is opened with O_NOFOLLOW and checked
  * through the open descriptor, so a symlink swapped in between the check and the read is refused.
+ *
+ * Nothing here may block: opening a FIFO for reading waits for a writer, forever if none comes, and
+ * opening a device can act on it. So the path is looked at first (lstat) and only a plain file is
+ * opened, with O_NONBLOCK in case something else was swapped in since; the open descriptor must then
+ * be that same plain file.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  type Stats,
+  writeSync,
+} from 'node:fs';
 import { newToken, TOKEN_SHAPE } from './auth.js';
 
 /** A token file holds one token and a newline; anything larger is not a token file. */
@@ -31,20 +45,34 @@ function create(path: string): string {
   return token;
 }
 
+const symlink = (path: string) =>
+  new TokenFileError(`${path} is a symlink; a token file must be a plain file (remove it to start afresh)`);
+
+/** What `path` is, in words, when it is not a plain file. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a named pipe';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a plain file';
+}
+
 function readExisting(path: string): string {
+  const seen = lstatSync(path);
+  if (seen.isSymbolicLink()) throw symlink(path);
+  if (!seen.isFile()) throw new TokenFileError(`${path} is not a plain file (${kindOf(seen)})`);
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
-      throw new TokenFileError(
-        `${path} is a symlink; a token file must be a plain file (remove it to start afresh)`,
-      );
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw symlink(path);
     throw err;
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) throw new TokenFileError(`${path} is not a plain file`);
+    if (!st.isFile()) throw new TokenFileError(`${path} is not a plain file (${kindOf(st)})`);
+    if (st.dev !== seen.dev || st.ino !== seen.ino)
+      throw new TokenFileError(`${path} was replaced while it was read; try again`);
     const me = uid();
     if (me !== null && st.uid !== me)
       throw new TokenFileError(
@@ -66,13 +94,23 @@ function readExisting(path: string): string {
   }
 }
 
+/** `readExisting`, with any failure said as a token-file error (it vanished, it may not be read). */
+function readOrSay(path: string): string {
+  try {
+    return readExisting(path);
+  } catch (err) {
+    if (err instanceof TokenFileError) throw err;
+    throw new TokenFileError(`cannot read ${path}: ${(err as Error).message}`);
+  }
+}
+
 /** The token in `path`, creating the file with a new one when there is none. */
 export function tokenFromFile(path: string): { token: string; created: boolean } {
   try {
     return { token: create(path), created: true };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ELOOP') return { token: readExisting(path), created: false };
+    if (code === 'EEXIST' || code === 'ELOOP') return { token: readOrSay(path), created: false };
     if (err instanceof TokenFileError) throw err;
     throw new TokenFileError(`cannot create ${path}: ${(err as Error).message}`);
   }
