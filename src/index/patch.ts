@@ -63,6 +63,9 @@ const FILE_PROBLEMS: ReadonlySet<ProblemKind> = new Set([
   'oversized-lines',
   'inconsistent-usage',
   'partial-line',
+  // A main file's window lookup that failed (see `fileProblems` in sessions.ts).
+  'unreadable',
+  'vanished',
 ]);
 
 export interface PatchInput {

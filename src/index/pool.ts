@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { later } from '../later.js';
-import { describeFsError, type ProblemLog } from '../model/problems.js';
+import type { ProblemLog } from '../model/problems.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import type { Reply, Task } from './worker.js';
 
@@ -31,10 +31,6 @@ function toRead(t: ParseTask): number {
   return Math.max(0, t.file.size - (t.previous?.offset ?? 0));
 }
 
-function failed(problems: ProblemLog, file: SourceFile, code: string | null, detail: string): void {
-  problems.add({ kind: code === 'ENOENT' ? 'vanished' : 'unreadable', path: file.path, count: null, detail });
-}
-
 async function parseInline(
   tasks: readonly ParseTask[],
   problems: ProblemLog,
@@ -43,13 +39,12 @@ async function parseInline(
   // that answers from the index reads nothing and should not pay for loading them.
   if (tasks.length === 0) return [];
   const { providerById } = await import('../providers/index.js');
+  const { readSource } = await import('../providers/fence.js');
   return tasks.map((t) => {
-    try {
-      return providerById(t.file.provider).parse(t.file, t.previous);
-    } catch (err) {
-      failed(problems, t.file, (err as NodeJS.ErrnoException).code ?? null, describeFsError(err));
-      return null;
-    }
+    const read = readSource(providerById(t.file.provider), t.file, t.previous);
+    if (read.kind === 'answered') return read.value;
+    problems.add(read.problem);
+    return null;
   });
 }
 
@@ -106,7 +101,7 @@ export async function parseMany(
             inFlight--;
             for (const r of replies) {
               if (r.ok) results[r.id] = r.result;
-              else failed(problems, tasks[r.id]!.file, r.code, r.detail);
+              else problems.add(r.problem);
             }
             feed();
           });

@@ -62,12 +62,18 @@ describe('bad input', () => {
     expect(codex.lines).toBe(3);
   });
 
-  it('garbage lines are counted and sampled; the good lines of the same file still count', () => {
+  it('garbage lines are counted and located; the good lines of the same file still count', () => {
     home.write(home.claudeFile('-w', 'g.jsonl'), `not json\n${good('g')}{"truncated":\n[1,2,3]\n`);
     const { doc, parsed } = scan();
     expect(doc.sessions[0]!.tokens.output).toBe(2);
     expect(parsed[0]!.result.facts.badLines).toBe(3);
-    expect(doc.problems).toContainEqual(expect.objectContaining({ kind: 'bad-lines', count: 3 }));
+    expect(doc.problems).toContainEqual(
+      expect.objectContaining({
+        kind: 'bad-lines',
+        count: 3,
+        detail: '3 of 4 lines could not be read; the first, line 1, is not a JSON object',
+      }),
+    );
   });
 
   it('a truncated last line is left unread and reported once the file has gone quiet', () => {

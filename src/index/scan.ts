@@ -7,9 +7,10 @@
  * Only `parseAll` needs them, and its caller passes them in.
  */
 import type { ProviderId } from '../model/facts.js';
-import { describeFsError, type ProblemLog } from '../model/problems.js';
+import type { ProblemLog } from '../model/problems.js';
+import { discoverSources, readSource } from '../providers/fence.js';
 import { PLACE_LIST } from '../providers/places.js';
-import type { Env, Provider, ProviderPlace, Root, SourceFile } from '../providers/types.js';
+import type { Env, Provider, ProviderPlace, SourceFile } from '../providers/types.js';
 import type { ParsedFile } from './sessions.js';
 
 export interface RootReport {
@@ -32,8 +33,8 @@ export function discoverAll(env: Env, providers: readonly ProviderPlace[], probl
   const roots: RootReport[] = [];
   const files: SourceFile[] = [];
   for (const p of providers) {
-    const rs: Root[] = p.roots(env);
-    const found = p.discover(rs, problems);
+    // A harness whose discovery throws loses its own files, and says so; the others are found.
+    const { roots: rs, files: found } = discoverSources(p, env, problems);
     const counts = new Map<string, number>();
     for (const f of found) counts.set(f.root, (counts.get(f.root) ?? 0) + 1);
     for (const r of rs) {
@@ -60,17 +61,9 @@ export function parseAll(
   for (const file of files) {
     const provider = byId.get(file.provider);
     if (!provider) continue;
-    try {
-      out.push({ file, result: provider.parse(file, null) });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problems.add({
-        kind: code === 'ENOENT' ? 'vanished' : 'unreadable',
-        path: file.path,
-        count: null,
-        detail: describeFsError(err),
-      });
-    }
+    const read = readSource(provider, file, null);
+    if (read.kind === 'answered') out.push({ file, result: read.value });
+    else problems.add(read.problem);
   }
   return out;
 }

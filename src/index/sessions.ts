@@ -15,12 +15,14 @@ import {
   type SessionDocument,
 } from '../model/document.js';
 import type { FileFacts, ProviderId, ToolTally } from '../model/facts.js';
+import { BAD_LINE_REASON } from '../model/json.js';
 import type { PriceBook } from '../model/pricing.js';
 import type { Problem, ProblemLog } from '../model/problems.js';
 import { stateNow } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
+import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { placeById } from '../providers/places.js';
-import type { Env, ParseResult, SourceFile } from '../providers/types.js';
+import type { Env, ParseResult, SourceFile, WindowQuery } from '../providers/types.js';
 import { type KeptProblem, sortSessions } from './built.js';
 
 export interface ParsedFile {
@@ -141,6 +143,18 @@ export function addProblem(
   if (after === null || nowMs > after) problems.add(problem);
 }
 
+/**
+ * What `cctop doctor` says of a file's bad lines: how many, and where the first is and why. Never
+ * what it says: the file may be a link to anything, and problems are printed and served.
+ */
+function badLinesDetail(f: FileFacts): string {
+  const lines = `${f.badLines} of ${f.lines} line${f.lines === 1 ? '' : 's'} could not be read`;
+  const first = f.firstBad;
+  if (first === null) return lines;
+  const where = first.file === null ? `line ${first.line}` : `line ${first.line} of ${first.file}`;
+  return `${lines}; the first, ${where}, ${BAD_LINE_REASON[first.reason]}`;
+}
+
 function fileProblems(p: ParsedFile, o: BuildOptions): void {
   const f = p.result.facts;
   const path = p.file.path;
@@ -151,7 +165,7 @@ function fileProblems(p: ParsedFile, o: BuildOptions): void {
       kind: 'bad-lines',
       path,
       count: f.badLines,
-      detail: `${f.badLines} of ${f.lines} lines are not JSON objects; first: ${f.badSample ?? ''}`,
+      detail: badLinesDetail(f),
     });
   }
   if (f.oversizedLines > 0) {
@@ -169,6 +183,25 @@ function fileProblems(p: ParsedFile, o: BuildOptions): void {
       count: f.inconsistentUsage,
       detail: 'token counts that do not add up (cached more than input); clamped',
     });
+  }
+  if (p.file.role === 'main') {
+    // Sizing the session reads the project's settings (Claude), found by the `cwd` the transcript
+    // names: one no file can have (a NUL, a 300-character name) or may not be entered makes that
+    // throw. Asked here, with the file's other problems, so that a full build, a patch and a run
+    // answering from the index all list it alike; the session is sized without the settings.
+    const w = sessionWindow(
+      placeById(p.file.provider),
+      {
+        model: f.mainModel,
+        used: f.context?.prompt ?? null,
+        reportedWindow: f.reportedWindow,
+        catalogueWindow: null,
+        cwd: f.cwd,
+        root: p.file.root,
+      },
+      path,
+    );
+    if (w.kind === 'failed') add(w.problem);
   }
   if (p.result.pendingBytes > 0) {
     add(
@@ -284,15 +317,17 @@ function buildSession(
   const models = [...new Set(g.files.flatMap((p) => p.result.facts.models))];
   const used = f.context?.prompt ?? null;
   const catalogue = model ? o.book.lookup(model, provider.vendor) : null;
-  const window = provider.contextWindow({
+  const q: WindowQuery = {
     model,
     used,
     reportedWindow: f.reportedWindow,
     catalogueWindow: catalogue?.kind === 'priced' ? catalogue.pricing.contextWindow : null,
     cwd: f.cwd,
     root: main.file.root,
-  });
-  const ratio = provider.compactRatio(o.env);
+  };
+  // A lookup that throws is reported with the main file's problems (`fileProblems`), every build alike.
+  const window = windowOrFallback(sessionWindow(provider, q, main.file.path), q);
+  const ratio = compactRatioOf(provider, o.env);
   const compactAt = window === null ? null : ratio === null ? window : Math.round(window * ratio);
   const summary = summaryOf(g, summaries);
   const hourStart = o.time.hourStart(o.nowMs) - 47 * 3_600_000;

@@ -3,7 +3,8 @@
  * transferred rather than copied. Runs the same provider code as an in-process scan.
  */
 import { parentPort } from 'node:worker_threads';
-import { describeFsError } from '../model/problems.js';
+import type { Problem } from '../model/problems.js';
+import { readSource } from '../providers/fence.js';
 import { providerById } from '../providers/index.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 
@@ -15,24 +16,17 @@ export interface Task {
 
 export type Reply =
   | { id: number; ok: true; result: ParseResult }
-  | { id: number; ok: false; code: string | null; detail: string };
+  | { id: number; ok: false; problem: Problem };
 
 parentPort?.on('message', (batch: Task[]) => {
   const replies: Reply[] = [];
   const transfer: ArrayBuffer[] = [];
   for (const t of batch) {
-    try {
-      const result = providerById(t.file.provider).parse(t.file, t.previous);
-      replies.push({ id: t.id, ok: true, result });
-      transfer.push(result.ledger.data.buffer as ArrayBuffer);
-    } catch (err) {
-      replies.push({
-        id: t.id,
-        ok: false,
-        code: (err as NodeJS.ErrnoException).code ?? null,
-        detail: describeFsError(err),
-      });
-    }
+    const read = readSource(providerById(t.file.provider), t.file, t.previous);
+    if (read.kind === 'answered') {
+      replies.push({ id: t.id, ok: true, result: read.value });
+      transfer.push(read.value.ledger.data.buffer as ArrayBuffer);
+    } else replies.push({ id: t.id, ok: false, problem: read.problem });
   }
   parentPort!.postMessage(replies, transfer);
 });

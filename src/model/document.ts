@@ -123,8 +123,8 @@ export type SessionLiveFields = Pick<
 >;
 
 /**
- * Fills in the process fields (running, inferred, process) of every session; returns whether anything
- * a view shows as state changed.
+ * Fills in the process fields (running, inferred, process) of every session and settles its state
+ * with them (`live/annotate.ts`); returns whether anything a view shows as state changed.
  */
 export type Annotator = (doc: { sessions: SessionLiveFields[] }) => boolean;
 

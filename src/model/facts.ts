@@ -4,6 +4,7 @@
  * Facts are plain JSON so the index can store them and a later pass can continue from them. Every
  * collection in here has a stated bound: a file is untrusted input and may be enormous.
  */
+import type { BadLineReason } from './json.js';
 import type { LiveSignal } from './state.js';
 
 export type ProviderId =
@@ -92,12 +93,18 @@ export interface FileFacts {
   aborts: number;
   /** The newest rate-limit snapshot, as the harness wrote it (Codex). */
   rateLimits: unknown;
-  /** Lines read, lines that were not JSON objects, lines over the line bound. */
+  /**
+   * Lines read, as the file numbers them (blank and oversized lines included, an unfinished last
+   * line not yet); lines that were not JSON objects; lines over the line bound.
+   */
   lines: number;
   badLines: number;
   oversizedLines: number;
-  /** The first bad line, shortened, as evidence for `cctop doctor`. */
-  badSample: string | null;
+  /**
+   * Where the first bad line is and why it is bad, for `cctop doctor`. Never its bytes: a transcript
+   * can be anything a link points at, and a problem is printed and served.
+   */
+  firstBad: BadLine | null;
   /** Requests whose usage did not add up (counted, priced as far as possible). */
   inconsistentUsage: number;
 }
@@ -128,7 +135,7 @@ export function emptyFacts(): FileFacts {
     lines: 0,
     badLines: 0,
     oversizedLines: 0,
-    badSample: null,
+    firstBad: null,
     inconsistentUsage: 0,
   };
 }
@@ -168,9 +175,25 @@ export function oneLine(s: string, max = MAX_TITLE_CHARS): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-export const BAD_SAMPLE_CHARS = 160;
+/** Where a bad line is and why it is bad. */
+export interface BadLine {
+  /** Its number in its file, from 1. */
+  line: number;
+  reason: BadLineReason;
+  /**
+   * The file it is in, when that is not the session's own file: an OpenCode message or part in the
+   * session's `storage/` tree, named from the tree.
+   */
+  file: string | null;
+}
 
-export function noteBadLine(facts: FileFacts, line: string): void {
+/** Count a bad line: `line` is its number in the file, from 1; `file` as in `BadLine`. */
+export function noteBadLine(
+  facts: FileFacts,
+  line: number,
+  reason: BadLineReason,
+  file: string | null = null,
+): void {
   facts.badLines++;
-  if (facts.badSample === null) facts.badSample = oneLine(line, BAD_SAMPLE_CHARS);
+  if (facts.firstBad === null) facts.firstBad = { line, reason, file };
 }

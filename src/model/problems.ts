@@ -35,9 +35,21 @@ export class ProblemLog {
   }
 }
 
-/** A user-facing explanation of an fs error code. */
+/**
+ * The longest error message a problem repeats. Messages of the errors a read meets (the system's,
+ * SQLite's, ours) are a line or two; a path the system quotes back can be long (4 KiB on Linux).
+ * What this protects: a problem is listed by `doctor` and served on `/api/sessions`, 500 of them.
+ */
+export const MAX_PROBLEM_DETAIL_CHARS = 300;
+
+/**
+ * A user-facing explanation of why a file or directory could not be read: the error's code and what
+ * to do about it. Never the file's content: a JSON syntax error quotes the text it choked on, so it
+ * is told as "not valid JSON" and nothing more (a transcript may be a link to a password file).
+ */
 export function describeFsError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const e = err as NodeJS.ErrnoException | null;
+  const code = e?.code;
   switch (code) {
     case 'EACCES':
     case 'EPERM':
@@ -50,7 +62,24 @@ export function describeFsError(err: unknown): string {
       return 'ENOTDIR: not a directory';
     case 'EISDIR':
       return 'EISDIR: a directory where a file was expected';
-    default:
-      return code ? `${code}: ${(err as Error).message}` : String((err as Error)?.message ?? err);
+    case 'ENAMETOOLONG':
+      return 'ENAMETOOLONG: a name in the path is longer than the file system allows';
+    case 'ERR_INVALID_ARG_VALUE':
+      // Node's word for a path holding a NUL byte, which no file can be named with.
+      return 'the path holds a NUL byte, which no file name can';
   }
+  if (err instanceof SyntaxError) return 'not valid JSON';
+  const message = oneLine(err instanceof Error ? err.message : String(err));
+  // The system's messages start with their code already ("ENOSPC: no space left on device, …").
+  const named =
+    code && !message.startsWith(code)
+      ? `${code}: ${message}`
+      : !code && err instanceof Error
+        ? `${err.name}: ${message}`
+        : message;
+  return named.length <= MAX_PROBLEM_DETAIL_CHARS
+    ? named
+    : `${named.slice(0, MAX_PROBLEM_DETAIL_CHARS - 1)}…`;
 }
+
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();

@@ -5,14 +5,14 @@
  */
 
 import { type Delta, joinText, MAX_DIFF_LINES, resultText } from '../model/conversation.js';
-import { arr, type JsonObject, obj, parseObject, str } from '../model/json.js';
+import { arr, type JsonObject, obj, parseObjectAt, str } from '../model/json.js';
 import { scanLines } from './jsonl.js';
 
 /** Feed every JSON object of a JSONL file to `each`; returns how many lines were not objects. */
 export function eachObject(path: string, each: (o: JsonObject) => void): number {
   let bad = 0;
   scanLines(path, 0, (buf, s, e, unterminated) => {
-    const o = parseObject(buf.toString('utf8', s, e));
+    const o = parseObjectAt(buf, s, e);
     if (o === null) {
       if (!unterminated) bad++;
       return false;

@@ -1,8 +1,16 @@
 /**
  * Directory listing and stat that report failures as problems instead of throwing, so one
  * unreadable directory costs its own sessions and nothing else.
+ *
+ * Which symbolic links discovery follows (docs/limits.md says the same):
+ * - a link to a directory, anywhere: the root itself (`~/.claude` kept on another disk, or in a
+ *   dotfiles repository) and any directory inside the tree. Both are common and harmless: what is
+ *   read there is still only what the harness's own names select (`*.jsonl` under `projects/`).
+ * - a link to a file, only when the file it resolves to lies under the root it was found under (the
+ *   root's own links resolved first). A transcript that leads out of the tree (to `/etc/shadow`, to
+ *   a key) is not read; a problem names the link and where it leads, never what is there.
  */
-import { type Dirent, readdirSync, type Stats, statSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
@@ -49,10 +57,14 @@ export function list(dir: string, problems: ProblemLog): Dirent[] | null {
   }
 }
 
-/** `stat` following links, or null (with a problem logged when it is more than "gone"). */
-export function statOf(path: string, problems: ProblemLog): Stats | null {
+/** `stat` following links (or `how`), or null (with a problem logged when it is more than "gone"). */
+export function statOf(
+  path: string,
+  problems: ProblemLog,
+  how: (path: string) => Stats = statSync,
+): Stats | null {
   try {
-    return statSync(path);
+    return how(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     problems.add({
@@ -65,12 +77,45 @@ export function statOf(path: string, problems: ProblemLog): Stats | null {
   }
 }
 
-/** A transcript as discovery hands it on, stat'ed now; null (the problem logged) when it is gone. */
+/**
+ * Where the link at `path` leads when that is outside `root` (both resolved), else null: the link
+ * stays inside the tree. A link that cannot be resolved throws (a loop, a dangling target).
+ */
+export function linkOutside(path: string, root: string): string | null {
+  const target = realpathSync(path);
+  const home = realpathSync(root);
+  return target === home || target.startsWith(home.endsWith(sep) ? home : `${home}${sep}`) ? null : target;
+}
+
+/**
+ * A transcript as discovery hands it on, stat'ed now; null (the problem logged) when it is gone, or
+ * is a link to a file outside its root.
+ */
 export function sourceFile(
   file: Omit<SourceFile, 'size' | 'mtimeMs' | 'ino'>,
   problems: ProblemLog,
 ): SourceFile | null {
-  const st = statOf(file.path, problems);
+  // `lstat` first: for a plain file it is the same answer as `stat`, for a link it says so.
+  let st = statOf(file.path, problems, lstatSync);
+  if (st?.isSymbolicLink()) {
+    let outside: string | null;
+    try {
+      outside = linkOutside(file.path, file.root);
+    } catch (err) {
+      problems.add({ kind: 'unreadable', path: file.path, count: null, detail: describeFsError(err) });
+      return null;
+    }
+    if (outside !== null) {
+      problems.add({
+        kind: 'unreadable',
+        path: file.path,
+        count: null,
+        detail: `a symbolic link to ${outside}, outside ${file.root}: not followed (cctop reads a linked file only inside the harness's own directory)`,
+      });
+      return null;
+    }
+    st = statOf(file.path, problems);
+  }
   if (!st) return null;
   // Spelled out rather than spread: discovery makes one of these per transcript, thousands a run.
   return {

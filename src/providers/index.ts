@@ -31,4 +31,6 @@ export const providerById = (id: ProviderId): Provider => {
   return p;
 };
 
+// Whoever asks a provider for a conversation or calls asks through the fence: a throw is an answer.
+export { callsOf, conversationOf } from './fence.js';
 export type { Env, ParseResult, Provider, Root, SourceFile } from './types.js';

@@ -41,18 +41,32 @@ export interface LineScan {
   mtimeMs: number;
   /** Lines longer than `MAX_LINE_BYTES`, skipped. */
   oversized: number;
+  /**
+   * Lines consumed up to `end`, as the file numbers them: blank and oversized lines count, an
+   * unfinished last line left for the next pass does not. Add it to the count before `from` to
+   * number the lines of the next pass.
+   */
+  lines: number;
   /** Bytes of an unfinished last line left for the next pass (0 when none). */
   pendingBytes: number;
 }
 
 /**
- * Calls `onLine(buf, start, end, unterminated)` for every line from `from` to the end of the file as
- * it was when opened. Return `false` from an unterminated line to leave it unread.
+ * Calls `onLine(buf, start, end, unterminated, index)` for every non-empty line from `from` to the
+ * end of the file as it was when opened; `index` counts the lines before it since `from` (blank and
+ * oversized ones too), so a problem can name the line. Return `false` from an unterminated line to
+ * leave it unread.
  */
 export function scanLines(
   path: string,
   from: number,
-  onLine: (buf: Buffer, start: number, end: number, unterminated: boolean) => boolean | undefined,
+  onLine: (
+    buf: Buffer,
+    start: number,
+    end: number,
+    unterminated: boolean,
+    index: number,
+  ) => boolean | undefined,
   maxLineBytes = MAX_LINE_BYTES,
 ): LineScan {
   const fd = openSync(path, 'r');
@@ -65,6 +79,7 @@ export function scanLines(
       ino: st.ino,
       mtimeMs: st.mtimeMs,
       oversized: 0,
+      lines: 0,
       pendingBytes: 0,
     };
     if (from >= size) return result;
@@ -108,8 +123,9 @@ export function scanLines(
           // Whole in one read, but still over the bound: skipped like any other oversized line.
           result.oversized++;
         } else if (nl > lineStart) {
-          onLine(buf, lineStart, nl, false);
+          onLine(buf, lineStart, nl, false, result.lines);
         }
+        result.lines++;
         lineStart = nl + 1;
         result.end = base + lineStart;
         nl = buf.indexOf(10, lineStart);
@@ -130,14 +146,23 @@ export function scanLines(
       result.end = pos;
     } else if (held > maxLineBytes) {
       result.oversized++;
+      result.lines++;
       result.end = base + held;
     } else if (held > 0) {
-      if (onLine(buf, 0, held, true) === true) result.end = base + held;
-      else result.pendingBytes = held;
+      if (onLine(buf, 0, held, true, result.lines) === true) {
+        result.end = base + held;
+        result.lines++;
+      } else result.pendingBytes = held;
     }
     if (buf.length <= KEEP_BYTES) spare = buf;
     return result;
   } finally {
     closeSync(fd);
   }
+}
+
+/** Whether `buf[start..end)` holds only spaces, tabs and carriage returns (not a bad line, a blank one). */
+export function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] !== 0x20 && buf[i] !== 0x09 && buf[i] !== 0x0d) return false;
+  return true;
 }

@@ -3,15 +3,18 @@
  * not be read. Parsers stay pure functions over records.
  */
 import { emptyFacts, type FileFacts, noteBadLine } from '../model/facts.js';
-import { type JsonObject, parseObject } from '../model/json.js';
+import { type BadLineReason, type JsonObject, readObjectAt } from '../model/json.js';
 import { type Ledger, LedgerBuilder } from '../model/ledger.js';
-import { scanLines } from './jsonl.js';
+import { isBlank, scanLines } from './jsonl.js';
 import { SkimError } from './skim.js';
 import type { ParseResult, SourceFile } from './types.js';
 
+/** What became of one line: read, or why it is bad (the caller counts it). */
+export type LineVerdict = 'read' | BadLineReason;
+
 export interface LineSink {
-  /** Feed one line; false when it is not a JSON object (the caller counts it as bad). */
-  line(buf: Buffer, start: number, end: number): boolean;
+  /** Feed one line. */
+  line(buf: Buffer, start: number, end: number): LineVerdict;
   /** Provider state to carry to the next pass. */
   carry(): unknown;
 }
@@ -27,13 +30,13 @@ export function extracting<L>(
   fast: (b: Buffer, s: number, e: number) => L,
   slow: (o: JsonObject) => L,
   feed: (line: L) => void,
-): (b: Buffer, s: number, e: number) => boolean {
+): (b: Buffer, s: number, e: number) => LineVerdict {
   if (FULL_PARSE) {
     return (b, s, e) => {
-      const o = parseObject(b.toString('utf8', s, e));
-      if (o === null) return false;
-      feed(slow(o));
-      return true;
+      const r = readObjectAt(b, s, e);
+      if (r.kind === 'bad') return r.reason;
+      feed(slow(r.value));
+      return 'read';
     };
   }
   return (b, s, e) => {
@@ -41,19 +44,17 @@ export function extracting<L>(
     try {
       l = fast(b, s, e);
     } catch (err) {
-      // The skim checks a line's shape; a value inside it that is not JSON (a number with a leading
-      // zero, a raw control character) surfaces when it is decoded. Either way `JSON.parse` of the
-      // line would fail too: the line is bad, the rest of the file is not.
-      if (err instanceof SkimError || err instanceof SyntaxError) return false;
+      // The skim checks a line's shape and depth; a value inside it that is not JSON (a number with
+      // a leading zero, a raw control character) surfaces when it is decoded. Either way a full parse
+      // would refuse the line too: the line is bad, the rest of the file is not.
+      if (err instanceof SkimError) return err.reason;
+      if (err instanceof SyntaxError) return 'not-json-object';
       throw err;
     }
     feed(l);
-    return true;
+    return 'read';
   };
 }
-
-/** The first bytes of a bad line, as evidence. */
-const SAMPLE_BYTES = 240;
 
 /**
  * Read `file` as JSONL from where `previous` stopped (or from the start), feeding each line to the
@@ -68,19 +69,16 @@ export function readJsonl(
   const prior: Ledger | null = previous?.ledger ?? null;
   const ledger = new LedgerBuilder(prior?.models ?? [], prior?.data);
   const sink = open(facts, previous?.carry ?? null, ledger);
-  const scan = scanLines(file.path, previous?.offset ?? 0, (buf, start, end, unterminated) => {
-    if (sink.line(buf, start, end)) {
-      facts.lines++;
-      return true;
-    }
+  const before = facts.lines;
+  const scan = scanLines(file.path, previous?.offset ?? 0, (buf, start, end, unterminated, index) => {
+    const verdict = sink.line(buf, start, end);
+    if (verdict === 'read') return true;
     // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
     if (unterminated) return false;
-    facts.lines++;
-    let blank = true;
-    for (let i = start; i < end && blank; i++) blank = buf[i] === 0x20 || buf[i] === 0x09 || buf[i] === 0x0d;
-    if (!blank) noteBadLine(facts, buf.toString('utf8', start, Math.min(end, start + SAMPLE_BYTES)));
+    if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, verdict);
     return false;
   });
+  facts.lines = before + scan.lines;
   facts.oversizedLines += scan.oversized;
   return {
     facts,

@@ -11,7 +11,12 @@
  * and ends where it should, keys are strings followed by `:`, members are separated by commas, brackets
  * balance), which is what a truncated or garbage line breaks; a malformed number deep inside a value
  * is not noticed. The extractors built on this are proved equal to a full parse on the whole corpus.
+ *
+ * The walk also holds the depth bound (`MAX_JSON_DEPTH`) that a full parse checks before
+ * `JSON.parse`: it already counts brackets, so a line nested too deep is refused here for nothing
+ * more than a comparison, and refused at exactly the depth the full parse refuses it.
  */
+import { type BadLineReason, type JsonObject, MAX_JSON_DEPTH, readObjectAt } from '../model/json.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -26,11 +31,26 @@ const COMMA = 0x2c;
 const SHORT_STRING = 24;
 
 /** Thrown when the bytes are not the JSON they claim to be; callers turn it into a bad line. */
-export class SkimError extends Error {}
+export class SkimError extends Error {
+  constructor(
+    what: string,
+    /** What `cctop doctor` says of the line. */
+    readonly reason: BadLineReason = 'not-json-object',
+  ) {
+    super(what);
+  }
+}
 
 const fail = (what: string): never => {
   throw new SkimError(what);
 };
+
+/**
+ * Objects and arrays the walk is inside of (`members` and `elements` entered and not yet left), so
+ * that `skipContainer` can tell the depth of what it skips in the whole line, not only in the value.
+ * `lineObject` starts it at zero; a walk abandoned by a throw leaves it for the next `lineObject`.
+ */
+let level = 0;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -63,8 +83,10 @@ export function skipContainer(b: Uint8Array, i: number, end: number): number {
       i = skipString(b, i + 1, end);
       continue;
     }
-    if (c === LBRACE || c === LBRACKET) depth++;
-    else if (c === RBRACE || c === RBRACKET) {
+    if (c === LBRACE || c === LBRACKET) {
+      depth++;
+      if (level + depth > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+    } else if (c === RBRACE || c === RBRACKET) {
       depth--;
       if (depth === 0) return i + 1;
       if (depth < 0) fail('unbalanced brackets');
@@ -167,6 +189,7 @@ export function members(
   if (b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
   if (b[i] === RBRACE) return i + 1;
+  level++;
   for (;;) {
     if (b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
@@ -188,7 +211,10 @@ export function members(
       i = skipSpace(b, i + 1, end);
       continue;
     }
-    if (c === RBRACE) return i + 1;
+    if (c === RBRACE) {
+      level--;
+      return i + 1;
+    }
     return fail('expected , or }');
   }
 }
@@ -204,6 +230,7 @@ export function elements(
   if (b[i] !== LBRACKET) fail('not an array');
   i = skipSpace(b, i + 1, end);
   if (b[i] === RBRACKET) return i + 1;
+  level++;
   for (;;) {
     const vs = i;
     i = skipValue(b, i, end);
@@ -214,7 +241,10 @@ export function elements(
       i = skipSpace(b, i + 1, end);
       continue;
     }
-    if (c === RBRACKET) return i + 1;
+    if (c === RBRACKET) {
+      level--;
+      return i + 1;
+    }
     return fail('expected , or ]');
   }
 }
@@ -228,8 +258,19 @@ export function lineObject(
   out: Int32Array,
   visit?: (slot: number, valueStart: number) => number,
 ): void {
+  level = 0;
   const after = members(b, start, end, keys, out, visit);
   if (skipSpace(b, after, end) !== end) fail('trailing bytes');
+}
+
+/**
+ * A line read by full parse, for the harnesses whose records are small enough that the skim would
+ * not pay: the object, or a `SkimError` saying why the line is bad (the depth bound included).
+ */
+export function objectLine(b: Buffer, s: number, e: number): JsonObject {
+  const r = readObjectAt(b, s, e);
+  if (r.kind === 'bad') throw new SkimError(r.reason, r.reason);
+  return r.value;
 }
 
 // ---- Decoding small values -------------------------------------------------------------------

@@ -9,10 +9,11 @@ import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
 import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
-import { obj, str } from '../model/json.js';
+import { obj, parseJson, str } from '../model/json.js';
 import type { PriceBook } from '../model/pricing.js';
+import type { Problem } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
-import { providerById } from '../providers/index.js';
+import { callsOf, providerById } from '../providers/index.js';
 import { MAX_SERIES_POINTS, REPORT_VERSION, type SessionReport } from './types.js';
 
 /** Rows kept in the failure, slowest and heaviest tables. */
@@ -86,12 +87,13 @@ export function buildReport(o: ReportInput): SessionReport {
 
   const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
   let log: CallLog = o.log ?? emptyCallLog();
+  const problems: Problem[] = [];
   if (o.log === undefined && mainFile && !mainFile.deleted) {
-    try {
-      log = provider.calls?.(mainFile.file.path) ?? log;
-    } catch {
-      // The transcript went away between the scan and now: the report keeps what the index knows.
-    }
+    // A transcript gone since the scan, or one its reader cannot get through: the report keeps what
+    // the index knows, and says why it has no calls.
+    const read = callsOf(provider, mainFile.file.path);
+    if (read.kind === 'answered') log = read.value;
+    else problems.push(read.problem);
   }
 
   const failures = new Map<string, SessionReport['tools']['failures'][number]>();
@@ -133,7 +135,7 @@ export function buildReport(o: ReportInput): SessionReport {
     let type: string | null = null;
     try {
       type = str(
-        obj(JSON.parse(readFileSync(p.file.path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType,
+        obj(parseJson(readFileSync(p.file.path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType,
       );
     } catch {
       // older Claude Code writes no meta file
@@ -215,5 +217,6 @@ export function buildReport(o: ReportInput): SessionReport {
       (a, b) => b.writes - a.writes || b.reads - a.reads || (a.path < b.path ? -1 : 1),
     ),
     subagents,
+    problems,
   };
 }

@@ -5,6 +5,7 @@
 
 import type { Breakdown } from '../model/calls.js';
 import type { ModelCost, SessionDoc } from '../model/document.js';
+import type { Problem } from '../model/problems.js';
 import type { TokenCounts } from '../model/usage.js';
 
 export const REPORT_VERSION = 1;
@@ -63,4 +64,6 @@ export interface SessionReport {
     usd: number | null;
     calls: number;
   }[];
+  /** What could not be read for this report (its calls, when the transcript's reader failed), and why. */
+  problems: Problem[];
 }

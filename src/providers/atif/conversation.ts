@@ -8,7 +8,7 @@
  * reports an event (a background agent finished, the user edited files) is.
  */
 import { MAX_DIFF_LINES, newTool, type TurnSink } from '../../model/conversation.js';
-import { arr, type JsonObject, obj, str } from '../../model/json.js';
+import { arr, BAD_LINE_REASON, type JsonObject, obj, readJson, str } from '../../model/json.js';
 import { editDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { tagged, tidyHarnessText } from '../claude/harness-text.js';
 import { flattenContent } from '../conversation-util.js';
@@ -122,8 +122,12 @@ export function atifStep(sink: TurnSink, step: JsonObject, statuses: ReadonlyMap
 
 /** Every step of an ATIF document; throws when the text is not one. */
 export function atifSteps(text: string): { sessionId: string | null; steps: JsonObject[] } {
-  const doc = obj(JSON.parse(text));
-  if (doc === null) throw new Error('not an ATIF document (not a JSON object)');
+  const r = readJson(text);
+  const doc = r.kind === 'read' ? obj(r.value) : null;
+  if (doc === null)
+    throw new Error(
+      `not an ATIF document (it ${BAD_LINE_REASON[r.kind === 'bad' ? r.reason : 'not-json-object']})`,
+    );
   return {
     sessionId: str(doc.session_id),
     steps: (arr(doc.steps) ?? []).map(obj).filter((s): s is JsonObject => s !== null),

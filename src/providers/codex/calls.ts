@@ -20,7 +20,7 @@
  * file's lines added and removed.
  */
 import { CallCollector, type CallLog, type FileAccess, patchedFiles } from '../../model/calls.js';
-import { type JsonObject, obj, str } from '../../model/json.js';
+import { type JsonObject, obj, readJson, str } from '../../model/json.js';
 import { applyPatch } from '../../model/tools.js';
 import { eachObject } from '../conversation-util.js';
 import { outputText } from './conversation.js';
@@ -45,11 +45,8 @@ const MODEL_ITEMS: ReadonlySet<string> = new Set([
 /** A call's argument: the JSON Codex wrote as text, parsed; a freeform tool's text as it is. */
 function argumentOf(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
+  const r = readJson(raw);
+  return r.kind === 'read' ? r.value : raw;
 }
 
 class CodexCalls {

@@ -7,7 +7,7 @@
  * wraps in tags inside a user message is the harness speaking.
  */
 import { joinText, MAX_DIFF_LINES, newTool, type TurnRole, type TurnSink } from '../../model/conversation.js';
-import { type JsonObject, obj, str } from '../../model/json.js';
+import { type JsonObject, obj, parseJson, readJson, str } from '../../model/json.js';
 import { applyPatch, prettyToolName, toolDetail } from '../../model/tools.js';
 import { isHarnessText, tidyHarnessText } from '../claude/harness-text.js';
 import { blocksOf, flattenContent } from '../conversation-util.js';
@@ -29,13 +29,9 @@ function contentText(content: unknown): string {
 /** A shell output as text: the old envelope `{"output": …, "metadata": …}` shows its output. */
 export function outputText(output: unknown): string {
   if (typeof output === 'string' && output.trimStart().startsWith('{')) {
-    try {
-      const inner = obj(JSON.parse(output));
-      const text = str(inner?.output);
-      if (text !== null) return flattenContent(text);
-    } catch {
-      // not an envelope: shown as it is
-    }
+    // Not an envelope (not JSON, or too deep to read): shown as it is.
+    const text = str(obj(parseJson(output))?.output);
+    if (text !== null) return flattenContent(text);
   }
   return flattenContent(output);
 }
@@ -107,11 +103,8 @@ export class CodexConversation {
     const raw = typeof rawField === 'string' ? rawField : null;
     let args: unknown = rawField ?? null;
     if (raw !== null) {
-      try {
-        args = JSON.parse(raw);
-      } catch {
-        args = null;
-      }
+      const r = readJson(raw);
+      args = r.kind === 'read' ? r.value : null;
     }
     let tool = newTool(prettyToolName(name), '', null);
     if (raw !== null && (name === 'apply_patch' || args === null)) {

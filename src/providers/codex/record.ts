@@ -5,7 +5,7 @@
  * table: the session's identity (`session_meta`), its model (`turn_context`), token counts, tool
  * calls and their outputs, and the events that start or end a turn.
  */
-import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { count, isoMs, type JsonObject, num, obj, parseJson, str, text } from '../../model/json.js';
 
 export interface CodexTokenUsage {
   /** Includes the cached part, as Codex reports it. */
@@ -104,13 +104,10 @@ export function outputFailed(output: unknown): boolean {
   if (typeof output === 'string') {
     const s = output.trimStart();
     if (s.startsWith('{')) {
-      try {
-        const meta = obj(obj(JSON.parse(s))?.metadata);
-        const code = meta ? num(meta.exit_code) : null;
-        if (code !== null) return code !== 0;
-      } catch {
-        // not JSON after all: judge it as text
-      }
+      // Not JSON after all (or too deep to read): judged as text.
+      const meta = obj(obj(parseJson(s))?.metadata);
+      const code = meta ? num(meta.exit_code) : null;
+      if (code !== null) return code !== 0;
     }
     const exit = EXIT_LINE.exec(s.slice(0, 200));
     if (exit) return exit[1] !== '0';

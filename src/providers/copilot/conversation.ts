@@ -25,7 +25,7 @@ import {
   newTool,
   type TurnSink,
 } from '../../model/conversation.js';
-import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
+import { arr, type JsonObject, obj, readJson, str, text } from '../../model/json.js';
 import { editDelta, prettyToolName, toolDetail } from '../../model/tools.js';
 import { isHarnessText, tidyHarnessText } from '../claude/harness-text.js';
 import { flattenContent, head, unifiedDelta } from '../conversation-util.js';
@@ -60,11 +60,8 @@ export function argsDelta(args: unknown): Delta | null {
 /** A call's arguments, which Copilot writes as an object or as the model's JSON text. */
 export function argsOf(v: unknown): unknown {
   if (typeof v !== 'string') return v ?? null;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return v;
-  }
+  const r = readJson(v);
+  return r.kind === 'read' ? r.value : v;
 }
 
 /** How a finished call reads: what the model got back, or the error it got instead. */

@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { oneLine } from '../../model/facts.js';
-import { type JsonObject, obj, parseObject, text } from '../../model/json.js';
+import { type JsonObject, obj, parseObjectAt, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
@@ -94,7 +94,7 @@ function rewindsOf(path: string): Map<string, number> {
     const at = n++;
     const mark = buf.indexOf(REWIND_MARK, start);
     if (mark === -1 || mark >= end || rewinds.size >= MAX_REWINDS) return true;
-    const e = parseObject(buf.toString('utf8', start, end));
+    const e = parseObjectAt(buf, start, end);
     const to = e?.type === 'session.snapshot_rewind' ? text(obj(e.data)?.upToEventId) : null;
     if (to !== null) rewinds.set(to, at);
     return true;
@@ -109,7 +109,7 @@ function eachEvent(path: string, each: (event: JsonObject) => void): void {
   // Events from a rewound one up to the rewind that took them back are not shown.
   let skipUntil = -1;
   scanLines(path, 0, (buf, start, end, unterminated) => {
-    const e = parseObject(buf.toString('utf8', start, end));
+    const e = parseObjectAt(buf, start, end);
     if (e === null && unterminated) return false;
     const at = n++;
     if (e === null || at < skipUntil) return true;

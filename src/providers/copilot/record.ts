@@ -16,8 +16,8 @@
  * cache writes added up, in its usage records and its shutdown totals alike. Uncached input is what
  * is left once the cache parts are taken out.
  */
-import { arr, count, isoMs, type JsonObject, num, obj, parseObject, str, text } from '../../model/json.js';
-import { SkimError } from '../skim.js';
+import { arr, count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { objectLine } from '../skim.js';
 
 /** A prompt is kept to its first characters: it names the session, nothing more. */
 export const MAX_PROMPT_CHARS = 4096;
@@ -281,7 +281,5 @@ export function lineFromJson(o: JsonObject): CopilotLine {
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Copilot CLI). */
 export function lineFromBytes(b: Buffer, s: number, e: number): CopilotLine {
-  const o = parseObject(b.toString('utf8', s, e));
-  if (o === null) throw new SkimError('not a JSON object');
-  return lineFromJson(o);
+  return lineFromJson(objectLine(b, s, e));
 }

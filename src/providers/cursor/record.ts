@@ -6,8 +6,8 @@
  * no model, no tokens, no timestamps and no tool outcomes: what a line can tell is who spoke and
  * which tools were called.
  */
-import { arr, type JsonObject, obj, parseObject, str, text } from '../../model/json.js';
-import { SkimError } from '../skim.js';
+import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
+import { objectLine } from '../skim.js';
 
 /** A prompt is kept to its first characters: it names the session, nothing more. */
 export const MAX_PROMPT_CHARS = 4096;
@@ -55,7 +55,5 @@ export function lineFromJson(o: JsonObject): CursorLine {
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Cursor). */
 export function lineFromBytes(b: Buffer, s: number, e: number): CursorLine {
-  const o = parseObject(b.toString('utf8', s, e));
-  if (o === null) throw new SkimError('not a JSON object');
-  return lineFromJson(o);
+  return lineFromJson(objectLine(b, s, e));
 }

@@ -14,14 +14,14 @@ import { dirname, join } from 'node:path';
 import { type CallLog, emptyCallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts, noteBadLine } from '../../model/facts.js';
-import { arr, type JsonObject, obj, parseObject } from '../../model/json.js';
+import { arr, type BadLineReason, type JsonObject, obj, readJson } from '../../model/json.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { atifStep, atifSteps } from '../atif/conversation.js';
-import { columnsOf, type Database, readOnly, splitMember } from '../sqlite.js';
+import { columnsOf, type Database, readOnly, splitMember, tablesOnly } from '../sqlite.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { devinCalls } from './calls.js';
 import { foldSession } from './parser.js';
-import { devinPlace } from './place.js';
+import { devinPlace, TABLES } from './place.js';
 import { sessionFrom, trajectoryFrom } from './record.js';
 
 export { devinDatabase, devinPlace, devinRoots } from './place.js';
@@ -35,7 +35,11 @@ export function transcriptOf(path: string): string | null {
   return m === null ? null : join(dirname(m.database), 'transcripts', `${m.member}.json`);
 }
 
-function readTrajectory(path: string): { doc: JsonObject | null; oversized: boolean; bad: string | null } {
+function readTrajectory(path: string): {
+  doc: JsonObject | null;
+  oversized: boolean;
+  bad: BadLineReason | null;
+} {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -44,9 +48,13 @@ function readTrajectory(path: string): { doc: JsonObject | null; oversized: bool
   }
   try {
     if (fstatSync(fd).size > MAX_TRAJECTORY_BYTES) return { doc: null, oversized: true, bad: null };
-    const text = readFileSync(fd, 'utf8');
-    const doc = parseObject(text);
-    return { doc, oversized: false, bad: doc === null ? text.slice(0, 240) : null };
+    const r = readJson(readFileSync(fd, 'utf8'));
+    const doc = r.kind === 'read' ? obj(r.value) : null;
+    return {
+      doc,
+      oversized: false,
+      bad: doc !== null ? null : r.kind === 'bad' ? r.reason : 'not-json-object',
+    };
   } finally {
     closeSync(fd);
   }
@@ -71,6 +79,7 @@ function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   const m = splitMember(file.path);
   if (m === null) throw Object.assign(new Error('not a Devin session name'), { code: 'ENOENT' });
   const db = readOnly(m.database);
+  tablesOnly(db, TABLES.required, TABLES.optional);
   const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(m.member) as JsonObject | undefined;
   const session = row ? sessionFrom(row) : null;
   if (session === null) throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
@@ -81,7 +90,7 @@ function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   if (t.oversized) facts.oversizedLines = 1;
   if (t.bad !== null) {
     facts.lines = 1;
-    noteBadLine(facts, t.bad);
+    noteBadLine(facts, 1, t.bad);
   }
   foldSession(facts, ledger, { session, trajectory: t.doc ? trajectoryFrom(t.doc) : null, statuses });
   if (t.doc) facts.lines = 1;

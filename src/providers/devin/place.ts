@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isFile, list, statOf } from '../fsutil.js';
-import { columnsOf, memberPath, readOnly, validMember } from '../sqlite.js';
+import { columnsOf, memberPath, readOnly, tablesOnly, validMember } from '../sqlite.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
@@ -26,6 +26,9 @@ export function devinRoots(env: Env): Root[] {
   const db = devinDatabase(env);
   return [{ path: dirname(db.path), origin: db.origin }];
 }
+
+/** The tables read: anything else by these names (a view) makes the database a problem (`../sqlite.ts`). */
+export const TABLES = { required: ['sessions'], optional: ['tool_call_state'] } as const;
 
 /**
  * The session databases in a root: `sessions.db`, or whatever `$CHISEL_SESSION_DB` named, told apart
@@ -62,6 +65,7 @@ function readDatabase(root: Root, path: string, problems: ProblemLog, out: Sourc
   if (!st) return;
   try {
     const db = readOnly(path);
+    tablesOnly(db, TABLES.required, TABLES.optional);
     const cols = columnsOf(db, 'sessions');
     const hidden = cols.has('hidden') ? 'hidden' : '0';
     const last = cols.has('last_activity_at') ? 'last_activity_at' : 'NULL';

@@ -14,9 +14,17 @@ import { dirname, join, sep } from 'node:path';
 import { CallCollector, type CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
-import { arr, type JsonObject, obj, parseObject } from '../../model/json.js';
+import {
+  arr,
+  type JsonObject,
+  obj,
+  parseObject,
+  parseObjectAt,
+  readJson,
+  readObjectAt,
+} from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
-import { scanLines } from '../jsonl.js';
+import { isBlank, scanLines } from '../jsonl.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
 import { GeminiCalls } from './calls.js';
 import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
@@ -57,14 +65,6 @@ function projectRoot(chatPath: string): string | null {
   }
 }
 
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (buf[i] !== 0x20 && buf[i] !== 0x09 && buf[i] !== 0x0d) return false;
-  return true;
-}
-
-/** The first bytes of a bad line, as evidence. */
-const SAMPLE_BYTES = 240;
-
 function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {
   const carry = previous !== null && isGeminiCarry(previous.carry) ? previous.carry : null;
   const tail = previous !== null && carry !== null;
@@ -80,23 +80,21 @@ function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult
     ledger = new LedgerBuilder();
   }
   const chat = new GeminiChat(facts, carry?.window ?? [], tail);
-  const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated) => {
+  const before = facts.lines;
+  const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated, index) => {
     if (chat.restart) return false;
-    const o = parseObject(buf.toString('utf8', start, end));
-    if (o === null) {
+    const r = readObjectAt(buf, start, end);
+    if (r.kind === 'bad') {
       // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
       if (unterminated) return false;
-      facts.lines++;
-      if (!isBlank(buf, start, end)) {
-        noteBadLine(facts, buf.toString('utf8', start, Math.min(end, start + SAMPLE_BYTES)));
-      }
+      if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, r.reason);
       return false;
     }
-    facts.lines++;
-    chat.line(lineFromJson(o));
+    chat.line(lineFromJson(r.value));
     return true;
   });
   if (chat.restart) return parseJsonl(file, null);
+  facts.lines = before + scan.lines;
   facts.oversizedLines += scan.oversized;
   const done = chat.finish(ledger);
   return {
@@ -128,8 +126,9 @@ function parseWholeFile(file: SourceFile): ParseResult {
   }
   if (text !== null) {
     facts.lines = 1;
-    const o = parseObject(text);
-    if (o === null) noteBadLine(facts, text.slice(0, SAMPLE_BYTES));
+    const r = readJson(text);
+    const o = r.kind === 'read' ? obj(r.value) : null;
+    if (o === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
     else {
       const { meta, messages } = conversationFrom(o);
       const chat = new GeminiChat(facts, [], false);
@@ -194,7 +193,7 @@ function rewindsOf(path: string): Map<string, number> {
     const at = n++;
     const mark = buf.indexOf(REWIND_MARK, start);
     if (mark === -1 || mark >= end || rewinds.size >= MAX_REWINDS) return true;
-    const to = parseObject(buf.toString('utf8', start, end))?.$rewindTo;
+    const to = parseObjectAt(buf, start, end)?.$rewindTo;
     if (typeof to === 'string') rewinds.set(to, at);
     return true;
   });
@@ -219,7 +218,7 @@ function eachMessage(file: string, each: (message: JsonObject) => void): void {
   const replay = new GeminiReplay(each, rewindsOf(file));
   let n = 0;
   scanLines(file, 0, (buf, start, end, unterminated) => {
-    const line = parseObject(buf.toString('utf8', start, end));
+    const line = parseObjectAt(buf, start, end);
     if (line === null && unterminated) return false;
     const at = n++;
     if (line !== null) replay.line(at, line);

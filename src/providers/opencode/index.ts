@@ -39,6 +39,13 @@ function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   const ledger = new LedgerBuilder();
   foldSession(facts, ledger, rows);
   facts.lines = rows.messages.length;
+  if (rows.unread) {
+    // Each file of a `storage/` tree is one record, as a line is of a transcript.
+    facts.lines += rows.unread.count;
+    facts.badLines += rows.unread.count;
+    facts.firstBad = { line: 1, ...rows.unread.first };
+  }
+  facts.oversizedLines += rows.oversized ?? 0;
   return {
     facts,
     carry: null,

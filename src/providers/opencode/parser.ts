@@ -10,7 +10,9 @@
  * catalogue prices it. Reasoning is billed apart from `output` by OpenCode; here it is inside
  * output, as everywhere in cctop, and reported as `reasoning`.
  */
+
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import type { BadLineReason } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
 import type { OpenCodeMessage, OpenCodePart, OpenCodeSession, OpenCodeTokens } from './record.js';
@@ -23,6 +25,13 @@ export interface OpenCodeRows {
   parts: OpenCodePart[];
   /** The words of the session's first prompt, when there is one. */
   firstPrompt: string | null;
+  /**
+   * Files of a `storage/` tree that could not be read as JSON objects (a message or part damaged on
+   * disk): how many, and the first, named from the tree. A database's rows have none.
+   */
+  unread?: { count: number; first: { file: string; reason: BadLineReason } };
+  /** Files of a `storage/` tree over its size bound, not read. */
+  oversized?: number;
 }
 
 /** The error OpenCode records when the user stops a response. */

@@ -8,15 +8,29 @@
  */
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type JsonObject, parseObject } from '../../model/json.js';
+import { BAD_LINE_REASON, type JsonObject, obj, type Reading, readJson } from '../../model/json.js';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
-import { columnsOf, memberPath, readOnly, validMember } from '../sqlite.js';
+import {
+  columnsOf,
+  IN_BUDGET,
+  memberPath,
+  readOnly,
+  tablesOnly,
+  validMember,
+  withinBudget,
+} from '../sqlite.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 import { sessionFrom } from './record.js';
 
 /** Database file names OpenCode uses (`opencode.db`, and per-channel names like `opencode-beta.db`). */
 export const DATABASE_NAME = /^opencode.*\.db$/;
+
+/**
+ * The tables cctop reads: `part` is optional (a session without one still has its messages). Anything
+ * else by these names (a view) makes the database a problem, never a query (see `../sqlite.ts`).
+ */
+export const TABLES = { required: ['session', 'message'], optional: ['part'] } as const;
 
 /** A child session (a subagent's task) nests at most this deep before it is counted on its own. */
 export const MAX_NESTING = 16;
@@ -60,32 +74,34 @@ export function listSessions(path: string): SessionFingerprint[] {
   const stamp = fileStamp(path);
   const known = listings.get(path);
   if (known?.stamp === stamp) return known.sessions;
-  const sessions = querySessions(path);
+  const sessions = withinBudget(() => querySessions(path));
   listings.set(path, { stamp, sessions });
   return sessions;
 }
 
 function querySessions(path: string): SessionFingerprint[] {
   const db = readOnly(path);
+  tablesOnly(db, TABLES.required, TABLES.optional);
   const cols = columnsOf(db, 'session');
   const parent = cols.has('parent_id') ? 'parent_id' : 'NULL';
   const updated = cols.has('time_updated') ? 'time_updated' : 'NULL';
   const sessions = db
-    .prepare(`SELECT id, ${parent} AS parent, ${updated} AS updated FROM session`)
+    .prepare(`SELECT id, ${parent} AS parent, ${updated} AS updated FROM session WHERE ${IN_BUDGET}`)
     .all() as SessionRow[];
   const messages = new Map<string, { n: number; t: number | null }>();
   for (const r of db
     .prepare(
-      `SELECT session_id AS id, count(*) AS n, max(${columnsOf(db, 'message').has('time_updated') ? 'time_updated' : 'NULL'}) AS t FROM message GROUP BY session_id`,
+      `SELECT session_id AS id, count(*) AS n, max(${columnsOf(db, 'message').has('time_updated') ? 'time_updated' : 'NULL'}) AS t FROM message GROUP BY session_id HAVING ${IN_BUDGET}`,
     )
     .all() as { id: string; n: number; t: number | null }[]) {
     messages.set(r.id, r);
   }
   const parts = new Map<string, number>();
   if (columnsOf(db, 'part').has('session_id')) {
-    // Answered from the `part_session_idx` index alone: no part's `data` is touched.
+    // Answered from the `part_session_idx` index alone: no part's `data` is touched. The budget is
+    // checked per session (a check per row would cost a warm run ~0.1 µs a part).
     for (const r of db
-      .prepare('SELECT session_id AS id, count(*) AS n FROM part GROUP BY session_id')
+      .prepare(`SELECT session_id AS id, count(*) AS n FROM part GROUP BY session_id HAVING ${IN_BUDGET}`)
       .all() as {
       id: string;
       n: number;
@@ -126,6 +142,15 @@ function querySessions(path: string): SessionFingerprint[] {
 export const MAX_STORAGE_FILE_BYTES = 16 << 20;
 
 export function readJsonFile(path: string): JsonObject | null {
+  const r = readStorageFile(path);
+  return r?.kind === 'read' ? r.value : null;
+}
+
+/**
+ * A storage file as a JSON object, or why it is not one (a damaged message is counted, not skipped
+ * in silence), or `oversized` past `MAX_STORAGE_FILE_BYTES`; null when it is gone.
+ */
+export function readStorageFile(path: string): Reading<JsonObject> | { kind: 'oversized' } | null {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -133,8 +158,11 @@ export function readJsonFile(path: string): JsonObject | null {
     return null;
   }
   try {
-    if (fstatSync(fd).size > MAX_STORAGE_FILE_BYTES) return null;
-    return parseObject(readFileSync(fd, 'utf8'));
+    if (fstatSync(fd).size > MAX_STORAGE_FILE_BYTES) return { kind: 'oversized' };
+    const r = readJson(readFileSync(fd, 'utf8'));
+    if (r.kind === 'bad') return r;
+    const o = obj(r.value);
+    return o === null ? { kind: 'bad', reason: 'not-json-object' } : { kind: 'read', value: o };
   } finally {
     closeSync(fd);
   }
@@ -224,8 +252,27 @@ function fromStorage(root: Root, inDatabase: Set<string>, problems: ProblemLog, 
     for (const e of list(dir, problems) ?? []) {
       if (!e.name.endsWith('.json') || !isFile(dir, e)) continue;
       const path = join(dir, e.name);
-      const raw = readJsonFile(path);
-      const s = raw ? sessionFrom(raw) : null;
+      const raw = readStorageFile(path);
+      // Its messages cannot be found without its id: say why, as for a bad line of a transcript.
+      if (raw?.kind === 'bad' || raw?.kind === 'oversized') {
+        problems.add(
+          raw.kind === 'bad'
+            ? {
+                kind: 'bad-lines',
+                path,
+                count: 1,
+                detail: `the session file ${BAD_LINE_REASON[raw.reason]}: its messages are not read`,
+              }
+            : {
+                kind: 'oversized-lines',
+                path,
+                count: 1,
+                detail: `the session file is over ${MAX_STORAGE_FILE_BYTES >> 20} MiB: its messages are not read`,
+              },
+        );
+        continue;
+      }
+      const s = raw?.kind === 'read' ? sessionFrom(raw.value) : null;
       if (!s || inDatabase.has(s.id)) continue;
       const st = statOf(path, problems);
       if (!st) continue;

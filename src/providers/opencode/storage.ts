@@ -9,10 +9,11 @@
  * fingerprint are in `place.ts`, which discovery loads without this module; reading them is here.
  */
 import { readdirSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative } from 'node:path';
+import type { JsonObject } from '../../model/json.js';
 import { type ChatMessage, type ChatPart, chatMessageFrom, chatPartFrom } from './conversation.js';
 import type { OpenCodeRows } from './parser.js';
-import { names, readJsonFile, storageOf } from './place.js';
+import { names, readJsonFile, readStorageFile, storageOf } from './place.js';
 import {
   messageFrom,
   type OpenCodeMessage,
@@ -46,14 +47,26 @@ export function readStoredSession(sessionFile: string): OpenCodeRows | null {
   const messages: OpenCodeMessage[] = [];
   const parts: OpenCodePart[] = [];
   const words = new Map<string, string>();
+  let unread: OpenCodeRows['unread'];
+  let oversized = 0;
+  /** A message or part file, counted when it is not a JSON object or is over the size bound. */
+  const read = (path: string): JsonObject | null => {
+    const r = readStorageFile(path);
+    if (r === null) return null;
+    if (r.kind === 'read') return r.value;
+    if (r.kind === 'oversized') oversized++;
+    else if (unread) unread.count++;
+    else unread = { count: 1, first: { file: relative(storage, path), reason: r.reason } };
+    return null;
+  };
   for (const name of names(messageDir)) {
-    const raw = readJsonFile(join(messageDir, name));
+    const raw = read(join(messageDir, name));
     const m = raw ? messageFrom(raw) : null;
     if (!m) continue;
     messages.push(m);
     const partDir = join(storage, 'part', m.id);
     for (const p of names(partDir).slice(0, MAX_PARTS_PER_MESSAGE)) {
-      const rawPart = readJsonFile(join(partDir, p));
+      const rawPart = read(join(partDir, p));
       if (!rawPart) continue;
       const w = m.role === 'user' && !words.has(m.id) ? partWords(rawPart) : null;
       if (w !== null) words.set(m.id, w);
@@ -64,7 +77,14 @@ export function readStoredSession(sessionFile: string): OpenCodeRows | null {
   // Message file names are not always their ids; OpenCode's ids sort by creation, times sort better.
   messages.sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const first = messages.find((m) => words.has(m.id));
-  return { session, messages, parts, firstPrompt: first ? words.get(first.id)! : null };
+  return {
+    session,
+    messages,
+    parts,
+    firstPrompt: first ? words.get(first.id)! : null,
+    ...(unread ? { unread } : {}),
+    ...(oversized > 0 ? { oversized } : {}),
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { type JsonObject, parseObject, text } from '../../model/json.js';
+import { type JsonObject, parseObjectAt, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
@@ -35,7 +35,7 @@ function currentBranch(path: string): Set<string> | null {
     const fast = entryHead(buf.toString('utf8', start, Math.min(end, start + HEAD_BYTES)));
     if (fast !== null) tree.entry(fast.id, fast.parent);
     else {
-      const o = parseObject(buf.toString('utf8', start, end));
+      const o = parseObjectAt(buf, start, end);
       const id = o === null ? null : text(o.id);
       // The header has an id but no parent field: it is not part of the tree.
       if (o !== null && id !== null && 'parentId' in o) tree.entry(id, text(o.parentId));
@@ -49,7 +49,7 @@ function currentBranch(path: string): Set<string> | null {
 function eachOnBranch(path: string, each: (entry: JsonObject) => void): void {
   const branch = currentBranch(path);
   scanLines(path, 0, (buf, start, end, unterminated) => {
-    const e = parseObject(buf.toString('utf8', start, end));
+    const e = parseObjectAt(buf, start, end);
     if (e === null) return !unterminated;
     const id = text(e.id);
     // Entries of an abandoned branch are not shown; the header and older untreed entries are read.

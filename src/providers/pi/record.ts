@@ -7,8 +7,8 @@
  * `user`, `assistant` (with `model`, `usage` and its cost, `stopReason`, `toolCall` content blocks)
  * or `toolResult` (`toolCallId`, `isError`). Pi prices each response itself (`usage.cost.total`).
  */
-import { arr, count, isoMs, type JsonObject, num, obj, parseObject, str, text } from '../../model/json.js';
-import { SkimError } from '../skim.js';
+import { arr, count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { objectLine } from '../skim.js';
 
 /** A prompt is kept to its first characters: it names the session, nothing more. */
 export const MAX_PROMPT_CHARS = 4096;
@@ -140,7 +140,5 @@ function messageLine(m: JsonObject, entry: string | null, ms: number | null): Pi
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Pi). */
 export function lineFromBytes(b: Buffer, s: number, e: number): PiLine {
-  const o = parseObject(b.toString('utf8', s, e));
-  if (o === null) throw new SkimError('not a JSON object');
-  return lineFromJson(o);
+  return lineFromJson(objectLine(b, s, e));
 }

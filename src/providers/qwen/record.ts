@@ -8,8 +8,8 @@
  * how the call ended in `toolCallResult.status`. `system` lines are bookkeeping (`ui_telemetry`
  * repeats each request's usage and must not be counted again, `attribution_snapshot`, …).
  */
-import { arr, count, isoMs, type JsonObject, obj, parseObject, str, text } from '../../model/json.js';
-import { SkimError } from '../skim.js';
+import { arr, count, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
+import { objectLine } from '../skim.js';
 
 /** A prompt is kept to its first characters: it names the session, nothing more. */
 export const MAX_PROMPT_CHARS = 4096;
@@ -114,7 +114,5 @@ export function lineFromJson(o: JsonObject): QwenLine {
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Qwen Code). */
 export function lineFromBytes(b: Buffer, s: number, e: number): QwenLine {
-  const o = parseObject(b.toString('utf8', s, e));
-  if (o === null) throw new SkimError('not a JSON object');
-  return lineFromJson(o);
+  return lineFromJson(objectLine(b, s, e));
 }

@@ -40,7 +40,7 @@ function projectOf(database: string): string | null {
 function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
   const m = splitMember(file.path);
   if (m === null) throw Object.assign(new Error('not a Windsurf chat name'), { code: 'ENOENT' });
-  const tab = tabsOf(m.database, file).find((t) => t.id === m.member);
+  const tab = tabsOf(m.database, file).tabs.find((t) => t.id === m.member);
   if (!tab) throw Object.assign(new Error('the chat is gone'), { code: 'ENOENT' });
   const facts = emptyFacts();
   facts.recordsOutcomes = false;

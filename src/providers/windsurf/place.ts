@@ -6,11 +6,12 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { BAD_LINE_REASON } from '../../model/json.js';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isDir, list, statOf } from '../fsutil.js';
 import { columnsOf, type Database, memberPath, readOnly, validMember } from '../sqlite.js';
 import type { Env, ProviderPlace, Root, SourceFile } from '../types.js';
-import { CHAT_KEYS, tabsFrom, type WindsurfTab } from './record.js';
+import { CHAT_KEYS, tabsFrom } from './record.js';
 
 /** Chat data past this size is not read: it would be one value parsed whole, per scan. */
 export const MAX_CHAT_BYTES = 64 << 20;
@@ -55,16 +56,21 @@ function fingerprint(path: string): { size: number; mtimeMs: number; ino: number
   };
 }
 
-const tabCache = new Map<string, { size: number; mtimeMs: number; tabs: WindsurfTab[] }>();
+type Tabs = ReturnType<typeof tabsFrom>;
 
-/** The tabs of a workspace database, read once per change of it (discovery, then each `parse`). */
-export function tabsOf(path: string, fp: { size: number; mtimeMs: number }): WindsurfTab[] {
+const tabCache = new Map<string, { size: number; mtimeMs: number; read: Tabs }>();
+
+/**
+ * The tabs of a workspace database, read once per change of it (discovery, then each `parse`), and
+ * why there are none when its chat data is not JSON.
+ */
+export function tabsOf(path: string, fp: { size: number; mtimeMs: number }): Tabs {
   const known = tabCache.get(path);
-  if (known && known.size === fp.size && known.mtimeMs === fp.mtimeMs) return known.tabs;
+  if (known && known.size === fp.size && known.mtimeMs === fp.mtimeMs) return known.read;
   const data = chatData(readOnly(path));
-  const tabs = data === null ? [] : tabsFrom(data);
-  tabCache.set(path, { size: fp.size, mtimeMs: fp.mtimeMs, tabs });
-  return tabs;
+  const read = data === null ? { tabs: [], bad: null } : tabsFrom(data);
+  tabCache.set(path, { size: fp.size, mtimeMs: fp.mtimeMs, read });
+  return read;
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
@@ -78,7 +84,15 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
       const fp = fingerprint(path);
       if (!fp || !statOf(path, problems)) continue;
       try {
-        for (const tab of tabsOf(path, fp)) {
+        const { tabs, bad } = tabsOf(path, fp);
+        if (bad !== null)
+          problems.add({
+            kind: 'bad-lines',
+            path,
+            count: 1,
+            detail: `Windsurf's chat data ${BAD_LINE_REASON[bad]}: its chats are not shown`,
+          });
+        for (const tab of tabs) {
           if (!validMember(tab.id) || tab.id.includes('/')) continue;
           out.push({
             provider: 'windsurf',

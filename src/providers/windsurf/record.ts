@@ -6,7 +6,15 @@
  * This shape comes from documentation, not from a real install (no Windsurf data was available to
  * check it against): anything that does not match is ignored, never guessed at.
  */
-import { arr, type JsonObject, obj, parseObject, text } from '../../model/json.js';
+import {
+  arr,
+  type BadLineReason,
+  type JsonObject,
+  obj,
+  parseObject,
+  readJson,
+  text,
+} from '../../model/json.js';
 
 /** The keys chat data has been kept under, newest first. */
 export const CHAT_KEYS = [
@@ -34,8 +42,15 @@ function callsOf(bubble: JsonObject, into: string[]): void {
   }
 }
 
-export function tabsFrom(value: string): WindsurfTab[] {
-  const data = parseObject(value);
+/**
+ * The tabs of a chat data value; `bad` says why there are none when the value is not a JSON object
+ * at all (damaged, or nested past the depth bound). A JSON object of another shape is not bad: it is
+ * a shape this reader does not know, and holds no tabs.
+ */
+export function tabsFrom(value: string): { tabs: WindsurfTab[]; bad: BadLineReason | null } {
+  const r = readJson(value);
+  const data = r.kind === 'read' ? obj(r.value) : null;
+  if (data === null) return { tabs: [], bad: r.kind === 'bad' ? r.reason : 'not-json-object' };
   const out: WindsurfTab[] = [];
   for (const t of arr(data?.tabs) ?? []) {
     const tab = obj(t);
@@ -48,7 +63,7 @@ export function tabsFrom(value: string): WindsurfTab[] {
     }
     out.push({ id, title: text(tab.chatTitle), calls });
   }
-  return out;
+  return { tabs: out, bad: null };
 }
 
 /** The folder a workspace opened (`workspace.json`'s `folder`, a `file://` URI). */

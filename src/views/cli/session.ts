@@ -1,15 +1,19 @@
 /**
  * The commands about one session (`chat`, `report`): find it from an id or a unique prefix, then
  * read what was asked. An unknown or ambiguous id lists candidates and exits 2.
+ *
+ * What it prints is made safe by the renderers; the candidates' ids and labels here, and the JSON
+ * (whose strings may hold C1 and bidi controls that `JSON.stringify` leaves raw), are made safe here.
  */
 import { findSession } from '../../index/find.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import type { Conversation } from '../../model/conversation.js';
 import { unsupported } from '../../model/conversation.js';
-import { providerById } from '../../providers/index.js';
+import { conversationOf, providerById } from '../../providers/index.js';
 import { buildReport } from '../../report/build.js';
+import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { renderChat, renderMarkdown } from './chat.js';
-import { paint } from './color.js';
+import { PLAIN, paint } from './color.js';
 import { ago } from './format.js';
 import { label } from './list.js';
 import type { Io } from './main.js';
@@ -30,17 +34,20 @@ export async function sessionCommand(
     io.err(
       query === null
         ? 'cctop: no sessions found'
-        : `cctop: no session matches "${query}" (cctop --list shows them)`,
+        : `cctop: no session matches "${safeLine(query)}" (cctop --list shows them)`,
     );
     return 2;
   }
   if (found.kind === 'many') {
     io.err(
-      `cctop: "${query}" matches ${found.candidates.length === 10 ? 'at least ' : ''}${found.candidates.length} sessions; give more of the id:`,
+      `cctop: "${safeLine(query ?? '')}" matches ${found.candidates.length === 10 ? 'at least ' : ''}${found.candidates.length} sessions; give more of the id:`,
     );
     for (const s of found.candidates)
       io.err(
-        `  ${s.provider.padEnd(7)} ${s.id}  ${ago(s.lastActiveAt ? Date.parse(s.lastActiveAt) : null, Date.now()).padStart(4)}  ${label(s)}`,
+        printable(
+          `  ${s.provider.padEnd(7)} ${safeLine(s.id)}  ${ago(s.lastActiveAt ? Date.parse(s.lastActiveAt) : null, Date.now()).padStart(4)}  ${label(s)}`,
+          PLAIN,
+        ),
       );
     return 2;
   }
@@ -63,7 +70,7 @@ export async function sessionCommand(
       time: from.time,
       nowMs: Date.now(),
     });
-    if (values.json) io.out(JSON.stringify(report));
+    if (values.json) io.out(terminalJson(report));
     else for (const line of renderReport(report, p, columns)) io.out(line);
     return 0;
   }
@@ -80,10 +87,8 @@ export async function sessionCommand(
     c = unsupported(
       'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
     );
-  else if (provider.conversation) c = provider.conversation(s.file, { before, agent });
-  else
-    c = unsupported(provider.noConversation ?? `cctop has no conversation reader for ${provider.label} yet`);
-  if (values.json) io.out(JSON.stringify({ session: s.id, provider: s.provider, ...c }));
+  else c = conversationOf(provider, s.file, { before, agent });
+  if (values.json) io.out(terminalJson({ session: s.id, provider: s.provider, ...c }));
   else if (values.markdown) io.out(renderMarkdown(s, c));
   else for (const line of renderChat(s, c, p, columns)) io.out(line);
   return 0;

@@ -33,6 +33,8 @@ export interface TuiOptions {
   annotate?: LiveOptions['annotate'];
   /** Called once the first picture is up (the demo starts its replay then). */
   onStart?: (live: LiveSessions) => void;
+  /** What to say when no session shows (asked once, the first time none does): which filter matched nothing. */
+  whenEmpty?: () => Promise<string>;
 }
 
 /** How often the screen is redrawn with nothing new (ages tick, marks expire). */
@@ -128,6 +130,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
       });
   };
 
+  let emptyAsked = false;
   const onUpdate = (doc: SessionDocument) => {
     const now = Date.now();
     for (const s of doc.sessions) {
@@ -145,6 +148,16 @@ export async function runTui(o: TuiOptions): Promise<number> {
     for (const c of waits.update(doc.sessions)) {
       v.rang.set(keyOf(c.session), now + RANG_MARK_MS);
       if (v.notify) screen.signal(notification(c));
+    }
+    if (doc.sessions.length === 0 && o.whenEmpty && !emptyAsked) {
+      emptyAsked = true;
+      void o.whenEmpty().then(
+        (text) => {
+          v.empty = text;
+          draw();
+        },
+        () => {},
+      );
     }
     v.doc = doc;
     v.revision++;
@@ -303,7 +316,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
             // OSC 52: the terminal puts it on the clipboard, over ssh too.
             screen.signal(`\u001b]52;c;${Buffer.from(cmd).toString('base64')}\u0007`);
             say(`copied: ${cmd}`);
-          } else say('no resume command for this harness');
+          } else say('no resume command for this session');
           return;
         }
         default:

@@ -2,28 +2,21 @@
  * What the live table shows, as lines: a function of the view state and the terminal size, so it
  * can be tested without a terminal and redrawn as often as anything changes. The one thing it
  * changes in the state is the selection, which it settles against the rows it is about to draw.
+ *
+ * Every word from a transcript, a process table or the keyboard is made safe to print where it is
+ * placed (`safeLine`), and every finished line once more (`printable`) in `render`, the one way out.
  */
 import type { CallLog } from '../../model/calls.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import type { SessionState } from '../../model/state.js';
+import { countStates, type SessionState } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { providerById } from '../../providers/index.js';
 import type { SessionReport } from '../../report/types.js';
 import { type Paint, PLAIN } from '../cli/color.js';
-import {
-  clip,
-  padEnd,
-  padStart,
-  percent,
-  sanitize,
-  shortModel,
-  tokens,
-  UNKNOWN,
-  usd,
-  width,
-} from '../cli/format.js';
+import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd, width } from '../cli/format.js';
 import { sparkline } from '../cli/report.js';
+import { printable, safeLine } from '../terminal-text.js';
 import { type Column, failureRate, permission, projectTitle, type Row, visibleColumns } from './columns.js';
 
 export const PANELS = ['info', 'tools', 'context', 'cost', 'chat'] as const;
@@ -71,6 +64,8 @@ export interface ViewState {
   detail: Detail | null;
   /** Shown until the first refresh lands. */
   loading: string | null;
+  /** Said in place of rows when there are no sessions (which filter matched nothing); null: the default. */
+  empty: string | null;
   /** Bumped whenever `doc` or `rates` change, so sorted rows and totals are worked out once per change. */
   revision: number;
 }
@@ -98,6 +93,7 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     hidden,
     detail: null,
     loading: 'reading transcripts…',
+    empty: null,
     revision: 0,
   };
 }
@@ -205,14 +201,13 @@ interface Totals {
 
 function totalsOf(doc: SessionDocument): Totals {
   const sessions = doc.sessions;
-  // A session nothing runs any more is neither working nor waiting on anyone, whatever its file says.
-  const live = (s: SessionDoc) => !s.deleted && s.running !== false;
+  const states = countStates(sessions, Date.parse(doc.generatedAt));
   return {
     hour: sessions.reduce((n, s) => n + (s.cost.byHour?.usd.at(-1) ?? 0), 0),
     days: [spendDays(sessions, 1), spendDays(sessions, 7), spendDays(sessions, 30)],
-    working: sessions.filter((s) => live(s) && s.state === 'working' && s.inferred === null).length,
-    waiting: sessions.filter((s) => live(s) && s.state === 'waiting').length,
-    probably: sessions.filter((s) => live(s) && s.inferred === 'probably-waiting').length,
+    working: states.working,
+    waiting: states.waiting,
+    probably: states.probablyWaiting,
   };
 }
 
@@ -240,7 +235,7 @@ export function overview(v: ViewState, p: Paint, columns: number): string {
 }
 
 function cellOf(c: Column, r: Row, now: number): string {
-  const v = sanitize(c.cell(r, now));
+  const v = safeLine(c.cell(r, now));
   return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
 }
 
@@ -297,7 +292,9 @@ function table(
     } else lines.push(text);
   }
   if (rows.length === 0)
-    lines.push(p.dim(v.filter ? `  nothing matches "${v.filter}"` : '  no sessions yet'));
+    lines.push(
+      p.dim(v.filter ? `  nothing matches "${safeLine(v.filter)}"` : `  ${v.empty ?? 'no sessions yet'}`),
+    );
   return { lines, top };
 }
 
@@ -305,13 +302,29 @@ function kv(label: string, value: string, p: Paint): string {
   return `  ${p.dim(padEnd(label, 10))} ${value}`;
 }
 
+/**
+ * One word for a POSIX shell: as it is when it holds nothing a shell reads specially, else in single
+ * quotes, where nothing is special (`$(…)` inside double quotes would run when the command is pasted).
+ */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that resumes a session, to show and to copy: it is pasted into a shell, so the path
+ * and id from the transcript are made safe to print (no control character reaches the clipboard)
+ * and quoted as shell words. An id or a path that would read as an option (`--dangerously-…`) gives
+ * no command and no `cd`: quoting does not stop a program from reading a word as a flag.
+ */
 export function resumeCommand(s: SessionDoc): string | null {
-  const cd = s.project ? `cd ${JSON.stringify(s.project)} && ` : '';
+  if (s.id.startsWith('-')) return null;
+  const cd = s.project && !s.project.startsWith('-') ? `cd ${shellWord(safeLine(s.project))} && ` : '';
+  const id = shellWord(safeLine(s.id));
   switch (s.provider) {
     case 'claude':
-      return `${cd}claude --resume ${s.id}`;
+      return `${cd}claude --resume ${id}`;
     case 'codex':
-      return `${cd}codex resume ${s.id}`;
+      return `${cd}codex resume ${id}`;
     default:
       return null;
   }
@@ -320,29 +333,30 @@ export function resumeCommand(s: SessionDoc): string | null {
 /** The call still without a result: pending while the session runs, unanswered once it went quiet. */
 function pending(s: SessionDoc): string {
   if (s.pendingTool === null) return '';
-  return s.state === 'idle' ? `  last call unanswered: ${s.pendingTool}` : `  pending ${s.pendingTool}`;
+  const tool = safeLine(s.pendingTool);
+  return s.state === 'idle' ? `  last call unanswered: ${tool}` : `  pending ${tool}`;
 }
 
 function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
   const out = [
-    kv('session', `${providerById(s.provider).label} ${s.id}`, p),
-    kv('title', sanitize(s.title ?? UNKNOWN), p),
-    kv('project', `${s.project ?? UNKNOWN}${s.branch ? `  (${s.branch})` : ''}`, p),
-    kv('file', s.file, p),
+    kv('session', `${providerById(s.provider).label} ${safeLine(s.id)}`, p),
+    kv('title', safeLine(s.title ?? UNKNOWN), p),
+    kv('project', `${safeLine(s.project ?? UNKNOWN)}${s.branch ? `  (${safeLine(s.branch)})` : ''}`, p),
+    kv('file', safeLine(s.file), p),
     kv(
       'model',
-      `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${s.reasoningEffort}` : ''}`,
+      `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${safeLine(s.reasoningEffort)}` : ''}`,
       p,
     ),
     kv(
       'state',
-      `${s.state}${s.stateDetail ? ` (${s.stateDetail})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}`,
+      `${s.state}${s.stateDetail ? ` (${safeLine(s.stateDetail)})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}`,
       p,
     ),
     kv(
       'process',
       s.process
-        ? `pids ${s.process.pids.slice(0, 6).join(' ')}  ${s.process.cpu ?? UNKNOWN}% cpu  ${Math.round(s.process.memory / (1 << 20))} MB  ${sanitize(s.process.command)}`
+        ? `pids ${s.process.pids.slice(0, 6).join(' ')}  ${s.process.cpu ?? UNKNOWN}% cpu  ${Math.round(s.process.memory / (1 << 20))} MB  ${safeLine(s.process.command)}`
         : s.running === false
           ? 'not running'
           : UNKNOWN,
@@ -360,7 +374,7 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
 
 function toolsPanel(d: Detail | null, p: Paint, columns: number): string[] {
   if (d === null || d.loading) return [p.dim('  reading the transcript…')];
-  if (d.error) return [p.red(`  ${d.error}`)];
+  if (d.error) return [p.red(`  ${safeLine(d.error)}`)];
   const calls = [...(d.log?.calls ?? [])].reverse();
   if (calls.length === 0) return [p.dim('  no tool calls')];
   return calls.map((c) => {
@@ -371,9 +385,9 @@ function toolsPanel(d: Detail | null, p: Paint, columns: number): string[] {
         ? `${Math.max(0, Math.round((c.endMs - c.startMs) / 1000))}s`
         : '';
     const lines = c.added + c.removed > 0 ? ` ${p.green(`+${c.added}`)} ${p.red(`-${c.removed}`)}` : '';
-    const origin = c.origin === 'main' ? '' : p.dim(` ↳${c.origin.slice(0, 8)}`);
+    const origin = c.origin === 'main' ? '' : p.dim(` ↳${safeLine(c.origin.slice(0, 8))}`);
     return (
-      clip(`  ${p.dim(when)} ${markc} ${padEnd(c.name, 10)} ${sanitize(c.detail)}`, columns - 20) +
+      clip(`  ${p.dim(when)} ${markc} ${padEnd(safeLine(c.name), 10)} ${safeLine(c.detail)}`, columns - 20) +
       `${lines} ${p.dim(took)}${origin}`
     );
   });
@@ -425,7 +439,8 @@ function costPanel(s: SessionDoc, p: Paint, columns: number): string[] {
     out.push(
       `  ${padEnd(shortModel(m.model), 20)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
     );
-  if (s.cost.unpriced.length > 0) out.push(p.amber(`  no price for ${s.cost.unpriced.join(', ')}`));
+  if (s.cost.unpriced.length > 0)
+    out.push(p.amber(`  no price for ${s.cost.unpriced.map(safeLine).join(', ')}`));
   const hours = s.cost.byHour?.usd ?? [];
   if (hours.some((h) => h > 0)) out.push(`  last 48h ${sparkline(hours, Math.min(48, columns - 12))}`);
   return out.map((l) => clip(l, columns));
@@ -435,7 +450,7 @@ function chatPanel(d: Detail | null, p: Paint, columns: number): string[] {
   if (d === null || d.loading) return [p.dim('  reading the conversation…')];
   const c = d.conversation;
   if (c === null) return [p.dim('  no conversation')];
-  if (!c.supported) return [p.dim(`  ${c.note ?? 'no reader for this harness'}`)];
+  if (!c.supported) return [p.dim(`  ${safeLine(c.note ?? 'no reader for this harness')}`)];
   const out: string[] = [];
   for (const t of c.turns) {
     const who =
@@ -446,12 +461,12 @@ function chatPanel(d: Detail | null, p: Paint, columns: number): string[] {
           : t.kind === 'reasoning'
             ? p.dim('thinking')
             : p.green('agent');
-    const text = sanitize(t.text.replace(/\n+/g, ' ⏎ '));
+    const text = safeLine(t.text.replace(/\n+/g, ' ⏎ '));
     if (text.length > 0) out.push(clip(`  ${p.dim(`#${t.seq}`)} ${who} ${text}`, columns));
     for (const tool of t.tools)
       out.push(
         clip(
-          `      ${tool.result === null ? p.amber('…') : tool.failed ? p.red('✗') : p.green('✓')} ${tool.name} ${sanitize(tool.detail)}`,
+          `      ${tool.result === null ? p.amber('…') : tool.failed ? p.red('✗') : p.green('✓')} ${safeLine(tool.name)} ${safeLine(tool.detail)}`,
           columns,
         ),
       );
@@ -499,10 +514,13 @@ export function render(
   rows: number,
   now: number,
 ): { lines: string[]; top: number; tableRows: Row[]; tableStart: number } {
+  // The way out for every line: no line may wrap, whatever a panel produced, and nothing but
+  // cctop's own colours reaches the terminal.
+  const finished = (lines: string[]) => lines.map((l) => printable(clip(l, columns), p));
   const out: string[] = [overview(v, p, columns)];
   if (v.help)
     return {
-      lines: [...out, '', ...HELP.map((l) => clip(l, columns))],
+      lines: finished([...out, '', ...HELP]),
       top: v.top,
       tableRows: [],
       tableStart: 2,
@@ -530,16 +548,15 @@ export function render(
     while (out.length < rows - 1) out.push('');
   }
   const hint = v.filtering
-    ? `/${v.filter}█  ${p.dim('Enter keep  Esc clear')}`
-    : (v.status ??
+    ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
+    : ((v.status === null ? null : safeLine(v.status)) ??
       p.dim(
-        `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}  ? help${v.filter ? `  filter: ${v.filter}` : ''}`,
+        `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
       ));
   out.length = Math.min(out.length, rows - 1);
   while (out.length < rows - 1) out.push('');
   out.push(hint);
-  // No line may wrap, whatever a panel produced.
-  return { lines: out.map((l) => clip(l, columns)), top: t.top, tableRows: all, tableStart: 2 };
+  return { lines: finished(out), top: t.top, tableRows: all, tableStart: 2 };
 }
 
 export { failureRate };
