@@ -139,6 +139,15 @@ describe('exit codes', () => {
     expect(r.err).toContain('copilot does not support an output schema');
   });
 
+  it("a mistyped flag gets our sentence with the nearest flag, not the option parser's", async () => {
+    const r = await exec(['claude', '--permision', 'edit', 'hi']);
+    expect(r.code).toBe(EXIT.usage);
+    expect(r.err).toContain('unknown option --permision, did you mean --permission? (try cctop exec --help)');
+    const v = await exec(['claude', 'hi', '--model']);
+    expect(v.code).toBe(EXIT.usage);
+    expect(v.err).toContain('--model needs a value (try cctop exec --help)');
+  });
+
   it('3 when the agent dies without a result', async () => {
     bin.add('claude', [{ out: INIT }, { err: 'panic: out of cheese\n' }, { exit: 2 }]);
     const r = await exec(['claude', 'hi']);

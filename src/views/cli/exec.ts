@@ -14,7 +14,6 @@
  * escapes for the characters a terminal acts on (`../terminal-text.ts`).
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { DriveError, type Failure } from '../../drive/errors.js';
 import {
   AGENTS,
@@ -32,6 +31,7 @@ import { printable, safeLine, safeText, terminalJson } from '../terminal-text.js
 import { type Paint, PLAIN, paint } from './color.js';
 import { clip, tokens, usd } from './format.js';
 import type { Io } from './main.js';
+import { parse as parseOptions, UsageError } from './options.js';
 
 /** Exit codes of `cctop exec`, one per way a run can end. */
 export const EXIT = {
@@ -306,12 +306,31 @@ interface Parsed {
   prompt: string;
 }
 
+/** The flags `cctop exec` takes, as the option table above declares them. */
+interface ExecFlags {
+  all?: boolean;
+  json?: boolean;
+  model?: string;
+  effort?: string;
+  system?: string;
+  permission?: string;
+  cwd?: string;
+  'add-dir'?: string[];
+  schema?: string;
+  resume?: string;
+  fork?: boolean;
+  session?: string;
+  timeout?: string;
+  bin?: string;
+  'inherit-env'?: boolean;
+  help?: boolean;
+}
+
 async function parse(args: string[], io: Io): Promise<Parsed | 'help'> {
-  const { values, positionals } = parseArgs({
+  // Through the shared parser, so a mistyped flag gets our sentence and the nearest flag, not Node's.
+  const parsed = parseOptions(
     args,
-    allowPositionals: true,
-    strict: true,
-    options: {
+    {
       all: { type: 'boolean' },
       json: { type: 'boolean' },
       model: { type: 'string', short: 'm' },
@@ -329,7 +348,11 @@ async function parse(args: string[], io: Io): Promise<Parsed | 'help'> {
       'inherit-env': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    'exec',
+  );
+  // The shared parser checked every flag against the table above, so each has the type it declares.
+  const values = parsed.values as ExecFlags;
+  const positionals = parsed.positionals;
   if (values.help) return 'help';
   const all = values.all === true;
   const rest = [...positionals];
@@ -453,6 +476,7 @@ export async function execCommand(args: string[], io: Io): Promise<number> {
   } catch (e) {
     if (
       e instanceof ExecUsageError ||
+      e instanceof UsageError ||
       (e instanceof Error && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS'))
     ) {
       io.err(printable(`cctop exec: ${e.message}`, PLAIN));
