@@ -1,6 +1,6 @@
 /**
- * Every line of the corpus (and of the bundled demo) for a harness, for tests that compare the fast
- * extractors with a full parse.
+ * Every line of the corpus (and of the bundled demo and the lab's recorded runs) for a harness, for
+ * tests that compare the fast extractors with a full parse.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +39,11 @@ export function linesOf(paths: string[]): { file: string; line: Buffer }[] {
 
 export function corpusFiles(sub: string): string[] {
   return HAVE_CORPUS ? jsonlUnder(join(CORPUS, sub)) : [];
+}
+
+/** The transcripts a real CLI wrote in the conformance lab (`lab/fixtures/<agent>/`), in every clone. */
+export function labFiles(agent: string): string[] {
+  return jsonlUnder(join(REPO, 'lab', 'fixtures', agent));
 }
 
 export function demoFiles(sub: string): string[] {

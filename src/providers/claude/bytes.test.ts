@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseObject } from '../../model/json.js';
 import { HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
-import { corpusFiles, demoFiles, linesOf } from '../../test-support/lines.js';
+import { corpusFiles, demoFiles, labFiles, linesOf } from '../../test-support/lines.js';
 import { SkimError } from '../skim.js';
 import { lineFromBytes } from './bytes.js';
 import { lineFromJson } from './record.js';
@@ -29,6 +29,19 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
         expect(fromBytes(line), `${file}: ${line.toString('utf8', 0, 120)}`).toEqual(fromJson(line));
     },
   );
+
+  it('on every line Claude Code 2.1.328 wrote in the conformance lab, and every truncation of them', () => {
+    const lines = linesOf(labFiles('claude'));
+    expect(lines.length).toBeGreaterThan(50);
+    for (const { file, line } of lines)
+      expect(fromBytes(line), `${file}: ${line.toString('utf8', 0, 120)}`).toEqual(fromJson(line));
+    for (const { line } of lines.filter((_, i) => i % 7 === 0)) {
+      for (let cut = 1; cut < line.length; cut += Math.max(1, Math.floor(line.length / 23))) {
+        const piece = line.subarray(0, cut);
+        expect(fromBytes(piece)).toEqual(fromJson(piece));
+      }
+    }
+  });
 
   it('on every line of the bundled demo history', () => {
     const lines = linesOf(demoFiles('.claude'));
