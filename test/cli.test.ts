@@ -311,6 +311,17 @@ describe('what a person types gets an answer that says what to type instead', ()
     );
   });
 
+  it('chat and report with a filter that matches nothing say so too, not "no sessions found"', () => {
+    const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;
+    for (const command of ['chat', 'report']) {
+      const r = cctop(['--demo', command, '--provider', 'gemini'], home.env);
+      expect(r.code).toBe(2);
+      expect(r.err.trim()).toBe(
+        `cctop: No session matches --provider gemini (${all} sessions without this filter).`,
+      );
+    }
+  });
+
   it('options go anywhere on the line: cctop --demo serve serves the demo', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, [CLI, '--demo', 'serve', '--port', '0', '--no-token'], {

@@ -28,12 +28,14 @@ export async function sessionCommand(
   snap: Snapshot,
   /** A snapshot read in full, for when `snap` came from kept sessions and cannot give a session's files. */
   whole: () => Promise<Snapshot>,
+  /** Why there is no session to show: the filters matched none (and how many exist), or where cctop looked. */
+  nothing: () => Promise<string>,
 ): Promise<number> {
   const found = findSession(snap.document, query);
   if (found.kind === 'none') {
     io.err(
       query === null
-        ? 'cctop: no sessions found'
+        ? `cctop: ${await nothing()}`
         : `cctop: no session matches "${safeLine(query)}" (cctop --list shows them)`,
     );
     return 2;
