@@ -12,6 +12,8 @@ import type { ProviderId } from '../model/facts.js';
 import { buildReport } from '../report/build.js';
 import { claudeResponse, FakeHome, REPO } from '../test-support/corpus.js';
 import { ALL, Machine } from '../test-support/machine.js';
+import { PLAIN } from '../views/cli/color.js';
+import { renderReport } from '../views/cli/report.js';
 import { callsOf, conversationOf } from './fence.js';
 import { providerById } from './index.js';
 import { placeById } from './places.js';
@@ -139,6 +141,26 @@ describe('a throw inside one harness’s reader costs that harness’s files, ne
       ]);
     },
   );
+
+  it('the report in a terminal lists what it could not read, naming the file', async () => {
+    const snapshot = await snap();
+    const s = snapshot.document.sessions.find((x) => x.provider === 'claude')!;
+    vi.spyOn(providerById('claude'), 'calls').mockImplementation(() => {
+      throw injected();
+    });
+    const report = buildReport({
+      session: s,
+      files: snapshot.files ?? [],
+      book: snapshot.book,
+      time: snapshot.time,
+      nowMs: NOW,
+    });
+    const lines = renderReport(report, PLAIN, 200);
+    expect(lines).toContain('Could not read (1)');
+    const at = lines.indexOf(`  ${s.file}`);
+    expect(at, lines.join('\n')).toBeGreaterThan(0);
+    expect(lines[at + 1]).toContain('injected');
+  });
 
   it('a JSON syntax error is told as such, without the text it choked on', async () => {
     vi.spyOn(providerById('claude'), 'parse').mockImplementation(() => {

@@ -122,5 +122,14 @@ export function renderReport(r: SessionReport, p: Paint, columns: number): strin
       );
     }
   }
+  // What could not be read for this report (a reader that failed is a problem, not the end of it).
+  if (r.problems.length > 0) {
+    section(`Could not read (${r.problems.length})`);
+    for (const q of r.problems) {
+      // The path whole: a person needs all of it to find the file.
+      out.push(p.amber(`  ${safeLine(q.path)}`));
+      out.push(`    ${clip(safeLine(q.detail ?? q.kind), w - 4)}`);
+    }
+  }
   return out.map((line) => printable(line, p));
 }
