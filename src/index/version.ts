@@ -2,150 +2,212 @@
  * The parser version of each provider: a digest of the compiled code that turns its files into
  * facts. Any edit to that code changes the digest, and the index re-reads exactly that provider's
  * files; nothing is invalidated by hand, and nothing is forgotten.
+ *
+ * Which code that is, is found, not listed: from where the provider's reading starts
+ * (`providers/<id>/parse.js`, the `parse` of its table entry) every relative import is followed,
+ * and every module reached is part of the digest. A module added, moved or shared later is counted
+ * without anyone remembering to. Its conversation and calls readers are not reached, so an edit
+ * there does not make the index read the files again. The modules are only read as bytes (a warm
+ * run loads no parser); a type-only import leaves nothing in the compiled code and is not followed.
+ *
+ * The window rules and the rest of the build are in `buildVersion`, from `sessions.ts`, which
+ * reaches every provider's place.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 import { Digest } from '../model/digest.js';
-import type { ProviderId } from '../model/facts.js';
+import { PROVIDERS, type ProviderId } from '../model/facts.js';
 
-/** The modules every provider's reading depends on, relative to this file. */
-const SHARED = [
-  '../model/facts.js',
-  '../model/ledger.js',
-  '../model/json.js',
-  '../model/state.js',
-  '../providers/jsonl.js',
-  '../providers/read.js',
-  '../providers/skim.js',
-  '../providers/types.js',
-  '../providers/fsutil.js',
-];
+/**
+ * The longest module specifier read: ours are a few dozen characters (`../../model/facts.js`), and
+ * a longer quoted string is not one of our imports. It keeps a stray quote from making one match
+ * span a file.
+ */
+const MAX_SPECIFIER_BYTES = 256;
 
-const OWN: Record<ProviderId, string[]> = {
-  claude: [
-    '../providers/claude/index.js',
-    '../providers/claude/place.js',
-    '../providers/claude/parser.js',
-    '../providers/claude/record.js',
-    '../providers/claude/bytes.js',
-  ],
-  codex: [
-    '../providers/codex/index.js',
-    '../providers/codex/place.js',
-    '../providers/codex/parser.js',
-    '../providers/codex/record.js',
-    '../providers/codex/bytes.js',
-  ],
-  gemini: [
-    '../providers/gemini/index.js',
-    '../providers/gemini/place.js',
-    '../providers/gemini/parser.js',
-    '../providers/gemini/record.js',
-  ],
-  copilot: [
-    '../providers/copilot/index.js',
-    '../providers/copilot/place.js',
-    '../providers/copilot/parser.js',
-    '../providers/copilot/record.js',
-  ],
-  opencode: [
-    '../providers/opencode/index.js',
-    '../providers/opencode/place.js',
-    '../providers/opencode/parser.js',
-    '../providers/opencode/record.js',
-    '../providers/opencode/db.js',
-    '../providers/opencode/storage.js',
-    '../providers/sqlite.js',
-  ],
-  pi: [
-    '../providers/pi/index.js',
-    '../providers/pi/place.js',
-    '../providers/pi/parser.js',
-    '../providers/pi/record.js',
-  ],
-  cursor: [
-    '../providers/cursor/index.js',
-    '../providers/cursor/place.js',
-    '../providers/cursor/parser.js',
-    '../providers/cursor/record.js',
-  ],
-  windsurf: [
-    '../providers/windsurf/index.js',
-    '../providers/windsurf/place.js',
-    '../providers/windsurf/record.js',
-    '../providers/sqlite.js',
-  ],
-  devin: [
-    '../providers/devin/index.js',
-    '../providers/devin/place.js',
-    '../providers/devin/parser.js',
-    '../providers/devin/record.js',
-    '../providers/sqlite.js',
-  ],
-  qwen: [
-    '../providers/qwen/index.js',
-    '../providers/qwen/place.js',
-    '../providers/qwen/parser.js',
-    '../providers/qwen/record.js',
-  ],
-};
+/**
+ * A relative module specifier after `from` (`import … from`, `export … from`), `import` (a bare
+ * import) or `import(`. Packages and `node:` modules are not ours to digest. A `from './…'` quoted
+ * in a comment is taken too: one module more in a digest is harmless.
+ */
+const SPECIFIER = new RegExp(
+  `\\b(from|import)\\s*\\(?\\s*(['"])(\\.\\.?\\/[^'"\\n]{1,${MAX_SPECIFIER_BYTES}})\\2`,
+  'g',
+);
 
-/** `.js` when running compiled, `.ts` when the tests run the sources. */
+/** In every relative specifier; the last one in a file ends what is searched. */
+const DOT_SLASH = Buffer.from('./');
+
+/**
+ * The relative modules a module imports at run time. In sources, `import type` and `export type`
+ * statements are skipped, as the compiler erases them (compiled modules have none).
+ */
+export function relativeImports(source: Uint8Array): string[] {
+  // A warm run computes every version, so this runs cold over every module: only the part up to the
+  // last import is decoded (imports stand first, bar a re-export or two), and it is decoded and
+  // searched natively. Our module names are ASCII, so one byte is one character.
+  const b = Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+  const end = b.lastIndexOf(DOT_SLASH);
+  if (end === -1) return [];
+  const text = b.toString('latin1', 0, end + MAX_SPECIFIER_BYTES + 1);
+  const out: string[] = [];
+  SPECIFIER.lastIndex = 0;
+  for (let m = SPECIFIER.exec(text); m !== null; m = SPECIFIER.exec(text)) {
+    if (m[1] !== 'from' || !typeOnly(text, m.index)) out.push(m[3]!);
+  }
+  return out;
+}
+
+/** Whether the statement that ends at `at` opens with `import type` or `export type`. */
+function typeOnly(text: string, at: number): boolean {
+  const start = Math.max(text.lastIndexOf('import ', at), text.lastIndexOf('export ', at));
+  return start !== -1 && text.startsWith(' type ', start + 'import'.length);
+}
+
+/** What the walk keeps of a module: what its bytes digest to, and whom it imports. */
+interface ModuleFacts {
+  crc: number;
+  bytes: number;
+  /** Its relative imports, resolved to module paths. */
+  imports: string[];
+}
+
+/**
+ * Room for one module as it is read. Our largest compiled module is under 30 KiB; past this size a
+ * module is read whole the ordinary way. One buffer serves every read, so a module costs an open, a
+ * read and a close: on a warm run the system calls are most of what the versions cost.
+ */
+const SCRATCH_BYTES = 1 << 20;
+
+let scratch: Buffer | undefined;
+
+/** A module's bytes, or null when it cannot be read. Valid until the next call. */
+function readModule(path: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
+    const n = readSync(fd, scratch, 0, SCRATCH_BYTES, 0);
+    return n < SCRATCH_BYTES ? scratch.subarray(0, n) : readFileSync(fd);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The modules of this package as files on disk, each read once per process (the shared modules are
+ * in every provider's graph, and the versions are computed once a run).
+ */
+export class CodeGraph {
+  /** Each module by path; null when it cannot be read. */
+  private readonly known = new Map<string, ModuleFacts | null>();
+
+  private factsOf(path: string): ModuleFacts | null {
+    let m = this.known.get(path);
+    if (m === undefined) {
+      const bytes = readModule(path);
+      m = bytes === null ? null : { crc: crc32(bytes), bytes: bytes.length, imports: relativeImports(bytes) };
+      this.known.set(path, m);
+      if (m !== null) m.imports = m.imports.map((s) => this.resolve(path, s));
+    }
+    return m;
+  }
+
+  /** A module imported as `./x.js` is `x.js` compiled, or `x.ts` when the tests run the sources. */
+  private resolve(from: string, specifier: string): string {
+    const path = beside(from, specifier);
+    return path.endsWith('.js') && this.factsOf(path) === null ? `${path.slice(0, -3)}.ts` : path;
+  }
+
+  /** Every module (as a path) reached from `entries` by relative imports, entries included, sorted. */
+  modules(entries: readonly string[]): string[] {
+    const seen = new Set<string>();
+    const queue = [...entries];
+    for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      queue.push(...(this.factsOf(path)?.imports ?? []));
+    }
+    return [...seen].sort();
+  }
+
+  /**
+   * A digest of the modules reached from `entries`: each one's name (its path under `root`) and
+   * bytes. A module that cannot be read (an import the walk misread) counts by its name alone.
+   */
+  digest(entries: readonly string[], root: string): string {
+    const h = new Digest();
+    for (const path of this.modules(entries)) {
+      h.string(path.startsWith(root) ? path.slice(root.length) : path);
+      const m = this.factsOf(path);
+      // As `Digest.bytes` would fold them in, from the CRC taken while the bytes were at hand.
+      if (m !== null) h.int(m.crc).int(m.bytes);
+    }
+    return h.hex();
+  }
+}
+
+const code = new CodeGraph();
+
+/**
+ * The module a relative specifier names, from the module that imports it. The compiler writes them
+ * as `./x.js` and `../../a/x.js`, resolved here by hand: `path.resolve` or `URL` cost a warm run more
+ * than all the reading.
+ */
+export function beside(from: string, specifier: string): string {
+  let dir = from.slice(0, from.lastIndexOf(sep));
+  let rest = specifier;
+  for (;;) {
+    if (rest.startsWith('./')) rest = rest.slice(2);
+    else if (rest.startsWith('../')) {
+      rest = rest.slice(3);
+      dir = dir.slice(0, dir.lastIndexOf(sep));
+    } else break;
+  }
+  // Anything else (a `..` further in, another separator) is left to the general rule.
+  return rest.includes('./') || sep !== '/' ? resolve(dirname(from), specifier) : `${dir}/${rest}`;
+}
+
+/** `dist/` compiled, `src/` when the tests run the sources, with a separator at the end. */
+const top = fileURLToPath(new URL('../', import.meta.url));
 const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
+/** Where a provider's reading starts: `parse.ts` in the folder named by its id. */
+export const providerEntry = (id: ProviderId): string => `${top}providers/${id}/parse${extension}`;
+
 const cache = new Map<ProviderId, string>();
-
-/** Each module's bytes, read once: the shared modules are part of every provider's version. */
-const sources = new Map<string, Buffer>();
-
-function source(rel: string): Buffer {
-  let s = sources.get(rel);
-  if (s === undefined) {
-    try {
-      s = readFileSync(fileURLToPath(new URL(rel.replace(/\.js$/, extension), import.meta.url)));
-    } catch {
-      // Running from sources without this module: fold its name in instead.
-      s = Buffer.from(rel);
-    }
-    sources.set(rel, s);
-  }
-  return s;
-}
 
 export function parserVersion(provider: ProviderId): string {
   let v = cache.get(provider);
   if (v === undefined) {
-    const h = new Digest();
-    for (const rel of [...SHARED, ...OWN[provider]]) h.bytes(source(rel));
-    v = h.hex();
+    v = code.digest([providerEntry(provider)], top);
     cache.set(provider, v);
   }
   return v;
 }
 
-/** The modules that turn facts into session documents: any edit retires the kept documents. */
-const BUILD = [
-  './sessions.js',
-  './built.js',
-  '../model/cost.js',
-  '../model/dedupe.js',
-  '../model/document.js',
-  '../model/ledger.js',
-  '../model/pricing.js',
-  '../model/problems.js',
-  '../model/state.js',
-  '../model/time.js',
-  '../model/usage.js',
-];
+/**
+ * Where building sessions from facts starts: `sessions.ts`, which reaches the record codec and the
+ * printer. An edit to anything it reaches retires the kept sessions.
+ */
+const BUILD = [`${top}index/sessions${extension}`];
 
 let build: string | undefined;
 
-/** A digest of the building code and of every provider's parser (which also holds its window rules). */
+/** A digest of the building code (every provider's place and window rules with it) and of every parser. */
 export function buildVersion(): string {
   if (build === undefined) {
     const h = new Digest();
-    for (const rel of BUILD) h.bytes(source(rel));
-    for (const id of Object.keys(OWN) as ProviderId[]) h.string(parserVersion(id));
+    h.string(code.digest(BUILD, top));
+    for (const id of PROVIDERS) h.string(parserVersion(id));
     build = h.hex();
   }
   return build;

@@ -14,6 +14,7 @@ function asking(provider: ProviderId, ago: number): SessionLiveFields {
   return {
     provider,
     id: ID,
+    file: `/home/u/.claude/projects/-work-app/${ID}.jsonl`,
     project: '/work/app',
     lastActiveAt: new Date(NOW - ago).toISOString(),
     deleted: false,

@@ -8,10 +8,13 @@
 import type { Annotator, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { type SessionState, shownState } from '../model/state.js';
+import { PLACE_LIST } from '../providers/places.js';
 import { type AgentProcess, matchSessions, ProcessTable } from './processes.js';
 
-/** The harnesses whose processes can be recognised and matched to sessions. */
-export const MATCHED_PROVIDERS: ReadonlySet<ProviderId> = new Set(['claude', 'codex']);
+/** The harnesses whose processes can be recognised and matched to sessions (their places say how). */
+export const MATCHED_PROVIDERS: ReadonlySet<ProviderId> = new Set(
+  PLACE_LIST.filter((p) => p.processes !== undefined).map((p) => p.id),
+);
 
 /** A pending call this quiet, with its process this idle, reads as probably waiting on the user. */
 export const PROBABLY_WAITING_AFTER_MS = 30_000;

@@ -11,9 +11,9 @@
  * Not here: anything about the transcripts, or acting on a process.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { basename } from 'node:path';
 import { later } from '../later.js';
 import type { ProviderId } from '../model/facts.js';
+import { PLACE_LIST, placeById } from '../providers/places.js';
 
 export interface ProcessInfo {
   pid: number;
@@ -135,37 +135,14 @@ export function defaultSampler(): Sampler {
   return () => null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Which harness a process is, from its command line; null for everything else. */
+/** Which harness a process is, from its command line (each harness's place says); null for the rest. */
 export function agentOf(argv: readonly string[]): ProviderId | null {
-  const exe = basename(argv[0] ?? '');
-  const script = argv[1] ? argv[1] : '';
-  if (
-    exe === 'claude' ||
-    argv[0]?.includes('/claude/versions/') ||
-    (/^node(js)?$/.test(exe) && /(^|\/)(claude|claude-code\/cli\.js)$/.test(script))
-  ) {
-    return 'claude';
-  }
-  if (exe === 'codex' || (/^node(js)?$/.test(exe) && /(^|\/)codex(\.js)?$/.test(script))) return 'codex';
-  return null;
+  return PLACE_LIST.find((p) => p.processes?.isAgent(argv))?.id ?? null;
 }
 
 /** A session id named on an agent's command line. */
 export function sessionArg(provider: ProviderId, argv: readonly string[]): string | null {
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (provider === 'claude') {
-      const eq = /^--(?:resume|session-id)=(.+)$/.exec(a);
-      if (eq && UUID.test(eq[1]!)) return eq[1]!;
-      if ((a === '--resume' || a === '-r' || a === '--session-id') && UUID.test(argv[i + 1] ?? ''))
-        return argv[i + 1]!;
-    } else if (provider === 'codex') {
-      if (a === 'resume' && UUID.test(argv[i + 1] ?? '')) return argv[i + 1]!;
-    }
-  }
-  return null;
+  return placeById(provider).processes?.sessionArg(argv) ?? null;
 }
 
 /**

@@ -7,19 +7,12 @@
 import type { BadLineReason } from './json.js';
 import type { LiveSignal } from './state.js';
 
-export type ProviderId =
-  | 'claude'
-  | 'codex'
-  | 'gemini'
-  | 'copilot'
-  | 'opencode'
-  | 'pi'
-  | 'cursor'
-  | 'windsurf'
-  | 'devin'
-  | 'qwen';
-
-export const PROVIDERS: readonly ProviderId[] = [
+/**
+ * Every harness cctop reads, in the order the tables list them: the one list of provider ids. The
+ * registries in `providers/` (places, full providers) are keyed by it with `satisfies Record<…>`, so
+ * an id added here does not compile until its provider is written, and nothing else lists them.
+ */
+export const PROVIDERS = [
   'claude',
   'codex',
   'gemini',
@@ -30,7 +23,32 @@ export const PROVIDERS: readonly ProviderId[] = [
   'windsurf',
   'devin',
   'qwen',
-];
+] as const;
+
+export type ProviderId = (typeof PROVIDERS)[number];
+
+/**
+ * How much a session may do without asking, as its harness recorded it: each provider maps its own
+ * words to one of these (the words stay in `permissionMode`). Only Claude Code and Codex record a
+ * mode; the other harnesses leave it null.
+ */
+export type Permission =
+  /** Asks before it changes anything (Claude Code `default`; Codex approval `untrusted`). */
+  | 'ask'
+  /** Edits files without asking, asks for the rest (`acceptEdits`; Codex's workspace-write sandbox). */
+  | 'edits'
+  /** Plans and changes nothing (Claude Code `plan`). */
+  | 'plan'
+  /** Reads only: a sandbox fences every write off (Codex's read-only sandbox). */
+  | 'read-only'
+  /** The harness judges by itself what to ask about (Claude Code `auto`; Codex `on-request` unfenced). */
+  | 'auto'
+  /** Never asks: what its rules do not allow beforehand is refused (Claude Code `dontAsk`). */
+  | 'deny'
+  /** Never asks and nothing is fenced (`bypassPermissions`; Codex `never` with full access). */
+  | 'bypass'
+  /** A mode this cctop does not know; `permissionMode` has the harness's own words for it. */
+  | 'unknown';
 
 export interface ToolTally {
   calls: number;
@@ -77,7 +95,10 @@ export interface FileFacts {
   mainModel: string | null;
   firstMs: number | null;
   lastMs: number | null;
+  /** The permission mode in the harness's own words (Codex: `approval/sandbox`). */
   permissionMode: string | null;
+  /** The same mode, as one of cctop's: what the table shows. */
+  permission: Permission | null;
   reasoningEffort: string | null;
   compactions: number;
   tools: Record<string, ToolTally>;
@@ -121,6 +142,7 @@ export function emptyFacts(): FileFacts {
     firstMs: null,
     lastMs: null,
     permissionMode: null,
+    permission: null,
     reasoningEffort: null,
     compactions: 0,
     tools: {},

@@ -97,6 +97,12 @@ export function windowOrFallback(w: Fenced<number | null>, q: WindowQuery): numb
   return w.kind === 'answered' ? w.value : reportedOrKnownWindow(q);
 }
 
+/** Where the harness keeps its sessions, without looking there; none when saying so throws. */
+export function rootsOf(place: ProviderPlace, env: Env): Root[] {
+  const r = fenced(place.label, null, () => place.roots(env));
+  return r.kind === 'answered' ? r.value : [];
+}
+
 /** Where the harness auto-compacts; null (not known) when saying so throws. */
 export function compactRatioOf(place: ProviderPlace, env: Env): number | null {
   const r = fenced(place.label, null, () => place.compactRatio(env));

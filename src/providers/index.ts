@@ -1,5 +1,12 @@
-/** Every harness cctop reads, in the order the tables list them. */
-import type { ProviderId } from '../model/facts.js';
+/**
+ * The provider table, full half: every harness cctop reads, by id, with its readers (files,
+ * conversations, calls). Loading this loads every parser; whoever only needs to find files, name a
+ * harness or match its processes imports `places.ts` instead.
+ *
+ * The ids and their order are `PROVIDERS` in `model/facts.ts`; this table must have an entry for
+ * each, filed under its own id, or it does not compile.
+ */
+import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -12,24 +19,20 @@ import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
 import { windsurf } from './windsurf/index.js';
 
-export const PROVIDER_LIST: readonly Provider[] = [
-  claude,
-  codex,
-  gemini,
-  copilot,
-  opencode,
-  pi,
-  cursor,
-  windsurf,
-  devin,
-  qwen,
-];
+/** Each id's provider; the mapped type holds each entry to its own id. */
+export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
 
-export const providerById = (id: ProviderId): Provider => {
-  const p = PROVIDER_LIST.find((x) => x.id === id);
+const FULL: ProviderTable = { claude, codex, gemini, copilot, opencode, pi, cursor, windsurf, devin, qwen };
+
+/** In the order the tables list them. */
+export const PROVIDER_LIST: readonly Provider[] = PROVIDERS.map((id) => FULL[id]);
+
+/** The provider of `id`; an id that is not one (from a document another machine sent) is refused. */
+export function providerById(id: ProviderId): Provider {
+  const p: Provider | undefined = Object.hasOwn(FULL, id) ? FULL[id] : undefined;
   if (!p) throw new Error(`unknown provider ${id}`);
   return p;
-};
+}
 
 // Whoever asks a provider for a conversation or calls asks through the fence: a throw is an answer.
 export { callsOf, conversationOf } from './fence.js';

@@ -1,10 +1,14 @@
 /**
- * Every harness cctop reads, light: where each keeps its files and how its sessions are sized, in
- * the order the tables list them (the order of `PROVIDER_LIST` in `index.ts`). Discovery and a run
- * answering from the index need nothing more, and importing this loads no parser: the full
- * providers (reading files and conversations) are `index.ts`, for whoever reads a file.
+ * The provider table, light half: every harness cctop reads, by id, with what is known of it without
+ * reading a file: its label, where it keeps its files, how its sessions are sized, its processes and
+ * its resume command. Discovery, a run answering from the index and the live table need nothing
+ * more, and importing this loads no parser: the full providers (reading files and conversations)
+ * are `index.ts`, for whoever reads a file.
+ *
+ * The ids and their order are `PROVIDERS` in `model/facts.ts`; this table must have an entry for
+ * each, filed under its own id, or it does not compile.
  */
-import type { ProviderId } from '../model/facts.js';
+import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { claudePlace } from './claude/place.js';
 import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
@@ -17,21 +21,28 @@ import { qwenPlace } from './qwen/place.js';
 import type { ProviderPlace } from './types.js';
 import { windsurfPlace } from './windsurf/place.js';
 
-export const PLACE_LIST: readonly ProviderPlace[] = [
-  claudePlace,
-  codexPlace,
-  geminiPlace,
-  copilotPlace,
-  opencodePlace,
-  piPlace,
-  cursorPlace,
-  windsurfPlace,
-  devinPlace,
-  qwenPlace,
-];
+/** Each id's place; the mapped type holds each entry to its own id. */
+export type PlaceTable = { readonly [K in ProviderId]: ProviderPlace<K> };
 
-export const placeById = (id: ProviderId): ProviderPlace => {
-  const p = PLACE_LIST.find((x) => x.id === id);
+const PLACES: PlaceTable = {
+  claude: claudePlace,
+  codex: codexPlace,
+  gemini: geminiPlace,
+  copilot: copilotPlace,
+  opencode: opencodePlace,
+  pi: piPlace,
+  cursor: cursorPlace,
+  windsurf: windsurfPlace,
+  devin: devinPlace,
+  qwen: qwenPlace,
+};
+
+/** In the order the tables list them. */
+export const PLACE_LIST: readonly ProviderPlace[] = PROVIDERS.map((id) => PLACES[id]);
+
+/** The place of `id`; an id that is not one (from a document another machine sent) is refused. */
+export function placeById(id: ProviderId): ProviderPlace {
+  const p: ProviderPlace | undefined = Object.hasOwn(PLACES, id) ? PLACES[id] : undefined;
   if (!p) throw new Error(`unknown provider ${id}`);
   return p;
-};
+}

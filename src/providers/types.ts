@@ -48,11 +48,15 @@ export interface ParseResult {
 
 /**
  * What finding a harness's files needs: where its data lives, which files it sees, and the rules
- * its sessions are sized by. Kept apart from `Provider` so that a run answering from the index (no
- * file changed) loads no parser: discovery and the window rules are all it touches.
+ * its sessions are sized by; and what else is known of the harness without reading a file (its
+ * name, its processes, how to resume a session). Kept apart from `Provider` so that a run answering
+ * from the index (no file changed) loads no parser: discovery and the window rules are all it touches.
+ *
+ * `K` is the id itself, so that the tables in `places.ts` and `index.ts` cannot file a harness
+ * under another's id.
  */
-export interface ProviderPlace {
-  id: ProviderId;
+export interface ProviderPlace<K extends ProviderId = ProviderId> {
+  id: K;
   /** The harness's name for people: "Claude Code". */
   label: string;
   /** Which catalogue vendor its models are priced under first. */
@@ -72,10 +76,25 @@ export interface ProviderPlace {
   contextWindow(q: WindowQuery): number | null;
   /** Why there is no conversation reader, when there is none. */
   noConversation?: string;
+  /**
+   * The command that resumes session `id`, as words for a shell (the caller quotes them and refuses
+   * an id that reads as an option). Absent for a harness that cannot resume a session by its id.
+   */
+  resumeCommand?(id: string): readonly string[];
+  /** How its running processes are told apart; absent for a harness cctop cannot match to processes. */
+  processes?: ProcessRule;
+}
+
+/** How a harness's processes are recognised and matched to its sessions, from their command lines. */
+export interface ProcessRule {
+  /** Whether this command line is the harness's own process (not a helper it runs, not an editor). */
+  isAgent(argv: readonly string[]): boolean;
+  /** The session id the command line names (`--resume <id>`), or null. */
+  sessionArg(argv: readonly string[]): string | null;
 }
 
 /** A harness in full: its place, and how to read its files and its conversations. */
-export interface Provider extends ProviderPlace {
+export interface Provider<K extends ProviderId = ProviderId> extends ProviderPlace<K> {
   /** Read `file` from the start, or continue from `previous`. */
   parse(file: SourceFile, previous: ParseResult | null): ParseResult;
   /**

@@ -1,35 +1,20 @@
 /**
  * Claude Code: `projects/<slug>/<session>.jsonl` under each config directory, with subagent
  * transcripts in `<session>/subagents/` (and the older `agent-*.jsonl` beside the main file) counted
- * toward their parent. Finding them and the window rules are in `place.ts`; reading them is here.
+ * toward their parent. Finding them and the window rules are in `place.ts`; reading them into facts
+ * is `parse.ts`; their conversations, calls and subagents are here.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { eachObject } from '../conversation-util.js';
-import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
-import { lineFromBytes } from './bytes.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { claudeCalls } from './calls.js';
 import { claudeRecord } from './conversation.js';
-import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
+import { parse } from './parse.js';
 import { claudePlace } from './place.js';
-import { lineFromJson } from './record.js';
 
 export { claudePlace, claudeRoots, DEFAULT_COMPACT_RATIO, DEFAULT_WINDOW, LONG_WINDOW } from './place.js';
-
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new ClaudeParser(
-      facts,
-      (carry as ClaudeCarry | null) ?? emptyClaudeCarry(),
-      ledger,
-      file.role === 'subagent',
-    );
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
-  });
-}
 
 /** An agent id names a file: anything but a plain token is refused rather than resolved. */
 export const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -71,7 +56,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const claude: Provider = {
+export const claude: Provider<'claude'> = {
   ...claudePlace,
   parse,
   conversation,

@@ -22,10 +22,10 @@ import {
 } from '../../model/facts.js';
 import { type IdHash, idNumber, type LedgerBuilder, type RequestRecord } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt, promptTitleSettled } from '../title.js';
+import { claudePermission } from './permission.js';
 import type { ClaudeLine, ClaudeUsage } from './record.js';
-
-/** Tool calls awaiting their result. Calls that never complete are dropped oldest first past this. */
-export const MAX_PENDING_TOOLS = 1024;
 
 /** Completed call ids remembered, so a repeated copy of a tool_use block is not counted twice. */
 export const RECENT_TOOL_IDS = 256;
@@ -35,7 +35,7 @@ const RECENT_RESPONSES = 32;
 
 export interface ClaudeCarry {
   /** `[toolUseId, toolName]` of calls without a result yet, oldest first (ids as `idNumber`s). */
-  pending: [number, string][];
+  pending: CarriedCall<number>[];
   /** Ids of calls already counted whose result arrived, newest last. */
   done: number[];
   /** A `compact_boundary` was seen and its summary record has not arrived yet. */
@@ -73,10 +73,8 @@ export function promptTitle(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
-const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
-
 export class ClaudeParser {
-  private pending: Map<number, string>;
+  private pending: PendingCalls<number>;
   private done: number[];
   private doneSet: Set<number>;
   private boundaryOpen: boolean;
@@ -100,14 +98,14 @@ export class ClaudeParser {
     private readonly ledger: LedgerBuilder,
     private readonly subagent = false,
   ) {
-    this.pending = new Map(carry.pending);
+    this.pending = new PendingCalls(carry.pending);
     this.done = [...carry.done];
     this.doneSet = new Set(carry.done);
     this.boundaryOpen = carry.boundaryOpen;
   }
 
   carry(): ClaudeCarry {
-    return { pending: [...this.pending], done: [...this.done], boundaryOpen: this.boundaryOpen };
+    return { pending: this.pending.carry(), done: [...this.done], boundaryOpen: this.boundaryOpen };
   }
 
   line(l: ClaudeLine): void {
@@ -116,7 +114,10 @@ export class ClaudeParser {
     if (f.sessionId === null && l.sessionId !== null) f.sessionId = l.sessionId;
     if (f.cwd === null && l.cwd !== null) f.cwd = l.cwd;
     if (l.gitBranch !== null) f.gitBranch = l.gitBranch;
-    if (l.permissionMode !== null) f.permissionMode = l.permissionMode;
+    if (l.permissionMode !== null && l.permissionMode !== f.permissionMode) {
+      f.permissionMode = l.permissionMode;
+      f.permission = claudePermission(l.permissionMode);
+    }
     if (l.customTitle !== null) f.titles.custom = oneLine(l.customTitle);
     if (l.aiTitle !== null) f.titles.ai = oneLine(l.aiTitle);
     if (l.summary !== null) this.summary(l.summary.leaf, l.summary.text);
@@ -137,23 +138,10 @@ export class ClaudeParser {
     if (main) {
       this.compaction(l);
       this.liveState(l);
-      if (l.prompt !== null && l.type === 'user' && !this.promptTitled) this.promptTitle(l.prompt);
+      // The title rule is shared; what reads as a title here (a slash command's tags) is Claude's.
+      if (l.prompt !== null && l.type === 'user' && !promptTitleSettled(f))
+        noteFirstPrompt(f, promptTitle(l.prompt));
     }
-  }
-
-  /**
-   * The first prompt names the session; a bare slash command (`/clear`, `/model`) says nothing about
-   * it, so it is only kept until a real prompt arrives.
-   */
-  private get promptTitled(): boolean {
-    const t = this.facts.titles.firstPrompt;
-    return t !== null && !isBareCommand(t);
-  }
-
-  private promptTitle(prompt: string): void {
-    const t = promptTitle(prompt);
-    if (t === null) return;
-    if (this.facts.titles.firstPrompt === null || !isBareCommand(t)) this.facts.titles.firstPrompt = t;
   }
 
   private summary(leafUuid: number, summary: string): void {
@@ -231,11 +219,7 @@ export class ClaudeParser {
   private toolUse(id: number | null, name: string): void {
     if (id !== null) {
       if (this.pending.has(id) || this.doneSet.has(id)) return;
-      this.pending.set(id, name);
-      if (this.pending.size > MAX_PENDING_TOOLS) {
-        const oldest = this.pending.keys().next().value;
-        if (oldest !== undefined) this.pending.delete(oldest);
-      }
+      this.pending.open(id, name);
     }
     tallyTool(this.facts, name);
   }
@@ -246,9 +230,8 @@ export class ClaudeParser {
       if (isError) tallyFailure(this.facts, '(unknown)');
       return;
     }
-    const name = this.pending.get(id);
+    const name = this.pending.settle(id);
     if (name === undefined) return; // a result for a call we never saw (or saw completed)
-    this.pending.delete(id);
     this.done.push(id);
     this.doneSet.add(id);
     if (this.done.length > RECENT_TOOL_IDS) this.doneSet.delete(this.done.shift()!);

@@ -6,8 +6,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
+import { isUuid, nodeRuns, programName } from '../argv.js';
 import { child, dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
-import type { Env, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
+import type { Env, ProcessRule, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
 
 /** Claude Code compacts at 83.5% of its window unless told otherwise. */
 export const DEFAULT_COMPACT_RATIO = 0.835;
@@ -112,7 +113,28 @@ function contextWindow(q: WindowQuery): number | null {
   return q.used !== null && q.used > window ? Math.max(LONG_WINDOW, q.used) : window;
 }
 
-export const claudePlace: ProviderPlace = {
+/**
+ * `claude` itself, the native build under `…/claude/versions/<version>`, or node running the npm
+ * package's script; a session is named by `--resume <id>`, `-r <id>` or `--session-id <id>`.
+ */
+const processes: ProcessRule = {
+  isAgent: (argv) =>
+    programName(argv) === 'claude' ||
+    (argv[0]?.includes('/claude/versions/') ?? false) ||
+    nodeRuns(argv, /(^|\/)(claude|claude-code\/cli\.js)$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const a = argv[i]!;
+      const eq = /^--(?:resume|session-id)=(.+)$/.exec(a);
+      if (eq && isUuid(eq[1])) return eq[1];
+      const next = argv[i + 1];
+      if ((a === '--resume' || a === '-r' || a === '--session-id') && isUuid(next)) return next;
+    }
+    return null;
+  },
+};
+
+export const claudePlace: ProviderPlace<'claude'> = {
   id: 'claude',
   label: 'Claude Code',
   vendor: 'anthropic',
@@ -126,4 +148,6 @@ export const claudePlace: ProviderPlace = {
     return DEFAULT_COMPACT_RATIO;
   },
   contextWindow,
+  resumeCommand: (id) => ['claude', '--resume', id],
+  processes,
 };

@@ -18,6 +18,7 @@ import {
   stringPrefixAt,
   value,
 } from '../skim.js';
+import { codexPolicy } from './permission.js';
 import { type CodexLine, lineFrom, outputFailed, READ_EVENTS, sandboxName, userWords } from './record.js';
 
 const TOP = new Keys(['type', 'timestamp', 'payload']);
@@ -167,7 +168,7 @@ export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine 
         model: txt(b, pay, P.model),
         effort: txt(b, pay, P.effort) ?? txt(b, pay, P.reasoning_effort),
         cwd: txt(b, pay, P.cwd),
-        permission: approval || sandbox ? [approval, sandbox].filter(Boolean).join('/') : null,
+        policy: codexPolicy(approval, sandbox),
       };
     }
     case 'compacted':

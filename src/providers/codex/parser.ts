@@ -9,13 +9,12 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt } from '../title.js';
 import { type CodexLine, type CodexTokenUsage, sameUsage } from './record.js';
 
-/** Tool calls awaiting their output; calls that never complete are dropped oldest first past this. */
-export const MAX_PENDING_TOOLS = 1024;
-
 export interface CodexCarry {
-  pending: [string, string][];
+  pending: CarriedCall<string>[];
   model: string | null;
   previousTotal: CodexTokenUsage | null;
   boundaryOpen: boolean;
@@ -58,7 +57,7 @@ function bounded(v: unknown): unknown {
 }
 
 export class CodexParser {
-  private pending: Map<string, string>;
+  private pending: PendingCalls<string>;
   private model: string | null;
   private previousTotal: CodexTokenUsage | null;
   private boundaryOpen: boolean;
@@ -68,21 +67,15 @@ export class CodexParser {
     carry: CodexCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new Map(carry.pending);
+    this.pending = new PendingCalls(carry.pending);
     this.model = carry.model;
     this.previousTotal = carry.previousTotal;
     this.boundaryOpen = carry.boundaryOpen;
   }
 
-  private newestPending(): string | null {
-    let newest: string | null = null;
-    for (const name of this.pending.values()) newest = name;
-    return newest;
-  }
-
   carry(): CodexCarry {
     return {
-      pending: [...this.pending],
+      pending: this.pending.carry(),
       model: this.model,
       previousTotal: this.previousTotal,
       boundaryOpen: this.boundaryOpen,
@@ -106,7 +99,10 @@ export class CodexParser {
         }
         if (l.effort !== null) f.reasoningEffort = l.effort;
         f.cwd ??= l.cwd;
-        if (l.permission !== null) f.permissionMode = l.permission;
+        if (l.policy !== null) {
+          f.permissionMode = l.policy.mode;
+          f.permission = l.policy.permission;
+        }
         return;
       case 'tokens':
         this.tokens(l);
@@ -119,32 +115,20 @@ export class CodexParser {
         f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
         return;
       case 'call':
-        if (l.id !== null) {
-          this.pending.set(l.id, l.name);
-          if (this.pending.size > MAX_PENDING_TOOLS) {
-            const oldest = this.pending.keys().next().value;
-            if (oldest !== undefined) this.pending.delete(oldest);
-          }
-        }
+        if (l.id !== null) this.pending.open(l.id, l.name);
         tallyTool(f, l.name);
         f.live = isAskUserTool(l.name)
           ? { state: 'waiting', atMs: l.ms, detail: l.name }
           : { state: 'working', atMs: l.ms, detail: null, pendingTool: l.name };
         return;
       case 'output': {
-        const name = l.id === null ? undefined : this.pending.get(l.id);
-        if (name !== undefined && l.id !== null) {
-          this.pending.delete(l.id);
-          if (l.failed) tallyFailure(f, name);
-        }
-        f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.newestPending() };
+        const name = l.id === null ? undefined : this.pending.settle(l.id);
+        if (name !== undefined && l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.pending.newest() };
         return;
       }
       case 'prompt': {
-        if (f.titles.firstPrompt === null) {
-          const t = oneLine(l.text);
-          if (t.length > 0) f.titles.firstPrompt = t;
-        }
+        noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       }
@@ -177,7 +161,7 @@ export class CodexParser {
         return;
       case 'activity':
         if (f.live?.state !== 'waiting' || this.pending.size === 0) {
-          f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.newestPending() };
+          f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.pending.newest() };
         }
         return;
       case 'other':

@@ -5,8 +5,9 @@
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
+import { isUuid, nodeRuns, programName } from '../argv.js';
 import { child, dirList, home, isFile, list, sourceFile } from '../fsutil.js';
-import type { Env, ProviderPlace, Root, SourceFile } from '../types.js';
+import type { Env, ProcessRule, ProviderPlace, Root, SourceFile } from '../types.js';
 
 /** `rollout-2025-09-25T15-12-14-<uuid>.jsonl`: the session id is the trailing uuid. */
 const ROLLOUT_ID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
@@ -46,7 +47,22 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const codexPlace: ProviderPlace = {
+/**
+ * `codex` itself or node running its script (not `codex-linux-sandbox`, a helper it runs); a session
+ * is named by `resume <id>`.
+ */
+const processes: ProcessRule = {
+  isAgent: (argv) => programName(argv) === 'codex' || nodeRuns(argv, /(^|\/)codex(\.js)?$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const next = argv[i + 1];
+      if (argv[i] === 'resume' && isUuid(next)) return next;
+    }
+    return null;
+  },
+};
+
+export const codexPlace: ProviderPlace<'codex'> = {
   id: 'codex',
   label: 'Codex',
   vendor: 'openai',
@@ -57,4 +73,6 @@ export const codexPlace: ProviderPlace = {
   // Codex does not write down where it auto-compacts; the window is the honest denominator.
   compactRatio: () => null,
   contextWindow: (q) => q.reportedWindow ?? q.catalogueWindow,
+  resumeCommand: (id) => ['codex', 'resume', id],
+  processes,
 };

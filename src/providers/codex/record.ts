@@ -6,6 +6,7 @@
  * calls and their outputs, and the events that start or end a turn.
  */
 import { count, isoMs, type JsonObject, num, obj, parseJson, str, text } from '../../model/json.js';
+import { type CodexPolicy, codexPolicy } from './permission.js';
 
 export interface CodexTokenUsage {
   /** Includes the cached part, as Codex reports it. */
@@ -33,7 +34,8 @@ export type CodexLine =
       model: string | null;
       effort: string | null;
       cwd: string | null;
-      permission: string | null;
+      /** The turn's approval and sandbox policies, when it names them. */
+      policy: CodexPolicy | null;
     }
   | {
       kind: 'tokens';
@@ -199,7 +201,7 @@ export function lineFrom(
         model: text(p.model),
         effort: text(p.effort) ?? text(p.reasoning_effort),
         cwd: text(p.cwd),
-        permission: approval || sandbox ? [approval, sandbox].filter(Boolean).join('/') : null,
+        policy: codexPolicy(approval, sandbox),
       };
     }
     case 'compacted':
@@ -254,7 +256,7 @@ export function lineFrom(
             model: text(s.model),
             effort: text(s.reasoning_effort),
             cwd: text(s.cwd),
-            permission: null,
+            policy: null,
           };
       }
       const turn = ptype ? TURN_EVENTS[ptype] : undefined;

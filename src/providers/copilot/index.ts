@@ -1,79 +1,22 @@
 /**
  * GitHub Copilot CLI: `session-state/<id>/events.jsonl` under `$COPILOT_HOME` or `~/.copilot`, and
  * the older flat `session-state/<id>.jsonl` (and `history-session-state/<id>.jsonl`). Beside an
- * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title. Finding the sessions and the window
- * rules are in `place.ts`; reading them is here.
+ * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title.
+ * Finding the sessions and the window rules are in `place.ts`; reading them into facts (the title
+ * included) is `parse.ts`; their conversations and calls are here.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { oneLine } from '../../model/facts.js';
 import { type JsonObject, obj, parseObjectAt, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
-import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { CopilotCalls } from './calls.js';
 import { CopilotConversation } from './conversation.js';
-import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
+import { parse } from './parse.js';
 import { copilotPlace } from './place.js';
-import { lineFromBytes, lineFromJson } from './record.js';
 
+export { workspaceSummary } from './parse.js';
 export { copilotPlace, copilotRoots } from './place.js';
-
-/** `workspace.yaml` is a handful of keys; only its first bytes are read. */
-const MAX_WORKSPACE_BYTES = 64 << 10;
-
-/** The `summary:` of a `workspace.yaml` (a plain or quoted scalar, or a `|`/`>` block). */
-export function workspaceSummary(yaml: string): string | null {
-  const lines = yaml.split('\n');
-  const at = lines.findIndex((l) => /^summary:/.test(l));
-  if (at === -1) return null;
-  let value = lines[at]!.slice('summary:'.length).trim();
-  if (/^[|>][+-]?$/.test(value)) {
-    const block: string[] = [];
-    for (const l of lines.slice(at + 1)) {
-      if (l.length > 0 && !/^\s/.test(l)) break;
-      block.push(l.trim());
-    }
-    value = block.join(' ');
-  } else if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) {
-    const quote = value[0];
-    value = value.slice(1, -1);
-    value = quote === "'" ? value.replace(/''/g, "'") : value.replace(/\\"/g, '"').replace(/\\n/g, ' ');
-  }
-  const t = oneLine(value);
-  return t.length > 0 ? t : null;
-}
-
-function readSummary(eventsPath: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(join(dirname(eventsPath), 'workspace.yaml'), 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_WORKSPACE_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return workspaceSummary(buf.toString('utf8', 0, n));
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  const result = readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new CopilotParser(facts, (carry as CopilotCarry | null) ?? emptyCopilotCarry(), ledger);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
-  });
-  if (basename(file.path) === 'events.jsonl') {
-    const summary = readSummary(file.path);
-    if (summary !== null) result.facts.titles.ai = summary;
-  }
-  return result;
-}
 
 /** A subagent is named by the call that started it: anything but a plain token is refused. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -141,4 +84,4 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const copilot: Provider = { ...copilotPlace, parse, conversation, calls };
+export const copilot: Provider<'copilot'> = { ...copilotPlace, parse, conversation, calls };

@@ -17,16 +17,15 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt } from '../title.js';
 import type { CopilotLine, CopilotTokens } from './record.js';
-
-/** Tool calls awaiting their outcome; calls that never complete are dropped oldest first past this. */
-export const MAX_PENDING_TOOLS = 1024;
 
 /** Call ids already counted, remembered so the second naming of a call is not counted again. */
 export const RECENT_CALL_IDS = 256;
 
 export interface CopilotCarry {
-  pending: [string, string][];
+  pending: CarriedCall<string>[];
   counted: string[];
   model: string | null;
   /** The session has per-request usage: shutdowns add no tokens and are not the context. */
@@ -40,10 +39,8 @@ export const emptyCopilotCarry = (): CopilotCarry => ({
   perRequest: false,
 });
 
-const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
-
 export class CopilotParser {
-  private pending: Map<string, string>;
+  private pending: PendingCalls<string>;
   private counted: string[];
   private countedSet: Set<string>;
   private model: string | null;
@@ -54,7 +51,7 @@ export class CopilotParser {
     carry: CopilotCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new Map(carry.pending);
+    this.pending = new PendingCalls(carry.pending);
     this.counted = [...carry.counted];
     this.countedSet = new Set(carry.counted);
     this.model = carry.model;
@@ -64,7 +61,7 @@ export class CopilotParser {
 
   carry(): CopilotCarry {
     return {
-      pending: [...this.pending],
+      pending: this.pending.carry(),
       counted: [...this.counted],
       model: this.model,
       perRequest: this.perRequest,
@@ -88,11 +85,7 @@ export class CopilotParser {
         return;
       case 'prompt': {
         if (l.sub) return;
-        const t = l.text === null ? '' : oneLine(l.text);
-        const current = f.titles.firstPrompt;
-        if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
-          f.titles.firstPrompt = t;
-        }
+        noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       }
@@ -111,9 +104,8 @@ export class CopilotParser {
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       case 'done': {
-        const name = l.id === null ? undefined : this.pending.get(l.id);
-        if (l.id !== null && name !== undefined) {
-          this.pending.delete(l.id);
+        const name = l.id === null ? undefined : this.pending.settle(l.id);
+        if (name !== undefined) {
           if (l.failed) tallyFailure(f, name);
         } else if (l.id === null && l.failed) tallyFailure(f, '(unknown)');
         f.live = { state: 'working', atMs: l.ms, detail: null };
@@ -189,11 +181,7 @@ export class CopilotParser {
       this.counted.push(id);
       this.countedSet.add(id);
       if (this.counted.length > RECENT_CALL_IDS) this.countedSet.delete(this.counted.shift()!);
-      this.pending.set(id, name);
-      if (this.pending.size > MAX_PENDING_TOOLS) {
-        const oldest = this.pending.keys().next().value;
-        if (oldest !== undefined) this.pending.delete(oldest);
-      }
+      this.pending.open(id, name);
     }
     tallyTool(this.facts, name);
   }

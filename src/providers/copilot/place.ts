@@ -42,7 +42,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const copilotPlace: ProviderPlace = {
+export const copilotPlace: ProviderPlace<'copilot'> = {
   id: 'copilot',
   label: 'Copilot CLI',
   vendor: null,

@@ -168,6 +168,8 @@ function shutdownTokens(d: JsonObject): CopilotTokens[] {
   return out;
 }
 
+/** One line of `events.jsonl` as a typed record: a table, one case per event type Copilot writes. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a dispatch table over record kinds
 export function lineFromJson(o: JsonObject): CopilotLine {
   const ms = isoMs(o.timestamp);
   const d = obj(o.data) ?? {};

@@ -8,29 +8,13 @@
  * turned back (a `-` in a directory name reads the same), so the project is left unknown rather than
  * guessed.
  *
- * Finding the transcripts and the window rules are in `place.ts`; reading them is here.
+ * Finding the transcripts and the window rules are in `place.ts`; reading them is `parse.ts`: cctop
+ * has no conversation reader for Cursor.
  */
-import { statSync } from 'node:fs';
-import { extracting, readJsonl } from '../read.js';
-import type { ParseResult, Provider, SourceFile } from '../types.js';
-import { CursorParser, stampFileTimes } from './parser.js';
+import type { Provider } from '../types.js';
+import { parse } from './parse.js';
 import { cursorPlace } from './place.js';
-import { lineFromBytes, lineFromJson } from './record.js';
 
 export { cursorPlace, cursorRoots } from './place.js';
 
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  const result = readJsonl(file, previous, (facts) => {
-    const parser = new CursorParser(facts);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => null };
-  });
-  stampFileTimes(
-    result.facts,
-    result.mtimeMs,
-    statSync(file.path, { throwIfNoEntry: false })?.birthtimeMs ?? 0,
-  );
-  return result;
-}
-
-export const cursor: Provider = { ...cursorPlace, parse };
+export const cursor: Provider<'cursor'> = { ...cursorPlace, parse };

@@ -5,8 +5,9 @@
  *
  * With no timestamps in the lines, the file's own times stand in: last written is last active.
  */
-import { type FileFacts, oneLine, tallyTool } from '../../model/facts.js';
+import { type FileFacts, tallyTool } from '../../model/facts.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteFirstPrompt } from '../title.js';
 import type { CursorLine } from './record.js';
 
 export class CursorParser {
@@ -23,10 +24,7 @@ export class CursorParser {
     }
     switch (l.role) {
       case 'user':
-        if (l.prompt !== null && f.titles.firstPrompt === null) {
-          const t = oneLine(l.prompt);
-          if (t.length > 0) f.titles.firstPrompt = t;
-        }
+        noteFirstPrompt(f, l.prompt);
         f.live = { state: 'working', atMs: null, detail: null };
         return;
       case 'assistant': {

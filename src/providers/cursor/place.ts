@@ -60,7 +60,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const cursorPlace: ProviderPlace = {
+export const cursorPlace: ProviderPlace<'cursor'> = {
   id: 'cursor',
   label: 'Cursor',
   vendor: null,

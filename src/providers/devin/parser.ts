@@ -12,6 +12,7 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteFirstPrompt } from '../title.js';
 import type { DevinMetrics, DevinSession, DevinTrajectory } from './record.js';
 
 export interface DevinRows {
@@ -70,10 +71,7 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: DevinRows
   for (const step of t.steps) {
     noteTime(f, step.ms);
     if (step.source === 'user') {
-      if (f.titles.firstPrompt === null && step.text !== null) {
-        const words = oneLine(step.text);
-        if (words.length > 0) f.titles.firstPrompt = words;
-      }
+      noteFirstPrompt(f, step.text);
       f.live = { state: 'working', atMs: step.ms, detail: null };
       continue;
     }

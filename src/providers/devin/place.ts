@@ -110,7 +110,7 @@ function readDatabase(root: Root, path: string, problems: ProblemLog, out: Sourc
   }
 }
 
-export const devinPlace: ProviderPlace = {
+export const devinPlace: ProviderPlace<'devin'> = {
   id: 'devin',
   label: 'Devin',
   vendor: null,

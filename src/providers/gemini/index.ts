@@ -7,151 +7,23 @@
  * A resumed old session is migrated by Gemini CLI into a `.jsonl` of the same name that repeats the
  * whole chat; while both exist only the `.jsonl` is read, so the chat is not counted twice.
  *
- * Finding the chats and the window rules are in `place.ts`; reading them is here.
+ * Finding the chats and the window rules are in `place.ts`; reading them into facts
+ * is `parse.ts`; their conversations and calls are here.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { CallCollector, type CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
-import {
-  arr,
-  type JsonObject,
-  obj,
-  parseObject,
-  parseObjectAt,
-  readJson,
-  readObjectAt,
-} from '../../model/json.js';
-import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
-import { isBlank, scanLines } from '../jsonl.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import { arr, type JsonObject, obj, parseObject, parseObjectAt } from '../../model/json.js';
+import { scanLines } from '../jsonl.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { GeminiCalls } from './calls.js';
 import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
-import { GeminiChat, isGeminiCarry } from './parser.js';
+import { MAX_WHOLE_FILE_BYTES, parse } from './parse.js';
 import { geminiPlace, SESSION_ID } from './place.js';
-import { conversationFrom, lineFromJson } from './record.js';
 
+export { MAX_WHOLE_FILE_BYTES } from './parse.js';
 export { DEFAULT_COMPACT_RATIO, DEFAULT_WINDOW, geminiPlace, geminiRoots } from './place.js';
-
-/**
- * A whole-file chat is parsed in one piece; past this it is reported, not read. The largest seen is
- * under half a megabyte; a chat file of hundreds of megabytes is not one Gemini CLI would load either.
- */
-export const MAX_WHOLE_FILE_BYTES = 64 << 20;
-
-/** `.project_root` holds one path; anything longer is not one. */
-const MAX_PROJECT_ROOT_BYTES = 4096;
-
-/** The project directory Gemini CLI wrote beside the chats (`tmp/<project>/.project_root`). */
-function projectRoot(chatPath: string): string | null {
-  const parts = chatPath.split(sep);
-  const at = parts.lastIndexOf('chats');
-  if (at <= 0) return null;
-  const path = [...parts.slice(0, at), '.project_root'].join(sep);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_PROJECT_ROOT_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, n).trim();
-    return text.length > 0 && n < MAX_PROJECT_ROOT_BYTES && !text.includes('\n') ? text : null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {
-  const carry = previous !== null && isGeminiCarry(previous.carry) ? previous.carry : null;
-  const tail = previous !== null && carry !== null;
-  let facts: FileFacts;
-  let ledger: LedgerBuilder;
-  if (tail) {
-    facts = structuredClone(carry.settled);
-    const settled = previous.ledger.data.subarray(0, carry.settledRecords * RECORD_FIELDS);
-    ledger = new LedgerBuilder(previous.ledger.models, settled);
-  } else {
-    facts = emptyFacts();
-    facts.cwd = projectRoot(file.path);
-    ledger = new LedgerBuilder();
-  }
-  const chat = new GeminiChat(facts, carry?.window ?? [], tail);
-  const before = facts.lines;
-  const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated, index) => {
-    if (chat.restart) return false;
-    const r = readObjectAt(buf, start, end);
-    if (r.kind === 'bad') {
-      // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
-      if (unterminated) return false;
-      if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, r.reason);
-      return false;
-    }
-    chat.line(lineFromJson(r.value));
-    return true;
-  });
-  if (chat.restart) return parseJsonl(file, null);
-  facts.lines = before + scan.lines;
-  facts.oversizedLines += scan.oversized;
-  const done = chat.finish(ledger);
-  return {
-    facts: done.facts,
-    carry: done.carry,
-    ledger: ledger.build(),
-    offset: scan.end,
-    size: scan.size,
-    mtimeMs: scan.mtimeMs,
-    ino: scan.ino,
-    pendingBytes: scan.pendingBytes,
-  };
-}
-
-/** A whole-file `session-*.json`: rewritten in place, so always read from the start. */
-function parseWholeFile(file: SourceFile): ParseResult {
-  const facts = emptyFacts();
-  facts.cwd = projectRoot(file.path);
-  const ledger = new LedgerBuilder();
-  const fd = openSync(file.path, 'r');
-  let st: ReturnType<typeof fstatSync>;
-  let text: string | null = null;
-  try {
-    st = fstatSync(fd);
-    if (st.size > MAX_WHOLE_FILE_BYTES) facts.oversizedLines = 1;
-    else text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-  if (text !== null) {
-    facts.lines = 1;
-    const r = readJson(text);
-    const o = r.kind === 'read' ? obj(r.value) : null;
-    if (o === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
-    else {
-      const { meta, messages } = conversationFrom(o);
-      const chat = new GeminiChat(facts, [], false);
-      chat.line({ kind: 'header', meta });
-      for (const message of messages) chat.line({ kind: 'message', message });
-      chat.finish(ledger);
-    }
-  }
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: st.size,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-    pendingBytes: 0,
-  };
-}
-
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  return file.path.endsWith('.json') ? parseWholeFile(file) : parseJsonl(file, previous);
-}
 
 /** A subagent's chat is `<its id>.jsonl`: anything but a plain token is refused, not resolved. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -272,4 +144,4 @@ function calls(path: string): CallLog {
   return c.log;
 }
 
-export const gemini: Provider = { ...geminiPlace, parse, conversation, calls };
+export const gemini: Provider<'gemini'> = { ...geminiPlace, parse, conversation, calls };

@@ -29,6 +29,7 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteFirstPrompt } from '../title.js';
 import {
   callFailed,
   type GeminiLine,
@@ -64,8 +65,6 @@ export function isGeminiCarry(v: unknown): v is GeminiCarry {
 /** Tool statuses of a call not finished yet (Gemini CLI's scheduler states). */
 const IN_FLIGHT = new Set(['validating', 'scheduled', 'executing']);
 
-const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
-
 /** The ledger's tokens of one request (see the module comment). */
 export function requestTokens(t: GeminiTokens): {
   input: number;
@@ -91,15 +90,10 @@ export function requestTokens(t: GeminiTokens): {
 export function applyMessage(f: FileFacts, ledger: LedgerBuilder, m: GeminiMessage): void {
   noteTime(f, m.ms);
   switch (m.type) {
-    case 'user': {
-      const t = m.text === null ? '' : oneLine(m.text);
-      if (t.length > 0) {
-        const current = f.titles.firstPrompt;
-        if (current === null || (isBareCommand(current) && !isBareCommand(t))) f.titles.firstPrompt = t;
-      }
+    case 'user':
+      noteFirstPrompt(f, m.text);
       f.live = { state: 'working', atMs: m.ms, detail: null };
       return;
-    }
     case 'gemini': {
       const model = m.model ?? f.mainModel;
       if (m.model !== null) {

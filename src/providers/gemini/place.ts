@@ -101,7 +101,7 @@ function contextWindow(q: WindowQuery): number | null {
   return q.used !== null && q.used > known ? q.used : known;
 }
 
-export const geminiPlace: ProviderPlace = {
+export const geminiPlace: ProviderPlace<'gemini'> = {
   id: 'gemini',
   label: 'Gemini CLI',
   vendor: 'google',

@@ -8,56 +8,22 @@
  * task OpenCode ran for the main one) counts toward the session at the top of its chain, as a
  * subagent's transcript does for Claude Code.
  *
- * Finding the sessions and the window rules are in `place.ts`; reading them is here.
+ * Finding the sessions and the window rules are in `place.ts`; reading them into facts
+ * is `parse.ts`; their conversations and calls are here.
  */
 import { basename } from 'node:path';
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { emptyFacts } from '../../model/facts.js';
-import { LedgerBuilder } from '../../model/ledger.js';
 import { splitMember, validMember } from '../sqlite.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { OpenCodeCalls } from './calls.js';
 import { OpenCodeConversation } from './conversation.js';
-import { isChildOf, readChat, readSession } from './db.js';
-import { foldSession } from './parser.js';
+import { isChildOf, readChat } from './db.js';
+import { parse } from './parse.js';
 import { DATABASE_NAME, opencodePlace } from './place.js';
-import { readStoredChat, readStoredSession, storedChild } from './storage.js';
+import { readStoredChat, storedChild } from './storage.js';
 
 export { opencodePlace, opencodeRoots } from './place.js';
-
-function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
-  const member = splitMember(file.path);
-  const rows =
-    member !== null && DATABASE_NAME.test(basename(member.database))
-      ? readSession(member.database, member.member)
-      : readStoredSession(file.path);
-  if (rows === null) {
-    throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
-  }
-  const facts = emptyFacts();
-  const ledger = new LedgerBuilder();
-  foldSession(facts, ledger, rows);
-  facts.lines = rows.messages.length;
-  if (rows.unread) {
-    // Each file of a `storage/` tree is one record, as a line is of a transcript.
-    facts.lines += rows.unread.count;
-    facts.badLines += rows.unread.count;
-    facts.firstBad = { line: 1, ...rows.unread.first };
-  }
-  facts.oversizedLines += rows.oversized ?? 0;
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    // Rows are re-read whole: there is no offset to continue from.
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
-}
 
 /** A child session is named by its id (`ses_…`): anything but a plain token is refused. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -104,4 +70,4 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const opencode: Provider = { ...opencodePlace, parse, conversation, calls };
+export const opencode: Provider<'opencode'> = { ...opencodePlace, parse, conversation, calls };

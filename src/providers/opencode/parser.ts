@@ -15,6 +15,7 @@ import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool }
 import type { BadLineReason } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteFirstPrompt } from '../title.js';
 import type { OpenCodeMessage, OpenCodePart, OpenCodeSession, OpenCodeTokens } from './record.js';
 
 export interface OpenCodeRows {
@@ -74,10 +75,7 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: OpenCodeR
   f.sessionId = s.id;
   f.cwd = s.directory;
   if (s.title !== null) f.titles.ai = oneLine(s.title);
-  if (rows.firstPrompt !== null) {
-    const t = oneLine(rows.firstPrompt);
-    if (t.length > 0) f.titles.firstPrompt = t;
-  }
+  noteFirstPrompt(f, rows.firstPrompt);
   noteTime(f, s.createdMs);
   noteTime(f, s.updatedMs);
 

@@ -297,7 +297,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const opencodePlace: ProviderPlace = {
+export const opencodePlace: ProviderPlace<'opencode'> = {
   id: 'opencode',
   label: 'OpenCode',
   vendor: null,

@@ -1,29 +1,20 @@
 /**
  * Pi (pi-coding-agent): `sessions/--<cwd>--/<time>_<id>.jsonl` under `$PI_CODING_AGENT_DIR` (or
- * `~/.pi/agent`); `$PI_CODING_AGENT_SESSION_DIR` names the sessions folder itself. Finding the sessions and the window rules are in `place.ts`;
- * reading them is here.
+ * `~/.pi/agent`); `$PI_CODING_AGENT_SESSION_DIR` names the sessions folder itself. Finding the
+ * sessions and the window rules are in `place.ts`; reading them into facts is `parse.ts`; their
+ * conversations and calls are here.
  */
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { type JsonObject, parseObjectAt, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
-import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { PiCalls } from './calls.js';
 import { entryHead, PiConversation, PiTree } from './conversation.js';
-import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
+import { parse } from './parse.js';
 import { piPlace } from './place.js';
-import { lineFromBytes, lineFromJson } from './record.js';
 
 export { piPlace, piRoots } from './place.js';
-
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new PiParser(facts, (carry as PiCarry | null) ?? emptyPiCarry(), ledger);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
-  });
-}
 
 /** Bytes of a line looked at for its id and parent before parsing the line whole. */
 const HEAD_BYTES = 256;
@@ -77,4 +68,4 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const pi: Provider = { ...piPlace, parse, conversation, calls };
+export const pi: Provider<'pi'> = { ...piPlace, parse, conversation, calls };

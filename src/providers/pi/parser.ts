@@ -9,13 +9,12 @@
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt } from '../title.js';
 import type { PiLine, PiUsage } from './record.js';
 
-/** Tool calls awaiting their result; calls that never complete are dropped oldest first past this. */
-export const MAX_PENDING_TOOLS = 1024;
-
 export interface PiCarry {
-  pending: [string, string][];
+  pending: CarriedCall<string>[];
   model: string | null;
 }
 
@@ -28,10 +27,8 @@ export function outputOf(u: PiUsage): number {
   return apart ? u.output + r : u.output;
 }
 
-const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
-
 export class PiParser {
-  private pending: Map<string, string>;
+  private pending: PendingCalls<string>;
   private model: string | null;
 
   constructor(
@@ -39,12 +36,12 @@ export class PiParser {
     carry: PiCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new Map(carry.pending);
+    this.pending = new PendingCalls(carry.pending);
     this.model = carry.model;
   }
 
   carry(): PiCarry {
-    return { pending: [...this.pending], model: this.model };
+    return { pending: this.pending.carry(), model: this.model };
   }
 
   line(l: PiLine): void {
@@ -67,21 +64,15 @@ export class PiParser {
       case 'compaction':
         f.compactions++;
         return;
-      case 'user': {
-        const t = l.text === null ? '' : oneLine(l.text);
-        const current = f.titles.firstPrompt;
-        if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
-          f.titles.firstPrompt = t;
-        }
+      case 'user':
+        noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
-      }
       case 'assistant':
         this.assistant(l);
         return;
       case 'result': {
-        const name = (l.callId !== null ? this.pending.get(l.callId) : undefined) ?? l.name ?? '(unknown)';
-        if (l.callId !== null) this.pending.delete(l.callId);
+        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
         if (l.failed) tallyFailure(f, name);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
@@ -123,13 +114,7 @@ export class PiParser {
     }
     for (const [id, name] of l.calls) {
       tallyTool(f, name);
-      if (id !== null) {
-        this.pending.set(id, name);
-        if (this.pending.size > MAX_PENDING_TOOLS) {
-          const oldest = this.pending.keys().next().value;
-          if (oldest !== undefined) this.pending.delete(oldest);
-        }
-      }
+      if (id !== null) this.pending.open(id, name);
     }
     const ask = l.calls.find(([, name]) => isAskUserTool(name));
     if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };

@@ -41,7 +41,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const piPlace: ProviderPlace = {
+export const piPlace: ProviderPlace<'pi'> = {
   id: 'pi',
   label: 'Pi',
   vendor: null,

@@ -4,27 +4,18 @@
  * environment variables: `QWEN_RUNTIME_DIR` "overrides the runtime output directory (conversations,
  * logs, todos); defaults to QWEN_HOME"). The project folder is the working directory with every
  * other character than letters and digits replaced by `-`; the records carry the real `cwd`.
- * Finding the chats and the window rules are in `place.ts`; reading them is here.
+ * Finding the chats and the window rules are in `place.ts`; reading them into facts
+ * is `parse.ts`; their conversations and calls are here.
  */
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { eachObject } from '../conversation-util.js';
-import { extracting, readJsonl } from '../read.js';
-import type { ConversationOptions, ParseResult, Provider, SourceFile } from '../types.js';
+import type { ConversationOptions, Provider } from '../types.js';
 import { qwenCalls } from './calls.js';
 import { QwenConversation } from './conversation.js';
-import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
+import { parse } from './parse.js';
 import { qwenPlace } from './place.js';
-import { lineFromBytes, lineFromJson } from './record.js';
 
 export { qwenPlace, qwenRoots } from './place.js';
-
-function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
-  return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new QwenParser(facts, (carry as QwenCarry | null) ?? emptyQwenCarry(), ledger);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
-  });
-}
 
 /** A subagent is named by its `agentId` (`explore-7f3c`): anything but a plain token is refused. */
 const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -42,4 +33,4 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const qwen: Provider = { ...qwenPlace, parse, conversation, calls: qwenCalls };
+export const qwen: Provider<'qwen'> = { ...qwenPlace, parse, conversation, calls: qwenCalls };

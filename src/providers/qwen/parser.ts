@@ -7,16 +7,15 @@
  * `candidatesTokenCount` depends on the backend (Gemini counts it apart, OpenAI-compatible ones
  * inside); the line's own `totalTokenCount` says which, and a request's tokens add up to it.
  */
-import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt } from '../title.js';
 import type { QwenLine, QwenUsage } from './record.js';
 
-/** Tool calls awaiting their result; calls that never complete are dropped oldest first past this. */
-export const MAX_PENDING_TOOLS = 1024;
-
 export interface QwenCarry {
-  pending: [string, string][];
+  pending: CarriedCall<string>[];
 }
 
 export const emptyQwenCarry = (): QwenCarry => ({ pending: [] });
@@ -31,21 +30,19 @@ export function requestTokens(u: QwenUsage): { input: number; cacheRead: number;
   };
 }
 
-const isBareCommand = (title: string): boolean => /^\/\S+$/.test(title);
-
 export class QwenParser {
-  private pending: Map<string, string>;
+  private pending: PendingCalls<string>;
 
   constructor(
     readonly facts: FileFacts,
     carry: QwenCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new Map(carry.pending);
+    this.pending = new PendingCalls(carry.pending);
   }
 
   carry(): QwenCarry {
-    return { pending: [...this.pending] };
+    return { pending: this.pending.carry() };
   }
 
   line(l: QwenLine): void {
@@ -56,11 +53,7 @@ export class QwenParser {
     switch (l.type) {
       case 'user':
         if (l.prompt !== null) {
-          const t = oneLine(l.prompt);
-          const current = f.titles.firstPrompt;
-          if (t.length > 0 && (current === null || (isBareCommand(current) && !isBareCommand(t)))) {
-            f.titles.firstPrompt = t;
-          }
+          noteFirstPrompt(f, l.prompt);
           f.live = { state: 'working', atMs: l.ms, detail: null };
         }
         return;
@@ -69,10 +62,9 @@ export class QwenParser {
         return;
       case 'tool_result': {
         const r = l.result;
-        const name = r?.callId ? this.pending.get(r.callId) : undefined;
-        if (r?.callId && name !== undefined) {
-          this.pending.delete(r.callId);
-          if (r.failed) tallyFailure(f, name);
+        const name = r?.callId ? this.pending.settle(r.callId) : undefined;
+        if (name !== undefined) {
+          if (r?.failed) tallyFailure(f, name);
         } else if (r?.failed) tallyFailure(f, '(unknown)');
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
@@ -116,13 +108,7 @@ export class QwenParser {
     }
     for (const [id, name] of l.calls) {
       tallyTool(f, name);
-      if (id !== null) {
-        this.pending.set(id, name);
-        if (this.pending.size > MAX_PENDING_TOOLS) {
-          const oldest = this.pending.keys().next().value;
-          if (oldest !== undefined) this.pending.delete(oldest);
-        }
-      }
+      if (id !== null) this.pending.open(id, name);
     }
     const ask = l.calls.find(([, name]) => isAskUserTool(name));
     if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };

@@ -40,7 +40,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const qwenPlace: ProviderPlace = {
+export const qwenPlace: ProviderPlace<'qwen'> = {
   id: 'qwen',
   label: 'Qwen Code',
   vendor: null,

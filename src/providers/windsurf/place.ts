@@ -116,7 +116,7 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
-export const windsurfPlace: ProviderPlace = {
+export const windsurfPlace: ProviderPlace<'windsurf'> = {
   id: 'windsurf',
   label: 'Windsurf',
   vendor: null,

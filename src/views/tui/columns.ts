@@ -5,7 +5,7 @@
  */
 import type { SessionDoc } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
-import { providerById } from '../../providers/index.js';
+import { placeById } from '../../providers/places.js';
 import { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
 import { label } from '../cli/list.js';
 import { safeLine } from '../terminal-text.js';
@@ -26,30 +26,37 @@ export interface Column {
 
 const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
-export function permission(mode: string | null): string {
-  if (mode === null) return UNKNOWN;
-  switch (mode) {
-    case 'default':
-      return 'ask';
-    case 'acceptEdits':
-      return 'edits';
+/** The PERM column: as wide as its widest word, `BYPASS` (`read-only` is shown as `ro` to fit). */
+const PERM_WIDTH = 6;
+
+/**
+ * The PERM cell: the session's permission as its provider read it. A mode no provider knows shows
+ * the harness's own words, cut to the cell; a document from a newer cctop (`--host`) may hold a
+ * permission this one does not know, and shows nothing rather than a guess.
+ */
+export function permission(s: Pick<SessionDoc, 'permission' | 'permissionMode'>): string {
+  const p = s.permission;
+  if (p === null || p === undefined) return UNKNOWN;
+  switch (p) {
+    case 'ask':
+    case 'edits':
     case 'plan':
-      return 'plan';
-    case 'bypassPermissions':
-    case 'never/danger-full-access':
-      return 'BYPASS';
-    case 'on-request/read-only':
-    case 'untrusted/read-only':
+    case 'auto':
+    case 'deny':
+      return p;
+    case 'read-only':
       return 'ro';
-    case 'on-request/workspace-write':
-    case 'never/workspace-write':
-      return 'edits';
-    default: {
-      const shown = safeLine(mode);
-      return shown.length > 6 ? shown.slice(0, 6) : shown;
-    }
+    case 'bypass':
+      return 'BYPASS';
+    case 'unknown':
+      return s.permissionMode === null ? UNKNOWN : safeLine(s.permissionMode).slice(0, PERM_WIDTH);
+    default:
+      return newerPermission(p);
   }
 }
+
+/** Unreachable by type, so a new permission fails to compile above; a newer cctop can still send one. */
+const newerPermission = (_: never): string => UNKNOWN;
 
 const lastHour = (s: SessionDoc) => s.cost.byHour?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
 const today = (s: SessionDoc) => s.cost.byDay?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
@@ -139,9 +146,9 @@ export const COLUMNS: Column[] = [
     title: 'HARNESS',
     width: 7,
     align: 'left',
-    cell: (r) => providerById(r.s.provider).label.split(' ')[0]!,
+    cell: (r) => placeById(r.s.provider).label.split(' ')[0]!,
   },
-  { key: 'perm', title: 'PERM', width: 6, align: 'left', cell: (r) => permission(r.s.permissionMode) },
+  { key: 'perm', title: 'PERM', width: PERM_WIDTH, align: 'left', cell: (r) => permission(r.s) },
   {
     key: 'branch',
     title: 'BRANCH',

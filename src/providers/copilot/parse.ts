@@ -1,0 +1,67 @@
+/**
+ * Reading a Copilot CLI session file (and its `workspace.yaml` title) into facts and ledger records:
+ * what the index calls for every changed file, and where this provider's parser version is digested
+ * from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation and calls
+ * readers (`index.ts`), so an edit to those does not make the index read the files again.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { oneLine } from '../../model/facts.js';
+import { extracting, readJsonl } from '../read.js';
+import type { ParseResult, SourceFile } from '../types.js';
+import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
+import { lineFromBytes, lineFromJson } from './record.js';
+
+/** `workspace.yaml` is a handful of keys; only its first bytes are read. */
+const MAX_WORKSPACE_BYTES = 64 << 10;
+
+/** The `summary:` of a `workspace.yaml` (a plain or quoted scalar, or a `|`/`>` block). */
+export function workspaceSummary(yaml: string): string | null {
+  const lines = yaml.split('\n');
+  const at = lines.findIndex((l) => /^summary:/.test(l));
+  if (at === -1) return null;
+  let value = lines[at]!.slice('summary:'.length).trim();
+  if (/^[|>][+-]?$/.test(value)) {
+    const block: string[] = [];
+    for (const l of lines.slice(at + 1)) {
+      if (l.length > 0 && !/^\s/.test(l)) break;
+      block.push(l.trim());
+    }
+    value = block.join(' ');
+  } else if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) {
+    const quote = value[0];
+    value = value.slice(1, -1);
+    value = quote === "'" ? value.replace(/''/g, "'") : value.replace(/\\"/g, '"').replace(/\\n/g, ' ');
+  }
+  const t = oneLine(value);
+  return t.length > 0 ? t : null;
+}
+
+function readSummary(eventsPath: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(join(dirname(eventsPath), 'workspace.yaml'), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(MAX_WORKSPACE_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return workspaceSummary(buf.toString('utf8', 0, n));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+  const result = readJsonl(file, previous, (facts, carry, ledger) => {
+    const parser = new CopilotParser(facts, (carry as CopilotCarry | null) ?? emptyCopilotCarry(), ledger);
+    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
+    return { line, carry: () => parser.carry() };
+  });
+  if (basename(file.path) === 'events.jsonl') {
+    const summary = readSummary(file.path);
+    if (summary !== null) result.facts.titles.ai = summary;
+  }
+  return result;
+}

@@ -1,0 +1,134 @@
+/**
+ * Reading a Gemini CLI chat (a `.jsonl` tailed, or a whole-file `.json`) into facts and ledger
+ * records: what the index calls for every changed file, and where this provider's parser version is
+ * digested from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation
+ * and calls readers (`index.ts`), so an edit to those does not make the index read the files again.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { sep } from 'node:path';
+import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
+import { obj, readJson, readObjectAt } from '../../model/json.js';
+import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
+import { isBlank, scanLines } from '../jsonl.js';
+import type { ParseResult, SourceFile } from '../types.js';
+import { GeminiChat, isGeminiCarry } from './parser.js';
+import { conversationFrom, lineFromJson } from './record.js';
+
+/**
+ * A whole-file chat is parsed in one piece; past this it is reported, not read. The largest seen is
+ * under half a megabyte; a chat file of hundreds of megabytes is not one Gemini CLI would load either.
+ */
+export const MAX_WHOLE_FILE_BYTES = 64 << 20;
+
+/** `.project_root` holds one path; anything longer is not one. */
+const MAX_PROJECT_ROOT_BYTES = 4096;
+
+/** The project directory Gemini CLI wrote beside the chats (`tmp/<project>/.project_root`). */
+function projectRoot(chatPath: string): string | null {
+  const parts = chatPath.split(sep);
+  const at = parts.lastIndexOf('chats');
+  if (at <= 0) return null;
+  const path = [...parts.slice(0, at), '.project_root'].join(sep);
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(MAX_PROJECT_ROOT_BYTES);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, n).trim();
+    return text.length > 0 && n < MAX_PROJECT_ROOT_BYTES && !text.includes('\n') ? text : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {
+  const carry = previous !== null && isGeminiCarry(previous.carry) ? previous.carry : null;
+  const tail = previous !== null && carry !== null;
+  let facts: FileFacts;
+  let ledger: LedgerBuilder;
+  if (tail) {
+    facts = structuredClone(carry.settled);
+    const settled = previous.ledger.data.subarray(0, carry.settledRecords * RECORD_FIELDS);
+    ledger = new LedgerBuilder(previous.ledger.models, settled);
+  } else {
+    facts = emptyFacts();
+    facts.cwd = projectRoot(file.path);
+    ledger = new LedgerBuilder();
+  }
+  const chat = new GeminiChat(facts, carry?.window ?? [], tail);
+  const before = facts.lines;
+  const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated, index) => {
+    if (chat.restart) return false;
+    const r = readObjectAt(buf, start, end);
+    if (r.kind === 'bad') {
+      // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
+      if (unterminated) return false;
+      if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, r.reason);
+      return false;
+    }
+    chat.line(lineFromJson(r.value));
+    return true;
+  });
+  if (chat.restart) return parseJsonl(file, null);
+  facts.lines = before + scan.lines;
+  facts.oversizedLines += scan.oversized;
+  const done = chat.finish(ledger);
+  return {
+    facts: done.facts,
+    carry: done.carry,
+    ledger: ledger.build(),
+    offset: scan.end,
+    size: scan.size,
+    mtimeMs: scan.mtimeMs,
+    ino: scan.ino,
+    pendingBytes: scan.pendingBytes,
+  };
+}
+
+/** A whole-file `session-*.json`: rewritten in place, so always read from the start. */
+function parseWholeFile(file: SourceFile): ParseResult {
+  const facts = emptyFacts();
+  facts.cwd = projectRoot(file.path);
+  const ledger = new LedgerBuilder();
+  const fd = openSync(file.path, 'r');
+  let st: ReturnType<typeof fstatSync>;
+  let text: string | null = null;
+  try {
+    st = fstatSync(fd);
+    if (st.size > MAX_WHOLE_FILE_BYTES) facts.oversizedLines = 1;
+    else text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  if (text !== null) {
+    facts.lines = 1;
+    const r = readJson(text);
+    const o = r.kind === 'read' ? obj(r.value) : null;
+    if (o === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
+    else {
+      const { meta, messages } = conversationFrom(o);
+      const chat = new GeminiChat(facts, [], false);
+      chat.line({ kind: 'header', meta });
+      for (const message of messages) chat.line({ kind: 'message', message });
+      chat.finish(ledger);
+    }
+  }
+  return {
+    facts,
+    carry: null,
+    ledger: ledger.build(),
+    offset: st.size,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ino: st.ino,
+    pendingBytes: 0,
+  };
+}
+
+export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+  return file.path.endsWith('.json') ? parseWholeFile(file) : parseJsonl(file, previous);
+}

@@ -1,0 +1,49 @@
+/**
+ * Reading an OpenCode session (database rows or the `storage/` tree) into facts and ledger records:
+ * what the index calls for every changed file, and where this provider's parser version is digested
+ * from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation and calls
+ * readers (`index.ts`). The rows are decoded by the conversation's own part readers
+ * (`conversation.ts`), so an edit there does read the files again.
+ */
+import { basename } from 'node:path';
+import { emptyFacts } from '../../model/facts.js';
+import { LedgerBuilder } from '../../model/ledger.js';
+import { splitMember } from '../sqlite.js';
+import type { ParseResult, SourceFile } from '../types.js';
+import { readSession } from './db.js';
+import { foldSession } from './parser.js';
+import { DATABASE_NAME } from './place.js';
+import { readStoredSession } from './storage.js';
+
+export function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
+  const member = splitMember(file.path);
+  const rows =
+    member !== null && DATABASE_NAME.test(basename(member.database))
+      ? readSession(member.database, member.member)
+      : readStoredSession(file.path);
+  if (rows === null) {
+    throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
+  }
+  const facts = emptyFacts();
+  const ledger = new LedgerBuilder();
+  foldSession(facts, ledger, rows);
+  facts.lines = rows.messages.length;
+  if (rows.unread) {
+    // Each file of a `storage/` tree is one record, as a line is of a transcript.
+    facts.lines += rows.unread.count;
+    facts.badLines += rows.unread.count;
+    facts.firstBad = { line: 1, ...rows.unread.first };
+  }
+  facts.oversizedLines += rows.oversized ?? 0;
+  return {
+    facts,
+    carry: null,
+    ledger: ledger.build(),
+    // Rows are re-read whole: there is no offset to continue from.
+    offset: 0,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ino: file.ino,
+    pendingBytes: 0,
+  };
+}

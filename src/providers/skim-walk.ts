@@ -1,0 +1,275 @@
+/**
+ * The skim's walk over a JSON line's structure: skipping values, finding the wanted members of an
+ * object, stepping through an array, and refusing bytes that are not the JSON they claim to be.
+ *
+ * Not here: decoding a value once found (`skim-values.ts`), nor what any harness wants from its lines.
+ * A value is only located, as a span `[start, end)` into the line.
+ *
+ * The walk also holds the depth bound (`MAX_JSON_DEPTH`) that a full parse checks before
+ * `JSON.parse`: it already counts brackets, so a line nested too deep is refused here for nothing
+ * more than a comparison, and refused at exactly the depth the full parse refuses it.
+ */
+import { type BadLineReason, type JsonObject, MAX_JSON_DEPTH, readObjectAt } from '../model/json.js';
+
+// Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+export const COLON = 0x3a;
+const COMMA = 0x2c;
+
+/** Bytes scanned one at a time before a string is treated as long and skipped with `indexOf`. */
+const SHORT_STRING = 24;
+
+/** Thrown when the bytes are not the JSON they claim to be; callers turn it into a bad line. */
+export class SkimError extends Error {
+  constructor(
+    what: string,
+    /** What `cctop doctor` says of the line. */
+    readonly reason: BadLineReason = 'not-json-object',
+  ) {
+    super(what);
+  }
+}
+
+const fail = (what: string): never => {
+  throw new SkimError(what);
+};
+
+/**
+ * Objects and arrays the walk is inside of (`members` and `elements` entered and not yet left), so
+ * that `skipContainer` can tell the depth of what it skips in the whole line, not only in the value.
+ * `lineObject` starts it at zero; a walk abandoned by a throw leaves it for the next `lineObject`.
+ */
+let level = 0;
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/** Index just past the closing quote of the string whose opening quote is at `i - 1`. */
+export function skipString(b: Uint8Array, i: number, end: number): number {
+  const short = Math.min(end, i + SHORT_STRING);
+  for (; i < short; i++) {
+    const c = b[i]!;
+    if (c === QUOTE) return i + 1;
+    if (c === BACKSLASH) i++;
+  }
+  if (i >= end) return fail('unterminated string');
+  // A long string: jump from quote to quote, checking whether each is escaped.
+  for (;;) {
+    const q = (b as Buffer).indexOf(QUOTE, i);
+    if (q === -1 || q >= end) return fail('unterminated string');
+    let k = q - 1;
+    while (b[k] === BACKSLASH) k--;
+    if (((q - 1 - k) & 1) === 0) return q + 1;
+    i = q + 1;
+  }
+}
+
+/** Index just past the object or array that opens at `i`. */
+export function skipContainer(b: Uint8Array, i: number, end: number): number {
+  let depth = 0;
+  while (i < end) {
+    const c = b[i]!;
+    if (c === QUOTE) {
+      i = skipString(b, i + 1, end);
+      continue;
+    }
+    if (c === LBRACE || c === LBRACKET) {
+      depth++;
+      if (level + depth > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+    } else if (c === RBRACE || c === RBRACKET) {
+      depth--;
+      if (depth === 0) return i + 1;
+      if (depth < 0) fail('unbalanced brackets');
+    }
+    i++;
+  }
+  return fail('unterminated container');
+}
+
+function skipSpace(b: Uint8Array, i: number, end: number): number {
+  while (i < end && isSpace(b[i]!)) i++;
+  return i;
+}
+
+/** Index just past the value starting at `i` (after whitespace). */
+export function skipValue(b: Uint8Array, i: number, end: number): number {
+  const c = b[i];
+  if (c === QUOTE) return skipString(b, i + 1, end);
+  if (c === LBRACE || c === LBRACKET) return skipContainer(b, i, end);
+  // A number or a literal: up to the next delimiter.
+  const start = i;
+  while (i < end) {
+    const d = b[i]!;
+    if (d === COMMA || d === RBRACE || d === RBRACKET || isSpace(d)) break;
+    if (d === QUOTE || d === LBRACE || d === LBRACKET || d === COLON) fail('bad scalar');
+    i++;
+  }
+  if (i === start) fail('missing value');
+  return i;
+}
+
+/** Keys longer than this are never among the wanted ones (they are skipped, not compared). */
+const MAX_KEY_BYTES = 63;
+
+/**
+ * Keys of interest, compiled once: `slot(b, s, e)` says which one the key bytes `b[s..e)` are, or -1.
+ * Looked up by length and first byte in a flat table, then confirmed byte by byte: this runs for
+ * every member of every object walked, a few million times a scan.
+ */
+export class Keys {
+  readonly names: readonly string[];
+  private readonly bytes: Uint8Array[];
+  /** (length, first byte & 127) → slot + 1 of the only candidate, or -(n) for a list index. */
+  private readonly table = new Int16Array((MAX_KEY_BYTES + 1) * 128);
+  private readonly clashes: number[][] = [];
+
+  constructor(names: readonly string[]) {
+    this.names = names;
+    this.bytes = names.map((n) => Buffer.from(n, 'utf8'));
+    this.bytes.forEach((k, slot) => {
+      if (k.length > MAX_KEY_BYTES || k.length === 0)
+        throw new Error(`key ${names[slot]} is not a short key`);
+      const at = k.length * 128 + (k[0]! & 127);
+      const was = this.table[at]!;
+      if (was === 0) this.table[at] = slot + 1;
+      else if (was > 0) {
+        this.clashes.push([was - 1, slot]);
+        this.table[at] = -this.clashes.length;
+      } else this.clashes[-was - 1]!.push(slot);
+    });
+  }
+
+  slot(b: Uint8Array, s: number, e: number): number {
+    const len = e - s;
+    if (len > MAX_KEY_BYTES || len === 0) return -1;
+    const t = this.table[len * 128 + (b[s]! & 127)]!;
+    if (t === 0) return -1;
+    if (t > 0) return this.matches(b, s, t - 1) ? t - 1 : -1;
+    for (const slot of this.clashes[-t - 1]!) if (this.matches(b, s, slot)) return slot;
+    return -1;
+  }
+
+  private matches(b: Uint8Array, s: number, slot: number): boolean {
+    const k = this.bytes[slot]!;
+    for (let i = 0; i < k.length; i++) if (b[s + i] !== k[i]) return false;
+    return true;
+  }
+}
+
+/**
+ * Walk the object at `b[start]` (which must be `{`), recording into `out` the value span of every
+ * member whose key is in `keys`: `out[2*slot]` and `out[2*slot+1]` are the value's start and end, or
+ * -1 when absent. A repeated key keeps its last value, as `JSON.parse` does. Returns the index just
+ * past the closing brace.
+ *
+ * `visit`, when given, is offered each wanted value first: it may walk the value itself (collecting
+ * what it needs from inside) and return where the value ends, or return -1 to have it skipped. That
+ * way a large value is walked once, not once to skip it and again to look inside.
+ */
+export function members(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  keys: Keys,
+  out: Int32Array,
+  visit?: (slot: number, valueStart: number) => number,
+): number {
+  out.fill(-1);
+  let i = skipSpace(b, start, end);
+  if (b[i] !== LBRACE) fail('not an object');
+  i = skipSpace(b, i + 1, end);
+  if (b[i] === RBRACE) return i + 1;
+  level++;
+  for (;;) {
+    if (b[i] !== QUOTE) fail('key is not a string');
+    const ks = i + 1;
+    i = skipString(b, ks, end);
+    const slot = keys.slot(b, ks, i - 1);
+    i = skipSpace(b, i, end);
+    if (b[i] !== COLON) fail('missing colon');
+    i = skipSpace(b, i + 1, end);
+    const vs = i;
+    const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
+    i = walked >= 0 ? walked : skipValue(b, i, end);
+    if (slot >= 0) {
+      out[2 * slot] = vs;
+      out[2 * slot + 1] = i;
+    }
+    i = skipSpace(b, i, end);
+    const c = b[i];
+    if (c === COMMA) {
+      i = skipSpace(b, i + 1, end);
+      continue;
+    }
+    if (c === RBRACE) {
+      level--;
+      return i + 1;
+    }
+    return fail('expected , or }');
+  }
+}
+
+/** Call `each(start, end)` for every element of the array at `b[start]` (which must be `[`). */
+export function elements(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  each: (s: number, e: number) => void,
+): number {
+  let i = skipSpace(b, start, end);
+  if (b[i] !== LBRACKET) fail('not an array');
+  i = skipSpace(b, i + 1, end);
+  if (b[i] === RBRACKET) return i + 1;
+  level++;
+  for (;;) {
+    const vs = i;
+    i = skipValue(b, i, end);
+    each(vs, i);
+    i = skipSpace(b, i, end);
+    const c = b[i];
+    if (c === COMMA) {
+      i = skipSpace(b, i + 1, end);
+      continue;
+    }
+    if (c === RBRACKET) {
+      level--;
+      return i + 1;
+    }
+    return fail('expected , or ]');
+  }
+}
+
+/** A whole line: one object and nothing after it but whitespace. */
+export function lineObject(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  keys: Keys,
+  out: Int32Array,
+  visit?: (slot: number, valueStart: number) => number,
+): void {
+  level = 0;
+  const after = members(b, start, end, keys, out, visit);
+  if (skipSpace(b, after, end) !== end) fail('trailing bytes');
+}
+
+/**
+ * A line read by full parse, for the harnesses whose records are small enough that the skim would
+ * not pay: the object, or a `SkimError` saying why the line is bad (the depth bound included).
+ */
+export function objectLine(b: Buffer, s: number, e: number): JsonObject {
+  const r = readObjectAt(b, s, e);
+  if (r.kind === 'bad') throw new SkimError(r.reason, r.reason);
+  return r.value;
+}
+
+/** Whether `members` found a value for `slot`. */
+export const has = (out: Int32Array, slot: number): boolean => out[2 * slot]! >= 0;
+
+/** The first byte of a value: `"` string, `{` object, `[` array, `n` null, `t`/`f`, or a digit. */
+export const kind = (b: Uint8Array, s: number): number => b[s]!;
+export const IS = { STRING: QUOTE, OBJECT: LBRACE, ARRAY: LBRACKET } as const;
