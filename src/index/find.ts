@@ -12,7 +12,7 @@ export type Found =
 export const MAX_CANDIDATES = 10;
 
 /** `query` null means the most recently active session. */
-export function findSession(doc: SessionDocument, query: string | null): Found {
+export function findSession(doc: Pick<SessionDocument, 'sessions'>, query: string | null): Found {
   if (query === null || query.length === 0) {
     const newest = doc.sessions.find((s) => !s.deleted) ?? doc.sessions[0];
     return newest ? { kind: 'one', session: newest } : { kind: 'none' };

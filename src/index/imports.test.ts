@@ -18,15 +18,16 @@ const HOOKS = `export async function load(url, context, next) {
 const REGISTER = `import { register } from 'node:module';
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
 
-/** The modules that read transcripts and conversations: a warm run has no use for any of them. */
-const READERS = /\/(bytes|parser|record|conversation|conversation-util|skim|jsonl|read|index)\.js$/;
+/** The providers' modules that read transcripts and conversations: a warm run has no use for any of them. */
+const READERS =
+  /^providers\/(.+\/)?(bytes|parser|parse|record|conversation|conversation-util|skim|jsonl|read|index)\.js$/;
 
 /** Record readers discovery itself needs: OpenCode's legacy session files and Windsurf's tab list. */
 const DISCOVERY_READS = ['providers/opencode/record.js', 'providers/windsurf/record.js'];
 
 describe('importing the warm path', () => {
   it('loads discovery, the session build, the refresh and the kept sessions without loading a transcript parser', () => {
-    const imports = ['scan', 'sessions', 'refresh', 'snapshot', 'built', 'patch']
+    const imports = ['scan', 'sessions', 'refresh', 'session-index', 'strategies', 'patch', 'kept-store']
       .map((m) => `await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', `${m}.js`)).href)});`)
       .join(' ');
     const run = spawnSync(
@@ -47,7 +48,7 @@ describe('importing the warm path', () => {
       .filter((l) => l.startsWith(`MOD ${dist}/`))
       .map((l) => l.slice(`MOD ${dist}/`.length));
     expect(loaded).toContain('providers/places.js');
-    const readers = loaded.filter((m) => READERS.test(`/${m}`) && !DISCOVERY_READS.includes(m));
+    const readers = loaded.filter((m) => READERS.test(m) && !DISCOVERY_READS.includes(m));
     expect(readers).toEqual([]);
   });
 });

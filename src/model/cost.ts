@@ -1,7 +1,13 @@
 /**
  * Turning ledger records into money and token totals: per request (its own long-context tier), then
  * summed per model, per clock hour and per local day.
+ *
+ * Spend per hour and per day is kept by absolute bucket (the hour's start, the local day's number),
+ * not by distance from now: what a build learns does not move with the clock, and the windows a view
+ * shows ("the last 48 hours") are cut at the moment of printing (`spendWindows`).
  */
+
+import type { DaySeries, HourSeries } from './document.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
 import type { LocalTime } from './time.js';
@@ -27,8 +33,10 @@ export interface Totals {
   /** Some request had a price (estimated or reported). */
   priced: boolean;
   byModel: Map<string, ModelTotals>;
-  byHour: Float64Array;
-  byDay: Float64Array;
+  /** Spend per clock hour, by the hour's start (ms). */
+  hours: Map<number, number>;
+  /** Spend per local day, by day number (days since 1970-01-01 in the zone). */
+  days: Map<number, number>;
 }
 
 export function emptyTotals(): Totals {
@@ -39,14 +47,13 @@ export function emptyTotals(): Totals {
     reportedUsd: 0,
     priced: false,
     byModel: new Map(),
-    byHour: new Float64Array(HOURS_KEPT),
-    byDay: new Float64Array(DAYS_KEPT),
+    hours: new Map(),
+    days: new Map(),
   };
 }
 
 export interface CostClock {
   time: LocalTime;
-  nowMs: number;
   /** Only requests in [sinceMs, untilMs) count, when set. */
   sinceMs: number | null;
   untilMs: number | null;
@@ -80,8 +87,6 @@ export function addLedger(
   each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
-  const nowHour = clock.time.hourStart(clock.nowMs);
-  const today = clock.time.dayNumber(clock.nowMs);
   const lookups = ledger.models.map((m) => book.lookup(m, vendor));
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
   const tiers: (Rates | null)[][] = ledger.models.map(() => []);
@@ -144,9 +149,55 @@ export function addLedger(
     each?.(tsMs, model, usd, input + output + cacheRead + cw5 + cw1, (flags & FLAG.SIDECHAIN) !== 0);
     if (usd === null) continue;
     into.priced = true;
-    const h = HOURS_KEPT - 1 - Math.round((nowHour - clock.time.hourStart(tsMs)) / HOUR);
-    if (h >= 0 && h < HOURS_KEPT) into.byHour[h]! += usd;
-    const day = DAYS_KEPT - 1 - (today - clock.time.dayNumber(tsMs));
-    if (day >= 0 && day < DAYS_KEPT) into.byDay[day]! += usd;
+    const hour = clock.time.hourStart(tsMs);
+    into.hours.set(hour, (into.hours.get(hour) ?? 0) + usd);
+    const day = clock.time.dayNumber(tsMs);
+    into.days.set(day, (into.days.get(day) ?? 0) + usd);
   }
 }
+
+/** Spend by absolute bucket, as a session's facts keep it: `[bucket, usd]`, oldest first. */
+export interface SpendBuckets {
+  hours: [number, number][];
+  days: [number, number][];
+}
+
+export function spendBuckets(t: Totals): SpendBuckets {
+  const sorted = (m: Map<number, number>): [number, number][] =>
+    [...m].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, money(v)]);
+  return { hours: sorted(t.hours), days: sorted(t.days) };
+}
+
+/**
+ * The last `HOURS_KEPT` clock hours and `DAYS_KEPT` local days ending now, from absolute buckets:
+ * each series oldest first, its last entry the current hour or today.
+ */
+export function spendWindows(
+  s: SpendBuckets,
+  time: LocalTime,
+  nowMs: number,
+): { byHour: HourSeries; byDay: DaySeries } {
+  const nowHour = time.hourStart(nowMs);
+  const hours = new Array<number>(HOURS_KEPT).fill(0);
+  for (const [start, usd] of s.hours) {
+    const h = HOURS_KEPT - 1 - Math.round((nowHour - start) / HOUR);
+    if (h >= 0 && h < HOURS_KEPT) hours[h] = money(hours[h]! + usd);
+  }
+  const today = time.dayNumber(nowMs);
+  const days = new Array<number>(DAYS_KEPT).fill(0);
+  for (const [day, usd] of s.days) {
+    const d = DAYS_KEPT - 1 - (today - day);
+    if (d >= 0 && d < DAYS_KEPT) days[d] = money(days[d]! + usd);
+  }
+  return {
+    byHour: { start: new Date(nowHour - (HOURS_KEPT - 1) * HOUR).toISOString(), usd: hours },
+    byDay: { start: dayKey(today - (DAYS_KEPT - 1)), usd: days },
+  };
+}
+
+/** Dollars to the micro-dollar: the document should not carry floating-point noise. */
+export const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
+
+/** A day number as `YYYY-MM-DD`. */
+const dayKey = (dayNumber: number): string => new Date(dayNumber * DAY).toISOString().slice(0, 10);
+const DAY = 86_400_000;

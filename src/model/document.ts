@@ -4,9 +4,10 @@
  *
  * Every number the harness does not record is `null`, never `0`.
  */
-import type { ProviderId, ToolTally } from './facts.js';
+import type { Permission, ProviderId, ToolTally } from './facts.js';
 import type { Problem } from './problems.js';
 import type { SessionState } from './state.js';
+import type { DocumentTotals } from './totals.js';
 import type { TokenCounts } from './usage.js';
 
 /** Bumped when a field changes meaning or is removed; adding a field does not bump it. */
@@ -78,6 +79,8 @@ export interface SessionDoc {
   models: string[];
   reasoningEffort: string | null;
   permissionMode: string | null;
+  /** What the permission mode means, whatever the harness calls it (`permissionMode` is its own word). */
+  permission: Permission | null;
   startedAt: string | null;
   lastActiveAt: string | null;
   state: SessionState;
@@ -112,6 +115,7 @@ export type SessionLiveFields = Pick<
   SessionDoc,
   | 'provider'
   | 'id'
+  | 'file'
   | 'project'
   | 'lastActiveAt'
   | 'deleted'
@@ -135,4 +139,21 @@ export interface SessionDocument {
   timeZone: string;
   sessions: SessionDoc[];
   problems: Problem[];
+  /** Per harness and overall, over `sessions` (`model/totals.ts`). */
+  totals: DocumentTotals;
 }
+
+/** A session's identity across documents. */
+export interface SessionRef {
+  provider: ProviderId;
+  id: string;
+}
+
+/**
+ * What changed between two documents of one live view: every session (the first document, or one
+ * built anew), or the sessions that changed (built again, or whose live fields moved) and the ones
+ * that went away. A page that misses one asks for the whole document again.
+ */
+export type SessionChanges =
+  | { kind: 'all' }
+  | { kind: 'some'; changed: SessionDoc[]; removed: SessionRef[] };

@@ -33,6 +33,12 @@ export class ProblemLog {
     if (this.list.length < MAX_PROBLEMS) this.list.push(p);
     else this.dropped++;
   }
+
+  /** Take in everything `other` logged, as if it had been logged here, in its order. */
+  absorb(other: ProblemLog): void {
+    for (const p of other.list) this.add(p);
+    this.dropped += other.dropped;
+  }
 }
 
 /**

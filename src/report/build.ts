@@ -10,10 +10,10 @@ import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
 import { obj, parseJson, str } from '../model/json.js';
-import type { PriceBook } from '../model/pricing.js';
+import type { PriceBook, VendorHint } from '../model/pricing.js';
 import type { Problem } from '../model/problems.js';
-import type { LocalTime } from '../model/time.js';
-import { callsOf, providerById } from '../providers/index.js';
+import { LocalTime } from '../model/time.js';
+import { callsOf, type Provider, providerById } from '../providers/index.js';
 import { MAX_SERIES_POINTS, REPORT_VERSION, type SessionReport } from './types.js';
 
 /** Rows kept in the failure, slowest and heaviest tables. */
@@ -48,27 +48,27 @@ export interface ReportInput {
   masks?: Map<ParsedFile, Uint8Array>;
 }
 
-export function buildReport(o: ReportInput): SessionReport {
-  const s = o.session;
-  const provider = providerById(s.provider);
-  const groups = group(o.files.filter((p) => p.file.provider === s.provider));
-  const masks = o.masks ?? dedupeGroups(groups);
-  const mine = groups.find((g) => g.id === s.id)?.files ?? [];
-  const clock: CostClock = { time: o.time, nowMs: o.nowMs, sinceMs: null, untilMs: null };
+type Report = SessionReport;
+type Bucket = { usd: number | null; tokens: number };
+/** Files of the session with which of their records count. */
+type Counted = { mine: readonly ParsedFile[]; masks: Map<ParsedFile, Uint8Array> };
 
-  const days = new Map<number, { usd: number | null; tokens: number }>();
-  const hours = new Map<number, { usd: number | null; tokens: number }>();
-  const bucket = (
-    map: Map<number, { usd: number | null; tokens: number }>,
-    key: number,
-    usd: number | null,
-    tokens: number,
-  ) => {
-    const b = map.get(key) ?? { usd: null, tokens: 0 };
-    b.tokens += tokens;
-    if (usd !== null) b.usd = (b.usd ?? 0) + usd;
-    map.set(key, b);
-  };
+function bucket(map: Map<number, Bucket>, key: number, usd: number | null, tokens: number): void {
+  const b = map.get(key) ?? { usd: null, tokens: 0 };
+  b.tokens += tokens;
+  if (usd !== null) b.usd = (b.usd ?? 0) + usd;
+  map.set(key, b);
+}
+
+/** Spend by local day and by clock hour, oldest first, over the session's own files. */
+function spendSeries(
+  o: ReportInput,
+  { mine, masks }: Counted,
+  vendor: VendorHint,
+  clock: CostClock,
+): Pick<Report['cost'], 'byDay' | 'byHour'> {
+  const days = new Map<number, Bucket>();
+  const hours = new Map<number, Bucket>();
   const totals = emptyTotals();
   for (const p of mine) {
     addLedger(
@@ -76,7 +76,7 @@ export function buildReport(o: ReportInput): SessionReport {
       p.result.ledger,
       masks.get(p) ?? null,
       o.book,
-      provider.vendor,
+      vendor,
       clock,
       (ts, _model, usd, tokens) => {
         bucket(days, o.time.dayNumber(ts), usd, tokens);
@@ -84,19 +84,24 @@ export function buildReport(o: ReportInput): SessionReport {
       },
     );
   }
+  const oldestFirst = (m: Map<number, Bucket>) => [...m.entries()].sort((a, b) => a[0] - b[0]);
+  return {
+    byDay: oldestFirst(days).map(([d, b]) => ({
+      day: LocalTime.dayKey(d),
+      usd: b.usd === null ? null : money(b.usd),
+      tokens: b.tokens,
+    })),
+    byHour: oldestFirst(hours).map(([h, b]) => ({
+      hour: new Date(h).toISOString(),
+      usd: b.usd === null ? null : money(b.usd),
+      tokens: b.tokens,
+    })),
+  };
+}
 
-  const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
-  let log: CallLog = o.log ?? emptyCallLog();
-  const problems: Problem[] = [];
-  if (o.log === undefined && mainFile && !mainFile.deleted) {
-    // A transcript gone since the scan, or one its reader cannot get through: the report keeps what
-    // the index knows, and says why it has no calls.
-    const read = callsOf(provider, mainFile.file.path);
-    if (read.kind === 'answered') log = read.value;
-    else problems.push(read.problem);
-  }
-
-  const failures = new Map<string, SessionReport['tools']['failures'][number]>();
+/** Failed calls grouped by tool and identical argument, so a retry loop is one row. */
+function failureGroups(log: CallLog): Report['tools']['failures'] {
+  const failures = new Map<string, Report['tools']['failures'][number]>();
   for (const c of log.calls) {
     if (!c.failed) continue;
     const key = `${c.name}\u0000${c.argument}`;
@@ -114,7 +119,12 @@ export function buildReport(o: ReportInput): SessionReport {
       f.samples.push(c.result);
     failures.set(key, f);
   }
-  const files = new Map<string, SessionReport['files'][number]>();
+  return [...failures.values()].sort((a, b) => b.count - a.count).slice(0, TOP_ROWS);
+}
+
+/** Every file the calls read or wrote, the most written first. */
+function filesTouched(log: CallLog): Report['files'] {
+  const files = new Map<string, Report['files'][number]>();
   for (const c of log.calls) {
     for (const f of c.files) {
       const row = files.get(f.path) ?? { path: f.path, reads: 0, writes: 0, added: 0, removed: 0 };
@@ -126,20 +136,34 @@ export function buildReport(o: ReportInput): SessionReport {
       files.set(f.path, row);
     }
   }
+  return [...files.values()].sort(
+    (a, b) => b.writes - a.writes || b.reads - a.reads || (a.path < b.path ? -1 : 1),
+  );
+}
 
-  const subagents: SessionReport['subagents'] = [];
+/** The subagent type Claude Code records beside a subagent's transcript; null when there is none. */
+function subagentType(path: string): string | null {
+  try {
+    return str(obj(parseJson(readFileSync(path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType);
+  } catch {
+    // older Claude Code writes no meta file
+    return null;
+  }
+}
+
+/** What each subagent of the session cost and did. */
+function subagentsOf(
+  o: ReportInput,
+  { mine, masks }: Counted,
+  vendor: VendorHint,
+  clock: CostClock,
+): Report['subagents'] {
+  const subagents: Report['subagents'] = [];
   for (const p of mine.filter((x) => x.file.role === 'subagent')) {
     const agent = /agent-(.+)\.jsonl$/.exec(p.file.path)?.[1] ?? p.file.path;
     const t = emptyTotals();
-    addLedger(t, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
-    let type: string | null = null;
-    try {
-      type = str(
-        obj(parseJson(readFileSync(p.file.path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType,
-      );
-    } catch {
-      // older Claude Code writes no meta file
-    }
+    addLedger(t, p.result.ledger, masks.get(p) ?? null, o.book, vendor, clock);
+    const type = subagentType(p.file.path);
     subagents.push({
       agent,
       type,
@@ -151,31 +175,75 @@ export function buildReport(o: ReportInput): SessionReport {
       calls: Object.values(p.result.facts.tools).reduce((n, x) => n + x.calls, 0),
     });
   }
+  return subagents;
+}
 
+/** The slowest calls, and the calls after which the context grew most. */
+function heavyCalls(log: CallLog): Pick<Report['tools'], 'slowest' | 'heaviest'> {
+  return {
+    slowest: log.calls
+      .filter((c) => c.startMs !== null && c.endMs !== null)
+      .map((c) => ({
+        tool: c.name,
+        detail: c.detail,
+        ms: c.endMs! - c.startMs!,
+        at: iso(c.startMs),
+        origin: c.origin,
+      }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, TOP_ROWS),
+    heaviest: log.calls
+      .filter((c) => c.growth !== null && c.growth > 0)
+      .map((c) => ({
+        tool: c.name,
+        detail: c.detail,
+        growth: c.growth!,
+        shared: c.shared,
+        at: iso(c.startMs),
+      }))
+      .sort((a, b) => b.growth - a.growth)
+      .slice(0, TOP_ROWS),
+  };
+}
+
+/**
+ * The session's calls: the log a live view read already, else a full read of the main transcript.
+ * A transcript gone since the scan, or one its reader cannot get through, gives no calls and a
+ * problem that says why; the report keeps what the index knows.
+ */
+function callLogOf(
+  o: ReportInput,
+  mine: readonly ParsedFile[],
+  provider: Provider,
+  problems: Problem[],
+): CallLog {
+  if (o.log !== undefined) return o.log;
+  const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
+  if (!mainFile || mainFile.deleted) return emptyCallLog();
+  const read = callsOf(provider, mainFile.file.path);
+  if (read.kind === 'answered') return read.value;
+  problems.push(read.problem);
+  return emptyCallLog();
+}
+
+export function buildReport(o: ReportInput): SessionReport {
+  const s = o.session;
+  const provider = providerById(s.provider);
+  const groups = group(o.files.filter((p) => p.file.provider === s.provider));
+  const masks = o.masks ?? dedupeGroups(groups);
+  const mine = groups.find((g) => g.id === s.id)?.files ?? [];
+  const counted: Counted = { mine, masks };
+  const clock: CostClock = { time: o.time, sinceMs: null, untilMs: null };
+  const spend = spendSeries(o, counted, provider.vendor, clock);
+  const problems: Problem[] = [];
+  const log = callLogOf(o, mine, provider, problems);
   const byTool = Object.entries(s.tools.byTool)
     .map(([name, t]) => ({ name, calls: t.calls, failed: t.failed ?? 0 }))
     .sort((a, b) => b.calls - a.calls);
-
   return {
     version: REPORT_VERSION,
     session: s,
-    cost: {
-      byModel: s.cost.byModel,
-      byDay: [...days.entries()]
-        .sort((a, b) => a[0] - b[0])
-        .map(([d, b]) => ({
-          day: new Date(d * 86_400_000).toISOString().slice(0, 10),
-          usd: b.usd === null ? null : money(b.usd),
-          tokens: b.tokens,
-        })),
-      byHour: [...hours.entries()]
-        .sort((a, b) => a[0] - b[0])
-        .map(([h, b]) => ({
-          hour: new Date(h).toISOString(),
-          usd: b.usd === null ? null : money(b.usd),
-          tokens: b.tokens,
-        })),
-    },
+    cost: { byModel: s.cost.byModel, ...spend },
     context: {
       used: s.context.used,
       window: s.context.window,
@@ -188,35 +256,12 @@ export function buildReport(o: ReportInput): SessionReport {
       calls: s.tools.calls,
       failed: s.tools.failed,
       byTool,
-      failures: [...failures.values()].sort((a, b) => b.count - a.count).slice(0, TOP_ROWS),
-      slowest: log.calls
-        .filter((c) => c.startMs !== null && c.endMs !== null)
-        .map((c) => ({
-          tool: c.name,
-          detail: c.detail,
-          ms: c.endMs! - c.startMs!,
-          at: iso(c.startMs),
-          origin: c.origin,
-        }))
-        .sort((a, b) => b.ms - a.ms)
-        .slice(0, TOP_ROWS),
-      heaviest: log.calls
-        .filter((c) => c.growth !== null && c.growth > 0)
-        .map((c) => ({
-          tool: c.name,
-          detail: c.detail,
-          growth: c.growth!,
-          shared: c.shared,
-          at: iso(c.startMs),
-        }))
-        .sort((a, b) => b.growth - a.growth)
-        .slice(0, TOP_ROWS),
+      failures: failureGroups(log),
+      ...heavyCalls(log),
       dropped: log.dropped,
     },
-    files: [...files.values()].sort(
-      (a, b) => b.writes - a.writes || b.reads - a.reads || (a.path < b.path ? -1 : 1),
-    ),
-    subagents,
+    files: filesTouched(log),
+    subagents: subagentsOf(o, counted, provider.vendor, clock),
     problems,
   };
 }

@@ -3,12 +3,14 @@
  */
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { buildDocument, type ParsedFile } from '../index/sessions.js';
-import type { Plan, SessionDocument } from '../model/document.js';
+import { docOfHeld, heldOfRecord, shownOf } from '../index/held.js';
+import { buildRecords, type ParsedFile } from '../index/sessions.js';
+import { DOCUMENT_VERSION, type Plan, type SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { PriceBook } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
+import { totalsOf } from '../model/totals.js';
 import { providerById } from '../providers/index.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 
@@ -54,14 +56,30 @@ export function documentOf(
   files: ParsedFile[],
   o: { plan?: Plan; nowMs?: number; env?: Record<string, string>; sinceMs?: number | null } = {},
 ): SessionDocument {
-  return buildDocument(files, {
+  const time = new LocalTime('UTC');
+  const nowMs = o.nowMs ?? Date.now();
+  const problems = new ProblemLog();
+  const records = buildRecords(files, {
     env: o.env ?? {},
     plan: o.plan ?? 'retail',
     book: new PriceBook(),
-    time: new LocalTime('UTC'),
-    nowMs: o.nowMs ?? Date.now(),
+    time,
+    nowMs,
     sinceMs: o.sinceMs ?? null,
     untilMs: null,
-    problems: new ProblemLog(),
+    problems,
   });
+  const sessions = records.map((r) => {
+    const h = heldOfRecord(r);
+    return docOfHeld(h, shownOf(h, nowMs), { time, nowMs });
+  });
+  return {
+    version: DOCUMENT_VERSION,
+    generatedAt: new Date(nowMs).toISOString(),
+    plan: o.plan ?? 'retail',
+    timeZone: time.timeZone,
+    sessions,
+    problems: problems.list,
+    totals: totalsOf(sessions),
+  };
 }

@@ -6,7 +6,7 @@
  */
 import type { Conversation, ToolUse, Turn } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
-import { providerById } from '../../providers/index.js';
+import { placeById } from '../../providers/places.js';
 import { printable, safeLine, safeText } from '../terminal-text.js';
 import { type Paint, PLAIN } from './color.js';
 
@@ -29,7 +29,7 @@ function toolMark(tool: ToolUse): string {
 }
 
 export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: number): string[] {
-  const agent = providerById(s.provider).label;
+  const agent = placeById(s.provider).label;
   const out: string[] = [];
   if (!c.supported)
     return [
@@ -69,7 +69,7 @@ export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: nu
 }
 
 export function renderMarkdown(s: SessionDoc, c: Conversation): string {
-  const agent = providerById(s.provider).label;
+  const agent = placeById(s.provider).label;
   if (!c.supported) return `_${safeLine(c.note ?? 'no conversation reader for this harness')}_\n`;
   const out: string[] = [
     `# ${safeLine(s.title ?? s.id)}`,

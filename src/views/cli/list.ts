@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionState } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
-import { PROVIDER_LIST } from '../../providers/index.js';
+import { PLACE_LIST } from '../../providers/places.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import {
@@ -85,7 +85,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
   const titleWidth = Math.max(10, columns - fixed);
   const header = `  ${padEnd('', 1)} ${COLUMNS.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
 
-  for (const provider of PROVIDER_LIST) {
+  for (const provider of PLACE_LIST) {
     const rows = doc.sessions.filter((s) => s.provider === provider.id);
     if (rows.length === 0) continue;
     const spent = rows.reduce((n, s) => n + (s.cost.usd ?? 0), 0);

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import type { Snapshot } from '../../index/snapshot.js';
-import type { SessionDocument } from '../../model/document.js';
+import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import { home } from '../../providers/fsutil.js';
@@ -119,8 +119,8 @@ async function annotator(demo: boolean) {
   return demo ? withoutProcesses() : processAnnotator();
 }
 
-/** `fromKept: false` for what needs every parsed file (doctor, a report the index cannot serve). */
-async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Snapshot> {
+/** `needFiles` for what needs every parsed file (doctor, a report the index cannot serve). */
+async function snapshot(o: CommonOptions, env: Env, needFiles = false): Promise<Snapshot> {
   const { takeSnapshot } = await import('../../index/snapshot.js');
   const s = await takeSnapshot({
     env: o.demo ? demoEnv(env) : env,
@@ -131,7 +131,7 @@ async function snapshot(o: CommonOptions, env: Env, fromKept = true): Promise<Sn
     untilMs: o.untilMs,
     useIndex: o.useIndex,
     threads: o.threads,
-    fromKept,
+    needFiles,
     annotate: await annotator(o.demo),
   });
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
@@ -202,7 +202,7 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
     );
   const { runTui } = await import('../tui/app.js');
   let env = io.env;
-  let annotate: ((d: SessionDocument) => boolean) | null = null;
+  let annotate: Annotator | null = null;
   let stopReplay = () => {};
   if (o.demo) {
     env = demoEnv(io.env);
@@ -305,7 +305,7 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       if (positionals.length > 0) throw new UsageError(`doctor takes no arguments (got ${positionals[0]})`);
       const o = commonOptions(values);
       const { doctor } = await import('./doctor.js');
-      return doctor(io, await snapshot(o, io.env, false), o.demo ? demoEnv(io.env) : io.env);
+      return doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
     }
     case 'chat':
     case 'report': {
@@ -324,7 +324,7 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
         positionals[0] ?? null,
         values,
         snap,
-        () => snapshot(o, io.env, false),
+        () => snapshot(o, io.env, true),
         () => nothingListed(snap, o, io.env),
       );
     }

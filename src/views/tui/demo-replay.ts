@@ -5,7 +5,7 @@
  */
 import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionDocument } from '../../model/document.js';
+import type { Annotator } from '../../model/document.js';
 
 /** Seconds between replayed records. */
 const STEP_MS = 1200;
@@ -35,7 +35,7 @@ function transcripts(dir: string): string[] {
  * Start replaying the two most recent sessions of the demo home. Returns the annotator that marks
  * them as running (no real process runs a demo session) and a stop function.
  */
-export function startReplay(home: string): { annotate: (doc: SessionDocument) => boolean; stop: () => void } {
+export function startReplay(home: string): { annotate: Annotator; stop: () => void } {
   const newest = transcripts(home)
     .map((p) => ({ p, m: statSync(p).mtimeMs }))
     .sort((a, b) => b.m - a.m)

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Call } from '../../model/calls.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import { totalsOf } from '../../model/totals.js';
+import { REPORT_VERSION } from '../../report/types.js';
 import { PLAIN, paint } from '../cli/color.js';
 import { width } from '../cli/format.js';
 import { hiddenFromEnv } from './columns.js';
@@ -24,6 +26,7 @@ function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
     models: ['claude-sonnet-4-5-20250929'],
     reasoningEffort: null,
     permissionMode: 'default',
+    permission: 'ask',
     startedAt: new Date(NOW - 3_600_000).toISOString(),
     lastActiveAt: new Date(NOW - 60_000).toISOString(),
     state: 'idle',
@@ -55,6 +58,7 @@ function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
 
 function doc(sessions: SessionDoc[]): SessionDocument {
   return {
+    totals: totalsOf(sessions),
     version: 1,
     generatedAt: new Date(NOW).toISOString(),
     plan: 'retail',
@@ -287,10 +291,20 @@ function hostileDetail(s: SessionDoc): Detail {
     shared: false,
   };
   return {
+    kind: 'ready',
     key: keyOf(s),
-    loading: false,
     log: { calls: [call], dropped: 0, requests: [], compactions: [], breakdown: null },
-    report: null,
+    // An empty report: the panels draw only its context series, which holds no words.
+    report: {
+      version: REPORT_VERSION,
+      session: s,
+      cost: { byModel: [], byDay: [], byHour: [] },
+      context: { used: null, window: null, compactAt: null, compactions: [], series: [], breakdown: null },
+      tools: { calls: 0, failed: null, byTool: [], failures: [], slowest: [], heaviest: [], dropped: 0 },
+      files: [],
+      subagents: [],
+      problems: [],
+    },
     conversation: {
       supported: true,
       earlier: 0,
@@ -318,7 +332,6 @@ function hostileDetail(s: SessionDoc): Detail {
         },
       ],
     },
-    error: null,
   };
 }
 

@@ -1,0 +1,81 @@
+/**
+ * Which files make one session, and which of their billed requests count: files are grouped by the
+ * session they name, copies of a main transcript give way to the most complete, and requests seen in
+ * several files (a resumed session replays its parent's) count once, in the oldest file.
+ *
+ * Not here: what a session's record holds (`sessions.ts`).
+ */
+import { dedupe } from '../model/dedupe.js';
+import type { ProviderId } from '../model/facts.js';
+import type { ParseResult, SourceFile } from '../providers/types.js';
+import { sessionKeyOf } from './session-record.js';
+
+export interface ParsedFile {
+  file: SourceFile;
+  result: ParseResult;
+  /** The file is gone; its facts live on in the index so past spend does not shrink. */
+  deleted?: boolean;
+}
+
+export interface Group {
+  provider: ProviderId;
+  id: string;
+  main: ParsedFile | null;
+  files: ParsedFile[];
+}
+
+export function sessionKey(p: ParsedFile): string {
+  return p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
+}
+
+export function group(files: readonly ParsedFile[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const p of files) {
+    const id = sessionKey(p);
+    const key = `${p.file.provider}\u0000${id}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { provider: p.file.provider, id, main: null, files: [] };
+      groups.set(key, g);
+    }
+    if (p.file.role === 'main') {
+      // Two main files for one session are copies (Codex archives a rollout it also keeps): the
+      // larger one is the more complete; of two the same size, the first by path.
+      const better =
+        g.main === null ||
+        p.file.size > g.main.file.size ||
+        (p.file.size === g.main.file.size && p.file.path < g.main.file.path);
+      if (better) g.main = p;
+      else continue;
+    }
+    g.files.push(p);
+  }
+  for (const g of groups.values()) {
+    if (g.main) g.files = g.files.filter((p) => p.file.role !== 'main' || p === g.main);
+    // By path, so that a session reads the same whichever order its files were found or read in
+    // (a cold read, a full build, a patch): its models, tools and spend by model list in that order.
+    g.files.sort(byPath);
+  }
+  return [...groups.values()];
+}
+
+/** Files in one order whatever order they arrive in. */
+export const byPath = (a: ParsedFile, b: ParsedFile): number =>
+  a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
+
+/** Which ledger records count, per file: deduplicated per provider, oldest file first. */
+export function dedupeGroups(groups: readonly Group[]): Map<ParsedFile, Uint8Array> {
+  const masks = new Map<ParsedFile, Uint8Array>();
+  for (const provider of new Set(groups.map((g) => g.provider))) {
+    const ordered = groups
+      .filter((g) => g.provider === provider)
+      .flatMap((g) => g.files)
+      .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
+    const m = dedupe(ordered.map((p) => p.result.ledger));
+    for (const [i, p] of ordered.entries()) masks.set(p, m[i]!);
+  }
+  return masks;
+}
+
+/** The key of a session in a `SessionCache` and in the index. */
+export const groupKey = (g: Pick<Group, 'provider' | 'id'>): string => sessionKeyOf(g.provider, g.id);

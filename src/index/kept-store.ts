@@ -1,0 +1,281 @@
+/**
+ * The index's tables of built sessions: per scope one row of what the build saw (`scopes`) and one
+ * row per session (`sessions`, through the record codec). A full build replaces a scope's rows; a
+ * patch writes only the sessions it rebuilt, and only over the very build it patched.
+ *
+ * Kept sessions only save time: a read that fails or finds a row this code did not write answers
+ * null (the caller then builds), never a guess. Damage (SQLite saying the file is not sound) is
+ * noted by the store (`watched`) so the caller can drop the answer and ask a rebuilt index.
+ *
+ * Not here: opening, healing and the transcripts' rows (`store.ts`).
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { ProviderId } from '../model/facts.js';
+import { type KeptFile, type KeptInputs, type KeptScope, MAX_KEPT_SCOPES } from './kept.js';
+import {
+  decodeHead,
+  decodeRecord,
+  encodeRecord,
+  type KeptHead,
+  type SessionRecord,
+  type SessionRow,
+} from './session-record.js';
+import type { KeptProblem } from './sessions.js';
+
+/** The tables, as the store creates them for its schema. */
+export const KEPT_TABLES = `DROP TABLE IF EXISTS scopes;
+  CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, kept_at REAL NOT NULL, used_at REAL NOT NULL,
+    problems TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL, summaries TEXT NOT NULL);
+  DROP TABLE IF EXISTS sessions;
+  CREATE TABLE sessions (scope TEXT NOT NULL, key TEXT NOT NULL, signature TEXT NOT NULL, provider TEXT NOT NULL,
+    id TEXT NOT NULL, file TEXT NOT NULL, project TEXT, last_active_at TEXT, deleted INTEGER NOT NULL, head TEXT NOT NULL,
+    facts BLOB NOT NULL, facts_cost BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (scope, key));`;
+
+/** Every column of a session row, in the order the codec names them. */
+const ROW_COLUMNS =
+  'key, signature, provider, id, file, project, last_active_at, deleted, head, facts, facts_cost, crc';
+
+/** What a build (or a patch) leaves of its scope besides the sessions. */
+export interface ScopeWrite {
+  digest: string;
+  problems: KeptProblem[];
+  inputs: KeptInputs;
+}
+
+export class KeptTables {
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    /** Runs a use of the database, noting damage (the store's `watched`). */
+    private readonly watched: <T>(use: () => T) => T,
+  ) {}
+
+  /** What the last build in `scope` saw and found, or null. */
+  scope(scope: string): KeptScope | null {
+    return this.quietly(() => {
+      const row = this.db
+        .prepare('SELECT digest, problems, kept_at, used_at FROM scopes WHERE scope = ?')
+        .get(scope) as { digest: string; problems: string; kept_at: number; used_at: number } | undefined;
+      if (!row) return null;
+      const problems = JSON.parse(row.problems) as unknown;
+      if (!Array.isArray(problems)) return null;
+      return {
+        digest: row.digest,
+        problems: problems as KeptProblem[],
+        keptAt: row.kept_at,
+        usedAt: row.used_at,
+      };
+    });
+  }
+
+  /**
+   * The build kept for `scope` (what it saw, and every session's head), read as one consistent view
+   * (two cctops' writes never mix), or null when none is kept or a row does not read.
+   */
+  build(scope: string): { scope: KeptScope; heads: KeptHead[] } | null {
+    return this.quietly(() =>
+      this.db
+        .transaction(() => {
+          const s = this.scope(scope);
+          const heads = s === null ? null : this.heads(scope);
+          return s === null || heads === null ? null : { scope: s, heads };
+        })
+        .deferred(),
+    );
+  }
+
+  /** Every kept session's head in `scope`, or null when one does not read as this code writes it. */
+  heads(scope: string): KeptHead[] | null {
+    return this.quietly(() => {
+      const rows = this.db
+        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ?`)
+        .all(scope) as SessionRow[];
+      const heads: KeptHead[] = [];
+      for (const row of rows) {
+        const h = decodeHead(row);
+        if (h === null) return null;
+        heads.push(h);
+      }
+      return heads;
+    });
+  }
+
+  /** Every kept record in `scope`, or null when one does not read as this code writes it. */
+  records(scope: string): SessionRecord[] | null {
+    return this.quietly(() => {
+      const rows = this.db
+        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ?`)
+        .all(scope) as SessionRow[];
+      const out: SessionRecord[] = [];
+      for (const row of rows) {
+        const r = decodeRecord(row);
+        if (r === null) return null;
+        out.push(r);
+      }
+      return out;
+    });
+  }
+
+  /** One kept record, or null. */
+  record(scope: string, key: string): SessionRecord | null {
+    return this.quietly(() => {
+      const row = this.db
+        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ? AND key = ?`)
+        .get(scope, key) as SessionRow | undefined;
+      return row ? decodeRecord(row) : null;
+    });
+  }
+
+  /** What the last build in `scope` decided across files, or null when damaged or absent. */
+  inputs(scope: string): KeptInputs | null {
+    return this.quietly(() => {
+      const row = this.db
+        .prepare('SELECT files, keys, masks, summaries FROM scopes WHERE scope = ?')
+        .get(scope) as { files: string; keys: Buffer; masks: Buffer; summaries: string } | undefined;
+      if (!row || row.keys.byteLength % 12 !== 0) return null;
+      const rows = JSON.parse(row.files) as unknown;
+      if (!Array.isArray(rows) || !rows.every(isFileRow)) return null;
+      const files = rows.map(fileOf);
+      const masks: Uint8Array = row.masks;
+      if (files.reduce((n, f) => n + f.records, 0) !== masks.length) return null;
+      return {
+        files,
+        keys: words(row.keys),
+        masks,
+        summaries: JSON.parse(row.summaries) as [number, string][],
+      };
+    });
+  }
+
+  /**
+   * Record a full build: what it saw, its problems and every session, replacing what the scope held
+   * (in one transaction, so two cctops keeping at once leave one of their builds, never a mix).
+   * Scopes beyond `MAX_KEPT_SCOPES` are forgotten, least recently used first.
+   */
+  keep(scope: string, w: ScopeWrite, records: readonly SessionRecord[], nowMs: number): void {
+    const write = this.db.transaction(() => {
+      this.writeScope(scope, w, nowMs);
+      this.db.prepare('DELETE FROM sessions WHERE scope = ?').run(scope);
+      this.putRecords(scope, records);
+      const evicted = this.db
+        .prepare('SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?')
+        .all(MAX_KEPT_SCOPES) as { scope: string }[];
+      for (const e of evicted) {
+        this.db.prepare('DELETE FROM scopes WHERE scope = ?').run(e.scope);
+        this.db.prepare('DELETE FROM sessions WHERE scope = ?').run(e.scope);
+      }
+    });
+    this.watched(() => write.immediate());
+  }
+
+  /**
+   * Record a patch over the build kept at `basedOn`: the sessions it rebuilt, the ones it removed,
+   * and the scope's new digest, problems and inputs. Returns false, writing nothing, when another
+   * cctop kept a different build meanwhile (a patch of an older build must not overwrite it).
+   */
+  keepPatch(
+    scope: string,
+    basedOn: number,
+    w: ScopeWrite,
+    changed: readonly SessionRecord[],
+    removed: readonly string[],
+    nowMs: number,
+  ): boolean {
+    const write = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT kept_at FROM scopes WHERE scope = ?').get(scope) as
+        | { kept_at: number }
+        | undefined;
+      if (row?.kept_at !== basedOn) return false;
+      this.writeScope(scope, w, nowMs);
+      const drop = this.db.prepare('DELETE FROM sessions WHERE scope = ? AND key = ?');
+      for (const key of removed) drop.run(scope, key);
+      for (const r of changed) drop.run(scope, r.key);
+      this.putRecords(scope, changed);
+      return true;
+    });
+    return this.watched(() => write.immediate());
+  }
+
+  /** Mark a scope used, so a busy one is not the next forgotten. */
+  touch(scope: string, nowMs: number): void {
+    this.watched(() => this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(nowMs, scope));
+  }
+
+  private writeScope(scope: string, w: ScopeWrite, nowMs: number): void {
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO scopes (scope, digest, kept_at, used_at, problems, files, keys, masks, summaries)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        scope,
+        w.digest,
+        nowMs,
+        nowMs,
+        JSON.stringify(w.problems),
+        JSON.stringify(w.inputs.files.map(fileRow)),
+        bytesOf(w.inputs.keys),
+        bytesOf(w.inputs.masks),
+        JSON.stringify(w.inputs.summaries),
+      );
+  }
+
+  private putRecords(scope: string, records: readonly SessionRecord[]): void {
+    const put = this.db.prepare(
+      `INSERT INTO sessions (scope, ${ROW_COLUMNS}) VALUES (@scope, @key, @signature, @provider, @id, @file, @project,
+        @last_active_at, @deleted, @head, @facts, @facts_cost, @crc)`,
+    );
+    for (const r of records) put.run({ scope, ...encodeRecord(r) });
+  }
+
+  /** `read`'s answer, or null when it throws: kept sessions that do not read are not used. */
+  private quietly<T>(read: () => T | null): T | null {
+    try {
+      return this.watched(read);
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** A kept file as stored: a short array rather than an object per file (4,000 of them per scope). */
+type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number, 0 | 1];
+
+const FILE_FIELDS = 10;
+
+const isFileRow = (r: unknown): r is FileRow => Array.isArray(r) && r.length === FILE_FIELDS;
+
+const fileRow = (f: KeptFile): FileRow => [
+  f.path,
+  f.provider,
+  f.session,
+  f.size,
+  f.mtimeMs,
+  f.ino,
+  f.deleted ? 1 : 0,
+  f.grouped ? 1 : 0,
+  f.records,
+  f.titled ? 1 : 0,
+];
+
+const fileOf = (r: FileRow): KeptFile => ({
+  path: r[0],
+  provider: r[1],
+  session: r[2],
+  size: r[3],
+  mtimeMs: r[4],
+  ino: r[5],
+  deleted: r[6] === 1,
+  grouped: r[7] === 1,
+  records: r[8],
+  titled: r[9] === 1,
+});
+
+const bytesOf = (a: Uint32Array | Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** A blob of 32-bit numbers, copied so it is aligned whatever SQLite handed back. */
+function words(blob: Buffer): Uint32Array {
+  const n = Math.floor(blob.byteLength / 4);
+  const out = new Uint32Array(n);
+  new Uint8Array(out.buffer).set(blob.subarray(0, n * 4));
+  return out;
+}

@@ -1,0 +1,216 @@
+/**
+ * What a build leaves in the index besides its sessions, so the next run can answer without
+ * rebuilding: the scope it was built in (every input of a document besides the transcripts), a
+ * digest of what discovery saw, the problems it found, and the cross-file state a patch needs
+ * (`KeptInputs`).
+ *
+ * Not here: the sessions themselves (`record.ts`), deciding how to answer (`strategies.ts`).
+ */
+import { Digest } from '../model/digest.js';
+import type { Plan } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
+import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
+import type { Discovery } from './scan.js';
+import { type BuildRecord, type KeptProblem, type ParsedFile, sessionKey } from './sessions.js';
+
+/** Scopes kept at once (the live table, a `--provider` filter, a `--since` report…); least used go first. */
+export const MAX_KEPT_SCOPES = 4;
+
+export interface ScopeInputs {
+  version: number;
+  plan: Plan;
+  providers: readonly ProviderId[];
+  /** Where they were looked for (another HOME, `CLAUDE_CONFIG_DIR`, `--demo`: another history). */
+  roots: readonly string[];
+  sinceMs: number | null;
+  untilMs: number | null;
+  timeZone: string;
+  catalogue: string;
+  /** Digest of the code that reads and builds (parser versions, build version). */
+  code: string;
+  /**
+   * Settings read while building that live outside the transcripts: each provider's compaction rule
+   * (an auto-compact override) and the size and time of each root's `settings.json`.
+   */
+  settings: string;
+  /**
+   * The local day: a project's own settings (which can pin a session's context window) are not
+   * watched; they are read again when its transcript changes and at least once a day.
+   */
+  day: number;
+}
+
+export function scopeKey(s: ScopeInputs): string {
+  return new Digest().text(JSON.stringify(s)).hex();
+}
+
+/** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
+export function discoveryDigest(d: Discovery): string {
+  const h = new Digest();
+  for (const f of d.files) {
+    h.string(f.provider).string(f.path).number(f.size).number(f.mtimeMs).number(f.ino);
+    h.string(f.role).string(f.sessionHint ?? '');
+  }
+  return h.number(d.files.length).hex();
+}
+
+/** What the last build in a scope saw and found. */
+export interface KeptScope {
+  digest: string;
+  problems: KeptProblem[];
+  keptAt: number;
+  usedAt: number;
+}
+
+/**
+ * How stale a scope's last-used time may get before a run that uses it writes it again: writing on
+ * every run would cost each warm run a write transaction, and eviction order needs no precision.
+ */
+export const TOUCH_AFTER_MS = 10 * 60_000;
+
+// ---- What the next run needs to rebuild only what changed -------------------------------------
+
+/** One transcript as the last build saw it. */
+export interface KeptFile {
+  path: string;
+  provider: ProviderId;
+  /** Its session's key (`groupKey`). */
+  session: string;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  deleted: boolean;
+  /** Whether it took part in its session (a smaller copy of a main transcript does not). */
+  grouped: boolean;
+  /** Ledger records: its slice of `masks`. */
+  records: number;
+  /** It named sessions by Claude summaries (which a rewrite could withdraw from other sessions). */
+  titled: boolean;
+}
+
+/**
+ * The cross-file state of a build: which records counted after deduplication (`masks`, every file's
+ * records in `files` order), the message keys of every counted-or-not record of the grouped files
+ * (`keys`: file index, key high, key low), and the titles Claude summaries gave. With these, a run
+ * where a few files changed checks that their messages appear in no other file and rebuilds only
+ * their sessions.
+ */
+export interface KeptInputs {
+  files: KeptFile[];
+  keys: Uint32Array;
+  masks: Uint8Array;
+  summaries: [number, string][];
+}
+
+/** How the kept inputs name a transcript; `grouped` when it took part in its session. */
+export function keptFileOf(p: ParsedFile, grouped: boolean): KeptFile {
+  return {
+    path: p.file.path,
+    provider: p.file.provider,
+    session: `${p.file.provider}\u0000${sessionKey(p)}`,
+    size: p.file.size,
+    mtimeMs: p.file.mtimeMs,
+    ino: p.file.ino,
+    deleted: p.deleted === true,
+    grouped,
+    records: p.result.ledger.data.length / RECORD_FIELDS,
+    titled: p.result.facts.titles.summaries.length > 0,
+  };
+}
+
+/**
+ * Write into `into` from `k` the key triples (file index, key high, key low) of a ledger's records
+ * that have a message key; returns where writing stopped.
+ */
+export function writeKeys(data: Uint32Array, index: number, into: Uint32Array, k: number): number {
+  for (let o = 0; o < data.length; o += RECORD_FIELDS) {
+    if (data[o + F.FLAGS]! & FLAG.NO_KEY) continue;
+    into[k++] = index;
+    into[k++] = data[o + F.KEY_HI]!;
+    into[k++] = data[o + F.KEY_LO]!;
+  }
+  return k;
+}
+
+/** The inputs of a full build, from what it recorded. */
+export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord): KeptInputs {
+  // A group's key is its files' own session key, so membership is all the groups say here.
+  const grouped = new Set<ParsedFile>();
+  for (const g of record.groups) for (const p of g.files) grouped.add(p);
+  const kept: KeptFile[] = [];
+  let records = 0;
+  let keyed = 0;
+  for (const p of files) {
+    const n = p.result.ledger.data.length / RECORD_FIELDS;
+    records += n;
+    if (grouped.has(p)) keyed += n;
+  }
+  const masks = new Uint8Array(records);
+  const keys = new Uint32Array(keyed * 3);
+  let at = 0;
+  let k = 0;
+  for (const [index, p] of files.entries()) {
+    const f = keptFileOf(p, grouped.has(p));
+    kept.push(f);
+    const mask = record.masks.get(p);
+    if (mask) masks.set(mask, at);
+    else masks.fill(1, at, at + f.records);
+    at += f.records;
+    if (f.grouped) k = writeKeys(p.result.ledger.data, index, keys, k);
+  }
+  return { files: kept, keys: keys.subarray(0, k), masks, summaries: [...record.summaries] };
+}
+
+/** The kept inputs with the changed files' stats, records, masks and keys replaced. */
+export function patchedInputs(
+  inputs: KeptInputs,
+  index: Map<string, number>,
+  offsets: Int32Array,
+  parsed: ParsedFile[],
+  masks: Map<ParsedFile, Uint8Array>,
+  grouped: Set<ParsedFile>,
+): KeptInputs {
+  const files: KeptFile[] = [...inputs.files];
+  const changedAt = new Map<number, ParsedFile>();
+  for (const p of parsed) {
+    const f = keptFileOf(p, grouped.has(p));
+    const i = index.get(p.file.path) ?? files.length;
+    files[i] = f;
+    changedAt.set(i, p);
+  }
+  const total = files.reduce((n, f) => n + f.records, 0);
+  const allMasks = new Uint8Array(total);
+  // The unchanged files' keys as they were, then the changed files' new ones.
+  const old = inputs.keys;
+  let room = old.length;
+  for (const [i, p] of changedAt)
+    if (files[i]!.grouped) room += (p.result.ledger.data.length / RECORD_FIELDS) * 3;
+  const keys = new Uint32Array(room);
+  let k = keepKeys(old, changedAt, keys);
+  let at = 0;
+  for (const [i, f] of files.entries()) {
+    const p = changedAt.get(i);
+    if (p === undefined) {
+      allMasks.set(inputs.masks.subarray(offsets[i]!, offsets[i + 1]!), at);
+    } else {
+      const m = masks.get(p);
+      if (m) allMasks.set(m, at);
+      else allMasks.fill(1, at, at + f.records);
+      if (f.grouped) k = writeKeys(p.result.ledger.data, i, keys, k);
+    }
+    at += f.records;
+  }
+  return { files, keys: keys.subarray(0, k), masks: allMasks, summaries: inputs.summaries };
+}
+
+/** Copy into `into` the key triples of the files not in `changed`; returns how many numbers. */
+function keepKeys(old: Uint32Array, changed: Map<number, ParsedFile>, into: Uint32Array): number {
+  let k = 0;
+  for (let t = 0; t < old.length; t += 3) {
+    if (changed.has(old[t]!)) continue;
+    into[k++] = old[t]!;
+    into[k++] = old[t + 1]!;
+    into[k++] = old[t + 2]!;
+  }
+  return k;
+}

@@ -1,0 +1,44 @@
+/**
+ * What opening the session index takes, and what a refresh says it did: the index's public face,
+ * apart from the class itself (`session-index.ts`).
+ */
+import type { Annotator, Plan, SessionChanges } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
+import type { Env } from '../providers/types.js';
+import type { ScanStats, Strategy } from './strategies.js';
+
+export interface IndexOptions {
+  env: Env;
+  plan: Plan;
+  /** Only these harnesses; null for all. */
+  providers: readonly ProviderId[] | null;
+  timeZone?: string;
+  sinceMs: number | null;
+  untilMs: number | null;
+  /** false for `--no-cache`: read every transcript and leave the index alone. */
+  useIndex?: boolean;
+  threads?: number;
+  /** Fills in the process fields; left out, `running` stays null. */
+  annotate?: Annotator;
+  /**
+   * The views that need every parsed file (`doctor`; a report the index cannot serve): answer only
+   * by building, never from kept sessions.
+   */
+  needFiles?: boolean;
+  /**
+   * The index answers one refresh and is closed (a one-shot command): without an index, what the
+   * refresh learned is never read again, so it takes no tail hashes (a long-running view does).
+   */
+  oneRefresh?: boolean;
+  now?: () => number;
+}
+
+export interface Refreshed {
+  strategy: Strategy;
+  changes: SessionChanges;
+  stats: ScanStats;
+  /** Strategies that declined before the one that answered, and why. */
+  declined: { strategy: Strategy; reason: string }[];
+  /** Every directory discovery listed (a long-running view watches them). */
+  listed: Set<string>;
+}

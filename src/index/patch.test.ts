@@ -1,0 +1,134 @@
+/**
+ * Each rule on which a patch declines, met on purpose: the patch says why, the index builds in full,
+ * and the answer is what a cold read gives. (The rules a random history meets by chance are also run
+ * by `strategies.test.ts`.)
+ */
+import { appendFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../model/document.js';
+import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
+import { PATCH_MAX_FILES } from './patch.js';
+import { type SnapshotOptions, takeSnapshot } from './snapshot.js';
+import { INDEX_FILE } from './store.js';
+
+const NOON = Date.parse('2026-11-29T12:00:00Z');
+
+describe('when a patch declines', () => {
+  let home: FakeHome;
+  const a = () => home.claudeFile('-w', 'a.jsonl');
+
+  beforeEach(() => {
+    home = new FakeHome();
+    home.write(a(), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+  });
+  afterEach(() => home.cleanup());
+
+  const options = (o: Partial<SnapshotOptions> = {}): SnapshotOptions => ({
+    env: home.env,
+    plan: 'retail',
+    providers: null,
+    sinceMs: null,
+    untilMs: null,
+    nowMs: NOON,
+    ...o,
+  });
+  /** The document as text, without its clock or what only an index can say about itself. */
+  const text = (json: Buffer) => {
+    const d = JSON.parse(json.toString()) as SessionDocument;
+    return JSON.stringify({ ...d, generatedAt: '', problems: d.problems.filter((p) => p.kind !== 'cache') });
+  };
+  const sql = (statement: string) => {
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    try {
+      db.exec(statement);
+    } finally {
+      db.close();
+    }
+  };
+
+  /** The run after a change: built in full because the patch declined for `reason`, and right. */
+  async function declinesFor(reason: string | RegExp, o: Partial<SnapshotOptions> = {}) {
+    const s = await takeSnapshot(options(o));
+    const patched = s.declined.find((d) => d.strategy === 'patched');
+    expect(patched?.reason).toMatch(reason);
+    expect(s.strategy).toBe('built');
+    const cold = await takeSnapshot(options({ ...o, useIndex: false }));
+    expect(text(s.json())).toBe(text(cold.json()));
+    return s;
+  }
+
+  it('--since counts only part of each file: a patch is not tried', async () => {
+    const since = { sinceMs: Date.parse('2026-11-29T09:30:00Z') };
+    await takeSnapshot(options(since));
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    await declinesFor('--since counts only part of each file', since);
+  });
+
+  it(`more than ${PATCH_MAX_FILES} changed files are built in full`, async () => {
+    await takeSnapshot(options());
+    for (let i = 0; i <= PATCH_MAX_FILES; i++)
+      home.write(home.claudeFile('-many', `n${i}.jsonl`), claudeResponse(`n${i}`, 1, '2026-11-29T11:00:00Z'));
+    await declinesFor(`${PATCH_MAX_FILES + 1} files changed (a patch takes at most ${PATCH_MAX_FILES})`);
+  });
+
+  it('a transcript gone from disk and from the index is built in full', async () => {
+    await takeSnapshot(options());
+    rmSync(a());
+    sql(`DELETE FROM files WHERE path LIKE '%a.jsonl'`);
+    await declinesFor(/a\.jsonl is gone and the index does not hold it$/);
+  });
+
+  it('a file of a changed session that the index no longer holds is built in full', async () => {
+    const sub = join(home.dir, '.claude', 'projects', '-w', 'a', 'subagents', 'agent-x.jsonl');
+    home.write(
+      sub,
+      claudeResponse('s1', 2, '2026-11-29T10:00:30Z').replace(
+        '"sessionId":"s"',
+        '"sessionId":"a","isSidechain":true',
+      ),
+    );
+    await takeSnapshot(options());
+    sql(`DELETE FROM files WHERE path LIKE '%agent-x.jsonl'`);
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    await declinesFor(/agent-x\.jsonl belongs to a changed session and the index does not hold it$/);
+  });
+
+  it('a new Claude summary could retitle any session: built in full', async () => {
+    await takeSnapshot(options());
+    appendFileSync(a(), jsonl({ type: 'summary', summary: 'Naming b', leafUuid: 'u-2' }));
+    const s = await declinesFor('a new Claude summary could retitle any session');
+    expect(s.document.sessions.find((x) => x.id === 'b')!.title).toBe('Naming b');
+  });
+
+  it('an index it cannot write (another cctop holds it) is built in full, and says so', async () => {
+    await takeSnapshot(options());
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    const other = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const s = await declinesFor('the index could not be written (busy, or the disk is full)');
+      expect(s.document.problems.map((p) => p.kind)).toEqual(['cache']);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+  }, 30_000);
+
+  it('a kept build whose inputs do not read is built in full', async () => {
+    await takeSnapshot(options());
+    sql(`UPDATE scopes SET files = '[["only", "a"]]'`);
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    await declinesFor('the kept build has no inputs to patch');
+  });
+
+  it('with nothing kept for these options, neither the kept build nor a patch is tried', async () => {
+    const s = await takeSnapshot(options());
+    expect(s.declined).toEqual([
+      { strategy: 'kept', reason: 'no build is kept for these options' },
+      { strategy: 'patched', reason: 'no build is kept for these options' },
+    ]);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * The sessions a refresh answered with, joined with what moves at a moment: the state read against
+ * the clock and the process fields an annotator fills in. It says what changed since the last moment
+ * (the sessions whose facts or live fields moved, the ones gone), makes a session's document only
+ * when a view asks for it, and prints the whole document without making any.
+ *
+ * Not here: reading or building (`session-index.ts`, `strategies.ts`).
+ */
+import type {
+  Annotator,
+  Plan,
+  SessionChanges,
+  SessionDoc,
+  SessionDocument,
+  SessionRef,
+} from '../model/document.js';
+import { DOCUMENT_VERSION } from '../model/document.js';
+import type { Problem } from '../model/problems.js';
+import type { LocalTime } from '../model/time.js';
+import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
+import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js';
+import { type Chunks, printDocument, printSession, windowsMembers } from './render.js';
+
+/** What the document says besides its sessions and totals. */
+export interface Frame {
+  plan: Plan;
+  problems: Problem[];
+}
+
+export class Picture {
+  private held: Held[] = [];
+  private shown: Shown[] = [];
+  private at = 0;
+  /** Per session key, the live stamp and the document last handed out (for changes and identity). */
+  private docs = new Map<string, { held: Held; stamp: string; doc: SessionDoc | null }>();
+  private taken = false;
+
+  constructor(
+    private readonly time: LocalTime,
+    private readonly annotate: Annotator | undefined,
+  ) {}
+
+  /** When the picture was last taken (ms). */
+  get nowMs(): number {
+    return this.at;
+  }
+
+  /**
+   * Take `held` as the sessions now, each whose facts did not move kept as the object held before
+   * (its decoded facts are reused and a view sees the same session), and join the live fields.
+   */
+  take(held: Held[], nowMs: number): SessionChanges {
+    const fresh = !this.taken;
+    this.taken = true;
+    this.held = held.map((h) => {
+      const was = this.docs.get(h.key)?.held;
+      return was !== undefined && was.signature === h.signature ? was : h;
+    });
+    return this.join(nowMs, fresh);
+  }
+
+  /** The live fields again at `nowMs`, reading nothing: which sessions' state or process moved. */
+  restate(nowMs: number): SessionChanges {
+    return this.taken ? this.join(nowMs, false) : { kind: 'all' };
+  }
+
+  private join(nowMs: number, fresh: boolean): SessionChanges {
+    const shown = this.held.map((h) => shownOf(h, nowMs));
+    this.annotate?.({ sessions: shown });
+    // Every session's spend windows move with the hour.
+    const all = fresh || this.time.hourStart(nowMs) !== this.time.hourStart(this.at);
+    this.shown = shown;
+    this.at = nowMs;
+    const before = this.docs;
+    this.docs = new Map();
+    const changed: SessionDoc[] = [];
+    for (const [i, h] of this.held.entries()) {
+      const stamp = liveStamp(shown[i]!);
+      const was = before.get(h.key);
+      const same = !all && was !== undefined && was.held === h && was.stamp === stamp;
+      this.docs.set(h.key, same ? was : { held: h, stamp, doc: null });
+      if (!same && !all) changed.push(this.docAt(i));
+    }
+    if (all) return { kind: 'all' };
+    const removed: SessionRef[] = [];
+    for (const [key, was] of before)
+      if (!this.docs.has(key)) removed.push({ provider: was.held.provider, id: was.held.id });
+    return { kind: 'some', changed, removed };
+  }
+
+  /** The document of the i-th session, made once per change. */
+  private docAt(i: number): SessionDoc {
+    const h = this.held[i]!;
+    const entry = this.docs.get(h.key)!;
+    entry.doc ??= docOfHeld(h, this.shown[i]!, { time: this.time, nowMs: this.at });
+    return entry.doc;
+  }
+
+  /** Every session, newest activity first. */
+  sessions(): SessionDoc[] {
+    return this.held.map((_, i) => this.docAt(i));
+  }
+
+  totals(): DocumentTotals {
+    return totalsOfTallies(this.held.map((h) => h.tally));
+  }
+
+  document(f: Frame): SessionDocument {
+    return { ...this.head(f), sessions: this.sessions(), problems: f.problems, totals: this.totals() };
+  }
+
+  /** The document as `cctop --json` prints it, from each session's kept facts and live fields. */
+  json(f: Frame): Buffer {
+    const windows = windowsMembers(this.time, this.at);
+    const frame = { ...this.head(f), problems: f.problems, totals: this.totals() };
+    return printDocument(
+      frame,
+      this.held.map((h, i) => {
+        const out: Chunks = [];
+        printSession(out, h.text(), this.shown[i]!, windows(h.spend));
+        return out;
+      }),
+    );
+  }
+
+  private head(f: Frame): Pick<SessionDocument, 'version' | 'generatedAt' | 'plan' | 'timeZone'> {
+    return {
+      version: DOCUMENT_VERSION,
+      generatedAt: new Date(this.at).toISOString(),
+      plan: f.plan,
+      timeZone: this.time.timeZone,
+    };
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Showing a kept session: its record joined with what moves (the state read against the clock, the
+ * spend windows ending this hour and today, the process fields an annotator fills in), and the
+ * session document as the JSON `cctop --json` prints.
+ *
+ * Printing is the last step and happens here only. A warm `cctop --json` prints 7 MB for 4,000
+ * sessions; parsing and serialising every record again would double its time, so the index keeps a
+ * record's facts as JSON member lists (`FactsText`) and the printer joins them, as they are, with the
+ * members it writes itself (the live fields, the spend windows), in an order decided here. Nothing
+ * searches printed text for a key.
+ *
+ * Not here: building records (`sessions.ts`) or storing them (`store.ts`).
+ */
+import { DAYS_KEPT, HOURS_KEPT, type SpendBuckets, spendWindows } from '../model/cost.js';
+import type { SessionDoc, SessionDocument } from '../model/document.js';
+import { stateNow } from '../model/state.js';
+import type { LocalTime } from '../model/time.js';
+import { asciiJson, membersOf } from './ascii.js';
+import type { FactsText, LiveKey, SessionRecord } from './session-record.js';
+
+export { asciiJson } from './ascii.js';
+
+/** The moment a session is shown at. */
+export interface ShowClock {
+  time: LocalTime;
+  nowMs: number;
+}
+
+/** The session's document at `clock`, with no process looked up yet (`running` null). */
+export function docOf(r: SessionRecord, clock: ShowClock): SessionDoc {
+  const { cost, ...facts } = r.facts;
+  const signal = r.live.signal;
+  const windows = cost.usd === null ? null : spendWindows(r.spend, clock.time, clock.nowMs);
+  return {
+    ...facts,
+    state: stateNow(signal, r.live.mtime, r.live.lastMs, clock.nowMs),
+    stateDetail: signal?.detail ?? null,
+    running: null,
+    process: null,
+    pendingTool: signal?.pendingTool ?? null,
+    inferred: null,
+    cost: { ...cost, byHour: windows?.byHour ?? null, byDay: windows?.byDay ?? null },
+  };
+}
+
+/** What is shown of a session besides its facts and its spend windows. */
+export type SessionLive = Pick<SessionDoc, LiveKey>;
+
+/**
+ * The spend windows' members (`"byHour":…,"byDay":…`) of a session's spend at `nowMs`. Most sessions
+ * spent nothing in the last 31 days: their windows are one text, made once per call of this.
+ */
+export function windowsMembers(time: LocalTime, nowMs: number): (spend: SpendBuckets) => string {
+  const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
+  const oldestHour = time.hourStart(nowMs) - (HOURS_KEPT - 1) * HOUR_MS;
+  let quiet: string | null = null;
+  return (spend) => {
+    // Priced spend always has a bucket; a session with none has no price (`cost.usd` null) and no windows.
+    if (spend.hours.length === 0) return NO_WINDOWS;
+    const recent = spend.days.some(([d]) => d >= oldestDay) || spend.hours.some(([h]) => h >= oldestHour);
+    if (!recent) {
+      quiet ??= membersOf(spendWindows(spend, time, nowMs));
+      return quiet;
+    }
+    return membersOf(spendWindows(spend, time, nowMs));
+  };
+}
+
+const NO_WINDOWS = '"byHour":null,"byDay":null';
+const HOUR_MS = 3_600_000;
+
+/** Text and kept bytes, written out in order: the document is joined once, at the end. */
+export type Chunks = (string | Buffer)[];
+
+/**
+ * Add one session's JSON to `out`, from its printed facts, live part and windows, in the order
+ * `JSON.stringify(docOf(…))` writes them.
+ */
+export function printSession(out: Chunks, p: FactsText, l: SessionLive, windows: string): void {
+  const live = liveMembers(l);
+  out.push('{', p.members, `,${live},"cost":{`, p.cost, `,${windows}}}`);
+}
+
+/** Most sessions share their live fields (idle, no process, nothing pending): their text is made once. */
+const commonLive = new Map<string, string>();
+function liveMembers(l: SessionLive): string {
+  const common = l.stateDetail === null && l.pendingTool === null && l.process === null;
+  const key = common ? `${l.state}|${l.running}|${l.inferred}` : null;
+  const known = key === null ? undefined : commonLive.get(key);
+  if (known !== undefined) return known;
+  const text = membersOf({
+    state: l.state,
+    stateDetail: l.stateDetail,
+    running: l.running,
+    process: l.process,
+    pendingTool: l.pendingTool,
+    inferred: l.inferred,
+  });
+  if (key !== null) commonLive.set(key, text);
+  return text;
+}
+
+/** The document around its sessions' chunks (`printSession`), in the document's own order, as bytes. */
+export function printDocument(frame: Omit<SessionDocument, 'sessions'>, sessions: Chunks[]): Buffer {
+  const head = membersOf({
+    version: frame.version,
+    generatedAt: frame.generatedAt,
+    plan: frame.plan,
+    timeZone: frame.timeZone,
+  });
+  const out: Chunks = [`{${head},"sessions":[`];
+  for (const [i, s] of sessions.entries()) {
+    if (i > 0) out.push(',');
+    for (const c of s) out.push(c);
+  }
+  out.push(`],${membersOf({ problems: frame.problems, totals: frame.totals })}}`);
+  return joinChunks(out);
+}
+
+/** Chunks as one buffer, written in place: text here is ASCII, one byte per character. */
+function joinChunks(chunks: Chunks): Buffer {
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const c of chunks) at += typeof c === 'string' ? out.write(c, at, 'latin1') : c.copy(out, at);
+  return out;
+}
+
+/** A whole document of session objects, as `cctop --json` prints it. */
+export const documentJson = (doc: SessionDocument): Buffer =>
+  printDocument(
+    doc,
+    doc.sessions.map((s) => [asciiJson(JSON.stringify(s))]),
+  );
+
+/** Newest first, then by id and provider: plain comparisons, as ISO timestamps sort by code unit. */
+export function sortSessions<T extends Pick<SessionDoc, 'lastActiveAt' | 'id' | 'provider'>>(
+  sessions: T[],
+): T[] {
+  return sessions.sort((a, b) => {
+    const p = a.lastActiveAt ?? '';
+    const q = b.lastActiveAt ?? '';
+    if (p !== q) return p < q ? 1 : -1;
+    if (a.id !== b.id) return a.id < b.id ? -1 : 1;
+    return a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0;
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * The scope of a build: everything a session's record depends on besides the transcripts (the
+ * options, the price catalogue, the code that reads and builds, the harnesses' settings, the day).
+ * Records are kept per scope; a run in another scope neither uses nor overwrites them.
+ *
+ * Not here: the clock's hour. Records do not depend on it (spend windows are cut when shown).
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
+import type { LocalTime } from '../model/time.js';
+import { rootsOf } from '../providers/fence.js';
+import type { Env, ProviderPlace } from '../providers/types.js';
+import { scopeKey } from './kept.js';
+import { buildVersion } from './version.js';
+
+export interface ScopeOptions {
+  env: Env;
+  plan: Plan;
+  sinceMs: number | null;
+  untilMs: number | null;
+}
+
+/** The scope key of a build over `roots` (where the providers looked) now. */
+export function scopeOf(
+  o: ScopeOptions,
+  providers: readonly ProviderPlace[],
+  roots: readonly string[],
+  catalogue: string,
+  time: LocalTime,
+  nowMs: number,
+): string {
+  return scopeKey({
+    version: DOCUMENT_VERSION,
+    plan: o.plan,
+    providers: providers.map((p) => p.id),
+    roots,
+    sinceMs: o.sinceMs,
+    untilMs: o.untilMs,
+    timeZone: time.timeZone,
+    catalogue,
+    code: buildVersion(),
+    settings: JSON.stringify([
+      providers.map((p) => p.compactRatio(o.env)),
+      // A harness-wide settings file can change a window rule (Claude pins a 1M window there).
+      roots.map((r) => {
+        const st = statSync(join(r, 'settings.json'), { throwIfNoEntry: false });
+        return st ? [st.size, st.mtimeMs] : null;
+      }),
+    ]),
+    day: time.dayNumber(nowMs),
+  });
+}
+
+/**
+ * Where the providers look, without looking: the roots discovery would report, in its order. A
+ * provider whose roots cannot be worked out has none here (discovery then says why).
+ */
+export function rootPaths(env: Env, providers: readonly ProviderPlace[]): string[] {
+  // A provider whose roots throw has none here: discovery reports it when a refresh runs, and a peek
+  // simply finds no kept build for this scope.
+  return providers.flatMap((p) => rootsOf(p, env).map((r) => r.path));
+}

@@ -1,0 +1,201 @@
+/**
+ * The strategies may decline, never differ: through random histories (transcripts growing, new,
+ * rewritten, deleted, resumed into copies that repeat their parent's responses, summaries naming
+ * other sessions, the clock moving across hours), every answer through the index equals a cold read
+ * of the same files, and every strategy (kept, patched, built) gets its turn.
+ *
+ * The histories are made of Claude lines written here and a Codex rollout the lab recorded from the
+ * real CLI (`lab/fixtures/codex/call`), so the test needs nothing outside the repository. A failure
+ * prints fast-check's seed and path; `CCTOP_PATCH_SEED` replays it.
+ */
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../model/document.js';
+import { totalsOf } from '../model/totals.js';
+import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
+import { takeSnapshot } from './snapshot.js';
+import type { Strategy } from './strategies.js';
+
+/** Histories tried: each takes about a second on two cores. */
+const RUNS = Number(process.env.CCTOP_PATCH_RUNS ?? 12);
+const SEED = Number(process.env.CCTOP_PATCH_SEED ?? 20261202);
+
+const NOON = Date.parse('2026-11-29T12:00:00Z');
+
+/** The lab's recording of Codex 0.169.0 making one tool call, line by line. */
+const CODEX_DIR = join(
+  REPO,
+  'lab',
+  'fixtures',
+  'codex',
+  'call',
+  'home',
+  '.codex',
+  'sessions',
+  '2026',
+  '12',
+  '01',
+);
+const CODEX_NAME = readdirSync(CODEX_DIR).find((n) => n.endsWith('.jsonl'))!;
+const CODEX_LINES = readFileSync(join(CODEX_DIR, CODEX_NAME), 'utf8').split(/(?<=\n)/);
+
+type Step =
+  | { kind: 'respond'; file: number; count: number; repeatOf: number | null }
+  | { kind: 'new'; file: number }
+  | { kind: 'rewrite'; file: number }
+  | { kind: 'delete'; file: number }
+  | { kind: 'summary'; file: number; names: number }
+  | { kind: 'codex'; lines: number }
+  | { kind: 'clock'; minutes: number }
+  | { kind: 'nothing' };
+
+const FILES = 4;
+const file = fc.integer({ min: 0, max: FILES - 1 });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('respond' as const),
+      file,
+      count: fc.integer({ min: 1, max: 3 }),
+      repeatOf: fc.option(file, { freq: 4 }),
+    }),
+    weight: 6,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('new' as const), file }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('rewrite' as const), file }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('delete' as const), file }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('summary' as const), file, names: file }), weight: 1 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('codex' as const), lines: fc.integer({ min: 1, max: 6 }) }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('clock' as const), minutes: fc.integer({ min: 1, max: 150 }) }),
+    weight: 2,
+  },
+  { arbitrary: fc.constant({ kind: 'nothing' as const }), weight: 2 },
+);
+
+/** A history being written, one step at a time. */
+class History {
+  readonly home = new FakeHome();
+  nowMs = NOON;
+  private next = 0;
+  /** Each file's responses, by message number, to repeat one in another file (a resumed session). */
+  private readonly written = new Map<number, string[]>();
+  private codexFed = 0;
+
+  path(i: number): string {
+    return this.home.claudeFile('-w', `s${i}.jsonl`);
+  }
+
+  private at(): string {
+    return new Date(this.nowMs - 60_000 + (this.next % 60) * 1000).toISOString();
+  }
+
+  private response(i: number): string {
+    const n = this.next++;
+    const line = claudeResponse(String(n), 1 + (n % 17), this.at(), 1 + (n % 5)).replace(
+      '"sessionId":"s"',
+      `"sessionId":"s${i}"`,
+    );
+    this.written.set(i, [...(this.written.get(i) ?? []), line]);
+    return line;
+  }
+
+  apply(s: Step): void {
+    switch (s.kind) {
+      case 'respond': {
+        let text = '';
+        for (let k = 0; k < s.count; k++) text += this.response(s.file);
+        const repeated = s.repeatOf === null ? undefined : this.written.get(s.repeatOf)?.[0];
+        if (repeated !== undefined && s.repeatOf !== s.file) text += repeated;
+        if (existsSync(this.path(s.file))) appendFileSync(this.path(s.file), text);
+        else this.home.write(this.path(s.file), text);
+        return;
+      }
+      case 'new':
+        if (!existsSync(this.path(s.file))) this.home.write(this.path(s.file), this.response(s.file));
+        return;
+      case 'rewrite':
+        this.written.delete(s.file);
+        this.home.write(this.path(s.file), this.response(s.file));
+        return;
+      case 'delete':
+        rmSync(this.path(s.file), { force: true });
+        return;
+      case 'summary': {
+        const leaf = this.written.get(s.names)?.at(-1);
+        const uuid = leaf === undefined ? null : (JSON.parse(leaf) as { uuid: string }).uuid;
+        if (uuid === null || !existsSync(this.path(s.file))) return;
+        appendFileSync(
+          this.path(s.file),
+          jsonl({ type: 'summary', summary: `about ${uuid}`, leafUuid: uuid }),
+        );
+        return;
+      }
+      case 'codex': {
+        const more = CODEX_LINES.slice(this.codexFed, this.codexFed + s.lines).join('');
+        this.codexFed = Math.min(CODEX_LINES.length, this.codexFed + s.lines);
+        if (more.length === 0) return;
+        const path = this.home.codexFile(CODEX_NAME, '2026/12/01');
+        if (existsSync(path)) appendFileSync(path, more);
+        else this.home.write(path, more);
+        return;
+      }
+      case 'clock':
+        this.nowMs += s.minutes * 60_000;
+        return;
+      case 'nothing':
+        return;
+    }
+  }
+}
+
+/** The document as text, without what only an index can know (deleted transcripts) or the clock. */
+function comparable(json: Buffer): string {
+  const d = JSON.parse(json.toString()) as SessionDocument;
+  expect(d.totals).toEqual(totalsOf(d.sessions));
+  const sessions = d.sessions.filter((s) => !s.deleted);
+  // As text: key order and list order must agree too, not only the values.
+  return JSON.stringify({ ...d, generatedAt: '', sessions, totals: totalsOf(sessions) });
+}
+
+describe('every strategy answers exactly as a cold read', () => {
+  const seen = new Set<Strategy>();
+  afterAll(() => {
+    // Not an assertion of one history: over all of them, each strategy must have answered.
+    expect([...seen].sort()).toEqual(['built', 'kept', 'patched']);
+  });
+
+  it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
+        const h = new History();
+        try {
+          for (const [n, s] of steps.entries()) {
+            h.apply(s);
+            const o = {
+              env: h.home.env,
+              plan: 'retail' as const,
+              providers: null,
+              sinceMs: null,
+              untilMs: null,
+            };
+            const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
+            const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
+            seen.add(indexed.strategy);
+            expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(
+              comparable(cold.json()),
+            );
+          }
+        } finally {
+          h.home.cleanup();
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  }, 180_000);
+});
