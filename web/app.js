@@ -1,21 +1,43 @@
+// @ts-check
 // cctop's page: one document, two views (the dashboard at `/`, a session at `/session/<id>`),
 // switched without reloading so the event stream stays open.
 
+/** @import { SessionDocument } from '../src/model/document.js' */
+/** @import { LinkStatus } from './live.js' */
+
 import { Dashboard } from './dashboard.js';
-import { fill, h, setText } from './dom.js';
+import { fill, h, setText, targetOf } from './dom.js';
 import { follow } from './live.js';
 import { Notifier } from './notify.js';
 import { SessionView } from './session.js';
 
-const app = document.getElementById('app');
-const status = document.getElementById('status');
+/** How often the dashboard is drawn again with no update, so "3m ago" keeps moving on a quiet machine. */
+const TICK_MS = 15_000;
+
+/**
+ * The page's element with `id`, which index.html always has.
+ * @template {HTMLElement} E
+ * @param {string} id
+ * @param {new () => E} kind
+ * @returns {E}
+ */
+function byId(id, kind) {
+  const el = document.getElementById(id);
+  if (!(el instanceof kind)) throw new Error(`index.html has no #${id}; reinstall cctop`);
+  return el;
+}
+
+const app = byId('app', HTMLElement);
+const status = byId('status', HTMLElement);
+/** @type {Dashboard | SessionView | null} */
 let view = null;
+/** @type {SessionDocument | null} */
 let doc = null;
 
 function route() {
-  view?.destroy?.();
+  if (view instanceof SessionView) view.destroy();
   const m = /^\/session\/([^/]+)$/.exec(location.pathname);
-  if (m) {
+  if (m?.[1]) {
     const agent = new URLSearchParams(location.search).get('agent');
     view = new SessionView(decodeURIComponent(m[1]), agent, navigate);
   } else {
@@ -27,6 +49,7 @@ function route() {
   if (!location.hash) window.scrollTo(0, 0);
 }
 
+/** @param {string} href */
 export function navigate(href) {
   if (href === `${location.pathname}${location.search}${location.hash}`) return;
   history.pushState(null, '', href);
@@ -34,16 +57,21 @@ export function navigate(href) {
 }
 
 document.addEventListener('click', (e) => {
-  const a = e.target.closest('a[data-nav]');
-  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = targetOf(e)?.closest('a[data-nav]');
+  const href = a?.getAttribute('href');
+  if (!href || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey)
+    return;
   e.preventDefault();
-  navigate(a.getAttribute('href'));
+  navigate(href);
 });
 window.addEventListener('popstate', route);
-window.addEventListener('hashchange', () => view?.reachHash?.());
+window.addEventListener('hashchange', () => {
+  if (view instanceof SessionView) view.reachHash();
+});
 
-const notifier = new Notifier(document.getElementById('notify'), navigate);
+const notifier = new Notifier(byId('notify', HTMLInputElement), navigate);
 
+/** @type {Record<LinkStatus, string>} */
 const STATUS_TEXT = {
   live: 'live',
   reconnecting: 'reconnecting…',
@@ -54,16 +82,16 @@ const STATUS_TEXT = {
 follow(
   (next) => {
     doc = next;
-    notifier.observe(doc);
-    const waiting = doc.sessions.filter((s) => s.state === 'waiting').length;
+    notifier.observe(next);
+    const waiting = next.sessions.filter((s) => s.state === 'waiting').length;
     const base = document.title.replace(/^\(\d+\) /, '');
     document.title = waiting > 0 ? `(${waiting}) ${base}` : base;
-    view?.update(doc);
-    setText(status, `live · ${new Date(doc.generatedAt).toLocaleTimeString()}`);
+    view?.update(next);
+    setText(status, `live · ${new Date(next.generatedAt).toLocaleTimeString()}`);
   },
   (st) => {
     status.className = `status ${st}`;
-    if (st !== 'live') setText(status, STATUS_TEXT[st] ?? st);
+    if (st !== 'live') setText(status, STATUS_TEXT[st]);
     if (st === 'denied')
       fill(
         app,
@@ -76,9 +104,8 @@ follow(
   },
 );
 
-// "3m ago" keeps moving on a quiet machine too.
 setInterval(() => {
   if (doc && view instanceof Dashboard) view.update(doc);
-}, 15_000);
+}, TICK_MS);
 
 route();

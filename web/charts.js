@@ -1,10 +1,16 @@
+// @ts-check
 // Small SVG charts, drawn here rather than by a library (the page loads nothing it does not serve).
 // Labels and tooltips are text nodes like everything else.
 
 import { s } from './dom.js';
 
+/** The charts' drawing width in SVG units; they scale to their box. */
 const W = 640;
 
+/**
+ * A round axis maximum at or above `v`: 1, 2, 2.5 or 5 times a power of ten.
+ * @param {number} v
+ */
 function niceMax(v) {
   if (v <= 0) return 1;
   const p = 10 ** Math.floor(Math.log10(v));
@@ -13,16 +19,22 @@ function niceMax(v) {
 }
 
 /**
- * Vertical bars: `bars` is [{ label, value, tip }], `fmt` formats the axis. Labels are thinned to
- * fit; every bar keeps its tooltip.
+ * @typedef {{ label: string, value: number, tip?: string }} Bar
+ * @typedef {(v: number) => string} Fmt
  */
-export function barChart(bars, { fmt, height = 160, unit = '' } = {}) {
+
+/**
+ * Vertical bars: `fmt` formats the axis. Labels are thinned to fit; every bar keeps its tooltip.
+ * @param {Bar[]} bars
+ * @param {{ fmt: Fmt, height?: number, unit?: string }} o
+ */
+export function barChart(bars, { fmt, height = 160, unit = '' }) {
   const left = 52;
   const bottom = 22;
   const top = 8;
   const plotW = W - left - 8;
   const plotH = height - top - bottom;
-  const max = niceMax(Math.max(0, ...bars.map((b) => b.value ?? 0)));
+  const max = niceMax(Math.max(0, ...bars.map((b) => b.value)));
   const step = plotW / Math.max(1, bars.length);
   const barW = Math.max(1, Math.min(28, step * 0.8));
   const every = Math.max(1, Math.ceil(bars.length / 8));
@@ -40,7 +52,7 @@ export function barChart(bars, { fmt, height = 160, unit = '' } = {}) {
     );
   }
   bars.forEach((b, i) => {
-    const v = b.value ?? 0;
+    const v = b.value;
     const hgt = (v / max) * plotH;
     const x = left + i * step + (step - barW) / 2;
     svg.append(
@@ -59,10 +71,18 @@ export function barChart(bars, { fmt, height = 160, unit = '' } = {}) {
 }
 
 /**
- * A line over time: `points` [{ t, y }] (t in ms, or an index when times are unknown), horizontal
- * `rules` [{ y, label, class }] and vertical `marks` [{ t, label }].
+ * @typedef {{ t: number, y: number }} Point
+ * @typedef {{ y: number, label: string, class?: string }} Rule
+ * @typedef {{ t: number, label: string }} Mark
  */
-export function lineChart(points, { fmt, tfmt, rules = [], marks = [], height = 180 } = {}) {
+
+/**
+ * A line over time: `points` (t in ms, or an index when times are unknown), horizontal `rules` and
+ * vertical `marks`.
+ * @param {Point[]} points
+ * @param {{ fmt: Fmt, tfmt: (t: number) => string, rules?: Rule[], marks?: Mark[], height?: number }} o
+ */
+export function lineChart(points, { fmt, tfmt, rules = [], marks = [], height = 180 }) {
   const left = 52;
   const bottom = 22;
   const top = 10;
@@ -74,12 +94,16 @@ export function lineChart(points, { fmt, tfmt, rules = [], marks = [], height = 
     role: 'img',
     'aria-label': 'line chart',
   });
-  if (points.length === 0) return svg;
-  const t0 = points[0].t;
-  const t1 = Math.max(t0 + 1, points[points.length - 1].t);
+  const first = points[0];
+  const last = points.at(-1);
+  if (first === undefined || last === undefined) return svg;
+  const t0 = first.t;
+  const t1 = Math.max(t0 + 1, last.t);
   // Headroom above the highest line, so a rule's label stays inside the chart.
   const max = niceMax(1.08 * Math.max(...points.map((p) => p.y), ...rules.map((r) => r.y)));
+  /** @param {number} t */
   const x = (t) => left + ((t - t0) / (t1 - t0)) * plotW;
+  /** @param {number} v */
   const y = (v) => top + plotH - (v / max) * plotH;
   for (const f of [0, 0.5, 1]) {
     svg.append(
@@ -112,7 +136,11 @@ export function lineChart(points, { fmt, tfmt, rules = [], marks = [], height = 
   return svg;
 }
 
-/** A thin horizontal meter (context %, failure rate). */
+/**
+ * A thin horizontal meter (context %, failure rate).
+ * @param {number} fraction
+ * @param {string} [cls]
+ */
 export function meter(fraction, cls = '') {
   const f = Math.max(0, Math.min(1, fraction));
   return s(

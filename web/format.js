@@ -1,95 +1,48 @@
-// How numbers read on the page: short, and `─` where a value is unknown. A number the harness does
-// not record is never shown as zero (the same rule as the terminal).
+// @ts-check
+// How values read on the page. Spend, tokens, times, shares and the `─` of an unknown value come
+// from the module the terminal uses too (src/views/format.ts, served as shared-format.js), and the
+// harness names from the provider table (harnesses.js, written by the server): the page defines
+// neither. What is here is the page's own: local clock times, labels made of several fields, and
+// the state marks.
 
-export const UNKNOWN = '─';
+/** @import { ProviderId } from '../src/model/facts.js' */
+/** @import { SessionDoc } from '../src/model/document.js' */
+/** @import { SessionState } from '../src/model/state.js' */
 
-export const HARNESS = {
-  claude: 'Claude Code',
-  codex: 'Codex',
-  copilot: 'Copilot CLI',
-  gemini: 'Gemini CLI',
-  opencode: 'OpenCode',
-  cursor: 'Cursor',
-  pi: 'Pi',
-  qwen: 'Qwen Code',
-  windsurf: 'Windsurf',
-};
+import { HARNESS } from './harnesses.js';
+import { duration, UNKNOWN } from './shared-format.js';
 
+export { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from './shared-format.js';
+export { totalTokens } from './shared-usage.js';
+
+/**
+ * A harness's name for people; the id itself for one this server does not know (a newer host).
+ * @param {ProviderId} id
+ */
 export const harness = (id) => HARNESS[id] ?? id;
 
+/**
+ * Milliseconds since the epoch, or null (NaN when the text is not a time, which the formatters show
+ * as unknown).
+ * @param {string | null} iso
+ */
 export const ms = (iso) => (iso ? Date.parse(iso) : null);
 
-export function ago(t, now = Date.now()) {
-  if (t === null || Number.isNaN(t)) return UNKNOWN;
-  const s = Math.max(0, Math.round((now - t) / 1000));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const hrs = Math.floor(m / 60);
-  if (hrs < 48) return `${hrs}h`;
-  const d = Math.floor(hrs / 24);
-  return d < 365 ? `${d}d` : `${Math.floor(d / 365)}y`;
-}
-
-export function duration(span) {
-  if (span === null || Number.isNaN(span) || span < 0) return UNKNOWN;
-  const m = Math.round(span / 60_000);
-  if (m < 60) return `${m}m`;
-  const hrs = Math.floor(m / 60);
-  if (hrs < 100) return `${hrs}h${String(m % 60).padStart(2, '0')}`;
-  return `${Math.floor(hrs / 24)}d`;
-}
-
-export function usd(v, included = false) {
-  if (included) return 'incl';
-  if (v === null || v === undefined) return UNKNOWN;
-  if (v === 0) return '$0';
-  if (v < 0.01) return '<$0.01';
-  if (v < 1000) return `$${v.toFixed(2)}`;
-  if (v < 100_000) return `$${Math.round(v).toLocaleString('en-US')}`;
-  return `$${(v / 1000).toFixed(0)}k`;
-}
-
-export function tokens(n) {
-  if (n === null || n === undefined) return UNKNOWN;
-  if (n < 1000) return String(n);
-  if (n < 10_000) return `${(n / 1000).toFixed(1)}k`;
-  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
-  if (n < 10_000_000) return `${(n / 1e6).toFixed(1)}M`;
-  if (n < 1_000_000_000) return `${Math.round(n / 1e6)}M`;
-  return `${(n / 1e9).toFixed(1)}G`;
-}
-
-export function percent(part, whole) {
-  if (part === null || part === undefined || !whole) return UNKNOWN;
-  return `${Math.round((part / whole) * 100)}%`;
-}
-
+/**
+ * A call's duration: milliseconds and seconds for short ones, then as `duration` does.
+ * @param {number | null} v
+ */
 export function msText(v) {
-  if (v === null || v === undefined) return UNKNOWN;
+  if (v === null) return UNKNOWN;
   if (v < 1000) return `${Math.round(v)}ms`;
   if (v < 60_000) return `${(v / 1000).toFixed(1)}s`;
   return duration(v);
 }
 
-/** Input + cache read + cache write + output, or null when the harness recorded none of them. */
-export function totalTokens(t) {
-  let sum = null;
-  for (const k of ['input', 'cacheRead', 'cacheWrite', 'output']) {
-    if (t && typeof t[k] === 'number') sum = (sum ?? 0) + t[k];
-  }
-  return sum;
-}
-
-/** `claude-sonnet-4-5-20250929` → `sonnet-4.5`. */
-export function shortModel(model) {
-  if (!model) return UNKNOWN;
-  let m = model.replace(/^claude-/, '').replace(/-\d{8}$/, '');
-  const c = /^(opus|sonnet|haiku)-(\d+)-(\d+)(.*)$/.exec(m);
-  if (c) m = `${c[1]}-${c[2]}.${c[3]}${c[4]}`;
-  return m;
-}
-
+/**
+ * The last part of a path, either slash.
+ * @param {string | null} p
+ */
 export const basename = (p) =>
   p
     ? (p
@@ -98,9 +51,16 @@ export const basename = (p) =>
         .pop() ?? p)
     : null;
 
-/** Control characters (escape sequences in a title) read as spaces. */
-export const clean = (s) => (s ? s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ') : s);
+/**
+ * Control characters (escape sequences in a title) read as spaces.
+ * @param {string} s
+ */
+export const clean = (s) => s.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
 
+/**
+ * How a session is named in a list: its project's folder and its title.
+ * @param {Pick<SessionDoc, 'project' | 'title' | 'id'>} s
+ */
 export function label(s) {
   const project = basename(s.project);
   const title = s.title ? clean(s.title) : null;
@@ -108,6 +68,10 @@ export function label(s) {
   return project ?? title ?? s.id;
 }
 
+/**
+ * The time of day for today, the date and time otherwise, in the reader's locale.
+ * @param {string | null} iso
+ */
 export function localTime(iso) {
   const t = ms(iso);
   if (t === null || Number.isNaN(t)) return '';
@@ -119,10 +83,19 @@ export function localTime(iso) {
     : d.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
-/** The current hour's, today's and the last 7 days' spend of one session (null: no price known). */
+/**
+ * @typedef {{ hour: number | null, today: number | null, week: number | null }} RecentSpend
+ */
+
+/**
+ * The current hour's, today's and the last 7 days' spend of one session (null: no price known).
+ * @param {SessionDoc} s
+ * @returns {RecentSpend}
+ */
 export function recentSpend(s) {
   const h = s.cost.byHour;
   const d = s.cost.byDay;
+  /** @param {number[]} xs @param {number} n */
   const last = (xs, n) => xs.slice(-n).reduce((a, b) => a + b, 0);
   return {
     hour: h && h.usd.length > 0 ? last(h.usd, 1) : null,
@@ -131,5 +104,7 @@ export function recentSpend(s) {
   };
 }
 
+/** @type {Record<SessionState, string>} */
 export const STATE_MARK = { working: '●', waiting: '▲', error: '✖', idle: '·' };
+/** @type {Record<SessionState, number>} */
 export const STATE_ORDER = { waiting: 0, error: 1, working: 2, idle: 3 };

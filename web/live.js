@@ -1,17 +1,41 @@
-// Talking to cctop serve: JSON reads, and the event stream that pushes the session document.
+// @ts-check
+// Talking to cctop serve: the JSON reads, and the event stream that keeps the page's copy of the
+// session document current. The stream opens with the whole document, then sends only what each
+// update changed; `Follower` (shared-delta.js, the same code the server's tests run) merges them and
+// fetches the whole document again when it sees it missed one.
 //
-// The stream reopens by itself: EventSource retries a dropped connection, and a stream that has
-// been silent for more than two pings (a phone that slept, a proxy that stalled) is closed and
-// opened again. When the stream cannot be had at all, the document is polled instead.
+// The stream reopens by itself: EventSource retries a dropped connection, and a stream that has been
+// silent for more than two pings (a phone that slept, a proxy that stalled) is closed and opened
+// again. When the stream cannot be had at all, the document is polled instead.
+//
+// What the server sends is read as `unknown` and checked for its shape before the page trusts it.
 
+/** @import { SessionDocument } from '../src/model/document.js' */
+/** @import { SessionReport } from '../src/report/types.js' */
+/** @import { ChatAnswer, ErrorAnswer, InfoAnswer } from '../src/views/serve/api.js' */
+/** @import { ChangesFrame, WholeFrame } from './shared-delta.js' */
+
+import { Follower } from './shared-delta.js';
+
+/** The server pings a quiet stream this often (PING_MS in src/views/serve/limits.ts). */
 const PING_MS = 15_000;
 /** Silence longer than this means the stream is dead even if the socket says otherwise. */
 const SILENT_MS = 2 * PING_MS + 5_000;
+/** How often the document is polled while the stream cannot be had. */
 const POLL_MS = 5_000;
+/** How long a stream closed by an HTTP error waits before trying again, polling meanwhile. */
+const REOPEN_MS = 10_000;
+/** How long to wait before reopening when even `/api/info` could not be reached. */
+const UNREACHABLE_MS = 5_000;
 
 export class AuthError extends Error {}
 
 export class HttpError extends Error {
+  /**
+   * @param {number} status
+   * @param {string} message
+   * @param {ErrorAnswer | null} body
+   */
   constructor(status, message, body) {
     super(message);
     this.status = status;
@@ -19,102 +43,299 @@ export class HttpError extends Error {
   }
 }
 
-export async function getJson(path) {
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * @param {unknown} v
+ * @returns {v is SessionDocument}
+ */
+const isDocument = (v) => isObject(v) && Array.isArray(v.sessions) && Array.isArray(v.problems);
+
+/**
+ * @param {unknown} v
+ * @returns {v is ErrorAnswer}
+ */
+const isError = (v) => isObject(v) && typeof v.error === 'string';
+
+/**
+ * @param {unknown} v
+ * @returns {v is InfoAnswer}
+ */
+const isInfo = (v) => isObject(v) && typeof v.level === 'string' && typeof v.version === 'string';
+
+/**
+ * @param {unknown} v
+ * @returns {v is SessionReport}
+ */
+const isReport = (v) => isObject(v) && isObject(v.session) && isObject(v.cost) && isObject(v.tools);
+
+/**
+ * @param {unknown} v
+ * @returns {v is ChatAnswer}
+ */
+const isChat = (v) =>
+  isObject(v) &&
+  typeof v.stamp === 'string' &&
+  (v.unchanged === true || (Array.isArray(v.turns) && typeof v.supported === 'boolean'));
+
+/**
+ * GET `path` with the page's cookie; the parsed JSON, unchecked.
+ * @param {string} path
+ * @returns {Promise<unknown>}
+ */
+async function getJson(path) {
   const res = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
   if (res.status === 401) throw new AuthError('this page needs the link cctop serve printed');
+  /** @type {unknown} */
   let body = null;
   try {
     body = await res.json();
   } catch {
     body = null;
   }
-  if (!res.ok) throw new HttpError(res.status, body?.error ?? `HTTP ${res.status}`, body);
+  if (!res.ok) {
+    const err = isError(body) ? body : null;
+    throw new HttpError(res.status, err?.error ?? `HTTP ${res.status}`, err);
+  }
   return body;
 }
 
 /**
- * Keep `onDoc` fed with the newest session document; `onStatus` hears 'live', 'reconnecting',
- * 'polling' or 'denied'.
+ * @param {string} what
+ * @returns {never}
  */
-export function follow(onDoc, onStatus) {
-  let es = null;
-  let watchdog = null;
-  let poller = null;
-  let lastTag = null;
+function notA(what) {
+  throw new Error(`the server answered something that is not ${what}; reload the page`);
+}
 
-  const arm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(reopen, SILENT_MS);
-  };
+/** @returns {Promise<InfoAnswer>} */
+export async function getInfo() {
+  const v = await getJson('/api/info');
+  return isInfo(v) ? v : notA('its description');
+}
 
-  const poll = async () => {
+/**
+ * @param {string} path `/api/report/<id>`
+ * @returns {Promise<SessionReport>}
+ */
+export async function getReport(path) {
+  const v = await getJson(path);
+  return isReport(v) ? v : notA('a session report');
+}
+
+/**
+ * @param {string} path `/api/chat/<id>?…`
+ * @returns {Promise<ChatAnswer>}
+ */
+export async function getChat(path) {
+  const v = await getJson(path);
+  return isChat(v) ? v : notA('a conversation');
+}
+
+/**
+ * `/api/sessions` answered 200: the document, and where it stands among the updates.
+ * @param {Response} res
+ * @returns {Promise<WholeFrame | null>}
+ */
+async function wholeOf(res) {
+  const run = res.headers.get('Cctop-Run');
+  const seq = Number(res.headers.get('Cctop-Seq'));
+  const document = /** @type {unknown} */ (await res.json());
+  if (run === null || !Number.isSafeInteger(seq) || !isDocument(document)) return null;
+  return { run, seq, document };
+}
+
+/**
+ * An event's data, or null when it is not JSON at all.
+ * @param {string} data
+ * @returns {unknown}
+ */
+function parseJson(data) {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The stream's whole document.
+ * @param {string} data
+ * @returns {WholeFrame | null}
+ */
+function parseWhole(data) {
+  const v = parseJson(data);
+  if (!isObject(v) || typeof v.run !== 'string' || typeof v.seq !== 'number' || !isDocument(v.document))
+    return null;
+  return { run: v.run, seq: v.seq, document: v.document };
+}
+
+/**
+ * @param {unknown} v
+ * @returns {v is ChangesFrame}
+ */
+const isChanges = (v) =>
+  isObject(v) &&
+  typeof v.run === 'string' &&
+  typeof v.seq === 'number' &&
+  (v.kind === 'all' ||
+    (v.kind === 'some' &&
+      Array.isArray(v.changed) &&
+      Array.isArray(v.removed) &&
+      typeof v.generatedAt === 'string' &&
+      (v.problems === null || Array.isArray(v.problems))));
+
+/**
+ * One update from the stream.
+ * @param {string} data
+ * @returns {ChangesFrame | null}
+ */
+function parseChanges(data) {
+  const v = parseJson(data);
+  return isChanges(v) ? v : null;
+}
+
+/** @typedef {'live' | 'reconnecting' | 'polling' | 'denied'} LinkStatus */
+
+/**
+ * The whole document, for a page that missed an update; null when it could not be had.
+ * @param {(status: LinkStatus) => void} onStatus
+ * @returns {Promise<WholeFrame | null>}
+ */
+async function fetchWhole(onStatus) {
+  try {
+    const res = await fetch('/api/sessions', { credentials: 'same-origin' });
+    if (res.status === 401) onStatus('denied');
+    return res.status === 200 ? await wholeOf(res) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The event stream, its watchdog, and the polling that stands in while the stream cannot be had. */
+class Link {
+  /**
+   * @param {Follower} follower
+   * @param {(status: LinkStatus) => void} onStatus
+   */
+  constructor(follower, onStatus) {
+    this.follower = follower;
+    this.onStatus = onStatus;
+    /** @type {EventSource | null} */
+    this.es = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.watchdog = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.poller = undefined;
+    /** @type {string | null} the ETag of the last document polled */
+    this.lastTag = null;
+  }
+
+  /** Something arrived: the stream is alive for another `SILENT_MS`. */
+  arm() {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.reopen(), SILENT_MS);
+  }
+
+  async poll() {
     try {
-      const res = await fetch('/api/sessions', {
-        credentials: 'same-origin',
-        headers: lastTag ? { 'If-None-Match': lastTag } : {},
-      });
+      /** @type {Record<string, string>} */
+      const headers = this.lastTag ? { 'If-None-Match': this.lastTag } : {};
+      const res = await fetch('/api/sessions', { credentials: 'same-origin', headers });
       if (res.status === 401) {
-        onStatus('denied');
+        this.onStatus('denied');
         return;
       }
       if (res.status === 200) {
-        lastTag = res.headers.get('ETag');
-        onDoc(await res.json());
+        this.lastTag = res.headers.get('ETag');
+        const whole = await wholeOf(res);
+        if (whole !== null) this.follower.whole(whole);
       }
     } catch {
       // the next poll tries again
     }
-  };
-
-  const startPolling = () => {
-    if (poller) return;
-    onStatus('polling');
-    poll();
-    poller = setInterval(poll, POLL_MS);
-  };
-
-  const stopPolling = () => {
-    clearInterval(poller);
-    poller = null;
-  };
-
-  function open() {
-    es = new EventSource('/api/events');
-    es.addEventListener('open', () => {
-      arm();
-      stopPolling();
-      onStatus('live');
-    });
-    es.addEventListener('sessions', (e) => {
-      arm();
-      onDoc(JSON.parse(e.data));
-    });
-    es.addEventListener('ping', arm);
-    es.addEventListener('error', async () => {
-      if (es.readyState !== EventSource.CLOSED) {
-        onStatus('reconnecting');
-        return;
-      }
-      // Closed for good (an HTTP error): find out whether the link itself is the problem.
-      try {
-        await getJson('/api/info');
-        startPolling();
-        setTimeout(reopen, 10_000);
-      } catch (err) {
-        if (err instanceof AuthError) onStatus('denied');
-        else setTimeout(reopen, 5_000);
-      }
-    });
   }
 
-  function reopen() {
-    es?.close();
-    open();
+  startPolling() {
+    if (this.poller) return;
+    this.onStatus('polling');
+    this.poll();
+    this.poller = setInterval(() => this.poll(), POLL_MS);
   }
 
-  open();
+  stopPolling() {
+    clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  open() {
+    const source = new EventSource('/api/events');
+    this.es = source;
+    source.addEventListener('open', () => {
+      this.arm();
+      this.stopPolling();
+      this.onStatus('live');
+    });
+    source.addEventListener('sessions', (e) => {
+      this.arm();
+      const whole = parseWhole(e.data);
+      if (whole !== null) this.follower.whole(whole);
+      else void this.follower.catchUp();
+    });
+    source.addEventListener('changes', (e) => {
+      this.arm();
+      const frame = parseChanges(e.data);
+      if (frame !== null) this.follower.changes(frame);
+      else void this.follower.catchUp();
+    });
+    source.addEventListener('ping', () => this.arm());
+    source.addEventListener('error', () => this.broken(source));
+  }
+
+  /**
+   * The stream failed: EventSource retries by itself unless it closed for good (an HTTP error);
+   * then find out whether the link itself is the problem.
+   * @param {EventSource} source
+   */
+  async broken(source) {
+    if (source.readyState !== EventSource.CLOSED) {
+      this.onStatus('reconnecting');
+      return;
+    }
+    try {
+      await getInfo();
+      this.startPolling();
+      setTimeout(() => this.reopen(), REOPEN_MS);
+    } catch (err) {
+      if (err instanceof AuthError) this.onStatus('denied');
+      else setTimeout(() => this.reopen(), UNREACHABLE_MS);
+    }
+  }
+
+  reopen() {
+    this.es?.close();
+    this.open();
+  }
+
+  /** Back from a sleeping tab: do not wait for the watchdog to notice a dead stream. */
+  woke() {
+    if (this.es?.readyState === EventSource.CLOSED) this.reopen();
+  }
+}
+
+/**
+ * Keep `onDoc` fed with the newest session document; `onStatus` hears how the link stands.
+ * @param {(doc: SessionDocument) => void} onDoc
+ * @param {(status: LinkStatus) => void} onStatus
+ */
+export function follow(onDoc, onStatus) {
+  const link = new Link(new Follower(() => fetchWhole(onStatus), onDoc), onStatus);
+  link.open();
   document.addEventListener('visibilitychange', () => {
-    // Back from a sleeping tab: do not wait for the watchdog to notice a dead stream.
-    if (document.visibilityState === 'visible' && es?.readyState === EventSource.CLOSED) reopen();
+    if (document.visibilityState === 'visible') link.woke();
   });
 }

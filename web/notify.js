@@ -1,3 +1,4 @@
+// @ts-check
 // "Notify me": a browser notification when a session crosses into waiting on its user. Edge
 // triggered: a session already waiting when the page opened, or still waiting on the next update,
 // does not notify again; only the change does.
@@ -5,22 +6,36 @@
 // The Notification API exists only on secure origins (https, or http on localhost / 127.0.0.1); on
 // a LAN address over plain http the switch says so instead of pretending.
 
+/** @import { SessionDoc, SessionDocument } from '../src/model/document.js' */
+/** @import { SessionState } from '../src/model/state.js' */
+
+import { sessionHref } from './dom.js';
 import { label } from './format.js';
 
+/** Where the switch's position is remembered between visits. */
 const KEY = 'cctop-notify';
 
+/** @param {SessionDoc} s */
+const keyOf = (s) => `${s.provider}:${s.id}`;
+
 export class Notifier {
+  /**
+   * @param {HTMLInputElement} input the switch
+   * @param {(href: string) => void} navigate
+   */
   constructor(input, navigate) {
     this.input = input;
     this.navigate = navigate;
-    /** id → state seen in the previous document; empty until the first document. */
+    /** @type {Map<string, SessionState> | null} state seen in the previous document; null until the first */
     this.seen = null;
     this.supported = 'Notification' in window && window.isSecureContext;
+    const slot = input.parentElement;
     if (!this.supported) {
       input.disabled = true;
-      input.parentElement.title = window.isSecureContext
-        ? 'This browser has no notifications'
-        : 'Notifications need https or a localhost address';
+      if (slot)
+        slot.title = window.isSecureContext
+          ? 'This browser has no notifications'
+          : 'Notifications need https or a localhost address';
       return;
     }
     input.checked = localStorage.getItem(KEY) === '1' && Notification.permission === 'granted';
@@ -36,7 +51,8 @@ export class Notifier {
       Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
     if (permission !== 'granted') {
       this.input.checked = false;
-      this.input.parentElement.title = 'Notifications are blocked for this site in the browser settings';
+      if (this.input.parentElement)
+        this.input.parentElement.title = 'Notifications are blocked for this site in the browser settings';
       return;
     }
     localStorage.setItem(KEY, '1');
@@ -46,18 +62,23 @@ export class Notifier {
     return this.supported && this.input.checked && Notification.permission === 'granted';
   }
 
-  /** Look at a new document: notify for every session that has just started waiting. */
+  /**
+   * Look at a new document: notify for every session that has just started waiting.
+   * @param {SessionDocument} doc
+   */
   observe(doc) {
-    const next = new Map(doc.sessions.map((s) => [`${s.provider}:${s.id}`, s.state]));
+    /** @type {Map<string, SessionState>} */
+    const next = new Map(doc.sessions.map((s) => [keyOf(s), s.state]));
     if (this.seen !== null && this.on) {
       for (const s of doc.sessions) {
-        const before = this.seen.get(`${s.provider}:${s.id}`);
+        const before = this.seen.get(keyOf(s));
         if (s.state === 'waiting' && before !== 'waiting') this.fire(s);
       }
     }
     this.seen = next;
   }
 
+  /** @param {SessionDoc} s */
   fire(s) {
     const n = new Notification(`${label(s)} is waiting on you`, {
       body: s.stateDetail ? `${s.stateDetail}` : 'The agent asked you something.',
@@ -66,7 +87,7 @@ export class Notifier {
     });
     n.addEventListener('click', () => {
       window.focus();
-      this.navigate(`/session/${encodeURIComponent(s.id)}`);
+      this.navigate(sessionHref(s.id));
       n.close();
     });
   }

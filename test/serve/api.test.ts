@@ -12,8 +12,10 @@ import type { SessionDocument } from '../../src/model/document.js';
 import type { SessionReport } from '../../src/report/types.js';
 import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 import type { Io } from '../../src/views/cli/main.js';
+import { RUN_HEADER, SEQ_HEADER } from '../../src/views/serve/app.js';
 import { cookieName } from '../../src/views/serve/auth.js';
 import { serveCommand } from '../../src/views/serve/command.js';
+import { type ChangesFrame, Follower, type WholeFrame } from '../../src/views/serve/delta.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_URL_CHARS } from '../../src/views/serve/limits.js';
 import {
@@ -315,15 +317,16 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
   });
 
   describe('the event stream', () => {
-    it('sends the document on connect, and again when a transcript changes', async () => {
+    /** A page's stream, read into frames as they come. */
+    async function stream(headers: Record<string, string> = {}) {
       const ctrl = new AbortController();
-      const res = await fetch(`${url}/api/events`, { headers: bearer(), signal: ctrl.signal });
-      expect(res.headers.get('content-type')).toContain('text/event-stream');
+      const res = await fetch(`${url}/api/events`, {
+        headers: { ...bearer(), ...headers },
+        signal: ctrl.signal,
+      });
       const reader = res.body!.getReader();
       const dec = new TextDecoder();
       let text = '';
-      const events = () =>
-        [...text.matchAll(/event: sessions\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!));
       const pump = (async () => {
         for (;;) {
           const { value, done } = await reader.read();
@@ -331,19 +334,74 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
           text += dec.decode(value, { stream: true });
         }
       })().catch(() => {});
-      await until('the first document', () => events().length >= 1);
-      expect(text.startsWith('retry: ')).toBe(true);
+      const frames = (event: 'sessions' | 'changes') =>
+        [...text.matchAll(new RegExp(`event: ${event}\ndata: (.*)\n\n`, 'g'))].map((m) => JSON.parse(m[1]!));
+      return {
+        res,
+        text: () => text,
+        wholes: () => frames('sessions') as WholeFrame[],
+        updates: () => frames('changes') as ChangesFrame[],
+        async close() {
+          ctrl.abort();
+          await pump;
+        },
+      };
+    }
+
+    /** What a page does to catch up: fetch `/api/sessions` and read where it stands from its headers. */
+    const fetchWhole = async (): Promise<WholeFrame | null> => {
+      const res = await fetch(`${url}/api/sessions`, { headers: bearer() });
+      return {
+        run: res.headers.get(RUN_HEADER)!,
+        seq: Number(res.headers.get(SEQ_HEADER)),
+        document: (await res.json()) as SessionDocument,
+      };
+    };
+
+    it('sends the whole document on connect, then numbered updates that keep a page current', async () => {
+      const page = await stream();
+      expect(page.res.headers.get('content-type')).toContain('text/event-stream');
+      await until('the first document', () => page.wholes().length >= 1);
+      expect(page.text().startsWith('retry: ')).toBe(true);
+      const first = page.wholes()[0]!;
+      expect(first.document.sessions.length).toBeGreaterThan(20);
+      // A page follows the stream as web/live.js does.
+      let shown: SessionDocument | null = null;
+      const follower = new Follower(fetchWhole, (d) => {
+        shown = d;
+      });
+      follower.whole(first);
       appendFileSync(
         home.claudeFile('-work-corpus', 'happy-cli__task_sdk.jsonl'),
         claude.title('happy-cli__task_sdk', 'Renamed while the stream was open'),
       );
-      await until('a pushed update', () =>
-        events().some((d: SessionDocument) =>
-          d.sessions.some((x) => x.title === 'Renamed while the stream was open'),
-        ),
-      );
-      ctrl.abort();
-      await pump;
+      let fed = 0;
+      await until('the page to hold the new title', () => {
+        for (const u of page.updates().slice(fed)) follower.changes(u);
+        fed = page.updates().length;
+        return (
+          (shown as SessionDocument | null)?.sessions.some(
+            (x) => x.title === 'Renamed while the stream was open',
+          ) ?? false
+        );
+      });
+      const u = page.updates()[0]!;
+      expect(u.run).toBe(first.run);
+      expect(u.seq).toBe(first.seq + 1);
+      // Only a live picture that says nothing of what changed sends a bare "everything".
+      if (u.kind === 'some') expect(JSON.stringify(u).length).toBeLessThan(JSON.stringify(first).length / 4);
+      await page.close();
+    });
+
+    it("/api/sessions says where its document stands among the stream's updates", async () => {
+      const page = await stream();
+      await until('the first document', () => page.wholes().length >= 1);
+      const res = await fetch(`${url}/api/sessions`, { headers: bearer() });
+      const whole = page.wholes()[0]!;
+      expect(res.headers.get(RUN_HEADER)).toBe(whole.run);
+      expect(Number(res.headers.get(SEQ_HEADER))).toBeGreaterThanOrEqual(whole.seq);
+      expect(res.headers.get('etag')).toBe(`"${whole.run}.${res.headers.get(SEQ_HEADER)}"`);
+      await page.close();
     });
 
     it('a page reconnecting to a restarted server gets the document, whatever event id it saw last', async () => {

@@ -3,9 +3,9 @@
  * history copied from the shared corpus, plus one hostile transcript written for this test.
  */
 import { appendFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionDocument } from '../../src/model/document.js';
+import type { SessionDoc, SessionDocument } from '../../src/model/document.js';
 import { type FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
@@ -178,6 +178,63 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     console.log(`appended line visible on the dashboard after ${took} ms`);
     expect(took).toBeLessThan(5000);
     expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
+  });
+
+  it('an update carrying one changed session redraws its row, without a reload or a fetch of the whole document', async () => {
+    await page.evaluate(() => {
+      window.__sameDocument = true;
+    });
+    const wholeFetches: string[] = [];
+    const onRequest = (r: Request) => {
+      if (new URL(r.url()).pathname === '/api/sessions') wholeFetches.push(r.url());
+    };
+    page.on('request', onRequest);
+    try {
+      const before = s.live.document!;
+      const id = 'happy-cli__0-say-lol-session';
+      const old = before.sessions.find((x) => x.id === id)!;
+      const changed: SessionDoc = {
+        ...old,
+        title: 'Pushed as one changed session',
+        lastActiveAt: new Date().toISOString(),
+      };
+      const sessions = [changed, ...before.sessions.filter((x) => x !== old)];
+      // What the live picture announces when a refresh rebuilt one session.
+      s.live.emit('update', { ...before, sessions }, { kind: 'some', changed: [changed], removed: [] });
+      const row = page.locator(`table.sessions tbody tr[data-id="${id}"]`);
+      await until(
+        'the pushed title',
+        async () => (await row.textContent())?.includes(changed.title!) ?? false,
+      );
+      // Newest first: the row moved to the top.
+      expect(await page.$eval('table.sessions tbody tr', (r) => (r as HTMLElement).dataset.id)).toBe(id);
+
+      // A session that went away leaves the table.
+      const gone = sessions.at(-1)!;
+      s.live.emit(
+        'update',
+        { ...before, sessions: sessions.slice(0, -1) },
+        { kind: 'some', changed: [], removed: [{ provider: gone.provider, id: gone.id }] },
+      );
+      await until(
+        'the removed row to go',
+        async () => (await page.locator(`table.sessions tbody tr[data-id="${gone.id}"]`).count()) === 0,
+      );
+      expect(wholeFetches).toEqual([]);
+
+      // An update that says everything changed: the page fetches the whole document, once.
+      s.live.emit('update', before, { kind: 'all' });
+      await until('the whole document fetched', () => wholeFetches.length === 1);
+      await until(
+        'the removed row back',
+        async () => (await page.locator(`table.sessions tbody tr[data-id="${gone.id}"]`).count()) === 1,
+      );
+      await page.waitForTimeout(300);
+      expect(wholeFetches.length).toBe(1);
+      expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
+    } finally {
+      page.off('request', onRequest);
+    }
   });
 
   it('notifies once when a session crosses into waiting, not for one already waiting', async () => {

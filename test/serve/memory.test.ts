@@ -2,10 +2,11 @@
  * A hundred open pages that stop reading (phones asleep, a stalled proxy) while the document keeps
  * changing: the server's memory must level off, not grow with every update.
  *
- * The history is made large on purpose (500 sessions, a document of about half a megabyte), so a
- * queue without a bound shows at once: even with one encoded frame shared by every stream, each
- * update a stalled stream still holds keeps that frame alive (20 updates: about 10 MB); with a frame
- * per stream it is 100 times that.
+ * The history is made large on purpose (500 sessions, a document of about half a megabyte). Each
+ * stalled stream holds one frame at most: the whole document it opened with until a newer frame
+ * replaces it, then the newest update (a few kilobytes). A queue without a bound would keep every
+ * update per stream instead, and the whole document behind them; a page that reads again sees the
+ * gap in the numbers and fetches the newest document once.
  */
 import { appendFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
@@ -13,6 +14,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpus, FakeHome, HAVE_CORPUS } from '../../src/test-support/corpus.js';
+import type { WholeFrame } from '../../src/views/serve/delta.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { claude, serve, TOKEN, until } from './helpers.js';
 
@@ -60,7 +62,7 @@ describe.runIf(HAVE_CORPUS)('100 event streams that stop reading', () => {
     await until(`update ${n}`, () => s.live.version > v);
   }
 
-  it('hold one pending document each, and the server memory levels off', async () => {
+  it('hold one pending frame each, and the server memory levels off', async () => {
     await s.live.refresh();
     const docBytes = JSON.stringify(s.live.document).length;
     let connected = 0;
@@ -96,9 +98,9 @@ describe.runIf(HAVE_CORPUS)('100 event streams that stop reading', () => {
       `memory with ${CLIENTS} stalled streams: document ${(docBytes / 1024).toFixed(0)} KB; heap+buffers ${(early / MB).toFixed(1)} MB after 5 updates, ${(late / MB).toFixed(1)} MB after ${UPDATES} (growth ${(growth / MB).toFixed(1)} MB; a queue without a bound holds ${(((UPDATES - 5) * docBytes) / MB).toFixed(0)} MB more with shared frames, ${(((UPDATES - 5) * CLIENTS * docBytes) / MB).toFixed(0)} MB with a frame per stream)`,
     );
     expect(stats.streams).toBe(CLIENTS);
-    // At most one document waits per stream, never a backlog.
+    // At most one frame waits per stream, never a backlog.
     expect(stats.waiting).toBeLessThanOrEqual(CLIENTS);
-    // Twenty more documents: without a bound, at least twenty more documents stay alive.
+    // Twenty more updates: without a bound, each stream would keep all of them.
     expect(growth).toBeLessThan(4 * docBytes);
   });
 
@@ -128,8 +130,7 @@ describe.runIf(HAVE_CORPUS)('100 event streams that stop reading', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(
-      JSON.parse(last).sessions.some((x: { title: string }) => x.title === `update ${UPDATES - 1}`),
-    ).toBe(true);
+    const whole = JSON.parse(last) as WholeFrame;
+    expect(whole.document.sessions.some((x) => x.title === `update ${UPDATES - 1}`)).toBe(true);
   });
 });

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc } from '../../model/document.js';
+import type { ChatWindow } from './api.js';
 import { MAX_CACHED_ANSWERS } from './limits.js';
 
 class Recent<V> {
@@ -78,7 +79,8 @@ export class Answers {
     let body = this.chats.get(stamp);
     if (body === undefined) {
       const c = this.live.conversation(s, q);
-      body = JSON.stringify({ session: s.id, provider: s.provider, agent: q.agent, stamp, ...c });
+      const answer: ChatWindow = { session: s.id, provider: s.provider, agent: q.agent, stamp, ...c };
+      body = JSON.stringify(answer);
       this.chats.set(stamp, body);
     }
     return { stamp, body };

@@ -15,19 +15,15 @@ import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { renderMarkdown } from '../cli/chat.js';
 import type { Answers } from './answers.js';
+import type { ChatUnchanged, ErrorAnswer, InfoAnswer } from './api.js';
 import type { Assets } from './assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
 import { attachment } from './download.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
+import type { WholeJson } from './publish.js';
 import type { EventHub } from './sse.js';
-
-export interface Published {
-  json: string;
-  /** Changes whenever the document does (the live picture's version). */
-  tag: string;
-}
 
 export interface AppDeps {
   live: LiveSessions;
@@ -41,7 +37,7 @@ export interface AppDeps {
   /** Refuse Host headers that are not loopback names (on a loopback bind: DNS rebinding). */
   loopbackOnly: boolean;
   /** The newest session document as JSON, waiting for the first scan if there is none yet. */
-  current: () => Promise<Published>;
+  current: () => Promise<WholeJson>;
   version: string;
   delayMs: number;
 }
@@ -77,6 +73,10 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
 };
 
+/** The run and update number of the document `/api/sessions` sends (see `delta.ts`). */
+export const RUN_HEADER = 'Cctop-Run';
+export const SEQ_HEADER = 'Cctop-Seq';
+
 const PUBLIC = new Set(['/favicon.svg', '/manifest.webmanifest']);
 
 /** Encoded separators and dots: no URL the page builds has them, and they are how traversal hides. */
@@ -100,7 +100,7 @@ const wantsJson = (path: string): boolean => path.startsWith('/api/');
 
 function refuse(c: Context<Env>, status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 414 | 503, error: string) {
   c.header('Cache-Control', 'no-store');
-  if (wantsJson(new URL(c.req.url).pathname)) return c.json({ error }, status);
+  if (wantsJson(new URL(c.req.url).pathname)) return c.json({ error } satisfies ErrorAnswer, status);
   return c.text(`cctop: ${error}\n`, status);
 }
 
@@ -141,23 +141,22 @@ function resolve(
               title: s.title,
               lastActiveAt: s.lastActiveAt,
             })),
-          },
+          } satisfies ErrorAnswer,
           409,
         ),
       };
   }
 }
 
-export function createApp(d: AppDeps): Hono<Env> {
-  const app = new Hono<Env>();
+/** Every answer carries the security headers, errors included. */
+const securityHeaders: MiddlewareHandler<Env> = async (c, next) => {
+  await next();
+  for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
+};
 
-  app.use('*', async (c, next) => {
-    await next();
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(k, v);
-  });
-
-  // The request's size and shape, before anything reads it.
-  app.use('*', async (c, next) => {
+/** The request's size and shape, before anything reads it. */
+function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
+  return async (c, next) => {
     if (c.req.url.length > MAX_URL_CHARS)
       return refuse(c, 414, `URLs are at most ${MAX_URL_CHARS} characters`);
     const length = c.req.header('content-length');
@@ -180,12 +179,12 @@ export function createApp(d: AppDeps): Hono<Env> {
     if (wantsJson(path) && c.req.header('sec-fetch-site') === 'cross-site')
       return refuse(c, 403, 'the API does not answer other sites');
     await next();
-  });
+  };
+}
 
-  app.get('/favicon.svg', (c) => asset(c, d.assets, 'favicon.svg'));
-  app.get('/manifest.webmanifest', (c) => asset(c, d.assets, 'manifest.webmanifest'));
-
-  app.use('*', async (c, next) => {
+/** The token (or the cookie it was traded for): everything but the public files needs one. */
+function tokenGuard(d: AppDeps): MiddlewareHandler<Env> {
+  return async (c, next) => {
     const path = new URL(c.req.url).pathname;
     if (PUBLIC.has(path)) return next();
     if (d.tokens === null) {
@@ -219,8 +218,11 @@ export function createApp(d: AppDeps): Hono<Env> {
       return c.redirect(`${url.pathname}${url.search}`, 302);
     }
     await next();
-  });
+  };
+}
 
+/** The page (at `/` and at every session's address) and its assets. */
+function pageRoutes(app: Hono<Env>, d: AppDeps): void {
   const page = (c: Context<Env>) => {
     const a = d.assets.page;
     c.header('Cache-Control', 'no-store');
@@ -233,7 +235,10 @@ export function createApp(d: AppDeps): Hono<Env> {
     return page(c);
   });
   app.get('/assets/:name', (c) => asset(c, d.assets, c.req.param('name')));
+}
 
+/** The live picture: what the server is, the whole document, and the stream of its updates. */
+function liveRoutes(app: Hono<Env>, d: AppDeps): void {
   app.get('/api/info', (c) => {
     c.header('Cache-Control', 'no-store');
     return c.json({
@@ -241,17 +246,42 @@ export function createApp(d: AppDeps): Hono<Env> {
       level: c.get('level'),
       delayMs: d.delayMs,
       tokens: d.tokens !== null,
-    });
+    } satisfies InfoAnswer);
   });
 
   app.get('/api/sessions', async (c) => {
     const doc = await d.current();
     c.header('Cache-Control', 'no-store');
     c.header('ETag', `"${doc.tag}"`);
+    // Where this document stands among the stream's updates: a page catching up applies the ones after.
+    c.header(RUN_HEADER, doc.run);
+    c.header(SEQ_HEADER, String(doc.seq));
     if (c.req.header('if-none-match') === `"${doc.tag}"`) return c.body(null, 304);
     return c.body(doc.json, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
 
+  app.get('/api/events', async (c) => {
+    // A HEAD would open a stream nobody reads or cancels: answer it without one.
+    if (c.req.method === 'HEAD')
+      return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8' });
+    await d.current();
+    const body = d.hub.open(c.req.header('last-event-id') ?? null);
+    if (body === null) {
+      c.header('Retry-After', '10');
+      return refuse(c, 503, 'too many open pages; close some and this one reconnects by itself');
+    }
+    return new Response(body, {
+      headers: {
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        'X-Accel-Buffering': 'no',
+      },
+    });
+  });
+}
+
+/** One session in depth: its report, its conversation, and the conversation as Markdown. */
+function sessionRoutes(app: Hono<Env>, d: AppDeps): void {
   app.get('/api/report/:id', async (c) => {
     await d.current();
     const found = resolve(c, d.live.document!, sessionId(c.req.param('id')));
@@ -275,7 +305,7 @@ export function createApp(d: AppDeps): Hono<Env> {
     if (!since.ok) return refuse(c, 400, since.error);
     const a = d.answers.chat(found.session, { before: before.value, agent: agent.value }, since.value);
     c.header('Cache-Control', 'no-store');
-    if (a.body === null) return c.json({ unchanged: true, stamp: a.stamp });
+    if (a.body === null) return c.json({ unchanged: true, stamp: a.stamp } satisfies ChatUnchanged);
     return c.body(a.body, 200, { 'Content-Type': 'application/json; charset=utf-8' });
   });
 
@@ -294,26 +324,18 @@ export function createApp(d: AppDeps): Hono<Env> {
     c.header('Content-Disposition', attachment(`${s.id}${agent.value ? `-${agent.value}` : ''}`, 'md'));
     return c.body(md, 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
+}
 
-  app.get('/api/events', async (c) => {
-    // A HEAD would open a stream nobody reads or cancels: answer it without one.
-    if (c.req.method === 'HEAD')
-      return c.body(null, 200, { 'Content-Type': 'text/event-stream; charset=utf-8' });
-    await d.current();
-    const body = d.hub.open(c.req.header('last-event-id') ?? null);
-    if (body === null) {
-      c.header('Retry-After', '10');
-      return refuse(c, 503, 'too many open pages; close some and this one reconnects by itself');
-    }
-    return new Response(body, {
-      headers: {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'X-Accel-Buffering': 'no',
-      },
-    });
-  });
-
+export function createApp(d: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use('*', securityHeaders);
+  app.use('*', shapeGuard(d));
+  app.get('/favicon.svg', (c) => asset(c, d.assets, 'favicon.svg'));
+  app.get('/manifest.webmanifest', (c) => asset(c, d.assets, 'manifest.webmanifest'));
+  app.use('*', tokenGuard(d));
+  pageRoutes(app, d);
+  liveRoutes(app, d);
+  sessionRoutes(app, d);
   app.notFound((c) => refuse(c, 404, 'not found'));
   app.onError((err, c) => {
     process.stderr.write(`cctop serve: ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}\n`);

@@ -9,12 +9,12 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
-import type { Plan } from '../../model/document.js';
+import type { Plan, SessionChanges } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
 import type { Env } from '../../providers/types.js';
 import { version } from '../cli/version.js';
 import { Answers } from './answers.js';
-import { createApp, type Published } from './app.js';
+import { createApp } from './app.js';
 import { Assets } from './assets.js';
 import { Tokens } from './auth.js';
 import { baseUrls, isLoopback } from './bind.js';
@@ -28,6 +28,7 @@ import {
   REQUEST_TIMEOUT_MS,
   TIMEOUT_CHECK_MS,
 } from './limits.js';
+import { Publication } from './publish.js';
 import { EventHub } from './sse.js';
 
 export interface ServeOptions {
@@ -80,6 +81,61 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
+/** Say on stderr what the live picture could not do: each notice once, each distinct failure once. */
+function tellTroubles(live: LiveSessions): void {
+  // The index rebuilt, or not usable this run: said once; the dashboard lists it with the problems.
+  live.on('notice', (notice) => process.stderr.write(`cctop serve: ${notice}\n`));
+  let lastError = '';
+  live.on('error', (err) => {
+    // A refresh that fails keeps the last picture on screen; say so once per distinct failure.
+    if (err.message !== lastError) process.stderr.write(`cctop serve: refresh failed: ${err.message}\n`);
+    lastError = err.message;
+  });
+}
+
+/** node's HTTP server around `fetch`, with its limits set: header size, request time, idle sockets, connections. */
+function httpServer(fetch: (req: Request) => Response | Promise<Response>, o: ServeOptions): Server {
+  const requestTimeout = o.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createAdaptorServer({
+    fetch,
+    serverOptions: {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      requestTimeout,
+      headersTimeout: requestTimeout,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, requestTimeout),
+    },
+  }) as Server;
+  server.maxConnections = MAX_CONNECTIONS;
+  server.setTimeout(o.limits?.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+  return server;
+}
+
+/**
+ * Listen on `o.port`, or on the next free one past it when stepping is allowed (the default port);
+ * the port listened on, or a `ServeError` that says what to do.
+ */
+async function listenStepping(server: Server, o: ServeOptions): Promise<number> {
+  for (let step = 0; ; step++) {
+    try {
+      return await listen(server, o.port === 0 ? 0 : o.port + step, o.bind);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' && o.stepPort && o.port !== 0 && step < MAX_PORT_STEPS) continue;
+      if (code === 'EADDRINUSE')
+        throw new ServeError(
+          o.stepPort
+            ? `ports ${o.port}-${o.port + step} are all busy; pick one with --port (0 for any free port)`
+            : `port ${o.port + step} is busy (another cctop serve?); pick another with --port, or --port 0 for any free port`,
+        );
+      if (code === 'EADDRNOTAVAIL')
+        throw new ServeError(`--bind ${o.bind}: this machine has no such address`);
+      if (code === 'EACCES')
+        throw new ServeError(`port ${o.port + step} needs privileges; pick one above 1024 with --port`);
+      throw new ServeError(`cannot listen on ${o.bind}:${o.port + step}: ${(err as Error).message}`);
+    }
+  }
+}
+
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   if (o.token === null && !isLoopback(o.bind))
     throw new ServeError(
@@ -98,24 +154,19 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     ...(o.annotate ? { annotate: o.annotate } : {}),
   });
   /**
-   * Versions restart at 1 with every run: tags (ETags, event ids) carry this run's name too, so a
-   * page that reconnects to a restarted server is never told it already has a document it has not.
+   * Update numbers restart at 1 with every run: tags (ETags, event ids) and frames carry this run's
+   * name too, so a page that reconnects to a restarted server is never told it already has a
+   * document it has not, nor applies this run's updates to the last run's document.
    */
   const run = randomBytes(6).toString('base64url');
-  const hub = new EventHub(o.limits?.maxStreams ?? MAX_STREAMS, o.limits?.pingMs ?? PING_MS);
-  let published: Published | null = null;
-  live.on('update', (doc) => {
-    published = { json: JSON.stringify(doc), tag: `${run}.${live.version}` };
-    hub.publish(published.json, published.tag);
-  });
-  // The index rebuilt, or not usable this run: said once; the dashboard lists it with the problems.
-  live.on('notice', (notice) => process.stderr.write(`cctop serve: ${notice}\n`));
-  let lastError = '';
-  live.on('error', (err) => {
-    // A refresh that fails keeps the last picture on screen; say so once per distinct failure.
-    if (err.message !== lastError) process.stderr.write(`cctop serve: refresh failed: ${err.message}\n`);
-    lastError = err.message;
-  });
+  const publication = new Publication(run);
+  const hub = new EventHub(
+    (lastEventId) => publication.opening(lastEventId),
+    o.limits?.maxStreams ?? MAX_STREAMS,
+    o.limits?.pingMs ?? PING_MS,
+  );
+  live.on('update', (doc, changes?: SessionChanges) => hub.publish(publication.update(doc, changes)));
+  tellTroubles(live);
 
   let port = o.port;
   const app = createApp({
@@ -127,46 +178,20 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     port: () => port,
     loopbackOnly: isLoopback(o.bind),
     current: async () => {
-      if (published === null) await live.refresh();
-      return published!;
+      if (!publication.ready) await live.refresh();
+      return publication.whole()!;
     },
     version: version(),
     delayMs: o.delayMs,
   });
 
-  const requestTimeout = o.limits?.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const server = createAdaptorServer({
-    fetch: app.fetch,
-    serverOptions: {
-      maxHeaderSize: MAX_HEADER_BYTES,
-      requestTimeout,
-      headersTimeout: requestTimeout,
-      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, requestTimeout),
-    },
-  }) as Server;
-  server.maxConnections = MAX_CONNECTIONS;
-  server.setTimeout(o.limits?.idleTimeoutMs ?? IDLE_TIMEOUT_MS);
+  const server = httpServer(app.fetch, o);
 
-  for (let step = 0; ; step++) {
-    try {
-      port = await listen(server, o.port === 0 ? 0 : o.port + step, o.bind);
-      break;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' && o.stepPort && o.port !== 0 && step < MAX_PORT_STEPS) continue;
-      hub.close();
-      if (code === 'EADDRINUSE')
-        throw new ServeError(
-          o.stepPort
-            ? `ports ${o.port}-${o.port + step} are all busy; pick one with --port (0 for any free port)`
-            : `port ${o.port + step} is busy (another cctop serve?); pick another with --port, or --port 0 for any free port`,
-        );
-      if (code === 'EADDRNOTAVAIL')
-        throw new ServeError(`--bind ${o.bind}: this machine has no such address`);
-      if (code === 'EACCES')
-        throw new ServeError(`port ${o.port + step} needs privileges; pick one above 1024 with --port`);
-      throw new ServeError(`cannot listen on ${o.bind}:${o.port + step}: ${(err as Error).message}`);
-    }
+  try {
+    port = await listenStepping(server, o);
+  } catch (err) {
+    hub.close();
+    throw err;
   }
   // The index's picture first, so a large history has a page to show before the first pass ends.
   await live.fromIndex().catch(() => null);

@@ -1,21 +1,40 @@
 /**
- * Server-Sent Events: every open page gets the session document whenever it changes, and a ping
+ * Server-Sent Events: every open page gets the whole session document when its stream opens, then
+ * each update as it happens (`publish.ts` builds them, `delta.ts` says what they hold), and a ping
  * when nothing has been sent for a while (so the page can tell a quiet machine from a dead link).
  *
- * Each stream holds at most one document waiting to be sent: a newer document replaces one the
- * client has not taken yet, since a page only ever wants the latest. The stream is pulled, not
- * pushed: nothing is written to a socket until the previous write has drained, so a client that stops
- * reading (a phone asleep, a stalled proxy) costs one shared frame, not a growing backlog; the
- * server's idle timeout closes it once its socket has been stuck long enough.
+ * Each stream holds at most one frame waiting to be sent: a newer frame replaces one the client has
+ * not taken yet. Updates are numbered, so a page that missed one this way sees the gap and fetches
+ * the whole document; nothing waits in line for it. The stream is pulled, not pushed: nothing is
+ * written to a socket until the previous write has drained, so a client that stops reading (a phone
+ * asleep, a stalled proxy) costs one shared frame, not a growing backlog; the server's idle timeout
+ * closes it once its socket has been stuck long enough.
  *
- * Frames are encoded once per document and shared by every stream.
+ * Frames are encoded once and shared by every stream.
  */
 import { MAX_STREAMS, PING_MS, RETRY_MS } from './limits.js';
 
 const encoder = new TextEncoder();
 
+/** One event, encoded as it goes on the wire, and its id. */
+export interface EncodedEvent {
+  id: string;
+  bytes: Uint8Array;
+}
+
+/** `data` is JSON: one line, since JSON escapes every newline inside its strings. */
+export function encodeEvent(event: 'sessions' | 'changes', id: string, data: string): EncodedEvent {
+  return { id, bytes: encoder.encode(`id: ${id}\nevent: ${event}\ndata: ${data}\n\n`) };
+}
+
+/**
+ * What a stream opens with: the whole document, or null when the client's `Last-Event-ID` says it
+ * already has the newest one (or there is none yet).
+ */
+export type Opening = (lastEventId: string | null) => EncodedEvent | null;
+
 interface Stream {
-  /** The newest document frame not yet taken (replaced, never queued behind another). */
+  /** The newest frame not yet taken (replaced, never queued behind another). */
   next: Uint8Array | null;
   ping: boolean;
   /** Resolves the pending pull: set while the consumer is waiting for data. */
@@ -33,12 +52,11 @@ export interface HubStats {
 
 export class EventHub {
   private readonly streams = new Set<Stream>();
-  private frame: Uint8Array | null = null;
-  private frameId: string | null = null;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
   constructor(
+    private readonly opening: Opening,
     private readonly maxStreams = MAX_STREAMS,
     private readonly pingMs = PING_MS,
   ) {
@@ -46,19 +64,17 @@ export class EventHub {
     this.timer.unref();
   }
 
-  /** Send `json` as the `sessions` event to every stream; `id` lets a reconnecting page skip a repeat. */
-  publish(json: string, id: string): void {
-    this.frame = encoder.encode(`id: ${id}\nevent: sessions\ndata: ${json}\n\n`);
-    this.frameId = id;
+  /** Send `e` to every stream, in place of whatever a stream has not taken yet. */
+  publish(e: EncodedEvent): void {
     for (const s of this.streams) {
-      s.next = this.frame;
+      s.next = e.bytes;
       this.flush(s);
     }
   }
 
   /**
-   * A new stream, or null when there are already `maxStreams`. It starts with the current document,
-   * unless `lastEventId` says the client already has it.
+   * A new stream, or null when there are already `maxStreams`. It starts with the whole document,
+   * unless `lastEventId` says the client already has the newest.
    */
   open(lastEventId: string | null): ReadableStream<Uint8Array> | null {
     if (this.closed || this.streams.size >= this.maxStreams) return null;
@@ -68,7 +84,7 @@ export class EventHub {
         start: (controller) => {
           stream = { next: null, ping: false, want: null, controller, sentAt: Date.now() };
           controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
-          if (this.frame !== null && lastEventId !== this.frameId) stream.next = this.frame;
+          stream.next = this.opening(lastEventId)?.bytes ?? null;
           this.streams.add(stream);
         },
         pull: () =>

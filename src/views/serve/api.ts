@@ -1,0 +1,47 @@
+/**
+ * The shapes of what the JSON API answers, beside the session document (`model/document.ts`), the
+ * report (`report/types.ts`) and the update frames (`delta.ts`). The routes build their answers as
+ * these types and the page (`web/live.js`) reads them as these types, so a field renamed on one side
+ * fails the type check on the other.
+ *
+ * Types only: nothing here runs.
+ */
+import type { Conversation } from '../../model/conversation.js';
+import type { SessionDoc } from '../../model/document.js';
+import type { ProviderId } from '../../model/facts.js';
+import type { Level } from './auth.js';
+
+/** `/api/info`. */
+export interface InfoAnswer {
+  version: string;
+  level: Level;
+  delayMs: number;
+  /** Whether this server asks for a token. */
+  tokens: boolean;
+}
+
+/** A session an ambiguous id prefix matched. */
+export type Candidate = Pick<SessionDoc, 'id' | 'provider' | 'project' | 'title' | 'lastActiveAt'>;
+
+/** Every refusal; a 409 for an ambiguous prefix lists what it matched. */
+export interface ErrorAnswer {
+  error: string;
+  candidates?: Candidate[];
+}
+
+/** `/api/chat/:id`: the window of turns asked for, and the stamp to send back as `since=`. */
+export interface ChatWindow extends Conversation {
+  /** The session's full id (the URL may have named a prefix). */
+  session: string;
+  provider: ProviderId;
+  agent: string | null;
+  stamp: string;
+}
+
+/** `/api/chat/:id?since=<stamp>` when no file of the session moved since `stamp`. */
+export interface ChatUnchanged {
+  unchanged: true;
+  stamp: string;
+}
+
+export type ChatAnswer = ChatWindow | ChatUnchanged;

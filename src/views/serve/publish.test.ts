@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import type { SessionChanges, SessionDoc, SessionDocument } from '../../model/document.js';
+import { totalsOf } from '../../model/totals.js';
+import { type ChangesFrame, SessionMirror, type WholeFrame } from './delta.js';
+import { Publication } from './publish.js';
+import { EventHub } from './sse.js';
+import { NOW, syntheticDocument } from './test-support/sessions.js';
+
+/** The serve figure issue 14 asks for: bytes per update with one session changed, with 3,800 sessions. */
+const SESSIONS = 3800;
+const MAX_UPDATE_BYTES = 20 * 1024;
+
+const dec = new TextDecoder();
+
+/** The next frame on a stream, as bytes on the wire and its parsed data. */
+async function nextFrame(
+  r: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<{ bytes: number; event: string; data: unknown }> {
+  for (;;) {
+    const { value } = await r.read();
+    const text = dec.decode(value);
+    const m = /^id: .*\nevent: (\w+)\ndata: (.*)\n\n$/s.exec(text);
+    if (m) return { bytes: value!.byteLength, event: m[1]!, data: JSON.parse(m[2]!) };
+  }
+}
+
+/** The document after `change` is applied to a copy of `doc`'s session `i`, as the live picture would build it. */
+function withChanged(
+  doc: SessionDocument,
+  i: number,
+  change: (s: SessionDoc) => SessionDoc,
+): SessionDocument {
+  const sessions = doc.sessions.map((s, k) => (k === i ? change(s) : s));
+  sessions.sort((a, b) =>
+    a.lastActiveAt! < b.lastActiveAt! ? 1 : a.lastActiveAt! > b.lastActiveAt! ? -1 : 0,
+  );
+  return { ...doc, generatedAt: new Date(NOW + 2000).toISOString(), sessions, totals: totalsOf(sessions) };
+}
+
+/** A server's publication and hub, and a page's stream, with the first document taken. */
+async function connected(doc: SessionDocument) {
+  const pub = new Publication('run-a');
+  pub.update(doc, { kind: 'all' });
+  const hub = new EventHub((last) => pub.opening(last));
+  const reader = hub.open(null)!.getReader();
+  await reader.read(); // the retry hint
+  const first = await nextFrame(reader);
+  const mirror = new SessionMirror();
+  mirror.reset(first.data as WholeFrame);
+  return { pub, hub, reader, mirror, firstBytes: first.bytes };
+}
+
+describe('what an update sends', () => {
+  it(`one session changing among ${SESSIONS} sends under 20 KB, and the page then holds the new document`, async () => {
+    const before = syntheticDocument(SESSIONS);
+    const { pub, hub, reader, mirror, firstBytes } = await connected(before);
+    // Session 1234 gets a new title and a request: it moves to the top of the document.
+    const after = withChanged(before, 1234, (s) => ({
+      ...s,
+      title: 'Renamed while the page was open',
+      lastActiveAt: new Date(NOW + 1000).toISOString(),
+      requests: s.requests + 1,
+      state: 'working',
+    }));
+    const changed = after.sessions[0]!;
+    hub.publish(pub.update(after, { kind: 'some', changed: [changed], removed: [] }));
+    const frame = await nextFrame(reader);
+    hub.close();
+
+    console.log(
+      `serve, ${SESSIONS} sessions: the whole document is ${(firstBytes / 1024).toFixed(0)} KB on the stream; an update with one session changed is ${frame.bytes} bytes (${((frame.bytes / firstBytes) * 100).toFixed(2)}%)`,
+    );
+    expect(frame.event).toBe('changes');
+    expect(frame.bytes).toBeLessThan(MAX_UPDATE_BYTES);
+    expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'applied' });
+    expect(mirror.document).toEqual(after);
+    expect(mirror.document!.sessions[0]!.title).toBe('Renamed while the page was open');
+  });
+
+  it('a session that went away is removed from the page, and the totals follow', async () => {
+    const before = syntheticDocument(50);
+    const { pub, hub, reader, mirror } = await connected(before);
+    const gone = before.sessions[7]!;
+    const sessions = before.sessions.filter((s) => s !== gone);
+    const after: SessionDocument = { ...before, sessions, totals: totalsOf(sessions) };
+    hub.publish(
+      pub.update(after, { kind: 'some', changed: [], removed: [{ provider: gone.provider, id: gone.id }] }),
+    );
+    const frame = await nextFrame(reader);
+    hub.close();
+    expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'applied' });
+    expect(mirror.document).toEqual(after);
+  });
+
+  it('problems are sent when they change, and left out while they stay the same', async () => {
+    const before = syntheticDocument(5);
+    const { pub, hub, reader, mirror } = await connected(before);
+    const problem = { kind: 'bad-lines' as const, path: '/home/dev/x.jsonl', count: 2, detail: 'not JSON' };
+    const some: SessionChanges = { kind: 'some', changed: [before.sessions[1]!], removed: [] };
+    const broken = { ...before, problems: [problem] };
+    hub.publish(pub.update(broken, some));
+    const first = (await nextFrame(reader)).data as ChangesFrame;
+    hub.publish(pub.update({ ...broken, problems: [problem] }, some));
+    const second = (await nextFrame(reader)).data as ChangesFrame;
+    hub.close();
+    expect(first).toMatchObject({ kind: 'some', problems: [problem] });
+    expect(second).toMatchObject({ kind: 'some', problems: null });
+    mirror.apply(first);
+    mirror.apply(second);
+    expect(mirror.document!.problems).toEqual([problem]);
+  });
+
+  it('an update that does not say what changed tells the page to fetch the whole document', async () => {
+    const before = syntheticDocument(5);
+    const { pub, hub, reader, mirror } = await connected(before);
+    hub.publish(pub.update({ ...before, generatedAt: new Date(NOW + 5000).toISOString() }, undefined));
+    const frame = await nextFrame(reader);
+    hub.close();
+    expect(frame.data).toEqual({ kind: 'all', run: 'run-a', seq: 2 });
+    expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'behind', why: 'everything changed' });
+  });
+
+  it('the whole document is encoded once per version, however many pages ask for it', () => {
+    const pub = new Publication('run-a');
+    const doc = syntheticDocument(5);
+    expect(pub.whole()).toBeNull();
+    expect(pub.opening(null)).toBeNull();
+    pub.update(doc, { kind: 'all' });
+    expect(pub.whole()).toBe(pub.whole());
+    expect(pub.opening(null)).toBe(pub.opening('run-a.0'));
+    expect(pub.whole()).toMatchObject({ run: 'run-a', seq: 1, tag: 'run-a.1', json: JSON.stringify(doc) });
+    // A page whose last event is the newest is sent nothing when it reconnects.
+    expect(pub.opening('run-a.1')).toBeNull();
+  });
+});
