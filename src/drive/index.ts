@@ -40,9 +40,10 @@ export {
   succeeded,
   utilities,
 } from './events.js';
+export { installed } from './locate.js';
 export type { Format } from './parser.js';
 export { isPermission, type NamedSession, PERMISSIONS, type Permission, type Request } from './request.js';
-export { installed, type Run, type RunStats, run, stream } from './run.js';
+export { type Run, type RunStats, run, stream } from './run.js';
 export {
   defaultSessionDir,
   type Lease,

@@ -10,3 +10,4 @@ export const SPECS: Readonly<Record<AgentId, AgentSpec>> = { claude, codex, copi
 export const spec = (agent: AgentId): AgentSpec => SPECS[agent];
 
 export type { AgentSpec, Baseline, Invocation, StdinPlan } from './spec.js';
+export { checkCommandLine } from './spec.js';

@@ -3,8 +3,9 @@
  * writes, and what to tell a user who does not have it or is not logged in.
  */
 import type { TokenCounts } from '../../model/usage.js';
-import { MAX_ARGUMENT_BYTES } from '../bounds.js';
+import { MAX_ARGUMENT_BYTES, MAX_COMMAND_LINE_BYTES } from '../bounds.js';
 import type { CredentialNames, Env } from '../env.js';
+import { DriveError } from '../errors.js';
 import type { AgentId } from '../events.js';
 import type { Dialect, Terminal } from '../parser.js';
 import type { Caps, Plan } from '../request.js';
@@ -71,6 +72,24 @@ export interface AgentSpec {
  */
 export const promptOnStdin = (prompt: string): boolean =>
   prompt.startsWith('-') || Buffer.byteLength(prompt) >= MAX_ARGUMENT_BYTES;
+
+/**
+ * Refuse an invocation the kernel would refuse (E2BIG inside `execve`), before the spawn and with a
+ * sentence that names what to shorten.
+ */
+export function checkCommandLine(agent: AgentId, inv: Invocation): void {
+  let total = 0;
+  for (const a of inv.args) {
+    const n = Buffer.byteLength(a) + 1;
+    total += n;
+    if (n > MAX_ARGUMENT_BYTES || total > MAX_COMMAND_LINE_BYTES) {
+      throw new DriveError({
+        kind: 'invalid_request',
+        what: `the command line for ${agent} is too large (an argument of ${n} bytes, ${total} in all): shorten the system prompt or schema`,
+      });
+    }
+  }
+}
 
 /** The sentences the three CLIs print when they have no usable login. */
 export const NOT_LOGGED_IN =

@@ -3,7 +3,7 @@
  * for a mistyped command or flag.
  *
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
- * (`views/serve/command.ts`, `exec.ts`); `cctop help serve` asks them for it.
+ * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
 
 /** The commands `cctop` knows, as typed after it. */

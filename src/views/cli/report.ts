@@ -7,6 +7,7 @@
  * (`safeLine`) where it is placed, and every line once more (`printable`) before it is returned.
  */
 
+import type { SessionDoc } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
 import type { SessionReport } from '../../report/types.js';
 import { printable, safeLine } from '../terminal-text.js';
@@ -14,6 +15,18 @@ import type { Paint } from './color.js';
 import { clip, duration, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from './format.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
+
+/** The width the report lays its lines out for: the terminal's, kept between these two. */
+const MIN_WIDTH = 60;
+const MAX_WIDTH = 120;
+/** The newest days of spend listed (`--json` has every day). */
+const DAYS_SHOWN = 14;
+/** Tools listed by number of calls. */
+const TOOLS_SHOWN = 12;
+/** Rows of the slowest and of the heaviest calls shown (the report keeps more for --json). */
+const CALLS_SHOWN = 8;
+/** Files listed, the most written first. */
+const FILES_SHOWN = 20;
 
 /** A one-line chart of values, scaled to the largest. */
 export function sparkline(values: number[], width: number): string {
@@ -27,25 +40,23 @@ export function sparkline(values: number[], width: number): string {
     .join('');
 }
 
-export function renderReport(r: SessionReport, p: Paint, columns: number): string[] {
-  const s = r.session;
-  const w = Math.max(60, Math.min(columns, 120));
-  const out: string[] = [];
-  const section = (title: string) => {
-    out.push('');
-    out.push(p.bold(title));
-  };
+/** A titled section: a blank line, the title in bold, then its lines. */
+const section = (p: Paint, title: string, lines: string[]): string[] => ['', p.bold(title), ...lines];
+
+/** The title, the session, and where, how long and with which models it ran. */
+function headLines(s: SessionDoc, p: Paint, w: number): string[] {
   const started = s.startedAt ? Date.parse(s.startedAt) : null;
   const last = s.lastActiveAt ? Date.parse(s.lastActiveAt) : null;
-  out.push(p.bold(clip(safeLine(s.title ?? s.id), w)));
-  out.push(p.dim(`${s.provider} ${safeLine(s.id)}${s.deleted ? ' (transcript deleted)' : ''}`));
-  out.push(
+  return [
+    p.bold(clip(safeLine(s.title ?? s.id), w)),
+    p.dim(`${s.provider} ${safeLine(s.id)}${s.deleted ? ' (transcript deleted)' : ''}`),
     `${safeLine(s.project ?? UNKNOWN)}${s.branch ? ` @ ${safeLine(s.branch)}` : ''} · ${s.state} · ${started !== null && last !== null ? duration(last - started) : UNKNOWN} · ${s.models.map(shortModel).join(', ') || UNKNOWN}`,
-  );
+  ];
+}
 
-  section(
-    `Cost ${usd(s.cost.usd, s.cost.included)}${s.cost.included ? ` (${usd(s.cost.usd)} at retail)` : ''}  tokens ${tokens(totalTokens(s.tokens))}`,
-  );
+function costSection(r: SessionReport, p: Paint, w: number): string[] {
+  const s = r.session;
+  const out: string[] = [];
   for (const m of r.cost.byModel) {
     out.push(
       `  ${padEnd(shortModel(m.model), 22)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
@@ -54,7 +65,7 @@ export function renderReport(r: SessionReport, p: Paint, columns: number): strin
   if (s.cost.unpriced.length > 0)
     out.push(p.amber(`  no price for ${s.cost.unpriced.map(safeLine).join(', ')}`));
   if (r.cost.byDay.length > 1) {
-    for (const d of r.cost.byDay.slice(-14))
+    for (const d of r.cost.byDay.slice(-DAYS_SHOWN))
       out.push(`  ${d.day}  ${padStart(usd(d.usd), 9)}  ${padStart(tokens(d.tokens), 7)}`);
   }
   if (r.cost.byHour.length > 1)
@@ -64,10 +75,15 @@ export function renderReport(r: SessionReport, p: Paint, columns: number): strin
         w - 12,
       )}`,
     );
-
-  section(
-    `Context ${percent(r.context.used, r.context.compactAt)} of the compaction point (${tokens(r.context.used)} of ${tokens(r.context.compactAt)})`,
+  return section(
+    p,
+    `Cost ${usd(s.cost.usd, s.cost.included)}${s.cost.included ? ` (${usd(s.cost.usd)} at retail)` : ''}  tokens ${tokens(totalTokens(s.tokens))}`,
+    out,
   );
+}
+
+function contextSection(r: SessionReport, p: Paint, w: number): string[] {
+  const out: string[] = [];
   if (r.context.series.length > 0)
     out.push(
       `  ${sparkline(
@@ -78,58 +94,95 @@ export function renderReport(r: SessionReport, p: Paint, columns: number): strin
   out.push(
     `  ${r.context.compactions.length} compaction${r.context.compactions.length === 1 ? '' : 's'}${r.context.compactions.length > 0 ? `, last ${safeLine(r.context.compactions.at(-1) ?? UNKNOWN)}` : ''}`,
   );
-
-  section(
-    `Tools ${r.tools.calls} calls, ${r.tools.failed === null ? `${UNKNOWN} failed (not recorded)` : `${r.tools.failed} failed`}`,
+  return section(
+    p,
+    `Context ${percent(r.context.used, r.context.compactAt)} of the compaction point (${tokens(r.context.used)} of ${tokens(r.context.compactAt)})`,
+    out,
   );
-  for (const t of r.tools.byTool.slice(0, 12))
-    out.push(
-      `  ${padEnd(safeLine(t.name), 24)} ${padStart(String(t.calls), 6)}  ${t.failed > 0 ? p.red(`${t.failed} failed`) : ''}`,
+}
+
+/** Calls by tool, then the failures, the slowest calls and the calls that grew the context most. */
+function toolSections(r: SessionReport, p: Paint, w: number): string[] {
+  const byTool = r.tools.byTool
+    .slice(0, TOOLS_SHOWN)
+    .map(
+      (t) =>
+        `  ${padEnd(safeLine(t.name), 24)} ${padStart(String(t.calls), 6)}  ${t.failed > 0 ? p.red(`${t.failed} failed`) : ''}`,
     );
+  const out = section(
+    p,
+    `Tools ${r.tools.calls} calls, ${r.tools.failed === null ? `${UNKNOWN} failed (not recorded)` : `${r.tools.failed} failed`}`,
+    byTool,
+  );
   if (r.tools.failures.length > 0) {
-    section('Failures, grouped by tool and argument');
+    const lines: string[] = [];
     for (const f of r.tools.failures) {
-      out.push(`  ${p.red(`${f.count}×`)} ${safeLine(f.tool)} ${clip(safeLine(f.detail), w - 12)}`);
-      if (f.samples[0]) out.push(p.dim(`      ${clip(safeLine(f.samples[0]), w - 8)}`));
+      lines.push(`  ${p.red(`${f.count}×`)} ${safeLine(f.tool)} ${clip(safeLine(f.detail), w - 12)}`);
+      if (f.samples[0]) lines.push(p.dim(`      ${clip(safeLine(f.samples[0]), w - 8)}`));
     }
+    out.push(...section(p, 'Failures, grouped by tool and argument', lines));
   }
   if (r.tools.slowest.length > 0) {
-    section('Slowest calls');
-    for (const c of r.tools.slowest.slice(0, 8))
-      out.push(
-        `  ${padStart(duration(c.ms).replace(/^0m$/, `${Math.round(c.ms / 1000)}s`), 6)}  ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
+    const lines = r.tools.slowest
+      .slice(0, CALLS_SHOWN)
+      .map(
+        (c) =>
+          `  ${padStart(duration(c.ms).replace(/^0m$/, `${Math.round(c.ms / 1000)}s`), 6)}  ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
       );
+    out.push(...section(p, 'Slowest calls', lines));
   }
   if (r.tools.heaviest.length > 0) {
-    section('Calls that grew the context most');
-    for (const c of r.tools.heaviest.slice(0, 8))
-      out.push(
-        `  ${padStart(`+${tokens(c.growth)}`, 7)}${c.shared ? '*' : ' '} ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
+    const lines = r.tools.heaviest
+      .slice(0, CALLS_SHOWN)
+      .map(
+        (c) =>
+          `  ${padStart(`+${tokens(c.growth)}`, 7)}${c.shared ? '*' : ' '} ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
       );
+    out.push(...section(p, 'Calls that grew the context most', lines));
   }
-  if (r.files.length > 0) {
-    section(`Files (${r.files.length})`);
-    for (const f of r.files.slice(0, 20)) {
-      const change = f.writes > 0 ? p.green(`+${f.added}`) + ' ' + p.red(`-${f.removed}`) : '';
-      out.push(`  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${clip(safeLine(f.path), w - 30)} ${change}`);
-    }
+  return out;
+}
+
+function filesSection(r: SessionReport, p: Paint, w: number): string[] {
+  if (r.files.length === 0) return [];
+  const lines = r.files.slice(0, FILES_SHOWN).map((f) => {
+    const change = f.writes > 0 ? p.green(`+${f.added}`) + ' ' + p.red(`-${f.removed}`) : '';
+    return `  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${clip(safeLine(f.path), w - 30)} ${change}`;
+  });
+  return section(p, `Files (${r.files.length})`, lines);
+}
+
+function subagentsSection(r: SessionReport, p: Paint, w: number): string[] {
+  if (r.subagents.length === 0) return [];
+  const lines = r.subagents.map(
+    (a) =>
+      `  ${padEnd(safeLine(a.agent), 18)} ${padStart(usd(a.usd), 8)} ${padStart(tokens(totalTokens(a.tokens)), 7)}  ${safeLine(a.type ?? '')} ${clip(safeLine(a.title ?? ''), w - 50)}`,
+  );
+  return section(p, `Subagents (${r.subagents.length})`, lines);
+}
+
+/** What could not be read for this report (a reader that failed is a problem, not the end of it). */
+function problemsSection(r: SessionReport, p: Paint, w: number): string[] {
+  if (r.problems.length === 0) return [];
+  const lines: string[] = [];
+  for (const q of r.problems) {
+    // The path whole: a person needs all of it to find the file.
+    lines.push(p.amber(`  ${safeLine(q.path)}`));
+    lines.push(`    ${clip(safeLine(q.detail ?? q.kind), w - 4)}`);
   }
-  if (r.subagents.length > 0) {
-    section(`Subagents (${r.subagents.length})`);
-    for (const a of r.subagents) {
-      out.push(
-        `  ${padEnd(safeLine(a.agent), 18)} ${padStart(usd(a.usd), 8)} ${padStart(tokens(totalTokens(a.tokens)), 7)}  ${safeLine(a.type ?? '')} ${clip(safeLine(a.title ?? ''), w - 50)}`,
-      );
-    }
-  }
-  // What could not be read for this report (a reader that failed is a problem, not the end of it).
-  if (r.problems.length > 0) {
-    section(`Could not read (${r.problems.length})`);
-    for (const q of r.problems) {
-      // The path whole: a person needs all of it to find the file.
-      out.push(p.amber(`  ${safeLine(q.path)}`));
-      out.push(`    ${clip(safeLine(q.detail ?? q.kind), w - 4)}`);
-    }
-  }
+  return section(p, `Could not read (${r.problems.length})`, lines);
+}
+
+export function renderReport(r: SessionReport, p: Paint, columns: number): string[] {
+  const w = Math.max(MIN_WIDTH, Math.min(columns, MAX_WIDTH));
+  const out = [
+    ...headLines(r.session, p, w),
+    ...costSection(r, p, w),
+    ...contextSection(r, p, w),
+    ...toolSections(r, p, w),
+    ...filesSection(r, p, w),
+    ...subagentsSection(r, p, w),
+    ...problemsSection(r, p, w),
+  ];
   return out.map((line) => printable(line, p));
 }

@@ -1,0 +1,185 @@
+/**
+ * `cctop exec`'s command line: the flags, the prompt (an argument, or stdin with `-`), and the
+ * request they make for drive. Every mistake is an {@link ExecUsageError} whose message says what
+ * to type instead; checking the request against what an agent can do is drive's job, not this one.
+ */
+import { readFileSync } from 'node:fs';
+import { AGENTS, type AgentId, isAgentId } from '../../drive/events.js';
+import { installed } from '../../drive/locate.js';
+import { isPermission, PERMISSIONS, type Request } from '../../drive/request.js';
+import type { Io } from './main.js';
+import { parse as parseOptions } from './options.js';
+
+/**
+ * The largest prompt read from stdin. Far beyond any prompt a model takes (its window is smaller),
+ * it only stops `cctop exec -` from reading an endless pipe into memory.
+ */
+const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
+
+export const EXEC_HELP = `cctop exec: run an agent headlessly and print what it does
+
+Usage:
+  cctop exec <claude|codex|copilot> [options] <prompt | ->
+  cctop exec --all [options] <prompt | ->     every installed agent in parallel, one result each
+
+Options:
+  --json                 events as JSON lines (one result line per agent with --all)
+  -m, --model NAME       the model, passed to the agent verbatim
+  --effort LEVEL         reasoning effort (low, medium, high, ...)
+  --system TEXT          extra system prompt
+  --permission LEVEL     ${PERMISSIONS.join(' | ')} (default read-only)
+  -C, --cwd DIR          the agent's working directory
+  --add-dir DIR          another directory the agent may use (repeatable)
+  --schema FILE          a JSON Schema the answer must follow (claude, codex)
+  --resume ID            continue an agent session
+  --fork                 with --resume or --session: continue in a new branch (claude)
+  --session NAME         a named session for this project, continued across runs
+  --timeout DURATION     stop after 90s, 10m, 1h, ... (default: none)
+  --bin PATH             the agent executable to run
+  --inherit-env          give the agent this whole environment (default: only what it needs)
+  -h, --help
+
+Exit codes: 0 done, 1 the turn failed, 2 bad arguments, 3 the agent died without a result,
+4 not installed, 5 not logged in, 6 rate limited, 7 timed out, 8 could not start, 9 session busy
+or conflicting, 130 interrupted.`;
+
+/** A command line `cctop exec` cannot run, with the sentence that says why. */
+export class ExecUsageError extends Error {}
+
+function parseDuration(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new ExecUsageError(`--timeout ${v}: expected a duration such as 90s, 10m or 1h`);
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = Number(m[1]) * scale;
+  if (!(ms > 0)) throw new ExecUsageError('--timeout must be longer than zero');
+  return ms;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buf.length;
+    if (size > MAX_STDIN_PROMPT_BYTES) {
+      throw new ExecUsageError(`the prompt on stdin is over ${MAX_STDIN_PROMPT_BYTES / 1024 / 1024} MiB`);
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function readSchema(path: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new ExecUsageError(`--schema ${path}: ${(e as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ExecUsageError(`--schema ${path}: a JSON Schema is an object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export interface Parsed {
+  agents: AgentId[];
+  all: boolean;
+  json: boolean;
+  request: Omit<Request, 'agent' | 'prompt'>;
+  prompt: string;
+}
+
+/** The flags `cctop exec` takes, as the option table above declares them. */
+interface ExecFlags {
+  all?: boolean;
+  json?: boolean;
+  model?: string;
+  effort?: string;
+  system?: string;
+  permission?: string;
+  cwd?: string;
+  'add-dir'?: string[];
+  schema?: string;
+  resume?: string;
+  fork?: boolean;
+  session?: string;
+  timeout?: string;
+  bin?: string;
+  'inherit-env'?: boolean;
+  help?: boolean;
+}
+
+/** The run `args` ask for, or `help`; throws {@link ExecUsageError} for a command line it cannot run. */
+export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'> {
+  // Through the shared parser, so a mistyped flag gets our sentence and the nearest flag, not Node's.
+  const parsed = parseOptions(
+    args,
+    {
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+      model: { type: 'string', short: 'm' },
+      effort: { type: 'string' },
+      system: { type: 'string' },
+      permission: { type: 'string' },
+      cwd: { type: 'string', short: 'C' },
+      'add-dir': { type: 'string', multiple: true },
+      schema: { type: 'string' },
+      resume: { type: 'string' },
+      fork: { type: 'boolean' },
+      session: { type: 'string' },
+      timeout: { type: 'string' },
+      bin: { type: 'string' },
+      'inherit-env': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    'exec',
+  );
+  // The shared parser checked every flag against the table above, so each has the type it declares.
+  const values = parsed.values as ExecFlags;
+  const positionals = parsed.positionals;
+  if (values.help) return 'help';
+  const all = values.all === true;
+  const rest = [...positionals];
+  let agents: AgentId[];
+  if (all) {
+    if (values.session !== undefined || values.resume !== undefined || values.bin !== undefined) {
+      throw new ExecUsageError('--all runs several agents: --session, --resume and --bin name one');
+    }
+    agents = AGENTS.filter((a) => installed(a, io.env));
+  } else {
+    const agent = rest.shift();
+    if (agent === undefined)
+      throw new ExecUsageError('which agent? cctop exec <claude|codex|copilot> <prompt>');
+    if (!isAgentId(agent)) throw new ExecUsageError(`unknown agent "${agent}" (claude, codex or copilot)`);
+    agents = [agent];
+  }
+  if (rest.length === 0) throw new ExecUsageError('no prompt (give it as an argument, or - to read stdin)');
+  const prompt = rest.length === 1 && rest[0] === '-' ? await readStdin() : rest.join(' ');
+  const permission = values.permission ?? 'read-only';
+  if (!isPermission(permission)) {
+    throw new ExecUsageError(`--permission ${permission}: one of ${PERMISSIONS.join(', ')}`);
+  }
+  if (values.fork === true && values.resume === undefined && values.session === undefined) {
+    throw new ExecUsageError('--fork needs --resume or --session');
+  }
+  const request: Omit<Request, 'agent' | 'prompt'> = {
+    permission,
+    parentEnv: io.env,
+    env: values['inherit-env'] ? 'inherit' : 'minimal',
+  };
+  if (values.model !== undefined) request.model = values.model;
+  if (values.effort !== undefined) request.effort = values.effort;
+  if (values.system !== undefined) request.system = values.system;
+  if (values.cwd !== undefined) request.cwd = values.cwd;
+  if (values['add-dir'] !== undefined) request.addDirs = values['add-dir'];
+  if (values.schema !== undefined) request.schema = readSchema(values.schema);
+  if (values.session !== undefined) request.session = { name: values.session, fork: values.fork === true };
+  else if (values.resume !== undefined) {
+    request.resume = values.resume;
+    request.fork = values.fork === true;
+  }
+  if (values.timeout !== undefined) request.timeoutMs = parseDuration(values.timeout);
+  if (values.bin !== undefined) request.bin = values.bin;
+  return { agents, all, json: values.json === true, request, prompt };
+}

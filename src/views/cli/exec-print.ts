@@ -1,0 +1,154 @@
+/**
+ * How `cctop exec` shows a run on a terminal: its events as a readable transcript, and the closing
+ * account of how it ended. JSON output needs none of this; it is written as the events are.
+ *
+ * Every field comes from the agent and is made safe to print where it is placed (`safeLine`,
+ * `safeText`); the caller passes every line once more through `printable` on its way out.
+ */
+import type { DriveError } from '../../drive/errors.js';
+import { type Event, type Outcome, succeeded } from '../../drive/events.js';
+import type { Usage } from '../../model/usage.js';
+import { safeLine, safeText } from '../terminal-text.js';
+import type { Paint } from './color.js';
+import { clip, tokens, usd } from './format.js';
+import type { Io } from './main.js';
+
+/** The longest preview of a tool call or result in the readable transcript: one terminal line. */
+const PREVIEW_CELLS = 160;
+
+/** A preview on one line: runs of whitespace (newlines too) become one space. */
+const oneLine = (s: string): string => safeLine(s.replace(/\s+/g, ' ').trim());
+
+function usageLine(u: Usage, p: Paint): string {
+  const parts: string[] = [];
+  if (u.input !== null) parts.push(`in ${tokens(u.input)}`);
+  if (u.output !== null) parts.push(`out ${tokens(u.output)}`);
+  if (u.cacheRead !== null || u.cacheWrite !== null) {
+    parts.push(`cache ${tokens(u.cacheRead)} read / ${tokens(u.cacheWrite)} written`);
+  }
+  if (u.contextTokens !== null) {
+    const of = u.contextWindow !== null ? ` of ${tokens(u.contextWindow)}` : '';
+    parts.push(`context ${tokens(u.contextTokens)}${of}`);
+  }
+  if (u.costUsd !== null) parts.push(usd(u.costUsd));
+  if (u.premiumRequests !== null) parts.push(`${u.premiumRequests} premium requests`);
+  if (u.durationMs !== null) parts.push(`${(u.durationMs / 1000).toFixed(1)} s`);
+  return p.dim(parts.join(' · '));
+}
+
+function stopWords(o: Outcome): string {
+  switch (o.stop.kind) {
+    case 'completed':
+      return 'completed';
+    case 'error':
+      return 'the turn failed';
+    case 'other':
+      return `stopped: ${safeLine(o.stop.reason)}`;
+    case 'unfinished':
+      return 'ended without a result';
+  }
+}
+
+/** The readable account of an ended run, for the terminal. */
+export function describeOutcome(o: Outcome, p: Paint): string[] {
+  const lines: string[] = [];
+  const head = `${o.agent}${o.model ? ` (${safeLine(o.model)})` : ''} · ${stopWords(o)}${o.session ? ` · session ${safeLine(o.session)}` : ''}`;
+  lines.push(succeeded(o) ? p.green(head) : p.red(head));
+  if (!succeeded(o)) {
+    const why = o.errorMessage ?? (o.text !== '' ? o.text : null);
+    if (why !== null)
+      lines.push(p.red(`${o.errorStatus !== null ? `${o.errorStatus}: ` : ''}${oneLine(why)}`));
+    if (o.stop.kind === 'unfinished' && o.unparsed > 0) {
+      lines.push(
+        p.amber(`${o.unparsed} lines were not understood; the first: ${oneLine(o.firstUnparsed ?? '')}`),
+      );
+    }
+  }
+  const u = usageLine(o.usage, p);
+  if (u !== '') lines.push(u);
+  return lines;
+}
+
+/** A failure as JSON: its fields and the sentence a person reads. */
+export function failureJson(e: DriveError): Record<string, unknown> {
+  return { ...e.failure, message: e.message };
+}
+
+/** Prints a run's events as a transcript, joining text deltas into whole lines. */
+export class Transcript {
+  private pending = '';
+  shownText = false;
+
+  constructor(
+    private readonly io: Io,
+    private readonly p: Paint,
+  ) {}
+
+  private flush(): void {
+    if (this.pending === '') return;
+    this.io.out(safeText(this.pending));
+    this.pending = '';
+  }
+
+  text(t: string): void {
+    this.shownText = true;
+    const parts = (this.pending + t).split(/\r?\n/);
+    this.pending = parts.pop() ?? '';
+    for (const line of parts) this.io.out(safeText(line));
+  }
+
+  note(line: string): void {
+    this.flush();
+    this.io.out(line);
+  }
+
+  event(e: Event): void {
+    const p = this.p;
+    switch (e.kind) {
+      case 'text':
+        this.text(e.text);
+        return;
+      case 'thinking':
+        this.note(p.dim(clip(`· ${oneLine(e.text)}`, PREVIEW_CELLS)));
+        return;
+      case 'tool_call':
+        this.note(
+          p.bold(clip(`→ ${safeLine(e.name)} ${oneLine(JSON.stringify(e.input) ?? '')}`, PREVIEW_CELLS)),
+        );
+        return;
+      case 'tool_result': {
+        const mark = e.ok === false ? p.red('← failed') : p.dim('←');
+        this.note(`${mark} ${p.dim(clip(oneLine(e.output), PREVIEW_CELLS))}`);
+        return;
+      }
+      case 'rate_limit':
+        if (e.limit.status !== 'allowed')
+          this.note(
+            p.amber(
+              `! rate limit: ${safeLine(e.limit.status)}${e.limit.window ? ` (${safeLine(e.limit.window)})` : ''}`,
+            ),
+          );
+        return;
+      case 'compaction':
+        this.note(
+          p.dim(
+            e.compaction.phase === 'started'
+              ? '· compacting the conversation'
+              : `· compaction ${e.compaction.ok ? 'done' : `refused: ${oneLine(e.compaction.error ?? '')}`}`,
+          ),
+        );
+        return;
+      case 'started':
+      case 'usage':
+      case 'commands':
+      case 'approval_request':
+        // The session is in the closing summary; live usage is for counters; exec runs take no
+        // approvals; the catalogue is for palettes, not transcripts.
+        return;
+    }
+  }
+
+  end(): void {
+    this.flush();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The panels under the table, for the selected session: its info (with the command that resumes
+ * it), its tool activity, how its context filled, what it cost, and its conversation.
+ *
+ * The info and cost panels need only the session's row; the others wait for the transcript, read
+ * off the main thread (`Detail`), and say so while it is read, gone or unreadable.
+ */
+import type { SessionDoc } from '../../model/document.js';
+import { totalTokens } from '../../model/usage.js';
+import { placeById } from '../../providers/places.js';
+import type { Paint } from '../cli/color.js';
+import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { sparkline } from '../cli/report.js';
+import { safeLine } from '../terminal-text.js';
+import type { Detail, ViewState } from './state.js';
+
+/** What the panels say of a session whose transcript was deleted. */
+const GONE = 'the transcript is gone; only its numbers remain';
+
+function kv(label: string, value: string, p: Paint): string {
+  return `  ${p.dim(padEnd(label, 10))} ${value}`;
+}
+
+/**
+ * One word for a POSIX shell: as it is when it holds nothing a shell reads specially, else in single
+ * quotes, where nothing is special (`$(…)` inside double quotes would run when the command is pasted).
+ */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The command that resumes a session, to show and to copy: it is pasted into a shell, so the path
+ * and id from the transcript are made safe to print (no control character reaches the clipboard)
+ * and quoted as shell words. An id or a path that would read as an option (`--dangerously-…`) gives
+ * no command and no `cd`: quoting does not stop a program from reading a word as a flag.
+ */
+export function resumeCommand(s: SessionDoc): string | null {
+  if (s.id.startsWith('-')) return null;
+  // The harness says how it resumes a session (its own words); the table only quotes them.
+  const words = placeById(s.provider).resumeCommand?.(s.id);
+  if (words === undefined) return null;
+  const cd = s.project && !s.project.startsWith('-') ? `cd ${shellWord(safeLine(s.project))} && ` : '';
+  return `${cd}${words.map((w) => shellWord(safeLine(w))).join(' ')}`;
+}
+
+/** The call still without a result: pending while the session runs, unanswered once it went quiet. */
+function pending(s: SessionDoc): string {
+  if (s.pendingTool === null) return '';
+  const tool = safeLine(s.pendingTool);
+  return s.state === 'idle' ? `  last call unanswered: ${tool}` : `  pending ${tool}`;
+}
+
+function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
+  const out = [
+    kv('session', `${placeById(s.provider).label} ${safeLine(s.id)}`, p),
+    kv('title', safeLine(s.title ?? UNKNOWN), p),
+    kv('project', `${safeLine(s.project ?? UNKNOWN)}${s.branch ? `  (${safeLine(s.branch)})` : ''}`, p),
+    kv('file', safeLine(s.file), p),
+    kv(
+      'model',
+      `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${safeLine(s.reasoningEffort)}` : ''}`,
+      p,
+    ),
+    kv(
+      'state',
+      `${s.state}${s.stateDetail ? ` (${safeLine(s.stateDetail)})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}`,
+      p,
+    ),
+    kv(
+      'process',
+      s.process
+        ? `pids ${s.process.pids.slice(0, 6).join(' ')}  ${s.process.cpu ?? UNKNOWN}% cpu  ${Math.round(s.process.memory / (1 << 20))} MB  ${safeLine(s.process.command)}`
+        : s.running === false
+          ? 'not running'
+          : UNKNOWN,
+      p,
+    ),
+    kv(
+      'tokens',
+      `in ${tokens(s.tokens.input)}  out ${tokens(s.tokens.output)}  cache read ${tokens(s.tokens.cacheRead)}  write ${tokens(s.tokens.cacheWrite)}  reasoning ${tokens(s.tokens.reasoning)}`,
+      p,
+    ),
+    kv('resume', resumeCommand(s) ?? UNKNOWN, p),
+  ];
+  return out.map((l) => clip(l, columns));
+}
+
+/** Why the transcript has nothing to show, for a detail that is not ready; null once it is. */
+function unread(d: Detail | null, p: Paint): string[] | null {
+  switch (d?.kind) {
+    case undefined:
+    case 'loading':
+      return [p.dim('  reading the transcript…')];
+    case 'gone':
+      return [p.red(`  ${GONE}`)];
+    case 'failed':
+      return [p.red(`  ${safeLine(d.error)}`)];
+    case 'ready':
+      return null;
+  }
+}
+
+function toolsPanel(d: Detail | null, p: Paint, columns: number): string[] {
+  if (d?.kind !== 'ready') return unread(d, p) ?? [];
+  const calls = [...d.log.calls].reverse();
+  if (calls.length === 0) return [p.dim('  no tool calls')];
+  return calls.map((c) => {
+    const markc = c.result === null ? p.amber('…') : c.failed ? p.red('✗') : p.green('✓');
+    const when = c.startMs ? new Date(c.startMs).toTimeString().slice(0, 8) : '        ';
+    const took =
+      c.startMs !== null && c.endMs !== null
+        ? `${Math.max(0, Math.round((c.endMs - c.startMs) / 1000))}s`
+        : '';
+    const lines = c.added + c.removed > 0 ? ` ${p.green(`+${c.added}`)} ${p.red(`-${c.removed}`)}` : '';
+    const origin = c.origin === 'main' ? '' : p.dim(` ↳${safeLine(c.origin.slice(0, 8))}`);
+    return (
+      clip(`  ${p.dim(when)} ${markc} ${padEnd(safeLine(c.name), 10)} ${safeLine(c.detail)}`, columns - 20) +
+      `${lines} ${p.dim(took)}${origin}`
+    );
+  });
+}
+
+function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number): string[] {
+  const out: string[] = [];
+  const frac = s.context.used !== null && s.context.compactAt ? s.context.used / s.context.compactAt : null;
+  const barWidth = Math.max(10, Math.min(50, columns - 40));
+  const filled = frac === null ? 0 : Math.min(barWidth, Math.round(frac * barWidth));
+  out.push(
+    `  ${percent(s.context.used, s.context.compactAt)} of the compaction point  ${p.green('█'.repeat(filled))}${p.dim('░'.repeat(barWidth - filled))}  ${tokens(s.context.used)} / ${tokens(s.context.compactAt)} (window ${tokens(s.context.window)})`,
+  );
+  const ready = d?.kind === 'ready' ? d : null;
+  const b = ready?.log.breakdown ?? null;
+  if (b) {
+    const row = (label: string, n: number, how: string) =>
+      `  ${padEnd(label, 16)} ${padStart(tokens(n), 7)}  ${p.dim(how)}`;
+    out.push(row('window', b.window, 'measured: the latest request'));
+    out.push(row('startup', b.startup, 'measured: system prompt, tools, memory, summary'));
+    out.push(row('tool output', b.toolOutput, 'estimated'));
+    out.push(row('tool input', b.toolInput, 'estimated'));
+    out.push(row('attachments', b.attachments, 'estimated'));
+    out.push(row('your messages', b.user, 'estimated'));
+    out.push(row('assistant text', b.assistant, 'estimated'));
+    out.push(
+      `  ${padEnd('unaccounted', 16)} ${padStart(b.unaccounted < 0 ? `-${tokens(-b.unaccounted)}` : tokens(b.unaccounted), 7)}  ${p.dim('thinking and reminders are not in the transcript')}`,
+    );
+  } else if (d?.kind === 'loading') out.push(p.dim('  reading the transcript…'));
+  else out.push(p.dim('  no breakdown for this harness'));
+  const series = ready?.report.context.series ?? [];
+  if (series.length > 1) {
+    out.push(
+      `  ${sparkline(
+        series.map((x) => x.prompt),
+        Math.max(10, columns - 4),
+      )}`,
+    );
+    const n = ready?.report.context.compactions.length ?? 0;
+    out.push(p.dim(`  how it filled, request by request; ${n} compaction${n === 1 ? '' : 's'}`));
+  }
+  return out.map((l) => clip(l, columns));
+}
+
+function costPanel(s: SessionDoc, p: Paint, columns: number): string[] {
+  const out = [
+    `  ${usd(s.cost.usd, s.cost.included)}${s.cost.included ? ` (${usd(s.cost.usd)} at retail)` : ''}  this hour ${usd(s.cost.byHour?.usd.at(-1) ?? null)}  today ${usd(s.cost.byDay?.usd.at(-1) ?? null)}`,
+  ];
+  for (const m of s.cost.byModel)
+    out.push(
+      `  ${padEnd(shortModel(m.model), 20)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
+    );
+  if (s.cost.unpriced.length > 0)
+    out.push(p.amber(`  no price for ${s.cost.unpriced.map(safeLine).join(', ')}`));
+  const hours = s.cost.byHour?.usd ?? [];
+  if (hours.some((h) => h > 0)) out.push(`  last 48h ${sparkline(hours, Math.min(48, columns - 12))}`);
+  return out.map((l) => clip(l, columns));
+}
+
+function chatPanel(d: Detail | null, p: Paint, columns: number): string[] {
+  if (d === null || d.kind === 'loading') return [p.dim('  reading the conversation…')];
+  // A transcript that is gone or could not be read has no conversation to show.
+  if (d.kind !== 'ready') return [p.dim('  no conversation')];
+  const c = d.conversation;
+  if (!c.supported) return [p.dim(`  ${safeLine(c.note ?? 'no reader for this harness')}`)];
+  const out: string[] = [];
+  for (const t of c.turns) {
+    const who =
+      t.role === 'user'
+        ? p.bold('you')
+        : t.role === 'system'
+          ? p.dim('harness')
+          : t.kind === 'reasoning'
+            ? p.dim('thinking')
+            : p.green('agent');
+    const text = safeLine(t.text.replace(/\n+/g, ' ⏎ '));
+    if (text.length > 0) out.push(clip(`  ${p.dim(`#${t.seq}`)} ${who} ${text}`, columns));
+    for (const tool of t.tools)
+      out.push(
+        clip(
+          `      ${tool.result === null ? p.amber('…') : tool.failed ? p.red('✗') : p.green('✓')} ${safeLine(tool.name)} ${safeLine(tool.detail)}`,
+          columns,
+        ),
+      );
+  }
+  return out;
+}
+
+export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: number): string[] {
+  switch (v.panel) {
+    case 'info':
+      return infoPanel(s, p, columns);
+    case 'tools':
+      return toolsPanel(v.detail, p, columns);
+    case 'context':
+      return contextPanel(s, v.detail, p, columns);
+    case 'cost':
+      return costPanel(s, p, columns);
+    case 'chat':
+      return chatPanel(v.detail, p, columns);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The live table's state: what is loaded, what is selected, how the rows are sorted and filtered,
+ * which panel is open, and what the panels know of the selected session's transcript.
+ *
+ * Plain data, changed by the app (`app.ts`, `input.ts`) and read by the view; nothing here draws or
+ * reads a file.
+ */
+import type { CallLog } from '../../model/calls.js';
+import type { Conversation } from '../../model/conversation.js';
+import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { SessionReport } from '../../report/types.js';
+
+export const PANELS = ['info', 'tools', 'context', 'cost', 'chat'] as const;
+export type Panel = (typeof PANELS)[number];
+
+export const SORTS = ['last', 'cost', 'tokens', 'ctx', 'cpu', 'duration'] as const;
+export type Sort = (typeof SORTS)[number];
+
+/** How long a row that rang stays marked. */
+export const RANG_MARK_MS = 30_000;
+
+/**
+ * What the panels know of the selected session's transcript (`key` says which session), read off
+ * the main thread once per change.
+ */
+export type Detail =
+  /** Being read. A session already shown keeps its last detail while it is read again. */
+  | { kind: 'loading'; key: string }
+  /** The transcript was deleted: only the numbers the index kept remain. */
+  | { kind: 'gone'; key: string }
+  | { kind: 'ready'; key: string; log: CallLog; report: SessionReport; conversation: Conversation }
+  /** The read failed; `error` says why, for the panel to show. */
+  | { kind: 'failed'; key: string; error: string };
+
+export interface ViewState {
+  doc: SessionDocument | null;
+  selected: string | null;
+  top: number;
+  follow: boolean;
+  sort: Sort;
+  reverse: boolean;
+  filter: string;
+  filtering: boolean;
+  panel: Panel;
+  panelScroll: number;
+  notify: boolean;
+  help: boolean;
+  status: string | null;
+  rang: Map<string, number>;
+  rates: Map<string, number>;
+  hidden: ReadonlySet<string>;
+  detail: Detail | null;
+  /** Shown until the first refresh lands. */
+  loading: string | null;
+  /** Said in place of rows when there are no sessions (which filter matched nothing); null: the default. */
+  empty: string | null;
+  /** Bumped whenever `doc` or `rates` change, so sorted rows and totals are worked out once per change. */
+  revision: number;
+}
+
+export const keyOf = (s: SessionDoc): string => `${s.provider}\u0000${s.id}`;
+
+/** The view as it opens: nothing loaded yet, newest first, following, the Info panel. */
+export function initialView(hidden: ReadonlySet<string>): ViewState {
+  return {
+    doc: null,
+    selected: null,
+    top: 0,
+    follow: true,
+    sort: 'last',
+    reverse: false,
+    filter: '',
+    filtering: false,
+    panel: 'info',
+    panelScroll: 0,
+    notify: true,
+    help: false,
+    status: null,
+    rang: new Map(),
+    rates: new Map(),
+    hidden,
+    detail: null,
+    loading: 'reading transcripts…',
+    empty: null,
+    revision: 0,
+  };
+}
