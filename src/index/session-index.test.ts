@@ -434,8 +434,13 @@ describe('the session index: kept, patched and built answers', () => {
     // A row of another shape (a head that is not JSON) is not trusted either.
     tamper(`UPDATE sessions SET head = '[[1,2]]'`);
     expect((await snap()).strategy).toBe('built');
+    // An index missing its table answers all the same, and says why it cannot keep the build.
     tamper('DROP TABLE sessions');
-    expect(withoutClock((await snap()).json().toString())).toEqual(withoutClock(first.json().toString()));
+    const missing = await snap();
+    expect(missing.document.sessions).toEqual(first.document.sessions);
+    expect(missing.document.problems.map((p) => p.detail)).toEqual([
+      'could not keep the sessions built in the index: no such table: sessions',
+    ]);
   });
 
   it('opening the index and reading it without a refresh touches no transcript', async () => {

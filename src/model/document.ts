@@ -154,6 +154,4 @@ export interface SessionRef {
  * built anew), or the sessions that changed (built again, or whose live fields moved) and the ones
  * that went away. A page that misses one asks for the whole document again.
  */
-export type SessionChanges =
-  | { kind: 'all' }
-  | { kind: 'some'; changed: SessionDoc[]; removed: SessionRef[] };
+export type SessionChanges = { kind: 'all' } | { kind: 'some'; changed: SessionDoc[]; removed: SessionRef[] };

@@ -108,6 +108,17 @@ export interface Provider<K extends ProviderId = ProviderId> extends ProviderPla
    * Absent for a harness whose files name no calls.
    */
   calls?(path: string): CallLog;
+  /**
+   * Who a subagent transcript of this harness is: its agent id (what `conversation`'s `agent`
+   * takes) and the kind of agent, where the harness records one. Absent: the file's path names it.
+   */
+  subagent?(path: string): SubagentInfo;
+}
+
+/** A subagent as its harness names it. */
+export interface SubagentInfo {
+  agent: string;
+  type: string | null;
 }
 
 export interface ConversationOptions {

@@ -1,15 +1,7 @@
-/**
- * Building a session's report from the same read the table uses (the index's facts and ledgers, so
- * the money agrees to the cent) plus one full read of the session by its provider
- * (`Provider.calls`) for the calls, the files and the context series. Nothing here reads a harness's
- * records: a harness without a calls reader has a report without them.
- */
-import { readFileSync } from 'node:fs';
 import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
 import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
-import { obj, parseJson, str } from '../model/json.js';
 import type { PriceBook, VendorHint } from '../model/pricing.js';
 import type { Problem } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
@@ -141,29 +133,20 @@ function filesTouched(log: CallLog): Report['files'] {
   );
 }
 
-/** The subagent type Claude Code records beside a subagent's transcript; null when there is none. */
-function subagentType(path: string): string | null {
-  try {
-    return str(obj(parseJson(readFileSync(path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType);
-  } catch {
-    // older Claude Code writes no meta file
-    return null;
-  }
-}
-
 /** What each subagent of the session cost and did. */
 function subagentsOf(
   o: ReportInput,
   { mine, masks }: Counted,
-  vendor: VendorHint,
+  provider: Provider,
   clock: CostClock,
 ): Report['subagents'] {
+  const vendor = provider.vendor;
   const subagents: Report['subagents'] = [];
   for (const p of mine.filter((x) => x.file.role === 'subagent')) {
-    const agent = /agent-(.+)\.jsonl$/.exec(p.file.path)?.[1] ?? p.file.path;
+    // The harness names its subagents (Claude: `agent-<id>.jsonl` and its `.meta.json`).
+    const { agent, type } = provider.subagent?.(p.file.path) ?? { agent: p.file.path, type: null };
     const t = emptyTotals();
     addLedger(t, p.result.ledger, masks.get(p) ?? null, o.book, vendor, clock);
-    const type = subagentType(p.file.path);
     subagents.push({
       agent,
       type,
@@ -261,7 +244,7 @@ export function buildReport(o: ReportInput): SessionReport {
       dropped: log.dropped,
     },
     files: filesTouched(log),
-    subagents: subagentsOf(o, counted, provider.vendor, clock),
+    subagents: subagentsOf(o, counted, provider, clock),
     problems,
   };
 }

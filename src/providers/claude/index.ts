@@ -4,11 +4,12 @@
  * toward their parent. Finding them and the window rules are in `place.ts`; reading them into facts
  * is `parse.ts`; their conversations, calls and subagents are here.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
+import { obj, parseJson, str } from '../../model/json.js';
 import { eachObject } from '../conversation-util.js';
-import type { ConversationOptions, Provider } from '../types.js';
+import type { ConversationOptions, Provider, SubagentInfo } from '../types.js';
 import { claudeCalls } from './calls.js';
 import { claudeRecord } from './conversation.js';
 import { parse } from './parse.js';
@@ -37,6 +38,21 @@ export function subagentFiles(mainPath: string): { agent: string; path: string }
   return out;
 }
 
+/**
+ * A subagent transcript's agent id (`agent-<id>.jsonl`) and its kind, from the `.meta.json` Claude
+ * Code writes beside it (older versions write none: no kind).
+ */
+function subagent(path: string): SubagentInfo {
+  const agent = /agent-(.+)\.jsonl$/.exec(path)?.[1] ?? path;
+  let type: string | null = null;
+  try {
+    type = str(obj(parseJson(readFileSync(path.replace(/\.jsonl$/, '.meta.json'), 'utf8')))?.agentType);
+  } catch {
+    // No meta file (older Claude Code), or one that does not read: the kind is not known.
+  }
+  return { agent, type };
+}
+
 function conversation(path: string, o: ConversationOptions): Conversation {
   let file = path;
   if (o.agent !== null) {
@@ -61,4 +77,5 @@ export const claude: Provider<'claude'> = {
   parse,
   conversation,
   calls: (path) => claudeCalls(path, subagentFiles(path)),
+  subagent,
 };
