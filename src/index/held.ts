@@ -13,11 +13,14 @@ import { type Tally, tallyOf } from '../model/totals.js';
 import { docOf, type ShowClock } from './render.js';
 import {
   decodeFacts,
+  decodeSpend,
   type FactsText,
   factsText,
   type KeptHead,
+  keptFacts,
   type LiveInputs,
   type SessionRecord,
+  signatureOf,
 } from './session-record.js';
 
 export interface Held {
@@ -31,7 +34,8 @@ export interface Held {
   lastActiveAt: string | null;
   deleted: boolean;
   live: LiveInputs;
-  spend: SpendBuckets;
+  /** The spend buckets, decoded on first use (a session whose windows are all quiet never asks). */
+  spend(): SpendBuckets;
   unpriced: [string, number][];
   tally: Tally;
   /** The whole record, decoded on first use. */
@@ -41,65 +45,128 @@ export interface Held {
 }
 
 /** A record just built (or reused from the last build) as held. */
-export function heldOfRecord(r: SessionRecord): Held {
-  let text: FactsText | null = null;
-  return {
-    key: r.key,
-    signature: r.signature,
-    provider: r.facts.provider,
-    id: r.facts.id,
-    file: r.facts.file,
-    project: r.facts.project,
-    lastActiveAt: r.facts.lastActiveAt,
-    deleted: r.facts.deleted,
-    live: r.live,
-    spend: r.spend,
-    unpriced: r.unpriced,
-    tally: tallyOf(r.facts),
-    record: () => r,
-    text: () => {
-      text ??= factsText(r.facts);
-      return text;
-    },
-  };
+class BuiltHeld implements Held {
+  readonly key: string;
+  readonly signature: string;
+  readonly provider: ProviderId;
+  readonly id: string;
+  readonly file: string;
+  readonly project: string | null;
+  readonly lastActiveAt: string | null;
+  readonly deleted: boolean;
+  readonly live: LiveInputs;
+  readonly unpriced: [string, number][];
+  readonly tally: Tally;
+  private printed: FactsText | null = null;
+
+  constructor(private readonly r: SessionRecord) {
+    const f = r.facts;
+    this.key = r.key;
+    this.signature = r.signature;
+    this.provider = f.provider;
+    this.id = f.id;
+    this.file = f.file;
+    this.project = f.project;
+    this.lastActiveAt = f.lastActiveAt;
+    this.deleted = f.deleted;
+    this.live = r.live;
+    this.unpriced = r.unpriced;
+    this.tally = tallyOf(f);
+  }
+
+  spend(): SpendBuckets {
+    return this.r.spend;
+  }
+
+  record(): SessionRecord {
+    return this.r;
+  }
+
+  text(): FactsText {
+    this.printed ??= factsText(this.r.facts);
+    return this.printed;
+  }
 }
 
-/** A kept row's head as held; its facts are parsed the first time a view asks for the session. */
-export function heldOfHead(h: KeptHead): Held {
-  let record: SessionRecord | null = null;
-  return {
-    key: h.key,
-    signature: h.signature,
-    provider: h.provider,
-    id: h.id,
-    file: h.file,
-    project: h.project,
-    lastActiveAt: h.lastActiveAt,
-    deleted: h.deleted,
-    live: h.live,
-    spend: h.spend,
-    unpriced: h.unpriced,
-    tally: h.tally,
-    record: () => {
-      if (record === null) {
-        const facts = decodeFacts(h);
-        // The row passed its checksum when read: facts that do not decode are this code's own bug.
-        if (facts === null)
-          throw new Error(`the kept session ${h.key} passed its checksum but does not decode`);
-        record = {
-          key: h.key,
-          signature: h.signature,
-          facts,
-          spend: h.spend,
-          live: h.live,
-          unpriced: h.unpriced,
-        };
-      }
-      return record;
-    },
-    text: () => h.facts,
-  };
+/**
+ * A kept row's head as held: its facts are parsed the first time a view asks for the session, its
+ * spend the first time its windows can hold any of it. The row passed its checksum when read, so
+ * bytes that do not decode are this code's own bug, and said so.
+ */
+class KeptHeld implements Held {
+  private decoded: SessionRecord | null = null;
+  private buckets: SpendBuckets | null = null;
+  private signed: string | null = null;
+
+  constructor(private readonly h: KeptHead) {}
+
+  get key(): string {
+    return this.h.key;
+  }
+  get signature(): string {
+    this.signed ??= signatureOf(this.h);
+    return this.signed;
+  }
+  get provider(): ProviderId {
+    return this.h.provider;
+  }
+  get id(): string {
+    return this.h.id;
+  }
+  get file(): string {
+    return this.h.file;
+  }
+  get project(): string | null {
+    return this.h.project;
+  }
+  get lastActiveAt(): string | null {
+    return this.h.lastActiveAt;
+  }
+  get deleted(): boolean {
+    return this.h.deleted;
+  }
+  get live(): LiveInputs {
+    return this.h.live;
+  }
+  get unpriced(): [string, number][] {
+    return this.h.unpriced;
+  }
+  get tally(): Tally {
+    return this.h.tally;
+  }
+
+  spend(): SpendBuckets {
+    this.buckets ??= decodeSpend(this.h) ?? broken(this.h, 'spend');
+    return this.buckets;
+  }
+
+  record(): SessionRecord {
+    if (this.decoded === null) {
+      const facts = decodeFacts(this.h) ?? broken(this.h, 'facts');
+      const h = this.h;
+      this.decoded = {
+        key: h.key,
+        signature: this.signature,
+        facts,
+        spend: this.spend(),
+        live: h.live,
+        unpriced: h.unpriced,
+      };
+    }
+    return this.decoded;
+  }
+
+  text(): FactsText {
+    return keptFacts(this.h);
+  }
 }
+
+function broken(h: KeptHead, what: string): never {
+  throw new Error(`the kept ${what} of ${h.provider} ${h.id} passed its checksum but does not decode`);
+}
+
+export const heldOfRecord = (r: SessionRecord): Held => new BuiltHeld(r);
+export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */
 export interface Shown extends SessionLiveFields {

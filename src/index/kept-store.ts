@@ -1,7 +1,7 @@
 /**
- * The index's tables of built sessions: per scope one row of what the build saw (`scopes`) and one
- * row per session (`sessions`, through the record codec). A full build replaces a scope's rows; a
- * patch writes only the sessions it rebuilt, and only over the very build it patched.
+ * The index's table of built sessions: per scope one row of what the build saw and every session's
+ * sealed record (packed: `packRows`). A full build replaces a scope's row; a patch writes it again
+ * with its rebuilt sessions, and only over the very build it patched.
  *
  * Kept sessions only save time: a read that fails or finds a row this code did not write answers
  * null (the caller then builds), never a guess. Damage (SQLite saying the file is not sound) is
@@ -13,27 +13,24 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ProviderId } from '../model/facts.js';
 import { type KeptFile, type KeptInputs, type KeptScope, MAX_KEPT_SCOPES } from './kept.js';
 import {
-  decodeHead,
-  decodeRecord,
+  decodeFacts,
+  decodeHeads,
+  decodeSpend,
   encodeRecord,
   type KeptHead,
+  packRows,
   type SessionRecord,
-  type SessionRow,
+  signatureOf,
+  unpackRows,
 } from './session-record.js';
 import type { KeptProblem } from './sessions.js';
 
 /** The tables, as the store creates them for its schema. */
 export const KEPT_TABLES = `DROP TABLE IF EXISTS scopes;
-  CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, kept_at REAL NOT NULL, used_at REAL NOT NULL,
-    problems TEXT NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL, summaries TEXT NOT NULL);
   DROP TABLE IF EXISTS sessions;
-  CREATE TABLE sessions (scope TEXT NOT NULL, key TEXT NOT NULL, signature TEXT NOT NULL, provider TEXT NOT NULL,
-    id TEXT NOT NULL, file TEXT NOT NULL, project TEXT, last_active_at TEXT, deleted INTEGER NOT NULL, head TEXT NOT NULL,
-    facts BLOB NOT NULL, facts_cost BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (scope, key));`;
-
-/** Every column of a session row, in the order the codec names them. */
-const ROW_COLUMNS =
-  'key, signature, provider, id, file, project, last_active_at, deleted, head, facts, facts_cost, crc';
+  CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, kept_at REAL NOT NULL, used_at REAL NOT NULL,
+    problems TEXT NOT NULL, sessions BLOB NOT NULL, files TEXT NOT NULL, keys BLOB NOT NULL, masks BLOB NOT NULL,
+    summaries TEXT NOT NULL);`;
 
 /** What a build (or a patch) leaves of its scope besides the sessions. */
 export interface ScopeWrite {
@@ -68,61 +65,38 @@ export class KeptTables {
   }
 
   /**
-   * The build kept for `scope` (what it saw, and every session's head), read as one consistent view
-   * (two cctops' writes never mix), or null when none is kept or a row does not read.
+   * The build kept for `scope`: what it saw, and every session's head, from one row (so two cctops'
+   * writes never mix), or null when none is kept or a session does not read.
    */
   build(scope: string): { scope: KeptScope; heads: KeptHead[] } | null {
-    return this.quietly(() =>
-      this.db
-        .transaction(() => {
-          const s = this.scope(scope);
-          const heads = s === null ? null : this.heads(scope);
-          return s === null || heads === null ? null : { scope: s, heads };
-        })
-        .deferred(),
-    );
+    const s = this.scope(scope);
+    const heads = s === null ? null : this.heads(scope);
+    return s === null || heads === null ? null : { scope: s, heads };
   }
 
   /** Every kept session's head in `scope`, or null when one does not read as this code writes it. */
   heads(scope: string): KeptHead[] | null {
     return this.quietly(() => {
-      const rows = this.db
-        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ?`)
-        .all(scope) as SessionRow[];
-      const heads: KeptHead[] = [];
-      for (const row of rows) {
-        const h = decodeHead(row);
-        if (h === null) return null;
-        heads.push(h);
-      }
-      return heads;
+      const row = this.db.prepare('SELECT sessions FROM scopes WHERE scope = ?').get(scope) as
+        | { sessions: Buffer }
+        | undefined;
+      const rows = row ? unpackRows(row.sessions) : null;
+      return rows === null ? null : decodeHeads(rows);
     });
   }
 
   /** Every kept record in `scope`, or null when one does not read as this code writes it. */
   records(scope: string): SessionRecord[] | null {
-    return this.quietly(() => {
-      const rows = this.db
-        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ?`)
-        .all(scope) as SessionRow[];
-      const out: SessionRecord[] = [];
-      for (const row of rows) {
-        const r = decodeRecord(row);
-        if (r === null) return null;
-        out.push(r);
-      }
-      return out;
-    });
-  }
-
-  /** One kept record, or null. */
-  record(scope: string, key: string): SessionRecord | null {
-    return this.quietly(() => {
-      const row = this.db
-        .prepare(`SELECT ${ROW_COLUMNS} FROM sessions WHERE scope = ? AND key = ?`)
-        .get(scope, key) as SessionRow | undefined;
-      return row ? decodeRecord(row) : null;
-    });
+    const heads = this.heads(scope);
+    if (heads === null) return null;
+    const out: SessionRecord[] = [];
+    for (const h of heads) {
+      const facts = decodeFacts(h);
+      const spend = decodeSpend(h);
+      if (facts === null || spend === null) return null;
+      out.push({ key: h.key, signature: signatureOf(h), facts, spend, live: h.live, unpriced: h.unpriced });
+    }
+    return out;
   }
 
   /** What the last build in `scope` decided across files, or null when damaged or absent. */
@@ -153,31 +127,29 @@ export class KeptTables {
    */
   keep(scope: string, w: ScopeWrite, records: readonly SessionRecord[], nowMs: number): void {
     const write = this.db.transaction(() => {
-      this.writeScope(scope, w, nowMs);
-      this.db.prepare('DELETE FROM sessions WHERE scope = ?').run(scope);
-      this.putRecords(scope, records);
+      this.writeScope(scope, w, packRows(records.map(encodeRecord)), nowMs);
       const evicted = this.db
         .prepare('SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?')
         .all(MAX_KEPT_SCOPES) as { scope: string }[];
       for (const e of evicted) {
         this.db.prepare('DELETE FROM scopes WHERE scope = ?').run(e.scope);
-        this.db.prepare('DELETE FROM sessions WHERE scope = ?').run(e.scope);
       }
     });
     this.watched(() => write.immediate());
   }
 
   /**
-   * Record a patch over the build kept at `basedOn`: the sessions it rebuilt, the ones it removed,
-   * and the scope's new digest, problems and inputs. Returns false, writing nothing, when another
-   * cctop kept a different build meanwhile (a patch of an older build must not overwrite it).
+   * Record a patch over the build kept at `basedOn`: the sessions it kept as they were (`unchanged`,
+   * written again as sealed), the ones it rebuilt, and the scope's new digest, problems and inputs.
+   * Returns false, writing nothing, when another cctop kept a different build meanwhile (a patch of
+   * an older build must not overwrite it).
    */
   keepPatch(
     scope: string,
     basedOn: number,
     w: ScopeWrite,
+    unchanged: readonly KeptHead[],
     changed: readonly SessionRecord[],
-    removed: readonly string[],
     nowMs: number,
   ): boolean {
     const write = this.db.transaction(() => {
@@ -185,11 +157,8 @@ export class KeptTables {
         | { kept_at: number }
         | undefined;
       if (row?.kept_at !== basedOn) return false;
-      this.writeScope(scope, w, nowMs);
-      const drop = this.db.prepare('DELETE FROM sessions WHERE scope = ? AND key = ?');
-      for (const key of removed) drop.run(scope, key);
-      for (const r of changed) drop.run(scope, r.key);
-      this.putRecords(scope, changed);
+      const sessions = packRows([...unchanged.map((h) => h.sealed), ...changed.map(encodeRecord)]);
+      this.writeScope(scope, w, sessions, nowMs);
       return true;
     });
     return this.watched(() => write.immediate());
@@ -200,11 +169,11 @@ export class KeptTables {
     this.watched(() => this.db.prepare('UPDATE scopes SET used_at = ? WHERE scope = ?').run(nowMs, scope));
   }
 
-  private writeScope(scope: string, w: ScopeWrite, nowMs: number): void {
+  private writeScope(scope: string, w: ScopeWrite, sessions: Buffer, nowMs: number): void {
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO scopes (scope, digest, kept_at, used_at, problems, files, keys, masks, summaries)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO scopes (scope, digest, kept_at, used_at, problems, sessions, files, keys, masks,
+          summaries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         scope,
@@ -212,19 +181,12 @@ export class KeptTables {
         nowMs,
         nowMs,
         JSON.stringify(w.problems),
+        sessions,
         JSON.stringify(w.inputs.files.map(fileRow)),
         bytesOf(w.inputs.keys),
         bytesOf(w.inputs.masks),
         JSON.stringify(w.inputs.summaries),
       );
-  }
-
-  private putRecords(scope: string, records: readonly SessionRecord[]): void {
-    const put = this.db.prepare(
-      `INSERT INTO sessions (scope, ${ROW_COLUMNS}) VALUES (@scope, @key, @signature, @provider, @id, @file, @project,
-        @last_active_at, @deleted, @head, @facts, @facts_cost, @crc)`,
-    );
-    for (const r of records) put.run({ scope, ...encodeRecord(r) });
   }
 
   /** `read`'s answer, or null when it throws: kept sessions that do not read are not used. */

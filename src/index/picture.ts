@@ -31,8 +31,8 @@ export class Picture {
   private held: Held[] = [];
   private shown: Shown[] = [];
   private at = 0;
-  /** Per session key, the live stamp and the document last handed out (for changes and identity). */
-  private docs = new Map<string, { held: Held; stamp: string; doc: SessionDoc | null }>();
+  /** Per session key, its live fields as last shown and the document last handed out (for changes and identity). */
+  private docs = new Map<string, { held: Held; shown: Shown; doc: SessionDoc | null }>();
   private taken = false;
 
   constructor(
@@ -73,15 +73,19 @@ export class Picture {
     this.at = nowMs;
     const before = this.docs;
     this.docs = new Map();
+    if (all) {
+      // Nothing to compare: every session changed (and a one-shot command stops here).
+      for (const [i, h] of this.held.entries())
+        this.docs.set(h.key, { held: h, shown: shown[i]!, doc: null });
+      return { kind: 'all' };
+    }
     const changed: SessionDoc[] = [];
     for (const [i, h] of this.held.entries()) {
-      const stamp = liveStamp(shown[i]!);
       const was = before.get(h.key);
-      const same = !all && was !== undefined && was.held === h && was.stamp === stamp;
-      this.docs.set(h.key, same ? was : { held: h, stamp, doc: null });
-      if (!same && !all) changed.push(this.docAt(i));
+      const same = was !== undefined && was.held === h && liveStamp(was.shown) === liveStamp(shown[i]!);
+      this.docs.set(h.key, same ? { ...was, shown: shown[i]! } : { held: h, shown: shown[i]!, doc: null });
+      if (!same) changed.push(this.docAt(i));
     }
-    if (all) return { kind: 'all' };
     const removed: SessionRef[] = [];
     for (const [key, was] of before)
       if (!this.docs.has(key)) removed.push({ provider: was.held.provider, id: was.held.id });
@@ -117,7 +121,7 @@ export class Picture {
       frame,
       this.held.map((h, i) => {
         const out: Chunks = [];
-        printSession(out, h.text(), this.shown[i]!, windows(h.spend));
+        printSession(out, h.text(), this.shown[i]!, windows(h));
         return out;
       }),
     );

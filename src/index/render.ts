@@ -47,22 +47,29 @@ export function docOf(r: SessionRecord, clock: ShowClock): SessionDoc {
 export type SessionLive = Pick<SessionDoc, LiveKey>;
 
 /**
- * The spend windows' members (`"byHour":…,"byDay":…`) of a session's spend at `nowMs`. Most sessions
- * spent nothing in the last 31 days: their windows are one text, made once per call of this.
+ * The spend windows' members (`"byHour":…,"byDay":…`) of a session at `nowMs`. Most sessions spent
+ * nothing in the last 31 days: their windows are one text, made once per call of this, and their
+ * spend buckets are never decoded (nothing a session spent is later than its last activity).
  */
-export function windowsMembers(time: LocalTime, nowMs: number): (spend: SpendBuckets) => string {
+export function windowsMembers(
+  time: LocalTime,
+  nowMs: number,
+): (s: { tally: { usd: number | null }; lastActiveAt: string | null; spend(): SpendBuckets }) => string {
   const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
   const oldestHour = time.hourStart(nowMs) - (HOURS_KEPT - 1) * HOUR_MS;
+  const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
   let quiet: string | null = null;
-  return (spend) => {
-    // Priced spend always has a bucket; a session with none has no price (`cost.usd` null) and no windows.
-    if (spend.hours.length === 0) return NO_WINDOWS;
+  const quietText = () => {
+    quiet ??= membersOf(spendWindows({ hours: [], days: [] }, time, nowMs));
+    return quiet;
+  };
+  return (s) => {
+    // A session with no price has no windows (its `cost.usd` is null).
+    if (s.tally.usd === null) return NO_WINDOWS;
+    if (s.lastActiveAt !== null && s.lastActiveAt < since) return quietText();
+    const spend = s.spend();
     const recent = spend.days.some(([d]) => d >= oldestDay) || spend.hours.some(([h]) => h >= oldestHour);
-    if (!recent) {
-      quiet ??= membersOf(spendWindows(spend, time, nowMs));
-      return quiet;
-    }
-    return membersOf(spendWindows(spend, time, nowMs));
+    return recent ? membersOf(spendWindows(spend, time, nowMs)) : quietText();
   };
 }
 
@@ -77,18 +84,37 @@ export type Chunks = (string | Buffer)[];
  * `JSON.stringify(docOf(…))` writes them.
  */
 export function printSession(out: Chunks, p: FactsText, l: SessionLive, windows: string): void {
-  const live = liveMembers(l);
-  out.push('{', p.members, `,${live},"cost":{`, p.cost, `,${windows}}}`);
+  out.push('{', p.members, liveMembers(l), p.cost, windowsTail(windows));
 }
+
+/** The text after the cost's members: made once per distinct windows text (most share one). */
+const tails = new Map<string, string>();
+function windowsTail(windows: string): string {
+  let t = tails.get(windows);
+  if (t === undefined) {
+    t = `,${windows}}}`;
+    if (tails.size < MAX_SHARED_TEXTS) tails.set(windows, t);
+  }
+  return t;
+}
+
+/**
+ * Distinct shared texts remembered by the printer. Only the common ones repeat (idle, no process;
+ * quiet windows): a handful. The bound keeps a long-running view from remembering every text it
+ * ever printed.
+ */
+const MAX_SHARED_TEXTS = 64;
 
 /** Most sessions share their live fields (idle, no process, nothing pending): their text is made once. */
 const commonLive = new Map<string, string>();
+
+/** The live members between the facts and the cost (`,"state":…,"cost":{`). */
 function liveMembers(l: SessionLive): string {
   const common = l.stateDetail === null && l.pendingTool === null && l.process === null;
   const key = common ? `${l.state}|${l.running}|${l.inferred}` : null;
   const known = key === null ? undefined : commonLive.get(key);
   if (known !== undefined) return known;
-  const text = membersOf({
+  const members = membersOf({
     state: l.state,
     stateDetail: l.stateDetail,
     running: l.running,
@@ -96,6 +122,7 @@ function liveMembers(l: SessionLive): string {
     pendingTool: l.pendingTool,
     inferred: l.inferred,
   });
+  const text = `,${members},"cost":{`;
   if (key !== null) commonLive.set(key, text);
   return text;
 }
@@ -123,7 +150,13 @@ function joinChunks(chunks: Chunks): Buffer {
   for (const c of chunks) size += c.length;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const c of chunks) at += typeof c === 'string' ? out.write(c, at, 'latin1') : c.copy(out, at);
+  for (const c of chunks) {
+    if (typeof c === 'string') at += out.write(c, at, 'latin1');
+    else {
+      out.set(c, at);
+      at += c.length;
+    }
+  }
   return out;
 }
 

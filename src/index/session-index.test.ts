@@ -16,6 +16,7 @@ import {
 import type { KeptInputs } from './kept.js';
 import { asciiJson, documentJson } from './render.js';
 import { SessionIndex } from './session-index.js';
+import { decodeHeads, unpackRows } from './session-record.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { INDEX_FILE, IndexStore } from './store.js';
 
@@ -95,29 +96,27 @@ describe('the session index: kept, patched and built answers', () => {
     expect(withoutClock(again.json().toString())).toEqual(await cold());
   });
 
-  it('a patch writes only the sessions it rebuilt', async () => {
+  it('a patch written back keeps the other sessions as they were sealed, and seals the one it rebuilt', async () => {
     const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
     await snap();
-    const rows = () => {
+    const sealed = () => {
       const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
       try {
-        return d.prepare('SELECT id, rowid AS at, crc FROM sessions ORDER BY id').all() as {
-          id: string;
-          at: number;
-          crc: number;
-        }[];
+        const { sessions } = d.prepare('SELECT sessions FROM scopes').get() as { sessions: Buffer };
+        const heads = decodeHeads(unpackRows(sessions)!)!;
+        return new Map(heads.map((h) => [h.id, Buffer.from(h.sealed.record)]));
       } finally {
         d.close();
       }
     };
-    const before = rows();
+    const before = sealed();
     appendFileSync(path, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
     // Long enough after the kept build that the patch is written back.
     expect((await snap({ nowMs: NOON + 10 * 60_000 })).strategy).toBe('patched');
-    const after = rows();
-    expect(after.find((r) => r.id === 'b')).toEqual(before.find((r) => r.id === 'b'));
-    expect(after.find((r) => r.id === 'a')!.crc).not.toBe(before.find((r) => r.id === 'a')!.crc);
+    const after = sealed();
+    expect(after.get('b')!.equals(before.get('b')!)).toBe(true);
+    expect(after.get('a')!.equals(before.get('a')!)).toBe(false);
   });
 
   it('a patch is written back once enough time has passed, and each run until then patches again', async () => {
@@ -425,21 +424,22 @@ describe('the session index: kept, patched and built answers', () => {
       db.close();
     };
     // Bytes that SQLite cannot see are wrong: the row's checksum catches them.
-    tamper(`UPDATE sessions SET facts = CAST('"provider":"claude"' AS BLOB) WHERE id = 'a'`);
+    // (One byte of the first session's record changed; its checksum left as it was.)
+    tamper(`UPDATE scopes SET sessions = substr(sessions, 1, 60) || X'7B' || substr(sessions, 62)`);
     const damaged = await snap();
     expect(damaged.strategy).toBe('built');
     expect(damaged.declined[0]).toEqual({ strategy: 'kept', reason: 'no build is kept for these options' });
     expect(withoutClock(damaged.json().toString())).toEqual(withoutClock(first.json().toString()));
 
-    // A row of another shape (a head that is not JSON) is not trusted either.
-    tamper(`UPDATE sessions SET head = '[[1,2]]'`);
+    // Sessions of another shape (too short to hold their own lengths) are not trusted either.
+    tamper(`UPDATE scopes SET sessions = X'0102'`);
     expect((await snap()).strategy).toBe('built');
     // An index missing its table answers all the same, and says why it cannot keep the build.
-    tamper('DROP TABLE sessions');
+    tamper('DROP TABLE scopes');
     const missing = await snap();
     expect(missing.document.sessions).toEqual(first.document.sessions);
     expect(missing.document.problems.map((p) => p.detail)).toEqual([
-      'could not keep the sessions built in the index: no such table: sessions',
+      'could not keep the sessions built in the index: no such table: scopes',
     ]);
   });
 

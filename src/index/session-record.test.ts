@@ -8,19 +8,26 @@ import { documentOf, parsed } from '../test-support/parse.js';
 import { docOfHeld, heldOfHead, heldOfRecord, shownOf } from './held.js';
 import { asciiJson, type Chunks, printSession, windowsMembers } from './render.js';
 import {
-  decodeHead,
+  decodeHeads,
   decodeRecord,
   encodeRecord,
   RECORD_VERSION,
   type SessionRecord,
+  type SessionRow,
 } from './session-record.js';
 import { buildRecords } from './sessions.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
 
-/** The checksum a row of these columns is sealed with (as the codec computes it). */
-const reseal = (r: { head: string; facts: Buffer; facts_cost: Buffer }): number =>
-  crc32(r.facts_cost, crc32(r.facts, crc32(r.head)));
+/** A row's head as the kept tables read it. */
+const headOf = (r: SessionRow) => decodeHeads([r])?.[0] ?? null;
+
+/** A record whose head was edited, with its head length set again (the rest of it unchanged). */
+function resized(record: Buffer, before: string): Buffer {
+  const delta = record.length - before.length;
+  record.writeUInt32LE(record.readUInt32LE(0) + delta, 0);
+  return record;
+}
 const time = new LocalTime('UTC');
 
 /** Records built from a small Claude history: a titled session with non-ASCII text, and a plain one. */
@@ -58,7 +65,7 @@ describe('the session record codec', () => {
         const back = decodeRecord(row)!;
         expect(back).toEqual(r);
         const h = heldOfRecord(r);
-        const k = heldOfHead(decodeHead(row)!);
+        const k = heldOfHead(headOf(row)!);
         expect(docOfHeld(k, shownOf(k, NOON), { time, nowMs: NOON })).toEqual(
           docOfHeld(h, shownOf(h, NOON), { time, nowMs: NOON }),
         );
@@ -71,9 +78,10 @@ describe('the session record codec', () => {
   it('keeps only ASCII, whatever the transcript said', () => {
     const home = new FakeHome();
     try {
-      const row = encodeRecord(records(home)[1]!);
-      for (const bytes of [row.facts, row.facts_cost])
-        expect(bytes.every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
+      const row = encodeRecord(records(home)[0]!);
+      // Past the header of four lengths, every byte is printable ASCII.
+      expect(row.record.subarray(16).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
+      expect(row.record.toString('latin1')).toContain('\\u00ef');
     } finally {
       home.cleanup();
     }
@@ -84,16 +92,24 @@ describe('the session record codec', () => {
     try {
       const row = encodeRecord(records(home)[0]!);
       expect(decodeRecord({ ...row, crc: row.crc ^ 1 })).toBeNull();
-      const flipped = Buffer.from(row.facts);
-      flipped[3] = flipped[3]! ^ 0x20;
-      expect(decodeHead({ ...row, facts: flipped })).toBeNull();
-      // Another version of the record, sealed as this code seals a row: still not read.
-      const head = row.head.replace(`"v":${RECORD_VERSION}`, '"v":0');
-      expect(decodeHead({ ...row, head, crc: reseal({ ...row, head }) })).toBeNull();
-      expect(decodeHead({ ...row, crc: reseal(row) })).not.toBeNull();
-      // A head naming another provider than its row, or not JSON at all.
-      expect(decodeHead({ ...row, provider: 'nobody' })).toBeNull();
-      expect(decodeHead({ ...row, key: 'claude\u0000other' })).toBeNull();
+      const flipped = Buffer.from(row.record);
+      flipped[40] = flipped[40]! ^ 0x20;
+      expect(headOf({ ...row, record: flipped })).toBeNull();
+      // Another version of the record, or a head naming a harness cctop does not know, sealed as
+      // this code seals a row: still not read.
+      const text = row.record.toString('latin1');
+      for (const other of [
+        text.replace(`"v":${RECORD_VERSION}`, '"v":0'),
+        text.replace('"provider":"claude"', '"provider":"nobody"'),
+      ]) {
+        expect(other).not.toBe(text);
+        const record = resized(Buffer.from(other, 'latin1'), text);
+        expect(headOf({ ...row, record, crc: crc32(record) })).toBeNull();
+      }
+      // A record cut short, or whose lengths point past its end.
+      const cut = row.record.subarray(0, 12 + row.record.readUInt32LE(0) + 10);
+      expect(headOf({ ...row, record: Buffer.from(cut), crc: crc32(cut) })).toBeNull();
+      expect(headOf(row)).not.toBeNull();
     } finally {
       home.cleanup();
     }
@@ -112,7 +128,7 @@ describe('printing a session', () => {
           shown.running = true;
           shown.process = { pids: [7, 9], cpu: 2.5, memory: 1024, command: 'claude --resume "x"' };
           const out: Chunks = [];
-          printSession(out, h.text(), shown, windows(h.spend));
+          printSession(out, h.text(), shown, windows(h));
           const text = Buffer.concat(
             out.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c)),
           ).toString();

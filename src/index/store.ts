@@ -52,6 +52,14 @@ function largerPages(db: BetterSqlite3.Database): void {
   db.pragma('journal_mode = WAL');
 }
 
+/**
+ * How much of the index SQLite reads through a memory map rather than by copying pages: the kept
+ * sessions (about 9 MB for 4,000) read in a third of the time (measured on the 1.2 GiB bench
+ * history). Address space, not memory: pages are the operating system's cache. The index of a very
+ * large history reads its tail the usual way.
+ */
+const MAP_BYTES = 256 * 1024 * 1024;
+
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
 
@@ -172,6 +180,7 @@ export class IndexStore {
       db.pragma(`page_size = ${PAGE_BYTES}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      db.pragma(`mmap_size = ${MAP_BYTES}`);
       db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
       const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
         | { value: string }

@@ -142,25 +142,23 @@ export async function byPatch(p: Pass): Promise<Answer> {
   // Written back only now and then (`KEEP_PATCH_FILES`): until then each run patches the same build.
   const worth = patch.changedFiles > KEEP_PATCH_FILES || p.nowMs - kept.scope.keptAt > KEEP_PATCH_AFTER_MS;
   let indexed = false;
+  const gone = new Set([...patch.removed, ...patch.changed.map((r) => r.key)]);
+  const unchanged = kept.heads.filter((h) => !gone.has(h.key));
   if (worth) {
     try {
       indexed = store.kept.keepPatch(
         p.scope,
         kept.scope.keptAt,
         { digest: p.digest, problems: patch.problems, inputs: patch.inputs() },
+        unchanged,
         patch.changed,
-        patch.removed,
         p.nowMs,
       );
     } catch {
       // Another cctop held the index, or the disk is full: the answer stands, the next run patches again.
     }
   }
-  const gone = new Set([...patch.removed, ...patch.changed.map((r) => r.key)]);
-  const held = [
-    ...kept.heads.filter((h) => !gone.has(h.key)).map(heldOfHead),
-    ...patch.changed.map(heldOfRecord),
-  ];
+  const held = [...unchanged.map(heldOfHead), ...patch.changed.map(heldOfRecord)];
   const stats = {
     ...patch.stats,
     deleted: 0,
