@@ -19,6 +19,12 @@ const code = await main(process.argv.slice(2), {
       process.stdout.write('\n');
     }
   },
+  write: (chunks) => {
+    // One vectored write rather than thousands of small ones.
+    process.stdout.cork();
+    for (const c of chunks) process.stdout.write(c);
+    process.stdout.uncork();
+  },
   err: (s) => process.stderr.write(`${s}\n`),
   isTty: process.stdout.isTTY === true,
   columns: process.stdout.columns,

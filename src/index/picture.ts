@@ -19,7 +19,7 @@ import type { Problem } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
 import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js';
-import { type Chunks, printDocument, printSession, windowsMembers } from './render.js';
+import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers } from './render.js';
 
 /** What the document says besides its sessions and totals. */
 export interface Frame {
@@ -115,9 +115,14 @@ export class Picture {
 
   /** The document as `cctop --json` prints it, from each session's kept facts and live fields. */
   json(f: Frame): Buffer {
+    return joinChunks(this.jsonChunks(f));
+  }
+
+  /** The same, as chunks to write out as they are. */
+  jsonChunks(f: Frame): Chunks {
     const windows = windowsMembers(this.time, this.at);
     const frame = { ...this.head(f), problems: f.problems, totals: this.totals() };
-    return printDocument(
+    return documentChunks(
       frame,
       this.held.map((h, i) => {
         const out: Chunks = [];

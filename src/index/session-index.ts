@@ -363,6 +363,11 @@ export class SessionIndex {
     return this.picture.json({ plan: this.o.plan, problems: this.problems.list });
   }
 
+  /** The same as text and kept bytes in order, for a writer that writes them as they are. */
+  jsonChunks(): (string | Buffer)[] {
+    return this.picture.jsonChunks({ plan: this.o.plan, problems: this.problems.list });
+  }
+
   /**
    * A session's parsed files and which of their records count, for views that go deeper (the
    * report): from this process's build, or from the index when it holds the build answered from.

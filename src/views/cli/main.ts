@@ -28,6 +28,11 @@ const ZONE_FILE = 'zone.json';
 export interface Io {
   /** A line of output; bytes are written as they are (`--json`). */
   out(s: string | Uint8Array): void;
+  /**
+   * Text and bytes written as they are, in order, with no newline added: a large answer (`--json`)
+   * need not be joined into one buffer first. Absent, they are joined and given to `out`.
+   */
+  write?(chunks: readonly (string | Uint8Array)[]): void;
   err(s: string): void;
   isTty: boolean;
   columns: number | undefined;
@@ -186,7 +191,8 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
   const s = await snapshot(o, io.env);
-  io.out(s.json());
+  if (io.write) io.write([...s.jsonChunks(), '\n']);
+  else io.out(s.json());
   return 0;
 }
 
