@@ -9,10 +9,15 @@
 //   ccusage    `ccusage session --json --offline` (native binary, installed by `npm run peers`)
 //   cold       `cctop --json --no-cache` (every file parsed, index untouched)
 //   build      `cctop --json` on an empty index (parse everything and store it)
+//   node0      `node -e 0`, the floor of any Node command (run in turn with the warm runs)
 //   warm       `cctop --json` with nothing changed
+//   list       `cctop --list` with nothing changed
 //   appended   `cctop --json` after appending 1 MB to each of ten transcripts (restored afterwards)
-// and the peak memory (RSS) of each. Prints ratios against ccusage and checks that cold, warm and
-// appended runs agree with each other and with ccusage on tokens.
+// and the peak memory (RSS) of each. Prints ratios against ccusage (cold) and against `node -e 0`
+// (warm, list, appended), and checks that cold, warm and appended runs agree with each other and
+// with ccusage on tokens. With `--small DIR` (a smaller history, e.g. `gen-history.mjs --mb 200`),
+// also times a warm run there, in turn with the warm run here: a warm run's cost should grow with
+// what changed, not with the size of the history.
 import { execFileSync, spawn } from 'node:child_process';
 import {
   appendFileSync,
@@ -68,10 +73,13 @@ const cache = mkdtempSync(join(tmpdir(), 'cctop-bench-cache-'));
 const env = { ...process.env, HOME: history, CCTOP_CACHE_DIR: cache, TZ: 'UTC' };
 
 /** Run a command, returning wall seconds, peak RSS (MiB, sampled from /proc) and stdout. */
-function timed(cmd, argv, { stdout = false } = {}) {
+function timed(cmd, argv, { stdout = false, env: childEnv = env } = {}) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(cmd, argv, { env, stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'] });
+    const child = spawn(cmd, argv, {
+      env: childEnv,
+      stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'],
+    });
     let out = '';
     child.stdout?.on('data', (d) => {
       out += d;
@@ -94,6 +102,31 @@ function timed(cmd, argv, { stdout = false } = {}) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Several commands run in turn, `runs` rounds: on a shared machine whose speed drifts by a third
+ * within an hour, only figures taken side by side can be divided by each other.
+ */
+async function inTurn(list) {
+  const walls = Object.fromEntries(list.map((c) => [c.name, []]));
+  const peaks = Object.fromEntries(list.map((c) => [c.name, 0]));
+  const outs = {};
+  for (let i = 0; i < runs; i++) {
+    for (const c of list) {
+      const r = await timed(c.cmd, c.argv, { stdout: true, env: c.env });
+      walls[c.name].push(r.wall);
+      peaks[c.name] = Math.max(peaks[c.name], r.peak);
+      outs[c.name] = r.out;
+    }
+  }
+  for (const c of list) {
+    const w = walls[c.name];
+    results[c.name] = { wall: median(w), walls: w, peak: peaks[c.name], out: outs[c.name] };
+    console.log(
+      `${c.name.padEnd(9)} median ${median(w).toFixed(3)} s  runs ${w.map((x) => x.toFixed(2)).join(' ')}  peak RSS ${peaks[c.name].toFixed(0)} MiB`,
+    );
+  }
+}
 const results = {};
 async function measure(name, cmd, argv, before) {
   const walls = [];
@@ -148,11 +181,27 @@ try {
   await measure('build', process.execPath, [cli, '--json'], () =>
     rmSync(cache, { recursive: true, force: true }),
   );
-  await measure('warm', process.execPath, [cli, '--json']);
+  const small = args.small;
+  const smallEnv = small
+    ? { ...env, HOME: small, CCTOP_CACHE_DIR: mkdtempSync(join(tmpdir(), 'cctop-bench-small-')) }
+    : null;
+  if (smallEnv) await timed(process.execPath, [cli, '--json'], { env: smallEnv });
+  await timed(process.execPath, [cli, '--list']);
+  await inTurn([
+    { name: 'node0', cmd: process.execPath, argv: ['-e', '0'] },
+    { name: 'warm', cmd: process.execPath, argv: [cli, '--json'] },
+    { name: 'list', cmd: process.execPath, argv: [cli, '--list'] },
+    ...(smallEnv
+      ? [{ name: 'warm-small', cmd: process.execPath, argv: [cli, '--json'], env: smallEnv }]
+      : []),
+  ]);
+  if (smallEnv) rmSync(smallEnv.CCTOP_CACHE_DIR, { recursive: true, force: true });
+  const appendedNode0 = [];
   await measure('appended', process.execPath, [cli, '--json'], async () => {
     restore();
     await timed(process.execPath, [cli, '--json']); // index matches the restored files
     appendMegabyte();
+    appendedNode0.push((await timed(process.execPath, ['-e', '0'])).wall);
   });
   const afterAppend = results.appended.out;
   restore();
@@ -190,13 +239,19 @@ try {
   const doc = JSON.parse(results.cold.out);
 
   console.log('');
-  console.log('| run | median (s) | ÷ ccusage | peak RSS (MiB) |');
-  console.log('| --- | ---: | ---: | ---: |');
+  console.log('| run | median (s) | ÷ ccusage | ÷ node -e 0 | peak RSS (MiB) |');
+  console.log('| --- | ---: | ---: | ---: | ---: |');
+  const floor = { appended: median(appendedNode0) };
   for (const [name, r] of Object.entries(results)) {
+    const node0 = floor[name] ?? results.node0.wall;
     console.log(
-      `| ${name} | ${r.wall.toFixed(3)} | ${(r.wall / results.ccusage.wall).toFixed(2)} | ${r.peak.toFixed(0)} |`,
+      `| ${name} | ${r.wall.toFixed(3)} | ${(r.wall / results.ccusage.wall).toFixed(2)} | ${(r.wall / node0).toFixed(2)} | ${r.peak.toFixed(0)} |`,
     );
   }
+  if (results['warm-small'])
+    console.log(
+      `warm on this history ÷ warm on ${small}: ${(results.warm.wall / results['warm-small'].wall).toFixed(2)}`,
+    );
   console.log('');
   console.log(`cold = warm = cold after restore (tokens and cost per session): ${same}`);
   console.log(`appended (index) = appended (cold): ${sameAppended}`);
