@@ -10,7 +10,17 @@
  *   root's own links resolved first). A transcript that leads out of the tree (to `/etc/shadow`, to
  *   a key) is not read; a problem names the link and where it leads, never what is there.
  */
-import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
@@ -154,5 +164,26 @@ export function isFile(parent: string, e: Dirent): boolean {
     return statSync(join(parent, e.name)).isFile();
   } catch {
     return false;
+  }
+}
+
+/**
+ * The first bytes of a small file a harness keeps beside its sessions (a workspace name, a project
+ * root, a header), as text, and whether the file held more than `maxBytes`; null when it cannot be
+ * opened. Only the start is read: such a file is never worth reading whole.
+ */
+export function readHead(path: string, maxBytes: number): { text: string; whole: boolean } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const buf = Buffer.alloc(maxBytes);
+    const n = readSync(fd, buf, 0, maxBytes, 0);
+    return { text: buf.toString('utf8', 0, n), whole: n < maxBytes };
+  } finally {
+    closeSync(fd);
   }
 }

@@ -1,12 +1,6 @@
-/**
- * Reading a Copilot CLI session file (and its `workspace.yaml` title) into facts and ledger records:
- * what the index calls for every changed file, and where this provider's parser version is digested
- * from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation and calls
- * readers (`index.ts`), so an edit to those does not make the index read the files again.
- */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../../model/facts.js';
+import { readHead } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
@@ -38,19 +32,8 @@ export function workspaceSummary(yaml: string): string | null {
 }
 
 function readSummary(eventsPath: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(join(dirname(eventsPath), 'workspace.yaml'), 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_WORKSPACE_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return workspaceSummary(buf.toString('utf8', 0, n));
-  } finally {
-    closeSync(fd);
-  }
+  const head = readHead(join(dirname(eventsPath), 'workspace.yaml'), MAX_WORKSPACE_BYTES);
+  return head === null ? null : workspaceSummary(head.text);
 }
 
 export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {

@@ -10,11 +10,12 @@
  * Finding the chats and the window rules are in `place.ts`; reading them into facts
  * is `parse.ts`; their conversations and calls are here.
  */
-import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CallCollector, type CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { arr, type JsonObject, obj, parseObject, parseObjectAt } from '../../model/json.js';
+import { readHead } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { GeminiCalls } from './calls.js';
@@ -36,20 +37,9 @@ const MAX_HEADER_BYTES = 64 << 10;
 
 /** The session id a chat file names in its header, which names its subagents' folder. */
 function sessionIdOf(path: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_HEADER_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const m = /"sessionId"\s*:\s*"([^"\\]{1,128})"/.exec(buf.toString('utf8', 0, n));
-    return m && SESSION_ID.test(m[1]!) ? m[1]! : null;
-  } finally {
-    closeSync(fd);
-  }
+  const head = readHead(path, MAX_HEADER_BYTES);
+  const m = head === null ? null : /"sessionId"\s*:\s*"([^"\\]{1,128})"/.exec(head.text);
+  return m && SESSION_ID.test(m[1]!) ? m[1]! : null;
 }
 
 const REWIND_MARK = Buffer.from('"$rewindTo"');

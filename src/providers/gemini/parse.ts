@@ -4,11 +4,12 @@
  * digested from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation
  * and calls readers (`index.ts`), so an edit to those does not make the index read the files again.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
 import { obj, readJson, readObjectAt } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
+import { readHead } from '../fsutil.js';
 import { isBlank, scanLines } from '../jsonl.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { GeminiChat, isGeminiCarry } from './parser.js';
@@ -28,21 +29,10 @@ function projectRoot(chatPath: string): string | null {
   const parts = chatPath.split(sep);
   const at = parts.lastIndexOf('chats');
   if (at <= 0) return null;
-  const path = [...parts.slice(0, at), '.project_root'].join(sep);
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_PROJECT_ROOT_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, n).trim();
-    return text.length > 0 && n < MAX_PROJECT_ROOT_BYTES && !text.includes('\n') ? text : null;
-  } finally {
-    closeSync(fd);
-  }
+  const head = readHead([...parts.slice(0, at), '.project_root'].join(sep), MAX_PROJECT_ROOT_BYTES);
+  if (head === null) return null;
+  const text = head.text.trim();
+  return text.length > 0 && head.whole && !text.includes('\n') ? text : null;
 }
 
 function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {

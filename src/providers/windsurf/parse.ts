@@ -1,13 +1,7 @@
-/**
- * Reading a Windsurf chat tab into facts and ledger records: what the index calls for every changed
- * file, and where this provider's parser version is digested from (`index/version.ts`). Not here:
- * finding the files (`place.ts`), or the conversation and calls readers (`index.ts`), so an edit to
- * those does not make the index read the files again.
- */
-import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { emptyFacts, oneLine, tallyTool } from '../../model/facts.js';
 import { emptyLedger } from '../../model/ledger.js';
+import { readHead } from '../fsutil.js';
 import { splitMember } from '../sqlite.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { tabsOf } from './place.js';
@@ -17,19 +11,8 @@ import { workspaceFolder } from './record.js';
 const MAX_WORKSPACE_BYTES = 64 << 10;
 
 function projectOf(database: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(join(dirname(database), 'workspace.json'), 'r');
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(MAX_WORKSPACE_BYTES);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return workspaceFolder(buf.toString('utf8', 0, n));
-  } finally {
-    closeSync(fd);
-  }
+  const head = readHead(join(dirname(database), 'workspace.json'), MAX_WORKSPACE_BYTES);
+  return head === null ? null : workspaceFolder(head.text);
 }
 
 export function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
