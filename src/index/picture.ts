@@ -122,14 +122,10 @@ export class Picture {
   jsonChunks(f: Frame): Chunks {
     const windows = windowsMembers(this.time, this.at);
     const frame = { ...this.head(f), problems: f.problems, totals: this.totals() };
-    return documentChunks(
-      frame,
-      this.held.map((h, i) => {
-        const out: Chunks = [];
-        printSession(out, h.text(), this.shown[i]!, windows(h));
-        return out;
-      }),
-    );
+    return documentChunks(frame, this.held.length, (i, out) => {
+      const h = this.held[i]!;
+      printSession(out, h.text(), this.shown[i]!, windows(h));
+    });
   }
 
   private head(f: Frame): Pick<SessionDocument, 'version' | 'generatedAt' | 'plan' | 'timeZone'> {
