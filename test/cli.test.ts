@@ -366,10 +366,14 @@ describe('what a person types gets an answer that says what to type instead', ()
   it.skipIf(!HAVE_TMUX)(
     'the live table says which filter matched nothing, and refuses a day range it would ignore',
     async () => {
-      const socket = `cctop-typed-${process.pid}`;
+      // A server of its own for each run: a new session on a socket whose server is still shutting
+      // down can fail to start, and the run then waits out its deadline on an empty screen.
+      let runs = 0;
+      let socket = '';
       const tmux = (...args: string[]) =>
         spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
       const run = async (args: string, wanted: string): Promise<string> => {
+        socket = `cctop-typed-${process.pid}-${runs++}`;
         const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
           .map(([k, v]) => `${k}='${v}'`)
           .join(' ');
