@@ -12,13 +12,13 @@ import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
 import { docOf, type ShowClock } from './render.js';
 import {
-  decodeFacts,
   decodeSpend,
   type FactsText,
   factsText,
   type KeptHead,
   keptFacts,
   type LiveInputs,
+  recordOfHead,
   type SessionRecord,
   signatureOf,
 } from './session-record.js';
@@ -141,18 +141,7 @@ class KeptHeld implements Held {
   }
 
   record(): SessionRecord {
-    if (this.decoded === null) {
-      const facts = decodeFacts(this.h) ?? broken(this.h, 'facts');
-      const h = this.h;
-      this.decoded = {
-        key: h.key,
-        signature: this.signature,
-        facts,
-        spend: this.spend(),
-        live: h.live,
-        unpriced: h.unpriced,
-      };
-    }
+    this.decoded ??= recordOfHead(this.h) ?? broken(this.h, 'facts or spend');
     return this.decoded;
   }
 

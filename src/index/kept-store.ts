@@ -13,14 +13,12 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ProviderId } from '../model/facts.js';
 import { type KeptFile, type KeptInputs, type KeptScope, MAX_KEPT_SCOPES } from './kept.js';
 import {
-  decodeFacts,
   decodeHeads,
-  decodeSpend,
   encodeRecord,
   type KeptHead,
   packRows,
+  recordOfHead,
   type SessionRecord,
-  signatureOf,
   unpackRows,
 } from './session-record.js';
 import type { KeptProblem } from './sessions.js';
@@ -91,10 +89,9 @@ export class KeptTables {
     if (heads === null) return null;
     const out: SessionRecord[] = [];
     for (const h of heads) {
-      const facts = decodeFacts(h);
-      const spend = decodeSpend(h);
-      if (facts === null || spend === null) return null;
-      out.push({ key: h.key, signature: signatureOf(h), facts, spend, live: h.live, unpriced: h.unpriced });
+      const r = recordOfHead(h);
+      if (r === null) return null;
+      out.push(r);
     }
     return out;
   }

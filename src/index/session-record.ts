@@ -186,9 +186,12 @@ const u32 = (b: Buffer, at: number): number =>
 
 /** A stored row as a record, or null when it is of another version or not shaped as this code writes it. */
 export function decodeRecord(row: SessionRow): SessionRecord | null {
-  const heads = decodeHeads([row]);
-  const head = heads?.[0];
-  if (head === undefined) return null;
+  const head = decodeHeads([row])?.[0];
+  return head === undefined ? null : recordOfHead(head);
+}
+
+/** A kept session's whole record (its facts and spend parsed), or null when they do not decode. */
+export function recordOfHead(head: KeptHead): SessionRecord | null {
   const facts = decodeFacts(head);
   const spend = decodeSpend(head);
   if (facts === null || spend === null) return null;
