@@ -10,9 +10,11 @@ import type { SessionDoc, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
+import type { UsageCell } from '../model/usage-cells.js';
 import { docOf, type ShowClock } from './render.js';
 import {
   decodeSpend,
+  decodeUsage,
   type FactsText,
   factsText,
   type KeptHead,
@@ -36,6 +38,8 @@ export interface Held {
   live: LiveInputs;
   /** The spend buckets, decoded on first use (a session whose windows are all quiet never asks). */
   spend(): SpendBuckets;
+  /** Its requests per hour, day and model, decoded on first use (only the spend reports ask). */
+  usage(): UsageCell[];
   unpriced: [string, number][];
   tally: Tally;
   /** The whole record, decoded on first use. */
@@ -76,6 +80,10 @@ class BuiltHeld implements Held {
 
   spend(): SpendBuckets {
     return this.r.spend;
+  }
+
+  usage(): UsageCell[] {
+    return this.r.usage;
   }
 
   record(): SessionRecord {
@@ -138,6 +146,11 @@ class KeptHeld implements Held {
   spend(): SpendBuckets {
     this.buckets ??= decodeSpend(this.h) ?? broken(this.h, 'spend');
     return this.buckets;
+  }
+
+  usage(): UsageCell[] {
+    // Not kept: a report reads each session's cells once.
+    return this.decoded?.usage ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
   }
 
   record(): SessionRecord {

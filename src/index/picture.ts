@@ -18,6 +18,7 @@ import { DOCUMENT_VERSION } from '../model/document.js';
 import type { Problem } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
+import type { SessionUsage } from '../model/usage-cells.js';
 import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js';
 import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers } from './render.js';
 
@@ -107,6 +108,11 @@ export class Picture {
 
   totals(): DocumentTotals {
     return totalsOfTallies(this.held.map((h) => h.tally));
+  }
+
+  /** Every session's usage cells (decoded now: only the spend reports ask). */
+  usage(): SessionUsage[] {
+    return this.held.map((h) => ({ provider: h.provider, id: h.id, project: h.project, cells: h.usage() }));
   }
 
   document(f: Frame): SessionDocument {

@@ -17,6 +17,7 @@ import { PriceBook, type PriceCache } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
 import type { DocumentTotals } from '../model/totals.js';
+import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { ProviderPlace } from '../providers/types.js';
@@ -337,6 +338,11 @@ export class SessionIndex {
   /** Per harness and overall, over the sessions of the last refresh. */
   totals(): DocumentTotals {
     return this.picture.totals();
+  }
+
+  /** Every session's requests per UTC hour, local day and model, as of the last refresh (the spend reports). */
+  usage(): SessionUsage[] {
+    return this.picture.usage();
   }
 
   /** Problems found by the last refresh, and how many more were dropped past the bound. */

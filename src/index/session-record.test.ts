@@ -79,8 +79,8 @@ describe('the session record codec', () => {
     const home = new FakeHome();
     try {
       const row = encodeRecord(records(home)[0]!);
-      // Past the header of four lengths, every byte is printable ASCII.
-      expect(row.record.subarray(16).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
+      // Past the header of five lengths, every byte is printable ASCII.
+      expect(row.record.subarray(20).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
       expect(row.record.toString('latin1')).toContain('\\u00ef');
     } finally {
       home.cleanup();

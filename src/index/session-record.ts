@@ -16,10 +16,11 @@ import type { ProviderId } from '../model/facts.js';
 import { PROVIDERS } from '../model/facts.js';
 import type { LiveSignal } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
+import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.js';
 import { asciiJson, membersOf } from './ascii.js';
 
 /** Bumped whenever a record's fields change; older records are then built again, never read. */
-export const RECORD_VERSION = 1;
+export const RECORD_VERSION = 2;
 
 /** The session document's fields that are read against the clock or the process table when shown. */
 export type LiveKey = 'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred';
@@ -45,6 +46,8 @@ export interface SessionRecord {
   signature: string;
   facts: SessionFacts;
   spend: SpendBuckets;
+  /** Its requests per hour, day and model: what the spend reports read (`model/usage-cells.ts`). */
+  usage: UsageCell[];
   live: LiveInputs;
   /** Tokens per model without a price, for the document's unpriced-model problems. */
   unpriced: [string, number][];
@@ -71,14 +74,14 @@ export function factsText(f: SessionFacts): FactsText {
 
 /**
  * A record as the index stores it: one sealed blob and its CRC-32 (damage SQLite cannot see is
- * caught by it). The blob is ASCII after a 16-byte header of four lengths:
+ * caught by it). The blob is ASCII after a 20-byte header of five lengths:
  *
- *   [head length][facts length][cost length][spend length] head facts cost spend signature
+ *   [head][facts][cost][spend][usage] head facts cost spend usage signature
  *
  * `head` is one small JSON object with everything a run that changes nothing needs of a session to
  * order, annotate, total and print it; the facts and their cost are `FactsText`; `spend` (JSON) is
- * parsed only for a session whose spend windows can hold any of it, and the signature only by a
- * build. A scope's records are kept packed in one value (`packRows`): reading a value out of SQLite
+ * parsed only for a session whose spend windows can hold any of it, `usage` only by a spend report,
+ * and the signature only by a build. A scope's records are kept packed in one value (`packRows`): reading a value out of SQLite
  * costs about a microsecond plus a copy, and 4,000 sessions are read on every warm run.
  */
 export interface SessionRow {
@@ -87,7 +90,7 @@ export interface SessionRow {
   crc: number;
 }
 
-const HEADER_BYTES = 16;
+const HEADER_BYTES = 20;
 
 /** The `head` part. */
 interface HeadJson {
@@ -107,7 +110,7 @@ interface HeadJson {
 export interface KeptHead extends Omit<HeadJson, 'v'> {
   key: string;
   /** Where its parts begin in the sealed record: read (as views) only when asked for. */
-  at: { facts: number; cost: number; spend: number; signature: number };
+  at: { facts: number; cost: number; spend: number; usage: number; signature: number };
   /** The record as sealed, to keep it again without encoding it again. */
   sealed: Pick<SessionRow, 'record' | 'crc'>;
 }
@@ -136,13 +139,16 @@ export function encodeRecord(r: SessionRecord): SessionRow {
   };
   const headBytes = Buffer.from(asciiJson(JSON.stringify(head)), 'latin1');
   const spend = Buffer.from(JSON.stringify(r.spend), 'latin1');
+  // Model names come from transcripts: escaped to ASCII like every other part.
+  const usage = Buffer.from(asciiJson(encodeCells(r.usage)), 'latin1');
   const signature = Buffer.from(asciiJson(JSON.stringify(r.signature)), 'latin1');
   const sizes = Buffer.alloc(HEADER_BYTES);
   sizes.writeUInt32LE(headBytes.length, 0);
   sizes.writeUInt32LE(text.members.length, 4);
   sizes.writeUInt32LE(text.cost.length, 8);
   sizes.writeUInt32LE(spend.length, 12);
-  const record = Buffer.concat([sizes, headBytes, text.members, text.cost, spend, signature]);
+  sizes.writeUInt32LE(usage.length, 16);
+  const record = Buffer.concat([sizes, headBytes, text.members, text.cost, spend, usage, signature]);
   return { key: r.key, record, crc: crc32(record) >>> 0 };
 }
 
@@ -194,9 +200,10 @@ export function decodeRecord(row: SessionRow): SessionRecord | null {
 export function recordOfHead(head: KeptHead): SessionRecord | null {
   const facts = decodeFacts(head);
   const spend = decodeSpend(head);
-  if (facts === null || spend === null) return null;
+  const usage = decodeUsage(head);
+  if (facts === null || spend === null || usage === null) return null;
   const signature = signatureOf(head);
-  return { key: head.key, signature, facts, spend, live: head.live, unpriced: head.unpriced };
+  return { key: head.key, signature, facts, spend, usage, live: head.live, unpriced: head.unpriced };
 }
 
 /**
@@ -208,7 +215,7 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
   for (const { record, crc } of rows) {
     if (!Buffer.isBuffer(record) || record.length < HEADER_BYTES || crc32(record) >>> 0 !== crc) return null;
     const end = HEADER_BYTES + u32(record, 0);
-    const rest = u32(record, 4) + u32(record, 8) + u32(record, 12);
+    const rest = u32(record, 4) + u32(record, 8) + u32(record, 12) + u32(record, 16);
     if (end + rest > record.length) return null;
     texts.push(record.toString('latin1', HEADER_BYTES, end));
   }
@@ -222,7 +229,8 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
     const facts = HEADER_BYTES + u32(record, 0);
     const cost = facts + u32(record, 4);
     const spend = cost + u32(record, 8);
-    const signature = spend + u32(record, 12);
+    const usage = spend + u32(record, 12);
+    const signature = usage + u32(record, 16);
     out.push({
       key: sessionKeyOf(h.provider, h.id),
       provider: h.provider,
@@ -235,7 +243,7 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
       tally: h.tally,
       unpriced: h.unpriced,
       // Offsets into the row's blob: nothing is copied, or even viewed, until printed or parsed.
-      at: { facts, cost, spend, signature },
+      at: { facts, cost, spend, usage, signature },
       sealed: { record, crc },
     });
   }
@@ -250,8 +258,13 @@ export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
 
 /** A kept session's spend buckets, or null when they are not what this code writes. */
 export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets | null {
-  const s = parse(head.sealed.record.toString('latin1', head.at.spend, head.at.signature));
+  const s = parse(head.sealed.record.toString('latin1', head.at.spend, head.at.usage));
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
+}
+
+/** A kept session's usage cells, or null when they are not what this code writes. */
+export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>): UsageCell[] | null {
+  return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature));
 }
 
 function wellFormedHead(h: unknown): h is HeadJson {

@@ -227,6 +227,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     signature: signatureOf(g, x),
     facts,
     spend: spendBuckets(totals),
+    usage: totals.cells.list(),
     live: { signal: f.live, mtime: span.mtime, lastMs: span.lastMs },
     unpriced,
   };

@@ -12,6 +12,7 @@ import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
 import type { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
+import { CellSink } from './usage-cells.js';
 
 export const HOURS_KEPT = 48;
 export const DAYS_KEPT = 31;
@@ -37,6 +38,8 @@ export interface Totals {
   hours: Map<number, number>;
   /** Spend per local day, by day number (days since 1970-01-01 in the zone). */
   days: Map<number, number>;
+  /** Requests per UTC hour, local day and model: what the spend reports are made of. */
+  cells: CellSink;
 }
 
 export function emptyTotals(): Totals {
@@ -49,6 +52,7 @@ export function emptyTotals(): Totals {
     byModel: new Map(),
     hours: new Map(),
     days: new Map(),
+    cells: new CellSink(),
   };
 }
 
@@ -90,6 +94,8 @@ export function addLedger(
   const lookups = ledger.models.map((m) => book.lookup(m, vendor));
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
   const tiers: (Rates | null)[][] = ledger.models.map(() => []);
+  const cellModels = ledger.models.map((m) => into.cells.modelId(m));
+  const unknownModel = into.cells.modelId('unknown');
   const ratesOf = (mi: number, model: string, prompt: number, tsMs: number): Rates | null => {
     const found = lookups[mi];
     if (found?.kind !== 'priced') return null;
@@ -147,11 +153,15 @@ export function addLedger(
       }
     }
     each?.(tsMs, model, usd, input + output + cacheRead + cw5 + cw1, (flags & FLAG.SIDECHAIN) !== 0);
+    const day = clock.time.dayNumber(tsMs);
+    const cell = into.cells.cell(tsMs, day, cellModels[d[at + F.MODEL]!] ?? unknownModel);
+    cell.requests++;
+    addTokens(cell.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
     if (usd === null) continue;
+    cell.usd = (cell.usd ?? 0) + usd;
     into.priced = true;
     const hour = clock.time.hourStart(tsMs);
     into.hours.set(hour, (into.hours.get(hour) ?? 0) + usd);
-    const day = clock.time.dayNumber(tsMs);
     into.days.set(day, (into.days.get(day) ?? 0) + usd);
   }
 }
