@@ -54,6 +54,28 @@ describe.skipIf(skip)(
   `cctop and ccusage agree on the same history${skip ? ` (skipped: ${why})` : ''}`,
   () => {
     const t = tempDir('cctop-vs-ccusage-');
+    const env = () => ({
+      PATH: process.env.PATH ?? '',
+      HOME: t.dir,
+      TZ: 'UTC',
+      CCTOP_CACHE_DIR: join(t.dir, '.cctop-cache'),
+    });
+    const theirs = (args: string[]): unknown =>
+      JSON.parse(
+        execFileSync(BIN!, [...args, '--json', '--offline'], {
+          env: env(),
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        }),
+      );
+    const ours = (args: string[]): unknown =>
+      JSON.parse(
+        execFileSync(process.execPath, [join(REPO, 'dist', 'cli.js'), ...args, '--json'], {
+          env: env(),
+          encoding: 'utf8',
+          maxBuffer: 1 << 28,
+        }),
+      );
     beforeAll(() => {
       execFileSync(process.execPath, [GENERATOR, '--out', t.dir, '--mb', '24', '--seed', '11'], {
         stdio: 'ignore',
@@ -106,5 +128,90 @@ describe.skipIf(skip)(
         ).toBeLessThan(0.02);
       }
     });
+    /**
+     * Per period and harness: ccusage's `claude daily` and `codex daily` against one `cctop daily --by
+     * harness`. Asia/Kolkata is half an hour off whole hours, so some UTC hours fall in two local days.
+     */
+    for (const [unit, zone] of [
+      ['daily', 'UTC'],
+      ['daily', 'Asia/Kolkata'],
+      ['monthly', 'UTC'],
+    ] as const) {
+      it(`${unit} in ${zone}: each period's tokens per harness exactly, its cost within a cent`, () => {
+        const mine = ours([unit, '--by', 'harness', '--timezone', zone]) as OurPeriods;
+        let compared = 0;
+        for (const provider of ['claude', 'codex'] as const) {
+          const peer = theirs([provider, unit, '--timezone', zone]) as Record<string, PeerPeriod[]>;
+          const rows = peer[unit]!;
+          expect(rows.length, `ccusage ${provider} ${unit}`).toBeGreaterThan(0);
+          for (const r of rows) {
+            const name = r.date ?? r.month ?? r.period;
+            const group = mine.periods.find((p) => p.period === name)?.groups.find((g) => g.key === provider);
+            expect(group, `${provider} ${name}`).toBeDefined();
+            expect(group!.totalTokens, `${provider} ${name} tokens`).toBe(r.totalTokens);
+            expect(
+              Math.abs(group!.cost.usd! - (r.totalCost ?? r.costUSD!)),
+              `${provider} ${name} cost`,
+            ).toBeLessThan(0.01);
+            compared++;
+          }
+        }
+        // Nothing of ours is missing from theirs either: the same number of (period, harness) rows.
+        expect(mine.periods.reduce((n, p) => n + p.groups.length, 0)).toBe(compared);
+      });
+    }
+
+    it("blocks: Claude's 5-hour blocks and gaps start and end where ccusage's do, with its tokens and cost", () => {
+      const peer = (theirs(['claude', 'blocks']) as { blocks: PeerBlock[] }).blocks;
+      const mine = (ours(['blocks']) as { blocks: OurBlock[] }).blocks;
+      expect(peer.length).toBeGreaterThan(10);
+      expect(mine.length).toBe(peer.length);
+      peer.forEach((b, i) => {
+        const m = mine[i]!;
+        expect(m.kind, b.id).toBe(b.isGap ? 'gap' : 'block');
+        if (m.kind === 'gap') {
+          // Request times are kept to the second.
+          expect(Math.abs(Date.parse(m.start) - Date.parse(b.startTime))).toBeLessThan(1000);
+          return;
+        }
+        expect([m.start, m.end], b.id).toEqual([b.startTime, b.endTime]);
+        expect(m.requests, b.id).toBe(b.entries);
+        expect(m.totalTokens, b.id).toBe(b.totalTokens);
+        expect(Math.abs(m.cost.usd! - b.costUSD), b.id).toBeLessThan(0.01);
+      });
+    });
   },
 );
+
+interface PeerPeriod {
+  date?: string;
+  month?: string;
+  period?: string;
+  totalTokens: number;
+  totalCost?: number;
+  costUSD?: number;
+}
+
+interface OurPeriods {
+  periods: { period: string; groups: { key: string; totalTokens: number; cost: { usd: number | null } }[] }[];
+}
+
+interface PeerBlock {
+  id: string;
+  isGap?: boolean;
+  startTime: string;
+  endTime: string;
+  entries: number;
+  totalTokens: number;
+  costUSD: number;
+}
+
+type OurBlock =
+  | { kind: 'gap'; start: string; end: string }
+  | ({ kind: 'block' } & {
+      start: string;
+      end: string;
+      requests: number;
+      totalTokens: number;
+      cost: { usd: number | null };
+    });

@@ -7,7 +7,20 @@
  */
 
 /** The commands `cctop` knows, as typed after it. */
-export const COMMANDS = ['chat', 'report', 'serve', 'exec', 'doctor', 'pricing', 'help'] as const;
+export const COMMANDS = [
+  'chat',
+  'report',
+  'daily',
+  'weekly',
+  'monthly',
+  'blocks',
+  'spend',
+  'serve',
+  'exec',
+  'doctor',
+  'pricing',
+  'help',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export const isCommand = (word: string): word is CommandName =>
@@ -31,6 +44,9 @@ Usage:
   cctop --json          the session document (docs/session-document.md)
   cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
+  cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
+  cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
+  cctop spend           where the money went: projects, models, harnesses ranked (--period, --json)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
   cctop doctor          where cctop looked, what it found, what it could not read
@@ -47,8 +63,60 @@ ${COMMON_OPTIONS}
 const SESSION_ID = `ID is a session id or the start of one (cctop --list shows them); without it, the newest
 session.`;
 
+const PERIOD_HELP = (command: string, unit: string) => `cctop ${command}: spend per ${unit}, every harness
+
+Usage: cctop ${command} [options]
+
+A row per ${unit} (local ${unit === 'day' ? 'days' : 'days grouped'} in --timezone) with the five token kinds, total
+tokens, cost and the models used, a bar per ${unit} to read cost at a glance, and a totals row;
+newest last. Counted from the index the live table keeps, so it reads no transcript when the
+index is current. The JSON is documented in docs/reports.md.
+
+Options:
+  --by harness|model|project       split each ${unit} (the rows sum to the ${unit})
+  -b, --breakdown                  the per-model lines under each ${unit}
+  --order asc|desc                 oldest or newest first (default asc: newest last)
+  --start-of-week monday|sunday    where a week begins (default monday)
+  --compact                        fit 80 columns (also when the terminal is that narrow)
+  -j, --json                       the report as JSON
+${COMMON_OPTIONS}
+`;
+
 /** Each command's own help, for the commands whose flags `main.ts` parses. */
 const COMMAND_HELP: Record<Exclude<CommandName, 'serve' | 'exec' | 'help'>, string> = {
+  daily: PERIOD_HELP('daily', 'day'),
+  weekly: PERIOD_HELP('weekly', 'week'),
+  monthly: PERIOD_HELP('monthly', 'month'),
+  blocks: `cctop blocks: Claude Code's 5-hour billing blocks
+
+Usage: cctop blocks [options]
+
+A block starts at the UTC hour of its first request and lasts five hours; a silence longer than
+that starts a new one and is shown as a gap (as ccusage counts them). The active block shows its
+time left, burn rate (tokens and dollars per minute) and what it will have spent by its end.
+
+Options:
+  --token-limit N|max              mark blocks over N tokens (max: the largest finished block)
+  --active                         only the active block
+  --order asc|desc                 oldest or newest first (default asc)
+  --compact                        fit 80 columns
+  -j, --json                       the blocks as JSON (docs/reports.md)
+${COMMON_OPTIONS}
+`,
+  spend: `cctop spend: where the money went
+
+Usage: cctop spend [options]
+
+For this day, week or month (or --since/--until), the projects, models and harnesses ranked by
+cost, each with its share and the change from the period before.
+
+Options:
+  --period day|week|month          which period (default month)
+  --start-of-week monday|sunday    where a week begins (default monday)
+  --compact                        fit 80 columns
+  -j, --json                       the report as JSON (docs/reports.md)
+${COMMON_OPTIONS}
+`,
   chat: `cctop chat: one session's conversation, newest turns last
 
 Usage: cctop chat [ID] [options]

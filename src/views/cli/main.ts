@@ -21,6 +21,7 @@ import { demoEnv } from './demo.js';
 import { tildify } from './format.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
+import { SPEND_FLAGS } from './spend-flags.js';
 
 /** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
 const ZONE_FILE = 'zone.json';
@@ -63,6 +64,7 @@ const FLAGS = {
     agent: { type: 'string' },
   },
   report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS },
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG },
   pricing: HELP_FLAG,
 } satisfies Record<string, Flags>;
@@ -333,6 +335,22 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
         () => snapshot(o, io.env, true),
         () => nothingListed(snap, o, io.env),
       );
+    }
+    case 'daily':
+    case 'weekly':
+    case 'monthly':
+    case 'blocks':
+    case 'spend': {
+      const { values, positionals } = parse(args, FLAGS.spend, command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals.length > 0)
+        throw new UsageError(`${command} takes no arguments (got ${positionals[0]})`);
+      const o = commonOptions(values);
+      const env = o.demo ? demoEnv(io.env) : io.env;
+      const spend = await import('./spend.js');
+      if (command === 'blocks') return spend.blocksCommand(io, o, env, values);
+      if (command === 'spend') return spend.whereCommand(io, o, env, values);
+      return spend.periodCommand(io, command, o, env, values);
     }
     case 'pricing': {
       const { values, positionals } = parse(args, FLAGS.pricing, command);

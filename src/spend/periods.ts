@@ -1,0 +1,176 @@
+/**
+ * Spend per day, week or month (`cctop daily|weekly|monthly`): every session's usage cells summed per
+ * local period, optionally split by harness, model or project, with a per-model breakdown, and one
+ * totals row. Pure: it is given the cells and the clock and returns the rows; printing is elsewhere
+ * (`views/cli/spend-table.ts`, the page's Spend screen).
+ *
+ * Periods are local: a day is a day of the build's zone (`--timezone`), a week starts on the chosen
+ * weekday and is named by its first day, a month by `YYYY-MM`. A period with no request has no row.
+ */
+import type { ProviderId } from '../model/facts.js';
+import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
+import { addCell, addTally, emptyTally, type SpendTally, settled } from './tally.js';
+
+export type PeriodUnit = 'day' | 'week' | 'month';
+export type StartOfWeek = 'monday' | 'sunday';
+export type SplitBy = 'harness' | 'model' | 'project';
+
+export interface PeriodOptions {
+  unit: PeriodUnit;
+  startOfWeek: StartOfWeek;
+  by: SplitBy | null;
+  breakdown: boolean;
+  /** Local day numbers, inclusive; null for no bound. */
+  fromDay: number | null;
+  toDay: number | null;
+  /** Whether the plan bundles a harness's usage (`--plan`). */
+  included: (provider: ProviderId) => boolean;
+}
+
+export interface Group extends SpendTally {
+  /** The harness id, model name or project path; `(none)` for a session without a project. */
+  key: string;
+}
+
+export interface PeriodRow extends SpendTally {
+  /** `YYYY-MM-DD` (a day, or a week's first day) or `YYYY-MM`. */
+  period: string;
+  /** The period's first and last local day, `YYYY-MM-DD`. */
+  from: string;
+  to: string;
+  models: string[];
+  /** With `by`: the period split, most expensive first; the groups sum to the period. */
+  groups?: Group[];
+  /** With `breakdown`: per model, most expensive first. */
+  breakdown?: Group[];
+}
+
+export interface PeriodReport {
+  unit: PeriodUnit;
+  by: SplitBy | null;
+  /** Oldest first. */
+  periods: PeriodRow[];
+  totals: SpendTally;
+}
+
+const DAY = 86_400_000;
+export const NO_PROJECT = '(none)';
+
+/** The first local day of the period holding `day`. */
+export function periodStart(day: number, unit: PeriodUnit, startOfWeek: StartOfWeek): number {
+  switch (unit) {
+    case 'day':
+      return day;
+    case 'week': {
+      // 1970-01-01 was a Thursday: (day + 4) % 7 is 0 on Sundays.
+      const weekday = (((day + 4) % 7) + 7) % 7;
+      return day - (startOfWeek === 'sunday' ? weekday : (weekday + 6) % 7);
+    }
+    case 'month': {
+      const d = new Date(day * DAY);
+      return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / DAY);
+    }
+  }
+}
+
+/** The last local day of the period starting on `start`. */
+export function periodEnd(start: number, unit: PeriodUnit): number {
+  switch (unit) {
+    case 'day':
+      return start;
+    case 'week':
+      return start + 6;
+    case 'month': {
+      const d = new Date(start * DAY);
+      return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / DAY) - 1;
+    }
+  }
+}
+
+/** The first day of the period before the one starting on `start`. */
+export function previousStart(start: number, unit: PeriodUnit, startOfWeek: StartOfWeek): number {
+  return periodStart(start - 1, unit, startOfWeek);
+}
+
+export const dayKey = (day: number): string => new Date(day * DAY).toISOString().slice(0, 10);
+const periodName = (start: number, unit: PeriodUnit): string =>
+  unit === 'month' ? dayKey(start).slice(0, 7) : dayKey(start);
+
+function groupKey(by: SplitBy, s: SessionUsage, c: UsageCell): string {
+  switch (by) {
+    case 'harness':
+      return s.provider;
+    case 'model':
+      return c.model;
+    case 'project':
+      return s.project ?? NO_PROJECT;
+  }
+}
+
+interface Building {
+  start: number;
+  tally: SpendTally;
+  models: Set<string>;
+  groups: Map<string, SpendTally>;
+  breakdown: Map<string, SpendTally>;
+}
+
+function add(into: Map<string, SpendTally>, key: string, c: UsageCell, included: boolean): void {
+  let t = into.get(key);
+  if (t === undefined) {
+    t = emptyTally();
+    into.set(key, t);
+  }
+  addCell(t, c, included);
+}
+
+/** Most expensive first; unpriced after priced, then by tokens, then by name. */
+export function byCost(a: Group, b: Group): number {
+  const au = a.cost.usd ?? -1;
+  const bu = b.cost.usd ?? -1;
+  if (au !== bu) return bu - au;
+  const at = a.totalTokens ?? 0;
+  const bt = b.totalTokens ?? 0;
+  if (at !== bt) return bt - at;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+const groupsOf = (m: Map<string, SpendTally>): Group[] =>
+  [...m].map(([key, t]) => ({ key, ...settled(t) })).sort(byCost);
+
+/** The report over `sessions`' cells. */
+export function periodReport(sessions: readonly SessionUsage[], o: PeriodOptions): PeriodReport {
+  const periods = new Map<number, Building>();
+  const totals = emptyTally();
+  for (const s of sessions) {
+    const included = o.included(s.provider);
+    for (const c of s.cells) {
+      if ((o.fromDay !== null && c.day < o.fromDay) || (o.toDay !== null && c.day > o.toDay)) continue;
+      const start = periodStart(c.day, o.unit, o.startOfWeek);
+      let p = periods.get(start);
+      if (p === undefined) {
+        p = { start, tally: emptyTally(), models: new Set(), groups: new Map(), breakdown: new Map() };
+        periods.set(start, p);
+      }
+      addCell(p.tally, c, included);
+      p.models.add(c.model);
+      if (o.by !== null) add(p.groups, groupKey(o.by, s, c), c, included);
+      if (o.breakdown) add(p.breakdown, c.model, c, included);
+    }
+  }
+  const rows: PeriodRow[] = [];
+  for (const p of [...periods.values()].sort((a, b) => a.start - b.start)) {
+    addTally(totals, p.tally);
+    const row: PeriodRow = {
+      period: periodName(p.start, o.unit),
+      from: dayKey(p.start),
+      to: dayKey(periodEnd(p.start, o.unit)),
+      ...settled(p.tally),
+      models: [...p.models].sort(),
+    };
+    if (o.by !== null) row.groups = groupsOf(p.groups);
+    if (o.breakdown) row.breakdown = groupsOf(p.breakdown);
+    rows.push(row);
+  }
+  return { unit: o.unit, by: o.by, periods: rows, totals: settled(totals) };
+}

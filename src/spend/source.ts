@@ -1,0 +1,41 @@
+/**
+ * Where the spend reports get their cells: the one session index, refreshed as `cctop --json` would
+ * be (every harness asked for, no day filter, retail prices), so a report after a warm `--json` reads
+ * no transcript, and the reports share one kept build whatever their flags. Day ranges and plans
+ * are applied by the reports to the cells (`periods.ts`, `blocks.ts`, `where.ts`).
+ */
+import type { ProviderId } from '../model/facts.js';
+import type { LocalTime } from '../model/time.js';
+import type { SessionUsage } from '../model/usage-cells.js';
+import type { Env } from '../providers/types.js';
+
+export interface UsageQuery {
+  env: Env;
+  providers: readonly ProviderId[] | null;
+  timeZone: string | undefined;
+  useIndex: boolean;
+  threads: number | undefined;
+  nowMs?: number;
+}
+
+export interface LoadedUsage {
+  sessions: SessionUsage[];
+  time: LocalTime;
+  notice: string | null;
+}
+
+export async function loadUsage(q: UsageQuery): Promise<LoadedUsage> {
+  const { takeSnapshot } = await import('../index/snapshot.js');
+  const s = await takeSnapshot({
+    env: q.env,
+    plan: 'retail',
+    providers: q.providers,
+    timeZone: q.timeZone,
+    sinceMs: null,
+    untilMs: null,
+    useIndex: q.useIndex,
+    threads: q.threads,
+    ...(q.nowMs === undefined ? {} : { nowMs: q.nowMs }),
+  });
+  return { sessions: s.index.usage(), time: s.time, notice: s.notice };
+}

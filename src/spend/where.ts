@@ -1,0 +1,138 @@
+/**
+ * "Where did the money go" (`cctop spend`): for one period, the projects, models and harnesses
+ * ranked by cost, each with its share of the period and its cost in the period before, so a change
+ * shows at once. Pure, over the same usage cells and tally as the period reports.
+ *
+ * The period is the day, week or month holding now (or `--since`/`--until` when given); the period
+ * before is the one of the same kind just before it (for a range, the same number of days before).
+ */
+import type { ProviderId } from '../model/facts.js';
+import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
+import {
+  byCost,
+  dayKey,
+  NO_PROJECT,
+  type PeriodUnit,
+  periodEnd,
+  periodStart,
+  type StartOfWeek,
+} from './periods.js';
+import { addCell, emptyTally, type SpendTally, settled } from './tally.js';
+
+export type Dimension = 'project' | 'model' | 'harness';
+export const DIMENSIONS: readonly Dimension[] = ['project', 'model', 'harness'];
+
+export interface Ranked extends SpendTally {
+  key: string;
+  /** Of the period's retail cost, 0 to 1; null when the period has no price. */
+  share: number | null;
+  /** The same key's cost in the period before (null: nothing priced there). */
+  previousUsd: number | null;
+}
+
+export interface Span {
+  from: string;
+  to: string;
+}
+
+export interface WhereReport {
+  unit: PeriodUnit | 'range';
+  period: Span;
+  previous: Span;
+  total: SpendTally;
+  previousTotal: SpendTally;
+  ranked: Record<Dimension, Ranked[]>;
+}
+
+export interface WhereOptions {
+  unit: PeriodUnit;
+  startOfWeek: StartOfWeek;
+  today: number;
+  /** An explicit range (local day numbers, inclusive) instead of the period holding today. */
+  fromDay: number | null;
+  toDay: number | null;
+  included: (provider: ProviderId) => boolean;
+}
+
+function keyOf(d: Dimension, s: SessionUsage, c: UsageCell): string {
+  switch (d) {
+    case 'project':
+      return s.project ?? NO_PROJECT;
+    case 'model':
+      return c.model;
+    case 'harness':
+      return s.provider;
+  }
+}
+
+interface Days {
+  from: number;
+  to: number;
+}
+
+function spans(o: WhereOptions): { now: Days; before: Days } {
+  if (o.fromDay !== null || o.toDay !== null) {
+    const from = o.fromDay ?? o.toDay!;
+    const to = o.toDay ?? o.today;
+    const length = to - from + 1;
+    return { now: { from, to }, before: { from: from - length, to: from - 1 } };
+  }
+  const start = periodStart(o.today, o.unit, o.startOfWeek);
+  const before = periodStart(start - 1, o.unit, o.startOfWeek);
+  return { now: { from: start, to: periodEnd(start, o.unit) }, before: { from: before, to: start - 1 } };
+}
+
+type Sums = Record<Dimension, Map<string, SpendTally>>;
+
+function sumsOf(
+  sessions: readonly SessionUsage[],
+  days: Days,
+  o: WhereOptions,
+): { total: SpendTally; by: Sums } {
+  const total = emptyTally();
+  const by: Sums = { project: new Map(), model: new Map(), harness: new Map() };
+  for (const s of sessions) {
+    const included = o.included(s.provider);
+    for (const c of s.cells) {
+      if (c.day < days.from || c.day > days.to) continue;
+      addCell(total, c, included);
+      for (const d of DIMENSIONS) {
+        const key = keyOf(d, s, c);
+        let t = by[d].get(key);
+        if (t === undefined) {
+          t = emptyTally();
+          by[d].set(key, t);
+        }
+        addCell(t, c, included);
+      }
+    }
+  }
+  return { total, by };
+}
+
+export function whereReport(sessions: readonly SessionUsage[], o: WhereOptions): WhereReport {
+  const { now, before } = spans(o);
+  const current = sumsOf(sessions, now, o);
+  const previous = sumsOf(sessions, before, o);
+  const totalUsd = current.total.cost.usd;
+  const ranked = {} as Record<Dimension, Ranked[]>;
+  for (const d of DIMENSIONS) {
+    ranked[d] = [...current.by[d]]
+      .map(([key, t]) => {
+        const s = settled(t);
+        const share =
+          totalUsd === null || totalUsd === 0 || s.cost.usd === null ? null : s.cost.usd / totalUsd;
+        const previousUsd = settled(previous.by[d].get(key) ?? emptyTally()).cost.usd;
+        return { key, ...s, share, previousUsd };
+      })
+      .sort(byCost);
+  }
+  return {
+    unit: o.fromDay !== null || o.toDay !== null ? 'range' : o.unit,
+    period: { from: dayKey(now.from), to: dayKey(now.to) },
+    previous: { from: dayKey(before.from), to: dayKey(before.to) },
+    total: settled(current.total),
+    previousTotal: settled(previous.total),
+    ranked,
+  };
+}
