@@ -18,6 +18,8 @@ import type { Conversation } from '../model/conversation.js';
 import { unsupported } from '../model/conversation.js';
 import type { Annotator, Plan, SessionChanges, SessionDoc, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
+import type { LocalTime } from '../model/time.js';
+import type { SessionUsage } from '../model/usage-cells.js';
 import { conversationOf, providerById } from '../providers/index.js';
 import type { Env } from '../providers/types.js';
 import { DirectoryWatch } from '../providers/watch.js';
@@ -90,6 +92,16 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
   /** The parsed files of the last build (empty when the index answered without reading them). */
   get files(): readonly ParsedFile[] {
     return this.index.files ?? [];
+  }
+
+  /** Every session's usage cells as of the last refresh (the spend reports, the budgets). */
+  usage(): SessionUsage[] {
+    return this.document === null ? [] : this.index.usage();
+  }
+
+  /** The zone days and hours are counted in. */
+  get localTime(): LocalTime {
+    return this.index.localTime;
   }
 
   /**
