@@ -1,0 +1,78 @@
+/**
+ * What the config file means once read: budgets, alert thresholds, how reports cut days, and two
+ * settings later issues will use (`hosts`, `[store]`). Plain data with every default filled in, so a
+ * view never asks whether a key was written. How the file is read and checked is `config.ts`.
+ */
+import type { ProviderId } from '../model/facts.js';
+
+export const PERIODS = ['day', 'week', 'month'] as const;
+export type Period = (typeof PERIODS)[number];
+
+export const WEEK_STARTS = ['monday', 'sunday'] as const;
+export type StartOfWeek = (typeof WEEK_STARTS)[number];
+
+/** A spending limit over a calendar period, for the sessions it selects. */
+export interface Budget {
+  /**
+   * What the crossing memory files this budget under: period, harness, project and name, and not the
+   * amount, so that raising the limit mid-month does not notify again for a level already crossed.
+   */
+  key: string;
+  /** As written, or derived from what it selects: `day`, `month claude`, `week ~/src/app`. */
+  name: string;
+  period: Period;
+  /** The limit, in retail dollars; always > 0. */
+  usd: number;
+  /** Only sessions whose project (cwd) is this directory or under it: absolute, `~` expanded. */
+  project: string | null;
+  harness: ProviderId | null;
+}
+
+export interface Alerts {
+  /** Notify when a session fails the same call this many times in a row; null when turned off. */
+  errorLoop: number | null;
+  /** Notify when a working session writes nothing for this many minutes; null when turned off. */
+  stallMinutes: number | null;
+  /** Notify when a session spends faster than this, in dollars an hour; null when turned off. */
+  burnUsdPerHour: number | null;
+}
+
+export interface Reports {
+  /** The zone days are cut in; null for the system zone. A `--timezone` flag wins over it. */
+  timeZone: string | null;
+  startOfWeek: StartOfWeek;
+}
+
+export interface Config {
+  budgets: Budget[];
+  alerts: Alerts;
+  reports: Reports;
+  /** Kept as written for a later issue (other machines to read); not used yet. */
+  hosts: string[];
+  /** Kept as written for a later issue (a shared store); not used yet. */
+  store: { url: string | null };
+}
+
+/** The defaults `docs/config.md` states, as a fresh object each time (callers may keep and change it). */
+export function defaultConfig(): Config {
+  return {
+    budgets: [],
+    alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null },
+    reports: { timeZone: null, startOfWeek: 'monday' },
+    hosts: [],
+    store: { url: null },
+  };
+}
+
+/** A config as loaded: what to use, and what to tell the user about the file. */
+export interface LoadedConfig {
+  path: string;
+  /** Whether there was a file at `path` (none is not an error: the defaults hold). */
+  found: boolean;
+  /** What to use: the defaults when the file was missing or could not be read. */
+  config: Config;
+  /** Settings that were left out or replaced by their defaults, each naming its key and line. */
+  warnings: string[];
+  /** Why the file as a whole was not used (unreadable, too large, not TOML), naming the line; else null. */
+  error: string | null;
+}
