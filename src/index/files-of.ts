@@ -9,12 +9,32 @@ import { RECORD_FIELDS } from '../model/ledger.js';
 import type { KeptFile } from './kept.js';
 import { asParsed } from './refresh.js';
 import type { ParsedFile } from './sessions.js';
-import type { IndexStore } from './store.js';
+import { IndexStore } from './store.js';
 
 export interface SessionFiles {
   files: ParsedFile[];
   /** Which records count, decided over the whole history; null: deduplicate `files` yourself. */
   masks: Map<ParsedFile, Uint8Array> | null;
+}
+
+/**
+ * The same from `store`, or, when the index was closed after its refresh (a one-shot command), from
+ * the index in `dir` opened again for this one read.
+ */
+export function sessionFilesIn(
+  store: IndexStore | null,
+  dir: string,
+  scope: string,
+  key: string,
+): SessionFiles | null {
+  if (store !== null) return sessionFilesFrom(store, scope, key);
+  const opened = IndexStore.open(dir);
+  if (opened.kind !== 'open') return null;
+  try {
+    return sessionFilesFrom(opened.store, scope, key);
+  } finally {
+    opened.store.close();
+  }
 }
 
 /** The files of the session `key` in `scope`, or null when the index cannot give all of them. */

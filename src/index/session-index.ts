@@ -22,7 +22,7 @@ import { cacheDir } from '../paths.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { ProviderPlace } from '../providers/types.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
-import { type SessionFiles, sessionFilesFrom } from './files-of.js';
+import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
 import { heldOfHead } from './held.js';
 import { discoveryDigest } from './kept.js';
@@ -385,15 +385,7 @@ export class SessionIndex {
       return { files: this.memory.files.filter((p) => p.file.provider === s.provider), masks: null };
     if (!a.indexed || a.scope === null || this.o.useIndex === false) return null;
     const key = sessionKeyOf(s.provider, s.id);
-    if (this.store !== null) return sessionFilesFrom(this.store, a.scope, key);
-    // Closed after its refresh (a one-shot command): opened again for this one read.
-    const opened = IndexStore.open(cacheDir(this.o.env));
-    if (opened.kind !== 'open') return null;
-    try {
-      return sessionFilesFrom(opened.store, a.scope, key);
-    } finally {
-      opened.store.close();
-    }
+    return sessionFilesIn(this.store, cacheDir(this.o.env), a.scope, key);
   }
 
   /**

@@ -4,6 +4,7 @@ import { LocalTime } from '../model/time.js';
 import { CellSink, decodeCells, encodeCells, type SessionUsage } from '../model/usage-cells.js';
 import { activeBlock, BLOCK_MS, blockReport } from './blocks.js';
 import { periodReport, periodStart } from './periods.js';
+import { spentOver } from './spent.js';
 import { whereReport } from './where.js';
 
 const at = (iso: string): number => Date.parse(iso);
@@ -298,5 +299,40 @@ describe('where the money went', () => {
     });
     expect([r.unit, r.previous]).toEqual(['range', { from: '2026-11-03', to: '2026-11-04' }]);
     expect(r.total.cost.usd).toBe(40);
+  });
+});
+
+describe('what a budget has spent', () => {
+  const s = [
+    session(
+      'a',
+      [
+        ['2026-11-05T09:00:00Z', 'opus', 10, 3],
+        ['2026-11-06T09:00:00Z', 'opus', 10, 4],
+      ],
+      { project: '/src/app/web' },
+    ),
+    session('b', [['2026-11-05T10:00:00Z', 'gpt-5', 10, 2]], {
+      provider: 'codex',
+      project: '/src/application',
+    }),
+    session('c', [['2026-11-05T11:00:00Z', 'mystery', 10, null]], {
+      provider: 'gemini',
+      project: '/src/app',
+    }),
+  ];
+  const day = LocalTime.dayOf('2026-11-05')!;
+  const spent = spentOver(s);
+
+  it('sums the retail cost of the days asked for, by harness and by project and what is under it', () => {
+    expect(spent({ fromDay: day, toDay: day, harness: null, project: null })).toBe(5);
+    expect(spent({ fromDay: day, toDay: day + 1, harness: 'claude', project: null })).toBe(7);
+    // /src/application is not under /src/app.
+    expect(spent({ fromDay: day, toDay: day + 1, harness: null, project: '/src/app' })).toBe(7);
+  });
+
+  it('is unknown, not zero, when nothing selected has a price, and $0 when nothing was asked', () => {
+    expect(spent({ fromDay: day, toDay: day, harness: 'gemini', project: null })).toBeNull();
+    expect(spent({ fromDay: day + 5, toDay: day + 6, harness: null, project: null })).toBe(0);
   });
 });

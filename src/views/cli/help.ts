@@ -15,6 +15,8 @@ export const COMMANDS = [
   'monthly',
   'blocks',
   'spend',
+  'budget',
+  'config',
   'serve',
   'exec',
   'doctor',
@@ -47,6 +49,8 @@ Usage:
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses ranked (--period, --json)
+  cctop budget          each budget of the config file: spent, limit, share (exits 1 when one is over)
+  cctop config path     where the config file is (config check: what is wrong in it; docs/config.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
   cctop doctor          where cctop looked, what it found, what it could not read
@@ -102,6 +106,29 @@ Options:
   --compact                        fit 80 columns
   -j, --json                       the blocks as JSON (docs/reports.md)
 ${COMMON_OPTIONS}
+`,
+  budget: `cctop budget: where each budget stands
+
+Usage: cctop budget [options]
+
+Budgets are set in the config file (cctop config path; docs/config.md): per day, week or month,
+optionally per project or harness, in dollars at retail prices whatever --plan shows. Prints each
+one's spend, limit and share; exits 1 when a budget is exceeded (for scripts and CI).
+
+Options:
+  -j, --json                       the budgets as JSON
+${COMMON_OPTIONS}
+`,
+  config: `cctop config: the config file
+
+Usage: cctop config path | cctop config check
+
+path prints where the file is ($CCTOP_CONFIG, else $XDG_CONFIG_HOME/cctop/config.toml, else
+~/.config/cctop/config.toml); check says what in it cctop cannot use, with the line. The file and
+every setting are in docs/config.md.
+
+Options:
+  -h, --help                       this help
 `,
   spend: `cctop spend: where the money went
 

@@ -65,6 +65,8 @@ const FLAGS = {
   },
   report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS },
+  budget: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  config: HELP_FLAG,
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG },
   pricing: HELP_FLAG,
 } satisfies Record<string, Flags>;
@@ -345,12 +347,44 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       if (values.help) return said(io, commandHelp(command));
       if (positionals.length > 0)
         throw new UsageError(`${command} takes no arguments (got ${positionals[0]})`);
-      const o = commonOptions(values);
-      const env = o.demo ? demoEnv(io.env) : io.env;
       const spend = await import('./spend.js');
+      const { o, env, config } = await withConfig(io, commonOptions(values));
+      values['start-of-week'] ??= config.reports.startOfWeek;
       if (command === 'blocks') return spend.blocksCommand(io, o, env, values);
       if (command === 'spend') return spend.whereCommand(io, o, env, values);
       return spend.periodCommand(io, command, o, env, values);
+    }
+    case 'budget': {
+      const { values, positionals } = parse(args, FLAGS.budget, command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals.length > 0) throw new UsageError(`budget takes no arguments (got ${positionals[0]})`);
+      // `cctop budget` says what is wrong with the file itself.
+      const { o, env, loaded } = await withConfig(io, commonOptions(values), false);
+      const [{ budgetCommand }, { loadUsage }, { spentOver }] = await Promise.all([
+        import('./budget.js'),
+        import('../../spend/source.js'),
+        import('../../spend/spent.js'),
+      ]);
+      const u = await loadUsage({
+        env,
+        providers: o.providers,
+        timeZone: o.timeZone,
+        useIndex: o.useIndex,
+        threads: o.threads,
+      });
+      return budgetCommand(io, spentOver(u.sessions), {
+        loaded,
+        nowMs: Date.now(),
+        time: u.time,
+        json: values.json === true,
+        color: paint(io.isTty, io.env),
+      });
+    }
+    case 'config': {
+      const { values, positionals } = parse(args, FLAGS.config, command);
+      if (values.help) return said(io, commandHelp(command));
+      const { configCommand } = await import('./config.js');
+      return configCommand(io, positionals);
     }
     case 'pricing': {
       const { values, positionals } = parse(args, FLAGS.pricing, command);
@@ -361,6 +395,19 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       return updatePricing(io);
     }
   }
+}
+
+/**
+ * The config file's settings under the command line's: its time zone unless `--timezone` was given.
+ * Its warnings and errors go to stderr; a config that cannot be read leaves cctop on its defaults.
+ */
+async function withConfig(io: Io, o: CommonOptions, tell = true) {
+  const { loadConfig } = await import('../../config/index.js');
+  const loaded = loadConfig(io.env);
+  if (tell) for (const w of [...loaded.warnings, loaded.error ?? []].flat()) io.err(`cctop: ${w}`);
+  const config = loaded.config;
+  const timeZone = o.timeZone ?? config.reports.timeZone ?? undefined;
+  return { o: { ...o, timeZone }, env: o.demo ? demoEnv(io.env) : io.env, config, loaded };
 }
 
 /** Print `text` and succeed. */

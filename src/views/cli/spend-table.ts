@@ -16,6 +16,8 @@ import { duration, padEnd, padStart, shortModel, tildify, tokens, UNKNOWN, usd }
 
 /** Cells of the cost bar; a full bar is the most expensive row shown. */
 const BAR_CELLS = 16;
+/** The period column, wide enough for a split's `  └ sonnet-4.5` under it. */
+const LABEL = 18;
 /** The compact layout fits a terminal this wide. */
 export const COMPACT_COLUMNS = 80;
 const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
@@ -68,7 +70,7 @@ function header(first: string, firstWidth: number, s: TableStyle): string {
 
 function groupLabel(key: string, by: PeriodReport['by'] | 'breakdown', s: TableStyle): string {
   if (by === 'model' || by === 'breakdown') return shortModel(key);
-  if (by === 'project') return tildify(key, s.home);
+  if (by === 'project') return tail(tildify(key, s.home), LABEL - 4);
   return safeLine(key);
 }
 
@@ -76,15 +78,20 @@ function periodLines(r: PeriodReport, row: PeriodRow, max: number, s: TableStyle
   const share = row.cost.usd === null || max <= 0 ? 0 : row.cost.usd / max;
   const models = s.compact ? '' : `  ${row.models.map(shortModel).join(', ')}`;
   const lines = [
-    `${padEnd(row.period, 12)} ${numbers(row, s)} ${s.paint.green(padEnd(bar(share), BAR_CELLS))}${models}`,
+    `${padEnd(row.period, LABEL)} ${numbers(row, s)} ${s.paint.green(padEnd(bar(share), BAR_CELLS))}${models}`.trimEnd(),
   ];
   const under = (groups: Group[] | undefined, by: PeriodReport['by'] | 'breakdown') => {
     for (const g of groups ?? [])
-      lines.push(s.paint.dim(`${padEnd(`  └ ${groupLabel(g.key, by, s)}`, 12)} ${numbers(g, s)}`));
+      lines.push(s.paint.dim(`${padEnd(`  └ ${groupLabel(g.key, by, s)}`, LABEL)} ${numbers(g, s)}`));
   };
   under(row.groups, r.by);
   under(row.breakdown, 'breakdown');
   return lines;
+}
+
+/** The end of a path, which names the project, when the whole does not fit. */
+function tail(path: string, cells: number): string {
+  return path.length <= cells ? path : `…${path.slice(path.length - cells + 1)}`;
 }
 
 const NAMES = { day: 'day', week: 'week of', month: 'month' } as const;
@@ -92,9 +99,9 @@ const NAMES = { day: 'day', week: 'week of', month: 'month' } as const;
 export function periodTable(r: PeriodReport, s: TableStyle): string[] {
   if (r.periods.length === 0) return ['No spend in this range.'];
   const max = Math.max(0, ...r.periods.map((p) => p.cost.usd ?? 0));
-  const out = [header(NAMES[r.unit], 12, s)];
+  const out = [header(NAMES[r.unit], LABEL, s)];
   for (const row of r.periods) out.push(...periodLines(r, row, max, s));
-  out.push(s.paint.bold(`${padEnd('total', 12)} ${numbers(r.totals, s)}`));
+  out.push(s.paint.bold(`${padEnd('total', LABEL)} ${numbers(r.totals, s)}`));
   return out;
 }
 
