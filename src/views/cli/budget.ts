@@ -17,7 +17,7 @@ import { LocalTime } from '../../model/time.js';
 import { home } from '../../providers/fsutil.js';
 import { terminalJson } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { padEnd, padStart, percent, tildify, usd, width } from './format.js';
+import { clip, padEnd, padStart, percent, tildify, usd, width } from './format.js';
 import type { Io } from './main.js';
 
 /** The share bar's width: 20 cells is 5% a cell, fine enough to see 80% coming. */
@@ -103,6 +103,19 @@ function budgetLines(states: readonly BudgetState[], p: Paint): string[] {
       (s.spentUsd === null ? p.dim : tint(s.level, p))(s.level),
     ].join('  '),
   );
+}
+
+/**
+ * Every budget on one line, for the foot of `cctop --list`: `budgets: month $120 of $1,000 12% ·
+ * claude daily $19 of $20 95%`, each tinted by its level.
+ */
+export function budgetSummary(states: readonly BudgetState[], p: Paint): string {
+  const parts = states.map((s) => {
+    const spent = s.spentUsd === null ? NO_PRICE : usd(s.spentUsd);
+    const text = `${clip(s.budget.name, NAME_CELLS)} ${spent} of ${usd(s.budget.usd)} ${percent(s.spentUsd, s.budget.usd)}`;
+    return (s.spentUsd === null ? p.dim : tint(s.level, p))(text);
+  });
+  return `${p.dim('budgets:')} ${parts.join(p.dim(' · '))}`;
 }
 
 function tint(level: Level, p: Paint): (s: string) => string {

@@ -189,8 +189,34 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
   }
   const { renderList } = await import('./list.js');
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
-  for (const line of renderList(s.document, columns, paint(io.isTty, io.env), Date.now())) io.out(line);
+  const colors = paint(io.isTty, io.env);
+  for (const line of renderList(s.document, columns, colors, Date.now())) io.out(line);
+  // Budgets count every session: a list some flag narrowed does not hold what they count.
+  if (o.filters.length === 0 && !o.demo) {
+    const line = await budgetLine(io, s, colors);
+    if (line !== null) io.out(line);
+  }
   return 0;
+}
+
+/** The budgets of the config file on one line, or null when there are none. */
+async function budgetLine(io: Io, s: Snapshot, colors: ReturnType<typeof paint>): Promise<string | null> {
+  const { loadConfig, budgetStates } = await import('../../config/index.js');
+  const { config, error } = loadConfig(io.env);
+  if (error !== null) io.err(`cctop: ${error}`);
+  if (config.budgets.length === 0) return null;
+  const [{ spentOver }, { budgetSummary }] = await Promise.all([
+    import('../../spend/spent.js'),
+    import('./budget.js'),
+  ]);
+  const states = budgetStates(
+    config.budgets,
+    spentOver(s.index.usage()),
+    Date.now(),
+    s.time,
+    config.reports.startOfWeek,
+  );
+  return budgetSummary(states, colors);
 }
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
