@@ -85,9 +85,17 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
     home.claudeFromCorpus('agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl');
     home.claudeFromCorpus('happy-cli__task_sdk.jsonl', '-work-happy');
     home.codexFromCorpus('agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl');
+    // A budget of one cent a day: nothing is spent today until a test appends a request.
+    const config = join(home.dir, 'config.toml');
+    writeFileSync(config, '[[budget]]\nname = "tui-test"\nperiod = "day"\nusd = 0.01\n');
     // A shell that records the terminal's settings before and after, so the test can tell
     // whether cctop put the terminal back the way it found it.
-    const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
+    const env = Object.entries({
+      ...home.env,
+      CCTOP_CONFIG: config,
+      PATH: process.env.PATH ?? '',
+      TERM: 'xterm-256color',
+    })
       .map(([k, v]) => `${k}='${v}'`)
       .join(' ');
     const script = join(home.dir, 'run.sh');
@@ -120,6 +128,8 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
     expect(rows.every((r) => r.startsWith('·'))).toBe(true);
     expect(lines[0]).toMatch(/^cctop {2}hour \$/);
     expect(lines.every((l) => l.length <= WIDTH)).toBe(true);
+    // The config's budget, with nothing spent today.
+    await until('the budget in the header', (l) => l[0]?.includes('tui-test $0/$0.01 0%') === true);
   });
 
   it('narrows the rows to those matching a filter, and Esc brings them back', async () => {
@@ -210,6 +220,14 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
     await until('the info panel on it', (l) => l.some((x) => x.includes(`${HEY_ID}.jsonl`)));
     const info = await until('its process', (l) => l.some((x) => x.includes(`pids ${agent.pid}`)));
     expect(info.join('\n')).toMatch(/state +working {2}pending Bash/);
+  });
+
+  it('shows in the header a budget that the new activity put over its limit', async () => {
+    // The request appended above costs about a cent and a quarter at retail: past the one-cent budget.
+    const lines = await until('the budget over its limit', (l) =>
+      /tui-test \$0\.0\d\/\$0\.01 1\d\d%/.test(l[0] ?? ''),
+    );
+    expect(lines[0]).toMatch(/^cctop {2}hour \$.* {3}tui-test \$0\.0\d\/\$0\.01 1\d\d% {3}● /);
   });
 
   it('marks a session that starts waiting on its user, and counts it in the overview', async () => {

@@ -1,13 +1,17 @@
 // @ts-check
 // The top of the dashboard: the sessions that need their user (waiting on a question, or stopped on
-// an error lately), and what is being spent this hour, today and this week. Drawn again whole on
-// every update: a few cards, cheap next to the table.
+// an error lately), what is being spent this hour, today and this week, and where the budgets of
+// the server's config stand. Drawn again whole on every update: a few cards, cheap next to the table.
+// The budgets card is also filled again when the budgets move between updates (they come on their
+// own event, notices.js).
 
 /** @import { SessionDoc, SessionDocument } from '../src/model/document.js' */
 /** @import { RecentSpend } from './format.js' */
+/** @import { BudgetLine } from './shared-delta.js' */
 
-import { h, navLink, sessionHref } from './dom.js';
-import { ago, clean, harness, label, ms, recentSpend, STATE_MARK, usd } from './format.js';
+import { fill, h, navLink, sessionHref } from './dom.js';
+import { ago, clean, harness, label, ms, percent, recentSpend, STATE_MARK, usd } from './format.js';
+import { budgetsNow, onBudgets } from './notices.js';
 
 /** An error this recent still stops its agent; an older one is history, not something to act on. */
 const RECENT_ERROR_MS = 3_600_000;
@@ -97,8 +101,54 @@ function spendCard(doc, title, spend) {
   );
 }
 
+/** What a period's spend is called on the card. */
+const THIS = { day: 'today', week: 'this week', month: 'this month' };
+
+/** @type {HTMLElement | null} the budgets card drawn last, filled again when the budgets move */
+let budgetsShown = null;
+onBudgets((budgets) => {
+  if (budgetsShown?.isConnected) fillBudgets(budgetsShown, budgets);
+});
+
 /**
- * The spend cards and the sessions count.
+ * The budgets card's contents: the fullest budget's share as the value, each budget on a line below,
+ * amber from 80%, red from 100% (retail spend, whatever the plan). Hidden while none is set.
+ * @param {HTMLElement} card
+ * @param {BudgetLine[]} budgets
+ */
+function fillBudgets(card, budgets) {
+  card.hidden = budgets.length === 0;
+  /** @type {BudgetLine | null} */
+  let fullest = null;
+  for (const b of budgets)
+    if (b.share !== null && (fullest === null || b.share > (fullest.share ?? 0))) fullest = b;
+  fill(
+    card,
+    h('div', { class: 'stat-title' }, 'Budgets'),
+    h(
+      'div',
+      { class: ['stat-value', fullest && `budget-${fullest.level}`] },
+      fullest ? percent(fullest.spentUsd, fullest.limitUsd) : '─',
+    ),
+    budgets.map((b) =>
+      h(
+        'div',
+        { class: ['stat-note', `budget-${b.level}`], title: `${b.from} → ${b.to}` },
+        `${b.name}: ${usd(b.spentUsd)} of ${usd(b.limitUsd)} ${THIS[b.period] ?? b.period} (${percent(b.spentUsd, b.limitUsd)})`,
+      ),
+    ),
+  );
+}
+
+function budgetCard() {
+  const card = h('div', { class: 'stat budgets' });
+  fillBudgets(card, budgetsNow());
+  budgetsShown = card;
+  return card;
+}
+
+/**
+ * The spend cards, the budgets and the sessions count.
  * @param {SessionDocument} doc
  */
 export function spendSummary(doc) {
@@ -120,6 +170,7 @@ export function spendSummary(doc) {
       '7 days',
       sumSpend(doc.sessions, (r) => r.week),
     ),
+    budgetCard(),
     h(
       'div',
       { class: 'stat' },

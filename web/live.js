@@ -8,13 +8,17 @@
 // silent for more than two pings (a phone that slept, a proxy that stalled) is closed and opened
 // again. When the stream cannot be had at all, the document is polled instead.
 //
+// Beside the document, the stream carries where the budgets stand (`budgets`) and alerts as they fire
+// (`alert`); whoever shows them subscribes in notices.js.
+//
 // What the server sends is read as `unknown` and checked for its shape before the page trusts it.
 
 /** @import { SessionDocument } from '../src/model/document.js' */
 /** @import { SessionReport } from '../src/report/types.js' */
 /** @import { ChatAnswer, ErrorAnswer, InfoAnswer } from '../src/views/serve/api.js' */
-/** @import { ChangesFrame, WholeFrame } from './shared-delta.js' */
+/** @import { AlertFrame, BudgetLine, ChangesFrame, WholeFrame } from './shared-delta.js' */
 
+import { announce, setBudgets } from './notices.js';
 import { Follower } from './shared-delta.js';
 
 /** The server pings a quiet stream this often (PING_MS in src/views/serve/limits.ts). */
@@ -199,6 +203,46 @@ function parseChanges(data) {
   return isChanges(v) ? v : null;
 }
 
+/**
+ * @param {unknown} v
+ * @returns {v is BudgetLine}
+ */
+const isBudget = (v) =>
+  isObject(v) &&
+  typeof v.name === 'string' &&
+  typeof v.period === 'string' &&
+  typeof v.from === 'string' &&
+  typeof v.to === 'string' &&
+  typeof v.limitUsd === 'number' &&
+  (v.spentUsd === null || typeof v.spentUsd === 'number') &&
+  (v.share === null || typeof v.share === 'number') &&
+  (v.level === 'ok' || v.level === 'near' || v.level === 'over');
+
+/**
+ * @param {unknown} v
+ * @returns {v is AlertFrame}
+ */
+const isAlert = (v) =>
+  isObject(v) &&
+  typeof v.kind === 'string' &&
+  typeof v.title === 'string' &&
+  typeof v.body === 'string' &&
+  typeof v.tag === 'string' &&
+  (v.session === null || (isObject(v.session) && typeof v.session.id === 'string'));
+
+/** @param {string} data */
+function receiveBudgets(data) {
+  const v = parseJson(data);
+  if (!isObject(v) || !Array.isArray(v.budgets)) return;
+  setBudgets(v.budgets.filter(isBudget));
+}
+
+/** @param {string} data */
+function receiveAlert(data) {
+  const v = parseJson(data);
+  if (isAlert(v)) announce(v);
+}
+
 /** @typedef {'live' | 'reconnecting' | 'polling' | 'denied'} LinkStatus */
 
 /**
@@ -291,6 +335,14 @@ class Link {
       const frame = parseChanges(e.data);
       if (frame !== null) this.follower.changes(frame);
       else void this.follower.catchUp();
+    });
+    source.addEventListener('budgets', (e) => {
+      this.arm();
+      receiveBudgets(e.data);
+    });
+    source.addEventListener('alert', (e) => {
+      this.arm();
+      receiveAlert(e.data);
     });
     source.addEventListener('ping', () => this.arm());
     source.addEventListener('error', () => this.broken(source));

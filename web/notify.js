@@ -1,16 +1,20 @@
 // @ts-check
 // "Notify me": a browser notification when a session crosses into waiting on its user. Edge
 // triggered: a session already waiting when the page opened, or still waiting on the next update,
-// does not notify again; only the change does.
+// does not notify again; only the change does. The server's alerts (a budget crossing 80% or 100%, a
+// session stalled, spending fast or looping on a failing call) notify through the same switch; the
+// server sends each once, when it fires.
 //
 // The Notification API exists only on secure origins (https, or http on localhost / 127.0.0.1); on
 // a LAN address over plain http the switch says so instead of pretending.
 
 /** @import { SessionDoc, SessionDocument } from '../src/model/document.js' */
 /** @import { SessionState } from '../src/model/state.js' */
+/** @import { AlertFrame } from './shared-delta.js' */
 
 import { sessionHref } from './dom.js';
 import { label } from './format.js';
+import { onAlert } from './notices.js';
 
 /** Where the switch's position is remembered between visits. */
 const KEY = 'cctop-notify';
@@ -40,6 +44,7 @@ export class Notifier {
     }
     input.checked = localStorage.getItem(KEY) === '1' && Notification.permission === 'granted';
     input.addEventListener('change', () => this.toggle());
+    onAlert((a) => this.alert(a));
   }
 
   async toggle() {
@@ -76,6 +81,21 @@ export class Notifier {
       }
     }
     this.seen = next;
+  }
+
+  /**
+   * One alert from the server. Its tag is the same in every tab, so the browser shows it once.
+   * @param {AlertFrame} a
+   */
+  alert(a) {
+    if (!this.on) return;
+    const n = new Notification(a.title, { body: a.body, tag: `cctop-${a.tag}`, icon: '/favicon.svg' });
+    const session = a.session;
+    n.addEventListener('click', () => {
+      window.focus();
+      if (session) this.navigate(sessionHref(session.id));
+      n.close();
+    });
   }
 
   /** @param {SessionDoc} s */

@@ -1,5 +1,6 @@
 /**
- * What `cctop serve` pushes to an open page, and how the page keeps its copy of the document with it.
+ * What `cctop serve` pushes to an open page, and how the page keeps its copy of the document with it;
+ * and, beside the document, where the budgets stand and the alerts as they fire.
  *
  * A page gets the whole document once, when its stream opens. After that each update carries only
  * what moved: the sessions built again or whose live fields changed, the ones that went away, the
@@ -12,6 +13,7 @@
  * server serves that as `/assets/shared-delta.js`. So it imports nothing at run time (types only)
  * and uses no Node or DOM API. The server's side of the protocol (building frames) is `publish.ts`.
  */
+import type { Level, Period } from '../../config/index.js';
 import type { SessionDoc, SessionDocument, SessionRef } from '../../model/document.js';
 import type { Problem } from '../../model/problems.js';
 import type { DocumentTotals } from '../../model/totals.js';
@@ -40,6 +42,46 @@ export type ChangesFrame =
     }
   /** Everything may have changed (the first build, a rebuilt index): fetch the whole document. */
   | { kind: 'all'; run: string; seq: number };
+
+/**
+ * Where one budget of the config file stands, as a `budgets` event carries it. Those events stand
+ * beside the numbered updates, not among them: each holds every budget, so the newest replaces any
+ * before it and none is missed by a page that missed one.
+ */
+export interface BudgetLine {
+  name: string;
+  period: Period;
+  /** The period's first and last day, `YYYY-MM-DD`, both included. */
+  from: string;
+  to: string;
+  limitUsd: number;
+  /** Retail, whatever the plan; null when nothing it selects could be priced (unknown, never $0). */
+  spentUsd: number | null;
+  share: number | null;
+  level: Level;
+}
+
+/** A `budgets` event: sent when a stream opens and whenever a budget moves. */
+export interface BudgetsFrame {
+  run: string;
+  budgets: BudgetLine[];
+}
+
+/**
+ * An `alert` event: a budget crossed 80% or 100%, or a session stalled, spends fast or loops on a
+ * failing call. Sent once, when it happens, to the pages open then; not numbered, not replayed.
+ */
+export interface AlertFrame {
+  run: string;
+  kind: 'budget' | 'stall' | 'burn' | 'error-loop';
+  /** What to say: a short title and one sentence, plain text (the same words as the terminal's). */
+  title: string;
+  body: string;
+  /** The session it is about, for a click to open; null for a budget. */
+  session: SessionRef | null;
+  /** Names the alert, so two tabs of one browser show it once (a notification's `tag`). */
+  tag: string;
+}
 
 /** One session's identity as one string (ids are only unique within their harness). */
 export const sessionKey = (s: SessionRef): string => `${s.provider}\u0000${s.id}`;

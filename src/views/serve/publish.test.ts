@@ -1,8 +1,21 @@
+import { EventEmitter } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { LiveSessions } from '../../live/engine.js';
 import type { SessionChanges, SessionDoc, SessionDocument } from '../../model/document.js';
+import { LocalTime } from '../../model/time.js';
 import { totalsOf } from '../../model/totals.js';
-import { type ChangesFrame, SessionMirror, type WholeFrame } from './delta.js';
-import { Publication } from './publish.js';
+import type { SessionUsage } from '../../model/usage-cells.js';
+import { tempDir } from '../../test-support/corpus.js';
+import {
+  type AlertFrame,
+  type BudgetsFrame,
+  type ChangesFrame,
+  SessionMirror,
+  type WholeFrame,
+} from './delta.js';
+import { Publication, servedAlerts } from './publish.js';
 import { EventHub } from './sse.js';
 import { NOW, syntheticDocument } from './test-support/sessions.js';
 
@@ -131,5 +144,97 @@ describe('what an update sends', () => {
     expect(pub.whole()).toMatchObject({ run: 'run-a', seq: 1, tag: 'run-a.1', json: JSON.stringify(doc) });
     // A page whose last event is the newest is sent nothing when it reconnects.
     expect(pub.opening('run-a.1')).toBeNull();
+  });
+});
+
+/** The data of the next `event` frame (no id) on a stream. */
+async function nextNotice(r: ReadableStreamDefaultReader<Uint8Array>, event: string): Promise<unknown> {
+  for (;;) {
+    const text = dec.decode((await r.read()).value);
+    const m = /^event: (\w+)\ndata: (.*)\n\n$/s.exec(text);
+    if (m && m[1] === event) return JSON.parse(m[2]!);
+  }
+}
+
+describe('budgets and alerts beside the updates', () => {
+  /** A live picture of one session that spent $30 today, and a config with a $20 daily budget. */
+  function served() {
+    const t = tempDir('cctop-serve-alerts-');
+    const config = join(t.dir, 'config.toml');
+    writeFileSync(config, '[[budget]]\nname = "daily"\nperiod = "day"\nusd = 20\n');
+    const time = new LocalTime('UTC');
+    const doc = syntheticDocument(3);
+    const usage: SessionUsage[] = [
+      {
+        provider: 'claude',
+        id: doc.sessions[0]!.id,
+        project: '/home/dev/src/app',
+        cells: [
+          {
+            hour: NOW - 3_600_000,
+            day: time.dayNumber(NOW),
+            model: 'claude-sonnet-4-5-20250929',
+            requests: 40,
+            tokens: { input: 1, output: 1, cacheRead: 1, cacheWrite: 1, reasoning: null },
+            usd: 30,
+            firstMs: NOW - 3_600_000,
+            lastMs: NOW - 60_000,
+          },
+        ],
+      },
+    ];
+    const live = Object.assign(new EventEmitter(), { document: doc, usage: () => usage, localTime: time });
+    const pub = new Publication('run-a');
+    pub.update(doc, { kind: 'all' });
+    const hub = new EventHub((last) => pub.opening(last));
+    const env = { CCTOP_CONFIG: config, CCTOP_CACHE_DIR: join(t.dir, 'cache') };
+    const problems: string[] = [];
+    const feed = servedAlerts({
+      live: live as unknown as LiveSessions,
+      env,
+      hub,
+      publication: pub,
+      onProblem: (p) => problems.push(p),
+      now: () => NOW,
+    });
+    const stop = () => {
+      feed.stop();
+      hub.close();
+      t.cleanup();
+    };
+    return { feed, hub, stop, problems };
+  }
+
+  it('a page hears where the budgets stand and the crossing, once', async () => {
+    const { feed, hub, stop } = served();
+    const reader = hub.open(null)!.getReader();
+    feed.pass();
+    const budgets = (await nextNotice(reader, 'budgets')) as BudgetsFrame;
+    expect(budgets.budgets).toEqual([
+      {
+        name: 'daily',
+        period: 'day',
+        from: '2026-03-02',
+        to: '2026-03-02',
+        limitUsd: 20,
+        spentUsd: 30,
+        share: 1.5,
+        level: 'over',
+      },
+    ]);
+    const alert = (await nextNotice(reader, 'alert')) as AlertFrame;
+    expect(alert).toMatchObject({
+      kind: 'budget',
+      title: 'Over budget: daily',
+      body: '$30.00 of $20.00 (150%) today',
+      session: null,
+    });
+    feed.pass();
+    // Nothing moved: no budgets event and no alert again; a page opening now gets the budgets.
+    expect(hub.stats().alerts).toBe(0);
+    const late = hub.open(null)!.getReader();
+    await late.read();
+    expect(await nextNotice(late, 'budgets')).toEqual(budgets);
+    stop();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The server's side of the update protocol (`delta.ts`): turns each update of the live picture into
  * the one frame every open page is sent, numbered, and keeps the whole document for the pages that
- * open a stream or catch up.
+ * open a stream or catch up. Beside the updates it sends where the budgets stand and each alert as
+ * it fires (`servedAlerts`).
  *
  * An update is encoded once and shared by every stream. The whole document is the expensive part (a
  * megabyte for six hundred sessions), so it is encoded only when something asks for it, once per
@@ -9,9 +10,16 @@
  *
  * Not here: the streams themselves (`sse.ts`) or the routes (`app.ts`).
  */
+import type { BudgetState } from '../../config/index.js';
+import { AlertFeed } from '../../live/alert-feed.js';
+import type { Alert } from '../../live/alerts.js';
+import type { LiveSessions } from '../../live/engine.js';
 import type { SessionChanges, SessionDocument } from '../../model/document.js';
-import type { ChangesFrame } from './delta.js';
-import { type EncodedEvent, encodeEvent } from './sse.js';
+import { LocalTime } from '../../model/time.js';
+import type { Env } from '../../providers/types.js';
+import { alertText } from '../alert-text.js';
+import type { AlertFrame, BudgetLine, BudgetsFrame, ChangesFrame } from './delta.js';
+import { type EncodedEvent, type EventHub, encodeEvent, encodeNotice } from './sse.js';
 
 /** The whole document as `/api/sessions` sends it, with where it stands in the numbering. */
 export interface WholeJson {
@@ -30,6 +38,8 @@ export class Publication {
   private problems = '';
   private json: WholeJson | null = null;
   private event: EncodedEvent | null = null;
+  /** The budgets as last sent, encoded, to send them only when they move. */
+  private budgetsSent = '';
 
   constructor(
     /** Names this run of the server: numbers and tags from an earlier run never match this one's. */
@@ -73,6 +83,23 @@ export class Publication {
     return encodeEvent('changes', this.tag, JSON.stringify(frame));
   }
 
+  /** The `budgets` event for these states, or null when they read as the ones sent last. */
+  budgets(states: readonly BudgetState[]): Uint8Array | null {
+    const frame: BudgetsFrame = { run: this.run, budgets: states.map(budgetLine) };
+    const data = JSON.stringify(frame);
+    if (data === this.budgetsSent) return null;
+    this.budgetsSent = data;
+    return encodeNotice('budgets', data);
+  }
+
+  /** The `alert` event for `a`. */
+  alert(a: Alert): Uint8Array {
+    const { title, body } = alertText(a);
+    const session = a.kind === 'budget' ? null : { provider: a.session.provider, id: a.session.id };
+    const frame: AlertFrame = { run: this.run, kind: a.kind, title, body, session, tag: alertTag(a) };
+    return encodeNotice('alert', JSON.stringify(frame));
+  }
+
   /** The newest whole document as JSON, or null before the first update. */
   whole(): WholeJson | null {
     if (this.doc === null) return null;
@@ -94,4 +121,61 @@ export class Publication {
     this.event = encodeEvent('sessions', w.tag, data);
     return this.event;
   }
+}
+
+function budgetLine(s: BudgetState): BudgetLine {
+  return {
+    name: s.budget.name,
+    period: s.budget.period,
+    from: LocalTime.dayKey(s.fromDay),
+    to: LocalTime.dayKey(s.toDay),
+    limitUsd: s.budget.usd,
+    spentUsd: s.spentUsd,
+    share: s.share,
+    level: s.level,
+  };
+}
+
+/** The same alert in two tabs has the same tag; the next crossing of the same kind, another. */
+function alertTag(a: Alert): string {
+  switch (a.kind) {
+    case 'budget':
+      return `budget-${a.state.budget.key}-${a.state.fromDay}-${a.level}`;
+    case 'stall':
+      return `stall-${a.session.provider}-${a.session.id}-${a.session.lastActiveAt ?? ''}`;
+    case 'burn':
+      return `burn-${a.session.provider}-${a.session.id}-${a.usdPerHour.toFixed(2)}`;
+    case 'error-loop':
+      return `loop-${a.session.provider}-${a.session.id}-${a.tool}-${a.count}`;
+  }
+}
+
+/**
+ * The alerts of a running server: the budgets go to every page whenever they move (and to each
+ * stream as it opens), each alert to the pages open when it fires. Stop it with the server.
+ */
+export function servedAlerts(o: {
+  live: LiveSessions;
+  env: Env;
+  hub: EventHub;
+  publication: Publication;
+  onProblem: (text: string) => void;
+  /** For tests: the clock. */
+  now?: () => number;
+}): AlertFeed {
+  const feed = new AlertFeed({
+    live: o.live,
+    env: o.env,
+    ...(o.now ? { now: o.now } : {}),
+    onAlerts: (alerts) => {
+      for (const a of alerts) o.hub.publishAlert(o.publication.alert(a));
+    },
+    onBudgets: (states) => {
+      const bytes = o.publication.budgets(states);
+      if (bytes !== null) o.hub.publishBudgets(bytes);
+    },
+    onProblem: o.onProblem,
+  });
+  feed.start();
+  return feed;
 }

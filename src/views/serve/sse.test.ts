@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EncodedEvent, EventHub, encodeEvent, type Opening } from './sse.js';
+import { type EncodedEvent, EventHub, encodeEvent, encodeNotice, type Opening } from './sse.js';
 
 const dec = new TextDecoder();
 
@@ -53,7 +53,7 @@ describe('the event hub', () => {
     const r = hub.open(null)!.getReader();
     await readOne(r);
     for (let v = 1; v <= 50; v++) hub.publish(update(v));
-    expect(hub.stats()).toEqual({ streams: 1, waiting: 1 });
+    expect(hub.stats()).toEqual({ streams: 1, waiting: 1, alerts: 0 });
     // The page sees 50 after whatever it had last, and catches up with one fetch.
     expect(await readOne(r)).toContain('data: {"seq":50}');
     expect(hub.stats().waiting).toBe(0);
@@ -84,5 +84,45 @@ describe('the event hub', () => {
     await readOne(b);
     hub.close();
     expect((await b.read()).done).toBe(true);
+  });
+
+  it('budgets and alerts carry no id, so the stream still names the newest update it sent', () => {
+    expect(dec.decode(encodeNotice('budgets', '{"budgets":[]}'))).toBe(
+      'event: budgets\ndata: {"budgets":[]}\n\n',
+    );
+    expect(dec.decode(encodeNotice('alert', '{"title":"x"}'))).not.toContain('id:');
+  });
+
+  it('a stream opens with the whole document, then where the budgets stand', async () => {
+    hub = new EventHub(wholeAt(() => 1));
+    hub.publishBudgets(encodeNotice('budgets', '{"n":1}'));
+    hub.publishBudgets(encodeNotice('budgets', '{"n":2}'));
+    const r = hub.open(null)!.getReader();
+    await readOne(r);
+    expect(await readOne(r)).toContain('event: sessions');
+    expect(await readOne(r)).toBe('event: budgets\ndata: {"n":2}\n\n');
+  });
+
+  it('alerts queue behind each other (an update replaces an update, never an alert), up to the bound', async () => {
+    hub = new EventHub(() => null, 10, 15_000, 3);
+    const r = hub.open(null)!.getReader();
+    await readOne(r);
+    for (let n = 1; n <= 5; n++) hub.publishAlert(encodeNotice('alert', `{"n":${n}}`));
+    hub.publish(update(9));
+    expect(hub.stats()).toEqual({ streams: 1, waiting: 1, alerts: 3 });
+    expect(await readOne(r)).toContain('data: {"seq":9}');
+    // The oldest two went past the bound; the newest three arrive in order.
+    for (const n of [3, 4, 5]) expect(await readOne(r)).toBe(`event: alert\ndata: {"n":${n}}\n\n`);
+  });
+
+  it('an alert goes to the streams open when it fires, not to one opened later', async () => {
+    hub = new EventHub(() => null, 10, 60);
+    const before = hub.open(null)!.getReader();
+    await readOne(before);
+    hub.publishAlert(encodeNotice('alert', '{"n":1}'));
+    const after = hub.open(null)!.getReader();
+    await readOne(after);
+    expect(await readOne(before)).toContain('event: alert');
+    expect(await readOne(after)).toMatch(/^event: ping\n/);
   });
 });

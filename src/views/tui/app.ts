@@ -5,17 +5,20 @@
  */
 
 import { StringDecoder } from 'node:string_decoder';
+import { AlertFeed } from '../../live/alert-feed.js';
+import type { Alert } from '../../live/alerts.js';
 import { processAnnotator } from '../../live/annotate.js';
 import { DeepReader } from '../../live/deep.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
+import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
 import { hiddenFromEnv, type Row } from './columns.js';
 import { DetailReader } from './detail.js';
 import { type KeyContext, onKey } from './input.js';
 import { ESCAPE_WAIT_MS, KeyDecoder } from './keys.js';
-import { notification, WaitWatcher } from './notify.js';
+import { alertNotification, notification, WaitWatcher } from './notify.js';
 import { Screen } from './screen.js';
 import { initialView, keyOf, RANG_MARK_MS, render, type ViewState } from './view.js';
 
@@ -76,6 +79,7 @@ class LiveTable {
   private readonly live: LiveSessions;
   private readonly deep = new DeepReader();
   private readonly details: DetailReader;
+  private readonly alerts: AlertFeed;
   private readonly v: ViewState;
   private readonly waits = new WaitWatcher(keyOf);
   private readonly previousTokens = new Map<string, Sample>();
@@ -107,6 +111,16 @@ class LiveTable {
     this.live = new LiveSessions({ ...o.live, annotate: o.annotate ?? processAnnotator() });
     this.details = new DetailReader(this.live, this.deep);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
+    this.alerts = new AlertFeed({
+      live: this.live,
+      env: o.live.env,
+      deep: this.deep,
+      onAlerts: this.onAlerts,
+      onBudgets: (states) => {
+        this.v.budgets = states;
+      },
+      onProblem: (text) => this.say(`config: ${text}`),
+    });
   }
 
   async run(): Promise<number> {
@@ -120,6 +134,7 @@ class LiveTable {
     this.live.on('error', (err) => this.say(`refresh failed: ${err.message}`));
     await this.live.fromIndex().catch(() => null);
     this.live.start();
+    this.alerts.start();
     this.o.onStart?.(this.live);
     return quit;
   }
@@ -143,6 +158,17 @@ class LiveTable {
     }, STATUS_MS);
     this.draw();
   }
+
+  /** New alerts ring as a session that starts waiting does, and show for a moment in the status line. */
+  private readonly onAlerts = (alerts: Alert[]) => {
+    const now = Date.now();
+    for (const a of alerts) {
+      if (a.kind !== 'budget') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
+      if (this.v.notify) this.screen.signal(alertNotification(a));
+    }
+    const more = alerts.length > 1 ? ` (and ${alerts.length - 1} more)` : '';
+    this.say(`${alertLine(alerts[0]!)}${more}`);
+  };
 
   private readonly onUpdate = (doc: SessionDocument) => {
     const v = this.v;
@@ -199,6 +225,7 @@ class LiveTable {
 
   private readonly finish = () => {
     this.live.stop();
+    this.alerts.stop();
     this.deep.close();
     if (this.tick) clearInterval(this.tick);
     if (this.escapeTimer) clearTimeout(this.escapeTimer);

@@ -2,8 +2,13 @@
  * Which sessions have just started waiting on their user. Notifying is on the edge, not the level:
  * a session rings once when it crosses into waiting (known or probably), not on every refresh while
  * it stays there, and not when cctop starts and finds it already waiting.
+ *
+ * The alerts (budgets, stalls, burns, error loops) are found by `live/alerts.ts`; they ring the
+ * same way, through `alertNotification`.
  */
+import type { Alert } from '../../live/alerts.js';
 import type { SessionDoc } from '../../model/document.js';
+import { alertLine } from '../alert-text.js';
 import { safeLine } from '../terminal-text.js';
 
 type Waiting = 'waiting' | 'probably-waiting';
@@ -47,7 +52,15 @@ export class WaitWatcher {
 /** The bell and an OSC 9 desktop notification, with the session's words made safe for a terminal. */
 export function notification(c: Crossing): string {
   const who = c.session.title ?? c.session.id;
-  const what = `${who} is ${c.waiting === 'waiting' ? 'waiting for you' : 'probably waiting for you'}`;
+  return ring(`${who} is ${c.waiting === 'waiting' ? 'waiting for you' : 'probably waiting for you'}`);
+}
+
+/** The same for an alert (a budget crossed, a stall, a burn, an error loop). */
+export function alertNotification(a: Alert): string {
+  return ring(alertLine(a));
+}
+
+function ring(what: string): string {
   // Cut before making safe: a cut through an escape sequence leaves a piece that is still marked.
   const safe = safeLine(what.slice(0, NOTIFICATION_CHARS));
   return `\u0007\u001b]9;cctop: ${safe}\u0007`;

@@ -1,13 +1,16 @@
 /**
- * The line above the table: spend over the last hour, day, week and month, and how many agents
- * work or wait. Worked out once per change of the document, not on every redraw.
+ * The line above the table: spend over the last hour, day, week and month, where each budget of the
+ * config file stands, and how many agents work or wait. Worked out once per change of the document,
+ * not on every redraw.
  *
  * It sums the document's own series; pricing and the hour and day buckets are the index's.
  */
+import type { BudgetState } from '../../config/index.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { countStates } from '../../model/state.js';
 import { type Paint, PLAIN } from '../cli/color.js';
-import { clip, usd, width } from '../cli/format.js';
+import { clip, percent, usd, width } from '../cli/format.js';
+import { safeLine } from '../terminal-text.js';
 import type { ViewState } from './state.js';
 
 /** Spend over the last `n` local days (today included), from every session's day series. */
@@ -54,11 +57,39 @@ export function overview(v: ViewState, p: Paint, columns: number): string {
   const spans = [`hour ${usd(hour)}`, `today ${usd(days[0])}`, `7d ${usd(days[1])}`, `30d ${usd(days[2])}`];
   const agents = (q: Paint) =>
     `${q.green('●')} ${working} working  ${q.amber('▲')} ${waiting} waiting${probably > 0 ? ` ${q.amber('?')} ${probably} probably` : ''}`;
-  // On a narrow terminal the agent counts matter more than the longer spend windows.
-  for (let n = spans.length; n > 0; n--) {
+  const line = (q: Paint, n: number, b: number) => {
     const spend = spans.slice(0, n).join(' · ');
-    if (width(`cctop  ${spend}   ${agents(PLAIN)}`) <= columns)
-      return `${p.bold('cctop')}  ${spend}   ${agents(p)}`;
-  }
+    const budgets = v.budgets.slice(0, b).map((s) => budgetUse(s, q));
+    return [`${q.bold('cctop')}  ${spend}`, ...budgets, agents(q)].join('   ');
+  };
+  // On a narrow terminal the agent counts matter most, then the budgets, then the longer spend windows.
+  for (const [n, b] of fits(spans.length, v.budgets.length))
+    if (width(line(PLAIN, n, b)) <= columns) return line(p, n, b);
   return clip(`${p.bold('cctop')}  ${agents(p)}`, columns);
+}
+
+/** What the header may hold, most first: every spend window, then fewer; then fewer budgets. */
+function* fits(spans: number, budgets: number): Generator<[number, number]> {
+  for (let n = spans; n > 1; n--) yield [n, budgets];
+  for (let b = budgets; b >= 0; b--) yield [1, b];
+}
+
+/** A budget name in the header is cut to this many cells, so one long name does not push the rest out. */
+const BUDGET_NAME_CELLS = 16;
+
+/**
+ * One budget's use: `day $12.00/$20.00 60%`, amber from 80%, red from 100%; its spend at retail
+ * whatever `--plan` says (budgets count what the agents burn). Unknown spend is dim, never `$0`.
+ */
+export function budgetUse(s: BudgetState, p: Paint): string {
+  const text = `${clip(safeLine(s.budget.name), BUDGET_NAME_CELLS)} ${usd(s.spentUsd)}/${usd(s.budget.usd)} ${percent(s.spentUsd, s.budget.usd)}`;
+  if (s.spentUsd === null) return p.dim(text);
+  switch (s.level) {
+    case 'ok':
+      return text;
+    case 'near':
+      return p.amber(text);
+    case 'over':
+      return p.red(text);
+  }
 }

@@ -5,6 +5,7 @@
  * Plain data, changed by the app (`app.ts`, `input.ts`) and read by the view; nothing here draws or
  * reads a file.
  */
+import type { BudgetState } from '../../config/index.js';
 import type { CallLog } from '../../model/calls.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
@@ -56,6 +57,8 @@ export interface ViewState {
   empty: string | null;
   /** Bumped whenever `doc` or `rates` change, so sorted rows and totals are worked out once per change. */
   revision: number;
+  /** Where each budget of the config file stands (the header shows them); empty when none is set. */
+  budgets: readonly BudgetState[];
 }
 
 export const keyOf = (s: SessionDoc): string => `${s.provider}\u0000${s.id}`;
@@ -83,5 +86,6 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     loading: 'reading transcripts…',
     empty: null,
     revision: 0,
+    budgets: [],
   };
 }

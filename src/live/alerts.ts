@@ -1,0 +1,299 @@
+/**
+ * Which alerts are new: a budget crossing 80% or 100% of its limit, and the ways an agent burns money
+ * with nobody watching: a stall (working, writing nothing), a burn rate past the config's limit, an
+ * error loop (the same call failing again and again). A long-running view feeds the watcher after
+ * each refresh, and on a clock so a stall is seen while nothing changes, and shows what it returns.
+ *
+ * Every alert is an edge, never a level: it fires once when its line is crossed, not on every
+ * refresh while it stays crossed.
+ *
+ * - A budget notifies each level once per period, across restarts (`newCrossings` keeps the memory).
+ * - A stall fires once per quiet spell; it re-arms when the session writes again.
+ * - A burn fires when the rate passes the limit, at most once per session per clock hour.
+ * - An error loop fires once per streak; a success or another call ends the streak.
+ *
+ * A session's first sight sets where it stands, without firing: cctop starting next to a session
+ * already stalled or burning saw no crossing, and since these are not remembered across restarts,
+ * firing at first sight would repeat them on every start. Budgets are remembered, so they do fire.
+ *
+ * Not here: reading the config or the clock (`alert-feed.ts`), or ringing anything (the views).
+ */
+import { type BudgetState, budgetStates, type Config, type Level, newCrossings } from '../config/index.js';
+import type { CallLog } from '../model/calls.js';
+import type { SessionDoc, SessionDocument } from '../model/document.js';
+import type { LocalTime } from '../model/time.js';
+import type { SessionUsage } from '../model/usage-cells.js';
+import type { Env } from '../providers/types.js';
+import { spentOver } from '../spend/spent.js';
+import { trailingStreaks } from './streaks.js';
+
+/** One alert: what crossed, and what a person needs to hear about it. */
+export type Alert =
+  /** A budget's spend reached 80% (`near`) or 100% (`over`) of its limit this period. */
+  | { kind: 'budget'; state: BudgetState; level: Exclude<Level, 'ok'> }
+  /** A working session has written nothing for `quietMinutes`. */
+  | { kind: 'stall'; session: SessionDoc; quietMinutes: number }
+  /** A session spends faster than the limit (`burnRate` says how the rate is measured). */
+  | { kind: 'burn'; session: SessionDoc; usdPerHour: number; limitUsdPerHour: number }
+  /** A session failed the same call (tool and input) `count` times in a row. */
+  | { kind: 'error-loop'; session: SessionDoc; tool: string; input: string; count: number };
+
+/** What the watcher looks at after a refresh. */
+export interface AlertInput {
+  doc: SessionDocument;
+  /** Every session's usage cells; only asked when a budget is set (decoding them is the costly part). */
+  usage: () => readonly SessionUsage[];
+  config: Pick<Config, 'budgets' | 'alerts' | 'reports'>;
+  nowMs: number;
+  /** The zone the usage cells' days are in. */
+  time: LocalTime;
+}
+
+/** Reads one session's calls in full (the live views' `DeepReader`, off the main thread). */
+export type CallsOf = (session: SessionDoc) => Promise<CallLog>;
+
+export interface AlertWatcherOptions {
+  /** Where the budget crossing memory lives (the cache directory). */
+  env: Env;
+  calls: CallsOf;
+  /** Error loops, found after `update` returned (a transcript is read first). */
+  later: (alerts: Alert[]) => void;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * A session counts toward a burn only when it wrote this recently: spend from an hour ago is not a
+ * rate anyone can stop now.
+ */
+export const BURN_ACTIVE_MS = 10 * MINUTE_MS;
+
+/**
+ * The least time between two reads of one session's calls. A loop of failing calls takes seconds a
+ * call, so noticing it 20 s later costs little, and a 90 MB transcript is not read on every 2 s
+ * refresh while its agent keeps failing.
+ */
+export const LOOP_CHECK_EVERY_MS = 20_000;
+
+/**
+ * Sessions waiting for their calls to be read, one read at a time. Past this a session is not
+ * queued; a loop keeps failing, so it is queued again on the next failure.
+ */
+export const MAX_QUEUED_LOOP_CHECKS = 64;
+
+/**
+ * A session's burn rate, in dollars an hour: its spend in the previous and the current clock hour
+ * (the last two entries of `cost.byHour`) divided by the time from the previous hour's start to when
+ * the document was made, so between one and two hours: one costly request at the top of an hour does
+ * not read as thousands of dollars an hour. Null when it wrote nothing in the last `BURN_ACTIVE_MS`,
+ * or its spend is unknown.
+ */
+export function burnRate(s: SessionDoc, generatedMs: number, nowMs: number): number | null {
+  const hours = s.cost.byHour;
+  const last = s.lastActiveAt === null ? Number.NaN : Date.parse(s.lastActiveAt);
+  if (hours === null || hours.usd.length < 2 || !(nowMs - last <= BURN_ACTIVE_MS)) return null;
+  const previousStart = Date.parse(hours.start) + (hours.usd.length - 2) * HOUR_MS;
+  const spent = hours.usd.at(-1)! + hours.usd.at(-2)!;
+  const span = Math.max(HOUR_MS, generatedMs - previousStart);
+  return (spent / span) * HOUR_MS;
+}
+
+/** What the watcher remembers of one session between refreshes. */
+interface Seen {
+  /** `lastActiveAt` of the quiet spell a stall was fired for (or found at first sight). */
+  stalledAt: string | null;
+  /** Whether the burn rate was past the limit last time, and the hour a burn last fired. */
+  burning: boolean;
+  burnHour: number | null;
+  /** Failed calls as last counted. */
+  failed: number;
+  /** The streaks already notified, as `trailingStreaks` names them. */
+  streaks: Set<string>;
+}
+
+const sessionKey = (s: Pick<SessionDoc, 'provider' | 'id'>): string => `${s.provider}\u0000${s.id}`;
+
+export class AlertWatcher {
+  private readonly seen = new Map<string, Seen>();
+  /** Sessions whose failures grew, waiting for their calls to be read, with their newest document. */
+  private readonly queued = new Map<string, SessionDoc>();
+  private readonly checkedAt = new Map<string, number>();
+  private reading: Promise<void> | null = null;
+  private errorLoop: number | null = null;
+  private nowMs = 0;
+  private states: BudgetState[] = [];
+
+  constructor(private readonly o: AlertWatcherOptions) {}
+
+  /** Where each budget stood at the last update. */
+  get budgets(): readonly BudgetState[] {
+    return this.states;
+  }
+
+  /** The alerts crossed since the last update; error loops come later, through `later`. */
+  update(input: AlertInput): Alert[] {
+    const { alerts } = input.config;
+    this.nowMs = input.nowMs;
+    this.errorLoop = alerts.errorLoop;
+    const out = this.budgetAlerts(input);
+    const generatedMs = Date.parse(input.doc.generatedAt);
+    const present = new Set<string>();
+    for (const s of input.doc.sessions) {
+      const key = sessionKey(s);
+      present.add(key);
+      const seen = this.seen.get(key);
+      if (seen === undefined) {
+        this.seen.set(key, this.firstSight(s, input, generatedMs));
+        continue;
+      }
+      const stall = this.stall(s, seen, alerts.stallMinutes, input.nowMs);
+      if (stall) out.push(stall);
+      const burn = this.burn(s, seen, alerts.burnUsdPerHour, generatedMs, input.nowMs);
+      if (burn) out.push(burn);
+      this.failures(s, seen);
+    }
+    // A session gone from the document (deleted, filtered away) is forgotten with what it held.
+    for (const key of this.seen.keys()) if (!present.has(key)) this.seen.delete(key);
+    for (const key of this.checkedAt.keys()) if (!present.has(key)) this.checkedAt.delete(key);
+    for (const key of this.queued.keys()) if (!present.has(key)) this.queued.delete(key);
+    this.pump();
+    return out;
+  }
+
+  /** Resolves once no call log is being read or waits to be (for tests and a clean stop). */
+  async settled(): Promise<void> {
+    while (this.reading !== null) await this.reading;
+  }
+
+  private budgetAlerts(input: AlertInput): Alert[] {
+    const { budgets, reports } = input.config;
+    if (budgets.length === 0) {
+      this.states = [];
+      return [];
+    }
+    const spent = spentOver(input.usage());
+    this.states = budgetStates(budgets, spent, input.nowMs, input.time, reports.startOfWeek);
+    return newCrossings(this.states, this.o.env).map((state) => ({
+      kind: 'budget',
+      state,
+      level: state.level === 'ok' ? 'near' : state.level,
+    }));
+  }
+
+  private firstSight(s: SessionDoc, input: AlertInput, generatedMs: number): Seen {
+    const { stallMinutes, burnUsdPerHour } = input.config.alerts;
+    const rate = burnRate(s, generatedMs, input.nowMs);
+    const quiet = quietMs(s, input.nowMs);
+    return {
+      stalledAt:
+        stallMinutes !== null && quiet !== null && quiet >= stallMinutes * MINUTE_MS ? s.lastActiveAt : null,
+      burning: burnUsdPerHour !== null && rate !== null && rate > burnUsdPerHour,
+      burnHour: null,
+      failed: s.tools.failed ?? 0,
+      streaks: new Set(),
+    };
+  }
+
+  private stall(s: SessionDoc, seen: Seen, minutes: number | null, nowMs: number): Alert | null {
+    const quiet = quietMs(s, nowMs);
+    if (minutes === null || quiet === null || quiet < minutes * MINUTE_MS) return null;
+    if (seen.stalledAt === s.lastActiveAt) return null;
+    seen.stalledAt = s.lastActiveAt;
+    return { kind: 'stall', session: s, quietMinutes: Math.floor(quiet / MINUTE_MS) };
+  }
+
+  private burn(
+    s: SessionDoc,
+    seen: Seen,
+    limit: number | null,
+    generatedMs: number,
+    nowMs: number,
+  ): Alert | null {
+    const rate = burnRate(s, generatedMs, nowMs);
+    const over = limit !== null && rate !== null && rate > limit;
+    const crossed = over && !seen.burning;
+    seen.burning = over;
+    const hour = Math.floor(nowMs / HOUR_MS);
+    if (!crossed || seen.burnHour === hour) return null;
+    seen.burnHour = hour;
+    return { kind: 'burn', session: s, usdPerHour: rate!, limitUsdPerHour: limit! };
+  }
+
+  /** Queue a read of the session's calls when its failures grew (and a loop could be that long). */
+  private failures(s: SessionDoc, seen: Seen): void {
+    const failed = s.tools.failed ?? 0;
+    const grew = failed > seen.failed;
+    seen.failed = failed;
+    if (!grew || this.errorLoop === null || failed < this.errorLoop || s.deleted) return;
+    const key = sessionKey(s);
+    if (this.queued.has(key) || this.queued.size < MAX_QUEUED_LOOP_CHECKS) this.queued.set(key, s);
+  }
+
+  /** Start reading the next queued session's calls, unless a read runs or none is due yet. */
+  private pump(): void {
+    if (this.reading !== null) return;
+    for (const [key, s] of this.queued) {
+      if (this.nowMs - (this.checkedAt.get(key) ?? -Infinity) < LOOP_CHECK_EVERY_MS) continue;
+      this.queued.delete(key);
+      this.checkedAt.set(key, this.nowMs);
+      this.reading = this.check(key, s).finally(() => {
+        this.reading = null;
+        this.pump();
+      });
+      return;
+    }
+  }
+
+  private async check(key: string, s: SessionDoc): Promise<void> {
+    let log: CallLog;
+    try {
+      log = await this.o.calls(s);
+    } catch {
+      // Unreadable now (the worker failed, the file went): the next failure asks again.
+      return;
+    }
+    const seen = this.seen.get(key);
+    const n = this.errorLoop;
+    if (seen === undefined || n === null) return;
+    const long = trailingStreaks(log).filter((r) => r.count >= n);
+    const fresh = long.filter((r) => !seen.streaks.has(r.id));
+    // Only the streaks still running are remembered: one that ended cannot fire again.
+    seen.streaks = new Set(long.map((r) => r.id));
+    if (fresh.length === 0) return;
+    this.o.later(
+      fresh.map((r) => ({
+        kind: 'error-loop',
+        session: s,
+        tool: r.name,
+        input: shortened(r.argument),
+        count: r.count,
+      })),
+    );
+  }
+}
+
+/**
+ * The longest input an error-loop alert carries: a notification shows a line or two, and an input
+ * can be a whole file being written.
+ */
+export const MAX_ALERT_INPUT_CHARS = 120;
+
+/** The input on one line, cut to `MAX_ALERT_INPUT_CHARS` with `…`. */
+function shortened(argument: string): string {
+  // A few times the bound fills it once whitespace folds, however long the input is.
+  const head = MAX_ALERT_INPUT_CHARS * 4;
+  const line = argument.slice(0, head).replace(/\s+/g, ' ').trim();
+  const chars = Array.from(line);
+  if (argument.length <= head && chars.length <= MAX_ALERT_INPUT_CHARS) return line;
+  return `${chars.slice(0, MAX_ALERT_INPUT_CHARS - 1).join('')}…`;
+}
+
+/** How long a working session has been quiet; null when it is not working, or not burning anything. */
+function quietMs(s: SessionDoc, nowMs: number): number | null {
+  // Waiting on a permission prompt is the wait notification's news; a session no process runs
+  // spends nothing.
+  if (s.deleted || s.state !== 'working' || s.inferred !== null || s.running === false) return null;
+  const last = s.lastActiveAt === null ? Number.NaN : Date.parse(s.lastActiveAt);
+  return Number.isFinite(last) ? Math.max(0, nowMs - last) : null;
+}
