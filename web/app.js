@@ -1,6 +1,6 @@
 // @ts-check
-// cctop's page: one document, two views (the dashboard at `/`, a session at `/session/<id>`),
-// switched without reloading so the event stream stays open.
+// cctop's page: one document, three views (the dashboard at `/`, a session at `/session/<id>`, the
+// Spend screen at `/spend`), switched without reloading so the event stream stays open.
 
 /** @import { SessionDocument } from '../src/model/document.js' */
 /** @import { LinkStatus } from './live.js' */
@@ -10,6 +10,7 @@ import { fill, h, setText, targetOf } from './dom.js';
 import { follow } from './live.js';
 import { Notifier } from './notify.js';
 import { SessionView } from './session.js';
+import { SpendView } from './spend.js';
 
 /** How often the dashboard is drawn again with no update, so "3m ago" keeps moving on a quiet machine. */
 const TICK_MS = 15_000;
@@ -29,22 +30,29 @@ function byId(id, kind) {
 
 const app = byId('app', HTMLElement);
 const status = byId('status', HTMLElement);
-/** @type {Dashboard | SessionView | null} */
+/** @type {Dashboard | SessionView | SpendView | null} */
 let view = null;
 /** @type {SessionDocument | null} */
 let doc = null;
 
 function route() {
-  if (view instanceof SessionView) view.destroy();
+  if (view instanceof SessionView || view instanceof SpendView) view.destroy();
   const m = /^\/session\/([^/]+)$/.exec(location.pathname);
   if (m?.[1]) {
     const agent = new URLSearchParams(location.search).get('agent');
     view = new SessionView(decodeURIComponent(m[1]), agent, navigate);
+  } else if (location.pathname === '/spend') {
+    view = new SpendView(navigate);
+    document.title = 'Spend · cctop';
   } else {
     view = new Dashboard(navigate);
     document.title = 'cctop';
   }
   fill(app, view.el);
+  for (const a of document.querySelectorAll('.top .nav-link')) {
+    if (a.getAttribute('href') === location.pathname) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
   if (doc) view.update(doc);
   if (!location.hash) window.scrollTo(0, 0);
 }

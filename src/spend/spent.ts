@@ -5,7 +5,6 @@
  * agree to the cent.
  *
  * Nothing spent is $0; spend on models without a price is unknown (null), never $0.
- * Nothing spent is $0; spend on models without a price is unknown (null), never $0.
  * Retail whatever `--plan` shows: a plan changes what is paid, not what the agents burn.
  */
 import { inProject, type SpentOf } from '../config/index.js';

@@ -15,6 +15,7 @@ import {
 } from '../../config/index.js';
 import { LocalTime } from '../../model/time.js';
 import { home } from '../../providers/fsutil.js';
+import { budgetJson } from '../../spend/json.js';
 import { terminalJson } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { clip, padEnd, padStart, percent, tildify, usd, width } from './format.js';
@@ -59,23 +60,6 @@ export function budgetCommand(io: Io, spentOf: SpentOf, o: BudgetOptions): numbe
     );
   else for (const line of budgetLines(states, o.color)) io.out(line);
   return states.some((s) => s.level === 'over') ? 1 : 0;
-}
-
-/** One budget in `--json`: its settings, its period's days and where it stands. */
-function budgetJson(s: BudgetState) {
-  const { budget: b } = s;
-  return {
-    name: b.name,
-    period: b.period,
-    from: LocalTime.dayKey(s.fromDay),
-    to: LocalTime.dayKey(s.toDay),
-    limitUsd: b.usd,
-    spentUsd: s.spentUsd,
-    share: s.share,
-    level: s.level,
-    project: b.project,
-    harness: b.harness,
-  };
 }
 
 /** `daily  day  2025-06-14  $12.30 of $50.00  █████░░░…  25%  ok`, aligned. */

@@ -10,6 +10,7 @@
  */
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import type { LoadedConfig } from '../../config/index.js';
 import { findSession } from '../../index/find.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
@@ -23,6 +24,7 @@ import { attachment } from './download.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
+import { spendRoutes } from './spend.js';
 import type { EventHub } from './sse.js';
 
 export interface AppDeps {
@@ -40,6 +42,8 @@ export interface AppDeps {
   current: () => Promise<WholeJson>;
   version: string;
   delayMs: number;
+  /** The config file, read when the Spend screen asks (its budgets); absent: no budgets are shown. */
+  config?: () => LoadedConfig;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
@@ -229,6 +233,7 @@ function pageRoutes(app: Hono<Env>, d: AppDeps): void {
     return c.body(a.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': a.type });
   };
   app.get('/', page);
+  app.get('/spend', page);
   app.get('/session/:id', (c) => {
     const id = sessionId(c.req.param('id'));
     if (!id.ok) return refuse(c, 400, id.error);
@@ -336,6 +341,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   pageRoutes(app, d);
   liveRoutes(app, d);
   sessionRoutes(app, d);
+  spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
   app.notFound((c) => refuse(c, 404, 'not found'));
   app.onError((err, c) => {
     process.stderr.write(`cctop serve: ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}\n`);

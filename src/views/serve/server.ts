@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { loadConfig } from '../../config/index.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
 import type { Plan, SessionChanges } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
@@ -28,7 +29,7 @@ import {
   REQUEST_TIMEOUT_MS,
   TIMEOUT_CHECK_MS,
 } from './limits.js';
-import { Publication } from './publish.js';
+import { Publication, servedAlerts } from './publish.js';
 import { EventHub } from './sse.js';
 
 export interface ServeOptions {
@@ -92,6 +93,9 @@ function tellTroubles(live: LiveSessions): void {
     lastError = err.message;
   });
 }
+
+/** What is wrong with the config file (it cannot be used, a setting was left out) is said once on stderr. */
+const tellConfig = (text: string) => process.stderr.write(`cctop serve: ${text}\n`);
 
 /** node's HTTP server around `fetch`, with its limits set: header size, request time, idle sockets, connections. */
 function httpServer(fetch: (req: Request) => Response | Promise<Response>, o: ServeOptions): Server {
@@ -177,6 +181,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     tokens,
     port: () => port,
     loopbackOnly: isLoopback(o.bind),
+    // Read again on each ask: a budget edited while serve runs shows on the next refresh of the page.
+    config: () => loadConfig(o.env),
     current: async () => {
       if (!publication.ready) await live.refresh();
       return publication.whole()!;
@@ -196,6 +202,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   // The index's picture first, so a large history has a page to show before the first pass ends.
   await live.fromIndex().catch(() => null);
   live.start();
+  const alerts = servedAlerts({ live, env: o.env, hub, publication, onProblem: tellConfig });
 
   const bases = baseUrls(o.bind, port);
   const link = (t: string | null) => bases.map((b) => (t === null ? `${b}/` : `${b}/?t=${t}`));
@@ -210,6 +217,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     close() {
       closing ??= new Promise<void>((resolve) => {
         live.stop();
+        alerts.stop();
         hub.close();
         server.close(() => resolve());
         server.closeAllConnections();
