@@ -5,6 +5,7 @@
  * without a reload. Skipped, saying why, without the browser.
  */
 import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../../src/test-support/corpus.js';
@@ -39,6 +40,11 @@ describe.runIf(HAVE_CHROMIUM)('the Spend screen in Chromium', () => {
   beforeAll(async () => {
     home = new FakeHome();
     spendHistory(home, Date.now());
+    // The config file serve reads for budgets: one far from its limit.
+    home.write(
+      join(home.dir, '.config', 'cctop', 'config.toml'),
+      '[[budget]]\nname = "team month"\nperiod = "month"\nusd = 100000\n',
+    );
     s = await serve(home);
     url = base(s);
     browser = await launch();
@@ -83,11 +89,12 @@ describe.runIf(HAVE_CHROMIUM)('the Spend screen in Chromium', () => {
     expect(axis.some((t) => t.startsWith('$'))).toBe(true);
   });
 
-  it('shows the running Claude Code block with its time left, and says no budgets are read', async () => {
+  it('shows the running Claude Code block with its time left, and the budgets of the config file', async () => {
     expect(await page.textContent('.block-active')).toMatch(/left/);
     expect(await page.textContent('.block-active')).toMatch(/Burn rate/);
     expect(await page.locator('table.blocks tbody tr').count()).toBeGreaterThanOrEqual(1);
-    expect(await page.textContent('.budgets-card')).toContain('does not read the config file');
+    expect(await page.textContent('.budgets-card')).toContain('team month');
+    expect(await page.textContent('.budgets-card')).toMatch(/of \$100k/);
   });
 
   it('split by model, a model with no price reads "no price", never $0', async () => {

@@ -193,30 +193,11 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
   for (const line of renderList(s.document, columns, colors, Date.now())) io.out(line);
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
-    const line = await budgetLine(io, s, colors);
+    const { budgetLine } = await import('./money.js');
+    const line = await budgetLine(io, () => s.index.usage(), s.time, colors);
     if (line !== null) io.out(line);
   }
   return 0;
-}
-
-/** The budgets of the config file on one line, or null when there are none. */
-async function budgetLine(io: Io, s: Snapshot, colors: ReturnType<typeof paint>): Promise<string | null> {
-  const { loadConfig, budgetStates } = await import('../../config/index.js');
-  const { config, error } = loadConfig(io.env);
-  if (error !== null) io.err(`cctop: ${error}`);
-  if (config.budgets.length === 0) return null;
-  const [{ spentOver }, { budgetSummary }] = await Promise.all([
-    import('../../spend/spent.js'),
-    import('./budget.js'),
-  ]);
-  const states = budgetStates(
-    config.budgets,
-    spentOver(s.index.usage()),
-    Date.now(),
-    s.time,
-    config.reports.startOfWeek,
-  );
-  return budgetSummary(states, colors);
 }
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
@@ -368,43 +349,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
     case 'weekly':
     case 'monthly':
     case 'blocks':
-    case 'spend': {
-      const { values, positionals } = parse(args, FLAGS.spend, command);
+    case 'spend':
+    case 'budget': {
+      const { values, positionals } = parse(args, command === 'budget' ? FLAGS.budget : FLAGS.spend, command);
       if (values.help) return said(io, commandHelp(command));
       if (positionals.length > 0)
         throw new UsageError(`${command} takes no arguments (got ${positionals[0]})`);
-      const spend = await import('./spend.js');
-      const { o, env, config } = await withConfig(io, commonOptions(values));
-      values['start-of-week'] ??= config.reports.startOfWeek;
-      if (command === 'blocks') return spend.blocksCommand(io, o, env, values);
-      if (command === 'spend') return spend.whereCommand(io, o, env, values);
-      return spend.periodCommand(io, command, o, env, values);
-    }
-    case 'budget': {
-      const { values, positionals } = parse(args, FLAGS.budget, command);
-      if (values.help) return said(io, commandHelp(command));
-      if (positionals.length > 0) throw new UsageError(`budget takes no arguments (got ${positionals[0]})`);
-      // `cctop budget` says what is wrong with the file itself.
-      const { o, env, loaded } = await withConfig(io, commonOptions(values), false);
-      const [{ budgetCommand }, { loadUsage }, { spentOver }] = await Promise.all([
-        import('./budget.js'),
-        import('../../spend/source.js'),
-        import('../../spend/spent.js'),
-      ]);
-      const u = await loadUsage({
-        env,
-        providers: o.providers,
-        timeZone: o.timeZone,
-        useIndex: o.useIndex,
-        threads: o.threads,
-      });
-      return budgetCommand(io, spentOver(u.sessions), {
-        loaded,
-        nowMs: Date.now(),
-        time: u.time,
-        json: values.json === true,
-        color: paint(io.isTty, io.env),
-      });
+      const { moneyCommand } = await import('./money.js');
+      return moneyCommand(io, command, commonOptions(values), values);
     }
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
@@ -421,19 +373,6 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       return updatePricing(io);
     }
   }
-}
-
-/**
- * The config file's settings under the command line's: its time zone unless `--timezone` was given.
- * Its warnings and errors go to stderr; a config that cannot be read leaves cctop on its defaults.
- */
-async function withConfig(io: Io, o: CommonOptions, tell = true) {
-  const { loadConfig } = await import('../../config/index.js');
-  const loaded = loadConfig(io.env);
-  if (tell) for (const w of [...loaded.warnings, loaded.error ?? []].flat()) io.err(`cctop: ${w}`);
-  const config = loaded.config;
-  const timeZone = o.timeZone ?? config.reports.timeZone ?? undefined;
-  return { o: { ...o, timeZone }, env: o.demo ? demoEnv(io.env) : io.env, config, loaded };
 }
 
 /** Print `text` and succeed. */

@@ -1,0 +1,101 @@
+/**
+ * The commands about money, wired to the config file: the spend reports (`daily`, `weekly`,
+ * `monthly`, `blocks`, `spend`), `budget`, and the budgets line under `cctop --list`. The config's
+ * `[reports]` settings apply under the command line's (`--timezone` wins), and what is wrong with the
+ * file is said on stderr while the command runs on its defaults.
+ *
+ * Not here: the reports (`src/spend/`), their printing (`spend.ts`, `spend-table.ts`, `budget.ts`).
+ */
+import { budgetStates, type LoadedConfig, loadConfig } from '../../config/index.js';
+import type { LocalTime } from '../../model/time.js';
+import type { SessionUsage } from '../../model/usage-cells.js';
+import type { Env } from '../../providers/types.js';
+import { type Paint, paint } from './color.js';
+import { demoEnv } from './demo.js';
+import type { Io } from './main.js';
+import type { CommonOptions } from './options.js';
+
+export type MoneyCommand = 'daily' | 'weekly' | 'monthly' | 'blocks' | 'spend' | 'budget';
+
+interface Configured {
+  o: CommonOptions;
+  env: Env;
+  loaded: LoadedConfig;
+}
+
+/** The options with the config's zone under them; `tell`: say the file's problems on stderr. */
+function withConfig(io: Io, o: CommonOptions, tell: boolean): Configured {
+  const loaded = loadConfig(io.env);
+  if (tell) for (const w of [...loaded.warnings, loaded.error ?? []].flat()) io.err(`cctop: ${w}`);
+  const timeZone = o.timeZone ?? loaded.config.reports.timeZone ?? undefined;
+  return { o: { ...o, timeZone }, env: o.demo ? demoEnv(io.env) : io.env, loaded };
+}
+
+export async function moneyCommand(
+  io: Io,
+  command: MoneyCommand,
+  options: CommonOptions,
+  values: Record<string, unknown>,
+): Promise<number> {
+  // `cctop budget` says what is wrong with the file itself, and fails on it.
+  const { o, env, loaded } = withConfig(io, options, command !== 'budget');
+  if (command === 'budget') return budget(io, o, env, loaded, values.json === true);
+  const spend = await import('./spend.js');
+  values['start-of-week'] ??= loaded.config.reports.startOfWeek;
+  if (command === 'blocks') return spend.blocksCommand(io, o, env, values);
+  if (command === 'spend') return spend.whereCommand(io, o, env, values);
+  return spend.periodCommand(io, command, o, env, values);
+}
+
+async function budget(
+  io: Io,
+  o: CommonOptions,
+  env: Env,
+  loaded: LoadedConfig,
+  json: boolean,
+): Promise<number> {
+  const [{ budgetCommand }, { loadUsage }, { spentOver }] = await Promise.all([
+    import('./budget.js'),
+    import('../../spend/source.js'),
+    import('../../spend/spent.js'),
+  ]);
+  const u = await loadUsage({
+    env,
+    providers: o.providers,
+    timeZone: o.timeZone,
+    useIndex: o.useIndex,
+    threads: o.threads,
+  });
+  return budgetCommand(io, spentOver(u.sessions), {
+    loaded,
+    nowMs: Date.now(),
+    time: u.time,
+    json,
+    color: paint(io.isTty, io.env),
+  });
+}
+
+/** The budgets of the config file on one line (the foot of `cctop --list`), or null when there are none. */
+export async function budgetLine(
+  io: Io,
+  /** Asked only when a budget is set: decoding every session's cells is not free. */
+  usage: () => SessionUsage[],
+  time: LocalTime,
+  colors: Paint,
+): Promise<string | null> {
+  const { config, error } = loadConfig(io.env);
+  if (error !== null) io.err(`cctop: ${error}`);
+  if (config.budgets.length === 0) return null;
+  const [{ spentOver }, { budgetSummary }] = await Promise.all([
+    import('../../spend/spent.js'),
+    import('./budget.js'),
+  ]);
+  const states = budgetStates(
+    config.budgets,
+    spentOver(usage()),
+    Date.now(),
+    time,
+    config.reports.startOfWeek,
+  );
+  return budgetSummary(states, colors);
+}
