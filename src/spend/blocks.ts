@@ -158,6 +158,9 @@ export function blockReport(sessions: readonly SessionUsage[], o: BlockOptions):
     current.push(h);
   }
   if (current.length > 0) blocks.push(closeBlock(current, o.nowMs));
+  // A gap starts five hours after a block's last request, which can be after the next block's start
+  // (floored to its hour): in order of start, as ccusage lists them.
+  blocks.sort((a, b) => a.startMs - b.startMs);
   const tokenLimit = limitOf(blocks, o.tokenLimit);
   if (tokenLimit !== null)
     for (const b of blocks) if (b.kind === 'block') b.overLimit = (b.totalTokens ?? 0) > tokenLimit;
