@@ -1,0 +1,113 @@
+/**
+ * One agent settings file, read and written the way a file the user owns must be: a file that does
+ * not read is refused (its name, line and column in the message) and left untouched; a write goes to
+ * a temporary file in the same directory, gets the old file's permissions, and is renamed over it in
+ * one step, so a crash leaves the old file or the new one, never half of each; and the file as it was
+ * just before each write is kept beside it as `<name>.cctop.bak`.
+ *
+ * A settings file that is a symbolic link (a dotfiles repository's) is written through the link: the
+ * file it points at is replaced, the link stays.
+ *
+ * Not here: what goes into the file (`apply.ts` decides), or which file an agent reads (`targets.ts`).
+ */
+import { copyFileSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { type JsonObject, obj } from '../model/json.js';
+import { writeAtomically } from './atomic.js';
+import { type Layout, NEW_LAYOUT, readSettingsText, type Syntax } from './jsonc.js';
+
+/**
+ * The largest settings file the installer will rewrite. Claude Code's own settings are a few KiB; a
+ * long permission allow-list reaches a few hundred. Past 4 MiB the file is not one a person keeps by
+ * hand, and rewriting it whole to add one key would be the wrong tool.
+ */
+export const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+/** What the file as it was before cctop's latest write is kept as, beside it. */
+export const BACKUP_SUFFIX = '.cctop.bak';
+
+/** A file the installer will not touch, and why; the message names the file and what to do. */
+export class InstallError extends Error {}
+
+export interface SettingsFile {
+  /** The path as the agent names it. */
+  path: string;
+  /** The file written: `path` itself, or what its symbolic link points at. */
+  real: string;
+  /** The text read; null when there is no file yet. */
+  text: string | null;
+  value: JsonObject;
+  layout: Layout;
+  /** Permission bits to keep; null for a new file. */
+  mode: number | null;
+}
+
+/** Where `path` really is: through a symbolic link to its target (a file not there yet stays as named). */
+function realOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Read and parse the file; a missing file reads as `{}`. Throws `InstallError` for anything else. */
+export function readSettings(path: string, syntax: Syntax): SettingsFile {
+  const real = realOf(path);
+  let text: string | null = null;
+  let mode: number | null = null;
+  try {
+    const st = statSync(real);
+    if (!st.isFile()) throw new InstallError(`${path} is not a file`);
+    if (st.size > MAX_SETTINGS_BYTES)
+      throw new InstallError(
+        `${path} is ${st.size} bytes, more than cctop will rewrite (${MAX_SETTINGS_BYTES})`,
+      );
+    mode = st.mode & 0o7777;
+    text = readFileSync(real, 'utf8');
+  } catch (err) {
+    if (err instanceof InstallError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT')
+      throw new InstallError(
+        `${path} could not be read (${code ?? (err as Error).message}); nothing was changed`,
+      );
+  }
+  if (text === null) return { path, real, text, value: {}, layout: NEW_LAYOUT, mode };
+  if (text.trim() === '') return { path, real, text, value: {}, layout: { ...NEW_LAYOUT }, mode };
+  const read = readSettingsText(text, syntax);
+  if (read.kind === 'bad')
+    throw new InstallError(
+      `${path}:${read.line}:${read.column}: not valid ${syntax === 'json' ? 'JSON' : 'JSON (with comments)'} (${read.reason}); fix it or move it aside, nothing was changed`,
+    );
+  const value = obj(read.value);
+  if (value === null) throw new InstallError(`${path} does not hold a JSON object; nothing was changed`);
+  return { path, real, text, value, layout: read.layout, mode };
+}
+
+/** Thrown when the file changed between reading it and writing it (the agent saved it meanwhile). */
+export class ChangedMeanwhile extends Error {}
+
+/**
+ * Replace the file with `text`, keeping the previous one as the backup. Refuses (`ChangedMeanwhile`)
+ * when the file no longer holds what `file` read, so an edit made meanwhile is never overwritten.
+ * Returns where the backup is (null when there was no file before).
+ */
+export function writeSettings(file: SettingsFile, text: string): { backup: string | null } {
+  const now = readNow(file.real);
+  if (now !== file.text) throw new ChangedMeanwhile(`${file.path} changed while cctop was writing it`);
+  let backup: string | null = null;
+  if (file.text !== null) {
+    backup = `${file.real}${BACKUP_SUFFIX}`;
+    copyFileSync(file.real, backup);
+  }
+  writeAtomically(file.real, text, file.mode);
+  return { backup };
+}
+
+function readNow(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}

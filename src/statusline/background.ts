@@ -1,0 +1,46 @@
+/**
+ * Starting the background refresh from a status line: the lock (`refresh-lock.ts`) decides whether
+ * this status line starts it, and a detached node process runs it (`refresh-main.ts`) at a lower
+ * priority, with its output thrown away and nothing left for the status line to wait on.
+ *
+ * Not here: the refresh itself (`refresh.ts`).
+ */
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { join } from 'node:path';
+import { later } from '../later.js';
+import { packageRoot } from '../paths.js';
+import type { Env } from '../providers/types.js';
+import { type RefreshStart, startRefreshOnce } from './refresh-lock.js';
+
+/** Nice value of the refresh: below the agent's and the terminal's, so it yields to them on a busy machine. */
+export const REFRESH_NICE = 10;
+
+const childProcess = later<typeof import('node:child_process')>('node:child_process');
+
+/** The refresh's script, in the built package (the status line runs from it too). */
+export const refreshScript = (): string => join(packageRoot(), 'dist', 'statusline', 'refresh-main.js');
+
+/** Start `node <script> <token>` detached, returning its pid. */
+export function launcher(env: Env, script: string = refreshScript()): (token: string) => number {
+  return (token) => {
+    const options: SpawnOptions = { detached: true, stdio: 'ignore', env: { ...env } };
+    const child: ChildProcess = childProcess().spawn(process.execPath, [script, token], options);
+    // A spawn that fails reports it as an event; the status line has nothing to do about it.
+    child.on('error', () => {});
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${script}`);
+    try {
+      // From its first instruction, not once it has loaded: its start-up would compete with the agent's.
+      setPriority(child.pid, REFRESH_NICE);
+    } catch {
+      // Not allowed here: it runs at the usual priority.
+    }
+    return child.pid;
+  };
+}
+
+/** Start one refresh under `env`, unless one runs. */
+export function startBackgroundRefresh(cacheDir: string, env: Env): RefreshStart {
+  return startRefreshOnce(cacheDir, launcher(env));
+}

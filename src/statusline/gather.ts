@@ -1,0 +1,107 @@
+/**
+ * The figures for one status line, from what is at hand without reading the history: what Claude
+ * Code sent on stdin, the digest the last refresh kept (`digest.ts`), and, only when neither says
+ * what the session's model or context is, the tail of its one transcript (read by the Claude
+ * provider). Also whether the digest is old enough that a refresh should start.
+ *
+ * Which source wins, per figure:
+ * - model, context, this session's cost: Claude Code's own figures from stdin, which are current by
+ *   definition; then the digest's, when it was built after the transcript last changed; then the
+ *   transcript's tail (model, context); then the digest's even if older (better than nothing).
+ * - today's spend: the digest's, while its day is still today.
+ * - rate limits: stdin only.
+ * - the block and the budget: the digest's (worked out by the refresh, which holds the whole index).
+ *
+ * Not here: printing (`line.ts`), or starting the refresh (`background.ts`).
+ */
+import { statSync } from 'node:fs';
+import { cacheDir } from '../paths.js';
+import { claudePlace } from '../providers/claude/place.js';
+import type { Env } from '../providers/types.js';
+import { type Digest, type DigestSession, readDigest } from './digest.js';
+import type { StatuslineInput } from './input.js';
+import type { StatusFigures } from './line.js';
+
+/**
+ * A digest older than this starts a refresh. Claude Code runs the status line after every message;
+ * once a minute keeps today's spend and the block near the truth while a busy session writes its
+ * transcript many times a minute. A refresh of a warm 1.2 GiB history costs about a second of one
+ * core, at low priority: once a minute is under 2% of a core, where once a message could be half.
+ */
+export const STALE_INDEX_MS = 60_000;
+
+export interface Gathered {
+  figures: StatusFigures;
+  /** Why a refresh should start (no digest, or an old one); null when the digest is recent. */
+  refresh: 'missing' | 'stale' | null;
+}
+
+/** This session's figures from the digest or the tail, for what stdin did not say. */
+interface Own {
+  model: string | null;
+  usd: number | null;
+  contextUsed: number | null;
+  compactAt: number | null;
+}
+
+const NONE: Own = { model: null, usd: null, contextUsed: null, compactAt: null };
+
+function modifiedMs(path: string | null): number | null {
+  if (path === null) return null;
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the digest or the transcript's tail say of this session. The tail is read only when the
+ * digest is not as new as the transcript and stdin lacks the model or the context.
+ */
+async function ownFigures(input: StatuslineInput, digest: Digest | null, env: Env): Promise<Own> {
+  const kept: DigestSession | undefined =
+    digest !== null && input.sessionId !== null ? digest.sessions[input.sessionId] : undefined;
+  const changed = modifiedMs(input.transcriptPath);
+  const keptIsCurrent = kept !== undefined && (changed === null || changed <= digest!.builtAtMs);
+  if (keptIsCurrent) return kept;
+  const needTail = input.modelId === null || input.contextUsed === null;
+  if (!needTail || input.transcriptPath === null) return kept ?? NONE;
+  const { claudeTail } = await import('../providers/claude/statusline-tail.js');
+  const tail = claudeTail(input.transcriptPath, env, input.contextWindow);
+  if (tail === null) return kept ?? NONE;
+  return {
+    model: tail.model,
+    usd: kept?.usd ?? null,
+    contextUsed: tail.contextUsed,
+    compactAt: tail.compactAt,
+  };
+}
+
+/** Where Claude compacts in the window stdin names: the provider's ratio (its default, or the user's). */
+function compactAtOf(input: StatuslineInput, env: Env): number | null {
+  const ratio = claudePlace.compactRatio(env);
+  return input.contextWindow === null || ratio === null ? null : Math.round(input.contextWindow * ratio);
+}
+
+export async function gather(input: StatuslineInput, env: Env, nowMs: number): Promise<Gathered> {
+  const digest = readDigest(cacheDir(env));
+  const own = await ownFigures(input, digest, env);
+  const contextUsed = input.contextUsed ?? own.contextUsed;
+  const compactAt = compactAtOf(input, env) ?? own.compactAt;
+  const today = digest?.today;
+  return {
+    figures: {
+      model: input.modelId ?? own.model ?? input.modelName,
+      sessionUsd: input.costUsd ?? own.usd,
+      contextShare:
+        contextUsed !== null && compactAt !== null && compactAt > 0 ? contextUsed / compactAt : null,
+      todayUsd: today !== undefined && nowMs >= today.startMs && nowMs < today.endMs ? today.usd : null,
+      limits: input.limits,
+      // wired by the lead: the refresh fills `block` and `budget` in the digest (refresh.ts).
+      block: digest?.block ?? null,
+      budget: digest?.budget ?? null,
+    },
+    refresh: digest === null ? 'missing' : nowMs - digest.builtAtMs > STALE_INDEX_MS ? 'stale' : null,
+  };
+}
