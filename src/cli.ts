@@ -3,31 +3,38 @@
  * The `cctop` executable. Everything it does lives in `views/cli/main.ts`; this file only wires it to
  * the process, so importing cctop as a library never touches `process.exit`.
  */
-import { main } from './views/cli/main.js';
+// `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
+// the rest of the command line is loaded (see statusline/bin.ts).
+if (process.argv[2] === 'statusline') await import('./statusline/bin.js');
+else await runMain();
 
-// A closed pipe (`cctop --list | head`) is not an error worth a stack trace.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  throw err;
-});
+async function runMain(): Promise<void> {
+  const { main } = await import('./views/cli/main.js');
 
-const code = await main(process.argv.slice(2), {
-  out: (s) => {
-    if (typeof s === 'string') process.stdout.write(`${s}\n`);
-    else {
-      process.stdout.write(s);
-      process.stdout.write('\n');
-    }
-  },
-  write: (chunks) => {
-    // One vectored write rather than thousands of small ones.
-    process.stdout.cork();
-    for (const c of chunks) process.stdout.write(c);
-    process.stdout.uncork();
-  },
-  err: (s) => process.stderr.write(`${s}\n`),
-  isTty: process.stdout.isTTY === true,
-  columns: process.stdout.columns,
-  env: process.env,
-});
-process.exitCode = code;
+  // A closed pipe (`cctop --list | head`) is not an error worth a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+
+  const code = await main(process.argv.slice(2), {
+    out: (s) => {
+      if (typeof s === 'string') process.stdout.write(`${s}\n`);
+      else {
+        process.stdout.write(s);
+        process.stdout.write('\n');
+      }
+    },
+    write: (chunks) => {
+      // One vectored write rather than thousands of small ones.
+      process.stdout.cork();
+      for (const c of chunks) process.stdout.write(c);
+      process.stdout.uncork();
+    },
+    err: (s) => process.stderr.write(`${s}\n`),
+    isTty: process.stdout.isTTY === true,
+    columns: process.stdout.columns,
+    env: process.env,
+  });
+  process.exitCode = code;
+}

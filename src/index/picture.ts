@@ -23,6 +23,9 @@ import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js'
 import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers } from './render.js';
 
 /** What the document says besides its sessions and totals. */
+/** Which sessions' cells to decode, by what is known of them without decoding. */
+export type UsageFilter = (s: Pick<Held, 'provider' | 'lastActiveAt'>) => boolean;
+
 export interface Frame {
   plan: Plan;
   problems: Problem[];
@@ -110,9 +113,12 @@ export class Picture {
     return totalsOfTallies(this.held.map((h) => h.tally));
   }
 
-  /** Every session's usage cells (decoded now: only the spend reports ask). */
-  usage(): SessionUsage[] {
-    return this.held.map((h) => ({ provider: h.provider, id: h.id, project: h.project, cells: h.usage() }));
+  /** The usage cells of the sessions `keep` keeps (decoded now: only the spend reports ask). */
+  usage(keep: UsageFilter = () => true): SessionUsage[] {
+    const out: SessionUsage[] = [];
+    for (const h of this.held)
+      if (keep(h)) out.push({ provider: h.provider, id: h.id, project: h.project, cells: h.usage() });
+    return out;
   }
 
   document(f: Frame): SessionDocument {

@@ -27,7 +27,7 @@ import { type Found, findSession } from './find.js';
 import { heldOfHead } from './held.js';
 import { discoveryDigest } from './kept.js';
 import type { IndexOptions, Refreshed } from './options.js';
-import { Picture } from './picture.js';
+import { Picture, type UsageFilter } from './picture.js';
 import { defaultThreads, prestartWorkers } from './pool.js';
 import { sortSessions } from './render.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
@@ -340,9 +340,9 @@ export class SessionIndex {
     return this.picture.totals();
   }
 
-  /** Every session's requests per UTC hour, local day and model, as of the last refresh (the spend reports). */
-  usage(): SessionUsage[] {
-    return this.picture.usage();
+  /** Sessions' requests per UTC hour, local day and model (all, or those `keep` keeps): the spend reports. */
+  usage(keep?: UsageFilter): SessionUsage[] {
+    return this.picture.usage(keep);
   }
 
   /** Problems found by the last refresh, and how many more were dropped past the bound. */

@@ -17,6 +17,7 @@ export const COMMANDS = [
   'spend',
   'budget',
   'config',
+  'statusline',
   'serve',
   'exec',
   'doctor',
@@ -51,6 +52,7 @@ Usage:
   cctop spend           where the money went: projects, models, harnesses ranked (--period, --json)
   cctop budget          each budget of the config file: spent, limit, share (exits 1 when one is over)
   cctop config path     where the config file is (config check: what is wrong in it; docs/config.md)
+  cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
   cctop doctor          where cctop looked, what it found, what it could not read
@@ -77,7 +79,7 @@ newest last. Counted from the index the live table keeps, so it reads no transcr
 index is current. The JSON is documented in docs/reports.md.
 
 Options:
-  --by harness|model|project       split each ${unit} (the rows sum to the ${unit})
+  --by harness|model|project|tool  split each ${unit} (the rows sum to the ${unit})
   -b, --breakdown                  the per-model lines under each ${unit}
   --order asc|desc                 oldest or newest first (default asc: newest last)
   --start-of-week monday|sunday    where a week begins (default monday)
@@ -87,7 +89,7 @@ ${COMMON_OPTIONS}
 `;
 
 /** Each command's own help, for the commands whose flags `main.ts` parses. */
-const COMMAND_HELP: Record<Exclude<CommandName, 'serve' | 'exec' | 'help'>, string> = {
+const COMMAND_HELP: Record<Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'help'>, string> = {
   daily: PERIOD_HELP('daily', 'day'),
   weekly: PERIOD_HELP('weekly', 'week'),
   monthly: PERIOD_HELP('monthly', 'month'),
@@ -193,7 +195,7 @@ Options:
 `,
 };
 
-export function commandHelp(command: Exclude<CommandName, 'serve' | 'exec' | 'help'>): string {
+export function commandHelp(command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'help'>): string {
   return COMMAND_HELP[command];
 }
 

@@ -358,6 +358,10 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       const { moneyCommand } = await import('./money.js');
       return moneyCommand(io, command, commonOptions(values), values);
     }
+    case 'statusline': {
+      const { statuslineCommand } = await import('./statusline.js');
+      return statuslineCommand(args, io);
+    }
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
       if (values.help) return said(io, commandHelp(command));
