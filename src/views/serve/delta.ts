@@ -13,10 +13,10 @@
  * server serves that as `/assets/shared-delta.js`. So it imports nothing at run time (types only)
  * and uses no Node or DOM API. The server's side of the protocol (building frames) is `publish.ts`.
  */
-import type { Level, Period } from '../../config/index.js';
 import type { SessionDoc, SessionDocument, SessionRef } from '../../model/document.js';
 import type { Problem } from '../../model/problems.js';
 import type { DocumentTotals } from '../../model/totals.js';
+import type { BudgetJson } from '../../spend/json.js';
 
 /** The whole document: the first thing a stream sends, and what `/api/sessions` answers. */
 export interface WholeFrame {
@@ -48,18 +48,7 @@ export type ChangesFrame =
  * beside the numbered updates, not among them: each holds every budget, so the newest replaces any
  * before it and none is missed by a page that missed one.
  */
-export interface BudgetLine {
-  name: string;
-  period: Period;
-  /** The period's first and last day, `YYYY-MM-DD`, both included. */
-  from: string;
-  to: string;
-  limitUsd: number;
-  /** Retail, whatever the plan; null when nothing it selects could be priced (unknown, never $0). */
-  spentUsd: number | null;
-  share: number | null;
-  level: Level;
-}
+export type BudgetLine = BudgetJson;
 
 /** A `budgets` event: sent when a stream opens and whenever a budget moves. */
 export interface BudgetsFrame {

@@ -220,6 +220,8 @@ describe('budgets and alerts beside the updates', () => {
         spentUsd: 30,
         share: 1.5,
         level: 'over',
+        project: null,
+        harness: null,
       },
     ]);
     const alert = (await nextNotice(reader, 'alert')) as AlertFrame;

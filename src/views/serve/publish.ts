@@ -15,10 +15,10 @@ import { AlertFeed } from '../../live/alert-feed.js';
 import type { Alert } from '../../live/alerts.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionChanges, SessionDocument } from '../../model/document.js';
-import { LocalTime } from '../../model/time.js';
 import type { Env } from '../../providers/types.js';
+import { budgetJson } from '../../spend/json.js';
 import { alertText } from '../alert-text.js';
-import type { AlertFrame, BudgetLine, BudgetsFrame, ChangesFrame } from './delta.js';
+import type { AlertFrame, BudgetsFrame, ChangesFrame } from './delta.js';
 import { type EncodedEvent, type EventHub, encodeEvent, encodeNotice } from './sse.js';
 
 /** The whole document as `/api/sessions` sends it, with where it stands in the numbering. */
@@ -85,7 +85,7 @@ export class Publication {
 
   /** The `budgets` event for these states, or null when they read as the ones sent last. */
   budgets(states: readonly BudgetState[]): Uint8Array | null {
-    const frame: BudgetsFrame = { run: this.run, budgets: states.map(budgetLine) };
+    const frame: BudgetsFrame = { run: this.run, budgets: states.map(budgetJson) };
     const data = JSON.stringify(frame);
     if (data === this.budgetsSent) return null;
     this.budgetsSent = data;
@@ -121,19 +121,6 @@ export class Publication {
     this.event = encodeEvent('sessions', w.tag, data);
     return this.event;
   }
-}
-
-function budgetLine(s: BudgetState): BudgetLine {
-  return {
-    name: s.budget.name,
-    period: s.budget.period,
-    from: LocalTime.dayKey(s.fromDay),
-    to: LocalTime.dayKey(s.toDay),
-    limitUsd: s.budget.usd,
-    spentUsd: s.spentUsd,
-    share: s.share,
-    level: s.level,
-  };
 }
 
 /** The same alert in two tabs has the same tag; the next crossing of the same kind, another. */
