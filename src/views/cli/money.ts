@@ -59,13 +59,7 @@ async function budget(
     import('../../spend/source.js'),
     import('../../spend/spent.js'),
   ]);
-  const u = await loadUsage({
-    env,
-    providers: o.providers,
-    timeZone: o.timeZone,
-    useIndex: o.useIndex,
-    threads: o.threads,
-  });
+  const u = await loadUsage({ ...o, env });
   return budgetCommand(io, spentOver(u.sessions), {
     loaded,
     nowMs: Date.now(),
