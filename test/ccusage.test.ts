@@ -80,9 +80,13 @@ describe.skipIf(skip)(
         }),
       );
     beforeAll(() => {
-      execFileSync(process.execPath, [GENERATOR, '--out', t.dir, '--mb', String(HISTORY_MB), '--seed', '11'], {
-        stdio: 'ignore',
-      });
+      execFileSync(
+        process.execPath,
+        [GENERATOR, '--out', t.dir, '--mb', String(HISTORY_MB), '--seed', '11'],
+        {
+          stdio: 'ignore',
+        },
+      );
     });
     afterAll(() => t.cleanup());
 

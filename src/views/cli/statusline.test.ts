@@ -198,7 +198,9 @@ describe('many status lines at once, on the build', () => {
       expect(log[0]).toMatch(/pid \d+: (built|patched|kept), 1 sessions/);
       const next = await run(bin, home.env, input);
       // The request just made opened a 5-hour block: its cost and time left follow today's.
-      expect(next.out).toMatch(/^sonnet-4\.5 · \$0\.\d\d · ctx 3% · today \$0\.\d\d · block \$0\.\d\d \S+ left\n$/);
+      expect(next.out).toMatch(
+        /^sonnet-4\.5 · \$0\.\d\d · ctx 3% · today \$0\.\d\d · block \$0\.\d\d \S+ left\n$/,
+      );
     },
   );
 });
