@@ -26,13 +26,17 @@ const run = (args: string[], extra: Record<string, string> = {}) => {
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
-/** One Claude response: `output` tokens of claude-sonnet-4-5 at `at` ($15 per million output). */
+/**
+ * One Claude response: `output` tokens of claude-sonnet-4-5 at `at` ($15 per million output), calling
+ * the tools named (a tool_use block each, as Claude Code 2.x writes them) or none.
+ */
 const response = (
   session: string,
   n: number,
   at: string,
   output: number,
   model = 'claude-sonnet-4-5-20250929',
+  tools: string[] = [],
 ) => ({
   cwd: '/w/app',
   sessionId: session,
@@ -44,15 +48,18 @@ const response = (
     id: `${session}-msg-${n}`,
     role: 'assistant',
     model,
-    content: [{ type: 'text', text: 'ok' }],
+    content: [
+      { type: 'text', text: 'ok' },
+      ...tools.map((name, k) => ({ type: 'tool_use', id: `${session}-call-${n}-${k}`, name, input: {} })),
+    ],
     usage: { input_tokens: 0, output_tokens: output },
   },
 });
 
-function claudeSession(id: string, responses: [string, number, string?][]): void {
+function claudeSession(id: string, responses: [string, number, string?, string[]?][]): void {
   home.write(
     home.claudeFile('-w-app', `${id}.jsonl`),
-    jsonl(...responses.map(([at, output, model], i) => response(id, i, at, output, model))),
+    jsonl(...responses.map(([at, output, model, tools], i) => response(id, i, at, output, model, tools))),
     Date.parse('2026-11-10T00:00:00Z'),
   );
 }
@@ -60,7 +67,7 @@ function claudeSession(id: string, responses: [string, number, string?][]): void
 describe('spend per period', () => {
   beforeEach(() => {
     claudeSession('s1', [
-      ['2026-11-02T09:10:00Z', 100_000], // $1.50
+      ['2026-11-02T09:10:00Z', 100_000, undefined, ['Bash', 'Read']], // $1.50
       ['2026-11-02T23:50:00Z', 200_000], // $3.00
     ]);
     claudeSession('s2', [
@@ -116,6 +123,29 @@ describe('spend per period', () => {
     const bad = run(['daily', '--by', 'colour']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('expected harness or model or project or tool');
+  });
+
+  it('daily --by tool shares a response calling two tools in halves, and a text-only one is (none)', () => {
+    const doc = JSON.parse(run(['daily', '--by', 'tool', '--json']).out);
+    expect(doc.by).toBe('tool');
+    const groups = (i: number) =>
+      doc.periods[i].groups.map((g: { key: string; requests: number; cost: { usd: number | null } }) => [
+        g.key,
+        g.requests,
+        g.cost.usd,
+      ]);
+    // The 2nd: the $1.50 response called Bash and Read ($0.75 each); the $3.00 one only answered.
+    expect(groups(0)).toEqual([
+      ['(none)', 1, 3],
+      ['Bash', 0.5, 0.75],
+      ['Read', 0.5, 0.75],
+    ]);
+    expect(groups(1)).toEqual([['(none)', 1, 6]]);
+    for (const p of doc.periods)
+      expect(p.groups.reduce((n: number, g: { totalTokens: number }) => n + g.totalTokens, 0)).toBe(
+        p.totalTokens,
+      );
+    expect(run(['daily', '--by', 'tool']).out).toMatch(/└ Bash/);
   });
 
   it("blocks finds Claude's 5-hour windows and the gap between them", () => {

@@ -7,6 +7,7 @@
  */
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import { type Ledger, RECORD_FIELDS } from '../model/ledger.js';
+import { decodeToolSets } from '../model/tool-sets.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 
 export interface StoredFile {
@@ -37,6 +38,8 @@ export interface Row {
   tail_hash: string | null;
   facts: string;
   models: string;
+  /** The ledger's tool-set table (`encodeToolSets`). */
+  tools: string;
   ledger: Buffer;
   deleted: number;
 }
@@ -57,15 +60,16 @@ function words<T extends Uint32Array | Int32Array>(
   return copy;
 }
 
-function ledgerOf(models: string, blob: Buffer): Ledger {
+function ledgerOf(models: string, tools: string, blob: Buffer): Ledger {
   if (blob.byteLength % 4 !== 0) throw new Error('ledger blob of the wrong size');
   const data = words(blob, Uint32Array);
   if (data.length % RECORD_FIELDS !== 0) throw new Error('ledger blob of the wrong size');
-  return { models: JSON.parse(models) as string[], data };
+  // A record naming a set past the table reads as tools unknown (`cost.ts`): not worth a walk here.
+  return { models: JSON.parse(models) as string[], toolSets: decodeToolSets(tools), data };
 }
 
 export const ROW_COLUMNS =
-  'path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts, models, ledger, deleted';
+  'path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts, models, tools, ledger, deleted';
 
 /** A row as the scan uses it, or null when it is damaged (the file is then simply read again). */
 export function storedRow(r: Row): StoredFile | null {
@@ -83,7 +87,7 @@ export function storedRow(r: Row): StoredFile | null {
         facts: JSON.parse(r.facts) as FileFacts,
         // The carried parser state is only needed to continue a file: fetched then (`carryOf`).
         carry: null,
-        ledger: ledgerOf(r.models, r.ledger),
+        ledger: ledgerOf(r.models, r.tools, r.ledger),
         offset: r.offset,
         size: r.size,
         mtimeMs: r.mtime_ms,

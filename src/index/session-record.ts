@@ -20,7 +20,7 @@ import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.j
 import { asciiJson, membersOf } from './ascii.js';
 
 /** Bumped whenever a record's fields change; older records are then built again, never read. */
-export const RECORD_VERSION = 2;
+export const RECORD_VERSION = 3;
 
 /** The session document's fields that are read against the clock or the process table when shown. */
 export type LiveKey = 'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred';

@@ -18,6 +18,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { encodeToolSets } from '../model/tool-sets.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
 import { ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
@@ -30,10 +31,13 @@ export type { StoredFile } from './file-row.js';
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
-/** Schemas whose `files` table is still good: moving from them only replaces the kept sessions. */
-const SAME_FILES = new Set([1, 2, 3, 4, 5, 6, 7, 8]);
+/**
+ * Schemas whose `files` table is still good: moving from them only replaces the kept sessions. None
+ * since 10, whose rows keep each ledger's tool sets (`tools`): every file is read again once.
+ */
+const SAME_FILES = new Set<number>();
 
 /**
  * The database's page size. A kept session's row (its facts, about 2 KB, and its head) does not fit a
@@ -89,13 +93,13 @@ export class IndexStore {
   ) {
     this.upsert =
       db.prepare(`INSERT INTO files (path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending,
-        tail_hash, facts, carry, models, ledger, deleted, seen_at)
+        tail_hash, facts, carry, models, tools, ledger, deleted, seen_at)
       VALUES (@path, @provider, @root, @session_hint, @role, @parser, @size, @mtime_ms, @ino, @offset, @pending,
-        @tail_hash, @facts, @carry, @models, @ledger, 0, @seen_at)
+        @tail_hash, @facts, @carry, @models, @tools, @ledger, 0, @seen_at)
       ON CONFLICT(path) DO UPDATE SET provider=excluded.provider, root=excluded.root, session_hint=excluded.session_hint,
         role=excluded.role, parser=excluded.parser, size=excluded.size, mtime_ms=excluded.mtime_ms, ino=excluded.ino,
         offset=excluded.offset, pending=excluded.pending, tail_hash=excluded.tail_hash, facts=excluded.facts,
-        carry=excluded.carry, models=excluded.models, ledger=excluded.ledger, deleted=0, seen_at=excluded.seen_at`);
+        carry=excluded.carry, models=excluded.models, tools=excluded.tools, ledger=excluded.ledger, deleted=0, seen_at=excluded.seen_at`);
     this.markDeleted = db.prepare('UPDATE files SET deleted = 1 WHERE path = ?');
     this.kept = new KeptTables(db, (use) => this.watched(use));
   }
@@ -192,13 +196,13 @@ export class IndexStore {
           CREATE TABLE files (path TEXT PRIMARY KEY, provider TEXT NOT NULL, root TEXT NOT NULL, session_hint TEXT,
             role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
             offset INTEGER NOT NULL, pending INTEGER NOT NULL, tail_hash TEXT, facts TEXT NOT NULL, carry TEXT NOT NULL,
-            models TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
+            models TEXT NOT NULL, tools TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
           CREATE INDEX IF NOT EXISTS files_root ON files (root);
           DROP TABLE IF EXISTS prices;
           CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
       }
       if (version !== SCHEMA_VERSION) {
-        // Schemas 2 to 9 only added and changed the kept sessions: an older index keeps its files.
+        // Schemas 2 to 9 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
         db.exec(KEPT_TABLES);
         db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
           String(SCHEMA_VERSION),
@@ -303,6 +307,7 @@ export class IndexStore {
           facts: JSON.stringify(p.result.facts),
           carry: JSON.stringify(p.result.carry ?? null),
           models: JSON.stringify(l.models),
+          tools: encodeToolSets(l.toolSets),
           ledger: Buffer.from(l.data.buffer, l.data.byteOffset, l.data.byteLength),
           seen_at: now,
         });

@@ -12,7 +12,7 @@ import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
 import type { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
-import { CellSink } from './usage-cells.js';
+import { CellSink, NO_TOOL, UNKNOWN_TOOLS } from './usage-cells.js';
 
 export const HOURS_KEPT = 48;
 export const DAYS_KEPT = 31;
@@ -96,6 +96,12 @@ export function addLedger(
   const tiers: (Rates | null)[][] = ledger.models.map(() => []);
   const cellModels = ledger.models.map((m) => into.cells.modelId(m));
   const unknownModel = into.cells.modelId('unknown');
+  // The cells' tool ids of each of the ledger's tool sets, so a request is split without a string.
+  const unknownTools = [into.cells.toolId(UNKNOWN_TOOLS)];
+  const noTool = [into.cells.toolId(NO_TOOL)];
+  const cellTools = ledger.toolSets.map((s) =>
+    s.length === 0 ? noTool : s.map((name) => into.cells.toolId(name)),
+  );
   const ratesOf = (mi: number, model: string, prompt: number, tsMs: number): Rates | null => {
     const found = lookups[mi];
     if (found?.kind !== 'priced') return null;
@@ -157,6 +163,9 @@ export function addLedger(
     const cell = into.cells.cell(tsMs, day, cellModels[d[at + F.MODEL]!] ?? unknownModel);
     cell.requests++;
     addTokens(cell.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
+    // A set index past the table (a damaged row) says nothing: unknown, as a record that never knew.
+    const tools = flags & FLAG.TOOLS_KNOWN ? (cellTools[d[at + F.TOOLS]!] ?? unknownTools) : unknownTools;
+    into.cells.split(cell, tools, usd ?? 0, input + output + cacheRead + cw5 + cw1);
     if (usd === null) continue;
     cell.usd = (cell.usd ?? 0) + usd;
     into.priced = true;

@@ -9,10 +9,14 @@
  * another `--plan` re-read nothing.
  *
  * It is a packed `Uint32Array` rather than objects because a heavy history holds a few hundred thousand
- * requests and the index stores the ledger as one blob per file: 52 bytes a request, no parsing.
+ * requests and the index stores the ledger as one blob per file: 56 bytes a request, no parsing.
  *
- * Deliberately not here: conversation text, tool calls, anything that is not billing.
+ * Which tools a request called is billing too (spend split by tool): each record names a set in the
+ * ledger's table of tool sets (`tool-sets.ts`), or says its harness did not tell.
+ *
+ * Deliberately not here: conversation text, the calls themselves, anything that is not billing.
  */
+import { type ToolSet, ToolSetTable } from './tool-sets.js';
 
 /** Field offsets inside one record. */
 export const F = {
@@ -34,9 +38,11 @@ export const F = {
   REASONING: 11,
   /** Cost the harness reported itself, in micro-dollars (only with FLAG.REPORTED_COST). */
   COST_MICRO: 12,
+  /** Index into the ledger's tool-set table (only with FLAG.TOOLS_KNOWN). */
+  TOOLS: 13,
 } as const;
 
-export const RECORD_FIELDS = 13;
+export const RECORD_FIELDS = 14;
 
 export const FLAG = {
   /** Written by a subagent / sidechain; loses to a main-thread copy of the same response. */
@@ -49,6 +55,11 @@ export const FLAG = {
   CACHE_WRITE_KNOWN: 1 << 5,
   REASONING_KNOWN: 1 << 6,
   REPORTED_COST: 1 << 7,
+  /**
+   * The harness says which tools the response called (`F.TOOLS`, the empty set when none). Without
+   * it the record's tools are unknown, which a report shows as `(unknown)`, never as none.
+   */
+  TOOLS_KNOWN: 1 << 8,
 } as const;
 
 export interface RequestTokens {
@@ -73,6 +84,11 @@ export interface RequestRecord {
   sidechain: boolean;
   tokens: RequestTokens;
   reportedCostUsd?: number | null;
+  /**
+   * The names of the tools the response called (repeats allowed, any order), `[]` when it called
+   * none; absent or null when its records do not say.
+   */
+  tools?: readonly string[] | null;
 }
 
 const INITIAL_CAPACITY = 64;
@@ -137,14 +153,17 @@ export function hashString(s: string): IdHash {
 /** 53 bits of an `IdHash` as one number: usable as a Map key; collisions are negligible here. */
 export const idNumber = (h: IdHash): number => h.hi * 2 ** 21 + (h.lo >>> 11);
 
-/** An append-only ledger under construction, with its model table. */
+/** An append-only ledger under construction, with its model and tool-set tables. */
 export class LedgerBuilder {
   private data = new Uint32Array(INITIAL_CAPACITY * RECORD_FIELDS);
   private count = 0;
   readonly models: string[];
   private modelIndex = new Map<string, number>();
+  private readonly tools: ToolSetTable;
 
-  constructor(models: string[] = [], initial?: Uint32Array) {
+  /** A ledger continuing `initial` (records written with these `models` and `toolSets`), or a new one. */
+  constructor(models: string[] = [], initial?: Uint32Array, toolSets: readonly ToolSet[] = []) {
+    this.tools = new ToolSetTable(toolSets);
     this.models = [...models];
     for (const [i, m] of this.models.entries()) this.modelIndex.set(m, i);
     if (initial && initial.length > 0) {
@@ -183,6 +202,26 @@ export class LedgerBuilder {
   /** Replace record `index` (a later, more complete copy of the same response). */
   replace(index: number, r: RequestRecord): void {
     this.write(index * RECORD_FIELDS, r);
+  }
+
+  /**
+   * Add `names` to the tools record `index` called (another copy of the response named more of its
+   * calls, or its calls came after its usage); a record whose tools were unknown now knows these.
+   */
+  addTools(index: number, names: readonly string[]): void {
+    const at = index * RECORD_FIELDS;
+    const d = this.data;
+    const flags = d[at + F.FLAGS]!;
+    d[at + F.TOOLS] =
+      flags & FLAG.TOOLS_KNOWN ? this.tools.union(d[at + F.TOOLS]!, names) : this.tools.idOf(names);
+    d[at + F.FLAGS] = flags | FLAG.TOOLS_KNOWN;
+  }
+
+  /** The tools record `index` called, or null when that is unknown. */
+  toolsAt(index: number): ToolSet | null {
+    const at = index * RECORD_FIELDS;
+    if (!(this.data[at + F.FLAGS]! & FLAG.TOOLS_KNOWN)) return null;
+    return this.tools.sets[this.data[at + F.TOOLS]!] ?? null;
   }
 
   /** Sum of the four token kinds of record `index`, for "keep the most complete copy". */
@@ -232,17 +271,29 @@ export class LedgerBuilder {
     } else {
       d[at + F.COST_MICRO] = 0;
     }
+    if (r.tools !== undefined && r.tools !== null) {
+      flags |= FLAG.TOOLS_KNOWN;
+      d[at + F.TOOLS] = this.tools.idOf(r.tools);
+    } else {
+      d[at + F.TOOLS] = 0;
+    }
     d[at + F.FLAGS] = flags;
   }
 
   /** The finished ledger: a view trimmed to the records written. */
   build(): Ledger {
-    return { models: [...this.models], data: this.data.slice(0, this.count * RECORD_FIELDS) };
+    return {
+      models: [...this.models],
+      toolSets: [...this.tools.sets],
+      data: this.data.slice(0, this.count * RECORD_FIELDS),
+    };
   }
 }
 
 export interface Ledger {
   models: string[];
+  /** The sets of tool names the records' `F.TOOLS` index. */
+  toolSets: ToolSet[];
   data: Uint32Array;
 }
 
@@ -250,4 +301,4 @@ export function ledgerLength(l: Ledger): number {
   return l.data.length / RECORD_FIELDS;
 }
 
-export const emptyLedger = (): Ledger => ({ models: [], data: new Uint32Array(0) });
+export const emptyLedger = (): Ledger => ({ models: [], toolSets: [], data: new Uint32Array(0) });

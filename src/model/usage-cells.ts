@@ -13,13 +13,38 @@
  * Absent is not zero: a token field no request recorded stays null, and a model without a price has
  * `usd: null`, never 0.
  *
+ * Each cell also splits its requests by the tools they called (`tools`): a request's cost, total
+ * tokens and count are spread evenly over its tools, `(none)` when it called none and `(unknown)`
+ * when its harness does not say. The shares of a cell add up to the cell; a cell none of whose
+ * requests said has no split at all (read as all `(unknown)`, `toolShares`), so harnesses that never
+ * say cost nothing.
+ *
  * Not here: which sessions count (the build's filters), or how a report groups cells.
  */
 import type { ProviderId } from './facts.js';
-import { TOKEN_FIELDS, type TokenCounts } from './usage.js';
+import { TOKEN_FIELDS, type TokenCounts, totalTokens } from './usage.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+
+/** Where requests that called no tool are counted. */
+export const NO_TOOL = '(none)';
+/** Where requests are counted whose harness does not say which tools they called. */
+export const UNKNOWN_TOOLS = '(unknown)';
+
+/** One tool's part of a cell: its even share of each request that called it. */
+export interface ToolShare {
+  tool: string;
+  /**
+   * Its share of the cell's priced cost; 0 when none of its requests had a price (the cell's `usd`
+   * says whether any request in it had one, as it does for the cell's tokens).
+   */
+  usd: number;
+  /** Its share of input + output + cache read + cache write: a fraction, rounded when printed. */
+  tokens: number;
+  /** Its share of the requests: a fraction too. */
+  requests: number;
+}
 
 export interface UsageCell {
   /** Start of the UTC hour (ms). */
@@ -34,6 +59,8 @@ export interface UsageCell {
   /** Times of the first and last request in the cell (ms). */
   firstMs: number;
   lastMs: number;
+  /** By tool, by name; absent when no request in the cell said which tools it called. */
+  tools?: ToolShare[];
 }
 
 /** One session's cells, with what a report groups sessions by. */
@@ -50,6 +77,47 @@ export class CellSink {
   private readonly cells = new Map<number, (UsageCell | undefined)[]>();
   private readonly modelIds = new Map<string, number>();
   private readonly models: string[] = [];
+  private readonly toolIds = new Map<string, number>();
+  private readonly toolNames: string[] = [];
+  /** Each cell's shares by tool id, filled by `split` and listed on the cell by `list`. */
+  private readonly shares = new Map<UsageCell, (ToolShare | undefined)[]>();
+
+  /** A number for a tool name (or `NO_TOOL`, `UNKNOWN_TOOLS`), the same across the session's files. */
+  toolId(name: string): number {
+    let id = this.toolIds.get(name);
+    if (id === undefined) {
+      id = this.toolNames.length;
+      this.toolNames.push(name);
+      this.toolIds.set(name, id);
+    }
+    return id;
+  }
+
+  /** The cell `split` was last given and its shares: a session's requests come cell after cell. */
+  private lastCell: UsageCell | null = null;
+  private lastShares: (ToolShare | undefined)[] = [];
+
+  /** Spread one request of `cell` (its cost, its total tokens) evenly over the tools `tools` names. */
+  split(cell: UsageCell, tools: readonly number[], usd: number, tokens: number): void {
+    let byTool = cell === this.lastCell ? this.lastShares : this.shares.get(cell);
+    if (byTool === undefined) {
+      byTool = [];
+      this.shares.set(cell, byTool);
+    }
+    this.lastCell = cell;
+    this.lastShares = byTool;
+    const part = 1 / tools.length;
+    for (const id of tools) {
+      let s = byTool[id];
+      if (s === undefined) {
+        s = { tool: this.toolNames[id]!, usd: 0, tokens: 0, requests: 0 };
+        byTool[id] = s;
+      }
+      s.usd += usd * part;
+      s.tokens += tokens * part;
+      s.requests += part;
+    }
+  }
 
   /** A number for `model`, the same across every file of the session. */
   modelId(model: string): number {
@@ -91,38 +159,74 @@ export class CellSink {
     return c;
   }
 
-  /** Every cell, by hour, then day, then model. */
+  /** Every cell, by hour, then day, then model, with its split by tool where a request said. */
   list(): UsageCell[] {
     const out: UsageCell[] = [];
     for (const byModel of this.cells.values()) for (const c of byModel) if (c !== undefined) out.push(c);
+    for (const c of out) {
+      const tools = (this.shares.get(c) ?? []).filter((s) => s !== undefined);
+      if (tools.length === 0 || (tools.length === 1 && tools[0]!.tool === UNKNOWN_TOOLS)) delete c.tools;
+      else c.tools = tools.sort(byTool);
+    }
     return out.sort(byHourDayModel);
   }
+}
+
+const byTool = (a: ToolShare, b: ToolShare): number => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0);
+
+/** A cell's split by tool; a cell without one is all `(unknown)`. */
+export function toolShares(c: UsageCell): readonly ToolShare[] {
+  return (
+    c.tools ?? [
+      { tool: UNKNOWN_TOOLS, usd: c.usd ?? 0, tokens: totalTokens(c.tokens) ?? 0, requests: c.requests },
+    ]
+  );
 }
 
 const byHourDayModel = (a: UsageCell, b: UsageCell): number =>
   a.hour - b.hour || a.day - b.day || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0);
 
+/** Names in the order a text first uses them, each written once. */
+class Names {
+  readonly list: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.list.length;
+      this.list.push(name);
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+}
+
 /**
- * The cells as the index keeps them: `{"m":[models],"c":[[hour/3600000, day, model, requests,
- * input, output, cacheRead, cacheWrite, reasoning, usd, first s, last s], …]}` with null for what is
- * unknown. Times to the millisecond would make the text a third longer for nothing a report shows.
+ * Decimal places a stored share keeps: a nano-dollar, a millionth of a token or request. A share is a
+ * sum of requests split in thirds or sevenths; its full binary fraction would make the text half as
+ * long again for digits no report prints (money is settled to the micro-dollar).
+ */
+const SHARE_USD_SCALE = 1e9;
+const SHARE_COUNT_SCALE = 1e6;
+const rounded = (x: number, scale: number): number => Math.round(x * scale) / scale;
+
+/**
+ * The cells as the index keeps them: `{"m":[models],"t":[tools],"c":[[hour/3600000, day, model,
+ * requests, input, output, cacheRead, cacheWrite, reasoning, usd, first s, last s], …]}` with null
+ * for what is unknown; a cell split by tool adds `[[tool, usd, tokens, requests], …]` to its row.
+ * Times to the millisecond would make the text a third longer for nothing a report shows.
  */
 export function encodeCells(cells: readonly UsageCell[]): string {
-  const models: string[] = [];
-  const ids = new Map<string, number>();
-  const rows: (number | null)[][] = [];
+  const models = new Names();
+  const tools = new Names();
+  const rows: (number | null | number[][])[][] = [];
   for (const c of cells) {
-    let id = ids.get(c.model);
-    if (id === undefined) {
-      id = models.length;
-      models.push(c.model);
-      ids.set(c.model, id);
-    }
     const t = c.tokens;
-    rows.push([
+    const row: (number | null | number[][])[] = [
       c.hour / HOUR,
       c.day,
-      id,
+      models.id(c.model),
       c.requests,
       t.input,
       t.output,
@@ -132,12 +236,24 @@ export function encodeCells(cells: readonly UsageCell[]): string {
       c.usd,
       Math.floor(c.firstMs / 1000),
       Math.floor(c.lastMs / 1000),
-    ]);
+    ];
+    if (c.tools !== undefined)
+      row.push(
+        c.tools.map((s) => [
+          tools.id(s.tool),
+          rounded(s.usd, SHARE_USD_SCALE),
+          rounded(s.tokens, SHARE_COUNT_SCALE),
+          rounded(s.requests, SHARE_COUNT_SCALE),
+        ]),
+      );
+    rows.push(row);
   }
-  return JSON.stringify({ m: models, c: rows });
+  return JSON.stringify({ m: models.list, t: tools.list, c: rows });
 }
 
 const ROW_LENGTH = 12;
+
+const names = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 /** Cells from `encodeCells`' text, or null when it is not what that writes. */
 export function decodeCells(text: string): UsageCell[] | null {
@@ -148,17 +264,17 @@ export function decodeCells(text: string): UsageCell[] | null {
     return null;
   }
   if (typeof v !== 'object' || v === null) return null;
-  const { m, c } = v as { m?: unknown; c?: unknown };
-  if (!Array.isArray(m) || !m.every((x) => typeof x === 'string') || !Array.isArray(c)) return null;
+  const { m, t, c } = v as { m?: unknown; t?: unknown; c?: unknown };
+  if (!names(m) || !names(t) || !Array.isArray(c)) return null;
   const out: UsageCell[] = [];
   for (const row of c) {
-    if (!Array.isArray(row) || row.length !== ROW_LENGTH || !wellFormedRow(row, m.length)) return null;
+    if (!Array.isArray(row) || !wellFormedRow(row, m.length)) return null;
     const [hour, day, model, requests, input, output, cacheRead, cacheWrite, reasoning, usd, first, last] =
       row as number[];
-    out.push({
+    const cell: UsageCell = {
       hour: hour! * HOUR,
       day: day!,
-      model: m[model!] as string,
+      model: m[model!]!,
       requests: requests!,
       tokens: {
         input: input!,
@@ -170,12 +286,33 @@ export function decodeCells(text: string): UsageCell[] | null {
       usd: usd!,
       firstMs: first! * 1000,
       lastMs: last! * 1000,
-    });
+    };
+    if (row.length > ROW_LENGTH) {
+      const tools = sharesOf(row[ROW_LENGTH], t);
+      if (tools === null) return null;
+      cell.tools = tools;
+    }
+    out.push(cell);
+  }
+  return out;
+}
+
+/** A row's split by tool, or null when it is not what `encodeCells` writes. */
+function sharesOf(v: unknown, tools: readonly string[]): ToolShare[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: ToolShare[] = [];
+  for (const s of v) {
+    if (!Array.isArray(s) || s.length !== 4 || !s.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      return null;
+    const [tool, usd, tokens, requests] = s as number[];
+    if (!Number.isInteger(tool) || tool! < 0 || tool! >= tools.length) return null;
+    out.push({ tool: tools[tool!]!, usd: usd!, tokens: tokens!, requests: requests! });
   }
   return out;
 }
 
 function wellFormedRow(row: unknown[], models: number): boolean {
+  if (row.length !== ROW_LENGTH && row.length !== ROW_LENGTH + 1) return false;
   for (let i = 0; i < ROW_LENGTH; i++) {
     const x = row[i];
     const nullable = i >= 4 && i <= 9;

@@ -67,7 +67,7 @@ export function readJsonl(
 ): ParseResult {
   const facts: FileFacts = previous ? structuredClone(previous.facts) : emptyFacts();
   const prior: Ledger | null = previous?.ledger ?? null;
-  const ledger = new LedgerBuilder(prior?.models ?? [], prior?.data);
+  const ledger = new LedgerBuilder(prior?.models ?? [], prior?.data, prior?.toolSets);
   const sink = open(facts, previous?.carry ?? null, ledger);
   const before = facts.lines;
   const scan = scanLines(file.path, previous?.offset ?? 0, (buf, start, end, unterminated, index) => {

@@ -1,19 +1,25 @@
 /**
  * Spend per day, week or month (`cctop daily|weekly|monthly`): every session's usage cells summed per
- * local period, optionally split by harness, model or project, with a per-model breakdown, and one
- * totals row. Pure: it is given the cells and the clock and returns the rows; printing is elsewhere
+ * local period, optionally split by harness, model, project or tool, with a per-model breakdown, and
+ * one totals row. Pure: it is given the cells and the clock and returns the rows; printing is elsewhere
  * (`views/cli/spend-table.ts`, the page's Spend screen).
  *
  * Periods are local: a day is a day of the build's zone (`--timezone`), a week starts on the chosen
  * weekday and is named by its first day, a month by `YYYY-MM`. A period with no request has no row.
+ *
+ * Split by tool, a request's cost, total tokens and count are shared evenly by the tools it called
+ * (`(none)` for a request that called none, `(unknown)` where its harness does not say), so the
+ * groups still sum to the period. A tool group knows its total tokens, not their kinds (its five
+ * token fields are null), and its requests and tokens are shares: rounded when printed (tokens to
+ * whole ones, requests to a thousandth), so those sum to the period's up to that rounding.
  */
 import type { ProviderId } from '../model/facts.js';
-import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
+import { type SessionUsage, type ToolShare, toolShares, type UsageCell } from '../model/usage-cells.js';
 import { addCell, addTally, emptyTally, type SpendTally, settled } from './tally.js';
 
 export type PeriodUnit = 'day' | 'week' | 'month';
 export type StartOfWeek = 'monday' | 'sunday';
-export type SplitBy = 'harness' | 'model' | 'project';
+export type SplitBy = 'harness' | 'model' | 'project' | 'tool';
 
 export interface PeriodOptions {
   unit: PeriodUnit;
@@ -28,7 +34,10 @@ export interface PeriodOptions {
 }
 
 export interface Group extends SpendTally {
-  /** The harness id, model name or project path; `(none)` for a session without a project. */
+  /**
+   * The harness id, model name, project path or tool name; `(none)` for a session without a project
+   * or a request that called no tool, `(unknown)` for requests whose harness does not say.
+   */
   key: string;
 }
 
@@ -96,7 +105,7 @@ export const dayKey = (day: number): string => new Date(day * DAY).toISOString()
 const periodName = (start: number, unit: PeriodUnit): string =>
   unit === 'month' ? dayKey(start).slice(0, 7) : dayKey(start);
 
-function groupKey(by: SplitBy, s: SessionUsage, c: UsageCell): string {
+function groupKey(by: Exclude<SplitBy, 'tool'>, s: SessionUsage, c: UsageCell): string {
   switch (by) {
     case 'harness':
       return s.provider;
@@ -105,6 +114,46 @@ function groupKey(by: SplitBy, s: SessionUsage, c: UsageCell): string {
     case 'project':
       return s.project ?? NO_PROJECT;
   }
+}
+
+/** Add one tool's share of cell `c` into its group, as `addCell` adds a whole cell. */
+function addShare(into: Map<string, SpendTally>, share: ToolShare, c: UsageCell, included: boolean): void {
+  let t = into.get(share.tool);
+  if (t === undefined) {
+    t = emptyTally();
+    into.set(share.tool, t);
+  }
+  t.requests += share.requests;
+  t.totalTokens = (t.totalTokens ?? 0) + share.tokens;
+  // Priced or not as its cell is, so the groups' cost and unpriced tokens sum to the period's.
+  if (c.usd === null) {
+    t.cost.unpricedTokens += share.tokens;
+    return;
+  }
+  t.cost.usd = (t.cost.usd ?? 0) + share.usd;
+  t.cost.included = (t.cost.included ?? 0) + (included ? share.usd : 0);
+}
+
+/** Split `c` into `groups` by `by`. */
+function addGroups(
+  groups: Map<string, SpendTally>,
+  by: SplitBy,
+  s: SessionUsage,
+  c: UsageCell,
+  included: boolean,
+): void {
+  if (by === 'tool') for (const share of toolShares(c)) addShare(groups, share, c, included);
+  else add(groups, groupKey(by, s, c), c, included);
+}
+
+/** A tool group as printed: its shares rounded (see the module comment). */
+function settledShares(g: Group): Group {
+  return {
+    ...g,
+    requests: Math.round(g.requests * 1000) / 1000,
+    totalTokens: g.totalTokens === null ? null : Math.round(g.totalTokens),
+    cost: { ...g.cost, unpricedTokens: Math.round(g.cost.unpricedTokens) },
+  };
 }
 
 interface Building {
@@ -154,7 +203,7 @@ export function periodReport(sessions: readonly SessionUsage[], o: PeriodOptions
       }
       addCell(p.tally, c, included);
       p.models.add(c.model);
-      if (o.by !== null) add(p.groups, groupKey(o.by, s, c), c, included);
+      if (o.by !== null) addGroups(p.groups, o.by, s, c, included);
       if (o.breakdown) add(p.breakdown, c.model, c, included);
     }
   }
@@ -168,7 +217,8 @@ export function periodReport(sessions: readonly SessionUsage[], o: PeriodOptions
       ...settled(p.tally),
       models: [...p.models].sort(),
     };
-    if (o.by !== null) row.groups = groupsOf(p.groups);
+    if (o.by !== null)
+      row.groups = o.by === 'tool' ? groupsOf(p.groups).map(settledShares) : groupsOf(p.groups);
     if (o.breakdown) row.breakdown = groupsOf(p.breakdown);
     rows.push(row);
   }

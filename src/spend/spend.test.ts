@@ -336,3 +336,101 @@ describe('what a budget has spent', () => {
     expect(spent({ fromDay: day + 5, toDay: day + 6, harness: null, project: null })).toBe(0);
   });
 });
+
+describe('period reports split by tool', () => {
+  /** A session whose requests are [time, model, tokens, usd, tools]; null tools: its harness does not say. */
+  function withTools(
+    id: string,
+    requests: [string, string, number, number | null, string[] | null][],
+    provider: ProviderId = 'claude',
+  ): SessionUsage {
+    const sink = new CellSink();
+    for (const [iso, model, tokens, usd, tools] of requests) {
+      const ms = at(iso);
+      const c = sink.cell(ms, utc.dayNumber(ms), sink.modelId(model));
+      c.requests++;
+      c.tokens.input = (c.tokens.input ?? 0) + tokens;
+      if (usd !== null) c.usd = (c.usd ?? 0) + usd;
+      const ids = tools === null ? ['(unknown)'] : tools.length === 0 ? ['(none)'] : tools;
+      sink.split(
+        c,
+        ids.map((t) => sink.toolId(t)),
+        usd ?? 0,
+        tokens,
+      );
+    }
+    return { provider, id, project: '/src/app', cells: sink.list() };
+  }
+  const base = {
+    unit: 'day' as const,
+    startOfWeek: 'monday' as const,
+    by: 'tool' as const,
+    breakdown: false,
+    fromDay: null,
+    toDay: null,
+    included: none,
+  };
+  const a = withTools('a', [
+    ['2026-11-02T09:00:00Z', 'opus', 300, 3, ['Bash', 'Read']],
+    ['2026-11-02T09:10:00Z', 'opus', 100, 1, ['Bash']],
+    ['2026-11-02T09:20:00Z', 'opus', 70, 0.7, []],
+    ['2026-11-02T10:00:00Z', 'mystery', 10, null, ['Read']],
+  ]);
+  // A harness that does not say which tools its requests called.
+  const b = withTools('b', [['2026-11-02T11:00:00Z', 'gpt-5', 40, 0.4, null]], 'copilot');
+
+  it('shares each request’s cost evenly by its tools, none and unknown apart, and the groups sum to the period', () => {
+    const r = periodReport([a, b], base);
+    const p = r.periods[0]!;
+    expect(p.groups!.map((g) => [g.key, g.cost.usd, g.requests, g.totalTokens])).toEqual([
+      ['Bash', 2.5, 1.5, 250],
+      ['Read', 1.5, 1.5, 160],
+      ['(none)', 0.7, 1, 70],
+      ['(unknown)', 0.4, 1, 40],
+    ]);
+    const usd = p.groups!.reduce((n, g) => n + (g.cost.usd ?? 0), 0);
+    expect(usd).toBeCloseTo(p.cost.usd!, 6);
+    expect(p.groups!.reduce((n, g) => n + g.requests, 0)).toBe(p.requests);
+    expect(p.groups!.reduce((n, g) => n + (g.totalTokens ?? 0), 0)).toBe(p.totalTokens);
+    expect(p.groups!.reduce((n, g) => n + g.cost.unpricedTokens, 0)).toBe(p.cost.unpricedTokens);
+  });
+
+  it('knows a tool group’s total tokens, not their kinds, and rounds its shares when it prints them', () => {
+    const thirds = withTools('c', [['2026-11-02T09:00:00Z', 'opus', 100, 1, ['Bash', 'Grep', 'Read']]]);
+    const g = periodReport([thirds], base).periods[0]!.groups!;
+    expect(g.map((x) => [x.key, x.requests, x.totalTokens])).toEqual([
+      ['Bash', 0.333, 33],
+      ['Grep', 0.333, 33],
+      ['Read', 0.333, 33],
+    ]);
+    expect(g[0]!.tokens).toEqual({
+      input: null,
+      output: null,
+      cacheRead: null,
+      cacheWrite: null,
+      reasoning: null,
+    });
+    expect(g[0]!.cost.usd).toBeCloseTo(1 / 3, 6);
+  });
+});
+
+describe('5-hour blocks in order', () => {
+  it('list a gap after the block that starts within its last hour, by start time', () => {
+    // The gap runs from 18:00:51 + 5 h = 23:00:51 to 23:20; the next block starts at 23:00.
+    const r = blockReport(
+      [
+        session('a', [
+          ['2026-11-02T17:10:00Z', 'opus', 1, 1],
+          ['2026-11-02T18:00:51Z', 'opus', 1, 1],
+          ['2026-11-02T23:20:00Z', 'opus', 1, 1],
+        ]),
+      ],
+      { nowMs: Date.parse('2026-11-04T00:00:00Z'), included: () => false, tokenLimit: null },
+    );
+    expect(r.blocks.map((b) => `${b.kind} ${new Date(b.startMs).toISOString().slice(11, 19)}`)).toEqual([
+      'block 17:00:00',
+      'block 23:00:00',
+      'gap 23:00:51',
+    ]);
+  });
+});

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
-import { documentOf, parsed } from '../../test-support/parse.js';
+import { labFiles } from '../../test-support/lines.js';
+import { documentOf, parsed, parseFile } from '../../test-support/parse.js';
+import { toolsOf } from '../../test-support/tools.js';
 
 /**
  * Per-file expectations for the real Claude Code transcripts in the corpus. Worked out apart from
@@ -495,5 +498,43 @@ describe('Claude Code records (written for these tests from the format Claude Co
     const s = documentOf([parsed('claude', path)], { env: { CLAUDE_AUTOCOMPACT_PCT_OVERRIDE: '50' } })
       .sessions[0]!;
     expect(s.context.compactAt).toBe(100_000);
+  });
+});
+
+describe('which tools each Claude Code request called', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  // Claude Code 2.1.328 in the lab: one response calling Bash twice (one line per tool_use block,
+  // sharing the message id), then a text-only answer.
+  const recorded = labFiles('claude').find((f) => f.includes('/parallel/'))!;
+  const lines = readFileSync(recorded, 'utf8')
+    .split('\n')
+    .filter((l) => l.length > 0);
+  const calling = (l: string) => l.includes('"type":"tool_use","id":"call_lab_');
+
+  it('a response streamed as one line per tool_use calls the tools of all its lines; a text answer none', () => {
+    expect(toolsOf(parseFile('claude', recorded).ledger)).toEqual([['Bash'], []]);
+  });
+
+  it('a response calling two different tools has both, whichever line names each', () => {
+    // The recorded response with its second call made a Read: the set is the two names.
+    const second = lines.findLastIndex(calling);
+    const edited = lines.map((l, i) => (i === second ? l.replace('"name":"Bash"', '"name":"Read"') : l));
+    const path = home.write(home.claudeFile('-w', 's.jsonl'), `${edited.join('\n')}\n`);
+    expect(toolsOf(parseFile('claude', path).ledger)).toEqual([['Bash', 'Read'], []]);
+  });
+
+  it('a response whose lines are read in two passes over a growing file is one request with both calls', () => {
+    const first = lines.findIndex(calling);
+    const path = home.write(home.claudeFile('-w', 's.jsonl'), `${lines.slice(0, first + 1).join('\n')}\n`);
+    const before = parseFile('claude', path);
+    expect(toolsOf(before.ledger)).toEqual([['Bash']]);
+    home.write(path, `${lines.join('\n')}\n`);
+    const after = parseFile('claude', path, before);
+    expect(toolsOf(after.ledger)).toEqual([['Bash'], []]);
   });
 });

@@ -33,6 +33,13 @@ export const RECENT_TOOL_IDS = 256;
 /** Responses remembered for collapsing streamed partial copies within one pass. */
 const RECENT_RESPONSES = 32;
 
+/**
+ * Of those, the newest carried to the next pass over a growing file: only a response still being
+ * written when the pass ended gets more copies, and the few newest are kept in case a subagent's
+ * lines came between. Every transcript's row keeps its carry, so it stays a few numbers.
+ */
+const CARRIED_RESPONSES = 4;
+
 export interface ClaudeCarry {
   /** `[toolUseId, toolName]` of calls without a result yet, oldest first (ids as `idNumber`s). */
   pending: CarriedCall<number>[];
@@ -40,6 +47,12 @@ export interface ClaudeCarry {
   done: number[];
   /** A `compact_boundary` was seen and its summary record has not arrived yet. */
   boundaryOpen: boolean;
+  /**
+   * The newest responses' `[message id, request id, ledger index]`, oldest first: a response streamed
+   * across two passes over a growing file still collapses into one record, whose tools are every
+   * copy's (absent in a carry written before they were kept).
+   */
+  recent?: [number, number, number][];
 }
 
 export const emptyClaudeCarry = (): ClaudeCarry => ({ pending: [], done: [], boundaryOpen: false });
@@ -73,6 +86,12 @@ export function promptTitle(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
+const NO_TOOLS: readonly string[] = [];
+
+/** The tools a response's line called (its `tool_use` blocks), without an array for the many that call none. */
+const toolNames = (l: ClaudeLine): readonly string[] =>
+  l.toolUses.length === 0 ? NO_TOOLS : l.toolUses.map((t) => t.name);
+
 export class ClaudeParser {
   private pending: PendingCalls<number>;
   private done: number[];
@@ -102,10 +121,32 @@ export class ClaudeParser {
     this.done = [...carry.done];
     this.doneSet = new Set(carry.done);
     this.boundaryOpen = carry.boundaryOpen;
+    for (const [id, request, at] of (carry.recent ?? []).slice(-CARRIED_RESPONSES)) {
+      this.recentIds.push(id);
+      this.recentRequests.push(request);
+      this.recentAt.push(at);
+    }
+    this.recentNext = this.recentIds.length % RECENT_RESPONSES;
   }
 
   carry(): ClaudeCarry {
-    return { pending: this.pending.carry(), done: [...this.done], boundaryOpen: this.boundaryOpen };
+    return {
+      pending: this.pending.carry(),
+      done: [...this.done],
+      boundaryOpen: this.boundaryOpen,
+      recent: this.newestResponses(),
+    };
+  }
+
+  /** The newest `CARRIED_RESPONSES` of the ring, oldest first. */
+  private newestResponses(): [number, number, number][] {
+    const n = this.recentIds.length;
+    const out: [number, number, number][] = [];
+    for (let back = Math.min(n, CARRIED_RESPONSES); back > 0; back--) {
+      const k = (this.recentNext - back + n) % n;
+      out.push([this.recentIds[k]!, this.recentRequests[k]!, this.recentAt[k]!]);
+    }
+    return out;
   }
 
   line(l: ClaudeLine): void {
@@ -155,7 +196,7 @@ export class ClaudeParser {
   private usage(l: ClaudeLine): void {
     const model = l.model ?? 'unknown';
     if (l.usage !== null && model !== '<synthetic>') {
-      this.request(l, model, l.usage, l.messageId, l.requestId);
+      this.request(l, model, l.usage, l.messageId, l.requestId, toolNames(l));
       if (this.subagent || !l.sidechain) {
         this.facts.mainModel = model;
         const u = l.usage;
@@ -166,7 +207,8 @@ export class ClaudeParser {
       // An advisor's usage is its own response, identified by the message and its place in it.
       const m = l.messageId;
       const key = m === null ? null : { hi: (m.hi ^ 0xad715e0) >>> 0, lo: (m.lo + i + 1) >>> 0 };
-      this.request(l, a.model, a.usage, key, l.requestId);
+      // What an advisor's turn called is not written down: its tools are unknown.
+      this.request(l, a.model, a.usage, key, l.requestId, null);
     });
   }
 
@@ -176,6 +218,7 @@ export class ClaudeParser {
     u: ClaudeUsage,
     key: IdHash | null,
     requestId: IdHash | null,
+    tools: readonly string[] | null,
   ): void {
     noteModel(this.facts, model);
     const request = requestId === null ? 0 : requestId.hi;
@@ -193,6 +236,7 @@ export class ClaudeParser {
         cacheWrite1h: u.cacheWrite1h,
         reasoning: u.reasoning,
       },
+      tools,
     };
     if (key === null) {
       this.ledger.push(record);
@@ -204,7 +248,12 @@ export class ClaudeParser {
       if (this.recentIds[k] === id && this.recentRequests[k] === request) {
         const seen = this.recentAt[k]!;
         const total = u.input + u.output + u.cacheRead + u.cacheWrite;
-        if (total > this.ledger.total(seen)) this.ledger.replace(seen, record);
+        // Each copy holds some of the response's content blocks: its tools are all the copies' calls.
+        if (total > this.ledger.total(seen)) {
+          const before = this.ledger.toolsAt(seen);
+          this.ledger.replace(seen, record);
+          if (before !== null && before.length > 0) this.ledger.addTools(seen, before);
+        } else if (tools !== null && tools.length > 0) this.ledger.addTools(seen, tools);
         return;
       }
     }

@@ -19,7 +19,16 @@ import {
   value,
 } from '../skim.js';
 import { codexPolicy } from './permission.js';
-import { type CodexLine, lineFrom, outputFailed, READ_EVENTS, sandboxName, userWords } from './record.js';
+import {
+  type CodexLine,
+  LOCAL_SHELL,
+  lineFrom,
+  outputFailed,
+  READ_EVENTS,
+  SAID_ITEMS,
+  sandboxName,
+  userWords,
+} from './record.js';
 
 const TOP = new Keys(['type', 'timestamp', 'payload']);
 const PAYLOAD = new Keys([
@@ -180,17 +189,22 @@ export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine 
           const name = has(pay, P.name) ? names.at(b, pay[2 * P.name]!, pay[2 * P.name + 1]!) : null;
           return name ? { kind: 'call', ms, id: txt(b, pay, P.call_id), name } : { kind: 'activity', ms };
         }
+        case 'local_shell_call':
+          return { kind: 'call', ms, id: txt(b, pay, P.call_id), name: LOCAL_SHELL };
         case 'function_call_output':
         case 'custom_tool_call_output': {
           const failed = has(pay, P.output) ? failedAt(b, ...span(pay, P.output)) : outputFailed(undefined);
           return { kind: 'output', ms, id: txt(b, pay, P.call_id), failed };
         }
-        case 'message':
+        case 'message': {
           // Only a user's message can be a prompt; it is parsed whole (they are few and short).
-          if (str(b, pay, P.role) !== 'user') return { kind: 'activity', ms };
+          const role = str(b, pay, P.role);
+          if (role === 'assistant') return { kind: 'said', ms };
+          if (role !== 'user') return { kind: 'activity', ms };
           return lineFrom(type, timestamp, ms, obj(value(b, ps, pe)) ?? {});
+        }
         default:
-          return { kind: 'activity', ms };
+          return ptype !== null && SAID_ITEMS.has(ptype) ? { kind: 'said', ms } : { kind: 'activity', ms };
       }
     case 'event_msg':
       if (ptype === 'user_message') {

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
-import { documentOf, parsed } from '../../test-support/parse.js';
+import { labFiles } from '../../test-support/lines.js';
+import { documentOf, parsed, parseFile } from '../../test-support/parse.js';
+import { toolsOf } from '../../test-support/tools.js';
 import { outputFailed } from './record.js';
 
 /**
@@ -392,5 +395,101 @@ describe('the shell exit rule', () => {
     expect(outputFailed('Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 127\nOutput:\n')).toBe(
       true,
     );
+  });
+});
+
+describe('which tools each Codex request called', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  // Codex 0.169 in the lab writes a response's calls as they stream and its token_count when it
+  // ends: one response calling exec_command twice, then a text-only answer.
+  const recorded = labFiles('codex').find((f) => f.includes('/parallel/'))!;
+
+  it('usage last (0.169): the calls since the previous token_count are the next one’s; a text answer has none', () => {
+    expect(toolsOf(parseFile('codex', recorded).ledger)).toEqual([['exec_command'], []]);
+  });
+
+  it('usage last (0.169): a response calling two different tools has both', () => {
+    const text = readFileSync(recorded, 'utf8');
+    const second = text.lastIndexOf('"name":"exec_command"');
+    const edited = `${text.slice(0, second)}"name":"apply_patch"${text.slice(second + '"name":"exec_command"'.length)}`;
+    const path = home.write(
+      home.codexFile('rollout-2026-12-01T21-24-32-01a2337e-b764-7f32-b411-fbe2c069b9f5.jsonl'),
+      edited,
+    );
+    expect(toolsOf(parseFile('codex', path).ledger)).toEqual([['apply_patch', 'exec_command'], []]);
+  });
+
+  // Trimmed from codex-cli 0.40 rollouts (agentcmd, September 2025): the token_count comes first, then
+  // the response's reasoning and calls, then a turn_context before the next request.
+  const at = '2025-09-25T01:22:20.084Z';
+  const line = (type: string, payload: Record<string, unknown>) => ({ timestamp: at, type, payload });
+  const usage = (n: number) => ({
+    input_tokens: n,
+    cached_input_tokens: 0,
+    output_tokens: 10,
+    reasoning_output_tokens: 0,
+    total_tokens: n + 10,
+  });
+  const count = (n: number, total: number) =>
+    line('event_msg', {
+      type: 'token_count',
+      info: { total_token_usage: usage(total), last_token_usage: usage(n), model_context_window: 272000 },
+    });
+  const context = line('turn_context', { cwd: '/w', approval_policy: 'on-request', model: 'gpt-5-codex' });
+  const call = (name: string, id: string) =>
+    line('response_item', { type: 'function_call', name, arguments: '{}', call_id: id });
+  const output = (id: string) =>
+    line('response_item', { type: 'function_call_output', call_id: id, output: 'ok' });
+
+  it('usage first (0.40): the calls after a token_count are its request’s, and a text answer has none', () => {
+    const path = home.write(
+      home.codexFile('rollout-2025-09-25T01-22-20-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl'),
+      jsonl(
+        line('session_meta', { id: '0199812e-64f0-7f73-91fc-095dda01c36e', cwd: '/w' }),
+        line('event_msg', { type: 'user_message', message: 'Make team updates fast' }),
+        context,
+        line('event_msg', { type: 'agent_reasoning', text: 'Assessing' }),
+        count(100, 100),
+        line('response_item', { type: 'reasoning', summary: [], content: null }),
+        call('shell', 'call_1'),
+        call('update_plan', 'call_2'),
+        output('call_1'),
+        output('call_2'),
+        context,
+        count(200, 300),
+        line('response_item', {
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: 'Done.' }],
+        }),
+      ),
+    );
+    expect(toolsOf(parseFile('codex', path).ledger)).toEqual([['shell', 'update_plan'], []]);
+  });
+
+  it('a local shell call is a call of the local_shell tool', () => {
+    const path = home.write(
+      home.codexFile('rollout-2025-09-25T01-22-20-0199812e-64f0-7f73-91fc-095dda01c36f.jsonl'),
+      jsonl(
+        line('session_meta', { id: '0199812e-64f0-7f73-91fc-095dda01c36f', cwd: '/w' }),
+        line('event_msg', { type: 'user_message', message: 'List the files' }),
+        context,
+        line('response_item', {
+          type: 'local_shell_call',
+          call_id: 'call_1',
+          status: 'completed',
+          action: { type: 'exec', command: ['ls'] },
+        }),
+        count(100, 100),
+      ),
+    );
+    const r = parseFile('codex', path);
+    expect(toolsOf(r.ledger)).toEqual([['local_shell']]);
+    expect(r.facts.tools).toEqual({ local_shell: { calls: 1, failed: 0 } });
   });
 });

@@ -5,10 +5,18 @@
  * difference of the cumulative `total_token_usage` (a total that falls is a reset, so the new total
  * is the delta). A repeated event with an unchanged total adds nothing. Codex's `input_tokens`
  * includes the cached part; the ledger stores the uncached part so `input` means the same everywhere.
+ *
+ * A request's tools are the calls its response made, and nothing in a `token_count` names them. Where
+ * they are depends on the version (the report's reader says how, `calls.ts`): Codex 0.40 wrote the
+ * usage first and the response's items after it, later builds write the items as they stream and
+ * the usage when the response ends. Each turn shows which by what comes first after the person
+ * speaks: a token count (usage first: the calls that follow join the request just counted), or
+ * something the model wrote (usage last: the calls so far are the next request's).
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteToolName } from '../../model/tool-sets.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import { type CodexLine, type CodexTokenUsage, sameUsage } from './record.js';
@@ -18,6 +26,12 @@ export interface CodexCarry {
   model: string | null;
   previousTotal: CodexTokenUsage | null;
   boundaryOpen: boolean;
+  /** This turn's order of a request's usage and its calls, once seen (absent in an older carry). */
+  order?: 'before' | 'after' | null;
+  /** Usage last: the tools called since the last request, for the next one. */
+  calls?: string[];
+  /** Usage first: the ledger index of the request whose calls are arriving. */
+  open?: number | null;
 }
 
 export const emptyCodexCarry = (): CodexCarry => ({
@@ -25,6 +39,9 @@ export const emptyCodexCarry = (): CodexCarry => ({
   model: null,
   previousTotal: null,
   boundaryOpen: false,
+  order: null,
+  calls: [],
+  open: null,
 });
 
 const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
@@ -61,6 +78,9 @@ export class CodexParser {
   private model: string | null;
   private previousTotal: CodexTokenUsage | null;
   private boundaryOpen: boolean;
+  private order: 'before' | 'after' | null;
+  private calls: string[];
+  private open: number | null;
 
   constructor(
     readonly facts: FileFacts,
@@ -71,6 +91,9 @@ export class CodexParser {
     this.model = carry.model;
     this.previousTotal = carry.previousTotal;
     this.boundaryOpen = carry.boundaryOpen;
+    this.order = carry.order ?? null;
+    this.calls = [...(carry.calls ?? [])];
+    this.open = carry.open ?? null;
   }
 
   carry(): CodexCarry {
@@ -79,7 +102,22 @@ export class CodexParser {
       model: this.model,
       previousTotal: this.previousTotal,
       boundaryOpen: this.boundaryOpen,
+      order: this.order,
+      calls: [...this.calls],
+      open: this.open,
     };
+  }
+
+  private call(l: Extract<CodexLine, { kind: 'call' }>): void {
+    if (l.id !== null) this.pending.open(l.id, l.name);
+    tallyTool(this.facts, l.name);
+    // The call is its response's, whichever side of that response's usage it is written on.
+    this.order ??= 'after';
+    if (this.order === 'after') noteToolName(this.calls, l.name);
+    else if (this.open !== null) this.ledger.addTools(this.open, [l.name]);
+    this.facts.live = isAskUserTool(l.name)
+      ? { state: 'waiting', atMs: l.ms, detail: l.name }
+      : { state: 'working', atMs: l.ms, detail: null, pendingTool: l.name };
   }
 
   line(l: CodexLine): void {
@@ -115,11 +153,7 @@ export class CodexParser {
         f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
         return;
       case 'call':
-        if (l.id !== null) this.pending.open(l.id, l.name);
-        tallyTool(f, l.name);
-        f.live = isAskUserTool(l.name)
-          ? { state: 'waiting', atMs: l.ms, detail: l.name }
-          : { state: 'working', atMs: l.ms, detail: null, pendingTool: l.name };
+        this.call(l);
         return;
       case 'output': {
         const name = l.id === null ? undefined : this.pending.settle(l.id);
@@ -128,6 +162,10 @@ export class CodexParser {
         return;
       }
       case 'prompt': {
+        // The person spoke: the next response shows this turn's order afresh.
+        this.order = null;
+        this.calls = [];
+        this.open = null;
         noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
@@ -159,7 +197,9 @@ export class CodexParser {
         } else if (this.boundaryOpen) this.boundaryOpen = false;
         else f.compactions++;
         return;
+      case 'said':
       case 'activity':
+        if (l.kind === 'said') this.order ??= 'after';
         if (f.live?.state !== 'waiting' || this.pending.size === 0) {
           f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.pending.newest() };
         }
@@ -191,7 +231,10 @@ export class CodexParser {
     }
     const model = this.model ?? 'unknown';
     noteModel(f, model);
-    this.ledger.push({
+    this.order ??= 'before';
+    const tools = this.order === 'after' ? this.calls : [];
+    this.calls = [];
+    const at = this.ledger.push({
       key: hashString(`${l.stamp}|${usageKey(l.total ?? delta)}`),
       request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
@@ -205,7 +248,9 @@ export class CodexParser {
         cacheWrite1h: null,
         reasoning: Math.max(0, delta.reasoning),
       },
+      tools,
     });
+    this.open = this.order === 'before' ? at : null;
     if (l.last !== null) f.context = { prompt: l.last.input, model, atMs: l.ms };
   }
 }

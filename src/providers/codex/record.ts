@@ -60,6 +60,8 @@ export type CodexLine =
   | { kind: 'compaction'; ms: number | null; marker: 'compacted' | 'event' }
   | { kind: 'rate_limits'; ms: number | null; rateLimits: unknown }
   | { kind: 'window'; ms: number | null; window: number }
+  /** Something the model wrote besides a call (words, reasoning, a hosted tool's search). */
+  | { kind: 'said'; ms: number | null }
   | { kind: 'activity'; ms: number | null }
   | { kind: 'other'; ms: number | null };
 
@@ -154,6 +156,20 @@ const TURN_EVENTS: Record<string, 'started' | 'complete' | 'aborted' | 'error'> 
   stream_error: 'error',
 };
 
+/**
+ * Items the model writes besides its calls and their outputs (Codex's own items, such as
+ * `ghost_snapshot`, are not): they show that a response is being written before its usage.
+ */
+export const SAID_ITEMS: ReadonlySet<string> = new Set([
+  'reasoning',
+  'web_search_call',
+  'tool_search_call',
+  'image_generation_call',
+]);
+
+/** The tool name Codex gives the shell it runs for a `local_shell_call` item. */
+export const LOCAL_SHELL = 'local_shell';
+
 /** Event payload types that `lineFrom` reads anything from; every other event is plain activity. */
 export const READ_EVENTS: ReadonlySet<string> = new Set([
   'token_count',
@@ -213,15 +229,18 @@ export function lineFrom(
           const name = text(p.name);
           return name ? { kind: 'call', ms, id: text(p.call_id), name } : { kind: 'activity', ms };
         }
+        case 'local_shell_call':
+          return { kind: 'call', ms, id: text(p.call_id), name: LOCAL_SHELL };
         case 'function_call_output':
         case 'custom_tool_call_output':
           return { kind: 'output', ms, id: text(p.call_id), failed: outputFailed(p.output) };
         case 'message': {
+          if (p.role === 'assistant') return { kind: 'said', ms };
           const typed = typedPrompt(p);
           return typed !== null ? { kind: 'prompt', ms, text: userWords(typed) } : { kind: 'activity', ms };
         }
         default:
-          return { kind: 'activity', ms };
+          return ptype !== null && SAID_ITEMS.has(ptype) ? { kind: 'said', ms } : { kind: 'activity', ms };
       }
     case 'event_msg': {
       if (ptype === 'token_count') {

@@ -4,6 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { parseFile } from '../../test-support/parse.js';
+import { labRequestTools, toolsOf } from '../../test-support/tools.js';
 import { copilot, workspaceSummary } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -275,5 +277,49 @@ describe('Copilot CLI events (written for these tests from the documented format
     );
     const doc = (await snap(home, false, { COPILOT_HOME: join(home.dir, 'cp') })).document;
     expect(doc.sessions.map((s) => s.id)).toEqual(['s9']);
+  });
+});
+
+describe('which tools each Copilot CLI request called', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  // Copilot CLI 1.0.102 in the lab: a usage record says its response's tools itself (`toolCounts`).
+  it('a usage record with toolCounts {bash: 2} called bash; the text answer’s {} called none', () => {
+    expect(labRequestTools('copilot', 'parallel')).toEqual([['bash'], []]);
+  });
+
+  it('a response calling two different tools called both', () => {
+    const two = (text: string) => text.replace('"toolCounts":{"bash":2}', '"toolCounts":{"bash":1,"view":1}');
+    expect(labRequestTools('copilot', 'parallel', two)).toEqual([['bash', 'view'], []]);
+  });
+
+  it('a shutdown’s totals and a usage record that does not say leave the tools unknown, not none', () => {
+    const at = '2026-11-29T10:00:00.000Z';
+    const ev = (type: string, data: Record<string, unknown>, id: string) => ({
+      type,
+      data,
+      id,
+      timestamp: at,
+    });
+    const usage = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const path = home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        ev('session.start', { sessionId: 's1', selectedModel: 'gpt-5-mini', context: { cwd: '/w' } }, 'e1'),
+        ev('session.shutdown', { modelMetrics: { 'gpt-5-mini': { usage } } }, 'e2'),
+        ev('session.resume', { context: { cwd: '/w' } }, 'e3'),
+        ev('session.usage_record', { usage: { model: 'gpt-5-mini', ...usage, apiCallId: 'a1' } }, 'e4'),
+        ev(
+          'session.usage_record',
+          { usage: { model: 'gpt-5-mini', ...usage, apiCallId: 'a2', numToolCalls: 0 } },
+          'e5',
+        ),
+      ),
+    );
+    expect(toolsOf(parseFile('copilot', path).ledger)).toEqual([null, null, []]);
   });
 });

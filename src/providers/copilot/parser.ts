@@ -113,7 +113,7 @@ export class CopilotParser {
       }
       case 'usage':
         this.perRequest = true;
-        this.request(l.tokens, l.key, l.ms, l.sub);
+        this.request(l.tokens, l.key, l.ms, l.sub, l.tools);
         if (l.context) {
           const t = l.tokens;
           f.context = {
@@ -125,8 +125,9 @@ export class CopilotParser {
         return;
       case 'shutdown':
         if (!this.perRequest) {
+          // A shutdown's totals are many requests: which tools each called is not in them.
           for (const t of l.tokens)
-            this.request(t, l.key === null ? null : `${l.key}\u0000${t.model}`, l.ms, false);
+            this.request(t, l.key === null ? null : `${l.key}\u0000${t.model}`, l.ms, false, null);
           if (l.current !== null) f.context = { prompt: l.current, model: this.model, atMs: l.ms };
         }
         if (l.added !== null) f.linesAdded = (l.cumulative ? 0 : (f.linesAdded ?? 0)) + l.added;
@@ -186,7 +187,13 @@ export class CopilotParser {
     tallyTool(this.facts, name);
   }
 
-  private request(t: CopilotTokens, key: string | null, ms: number | null, sub: boolean): void {
+  private request(
+    t: CopilotTokens,
+    key: string | null,
+    ms: number | null,
+    sub: boolean,
+    tools: readonly string[] | null,
+  ): void {
     const f = this.facts;
     const name = t.model ?? this.model ?? 'unknown';
     noteModel(f, name);
@@ -204,6 +211,7 @@ export class CopilotParser {
         cacheWrite1h: null,
         reasoning: t.reasoning,
       },
+      tools,
     });
   }
 }

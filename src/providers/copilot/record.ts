@@ -66,6 +66,8 @@ export type CopilotLine =
       /** The request was the conversation's own turn, so its prompt is the context now. */
       context: boolean;
       tokens: CopilotTokens;
+      /** The tools the response called (`[]`: none), or null where the record does not say. */
+      tools: string[] | null;
     }
   | {
       kind: 'shutdown';
@@ -140,6 +142,16 @@ export function executionFailed(d: JsonObject): boolean {
   if (d.success === false) return true;
   const exit = num(obj(d.shellExecution)?.exitCode);
   return exit !== null && exit !== 0;
+}
+
+/**
+ * The tools a usage record's response called: 1.0.102 writes `toolCounts` (`{"bash": 2}`) beside
+ * `numToolCalls`; a record with neither does not say.
+ */
+function toolsCalled(u: JsonObject): string[] | null {
+  const counts = obj(u.toolCounts);
+  if (counts !== null) return Object.keys(counts).filter((name) => (count(counts[name]) ?? 0) > 0);
+  return count(u.numToolCalls) === 0 ? [] : null;
 }
 
 /** Per-model usage of a shutdown, or the session's totals under its current model. */
@@ -230,6 +242,7 @@ export function lineFromJson(o: JsonObject): CopilotLine {
         sub: side,
         context: !side && (kind === null || !SIDE_INTERACTIONS.has(kind)),
         tokens: wholePrompt(u, model(u.model)),
+        tools: toolsCalled(u),
       };
     }
     case 'assistant.usage':
@@ -249,6 +262,7 @@ export function lineFromJson(o: JsonObject): CopilotLine {
           cacheWrite: count(d.cacheWriteTokens) ?? 0,
           reasoning: count(d.reasoningTokens),
         },
+        tools: null,
       };
     case 'session.shutdown': {
       const changes = obj(d.codeChanges);

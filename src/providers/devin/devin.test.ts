@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
+import { ProblemLog } from '../../model/problems.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { toolsOf } from '../../test-support/tools.js';
 import { closeAll } from '../sqlite.js';
 import { devin, transcriptOf } from './index.js';
 
@@ -179,6 +181,26 @@ describe('Devin sessions (written for these tests from the documented format)', 
     const s = (await snap(home)).document.sessions[0]!;
     expect(s.tokens).toMatchObject({ input: 2000, cacheRead: 3000, output: 400 });
     expect(s.requests).toBe(1);
+  });
+
+  it('a step calls its own tool_calls, a step without any none; totals for the session say nothing', () => {
+    d.session('dv1');
+    d.trajectory('dv1', [
+      agentStep({
+        calls: [
+          ['c1', 'exec'],
+          ['c2', 'edit'],
+        ],
+      }),
+      agentStep(),
+    ]);
+    d.session('dv2');
+    d.trajectory('dv2', [userStep('hi')], {
+      final_metrics: { total_prompt_tokens: 5000, total_completion_tokens: 400, total_cached_tokens: 3000 },
+    });
+    const files = devin.discover(devin.roots(home.env), new ProblemLog());
+    const tools = Object.fromEntries(files.map((f) => [f.sessionHint, toolsOf(devin.parse(f, null).ledger)]));
+    expect(tools).toEqual({ dv1: [['edit', 'exec'], []], dv2: [null] });
   });
 
   it('a session Devin deleted (hidden) is not shown; one with no trajectory yet shows its row', async () => {

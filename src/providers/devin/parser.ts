@@ -31,6 +31,8 @@ function request(
   ms: number | null,
   model: string,
   m: DevinMetrics,
+  /** The calls the step made, or null for a record that is not one step (the session's totals). */
+  tools: readonly string[] | null,
 ): void {
   if (m.cached > m.prompt) f.inconsistentUsage++;
   const cached = Math.min(m.cached, m.prompt);
@@ -50,6 +52,7 @@ function request(
       reasoning: null,
     },
     reportedCostUsd: m.costUsd !== null && m.costUsd > 0 ? m.costUsd : null,
+    tools,
   });
 }
 
@@ -90,6 +93,7 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: DevinRows
         step.ms,
         model ?? 'unknown',
         step.metrics,
+        step.calls.map(([, name]) => name),
       );
       f.context = { prompt: step.metrics.prompt, model, atMs: step.ms };
     }
@@ -106,6 +110,6 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: DevinRows
     else f.live = { state: 'idle', atMs: step.ms, detail: 'reply' };
   }
   if (!billed && t.final !== null) {
-    request(f, ledger, `${s.id}\u0000final`, s.lastMs, fallbackModel ?? 'unknown', t.final);
+    request(f, ledger, `${s.id}\u0000final`, s.lastMs, fallbackModel ?? 'unknown', t.final, null);
   }
 }

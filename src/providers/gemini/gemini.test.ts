@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { gemini } from './index.js';
 import { callFailed, shellExitCode } from './record.js';
 
@@ -689,5 +690,18 @@ describe('the shell exit rule', () => {
     expect(callFailed('success', 0)).toBe(false);
     expect(callFailed('error', null)).toBe(true);
     expect(callFailed('cancelled', null)).toBe(false);
+  });
+});
+
+describe('which tools each Gemini CLI 0.61 request called (the lab’s recorded runs)', () => {
+  it('a response calling run_shell_command twice called that one tool; the text answer after it called none', () => {
+    expect(labRequestTools('gemini', 'parallel')).toEqual([['run_shell_command'], []]);
+  });
+
+  it('a response calling two different tools called both', () => {
+    expect(labRequestTools('gemini', 'parallel', secondCallRenamed('read_file'))).toEqual([
+      ['read_file', 'run_shell_command'],
+      [],
+    ]);
   });
 });

@@ -43,7 +43,7 @@ function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult
   if (tail) {
     facts = structuredClone(carry.settled);
     const settled = previous.ledger.data.subarray(0, carry.settledRecords * RECORD_FIELDS);
-    ledger = new LedgerBuilder(previous.ledger.models, settled);
+    ledger = new LedgerBuilder(previous.ledger.models, settled, previous.ledger.toolSets);
   } else {
     facts = emptyFacts();
     facts.cwd = projectRoot(file.path);

@@ -119,6 +119,8 @@ export function applyMessage(f: FileFacts, ledger: LedgerBuilder, m: GeminiMessa
             cacheWrite1h: null,
             reasoning: r.reasoning,
           },
+          // The message is the response: its calls are the ones it made.
+          tools: m.calls.map((c) => c.name),
         });
         f.context = { prompt: m.tokens.input + m.tokens.tool, model: name, atMs: m.ms };
       }

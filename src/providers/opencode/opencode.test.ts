@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
+import { ProblemLog } from '../../model/problems.js';
 import { corpus, FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { toolsOf } from '../../test-support/tools.js';
 import { closeAll } from '../sqlite.js';
 import { opencode } from './index.js';
 
@@ -221,6 +223,31 @@ describe('OpenCode database (written for these tests in the schema of OpenCode 1
     });
     const s = (await snap(home)).document.sessions[0]!;
     expect(s.tools.byTool).toEqual({ bash: { calls: 1, failed: 0 }, edit: { calls: 1, failed: 1 } });
+  });
+
+  it('a step calls the tools between the step before it and its step-finish; a text-only step none', () => {
+    oc.session('ses_t');
+    const m = oc.message(
+      'ses_t',
+      assistant({ tokens: tokens(300, 30), time: { created: T0, completed: T0 + 5 } }),
+    );
+    oc.part('ses_t', m, { type: 'step-start' });
+    oc.part('ses_t', m, { type: 'tool', tool: 'bash', callID: 'c1', state: { status: 'completed' } });
+    oc.part('ses_t', m, { type: 'tool', tool: 'edit', callID: 'c2', state: { status: 'completed' } });
+    oc.part('ses_t', m, { type: 'step-finish', reason: 'tool-calls', tokens: tokens(100, 10), cost: 0.02 });
+    oc.part('ses_t', m, { type: 'step-start' });
+    oc.part('ses_t', m, { type: 'text', text: 'Both done.' });
+    oc.part('ses_t', m, { type: 'step-finish', reason: 'stop', tokens: tokens(300, 30), cost: 0.03 });
+    // An older build's message with no step parts is one request: it called every tool it holds.
+    const old = oc.message(
+      'ses_t',
+      assistant({ tokens: tokens(50, 5), time: { created: T0, completed: T0 + 9 } }),
+    );
+    oc.part('ses_t', old, { type: 'tool', tool: 'read', callID: 'c3', state: { status: 'completed' } });
+    const files = opencode.discover(opencode.roots(home.env), new ProblemLog());
+    expect(files.map((f) => toolsOf(opencode.parse(f, null).ledger))).toEqual([
+      [['bash', 'edit'], [], ['read']],
+    ]);
   });
 
   it('a shell call that exited non-zero has failed, though OpenCode 1.18.33 records it completed', async () => {

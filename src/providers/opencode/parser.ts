@@ -9,12 +9,17 @@
  * cost is kept as reported when it is above zero; a zero is a model it had no price for, and the
  * catalogue prices it. Reasoning is billed apart from `output` by OpenCode; here it is inside
  * output, as everywhere in cctop, and reported as `reasoning`.
+ *
+ * A step's tools are the `tool` parts between the step before it and its `step-finish` (parts are
+ * read in the order of their ids, which OpenCode makes ascending); a message billed whole (no step
+ * parts) called every tool part it has.
  */
 
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
 import type { BadLineReason } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { noteToolName } from '../../model/tool-sets.js';
 import { noteFirstPrompt } from '../title.js';
 import type { OpenCodeMessage, OpenCodePart, OpenCodeSession, OpenCodeTokens } from './record.js';
 
@@ -51,6 +56,7 @@ function request(
   model: string,
   t: OpenCodeTokens,
   cost: number | null,
+  tools: readonly string[],
 ): void {
   ledger.push({
     key: hashString(`opencode\u0000${key}`),
@@ -67,7 +73,44 @@ function request(
       reasoning: t.reasoning,
     },
     reportedCostUsd: cost !== null && cost > 0 ? cost : null,
+    tools,
   });
+}
+
+/** A message's billed steps (its `step-finish` parts with tokens), each with the tools it called. */
+function stepsOf(
+  parts: readonly OpenCodePart[],
+): { part: OpenCodePart; tokens: OpenCodeTokens; tools: string[] }[] {
+  const out: { part: OpenCodePart; tokens: OpenCodeTokens; tools: string[] }[] = [];
+  let tools: string[] = [];
+  for (const p of parts) {
+    if (p.type === 'tool' && p.tool !== null) noteToolName(tools, p.tool);
+    else if (p.type === 'step-finish') {
+      if (p.tokens !== null && hasTokens(p.tokens)) out.push({ part: p, tokens: p.tokens, tools });
+      tools = [];
+    }
+  }
+  return out;
+}
+
+/** Bill a message's requests: one per step, or the message itself; returns the newest one's tokens. */
+function bill(
+  f: FileFacts,
+  ledger: LedgerBuilder,
+  m: OpenCodeMessage,
+  parts: readonly OpenCodePart[],
+  model: string,
+): OpenCodeTokens | null {
+  const steps = stepsOf(parts);
+  if (steps.length > 0 || (m.tokens !== null && hasTokens(m.tokens))) noteModel(f, model);
+  for (const s of steps)
+    request(f, ledger, s.part.id, m.completedMs ?? m.ms, model, s.tokens, s.part.cost, s.tools);
+  if (steps.length > 0) return steps.at(-1)!.tokens;
+  if (m.tokens === null || !hasTokens(m.tokens)) return null;
+  const tools: string[] = [];
+  for (const p of parts) if (p.type === 'tool' && p.tool !== null) noteToolName(tools, p.tool);
+  request(f, ledger, m.id, m.completedMs ?? m.ms, model, m.tokens, m.cost, tools);
+  return m.tokens;
 }
 
 export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: OpenCodeRows): void {
@@ -103,17 +146,7 @@ export function foldSession(f: FileFacts, ledger: LedgerBuilder, rows: OpenCodeR
       f.mainModel = m.model;
     }
     const model = m.model ?? f.mainModel ?? 'unknown';
-    const steps = parts.filter((p) => p.type === 'step-finish' && p.tokens !== null && hasTokens(p.tokens));
-    if (steps.length > 0 || (m.tokens !== null && hasTokens(m.tokens))) noteModel(f, model);
-    let last: OpenCodeTokens | null = null;
-    for (const p of steps) {
-      request(f, ledger, p.id, m.completedMs ?? m.ms, model, p.tokens!, p.cost);
-      last = p.tokens;
-    }
-    if (steps.length === 0 && m.tokens !== null && hasTokens(m.tokens)) {
-      request(f, ledger, m.id, m.completedMs ?? m.ms, model, m.tokens, m.cost);
-      last = m.tokens;
-    }
+    const last = bill(f, ledger, m, parts, model);
     if (last !== null)
       f.context = { prompt: last.input + last.cacheRead + last.cacheWrite, model, atMs: m.ms };
 

@@ -109,6 +109,8 @@ export class PiParser {
           reasoning: u.reasoning,
         },
         reportedCostUsd: u.costUsd !== null && u.costUsd > 0 ? u.costUsd : null,
+        // The assistant message is the response: its calls are the ones it made.
+        tools: l.calls.map(([, name]) => name),
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
     }

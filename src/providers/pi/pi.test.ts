@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { pi } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -162,5 +163,15 @@ describe('Pi session lines (written for these tests from the documented format)'
     home.write(join(home.dir, 'agent', 'sessions', '--x--', 'a.jsonl'), jsonl({ ...header, id: 'moved' }));
     const doc = (await snap(home, { PI_CODING_AGENT_DIR: join(home.dir, 'agent') })).document;
     expect(doc.sessions.map((s) => s.id)).toEqual(['moved']);
+  });
+});
+
+describe('which tools each Pi 0.73.1 request called (the lab’s recorded runs)', () => {
+  it('a response calling bash twice called that one tool; the text answer after it called none', () => {
+    expect(labRequestTools('pi', 'parallel')).toEqual([['bash'], []]);
+  });
+
+  it('a response calling two different tools called both', () => {
+    expect(labRequestTools('pi', 'parallel', secondCallRenamed('read'))).toEqual([['bash', 'read'], []]);
   });
 });

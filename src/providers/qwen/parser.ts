@@ -103,6 +103,8 @@ export class QwenParser {
           cacheWrite1h: null,
           reasoning: u.thoughts,
         },
+        // The assistant line is the response: its calls are the ones it made.
+        tools: l.calls.map(([, name]) => name),
       });
       f.context = { prompt: u.prompt, model, atMs: l.ms };
     }

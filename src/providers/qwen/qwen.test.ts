@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { qwen } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -120,5 +121,18 @@ describe('Qwen Code chat lines (written for these tests from the documented form
     );
     const doc = (await snap(home, { QWEN_RUNTIME_DIR: join(home.dir, 'rt') })).document;
     expect(doc.sessions.map((s) => s.id)).toEqual(['q9']);
+  });
+});
+
+describe('which tools each Qwen Code 0.24.4 request called (the lab’s recorded runs)', () => {
+  it('a response calling run_shell_command twice called that one tool; the text answer after it called none', () => {
+    expect(labRequestTools('qwen', 'parallel')).toEqual([['run_shell_command'], []]);
+  });
+
+  it('a response calling two different tools called both', () => {
+    expect(labRequestTools('qwen', 'parallel', secondCallRenamed('read_file'))).toEqual([
+      ['read_file', 'run_shell_command'],
+      [],
+    ]);
   });
 });

@@ -4,10 +4,9 @@
  * docs/reports.md). One load of the index's usage cells serves each.
  */
 import type { Plan } from '../../model/document.js';
-import type { ProviderId } from '../../model/facts.js';
 import { home } from '../../providers/fsutil.js';
-import { placeById } from '../../providers/places.js';
 import { type Block, type BlockReport, blockReport } from '../../spend/blocks.js';
+import { blocksJson, includedBy, type PeriodCommand, periodsJson, whereJson } from '../../spend/json.js';
 import {
   type PeriodReport,
   type PeriodUnit,
@@ -22,10 +21,6 @@ import type { Io } from './main.js';
 import { type CommonOptions, UsageError } from './options.js';
 import { blockTable, COMPACT_COLUMNS, periodTable, type TableStyle, whereTable } from './spend-table.js';
 
-/** The version of the reports' JSON (docs/reports.md): bumped when a field changes meaning or goes. */
-export const REPORTS_VERSION = 1;
-
-export type PeriodCommand = 'daily' | 'weekly' | 'monthly';
 const UNITS: Record<PeriodCommand, PeriodUnit> = { daily: 'day', weekly: 'week', monthly: 'month' };
 
 type Values = Record<string, unknown>;
@@ -36,12 +31,6 @@ function oneOf<T extends string>(flag: string, v: unknown, allowed: readonly T[]
   if (found === undefined) throw new UsageError(`--${flag} ${String(v)}: expected ${allowed.join(' or ')}`);
   return found;
 }
-
-/** Whether `--plan` bundles a harness's usage (what it shows as paid is retail less this). */
-const includedBy =
-  (plan: Plan) =>
-  (provider: ProviderId): boolean =>
-    plan === 'included' || (plan === 'max' && placeById(provider).bundledUnderMax);
 
 interface Loaded {
   o: CommonOptions;
@@ -54,14 +43,7 @@ interface Loaded {
 
 async function load(io: Io, o: CommonOptions, env: Io['env']): Promise<Loaded> {
   const nowMs = Date.now();
-  const u = await loadUsage({
-    env,
-    providers: o.providers,
-    timeZone: o.timeZone,
-    useIndex: o.useIndex,
-    threads: o.threads,
-    nowMs,
-  });
+  const u = await loadUsage({ ...o, env, nowMs });
   if (u.notice) io.err(`cctop: ${u.notice}`);
   // `--since`/`--until` were parsed as the starts of local days: back to day numbers.
   const fromDay = o.sinceMs === null ? null : u.time.dayNumber(o.sinceMs);
@@ -94,11 +76,7 @@ export async function periodCommand(
   const by =
     values.by === undefined
       ? null
-      : oneOf<SplitBy | 'tool'>('by', values.by, ['harness', 'model', 'project', 'tool'], 'harness');
-  if (by === 'tool')
-    throw new UsageError(
-      '--by tool is not available yet: cctop does not yet keep which tools each request called',
-    );
+      : oneOf<SplitBy>('by', values.by, ['harness', 'model', 'project', 'tool'], 'harness');
   const startOfWeek = oneOf<StartOfWeek>(
     'start-of-week',
     values['start-of-week'],
@@ -118,34 +96,18 @@ export async function periodCommand(
   });
   if (order === 'desc') r.periods.reverse();
   if (values.json === true)
-    return printJson(io, {
-      version: REPORTS_VERSION,
-      report: command,
-      generatedAt: new Date(l.nowMs).toISOString(),
-      timeZone: l.time.timeZone,
-      startOfWeek,
-      plan: o.plan,
-      by,
-      periods: r.periods,
-      totals: r.totals,
-    });
+    return printJson(
+      io,
+      periodsJson(r, {
+        report: command,
+        nowMs: l.nowMs,
+        timeZone: l.time.timeZone,
+        startOfWeek,
+        plan: o.plan,
+      }),
+    );
   for (const line of periodTable(r, styleOf(io, values, o.plan))) io.out(line);
   return 0;
-}
-
-const iso = (ms: number): string => new Date(ms).toISOString();
-
-function blockJson(b: Block): object {
-  if (b.kind === 'gap') return { kind: 'gap', start: iso(b.startMs), end: iso(b.endMs) };
-  const { kind, startMs, endMs, firstMs, lastMs, ...rest } = b;
-  return {
-    kind,
-    start: iso(startMs),
-    end: iso(endMs),
-    firstRequest: iso(firstMs),
-    lastRequest: iso(lastMs),
-    ...rest,
-  };
 }
 
 function parseLimit(v: unknown): number | 'max' | null {
@@ -177,14 +139,7 @@ export async function blocksCommand(
   if (values.active === true) blocks = blocks.filter((b) => b.kind === 'block' && b.active);
   if (order === 'desc') blocks.reverse();
   if (values.json === true)
-    return printJson(io, {
-      version: REPORTS_VERSION,
-      report: 'blocks',
-      generatedAt: iso(l.nowMs),
-      plan: o.plan,
-      tokenLimit: r.tokenLimit,
-      blocks: blocks.map(blockJson),
-    });
+    return printJson(io, blocksJson(blocks, { nowMs: l.nowMs, plan: o.plan, tokenLimit: r.tokenLimit }));
   for (const line of blockTable({ ...r, blocks }, l.nowMs, styleOf(io, values, o.plan))) io.out(line);
   return 0;
 }
@@ -212,20 +167,7 @@ export async function whereCommand(
     included: includedBy(o.plan),
   });
   if (values.json === true)
-    return printJson(io, {
-      version: REPORTS_VERSION,
-      report: 'spend',
-      generatedAt: iso(l.nowMs),
-      timeZone: l.time.timeZone,
-      plan: o.plan,
-      period: { unit: r.unit, ...r.period },
-      previous: r.previous,
-      total: r.total,
-      previousTotal: r.previousTotal,
-      projects: r.ranked.project,
-      models: r.ranked.model,
-      harnesses: r.ranked.harness,
-    });
+    return printJson(io, whereJson(r, { nowMs: l.nowMs, timeZone: l.time.timeZone, plan: o.plan }));
   for (const line of whereTable(r, styleOf(io, values, o.plan))) io.out(line);
   return 0;
 }
