@@ -61,7 +61,8 @@ function nameOf(by, key) {
     case 'project':
       return { short: clean(basename(key) ?? key), full: clean(key) };
     default:
-      // A split this screen does not offer (the API may answer more): the key as it is.
+      // A tool (`(none)`: requests that called none; `(unknown)`: a harness that does not say), or a
+      // split the page does not know yet: the key as it is.
       return { short: clean(key), full: clean(key) };
   }
 }

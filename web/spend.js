@@ -30,7 +30,7 @@ const REFRESH_MS = 10_000;
 /** The days the chart covers: a month, as the dashboard's `7 days` card is a week. */
 const DAYS = 31;
 /** @type {readonly SplitBy[]} */
-const SPLITS = ['harness', 'model', 'project'];
+const SPLITS = ['harness', 'model', 'project', 'tool'];
 
 /**
  * @param {unknown} v

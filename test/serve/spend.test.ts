@@ -94,6 +94,15 @@ describe('GET /api/spend', () => {
     expect(byProject.days).toBe(7);
   });
 
+  it('splits by tool, each day's tools adding up to the day', async () => {
+    const a = await spend('?by=tool');
+    for (const p of a.periods) {
+      const sum = (p.groups ?? []).reduce((n, g) => n + (g.cost.usd ?? 0), 0);
+      expect(sum, p.period).toBeCloseTo(p.cost.usd ?? 0, 5);
+    }
+    expect(a.periods.some((p) => (p.groups ?? []).length > 0)).toBe(true);
+  });
+
   it('a week or a month is whole: the first period starts where its week or month does', async () => {
     const a = await spend('?unit=month&days=31');
     const today = s.live.localTime.dayNumber(Date.now());
@@ -119,10 +128,10 @@ describe('GET /api/spend', () => {
     expect(a.blocks.length).toBeGreaterThan(1);
   });
 
-  it('a server that reads no config file says so and lists no budgets', async () => {
+  it('with no config file, no budgets, and the page is told where the file would be', async () => {
     const a = await spend();
     expect(a.budgets).toEqual([]);
-    expect(a.configPath).toBeNull();
+    expect(a.configPath).toMatch(/\/\.config\/cctop\/config\.toml$/);
   });
 
   it('a wrong parameter is 400 with the reason, and nothing is computed', async () => {

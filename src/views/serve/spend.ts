@@ -47,7 +47,7 @@ export const MAX_SPEND_DAYS = 366;
 export const RECENT_BLOCKS = 5;
 
 const UNITS: readonly PeriodUnit[] = ['day', 'week', 'month'];
-const SPLITS: readonly SplitBy[] = ['harness', 'model', 'project'];
+const SPLITS: readonly SplitBy[] = ['harness', 'model', 'project', 'tool'];
 const REPORT_OF: Record<PeriodUnit, PeriodCommand> = { day: 'daily', week: 'weekly', month: 'monthly' };
 const DAYS = /^\d{1,4}$/;
 
