@@ -94,7 +94,7 @@ describe('GET /api/spend', () => {
     expect(byProject.days).toBe(7);
   });
 
-  it('splits by tool, each day's tools adding up to the day', async () => {
+  it('splits by tool, the tools of each day adding up to the day', async () => {
     const a = await spend('?by=tool');
     for (const p of a.periods) {
       const sum = (p.groups ?? []).reduce((n, g) => n + (g.cost.usd ?? 0), 0);
