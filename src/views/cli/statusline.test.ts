@@ -188,7 +188,9 @@ describe('many status lines at once, on the build', () => {
         expect(r.code).toBe(0);
         // What the transcript's tail tells, or, for a run that started after the refresh was done
         // (a loaded machine starts processes slowly), the digest's figures too.
-        expect(r.out).toMatch(/^sonnet-4\.5 · (\$0\.\d\d · )?ctx 3%( · today \$0\.\d\d)?\n$/);
+        expect(r.out).toMatch(
+          /^sonnet-4\.5 · (\$0\.\d\d · )?ctx 3%( · today \$0\.\d\d · block \$0\.\d\d \S+ left)?\n$/,
+        );
       }
       const cache = home.env.CCTOP_CACHE_DIR!;
       for (let i = 0; i < 600 && existsSync(lockPath(cache)); i++)
