@@ -167,7 +167,7 @@ describe('spend per period', () => {
       ['claude-sonnet-4-5-20250929', 1],
       ['a-model-nobody-prices', null],
     ]);
-    expect(doc.previous).toEqual({ from: '2026-10-02', to: '2026-10-31' });
+    expect(doc.previous).toEqual({ from: '2026-10-01', to: '2026-10-31' });
   });
 });
 

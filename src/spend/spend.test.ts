@@ -287,6 +287,20 @@ describe('where the money went', () => {
     expect(r.ranked.harness.map((x) => x.key)).toEqual(['claude', 'codex']);
   });
 
+  it('compares a whole month given as a range with the month before it', () => {
+    const from = LocalTime.dayOf('2026-11-01')!;
+    const to = LocalTime.dayOf('2026-11-30')!;
+    const r = whereReport(s, {
+      unit: 'day',
+      startOfWeek: 'monday',
+      today,
+      fromDay: from,
+      toDay: to,
+      included: none,
+    });
+    expect(r.previous).toEqual({ from: '2026-10-01', to: '2026-10-31' });
+  });
+
   it('compares a range with the same number of days before it', () => {
     const from = LocalTime.dayOf('2026-11-05')!;
     const r = whereReport(s, {

@@ -4,7 +4,8 @@
  * shows at once. Pure, over the same usage cells and tally as the period reports.
  *
  * The period is the day, week or month holding now (or `--since`/`--until` when given); the period
- * before is the one of the same kind just before it (for a range, the same number of days before).
+ * before is the one of the same kind just before it (for a range that is a whole month or week, the
+ * one before it; for any other range, the same number of days before).
  */
 import type { ProviderId } from '../model/facts.js';
 import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
@@ -74,6 +75,14 @@ function spans(o: WhereOptions): { now: Days; before: Days } {
   if (o.fromDay !== null || o.toDay !== null) {
     const from = o.fromDay ?? o.toDay!;
     const to = o.toDay ?? o.today;
+    // A range that is a whole month (or week) is compared with the whole one before it.
+    for (const unit of ['month', 'week'] as const) {
+      if (periodStart(from, unit, o.startOfWeek) === from && periodEnd(from, unit) === to)
+        return {
+          now: { from, to },
+          before: { from: periodStart(from - 1, unit, o.startOfWeek), to: from - 1 },
+        };
+    }
     const length = to - from + 1;
     return { now: { from, to }, before: { from: from - length, to: from - 1 } };
   }

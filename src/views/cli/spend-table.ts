@@ -120,7 +120,7 @@ export function blockTable(r: BlockReport, nowMs: number, s: TableStyle): string
   const max = Math.max(0, ...r.blocks.map((b) => (b.kind === 'block' ? (b.cost.usd ?? 0) : 0)));
   const out = [
     s.paint.dim(
-      `${padEnd('block start (UTC)', 16)}  ${padStart('reqs', 5)} ${padStart('tokens', 8)} ${padStart('cost', 10)}`,
+      `${padEnd('start (UTC)', 16)}  ${padStart('reqs', 5)} ${padStart('tokens', 8)} ${padStart('cost', 10)}`,
     ),
   ];
   for (const b of r.blocks) {
