@@ -21,11 +21,23 @@ const childProcess = later<typeof import('node:child_process')>('node:child_proc
 /** The refresh's script, in the built package (the status line runs from it too). */
 export const refreshScript = (): string => join(packageRoot(), 'dist', 'statusline', 'refresh-main.js');
 
-/** Start `node <script> <token>` detached, returning its pid. */
-export function launcher(env: Env, script: string = refreshScript()): (token: string) => number {
+/**
+ * Start `node <script> <token> <seen>` detached, returning its pid. `seen` is when the digest this
+ * status line read was built (`none`): the refresh skips itself when another has written a newer one
+ * since (a status line slow to start can take the lock just after another's refresh gave it back).
+ */
+export function launcher(
+  env: Env,
+  script: string = refreshScript(),
+  seen: number | null = null,
+): (token: string) => number {
   return (token) => {
     const options: SpawnOptions = { detached: true, stdio: 'ignore', env: { ...env } };
-    const child: ChildProcess = childProcess().spawn(process.execPath, [script, token], options);
+    const child: ChildProcess = childProcess().spawn(
+      process.execPath,
+      [script, token, String(seen ?? 'none')],
+      options,
+    );
     // A spawn that fails reports it as an event; the status line has nothing to do about it.
     child.on('error', () => {});
     child.unref();
@@ -40,7 +52,7 @@ export function launcher(env: Env, script: string = refreshScript()): (token: st
   };
 }
 
-/** Start one refresh under `env`, unless one runs. */
-export function startBackgroundRefresh(cacheDir: string, env: Env): RefreshStart {
-  return startRefreshOnce(cacheDir, launcher(env));
+/** Start one refresh under `env`, unless one runs; `seen`: when the digest the caller read was built. */
+export function startBackgroundRefresh(cacheDir: string, env: Env, seen: number | null = null): RefreshStart {
+  return startRefreshOnce(cacheDir, launcher(env, refreshScript(), seen));
 }

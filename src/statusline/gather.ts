@@ -32,6 +32,8 @@ export const STALE_INDEX_MS = 60_000;
 
 export interface Gathered {
   figures: StatusFigures;
+  /** When the digest read was built (null: there was none): what a refresh it starts checks first. */
+  seenBuiltAtMs: number | null;
   /** Why a refresh should start (no digest, or an old one); null when the digest is recent. */
   refresh: 'missing' | 'stale' | null;
 }
@@ -103,5 +105,6 @@ export async function gather(input: StatuslineInput, env: Env, nowMs: number): P
       budget: digest?.budget ?? null,
     },
     refresh: digest === null ? 'missing' : nowMs - digest.builtAtMs > STALE_INDEX_MS ? 'stale' : null,
+    seenBuiltAtMs: digest?.builtAtMs ?? null,
   };
 }

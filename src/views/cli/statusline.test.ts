@@ -206,3 +206,36 @@ describe('many status lines at once, on the build', () => {
     },
   );
 });
+
+describe('a refresh started late, on the build', () => {
+  const script = join(REPO, 'dist', 'statusline', 'refresh-main.js');
+  const refreshOnce = (seen: string) =>
+    new Promise<number | null>((resolve) => {
+      const c = spawn(process.execPath, [script, 'token-of-test', seen], {
+        env: { PATH: process.env.PATH ?? '', ...home.env },
+        stdio: 'ignore',
+      });
+      c.on('close', resolve);
+    });
+  const logLines = () => {
+    const path = join(home.env.CCTOP_CACHE_DIR!, 'statusline-refresh.log');
+    return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n').length : 0;
+  };
+
+  it.skipIf(!existsSync(script))(
+    'does nothing when another refresh wrote a digest after its status line looked, and runs when none did',
+    async () => {
+      home.write(home.claudeFile('-w', 's.jsonl'), claudeResponse('1', 10, new Date().toISOString(), 5000));
+      freshDigest(1);
+      // Its status line saw no digest; one has been written since: this refresh would repeat it.
+      expect(await refreshOnce('none')).toBe(0);
+      expect(logLines()).toBe(0);
+      // Its status line saw the digest there is now: it refreshes.
+      const seen = JSON.parse(
+        readFileSync(join(home.env.CCTOP_CACHE_DIR!, 'statusline.json'), 'utf8'),
+      ).builtAtMs;
+      expect(await refreshOnce(String(seen))).toBe(0);
+      expect(logLines()).toBe(1);
+    },
+  );
+});

@@ -127,7 +127,7 @@ async function printLine(io: Io, stdin: Readable, parts: readonly Part[]): Promi
     printed = true;
     if (g.refresh !== null) {
       const { startBackgroundRefresh } = await import('../../statusline/background.js');
-      startBackgroundRefresh(cacheDir(io.env), io.env);
+      startBackgroundRefresh(cacheDir(io.env), io.env, g.seenBuiltAtMs);
     }
   } catch {
     // A status line that throws shows nothing: better to say that nothing is known.
