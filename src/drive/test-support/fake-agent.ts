@@ -147,6 +147,9 @@ export class FakeBin {
   constructor() {
     const t = tempDir('cctop-fake-agents-');
     this.dir = t.dir;
+    // The fakes are CommonJS scripts: a package.json above the temp directory (one saying "module")
+    // must not decide how node loads them.
+    writeFileSync(join(this.dir, 'package.json'), '{"type":"commonjs"}\n');
     this.cleanup = () => {
       this.stopAll();
       t.cleanup();
