@@ -100,6 +100,9 @@ describe('the status line', () => {
       expect(line).toContain('opus\ufffd');
     }
     expect(statusLine(hostile, ['model'], NOW, PLAIN)).not.toContain('\u001b');
+    // A colour code in a name is the name's, not cctop's: with colour on it does not pass either.
+    const dressed = { ...FIGURES, model: 'evil\u001b[31mred', budget: { name: 'b\u001b[1m', share: 0.5 } };
+    expect(statusLine(dressed, ['model', 'budget'], NOW, COLOUR)).not.toContain('\u001b');
   });
 
   it('cuts a long model name to fit beside Claude Code’s own bar', () => {

@@ -9,15 +9,15 @@
  * Claude sent them, since they are the real quota, else the block estimate) and `budget` (shown only
  * once a budget is near).
  *
- * Every string that came from a file or from Claude Code is made safe as it is placed
- * (`safeLine`/`clip`), and the finished line goes through `printable`, so nothing but cctop's own
+ * Every string that came from a file or from Claude Code is made safe as it is placed (`safeLine`:
+ * `clip` alone would keep an escape that looks like one of cctop's own colours), and the finished line goes through `printable`, so nothing but cctop's own
  * colours can reach the terminal.
  *
  * Not here: where the figures come from (`gather.ts`).
  */
 import type { Paint } from '../views/cli/color.js';
 import { duration, shortModel, usd } from '../views/format.js';
-import { clip, printable } from '../views/terminal-text.js';
+import { clip, printable, safeLine } from '../views/terminal-text.js';
 import type { Limits, LimitWindow } from './input.js';
 
 export interface StatusFigures {
@@ -97,7 +97,7 @@ function blockText(b: StatusFigures['block'], nowMs: number): string | null {
 
 function budgetText(b: StatusFigures['budget'], p: Paint): string | null {
   if (b === null || b.share < BUDGET_NEAR) return null;
-  const text = `${clip(b.name, MAX_BUDGET_CELLS)} budget ${pct(b.share)}`;
+  const text = `${clip(safeLine(b.name), MAX_BUDGET_CELLS)} budget ${pct(b.share)}`;
   return b.share >= 1 ? p.red(text) : p.amber(text);
 }
 
@@ -105,7 +105,7 @@ function budgetText(b: StatusFigures['budget'], p: Paint): string | null {
 function partText(part: Part, f: StatusFigures, nowMs: number, p: Paint): string | null {
   switch (part) {
     case 'model':
-      return f.model === null ? null : clip(shortModel(f.model), MAX_MODEL_CELLS);
+      return f.model === null ? null : clip(safeLine(shortModel(f.model)), MAX_MODEL_CELLS);
     case 'cost':
       return f.sessionUsd === null ? null : usd(f.sessionUsd);
     case 'context':

@@ -142,3 +142,18 @@ describe('cctop budget', () => {
     expect(out.join('')).not.toContain('\u001b');
   });
 });
+
+describe('a budget name that holds escapes', () => {
+  it('is printed as marks, in the table and on the line under cctop --list', async () => {
+    const r = budget(
+      '[[budget]]\nname = "x\\u001b[31my\\u001b]0;t\\u0007"\nperiod = "day"\nusd = 5\n',
+      () => 1,
+    );
+    expect(r.out.join('\n')).toMatch(/x.*y/);
+    expect(r.out.join('\n')).not.toContain('\u001b');
+    const { budgetSummary } = await import('./budget.js');
+    const { budgetStates } = await import('../../config/index.js');
+    const states = budgetStates(loadConfig(r.io.env).config.budgets, () => 1, NOW, UTC, 'monday');
+    expect(budgetSummary(states, PLAIN)).not.toContain('\u001b');
+  });
+});

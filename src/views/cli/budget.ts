@@ -16,7 +16,7 @@ import {
 import { LocalTime } from '../../model/time.js';
 import { home } from '../../providers/fsutil.js';
 import { budgetJson } from '../../spend/json.js';
-import { terminalJson } from '../terminal-text.js';
+import { safeLine, terminalJson } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { clip, padEnd, padStart, percent, tildify, usd, width } from './format.js';
 import type { Io } from './main.js';
@@ -64,7 +64,7 @@ export function budgetCommand(io: Io, spentOf: SpentOf, o: BudgetOptions): numbe
 
 /** `daily  day  2025-06-14  $12.30 of $50.00  █████░░░…  25%  ok`, aligned. */
 function budgetLines(states: readonly BudgetState[], p: Paint): string[] {
-  const nameCells = Math.min(NAME_CELLS, Math.max(...states.map((s) => width(s.budget.name))));
+  const nameCells = Math.min(NAME_CELLS, Math.max(...states.map((s) => width(safeLine(s.budget.name)))));
   const rows = states.map((s) => ({
     s,
     days:
@@ -77,7 +77,7 @@ function budgetLines(states: readonly BudgetState[], p: Paint): string[] {
   const spentCells = Math.max(...rows.map((r) => width(r.spent)));
   return rows.map(({ s, days, spent }) =>
     [
-      p.bold(padEnd(s.budget.name, nameCells)),
+      p.bold(padEnd(safeLine(s.budget.name), nameCells)),
       padEnd(s.budget.period, 5),
       padEnd(days, daysCells),
       padStart(spent, spentCells),
@@ -96,7 +96,7 @@ function budgetLines(states: readonly BudgetState[], p: Paint): string[] {
 export function budgetSummary(states: readonly BudgetState[], p: Paint): string {
   const parts = states.map((s) => {
     const spent = s.spentUsd === null ? NO_PRICE : usd(s.spentUsd);
-    const text = `${clip(s.budget.name, NAME_CELLS)} ${spent} of ${usd(s.budget.usd)} ${percent(s.spentUsd, s.budget.usd)}`;
+    const text = `${clip(safeLine(s.budget.name), NAME_CELLS)} ${spent} of ${usd(s.budget.usd)} ${percent(s.spentUsd, s.budget.usd)}`;
     return (s.spentUsd === null ? p.dim : tint(s.level, p))(text);
   });
   return `${p.dim('budgets:')} ${parts.join(p.dim(' · '))}`;
