@@ -199,6 +199,14 @@ describe('budgets', () => {
     expect(doc.budgets[0].from).toBe(today);
   });
 
+  it('cctop doctor names the config file, its budgets, what is wrong in it, and the status line', () => {
+    const r = run(['doctor']);
+    expect(r.out).toMatch(/Config {2}~\/\.config\/cctop\/config\.toml, 2 budgets/);
+    expect(r.out).toContain('Claude Code status line  not set');
+    home.write(join(home.dir, '.config', 'cctop', 'config.toml'), '[[budget]]\nperiod = "year"\nusd = 3\n');
+    expect(run(['doctor']).out).toMatch(/config\.toml line 2: .*year/);
+  });
+
   it('cctop --list ends with the budgets, and a broken config file names its line while the list still prints', () => {
     expect(run(['--list']).out).toMatch(
       /budgets: daily \$15\.00 of \$10\.00 150% · month \$15\.00 of \$1,000 2%/,

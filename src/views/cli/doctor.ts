@@ -4,14 +4,17 @@
  * read (a file name can hold an escape sequence): each is made safe to print, and so is every line.
  */
 import { existsSync } from 'node:fs';
+import { loadConfig } from '../../config/index.js';
 import { checkCatalogue } from '../../index/catalogue.js';
 import type { Snapshot } from '../../index/snapshot.js';
+import { claudeSettings, entryStatus } from '../../install/index.js';
 import type { Problem, ProblemKind } from '../../model/problems.js';
 import { home } from '../../providers/fsutil.js';
 import { PROVIDER_LIST } from '../../providers/index.js';
 import type { Env } from '../../providers/types.js';
+import { ourCommand, statuslineEntry } from '../../statusline/install.js';
 import { printable, safeLine } from '../terminal-text.js';
-import { paint } from './color.js';
+import { type Paint, paint } from './color.js';
 import { tildify } from './format.js';
 import type { Io } from './main.js';
 import { version } from './version.js';
@@ -26,6 +29,33 @@ const KIND_TITLE: Record<ProblemKind, string> = {
   'unpriced-model': 'Models without a price (shown as no price, never $0)',
   cache: 'Index',
 };
+
+/** The config file (its budgets, what is wrong in it) and whether cctop is Claude Code's status line. */
+function settingsLines(env: Env, h: string, p: Paint): string[] {
+  const loaded = loadConfig(env);
+  const where = tildify(loaded.path, h);
+  const config = !loaded.found
+    ? `${p.bold('Config')}  ${where} ${p.dim('(none: no budgets)')}`
+    : `${p.bold('Config')}  ${where}, ${loaded.config.budgets.length} budget${loaded.config.budgets.length === 1 ? '' : 's'}`;
+  const lines = [config];
+  for (const w of [loaded.error ?? [], ...loaded.warnings].flat()) lines.push(`  ${p.amber(safeLine(w))}`);
+  let status: string;
+  try {
+    const st = entryStatus(claudeSettings(env), statuslineEntry(ourCommand()));
+    status =
+      st.kind === 'absent'
+        ? 'not set (cctop statusline install)'
+        : st.kind === 'foreign'
+          ? 'another program’s (cctop statusline install --replace)'
+          : st.current
+            ? 'cctop’s'
+            : 'cctop’s, pointing at another cctop (cctop statusline install repoints it)';
+  } catch (err) {
+    status = p.amber(`cannot be read: ${safeLine((err as Error).message)}`);
+  }
+  lines.push(`${p.bold('Claude Code status line')}  ${status}`);
+  return lines;
+}
 
 export function doctor(io: Io, s: Snapshot, env: Env): number {
   const p = paint(io.isTty, io.env);
@@ -56,6 +86,7 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
   );
   const broken = checkCatalogue(c);
   if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
+  for (const line of settingsLines(env, h, p)) out(line);
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();
