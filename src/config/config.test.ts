@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../test-support/corpus.js';
-import { loadConfig, MAX_CONFIG_BYTES, parseConfig } from './config.js';
+import { loadConfig, MAX_CONFIG_BYTES, parseConfig, zoneFor } from './config.js';
 import { configPath } from './path.js';
 import { MAX_BUDGETS } from './read.js';
 import { defaultConfig } from './types.js';
@@ -267,5 +267,18 @@ usd = 400
   it('a key the line scan cannot place still names its key', () => {
     const loaded = parsed('alerts = { "odd key" = 1 }\n');
     expect(loaded.warnings).toEqual(['/cfg/config.toml line 1: key "alerts.odd key" is not a cctop setting']);
+  });
+});
+
+describe('the zone days are counted in', () => {
+  it('is --timezone when given, else the config file’s, else the system’s', () => {
+    const t = tempDir('cctop-zone-');
+    cleanups.push(t.cleanup);
+    const path = join(t.dir, 'config.toml');
+    const env = { HOME: t.dir, CCTOP_CONFIG: path };
+    expect(zoneFor(env, undefined)).toBeUndefined();
+    writeFileSync(path, '[reports]\ntimezone = "Asia/Tokyo"\n');
+    expect(zoneFor(env, undefined)).toBe('Asia/Tokyo');
+    expect(zoneFor(env, 'UTC')).toBe('UTC');
   });
 });

@@ -106,3 +106,12 @@ function readBounded(path: string): Read {
     closeSync(fd);
   }
 }
+
+/**
+ * The time zone days are counted in: `--timezone` when given, else the config file's `[reports]
+ * timezone`, else the system's (undefined). Every view that counts days asks this, so the live table,
+ * the dashboard and the reports agree on what "today" is.
+ */
+export function zoneFor(env: Env, given: string | undefined): string | undefined {
+  return given ?? loadConfig(env).config.reports.timeZone ?? undefined;
+}

@@ -14,7 +14,7 @@ export {
   periodDays,
   type SpentOf,
 } from './budgets.js';
-export { loadConfig, MAX_CONFIG_BYTES, parseConfig } from './config.js';
+export { loadConfig, MAX_CONFIG_BYTES, parseConfig, zoneFor } from './config.js';
 export { CROSSINGS_FILE, crossingsPath, newCrossings } from './crossings.js';
 export { configPath } from './path.js';
 export { MAX_BUDGETS } from './read.js';

@@ -233,13 +233,14 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
       return settleStates(d.sessions, Date.now()) || marked;
     };
   }
+  const { zoneFor } = await import('../../config/index.js');
   try {
     return await runTui({
       live: {
         env,
         plan: o.plan,
         providers: o.providers,
-        timeZone: o.timeZone,
+        timeZone: zoneFor(io.env, o.timeZone),
         threads: o.threads,
         useIndex: o.useIndex && !o.demo,
         delayMs: delay * 1000,

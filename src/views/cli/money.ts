@@ -27,6 +27,7 @@ interface Configured {
 function withConfig(io: Io, o: CommonOptions, tell: boolean): Configured {
   const loaded = loadConfig(io.env);
   if (tell) for (const w of [...loaded.warnings, loaded.error ?? []].flat()) io.err(`cctop: ${w}`);
+  // As `zoneFor` says, from the file already read.
   const timeZone = o.timeZone ?? loaded.config.reports.timeZone ?? undefined;
   return { o: { ...o, timeZone }, env: o.demo ? demoEnv(io.env) : io.env, loaded };
 }

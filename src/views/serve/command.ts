@@ -8,6 +8,7 @@
  * bad argument (including `--no-token` off loopback), 1 when it cannot listen or read its token file.
  */
 
+import { zoneFor } from '../../config/index.js';
 import { processAnnotator, withoutProcesses } from '../../live/annotate.js';
 import { MIN_DELAY_MS } from '../../live/engine.js';
 import { demoEnv } from '../cli/demo.js';
@@ -95,7 +96,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
       annotate: common.demo ? withoutProcesses() : processAnnotator(),
       plan: common.plan,
       providers: common.providers,
-      timeZone: common.timeZone,
+      timeZone: zoneFor(io.env, common.timeZone),
       threads: common.threads,
       useIndex: common.useIndex,
       delayMs,
