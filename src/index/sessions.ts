@@ -5,10 +5,11 @@
  *
  * Pure apart from the providers' small settings lookups (a Claude project pinning a 1M window).
  */
-import { addLedger, type CostClock, emptyTotals, money, spendBuckets, type Totals } from '../model/cost.js';
+import { addLedger, type CostClock, emptyTotals, spendBuckets, type Totals } from '../model/cost.js';
 import { Digest } from '../model/digest.js';
 import type { ModelCost, Plan } from '../model/document.js';
 import type { FileFacts, ToolTally } from '../model/facts.js';
+import { money } from '../model/money.js';
 import type { PriceBook } from '../model/pricing.js';
 import type { ProblemLog } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';

@@ -9,6 +9,7 @@
 
 import type { DaySeries, HourSeries } from './document.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
+import { money } from './money.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
 import type { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
@@ -213,9 +214,6 @@ export function spendWindows(
     byDay: { start: dayKey(today - (DAYS_KEPT - 1)), usd: days },
   };
 }
-
-/** Dollars to the micro-dollar: the document should not carry floating-point noise. */
-export const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 
 /** A day number as `YYYY-MM-DD`. */
 const dayKey = (dayNumber: number): string => new Date(dayNumber * DAY).toISOString().slice(0, 10);

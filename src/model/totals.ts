@@ -12,10 +12,14 @@
  */
 import type { SessionDoc } from './document.js';
 import type { ProviderId } from './facts.js';
+import { money } from './money.js';
 import { emptyTokens, TOKEN_FIELDS, type TokenCounts } from './usage.js';
 
-export interface SpendTotals {
-  sessions: number;
+/**
+ * What every sum of spend holds, whatever it sums (sessions here; periods, blocks, groups and budgets
+ * in `spend/`): requests, the five token fields and cost.
+ */
+export interface SpendSum {
   requests: number;
   tokens: TokenCounts;
   cost: {
@@ -26,6 +30,41 @@ export interface SpendTotals {
     /** Tokens spent on models the price catalogue does not know: not in `usd`. */
     unpricedTokens: number;
   };
+}
+
+export interface SpendTotals extends SpendSum {
+  sessions: number;
+}
+
+/** One addend of a sum: a session's tally, a usage cell, another sum. */
+export interface SpendPart {
+  requests: number;
+  tokens: TokenCounts;
+  /** Null: nothing of it has a price. */
+  usd: number | null;
+  /** The part of `usd` the plan bundles. */
+  included: number | null;
+  unpricedTokens: number;
+}
+
+/** Add `p` into `into`. Money is summed as it is; `settleSpend` rounds it once, when printed. */
+export function addSpend(into: SpendSum, p: SpendPart): void {
+  into.requests += p.requests;
+  for (const f of TOKEN_FIELDS) {
+    const v = p.tokens[f];
+    if (v !== null) into.tokens[f] = (into.tokens[f] ?? 0) + v;
+  }
+  into.cost.unpricedTokens += p.unpricedTokens;
+  if (p.usd === null) return;
+  into.cost.usd = (into.cost.usd ?? 0) + p.usd;
+  into.cost.included = (into.cost.included ?? 0) + (p.included ?? 0);
+}
+
+/** A copy of `t` with its money to the micro-dollar, as every document writes it. */
+export function settleSpend<T extends SpendSum>(t: T): T {
+  const usd = t.cost.usd === null ? null : money(t.cost.usd);
+  const included = t.cost.included === null ? null : money(t.cost.included);
+  return { ...t, tokens: { ...t.tokens }, cost: { ...t.cost, usd, included } };
 }
 
 export interface DocumentTotals {
@@ -81,17 +120,13 @@ export function tallyOf(s: Tallied): Tally {
 /** Add one session into `into`. */
 export function addTally(into: SpendTotals, s: Tally): void {
   into.sessions++;
-  into.requests += s.requests;
-  for (const f of TOKEN_FIELDS) {
-    const v = s.tokens[f];
-    if (v !== null) into.tokens[f] = (into.tokens[f] ?? 0) + v;
-  }
-  const c = into.cost;
-  if (s.usd !== null) {
-    c.usd = money((c.usd ?? 0) + s.usd);
-    c.included = money((c.included ?? 0) + (s.included ? s.usd : 0));
-  }
-  c.unpricedTokens += s.unpricedTokens;
+  addSpend(into, {
+    requests: s.requests,
+    tokens: s.tokens,
+    usd: s.usd,
+    included: s.usd === null ? null : s.included ? s.usd : 0,
+    unpricedTokens: s.unpricedTokens,
+  });
 }
 
 /** Totals of sessions' tallies, overall and per harness. */
@@ -107,7 +142,9 @@ export function totalsOfTallies(tallies: Iterable<Tally>): DocumentTotals {
     }
     addTally(p, t);
   }
-  return { all, byProvider };
+  const settled: Partial<Record<ProviderId, SpendTotals>> = {};
+  for (const [p, t] of Object.entries(byProvider) as [ProviderId, SpendTotals][]) settled[p] = settleSpend(t);
+  return { all: settleSpend(all), byProvider: settled };
 }
 
 /** Totals of session documents, overall and per harness. */
@@ -116,6 +153,3 @@ export function totalsOf(sessions: Iterable<Tallied>): DocumentTotals {
   for (const s of sessions) tallies.push(tallyOf(s));
   return totalsOfTallies(tallies);
 }
-
-/** Dollars to the micro-dollar, as the session document writes them. */
-const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;

@@ -2,6 +2,7 @@ import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
 import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
+import { money } from '../model/money.js';
 import type { PriceBook, VendorHint } from '../model/pricing.js';
 import type { Problem } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
@@ -14,7 +15,6 @@ export const TOP_ROWS = 15;
 export const FAILURE_SAMPLES = 3;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-const money = (usd: number): number => Math.round(usd * 1e6) / 1e6;
 
 function thin<T>(xs: T[], max: number): T[] {
   if (xs.length <= max) return xs;
