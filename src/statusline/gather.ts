@@ -100,7 +100,7 @@ export async function gather(input: StatuslineInput, env: Env, nowMs: number): P
         contextUsed !== null && compactAt !== null && compactAt > 0 ? contextUsed / compactAt : null,
       todayUsd: today !== undefined && nowMs >= today.startMs && nowMs < today.endMs ? today.usd : null,
       limits: input.limits,
-      // wired by the lead: the refresh fills `block` and `budget` in the digest (refresh.ts).
+      // Worked out by the refresh, which holds the whole index (refresh.ts: the block running now, the budget nearest its limit).
       block: digest?.block ?? null,
       budget: digest?.budget ?? null,
     },
