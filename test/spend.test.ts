@@ -168,6 +168,12 @@ describe('spend per period', () => {
       ['a-model-nobody-prices', null],
     ]);
     expect(doc.previous).toEqual({ from: '2026-10-01', to: '2026-10-31' });
+    // Tools share each request's cost: together they are the whole period's.
+    const toolsUsd = doc.tools.reduce(
+      (n: number, t: { cost: { usd: number | null } }) => n + (t.cost.usd ?? 0),
+      0,
+    );
+    expect(toolsUsd).toBeCloseTo(doc.total.cost.usd, 5);
   });
 });
 

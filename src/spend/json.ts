@@ -125,6 +125,8 @@ export interface WhereJson {
   projects: Ranked[];
   models: Ranked[];
   harnesses: Ranked[];
+  /** A request's figures shared evenly by the tools it called (`(none)`, `(unknown)` as `--by tool`). */
+  tools: Ranked[];
 }
 
 export function whereJson(r: WhereReport, o: { nowMs: number; timeZone: string; plan: Plan }): WhereJson {
@@ -141,6 +143,7 @@ export function whereJson(r: WhereReport, o: { nowMs: number; timeZone: string; 
     projects: r.ranked.project,
     models: r.ranked.model,
     harnesses: r.ranked.harness,
+    tools: r.ranked.tool,
   };
 }
 

@@ -134,8 +134,8 @@ function addShare(into: Map<string, SpendTally>, share: ToolShare, c: UsageCell,
   t.cost.included = (t.cost.included ?? 0) + (included ? share.usd : 0);
 }
 
-/** Split `c` into `groups` by `by`. */
-function addGroups(
+/** Split `c` into `groups` by `by` (the periods here, `cctop spend`'s ranking in `where.ts`). */
+export function addGroups(
   groups: Map<string, SpendTally>,
   by: SplitBy,
   s: SessionUsage,
@@ -147,7 +147,7 @@ function addGroups(
 }
 
 /** A tool group as printed: its shares rounded (see the module comment). */
-function settledShares(g: Group): Group {
+export function settledShares(g: Group): Group {
   return {
     ...g,
     requests: Math.round(g.requests * 1000) / 1000,

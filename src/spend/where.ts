@@ -1,27 +1,28 @@
 /**
- * "Where did the money go" (`cctop spend`): for one period, the projects, models and harnesses
- * ranked by cost, each with its share of the period and its cost in the period before, so a change
- * shows at once. Pure, over the same usage cells and tally as the period reports.
+ * "Where did the money go" (`cctop spend`): for one period, the projects, models, harnesses and
+ * tools ranked by cost (a request's cost shared evenly by the tools it called, as `--by tool` does),
+ * each with its share of the period and its cost in the period before, so a change shows at once. Pure, over the same usage cells and tally as the period reports.
  *
  * The period is the day, week or month holding now (or `--since`/`--until` when given); the period
  * before is the one of the same kind just before it (for a range that is a whole month or week, the
  * one before it; for any other range, the same number of days before).
  */
 import type { ProviderId } from '../model/facts.js';
-import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
+import type { SessionUsage } from '../model/usage-cells.js';
 import {
+  addGroups,
   byCost,
   dayKey,
-  NO_PROJECT,
   type PeriodUnit,
   periodEnd,
   periodStart,
   type StartOfWeek,
+  settledShares,
 } from './periods.js';
 import { addCell, emptyTally, type SpendTally, settled } from './tally.js';
 
-export type Dimension = 'project' | 'model' | 'harness';
-export const DIMENSIONS: readonly Dimension[] = ['project', 'model', 'harness'];
+export type Dimension = 'project' | 'model' | 'harness' | 'tool';
+export const DIMENSIONS: readonly Dimension[] = ['project', 'model', 'harness', 'tool'];
 
 export interface Ranked extends SpendTally {
   key: string;
@@ -53,17 +54,6 @@ export interface WhereOptions {
   fromDay: number | null;
   toDay: number | null;
   included: (provider: ProviderId) => boolean;
-}
-
-function keyOf(d: Dimension, s: SessionUsage, c: UsageCell): string {
-  switch (d) {
-    case 'project':
-      return s.project ?? NO_PROJECT;
-    case 'model':
-      return c.model;
-    case 'harness':
-      return s.provider;
-  }
 }
 
 interface Days {
@@ -99,21 +89,13 @@ function sumsOf(
   o: WhereOptions,
 ): { total: SpendTally; by: Sums } {
   const total = emptyTally();
-  const by: Sums = { project: new Map(), model: new Map(), harness: new Map() };
+  const by: Sums = { project: new Map(), model: new Map(), harness: new Map(), tool: new Map() };
   for (const s of sessions) {
     const included = o.included(s.provider);
     for (const c of s.cells) {
       if (c.day < days.from || c.day > days.to) continue;
       addCell(total, c, included);
-      for (const d of DIMENSIONS) {
-        const key = keyOf(d, s, c);
-        let t = by[d].get(key);
-        if (t === undefined) {
-          t = emptyTally();
-          by[d].set(key, t);
-        }
-        addCell(t, c, included);
-      }
+      for (const d of DIMENSIONS) addGroups(by[d], d, s, c, included);
     }
   }
   return { total, by };
@@ -128,7 +110,8 @@ export function whereReport(sessions: readonly SessionUsage[], o: WhereOptions):
   for (const d of DIMENSIONS) {
     ranked[d] = [...current.by[d]]
       .map(([key, t]) => {
-        const s = settled(t);
+        // A tool's figures are its shares of the requests that called it (see periods.ts).
+        const s = d === 'tool' ? settledShares({ key, ...settled(t) }) : settled(t);
         const share =
           totalUsd === null || totalUsd === 0 || s.cost.usd === null ? null : s.cost.usd / totalUsd;
         const previousUsd = settled(previous.by[d].get(key) ?? emptyTally()).cost.usd;

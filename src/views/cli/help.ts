@@ -49,7 +49,7 @@ Usage:
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
-  cctop spend           where the money went: projects, models, harnesses ranked (--period, --json)
+  cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
   cctop budget          each budget of the config file: spent, limit, share (exits 1 when one is over)
   cctop config path     where the config file is (config check: what is wrong in it; docs/config.md)
   cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
@@ -137,7 +137,8 @@ Options:
 Usage: cctop spend [options]
 
 For this day, week or month (or --since/--until), the projects, models and harnesses ranked by
-cost, each with its share and the change from the period before.
+cost, and the tools (each request's cost shared by the tools it called), each with its share and
+the change from the period before.
 
 Options:
   --period day|week|month          which period (default month)

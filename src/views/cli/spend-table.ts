@@ -9,7 +9,7 @@
 import type { Block, BlockReport } from '../../spend/blocks.js';
 import type { Group, PeriodReport, PeriodRow } from '../../spend/periods.js';
 import type { SpendTally } from '../../spend/tally.js';
-import type { Dimension, Ranked, WhereReport } from '../../spend/where.js';
+import { DIMENSIONS, type Dimension, type Ranked, type WhereReport } from '../../spend/where.js';
 import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { duration, padEnd, padStart, shortModel, tildify, tokens, UNKNOWN, usd } from './format.js';
@@ -150,7 +150,12 @@ function activeLines(b: Block & { kind: 'block' }, nowMs: number, s: TableStyle)
   return lines;
 }
 
-const TITLES: Record<Dimension, string> = { project: 'projects', model: 'models', harness: 'harnesses' };
+const TITLES: Record<Dimension, string> = {
+  project: 'projects',
+  model: 'models',
+  harness: 'harnesses',
+  tool: 'tools (a request shared by the tools it called)',
+};
 
 function change(r: Ranked): string {
   if (r.previousUsd === null || r.previousUsd === 0) return r.cost.usd === null ? '' : 'new';
@@ -186,6 +191,6 @@ export function whereTable(r: WhereReport, s: TableStyle): string[] {
       ),
   ];
   if (r.total.requests === 0) return [...out, 'No spend in this period.'];
-  for (const d of ['project', 'model', 'harness'] as const) out.push('', ...rankedLines(d, r.ranked[d], s));
+  for (const d of DIMENSIONS) out.push('', ...rankedLines(d, r.ranked[d], s));
   return out;
 }
