@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import * as crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { cookieName, newToken, presented, sessionCookie, TOKEN_SHAPE, Tokens } from './auth.js';
+
+// The real comparison, watched: which buffers each check compares (see the timing test below).
+vi.mock('node:crypto', async (original) => {
+  const real = await original<typeof import('node:crypto')>();
+  return { ...real, timingSafeEqual: vi.fn(real.timingSafeEqual) };
+});
 
 const req = (path: string, headers: Record<string, string> = {}) =>
   new Request(`http://127.0.0.1:7777${path}`, { headers });
@@ -29,28 +36,31 @@ describe('tokens', () => {
     expect(new Tokens(newToken()).read).not.toBe(new Tokens(full).read);
   });
 
-  it('a guess right in its first characters takes no longer to refuse than one wrong from the start', () => {
-    // The guarantee is structural: both sides are hashed to 32-byte digests and compared with
-    // timingSafeEqual, so no step looks at how much of the guess is right. This is a coarse check of
-    // that (medians of interleaved rounds, with room for a busy machine), not a proof.
+  it('a guess right in its first characters is refused by the same steps as one wrong from the start', () => {
+    // What makes the time of a refusal independent of the guess: every check hashes the guess to a
+    // 32-byte digest and compares it with both tokens' digests through timingSafeEqual, whatever it
+    // is. Checked by the steps taken, not by a clock (timings on a shared machine prove nothing).
     const t = new Tokens(newToken());
     const nearly = `${t.full.slice(0, -1)}${t.full.endsWith('A') ? 'B' : 'A'}`;
     const far = `${t.full[0] === 'A' ? 'B' : 'A'}${t.full.slice(1)}`;
-    const time = (guess: string) => {
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < 2000; i++) t.level(guess);
-      return Number(process.hrtime.bigint() - start);
+    const compare = vi.mocked(crypto.timingSafeEqual);
+    const stepsOf = (guess: string) => {
+      compare.mockClear();
+      const level = t.level(guess);
+      return {
+        level,
+        steps: compare.mock.calls.map(([a, b]) => [(a as Buffer).length, (b as Buffer).length]),
+      };
     };
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let round = 0; round < 15; round++) {
-      a.push(time(nearly));
-      b.push(time(far));
-    }
-    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
-    const ratio = median(a) / median(b);
-    expect(ratio).toBeGreaterThan(0.5);
-    expect(ratio).toBeLessThan(2);
+    const twoDigests = [
+      [32, 32],
+      [32, 32],
+    ];
+    expect(stepsOf(nearly)).toEqual({ level: null, steps: twoDigests });
+    expect(stepsOf(far)).toEqual({ level: null, steps: twoDigests });
+    // A right token takes the same two comparisons: the time does not say which level matched either.
+    expect(stepsOf(t.full)).toEqual({ level: 'full', steps: twoDigests });
+    expect(stepsOf(t.read)).toEqual({ level: 'read', steps: twoDigests });
   });
 });
 
