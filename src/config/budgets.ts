@@ -5,6 +5,7 @@
  *
  * Not here: remembering which levels were already notified (`crossings.ts`), or printing (`views/`).
  */
+import { periodEnd, periodStart } from '../model/calendar.js';
 import type { ProviderId } from '../model/facts.js';
 import type { LocalTime } from '../model/time.js';
 import type { Budget, Period, StartOfWeek } from './types.js';
@@ -38,16 +39,6 @@ export interface BudgetState extends DayRange {
   level: Level;
 }
 
-const DAYS_PER_WEEK = 7;
-/** 1970-01-01, day 0, was a Thursday: days since the Sunday before it. */
-const DAY_ZERO_WEEKDAY = 4;
-const WEEKDAY_OF_START: Record<StartOfWeek, number> = { sunday: 0, monday: 1 };
-const DAY_MS = 86_400_000;
-
-/** The local day's weekday, 0 for Sunday: day numbers count local days, so UTC weekdays are theirs. */
-const weekday = (day: number): number =>
-  (((day + DAY_ZERO_WEEKDAY) % DAYS_PER_WEEK) + DAYS_PER_WEEK) % DAYS_PER_WEEK;
-
 /** The days of the period containing `nowMs`: today, this week from `startOfWeek`, or this calendar month. */
 export function periodDays(
   period: Period,
@@ -55,22 +46,8 @@ export function periodDays(
   time: LocalTime,
   startOfWeek: StartOfWeek,
 ): DayRange {
-  const today = time.dayNumber(nowMs);
-  switch (period) {
-    case 'day':
-      return { fromDay: today, toDay: today };
-    case 'week': {
-      const back = (weekday(today) - WEEKDAY_OF_START[startOfWeek] + DAYS_PER_WEEK) % DAYS_PER_WEEK;
-      return { fromDay: today - back, toDay: today - back + DAYS_PER_WEEK - 1 };
-    }
-    case 'month': {
-      // A day number read as a UTC date is that local day's calendar date (see `LocalTime.dayKey`).
-      const date = new Date(today * DAY_MS);
-      const first = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1) / DAY_MS;
-      const next = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) / DAY_MS;
-      return { fromDay: first, toDay: next - 1 };
-    }
-  }
+  const fromDay = periodStart(time.dayNumber(nowMs), period, startOfWeek);
+  return { fromDay, toDay: periodEnd(fromDay, period) };
 }
 
 export function levelOf(share: number | null): Level {

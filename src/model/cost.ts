@@ -11,7 +11,7 @@ import type { DaySeries, HourSeries } from './document.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { money } from './money.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
-import type { LocalTime } from './time.js';
+import { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
 import { CellSink, NO_TOOL, UNKNOWN_TOOLS } from './usage-cells.js';
 
@@ -211,10 +211,6 @@ export function spendWindows(
   }
   return {
     byHour: { start: new Date(nowHour - (HOURS_KEPT - 1) * HOUR).toISOString(), usd: hours },
-    byDay: { start: dayKey(today - (DAYS_KEPT - 1)), usd: days },
+    byDay: { start: LocalTime.dayKey(today - (DAYS_KEPT - 1)), usd: days },
   };
 }
-
-/** A day number as `YYYY-MM-DD`. */
-const dayKey = (dayNumber: number): string => new Date(dayNumber * DAY).toISOString().slice(0, 10);
-const DAY = 86_400_000;

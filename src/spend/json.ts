@@ -10,12 +10,13 @@
  */
 import type { BudgetState, Level } from '../config/budgets.js';
 import type { Period } from '../config/types.js';
+import type { StartOfWeek } from '../model/calendar.js';
 import type { Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { LocalTime } from '../model/time.js';
 import { placeById } from '../providers/places.js';
 import type { Block } from './blocks.js';
-import type { PeriodReport, PeriodRow, SplitBy, StartOfWeek } from './periods.js';
+import type { PeriodReport, PeriodRow, SplitBy } from './periods.js';
 import type { SpendTally } from './tally.js';
 import type { Ranked, Span, WhereReport } from './where.js';
 

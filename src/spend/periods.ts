@@ -13,12 +13,12 @@
  * token fields are null), and its requests and tokens are shares: rounded when printed (tokens to
  * whole ones, requests to a thousandth), so those sum to the period's up to that rounding.
  */
+import { type PeriodUnit, periodEnd, periodStart, type StartOfWeek } from '../model/calendar.js';
 import type { ProviderId } from '../model/facts.js';
+import { LocalTime } from '../model/time.js';
 import { type SessionUsage, type ToolShare, toolShares, type UsageCell } from '../model/usage-cells.js';
 import { addCell, addTally, emptyTally, type SpendTally, settled } from './tally.js';
 
-export type PeriodUnit = 'day' | 'week' | 'month';
-export type StartOfWeek = 'monday' | 'sunday';
 export type SplitBy = 'harness' | 'model' | 'project' | 'tool';
 
 export interface PeriodOptions {
@@ -62,48 +62,10 @@ export interface PeriodReport {
   totals: SpendTally;
 }
 
-const DAY = 86_400_000;
 export const NO_PROJECT = '(none)';
 
-/** The first local day of the period holding `day`. */
-export function periodStart(day: number, unit: PeriodUnit, startOfWeek: StartOfWeek): number {
-  switch (unit) {
-    case 'day':
-      return day;
-    case 'week': {
-      // 1970-01-01 was a Thursday: (day + 4) % 7 is 0 on Sundays.
-      const weekday = (((day + 4) % 7) + 7) % 7;
-      return day - (startOfWeek === 'sunday' ? weekday : (weekday + 6) % 7);
-    }
-    case 'month': {
-      const d = new Date(day * DAY);
-      return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / DAY);
-    }
-  }
-}
-
-/** The last local day of the period starting on `start`. */
-export function periodEnd(start: number, unit: PeriodUnit): number {
-  switch (unit) {
-    case 'day':
-      return start;
-    case 'week':
-      return start + 6;
-    case 'month': {
-      const d = new Date(start * DAY);
-      return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) / DAY) - 1;
-    }
-  }
-}
-
-/** The first day of the period before the one starting on `start`. */
-export function previousStart(start: number, unit: PeriodUnit, startOfWeek: StartOfWeek): number {
-  return periodStart(start - 1, unit, startOfWeek);
-}
-
-export const dayKey = (day: number): string => new Date(day * DAY).toISOString().slice(0, 10);
 const periodName = (start: number, unit: PeriodUnit): string =>
-  unit === 'month' ? dayKey(start).slice(0, 7) : dayKey(start);
+  unit === 'month' ? LocalTime.dayKey(start).slice(0, 7) : LocalTime.dayKey(start);
 
 function groupKey(by: Exclude<SplitBy, 'tool'>, s: SessionUsage, c: UsageCell): string {
   switch (by) {
@@ -212,8 +174,8 @@ export function periodReport(sessions: readonly SessionUsage[], o: PeriodOptions
     addTally(totals, p.tally);
     const row: PeriodRow = {
       period: periodName(p.start, o.unit),
-      from: dayKey(p.start),
-      to: dayKey(periodEnd(p.start, o.unit)),
+      from: LocalTime.dayKey(p.start),
+      to: LocalTime.dayKey(periodEnd(p.start, o.unit)),
       ...settled(p.tally),
       models: [...p.models].sort(),
     };

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { periodStart } from '../model/calendar.js';
 import type { ProviderId } from '../model/facts.js';
 import { LocalTime } from '../model/time.js';
 import { CellSink, decodeCells, encodeCells, type SessionUsage } from '../model/usage-cells.js';
 import { activeBlock, BLOCK_MS, blockReport } from './blocks.js';
-import { periodReport, periodStart } from './periods.js';
+import { periodReport } from './periods.js';
 import { spentOver } from './spent.js';
 import { whereReport } from './where.js';
 

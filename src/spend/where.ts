@@ -7,18 +7,12 @@
  * before is the one of the same kind just before it (for a range that is a whole month or week, the
  * one before it; for any other range, the same number of days before).
  */
+
+import { type PeriodUnit, periodEnd, periodStart, type StartOfWeek } from '../model/calendar.js';
 import type { ProviderId } from '../model/facts.js';
+import { LocalTime } from '../model/time.js';
 import type { SessionUsage } from '../model/usage-cells.js';
-import {
-  addGroups,
-  byCost,
-  dayKey,
-  type PeriodUnit,
-  periodEnd,
-  periodStart,
-  type StartOfWeek,
-  settledShares,
-} from './periods.js';
+import { addGroups, byCost, settledShares } from './periods.js';
 import { addCell, emptyTally, type SpendTally, settled } from './tally.js';
 
 export type Dimension = 'project' | 'model' | 'harness' | 'tool';
@@ -121,8 +115,8 @@ export function whereReport(sessions: readonly SessionUsage[], o: WhereOptions):
   }
   return {
     unit: o.fromDay !== null || o.toDay !== null ? 'range' : o.unit,
-    period: { from: dayKey(now.from), to: dayKey(now.to) },
-    previous: { from: dayKey(before.from), to: dayKey(before.to) },
+    period: { from: LocalTime.dayKey(now.from), to: LocalTime.dayKey(now.to) },
+    previous: { from: LocalTime.dayKey(before.from), to: LocalTime.dayKey(before.to) },
     total: settled(current.total),
     previousTotal: settled(previous.total),
     ranked,

@@ -11,9 +11,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { LiveSessions } from '../../src/live/engine.js';
+import { periodStart } from '../../src/model/calendar.js';
 import { activeBlock, blockReport } from '../../src/spend/blocks.js';
 import { blockJson } from '../../src/spend/json.js';
-import { periodReport, periodStart } from '../../src/spend/periods.js';
+import { periodReport } from '../../src/spend/periods.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
 import { Answers } from '../../src/views/serve/answers.js';
 import { createApp } from '../../src/views/serve/app.js';

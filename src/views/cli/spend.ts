@@ -3,17 +3,13 @@
  * `src/spend/`, and their two outputs (a table on a terminal, `--json` as documented in
  * docs/reports.md). One load of the index's usage cells serves each.
  */
+
+import type { PeriodUnit, StartOfWeek } from '../../model/calendar.js';
 import type { Plan } from '../../model/document.js';
 import { home } from '../../providers/fsutil.js';
 import { type Block, type BlockReport, blockReport } from '../../spend/blocks.js';
 import { blocksJson, includedBy, type PeriodCommand, periodsJson, whereJson } from '../../spend/json.js';
-import {
-  type PeriodReport,
-  type PeriodUnit,
-  periodReport,
-  type SplitBy,
-  type StartOfWeek,
-} from '../../spend/periods.js';
+import { type PeriodReport, periodReport, type SplitBy } from '../../spend/periods.js';
 import { loadUsage } from '../../spend/source.js';
 import { whereReport } from '../../spend/where.js';
 import { paint } from './color.js';

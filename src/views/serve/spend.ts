@@ -14,6 +14,7 @@
 import type { Hono, Env as HonoEnv } from 'hono';
 import { budgetStates, type LoadedConfig, type StartOfWeek } from '../../config/index.js';
 import type { LiveSessions } from '../../live/engine.js';
+import { type PeriodUnit, periodStart } from '../../model/calendar.js';
 import type { Plan } from '../../model/document.js';
 import { LocalTime } from '../../model/time.js';
 import type { SessionUsage } from '../../model/usage-cells.js';
@@ -28,7 +29,7 @@ import {
   type PeriodsJson,
   periodsJson,
 } from '../../spend/json.js';
-import { type PeriodUnit, periodReport, periodStart, type SplitBy } from '../../spend/periods.js';
+import { periodReport, type SplitBy } from '../../spend/periods.js';
 import { spentOver } from '../../spend/spent.js';
 import type { ErrorAnswer } from './api.js';
 import type { Checked } from './ids.js';
