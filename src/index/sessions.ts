@@ -14,7 +14,7 @@ import type { PriceBook } from '../model/pricing.js';
 import type { ProblemLog } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
-import { placeById } from '../providers/places.js';
+import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
 import { type KeptProblem, type ProblemSink, problemsOfFile, unpricedProblems } from './build-problems.js';
 import { byPath, dedupeGroups, type Group, group, groupKey, type ParsedFile } from './group.js';
@@ -191,7 +191,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     addLedger(totals, p.result.ledger, masks.get(p) ?? null, o.book, provider.vendor, clock);
   const span = spanOf(g);
   if (!inRange(span, totals.requests, o)) return null;
-  const included = o.plan === 'included' || (o.plan === 'max' && provider.bundledUnderMax);
+  const included = bundledBy(o.plan, g.provider);
   const { cost, unpriced } = costOf(totals, included);
   const model = f.mainModel ?? g.files.find((p) => p.result.facts.mainModel)?.result.facts.mainModel ?? null;
   const facts: SessionFacts = {

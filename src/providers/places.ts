@@ -8,6 +8,7 @@
  * The ids and their order are `PROVIDERS` in `model/facts.ts`; this table must have an entry for
  * each, filed under its own id, or it does not compile.
  */
+import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { claudePlace } from './claude/place.js';
 import { codexPlace } from './codex/place.js';
@@ -45,4 +46,12 @@ export function placeById(id: ProviderId): ProviderPlace {
   const p: ProviderPlace | undefined = Object.hasOwn(PLACES, id) ? PLACES[id] : undefined;
   if (!p) throw new Error(`unknown provider ${id}`);
   return p;
+}
+
+/**
+ * Whether `--plan` bundles `id`'s usage: its cost is then what it would be at retail, shown as
+ * included (`max` bundles the harnesses a Claude Max subscription covers; `included`, every one).
+ */
+export function bundledBy(plan: Plan, id: ProviderId): boolean {
+  return plan === 'included' || (plan === 'max' && placeById(id).bundledUnderMax);
 }

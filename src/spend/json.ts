@@ -14,7 +14,7 @@ import type { StartOfWeek } from '../model/calendar.js';
 import type { Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { LocalTime } from '../model/time.js';
-import { placeById } from '../providers/places.js';
+import { bundledBy } from '../providers/places.js';
 import type { Block } from './blocks.js';
 import type { PeriodReport, PeriodRow, SplitBy } from './periods.js';
 import type { SpendTally } from './tally.js';
@@ -29,7 +29,7 @@ export type PeriodCommand = 'daily' | 'weekly' | 'monthly';
 export const includedBy =
   (plan: Plan) =>
   (provider: ProviderId): boolean =>
-    plan === 'included' || (plan === 'max' && placeById(provider).bundledUnderMax);
+    bundledBy(plan, provider);
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
