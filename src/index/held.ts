@@ -104,6 +104,7 @@ class BuiltHeld implements Held {
 class KeptHeld implements Held {
   private decoded: SessionRecord | null = null;
   private buckets: SpendBuckets | null = null;
+  private cells: UsageCell[] | null = null;
   private signed: string | null = null;
 
   constructor(private readonly h: KeptHead) {}
@@ -149,8 +150,10 @@ class KeptHeld implements Held {
   }
 
   usage(): UsageCell[] {
-    // Not kept: a report reads each session's cells once.
-    return this.decoded?.usage ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
+    // Kept once decoded: a running view with budgets asks for every session's cells at each check,
+    // and a session whose facts did not move is this same object the next time.
+    this.cells ??= this.decoded?.usage ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
+    return this.cells;
   }
 
   record(): SessionRecord {
