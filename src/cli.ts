@@ -5,7 +5,9 @@
  */
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
 // the rest of the command line is loaded (see statusline/bin.ts).
+// `cctop hook` runs on every event of every agent whose hooks cctop installed: likewise (hooks/bin.ts).
 if (process.argv[2] === 'statusline') await import('./statusline/bin.js');
+else if (process.argv[2] === 'hook') await import('./hooks/bin.js');
 else await runMain();
 
 async function runMain(): Promise<void> {
