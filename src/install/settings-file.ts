@@ -10,7 +10,7 @@
  *
  * Not here: what goes into the file (`apply.ts` decides), or which file an agent reads (`targets.ts`).
  */
-import { copyFileSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { type JsonObject, obj } from '../model/json.js';
 import { writeAtomically } from './atomic.js';
 import { type Layout, NEW_LAYOUT, readSettingsText, type Syntax } from './jsonc.js';
@@ -50,8 +50,20 @@ function realOf(path: string): string {
   }
 }
 
-/** Read and parse the file; a missing file reads as `{}`. Throws `InstallError` for anything else. */
-export function readSettings(path: string, syntax: Syntax): SettingsFile {
+/** A settings file's text, unparsed: for a file of another syntax (Codex's TOML), parsed by its caller. */
+export interface SettingsText {
+  path: string;
+  real: string;
+  /** Null when there is no file yet. */
+  text: string | null;
+  mode: number | null;
+}
+
+/**
+ * Read the file's text, within `MAX_SETTINGS_BYTES`; a missing file reads as null. Throws
+ * `InstallError` for anything else.
+ */
+export function readSettingsRaw(path: string): SettingsText {
   const real = realOf(path);
   let text: string | null = null;
   let mode: number | null = null;
@@ -72,6 +84,12 @@ export function readSettings(path: string, syntax: Syntax): SettingsFile {
         `${path} could not be read (${code ?? (err as Error).message}); nothing was changed`,
       );
   }
+  return { path, real, text, mode };
+}
+
+/** Read and parse the file; a missing file reads as `{}`. Throws `InstallError` for anything else. */
+export function readSettings(path: string, syntax: Syntax): SettingsFile {
+  const { real, text, mode } = readSettingsRaw(path);
   if (text === null) return { path, real, text, value: {}, layout: NEW_LAYOUT, mode };
   if (text.trim() === '') return { path, real, text, value: {}, layout: { ...NEW_LAYOUT }, mode };
   const read = readSettingsText(text, syntax);
@@ -92,7 +110,7 @@ export class ChangedMeanwhile extends Error {}
  * when the file no longer holds what `file` read, so an edit made meanwhile is never overwritten.
  * Returns where the backup is (null when there was no file before).
  */
-export function writeSettings(file: SettingsFile, text: string): { backup: string | null } {
+export function writeSettings(file: SettingsText, text: string): { backup: string | null } {
   const now = readNow(file.real);
   if (now !== file.text) throw new ChangedMeanwhile(`${file.path} changed while cctop was writing it`);
   let backup: string | null = null;
@@ -102,6 +120,22 @@ export function writeSettings(file: SettingsFile, text: string): { backup: strin
   }
   writeAtomically(file.real, text, file.mode);
   return { backup };
+}
+
+/**
+ * Delete the file, and the backup beside it: for a file cctop made itself and that now holds nothing
+ * but what it started with, so that taking cctop out leaves no file where there was none. Refuses
+ * (`ChangedMeanwhile`) when the file no longer holds what `file` read.
+ */
+export function deleteSettings(file: SettingsText): void {
+  if (readNow(file.real) !== file.text)
+    throw new ChangedMeanwhile(`${file.path} changed while cctop was writing it`);
+  unlinkSync(file.real);
+  try {
+    unlinkSync(`${file.real}${BACKUP_SUFFIX}`);
+  } catch {
+    // There was none.
+  }
 }
 
 function readNow(path: string): string | null {

@@ -2,7 +2,8 @@
  * What cctop put into a settings file, kept beside it as `<name>.cctop.json`: per entry, the value
  * it wrote (so the entry is known as cctop's even after cctop moved somewhere its name does not show,
  * a development checkout), what was there before it (a foreign status line that `--replace`
- * displaced, put back by `remove`), and how many objects it made on the way (taken away again).
+ * displaced, put back by `remove`), how many objects it made on the way (taken away again), and the
+ * exact text an edit replaced where `remove` must give it back byte for byte (hook lists).
  *
  * Beside the settings file rather than in cctop's cache: a displaced value must outlive a cleared
  * cache, and two config directories (`CLAUDE_CONFIG_DIR`) must not share one record.
@@ -25,6 +26,11 @@ export interface Installed {
   displaced?: unknown;
   /** Objects made on the way to the entry, to take away with it. */
   made: number;
+  /**
+   * The exact text an edit replaced, put back by `remove`: the inside of an empty container cctop
+   * filled, or the spelling of a value it displaced (a TOML array laid out over several lines).
+   */
+  before?: string;
 }
 
 /** Entries by their path, joined with dots (`statusLine`, `mcpServers.cctop`). */
@@ -56,7 +62,12 @@ export function readSidecar(settingsReal: string): Sidecar {
     const e = obj(v);
     if (e === null || !Object.hasOwn(e, 'wrote')) continue;
     const made = typeof e.made === 'number' && Number.isInteger(e.made) && e.made >= 0 ? e.made : 0;
-    out[key] = { wrote: e.wrote, made, ...(Object.hasOwn(e, 'displaced') ? { displaced: e.displaced } : {}) };
+    out[key] = {
+      wrote: e.wrote,
+      made,
+      ...(Object.hasOwn(e, 'displaced') ? { displaced: e.displaced } : {}),
+      ...(typeof e.before === 'string' ? { before: e.before } : {}),
+    };
   }
   return out;
 }
