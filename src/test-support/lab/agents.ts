@@ -120,6 +120,7 @@ export function makeHome(root: string): LabHome {
   const cwd = join(root, 'work');
   mkdirSync(home, { recursive: true });
   mkdirSync(cwd, { recursive: true });
+  mkdirSync(join(home, '.tmp'), { recursive: true, mode: 0o700 });
   return { home, cwd };
 }
 
@@ -136,6 +137,8 @@ export function labEnv(home: string, serverUrl: string): Record<string, string> 
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
+    // Claude Code's shell output and sockets, kept in the run's folder rather than /tmp/claude-<uid>.
+    CLAUDE_CODE_TMPDIR: join(home, '.tmp'),
     HTTP_PROXY: serverUrl,
     HTTPS_PROXY: serverUrl,
     http_proxy: serverUrl,
