@@ -18,5 +18,16 @@ export { loadConfig, MAX_CONFIG_BYTES, parseConfig, zoneFor } from './config.js'
 export { CROSSINGS_FILE, crossingsPath, newCrossings } from './crossings.js';
 export { configPath } from './path.js';
 export { MAX_BUDGETS } from './read.js';
-export type { Alerts, Budget, Config, LoadedConfig, Period, Reports, StartOfWeek } from './types.js';
-export { defaultConfig, PERIODS, WEEK_STARTS } from './types.js';
+export type {
+  Alerts,
+  Budget,
+  Config,
+  LoadedConfig,
+  Notify,
+  NotifyFormat,
+  Period,
+  Reports,
+  StartOfWeek,
+} from './types.js';
+export { defaultConfig, NOTIFY_FORMATS, PERIODS, WEEK_STARTS } from './types.js';
+export { dashboardUrl, MAX_URL_CHARS, shownUrl, webhookUrl } from './urls.js';

@@ -19,11 +19,15 @@ import {
   type Budget,
   type Config,
   defaultConfig,
+  NOTIFY_FORMATS,
+  type Notify,
+  type NotifyFormat,
   PERIODS,
   type Period,
   type Reports,
   WEEK_STARTS,
 } from './types.js';
+import { dashboardUrl, webhookUrl } from './urls.js';
 
 /** Where a finding applies (a locator: `alerts.stall_minutes`, `budget#2`) and what it says. */
 export type Warn = (at: string, message: string) => void;
@@ -72,7 +76,7 @@ function shown(v: unknown): string {
 /** `budget#2.usd` → `budget.usd`: the key as it is written in the file. */
 export const keyOf = (at: string): string => at.replace(/#\d+/g, '');
 
-const TOP_KEYS = ['budget', 'alerts', 'reports', 'hosts', 'store'] as const;
+const TOP_KEYS = ['budget', 'alerts', 'reports', 'notify', 'hosts', 'store'] as const;
 
 function unknownKeys(table: Table, at: string, known: readonly string[], warn: Warn): void {
   for (const k of Object.keys(table)) {
@@ -92,6 +96,7 @@ export function readConfig(raw: Table, env: Env, warn: Warn): Config {
   if (raw.budget !== undefined) config.budgets = readBudgets(raw.budget, env, warn);
   if (raw.alerts !== undefined) config.alerts = readAlerts(raw.alerts, warn);
   if (raw.reports !== undefined) config.reports = readReports(raw.reports, warn);
+  if (raw.notify !== undefined) config.notify = readNotify(raw.notify, warn);
   if (raw.hosts !== undefined) config.hosts = readHosts(raw.hosts, warn);
   if (raw.store !== undefined) config.store = readStore(raw.store, warn);
   return config;
@@ -248,6 +253,38 @@ function readReports(v: unknown, warn: Warn): Reports {
       `reports.start_of_week = ${shown(v.start_of_week)}: expected monday or sunday; weeks start on monday`,
     );
   return reports;
+}
+
+/** `[notify]`: each setting written wrong keeps its default (no webhook, desktop on, no links). */
+function readNotify(v: unknown, warn: Warn): Notify {
+  const notify = defaultConfig().notify;
+  if (!isTable(v)) {
+    warn('notify', `notify is ${shown(v)}, not a table ([notify]); the defaults hold`);
+    return notify;
+  }
+  unknownKeys(v, 'notify', ['url', 'format', 'desktop', 'dashboard'], warn);
+  if (v.url !== undefined) {
+    const url = typeof v.url === 'string' ? webhookUrl(v.url) : { ok: false as const, why: 'expected text' };
+    if (url.ok) notify.url = url.url;
+    else warn('notify.url', `notify.url = ${shown(v.url)}: ${url.why}; no webhook is sent`);
+  }
+  const format = typeof v.format === 'string' ? v.format.toLowerCase() : v.format;
+  if (NOTIFY_FORMATS.includes(format as NotifyFormat)) notify.format = format as NotifyFormat;
+  else if (format !== undefined)
+    warn('notify.format', `notify.format = ${shown(v.format)}: expected json, ntfy or slack; json is sent`);
+  if (typeof v.desktop === 'boolean') notify.desktop = v.desktop;
+  else if (v.desktop !== undefined)
+    warn('notify.desktop', `notify.desktop = ${shown(v.desktop)}: expected true or false; it stays on`);
+  if (v.dashboard !== undefined) {
+    const url =
+      typeof v.dashboard === 'string'
+        ? dashboardUrl(v.dashboard)
+        : { ok: false as const, why: 'expected text' };
+    if (url.ok) notify.dashboard = url.url;
+    else
+      warn('notify.dashboard', `notify.dashboard = ${shown(v.dashboard)}: ${url.why}; notices carry no link`);
+  }
+  return notify;
 }
 
 /** Whether `Intl` knows the zone (it throws RangeError for a name it does not). */

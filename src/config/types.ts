@@ -1,7 +1,8 @@
 /**
- * What the config file means once read: budgets, alert thresholds, how reports cut days, and two
- * settings later issues will use (`hosts`, `[store]`). Plain data with every default filled in, so a
- * view never asks whether a key was written. How the file is read and checked is `config.ts`.
+ * What the config file means once read: budgets, alert thresholds, how reports cut days, where
+ * notifications go, and two settings later issues will use (`hosts`, `[store]`). Plain data with every
+ * default filled in, so a view never asks whether a key was written. How the file is read and checked
+ * is `config.ts`.
  */
 import type { ProviderId } from '../model/facts.js';
 
@@ -37,6 +38,21 @@ export interface Alerts {
   burnUsdPerHour: number | null;
 }
 
+/** The shapes a webhook can be sent in (`docs/notifications.md`). */
+export const NOTIFY_FORMATS = ['json', 'ntfy', 'slack'] as const;
+export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
+
+/** Where notifications go besides the views' own bell and page (`docs/notifications.md`). */
+export interface Notify {
+  /** The webhook: an http(s) URL, as written; null for none. */
+  url: string | null;
+  format: NotifyFormat;
+  /** Desktop notifications (`notify-send`, `osascript`) when the machine has one. */
+  desktop: boolean;
+  /** The dashboard's address (`http://127.0.0.1:7777`), to link each notice to its session; null for none. */
+  dashboard: string | null;
+}
+
 export interface Reports {
   /** The zone days are cut in; null for the system zone. A `--timezone` flag wins over it. */
   timeZone: string | null;
@@ -47,6 +63,7 @@ export interface Config {
   budgets: Budget[];
   alerts: Alerts;
   reports: Reports;
+  notify: Notify;
   /** Kept as written for a later issue (other machines to read); not used yet. */
   hosts: string[];
   /** Kept as written for a later issue (a shared store); not used yet. */
@@ -59,6 +76,7 @@ export function defaultConfig(): Config {
     budgets: [],
     alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null },
     reports: { timeZone: null, startOfWeek: 'monday' },
+    notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],
     store: { url: null },
   };
