@@ -2,12 +2,15 @@
 // The dashboard: who needs you, what is being spent, and every session as a sortable, filterable
 // table that becomes a list of cards on a phone. Rows are kept by session and only their changed
 // cells are rewritten, so a live update every couple of seconds does not rebuild the page. The
-// columns and filters are in dashboard-columns.js, the cards above the table in dashboard-summary.js.
+// columns and filters are in dashboard-columns.js, the cards above the table in dashboard-summary.js,
+// the collisions (a badge on a row, a card each above the table) in collisions.js.
 
+/** @import { CollisionLevel } from '../src/model/collision.js' */
 /** @import { SessionDoc, SessionDocument } from '../src/model/document.js' */
 /** @import { Filter } from './dashboard-columns.js' */
 
 import { meter } from './charts.js';
+import { collisionCards, collisionLevels, collisionsOf, drawBadge } from './collisions.js';
 import {
   COLUMNS,
   ctxFraction,
@@ -33,6 +36,7 @@ const METER_STEPS = 40;
  * @property {HTMLTableRowElement} tr
  * @property {HTMLElement} mark
  * @property {HTMLElement} word
+ * @property {HTMLElement} badge says whether the session collides with another
  * @property {HTMLElement} project
  * @property {HTMLElement} title
  * @property {HTMLElement} ctxText
@@ -67,6 +71,7 @@ export class Dashboard {
 
     this.summary = h('section', { class: 'summary', 'aria-label': 'spend' });
     this.needs = h('section', { class: 'needs', 'aria-label': 'needs you' });
+    this.collisions = h('section', { class: 'collisions', 'aria-label': 'collisions' });
     this.search = h('input', {
       type: 'search',
       placeholder: 'Filter: project, title, model, branch, id',
@@ -99,6 +104,7 @@ export class Dashboard {
       'div',
       { class: 'dashboard' },
       this.needs,
+      this.collisions,
       this.summary,
       h('div', { class: 'filters' }, this.search, this.stateSel, this.providerSel, this.count),
       h(
@@ -192,6 +198,7 @@ export class Dashboard {
       tr,
       mark: h('span', { class: 'mark' }),
       word: h('span', { class: 'state-word' }),
+      badge: h('span', { class: 'collision-badge' }),
       project: h('span', { class: 'project' }),
       title: h('span', { class: 'title-text' }),
       ctxText: h('span', null),
@@ -199,7 +206,7 @@ export class Dashboard {
       ctxStep: null,
       cells,
     };
-    at('state').append(row.mark, row.word);
+    at('state').append(row.mark, row.word, row.badge);
     at('title').append(navLink(sessionHref(s.id), { class: 'title' }, row.project, row.title));
     at('ctx').append(row.ctxText, row.ctxBar);
     this.rows.set(key, row);
@@ -211,11 +218,13 @@ export class Dashboard {
    * @param {Row} row
    * @param {SessionDoc} s
    * @param {number} now
+   * @param {CollisionLevel | null} collision
    */
-  drawRow(row, s, now) {
+  drawRow(row, s, now, collision) {
     row.tr.className = `state-${s.state}`;
     setText(row.mark, STATE_MARK[s.state]);
     setText(row.word, s.state);
+    drawBadge(row.badge, collision);
     const project = basename(s.project);
     setText(row.project, project ?? '');
     setText(row.title, s.title ? clean(s.title) : project ? '' : s.id);
@@ -258,15 +267,16 @@ export class Dashboard {
    * Draw `sessions` as the table's rows, reusing the rows already drawn.
    * @param {SessionDoc[]} sessions
    * @param {number} now
+   * @param {Map<string, CollisionLevel>} collisions each colliding session's level, by `provider:id`
    */
-  drawRows(sessions, now) {
+  drawRows(sessions, now, collisions) {
     /** @type {Set<string>} */
     const keep = new Set();
     /** @type {HTMLTableRowElement[]} */
     const order = [];
     for (const s of sessions) {
       const row = this.rowFor(s);
-      this.drawRow(row, s, now);
+      this.drawRow(row, s, now, collisions.get(keyOf(s)) ?? null);
       keep.add(keyOf(s));
       order.push(row.tr);
     }
@@ -336,11 +346,13 @@ export class Dashboard {
     this.doc = doc;
     const now = Date.now();
     fill(this.needs, needsYou(doc, now));
+    const collisions = collisionsOf(doc);
+    fill(this.collisions, collisionCards(collisions, now));
     fill(this.summary, spendSummary(doc));
     this.drawProviders(doc);
     const shown = this.shown(doc);
     const limit = this.showAll ? shown.length : Math.min(shown.length, FIRST_ROWS);
-    this.drawRows(shown.slice(0, limit), now);
+    this.drawRows(shown.slice(0, limit), now, collisionLevels(collisions));
     setText(
       this.count,
       shown.length === doc.sessions.length

@@ -191,7 +191,8 @@ const isChanges = (v) =>
       Array.isArray(v.changed) &&
       Array.isArray(v.removed) &&
       typeof v.generatedAt === 'string' &&
-      (v.problems === null || Array.isArray(v.problems))));
+      (v.problems === null || Array.isArray(v.problems)) &&
+      (v.collisions === null || Array.isArray(v.collisions))));
 
 /**
  * One update from the stream.

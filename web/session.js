@@ -1,6 +1,7 @@
 // @ts-check
 // One session: its report (report.js draws it) and its conversation (conversation.js), paged back
-// 200 turns at a time, kept current while it runs.
+// 200 turns at a time, kept current while it runs; and, while it runs, the other sessions writing the
+// same files or repository (collisions.js).
 //
 // Live updates are cheap on both ends: the page asks again only when the session document says this
 // session moved, and sends the conversation's stamp back so an unchanged transcript costs the
@@ -10,6 +11,7 @@
 /** @import { SessionReport } from '../src/report/types.js' */
 /** @import { ChatWindow } from '../src/views/serve/api.js' */
 
+import { collisionsOf, sessionCollisions } from './collisions.js';
 import { Conversation } from './conversation.js';
 import { fill, h, navLink, sessionHref } from './dom.js';
 import { label, totalTokens } from './format.js';
@@ -45,6 +47,8 @@ export class SessionView {
     this.gone = false;
     /** @type {HTMLElement | null} */
     this.diffs = null;
+    /** @type {SessionDocument | null} the newest document, for the collisions */
+    this.doc = null;
 
     this.chat = new Conversation(
       () => this.base,
@@ -53,11 +57,13 @@ export class SessionView {
     );
     this.header = h('div', { class: 'session-head' }, h('p', { class: 'loading' }, 'Loading the session…'));
     this.reportEl = h('div', { class: 'report' });
+    this.collisionsEl = h('div', { class: 'session-collisions' });
     this.el = h(
       'div',
       { class: 'session' },
       h('nav', { class: 'crumbs' }, navLink('/', null, '← All sessions')),
       this.header,
+      this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
     );
     this.load();
@@ -172,6 +178,8 @@ export class SessionView {
    * @param {SessionDocument} doc
    */
   update(doc) {
+    this.doc = doc;
+    this.drawCollisions();
     // Until the first load has finished there is nothing to bring up to date.
     if (this.gone || !this.session) return;
     const key = this.session.id;
@@ -207,6 +215,7 @@ export class SessionView {
   drawReport(r) {
     fill(this.header, sessionHead(r));
     document.title = `${label(r.session)} · cctop`;
+    this.drawCollisions();
     this.diffs = section('Diffs', 'diffs');
     fill(this.reportEl, reportCards(r, this.agent, this.diffs));
     this.drawDiffs();
@@ -214,6 +223,13 @@ export class SessionView {
 
   drawDiffs() {
     if (this.diffs) fill(this.diffs, this.chat.diffs());
+  }
+
+  /** The collisions this session is in, once it is known which session this is. */
+  drawCollisions() {
+    const s = this.session;
+    if (this.gone || s === null || this.doc === null) return;
+    fill(this.collisionsEl, sessionCollisions(collisionsOf(this.doc), s, Date.now()));
   }
 
   reachHash() {

@@ -26,10 +26,13 @@ import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers }
 /** Which sessions' cells to decode, by what is known of them without decoding. */
 export type UsageFilter = (s: Pick<Held, 'provider' | 'lastActiveAt'>) => boolean;
 
-export interface Frame {
+export interface Frame extends DocumentExtras {
   plan: Plan;
   problems: Problem[];
 }
+
+/** What a document may carry that the index does not know: the collisions, when someone looked. */
+export type DocumentExtras = Pick<SessionDocument, 'collisions'>;
 
 export class Picture {
   private held: Held[] = [];
@@ -122,7 +125,13 @@ export class Picture {
   }
 
   document(f: Frame): SessionDocument {
-    return { ...this.head(f), sessions: this.sessions(), problems: f.problems, totals: this.totals() };
+    return {
+      ...this.head(f),
+      sessions: this.sessions(),
+      problems: f.problems,
+      totals: this.totals(),
+      ...extras(f),
+    };
   }
 
   /** The document as `cctop --json` prints it, from each session's kept facts and live fields. */
@@ -133,7 +142,7 @@ export class Picture {
   /** The same, as chunks to write out as they are. */
   jsonChunks(f: Frame): Chunks {
     const windows = windowsMembers(this.time, this.at);
-    const frame = { ...this.head(f), problems: f.problems, totals: this.totals() };
+    const frame = { ...this.head(f), problems: f.problems, totals: this.totals(), ...extras(f) };
     return documentChunks(frame, this.held.length, (i, out) => {
       const h = this.held[i]!;
       printSession(out, h.text(), this.shown[i]!, windows(h));
@@ -149,3 +158,7 @@ export class Picture {
     };
   }
 }
+
+/** The extras a frame carries, and nothing for those it does not (an absent field stays absent). */
+const extras = (f: DocumentExtras): DocumentExtras =>
+  f.collisions === undefined ? {} : { collisions: f.collisions };

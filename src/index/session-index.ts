@@ -27,7 +27,7 @@ import { type Found, findSession } from './find.js';
 import { heldOfHead } from './held.js';
 import { discoveryDigest } from './kept.js';
 import type { IndexOptions, Refreshed } from './options.js';
-import { Picture, type UsageFilter } from './picture.js';
+import { type DocumentExtras, Picture, type UsageFilter } from './picture.js';
 import { defaultThreads, prestartWorkers } from './pool.js';
 import { sortSessions } from './render.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
@@ -364,14 +364,14 @@ export class SessionIndex {
     return this.picture.document({ plan: this.o.plan, problems: this.problems.list });
   }
 
-  /** The document as `cctop --json` prints it (ASCII JSON), without making any session's document. */
-  json(): Buffer {
-    return this.picture.json({ plan: this.o.plan, problems: this.problems.list });
+  /** The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`. */
+  json(extra: DocumentExtras = {}): Buffer {
+    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra });
   }
 
   /** The same as text and kept bytes in order, for a writer that writes them as they are. */
-  jsonChunks(): (string | Buffer)[] {
-    return this.picture.jsonChunks({ plan: this.o.plan, problems: this.problems.list });
+  jsonChunks(extra: DocumentExtras = {}): (string | Buffer)[] {
+    return this.picture.jsonChunks({ plan: this.o.plan, problems: this.problems.list, ...extra });
   }
 
   /**

@@ -7,6 +7,7 @@ import type { PriceBook } from '../model/pricing.js';
 import type { LocalTime } from '../model/time.js';
 import type { CatalogueInfo } from './catalogue.js';
 import type { SessionFiles } from './files-of.js';
+import type { DocumentExtras } from './picture.js';
 import type { Discovery } from './scan.js';
 import { type IndexOptions, type Refreshed, SessionIndex } from './session-index.js';
 import type { ParsedFile } from './sessions.js';
@@ -21,10 +22,10 @@ export interface SnapshotOptions extends Omit<IndexOptions, 'now'> {
 export interface Snapshot {
   readonly index: SessionIndex;
   readonly document: SessionDocument;
-  /** The document as `cctop --json` prints it: ASCII bytes. */
-  json(): Buffer;
+  /** The document as `cctop --json` prints it: ASCII bytes; `extra` adds what the index does not know. */
+  json(extra?: DocumentExtras): Buffer;
   /** The same, as text and kept bytes in order (`Io.write`). */
-  jsonChunks(): (string | Buffer)[];
+  jsonChunks(extra?: DocumentExtras): (string | Buffer)[];
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
@@ -56,8 +57,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       document ??= index.document();
       return document;
     },
-    json: () => index.json(),
-    jsonChunks: () => index.jsonChunks(),
+    json: (extra) => index.json(extra),
+    jsonChunks: (extra) => index.jsonChunks(extra),
     discovery: index.discovery,
     problemsDropped: index.problems.dropped,
     catalogue: index.catalogue,

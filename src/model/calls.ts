@@ -149,17 +149,19 @@ export function pathOf(input: unknown): string | null {
 
 /**
  * Every file an `apply_patch` body changes (the patch format Codex's tool and OpenCode's take), with
- * the lines each gained and lost.
+ * the lines each gained and lost; a moved file (`*** Move to:`) is written under its new name too.
  */
 export function patchedFiles(patch: string): Call['files'] {
   const files: Call['files'] = [];
   let current: Call['files'][number] | null = null;
   for (const line of patch.split('\n')) {
     const h = /^\*\*\* (Update|Add|Delete) File: (.+)$/.exec(line);
+    const moved = current === null ? null : /^\*\*\* Move to: (.+)$/.exec(line);
     if (h) {
       current = { path: h[2]!.trim(), write: true, added: 0, removed: 0 };
       files.push(current);
-    } else if (current && !line.startsWith('***')) {
+    } else if (moved) files.push({ path: moved[1]!.trim(), write: true, added: 0, removed: 0 });
+    else if (current && !line.startsWith('***')) {
       if (line.startsWith('+')) current.added++;
       else if (line.startsWith('-')) current.removed++;
     }

@@ -229,4 +229,71 @@ describe('Codex calls: context growth', () => {
       { path: 'src/b.ts', write: true, added: 1, removed: 0 },
     ]);
   });
+
+  it('a patch that moves a file writes the file under its new name as well', () => {
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: src/old.ts',
+      '*** Move to: src/new.ts',
+      '@@',
+      '-a',
+      '+b',
+      '*** Delete File: src/gone.ts',
+      '*** End Patch',
+    ].join('\n');
+    const path = rollout(
+      meta('0.169.0'),
+      ...prompt('move it'),
+      item({
+        type: 'custom_tool_call',
+        status: 'completed',
+        call_id: 'call_m',
+        name: 'apply_patch',
+        input: patch,
+      }),
+    );
+    const [call] = codex.calls!(path).calls;
+    expect(call!.files.map((f) => [f.path, f.write])).toEqual([
+      ['src/old.ts', true],
+      ['src/new.ts', true],
+      ['src/gone.ts', true],
+    ]);
+  });
+
+  it('a patch sent through the shell (a command list, as 0.40 did) names every file it changes', () => {
+    const patch =
+      '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: src/c.ts\n+c\n*** End Patch';
+    const path = rollout(
+      meta('0.40.0'),
+      ...prompt('patch it'),
+      item({
+        type: 'function_call',
+        name: 'shell',
+        arguments: JSON.stringify({ command: ['apply_patch', patch], workdir: '/w/app' }),
+        call_id: 'call_s',
+      }),
+    );
+    const [call] = codex.calls!(path).calls;
+    expect(call!.files.map((f) => f.path)).toEqual(['src/a.ts', 'src/c.ts']);
+    expect(call!.files.every((f) => f.write)).toBe(true);
+  });
+
+  it('a patch in a heredoc of exec_command names every file it changes; another command names none', () => {
+    const cmd =
+      "apply_patch <<'PATCH'\n*** Begin Patch\n*** Update File: web/app.js\n@@\n-a\n+b\n*** Update File: web/dom.js\n@@\n+c\n*** End Patch\nPATCH";
+    const path = rollout(
+      meta('0.169.0'),
+      ...prompt('patch it'),
+      item({
+        type: 'function_call',
+        name: 'exec_command',
+        arguments: JSON.stringify({ cmd }),
+        call_id: 'call_h',
+      }),
+      exec('call_e', "grep -n '*** Begin Patch' notes.txt"),
+    );
+    const [patched, grep] = codex.calls!(path).calls;
+    expect(patched!.files.map((f) => f.path)).toEqual(['web/app.js', 'web/dom.js']);
+    expect(grep!.files).toEqual([]);
+  });
 });

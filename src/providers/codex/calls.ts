@@ -17,7 +17,9 @@
  *
  * Calls are `function_call` and `custom_tool_call` items; their outputs say whether they failed the
  * way the scan reads them (`outputFailed`). An `apply_patch` names every file it changes, with each
- * file's lines added and removed.
+ * file's lines added and removed; so does a shell call that runs `apply_patch` (a model may send the
+ * patch that way: as the command list `["apply_patch", patch]`, or a heredoc in a command line), which
+ * Codex intercepts and applies itself, so that a file written that way is a written file too.
  */
 import { CallCollector, type CallLog, type FileAccess, patchedFiles } from '../../model/calls.js';
 import { type JsonObject, obj, readJson, str } from '../../model/json.js';
@@ -105,7 +107,11 @@ class CodexCalls {
     const raw = p.arguments ?? p.input;
     const input = argumentOf(raw);
     const call = this.c.call({ id, origin: 'main', name, input, ms, access: FILE_TOOLS.get(name) ?? null });
-    if (name !== 'apply_patch') return;
+    if (name !== 'apply_patch') {
+      const patch = shellPatch(input ?? obj(p.action));
+      if (patch !== null) call.files = patchedFiles(patch);
+      return;
+    }
     // A freeform apply_patch is the patch itself; a function one wraps it in `{"input": …}`.
     const patch = typeof raw === 'string' && typeof input === 'string' ? raw : str(obj(input)?.input);
     if (patch === null) return;
@@ -115,6 +121,23 @@ class CodexCalls {
     call.removed = counted.removed;
     call.files = patchedFiles(patch);
   }
+}
+
+/**
+ * The patch a shell call hands to `apply_patch`, or null when it runs something else. The command is
+ * a list of words (`shell`, a `local_shell_call`'s action) or one line (`exec_command`'s `cmd`,
+ * `shell_command`'s `command`); the patch is the text from `*** Begin Patch` to `*** End Patch`.
+ */
+function shellPatch(input: unknown): string | null {
+  const o = obj(input);
+  if (o === null) return null;
+  const words = Array.isArray(o.command) ? o.command.filter((w): w is string => typeof w === 'string') : null;
+  const line = words?.join('\n') ?? str(o.command) ?? str(o.cmd);
+  if (line === null || !/\bapply_?patch\b/.test(line)) return null;
+  const begin = line.indexOf('*** Begin Patch');
+  if (begin < 0) return null;
+  const end = line.indexOf('*** End Patch', begin);
+  return line.slice(begin, end < 0 ? undefined : end + '*** End Patch'.length);
 }
 
 /** The calls of a Codex rollout. */

@@ -169,4 +169,45 @@ describe.each([
     ];
     expect(opencode.calls!(write(older)).requests.map((r) => r.prompt)).toEqual([920]);
   });
+
+  it('a multiedit writes the file it names, and a patch every file it changes', () => {
+    const edits: Message[] = [
+      { data: { role: 'user' }, parts: [{ type: 'text', text: 'rename it everywhere' }] },
+      {
+        data: { role: 'assistant', modelID: 'claude-sonnet-4-5', providerID: 'anthropic' },
+        parts: [
+          { type: 'step-start' },
+          tool(
+            'multiedit',
+            {
+              status: 'completed',
+              input: {
+                filePath: '/w/a.ts',
+                edits: [{ filePath: '/w/a.ts', oldString: 'x', newString: 'y' }],
+              },
+              output: 'Edits applied.',
+            },
+            3,
+          ),
+          tool(
+            'patch',
+            {
+              status: 'completed',
+              input: {
+                patchText:
+                  '*** Begin Patch\n*** Update File: /w/b.ts\n-x\n+y\n*** Add File: /w/c.ts\n+z\n*** End Patch',
+              },
+              output: 'Patch applied.',
+            },
+            4,
+          ),
+          step(40, 14_500),
+        ],
+      },
+    ];
+    const written = opencode.calls!(write(edits)).calls.map((c) =>
+      c.files.filter((f) => f.write).map((f) => f.path),
+    );
+    expect(written).toEqual([['/w/a.ts'], ['/w/b.ts', '/w/c.ts']]);
+  });
 });

@@ -25,6 +25,7 @@ import type { OpenCodeTokens } from './record.js';
 const FILE_TOOLS: ReadonlyMap<string, FileAccess> = new Map([
   ['read', 'read'],
   ['edit', 'write'],
+  ['multiedit', 'write'],
   ['write', 'write'],
 ]);
 

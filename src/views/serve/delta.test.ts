@@ -29,6 +29,7 @@ function step(doc: SessionDocument, seq: number, changed: SessionDoc[], removed:
     changed,
     removed: removed.map((s) => ({ provider: s.provider, id: s.id })),
     problems: null,
+    collisions: null,
   };
   return { next, frame };
 }

@@ -4,7 +4,8 @@
  *
  * A page gets the whole document once, when its stream opens. After that each update carries only
  * what moved: the sessions built again or whose live fields changed, the ones that went away, the
- * totals, the document's time and, when they changed, its problems. Every frame is numbered; a page
+ * totals, the document's time and, when they changed, its problems and its collisions (which change
+ * on their own, between refreshes: such an update moves no session). Every frame is numbered; a page
  * that sees a number out of turn (a frame lost while its stream was stalled, a server restarted
  * under it) or an update that says everything changed fetches the whole document again, and applies
  * the updates that arrived meanwhile on top of it.
@@ -13,6 +14,7 @@
  * server serves that as `/assets/shared-delta.js`. So it imports nothing at run time (types only)
  * and uses no Node or DOM API. The server's side of the protocol (building frames) is `publish.ts`.
  */
+import type { Collision } from '../../model/collision.js';
 import type { SessionDoc, SessionDocument, SessionRef } from '../../model/document.js';
 import type { Problem } from '../../model/problems.js';
 import type { DocumentTotals } from '../../model/totals.js';
@@ -39,6 +41,8 @@ export type ChangesFrame =
       removed: SessionRef[];
       /** null: the same problems as the document before. */
       problems: Problem[] | null;
+      /** null: the same collisions as the document before. */
+      collisions: Collision[] | null;
     }
   /** Everything may have changed (the first build, a rebuilt index): fetch the whole document. */
   | { kind: 'all'; run: string; seq: number };
@@ -57,16 +61,17 @@ export interface BudgetsFrame {
 }
 
 /**
- * An `alert` event: a budget crossed 80% or 100%, or a session stalled, spends fast or loops on a
- * failing call. Sent once, when it happens, to the pages open then; not numbered, not replayed.
+ * An `alert` event: a budget crossed 80% or 100%, a session stalled, spends fast or loops on a
+ * failing call, or two running sessions wrote the same file. Sent once, when it happens, to the pages
+ * open then; not numbered, not replayed.
  */
 export interface AlertFrame {
   run: string;
-  kind: 'budget' | 'stall' | 'burn' | 'error-loop';
+  kind: 'budget' | 'stall' | 'burn' | 'error-loop' | 'collision';
   /** What to say: a short title and one sentence, plain text (the same words as the terminal's). */
   title: string;
   body: string;
-  /** The session it is about, for a click to open; null for a budget. */
+  /** The session it is about, for a click to open (a collision's newest writer); null for a budget. */
   session: SessionRef | null;
   /** Names the alert, so two tabs of one browser show it once (a notification's `tag`). */
   tag: string;
@@ -149,6 +154,7 @@ export class SessionMirror {
       problems: frame.problems ?? at.document.problems,
       sessions,
     };
+    if (frame.collisions !== null) document.collisions = frame.collisions;
     this.whole = { run: at.run, seq: frame.seq, document };
     return { kind: 'applied' };
   }

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LiveSessions } from '../../live/engine.js';
+import type { Collision } from '../../model/collision.js';
 import type { SessionChanges, SessionDoc, SessionDocument } from '../../model/document.js';
 import { LocalTime } from '../../model/time.js';
 import { totalsOf } from '../../model/totals.js';
@@ -86,7 +87,8 @@ describe('what an update sends', () => {
     expect(frame.event).toBe('changes');
     expect(frame.bytes).toBeLessThan(MAX_UPDATE_BYTES);
     expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'applied' });
-    expect(mirror.document).toEqual(after);
+    // The served document carries the collisions the server found: none here.
+    expect(mirror.document).toEqual({ ...after, collisions: [] });
     expect(mirror.document!.sessions[0]!.title).toBe('Renamed while the page was open');
   });
 
@@ -102,7 +104,7 @@ describe('what an update sends', () => {
     const frame = await nextFrame(reader);
     hub.close();
     expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'applied' });
-    expect(mirror.document).toEqual(after);
+    expect(mirror.document).toEqual({ ...after, collisions: [] });
   });
 
   it('problems are sent when they change, and left out while they stay the same', async () => {
@@ -141,7 +143,12 @@ describe('what an update sends', () => {
     pub.update(doc, { kind: 'all' });
     expect(pub.whole()).toBe(pub.whole());
     expect(pub.opening(null)).toBe(pub.opening('run-a.0'));
-    expect(pub.whole()).toMatchObject({ run: 'run-a', seq: 1, tag: 'run-a.1', json: JSON.stringify(doc) });
+    expect(pub.whole()).toMatchObject({
+      run: 'run-a',
+      seq: 1,
+      tag: 'run-a.1',
+      json: JSON.stringify({ ...doc, collisions: [] }),
+    });
     // A page whose last event is the newest is sent nothing when it reconnects.
     expect(pub.opening('run-a.1')).toBeNull();
   });
@@ -155,6 +162,65 @@ async function nextNotice(r: ReadableStreamDefaultReader<Uint8Array>, event: str
     if (m && m[1] === event) return JSON.parse(m[2]!);
   }
 }
+
+describe('collisions', () => {
+  const collision = (doc: SessionDocument): Collision => ({
+    key: 'file:/w/app/src/parse.ts',
+    level: 'file',
+    repoRoot: '/w/app',
+    path: '/w/app/src/parse.ts',
+    sessions: doc.sessions.slice(0, 2).map((s, i) => ({
+      provider: s.provider,
+      id: s.id,
+      title: s.title,
+      project: s.project,
+      wroteAt: new Date(NOW - i * 60_000).toISOString(),
+      paths: ['/w/app/src/parse.ts'],
+    })),
+  });
+
+  it('a change in the collisions is a numbered update of its own, and the page and the whole document then hold them', async () => {
+    const before = syntheticDocument(5);
+    const { pub, hub, reader, mirror } = await connected(before);
+    const c = collision(before);
+    hub.publish(pub.collide([c])!);
+    const frame = await nextFrame(reader);
+    hub.close();
+    expect(frame.data).toMatchObject({ kind: 'some', seq: 2, changed: [], removed: [], collisions: [c] });
+    expect(mirror.apply(frame.data as ChangesFrame)).toEqual({ kind: 'applied' });
+    expect(mirror.document!.collisions).toEqual([c]);
+    expect(mirror.document!.sessions).toEqual(before.sessions);
+    expect(JSON.parse(pub.whole()!.json).collisions).toEqual([c]);
+    // The same list again sends nothing; the next update of the sessions keeps them.
+    expect(pub.collide([c])).toBeNull();
+    pub.update(before, { kind: 'some', changed: [], removed: [] });
+    expect(JSON.parse(pub.whole()!.json).collisions).toEqual([c]);
+  });
+
+  it('collisions found before the first document are in it', () => {
+    const pub = new Publication('run-a');
+    const doc = syntheticDocument(3);
+    expect(pub.collide([collision(doc)])).toBeNull();
+    pub.update(doc, { kind: 'all' });
+    expect(JSON.parse(pub.whole()!.json).collisions).toEqual([collision(doc)]);
+  });
+
+  it('a new collision is an alert that names the file and opens its newest writer', () => {
+    const doc = syntheticDocument(3);
+    const c = collision(doc);
+    const text = dec.decode(new Publication('run-a').collisionAlert(c));
+    const frame = JSON.parse(/^event: alert\ndata: (.*)\n\n$/s.exec(text)![1]!) as AlertFrame;
+    expect(frame).toMatchObject({
+      kind: 'collision',
+      title: '2 agents writing parse.ts',
+      session: { provider: doc.sessions[0]!.provider, id: doc.sessions[0]!.id },
+      tag: 'collision-file:/w/app/src/parse.ts',
+    });
+    expect(frame.body).toMatch(
+      /^Refactor .* and Refactor .* both wrote src\/parse\.ts in app in the last 30 minutes$/,
+    );
+  });
+});
 
 describe('budgets and alerts beside the updates', () => {
   /** A live picture of one session that spent $30 today, and a config with a $20 daily budget. */

@@ -2,7 +2,9 @@
  * The server's side of the update protocol (`delta.ts`): turns each update of the live picture into
  * the one frame every open page is sent, numbered, and keeps the whole document for the pages that
  * open a stream or catch up. Beside the updates it sends where the budgets stand and each alert as
- * it fires (`servedAlerts`).
+ * it fires (`servedAlerts`). The collisions (`servedCollisions`) are part of the document: a change
+ * in them is a numbered update of its own, and a new file collision is an alert as well. Alerts and
+ * file collisions also go to the machine notifier, when the server runs one (`servedNotifier`).
  *
  * An update is encoded once and shared by every stream. The whole document is the expensive part (a
  * megabyte for six hundred sessions), so it is encoded only when something asks for it, once per
@@ -13,11 +15,16 @@
 import type { BudgetState } from '../../config/index.js';
 import { AlertFeed } from '../../live/alert-feed.js';
 import type { Alert } from '../../live/alerts.js';
+import { CollisionWatch } from '../../live/collision-watch.js';
+import { DeepReader } from '../../live/deep.js';
 import type { LiveSessions } from '../../live/engine.js';
+import type { Collision } from '../../model/collision.js';
 import type { SessionChanges, SessionDocument } from '../../model/document.js';
+import { MachineNotifier } from '../../notify/notifier.js';
 import type { Env } from '../../providers/types.js';
 import { budgetJson } from '../../spend/json.js';
 import { alertText } from '../alert-text.js';
+import { collisionText } from '../collision-text.js';
 import type { AlertFrame, BudgetsFrame, ChangesFrame } from './delta.js';
 import { type EncodedEvent, type EventHub, encodeEvent, encodeNotice } from './sse.js';
 
@@ -40,6 +47,9 @@ export class Publication {
   private event: EncodedEvent | null = null;
   /** The budgets as last sent, encoded, to send them only when they move. */
   private budgetsSent = '';
+  /** The collisions every document carries from now on, and as last sent, encoded. */
+  private collisions: Collision[] = [];
+  private collisionsSent = '[]';
 
   constructor(
     /** Names this run of the server: numbers and tags from an earlier run never match this one's. */
@@ -60,7 +70,7 @@ export class Publication {
    */
   update(doc: SessionDocument, changes: SessionChanges | undefined): EncodedEvent {
     const first = this.doc === null;
-    this.doc = doc;
+    this.doc = { ...doc, collisions: this.collisions };
     this.seq++;
     this.json = null;
     this.event = null;
@@ -79,8 +89,53 @@ export class Publication {
             changed: changes.changed,
             removed: changes.removed.map((r) => ({ provider: r.provider, id: r.id })),
             problems: sameProblems ? null : doc.problems,
+            collisions: null,
           };
     return encodeEvent('changes', this.tag, JSON.stringify(frame));
+  }
+
+  /**
+   * Take the collisions as they are now: the update that says so, or null when they read as the ones
+   * sent last, or before the first document (which will carry them).
+   */
+  collide(list: readonly Collision[]): EncodedEvent | null {
+    const data = JSON.stringify(list);
+    if (data === this.collisionsSent) return null;
+    this.collisionsSent = data;
+    this.collisions = [...list];
+    const doc = this.doc;
+    if (doc === null) return null;
+    this.doc = { ...doc, collisions: this.collisions };
+    this.seq++;
+    this.json = null;
+    this.event = null;
+    const frame: ChangesFrame = {
+      kind: 'some',
+      run: this.run,
+      seq: this.seq,
+      generatedAt: doc.generatedAt,
+      totals: doc.totals,
+      changed: [],
+      removed: [],
+      problems: null,
+      collisions: this.collisions,
+    };
+    return encodeEvent('changes', this.tag, JSON.stringify(frame));
+  }
+
+  /** The `alert` event for a new collision; a click opens its newest writer. */
+  collisionAlert(c: Collision): Uint8Array {
+    const { title, body } = collisionText(c);
+    const newest = c.sessions[0]!;
+    const frame: AlertFrame = {
+      run: this.run,
+      kind: 'collision',
+      title,
+      body,
+      session: { provider: newest.provider, id: newest.id },
+      tag: `collision-${c.key}`,
+    };
+    return encodeNotice('alert', JSON.stringify(frame));
   }
 
   /** The `budgets` event for these states, or null when they read as the ones sent last. */
@@ -147,6 +202,8 @@ export function servedAlerts(o: {
   hub: EventHub;
   publication: Publication;
   onProblem: (text: string) => void;
+  /** The machine notifier (`servedNotifier`), to send each alert on the desktop and to the webhook too. */
+  notifier?: MachineNotifier | null;
   /** For tests: the clock. */
   now?: () => number;
 }): AlertFeed {
@@ -156,6 +213,7 @@ export function servedAlerts(o: {
     ...(o.now ? { now: o.now } : {}),
     onAlerts: (alerts) => {
       for (const a of alerts) o.hub.publishAlert(o.publication.alert(a));
+      o.notifier?.alerts(alerts);
     },
     onBudgets: (states) => {
       const bytes = o.publication.budgets(states);
@@ -165,4 +223,61 @@ export function servedAlerts(o: {
   });
   feed.start();
   return feed;
+}
+
+/**
+ * The collisions of a running server: each change goes to every page as a numbered update (and into
+ * the whole document), each new file collision as an alert. Reads calls on a thread of its own.
+ * Stop it with the server.
+ */
+export function servedCollisions(o: {
+  live: LiveSessions;
+  hub: EventHub;
+  publication: Publication;
+  notifier?: MachineNotifier | null;
+}): {
+  stop(): void;
+} {
+  const deep = new DeepReader();
+  const watch = new CollisionWatch({
+    calls: (s) => deep.calls(s.provider, s.file),
+    onChange: (list) => {
+      const e = o.publication.collide(list);
+      if (e !== null) o.hub.publish(e);
+    },
+    // A shared repository without a shared file is shown, not rung.
+    onNew: (fresh) => {
+      for (const c of fresh) if (c.level === 'file') o.hub.publishAlert(o.publication.collisionAlert(c));
+      o.notifier?.collisions(fresh.filter((c) => c.level === 'file'));
+    },
+  });
+  watch.watch(o.live);
+  return {
+    stop() {
+      watch.stop();
+      deep.close();
+    },
+  };
+}
+
+/**
+ * The machine notifier of a running server (`notify/`): sends desktop and webhook notifications while
+ * this server holds the machine's sender lock, its notices linking to `dashboard` (its own address)
+ * unless the config names another. Pass it to `servedAlerts` and `servedCollisions`; stop it with the
+ * server. Not for the demo, whose sessions are made up.
+ */
+export function servedNotifier(o: {
+  live: LiveSessions;
+  env: Env;
+  dashboard: string | null;
+  onProblem: (text: string) => void;
+}): MachineNotifier {
+  const notifier = new MachineNotifier({
+    env: o.env,
+    role: 'dashboard',
+    dashboard: o.dashboard,
+    onProblem: (text) => o.onProblem(`notify: ${text}`),
+  }).watch(o.live);
+  notifier.start();
+  return notifier;
 }

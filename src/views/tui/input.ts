@@ -188,6 +188,10 @@ function charKey(v: ViewState, ch: string, c: KeyContext): void {
     case 'y':
       copyResume(v, c);
       return;
+    case 'c':
+      v.panel = 'collisions';
+      v.panelScroll = 0;
+      return;
     default:
       return;
   }

@@ -1,50 +1,41 @@
 /**
  * Which sessions have just started waiting on their user. Notifying is on the edge, not the level:
  * a session rings once when it crosses into waiting (known or probably), not on every refresh while
- * it stays there, and not when cctop starts and finds it already waiting.
+ * it stays there, and not when cctop starts and finds it already waiting. The rule itself is
+ * `notify/crossings.ts`'s, shared with the desktop and webhook notices.
  *
  * The alerts (budgets, stalls, burns, error loops) are found by `live/alerts.ts`; they ring the
  * same way, through `alertNotification`.
  */
 import type { Alert } from '../../live/alerts.js';
+import type { Collision } from '../../model/collision.js';
 import type { SessionDoc } from '../../model/document.js';
+import { StateCrossings } from '../../notify/crossings.js';
 import { alertLine } from '../alert-text.js';
+import { collisionLine } from '../collision-text.js';
 import { safeLine } from '../terminal-text.js';
 
 type Waiting = 'waiting' | 'probably-waiting';
-
-/** What a session's state reads as for notifying: its known wait, else the inferred one. */
-function waitingOf(s: SessionDoc): Waiting | null {
-  if (s.deleted) return null;
-  if (s.state === 'waiting') return 'waiting';
-  if (s.inferred === 'probably-waiting') return 'probably-waiting';
-  return null;
-}
 
 export interface Crossing {
   session: SessionDoc;
   waiting: Waiting;
 }
 
+/** The sessions that crossed into waiting, by the rule the desktop and webhook notices follow. */
 export class WaitWatcher {
-  /** Each session's wait as last seen; a key absent means the session was never seen. */
-  private readonly last = new Map<string, Waiting | null>();
+  private readonly crossings: StateCrossings;
 
-  constructor(private readonly keyOf: (s: SessionDoc) => string) {}
+  constructor(keyOf: (s: SessionDoc) => string) {
+    this.crossings = new StateCrossings(keyOf);
+  }
 
   /** The sessions that crossed into waiting since the previous call. */
   update(sessions: readonly SessionDoc[]): Crossing[] {
     const out: Crossing[] = [];
-    for (const s of sessions) {
-      const key = this.keyOf(s);
-      const now = waitingOf(s);
-      const seen = this.last.has(key);
-      const was = this.last.get(key) ?? null;
-      // A session seen for the first time while already waiting does not ring: cctop just started,
-      // or the session was created already waiting — neither is news.
-      if (seen && now !== null && was === null) out.push({ session: s, waiting: now });
-      this.last.set(key, now);
-    }
+    for (const c of this.crossings.update(sessions))
+      if (c.into === 'waiting')
+        out.push({ session: c.session, waiting: c.probably ? 'probably-waiting' : 'waiting' });
     return out;
   }
 }
@@ -58,6 +49,11 @@ export function notification(c: Crossing): string {
 /** The same for an alert (a budget crossed, a stall, a burn, an error loop). */
 export function alertNotification(a: Alert): string {
   return ring(alertLine(a));
+}
+
+/** The same for a new collision (two running sessions wrote the same file). */
+export function collisionNotification(c: Collision): string {
+  return ring(collisionLine(c));
 }
 
 function ring(what: string): string {

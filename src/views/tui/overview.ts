@@ -1,6 +1,7 @@
 /**
  * The line above the table: spend over the last hour, day, week and month, where each budget of the
- * config file stands, and how many agents work or wait. Worked out once per change of the document,
+ * config file stands, how many agents work or wait, and how many collide (write the same file or
+ * repository as another running agent). Worked out once per change of the document,
  * not on every redraw.
  *
  * It sums the document's own series; pricing and the hour and day buckets are the index's.
@@ -11,6 +12,7 @@ import { countStates } from '../../model/state.js';
 import { type Paint, PLAIN } from '../cli/color.js';
 import { clip, percent, usd, width } from '../cli/format.js';
 import { safeLine } from '../terminal-text.js';
+import { collisionCount } from './collisions-panel.js';
 import type { ViewState } from './state.js';
 
 /** Spend over the last `n` local days (today included), from every session's day series. */
@@ -55,8 +57,10 @@ export function overview(v: ViewState, p: Paint, columns: number): string {
   }
   const { hour, days, working, waiting, probably } = memo.totals;
   const spans = [`hour ${usd(hour)}`, `today ${usd(days[0])}`, `7d ${usd(days[1])}`, `30d ${usd(days[2])}`];
-  const agents = (q: Paint) =>
-    `${q.green('●')} ${working} working  ${q.amber('▲')} ${waiting} waiting${probably > 0 ? ` ${q.amber('?')} ${probably} probably` : ''}`;
+  const agents = (q: Paint) => {
+    const collisions = collisionCount(v.collisions, q);
+    return `${q.green('●')} ${working} working  ${q.amber('▲')} ${waiting} waiting${probably > 0 ? ` ${q.amber('?')} ${probably} probably` : ''}${collisions === null ? '' : `  ${collisions}`}`;
+  };
   const line = (q: Paint, n: number, b: number) => {
     const spend = spans.slice(0, n).join(' · ');
     const budgets = v.budgets.slice(0, b).map((s) => budgetUse(s, q));

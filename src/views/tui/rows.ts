@@ -12,6 +12,7 @@ import { placeById } from '../../providers/places.js';
 import { type Paint, PLAIN } from '../cli/color.js';
 import { clip, padEnd, padStart } from '../cli/format.js';
 import { safeLine } from '../terminal-text.js';
+import { collisionCell, collisionOf } from './collisions-panel.js';
 import { type Column, permission, projectTitle, type Row, visibleColumns } from './columns.js';
 import { keyOf, type Sort, type ViewState } from './state.js';
 
@@ -151,10 +152,12 @@ export function table(
     const cells = cols.map((c) => colourCell(c, r, cellOf(c, r, now), p));
     const title = padEnd(projectTitle(r.s), titleWidth);
     const m = mark(r.s, v.rang.get(keyOf(r.s)), now, p);
-    const text = `${m} ${cells.join(' ')} ${title}`;
+    // The cell between the mark and the first column says whether the session collides.
+    const collision = collisionOf(v, r.s);
+    const text = `${m}${collisionCell(collision, p)}${cells.join(' ')} ${title}`;
     if (keyOf(r.s) === v.selected) {
       // Inverse video for the selected row, drawn on the uncoloured text so it reads cleanly.
-      const plain = `${mark(r.s, v.rang.get(keyOf(r.s)), now, PLAIN)} ${cols.map((c) => cellOf(c, r, now)).join(' ')} ${title}`;
+      const plain = `${mark(r.s, v.rang.get(keyOf(r.s)), now, PLAIN)}${collisionCell(collision, PLAIN)}${cols.map((c) => cellOf(c, r, now)).join(' ')} ${title}`;
       lines.push(p.enabled ? `\u001b[7m${plain}\u001b[27m` : `>${plain.slice(1)}`);
     } else lines.push(text);
   }

@@ -7,11 +7,12 @@
  */
 import type { BudgetState } from '../../config/index.js';
 import type { CallLog } from '../../model/calls.js';
+import type { Collision } from '../../model/collision.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionReport } from '../../report/types.js';
 
-export const PANELS = ['info', 'tools', 'context', 'cost', 'chat'] as const;
+export const PANELS = ['info', 'tools', 'context', 'cost', 'chat', 'collisions'] as const;
 export type Panel = (typeof PANELS)[number];
 
 export const SORTS = ['last', 'cost', 'tokens', 'ctx', 'cpu', 'duration'] as const;
@@ -59,9 +60,11 @@ export interface ViewState {
   revision: number;
   /** Where each budget of the config file stands (the header shows them); empty when none is set. */
   budgets: readonly BudgetState[];
+  /** Running sessions writing the same file or repository (`live/collision-watch.ts`); a new list on each change. */
+  collisions: readonly Collision[];
 }
 
-export const keyOf = (s: SessionDoc): string => `${s.provider}\u0000${s.id}`;
+export const keyOf = (s: Pick<SessionDoc, 'provider' | 'id'>): string => `${s.provider}\u0000${s.id}`;
 
 /** The view as it opens: nothing loaded yet, newest first, following, the Info panel. */
 export function initialView(hidden: ReadonlySet<string>): ViewState {
@@ -87,5 +90,6 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     empty: null,
     revision: 0,
     budgets: [],
+    collisions: [],
   };
 }

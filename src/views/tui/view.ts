@@ -37,6 +37,7 @@ const PANEL_TITLE: Record<Panel, string> = {
   context: 'Context',
   cost: 'Cost',
   chat: 'Conversation',
+  collisions: 'Collisions',
 };
 
 export const HELP = [
@@ -48,12 +49,14 @@ export const HELP = [
   '  s             sort: last, cost, tokens, context, cpu, duration     r   reverse',
   '  f             follow the newest activity',
   '  y             copy the resume command',
+  '  c             collisions: running sessions that wrote the same file (!) or repository (~) lately',
   '  w             notifications on or off (bell and desktop notice: a session waits on you, a budget',
   '                reaches 80% or 100%, a session stalls, spends fast or repeats a failing call)',
   '  click         select a row         ?  this help         q  quit',
   '',
   '  ● working  ▲ waiting on you  ? probably waiting (a call pending, file and process quiet)',
   '  ✖ error  • idle   hollow: no process runs it   ◉ rang in the last 30 s',
+  '  after the mark:  ! wrote a file another running session wrote   ~ wrote in its repository',
   '  CTX% = context used / the point where the agent compacts;  ─ = not recorded',
 ];
 
@@ -92,7 +95,7 @@ export function render(
       id === v.panel ? p.bold(`[${PANEL_TITLE[id]}]`) : p.dim(` ${PANEL_TITLE[id]} `),
     ).join(' ');
     out.push(clip(`─ ${tabs} ${'─'.repeat(columns)}`, columns));
-    const body = selected ? panelLines(v, selected, p, columns) : [p.dim('  select a session')];
+    const body = selected ? panelLines(v, selected, p, columns, now) : [p.dim('  select a session')];
     const scroll = Math.max(0, Math.min(v.panelScroll, Math.max(0, body.length - panelHeight)));
     const shown = body.slice(scroll, scroll + panelHeight);
     out.push(...shown);
@@ -102,7 +105,7 @@ export function render(
     ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
     : ((v.status === null ? null : safeLine(v.status)) ??
       p.dim(
-        `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
+        `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
       ));
   out.length = Math.min(out.length, rows - 1);
   while (out.length < rows - 1) out.push('');
