@@ -22,6 +22,7 @@ export type { IndexOptions, Refreshed } from './index/session-index.js';
 export { SessionIndex } from './index/session-index.js';
 /** An annotator that matches running agent processes to sessions (what the live table uses). */
 export { processAnnotator } from './live/annotate.js';
+export type { Collision, CollisionLevel, CollisionWriter } from './model/collision.js';
 export type {
   DaySeries,
   HourSeries,

@@ -63,7 +63,13 @@ const recent = (v, included) => usd(v, included && v !== null && v > 0);
 
 /** @type {Column[]} */
 export const COLUMNS = [
-  { key: 'state', title: 'State', sort: (s) => -STATE_ORDER[s.state], cell: (s) => s.state },
+  {
+    key: 'state',
+    title: 'State',
+    sort: (s) => -STATE_ORDER[s.state],
+    // A state the agent reported (hooks, its registry) is certain; an inferred one is marked `~`.
+    cell: (s) => (s.stateSource === 'inferred' ? `~${s.state}` : s.state),
+  },
   { key: 'title', title: 'Project · title', sort: (s) => label(s).toLowerCase(), cell: (s) => label(s) },
   {
     key: 'last',

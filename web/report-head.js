@@ -77,6 +77,15 @@ function figures(s) {
   );
 }
 
+/** Where a state came from, in a word beside it and in a sentence on hover. @type {Record<string, string>} */
+const SOURCE_WORD = { hook: 'by hook', registry: 'by registry', inferred: 'inferred' };
+/** @type {Record<string, string>} */
+const SOURCE_TITLE = {
+  hook: "The agent's hooks reported this state.",
+  registry: "The agent's own list of running sessions reports this state.",
+  inferred: 'cctop inferred this state from the transcript and the process table (no hook has reported it).',
+};
+
 /**
  * The session's head: its title, state, harness, id and place, and its figures.
  * @param {SessionReport} r
@@ -91,9 +100,10 @@ export function sessionHead(r) {
       { class: 'meta' },
       h(
         'span',
-        { class: `pill state-${s.state}` },
+        { class: `pill state-${s.state}`, title: SOURCE_TITLE[s.stateSource] ?? '' },
         s.stateDetail && s.state !== 'idle' ? `${s.state}: ${clean(s.stateDetail)}` : s.state,
       ),
+      h('span', { class: 'state-source' }, ` ${SOURCE_WORD[s.stateSource] ?? ''}`),
       ` ${harness(s.provider)} · `,
       h('code', null, s.id),
       s.project ? ` · ${s.project}` : '',

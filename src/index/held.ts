@@ -174,9 +174,7 @@ export const heldOfRecord = (r: SessionRecord): Held => new BuiltHeld(r);
 export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */
-export interface Shown extends SessionLiveFields {
-  stateDetail: string | null;
-}
+export type Shown = SessionLiveFields;
 
 export function shownOf(h: Held, nowMs: number): Shown {
   const signal = h.live.signal;
@@ -189,6 +187,7 @@ export function shownOf(h: Held, nowMs: number): Shown {
     deleted: h.deleted,
     state: stateNow(signal, h.live.mtime, h.live.lastMs, nowMs),
     stateDetail: signal?.detail ?? null,
+    stateSource: 'inferred',
     pendingTool: signal?.pendingTool ?? null,
     running: null,
     inferred: null,
@@ -201,6 +200,7 @@ export function docOfHeld(h: Held, s: Shown, clock: ShowClock): SessionDoc {
   const doc = docOf(h.record(), clock);
   doc.state = s.state;
   doc.stateDetail = s.stateDetail;
+  doc.stateSource = s.stateSource;
   doc.running = s.running;
   doc.process = s.process;
   doc.pendingTool = s.pendingTool;
@@ -211,7 +211,7 @@ export function docOfHeld(h: Held, s: Shown, clock: ShowClock): SessionDoc {
 /** What a view would redraw for in a session's live fields. */
 export function liveStamp(s: Shown): string {
   const p = s.process;
-  return `${s.state}|${s.stateDetail}|${s.pendingTool}|${s.running}|${s.inferred}|${
+  return `${s.state}|${s.stateSource}|${s.stateDetail}|${s.pendingTool}|${s.running}|${s.inferred}|${
     p === null ? '' : `${p.pids.join(',')}:${p.cpu}:${p.memory}:${p.command}`
   }`;
 }

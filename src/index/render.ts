@@ -35,6 +35,7 @@ export function docOf(r: SessionRecord, clock: ShowClock): SessionDoc {
     ...facts,
     state: stateNow(signal, r.live.mtime, r.live.lastMs, clock.nowMs),
     stateDetail: signal?.detail ?? null,
+    stateSource: 'inferred',
     running: null,
     process: null,
     pendingTool: signal?.pendingTool ?? null,
@@ -111,12 +112,13 @@ const commonLive = new Map<string, string>();
 /** The live members between the facts and the cost (`,"state":…,"cost":{`). */
 function liveMembers(l: SessionLive): string {
   const common = l.stateDetail === null && l.pendingTool === null && l.process === null;
-  const key = common ? `${l.state}|${l.running}|${l.inferred}` : null;
+  const key = common ? `${l.state}|${l.stateSource}|${l.running}|${l.inferred}` : null;
   const known = key === null ? undefined : commonLive.get(key);
   if (known !== undefined) return known;
   const members = membersOf({
     state: l.state,
     stateDetail: l.stateDetail,
+    stateSource: l.stateSource,
     running: l.running,
     process: l.process,
     pendingTool: l.pendingTool,
@@ -152,7 +154,10 @@ export function documentChunks(
     if (i > 0) out.push(',');
     session(i, out);
   }
-  out.push(`],${membersOf({ problems: frame.problems, totals: frame.totals })}}`);
+  const tail = { problems: frame.problems, totals: frame.totals };
+  out.push(
+    `],${membersOf(frame.collisions === undefined ? tail : { ...tail, collisions: frame.collisions })}}`,
+  );
   return out;
 }
 

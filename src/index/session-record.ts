@@ -23,7 +23,14 @@ import { asciiJson, membersOf } from './ascii.js';
 export const RECORD_VERSION = 3;
 
 /** The session document's fields that are read against the clock or the process table when shown. */
-export type LiveKey = 'state' | 'stateDetail' | 'running' | 'process' | 'pendingTool' | 'inferred';
+export type LiveKey =
+  | 'state'
+  | 'stateDetail'
+  | 'stateSource'
+  | 'running'
+  | 'process'
+  | 'pendingTool'
+  | 'inferred';
 
 /** The session document's own facts: everything but the live fields and the spend windows. */
 export type SessionFacts = Omit<SessionDoc, LiveKey | 'cost'> & {

@@ -50,6 +50,7 @@ function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
     lastActiveAt: new Date(T0 - MINUTE).toISOString(),
     state: 'working',
     stateDetail: null,
+    stateSource: 'inferred',
     running: true,
     process: null,
     pendingTool: null,
@@ -93,6 +94,7 @@ function config(alerts: Partial<Alerts>, budgets: Budget[] = []): Config {
     budgets,
     alerts: { ...OFF, ...alerts },
     reports: { timeZone: 'UTC', startOfWeek: 'monday' },
+    notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],
     store: { url: null },
   };

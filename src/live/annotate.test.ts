@@ -19,6 +19,8 @@ function asking(provider: ProviderId, ago: number): SessionLiveFields {
     lastActiveAt: new Date(NOW - ago).toISOString(),
     deleted: false,
     state: 'waiting',
+    stateDetail: 'AskUserQuestion',
+    stateSource: 'inferred',
     pendingTool: null,
     running: null,
     inferred: null,

@@ -9,6 +9,7 @@ import type { Annotator, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { type SessionState, shownState } from '../model/state.js';
 import { PLACE_LIST } from '../providers/places.js';
+import type { Claim, Claimed } from './hook-state.js';
 import { type AgentProcess, matchSessions, ProcessTable } from './processes.js';
 
 /** The harnesses whose processes can be recognised and matched to sessions (their places say how). */
@@ -29,23 +30,53 @@ const MAX_COMMAND_CHARS = 200;
  * on every refresh; without this, a question that lapsed while its process was out of sight could not
  * reopen when the process is seen again. A rebuilt session is a new object, read afresh.
  */
-const fromFiles = new WeakMap<SessionLiveFields, SessionState>();
+const fromFiles = new WeakMap<SessionLiveFields, { state: SessionState; detail: string | null }>();
 
 /**
- * Settle every session's state with the waiting rule, from what its files said and what is now known
- * of its process; returns whether any state changed.
+ * What the agents themselves say of a session (`live/hook-state.ts`: its hooks, its own registry),
+ * which outranks what cctop infers; null when they say nothing.
  */
-export function settleStates(sessions: readonly SessionLiveFields[], nowMs: number): boolean {
+export type StateOverlay = (s: Claimed, nowMs: number) => Claim | null;
+
+/**
+ * Settle every session's state: the waiting rule applied to what its files said and what is now
+ * known of its process, then overruled by what the agent itself says (`overlay`), with the source
+ * noted; returns whether any state changed.
+ */
+export function settleStates(
+  sessions: readonly SessionLiveFields[],
+  nowMs: number,
+  overlay: StateOverlay | null = null,
+): boolean {
   let changed = false;
   for (const s of sessions) {
     let said = fromFiles.get(s);
     if (said === undefined) {
-      said = s.state;
+      said = { state: s.state, detail: s.stateDetail };
       fromFiles.set(s, said);
     }
-    const state = shownState({ state: said, running: s.running, lastActiveAt: s.lastActiveAt }, nowMs);
-    if (state !== s.state) {
+    const inferred = shownState(
+      { state: said.state, running: s.running, lastActiveAt: s.lastActiveAt },
+      nowMs,
+    );
+    const claim = s.deleted
+      ? null
+      : (overlay?.(
+          { provider: s.provider, id: s.id, running: s.running, inferred, pendingTool: s.pendingTool },
+          nowMs,
+        ) ?? null);
+    const state = claim?.state ?? inferred;
+    const detail = claim === null ? said.detail : claim.detail;
+    const source = claim?.source ?? 'inferred';
+    if (state !== s.state || detail !== s.stateDetail || source !== s.stateSource) {
       s.state = state;
+      s.stateDetail = detail;
+      s.stateSource = source;
+      changed = true;
+    }
+    // The agent said what it does: nothing is left to guess.
+    if (claim !== null && s.inferred !== null) {
+      s.inferred = null;
       changed = true;
     }
   }
@@ -53,8 +84,11 @@ export function settleStates(sessions: readonly SessionLiveFields[], nowMs: numb
 }
 
 /** For a cctop that does not look at processes (the demo): states are settled, `running` stays null. */
-export function withoutProcesses(now: () => number = Date.now): Annotator {
-  return (doc) => settleStates(doc.sessions, now());
+export function withoutProcesses(
+  now: () => number = Date.now,
+  overlay: StateOverlay | null = null,
+): Annotator {
+  return (doc) => settleStates(doc.sessions, now(), overlay);
 }
 
 /**
@@ -62,12 +96,16 @@ export function withoutProcesses(now: () => number = Date.now): Annotator {
  * (running, inferred, the settled state), so a refresh can decide to announce it; CPU and memory
  * always move. Harnesses outside `MATCHED_PROVIDERS` keep `running: null`: cctop cannot look.
  */
-export function processAnnotator(table = new ProcessTable(), now: () => number = Date.now): Annotator {
+export function processAnnotator(
+  table = new ProcessTable(),
+  now: () => number = Date.now,
+  overlay: StateOverlay | null = null,
+): Annotator {
   return (doc) => {
     const t = now();
     const agents = table.agents();
     // A table that cannot be read this time leaves the process fields as they were.
-    if (agents === null) return settleStates(doc.sessions, t);
+    if (agents === null) return settleStates(doc.sessions, t, overlay);
     // With no agent running (most of the time on most machines) there is nothing to match.
     const matched: Map<string, AgentProcess> =
       agents.length === 0
@@ -108,6 +146,6 @@ export function processAnnotator(table = new ProcessTable(), now: () => number =
           }
         : null;
     }
-    return settleStates(doc.sessions, t) || changed;
+    return settleStates(doc.sessions, t, overlay) || changed;
   };
 }

@@ -25,6 +25,7 @@ import type { Env } from '../providers/types.js';
 import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
 import type { SessionReport } from '../report/types.js';
+import type { AgentStates } from './agent-state.js';
 
 /** The shortest refresh interval accepted: below this a refresh could not finish before the next. */
 export const MIN_DELAY_MS = 500;
@@ -40,6 +41,11 @@ export interface LiveOptions {
   delayMs: number;
   /** Fills in what the files cannot say (the live process of each session). */
   annotate?: Annotator;
+  /**
+   * The agents' own word on states (hooks, registries), listened to while `start()`ed: a state they
+   * change is shown at once. The annotator applies its overlay.
+   */
+  agents?: AgentStates;
   /** For tests: the clock. */
   now?: () => number;
 }
@@ -155,9 +161,24 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     return this.document;
   }
 
+  /**
+   * Look again now, reading only what changed: an agent said a state moved. A pass already running
+   * is joined; what it missed is seen at the next tick.
+   */
+  poke(): void {
+    if (this.stopped) return;
+    this.refresh({ skipIfQuiet: true }).catch((err) => this.emit('error', err as Error));
+  }
+
+  private readonly onAgents = (): void => this.poke();
+
   /** Refresh now and then every `delayMs` after each pass ends, until `stop()`. */
   start(): void {
     this.stopped = false;
+    if (this.o.agents) {
+      this.o.agents.on('changed', this.onAgents);
+      this.o.agents.start();
+    }
     const tick = async () => {
       try {
         await this.refresh({ skipIfQuiet: true });
@@ -171,6 +192,10 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
 
   stop(): void {
     this.stopped = true;
+    if (this.o.agents) {
+      this.o.agents.off('changed', this.onAgents);
+      this.o.agents.stop();
+    }
     this.watch.close();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;

@@ -4,9 +4,10 @@
  *
  * Every number the harness does not record is `null`, never `0`.
  */
+import type { Collision } from './collision.js';
 import type { Permission, ProviderId, ToolTally } from './facts.js';
 import type { Problem } from './problems.js';
-import type { SessionState } from './state.js';
+import type { SessionState, StateSource } from './state.js';
 import type { DocumentTotals } from './totals.js';
 import type { TokenCounts } from './usage.js';
 
@@ -84,8 +85,10 @@ export interface SessionDoc {
   startedAt: string | null;
   lastActiveAt: string | null;
   state: SessionState;
-  /** Why the state reads as it does (the ask tool, the error, `turn_duration`). */
+  /** Why the state reads as it does (the ask tool, the error, `turn_duration`, what a hook says is asked). */
   stateDetail: string | null;
+  /** Which source the state came from: the agent's hooks, its own registry, or cctop's inference. */
+  stateSource: StateSource;
   /** Whether a live process runs it; null where processes cannot be looked at. */
   running: boolean | null;
   /** The agent's process tree, when one runs it: CPU (% of one core) and memory summed over it. */
@@ -120,6 +123,8 @@ export type SessionLiveFields = Pick<
   | 'lastActiveAt'
   | 'deleted'
   | 'state'
+  | 'stateDetail'
+  | 'stateSource'
   | 'pendingTool'
   | 'running'
   | 'inferred'
@@ -141,6 +146,12 @@ export interface SessionDocument {
   problems: Problem[];
   /** Per harness and overall, over `sessions` (`model/totals.ts`). */
   totals: DocumentTotals;
+  /**
+   * Running sessions that lately wrote the same file, or in the same repository (`live/collisions.ts`):
+   * present where cctop looked (`--json`, `serve`), absent where it did not (a document from an older
+   * cctop, a library caller that asked for none).
+   */
+  collisions?: Collision[];
 }
 
 /** A session's identity across documents. */

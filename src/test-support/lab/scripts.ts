@@ -16,14 +16,17 @@ export interface ShellCall {
 
 /** One model response. */
 export type Step =
-  /** A plain answer that ends the turn. */
-  | { kind: 'answer'; text: string }
-  /** Tool calls in one response (two or more: parallel calls). */
-  | { kind: 'calls'; calls: ShellCall[]; text?: string }
+  /** A plain answer that ends the turn; `held`: held as a `held` step is. */
+  | { kind: 'answer'; text: string; held?: true }
+  /** Tool calls in one response (two or more: parallel calls); `held`: held as a `held` step is. */
+  | { kind: 'calls'; calls: ShellCall[]; text?: string; held?: true }
   /** An answer the server holds open until the test releases it (the agent is working meanwhile). */
   | { kind: 'held'; text: string };
 
-export type ScriptName = 'text' | 'call' | 'fail' | 'parallel' | 'approve' | 'hold' | 'resume';
+export type ScriptName = 'text' | 'call' | 'fail' | 'parallel' | 'approve' | 'hold' | 'resume' | 'stages';
+
+/** Whether the server holds a step's response until the test releases it. */
+export const isHeld = (step: Step): boolean => step.kind === 'held' || step.held === true;
 
 /**
  * The scripts, by marker. Commands write only inside the agent's working directory and print a
@@ -49,6 +52,12 @@ export const SCRIPTS: Record<ScriptName, Step[]> = {
   ],
   hold: [{ kind: 'held', text: 'The held answer arrives.' }],
   resume: [{ kind: 'answer', text: 'Resumed: the second turn is answered.' }],
+  // Every state of a turn in turn, each held long enough to be seen: thinking, a call that needs
+  // approval, thinking again once it ran, the answer.
+  stages: [
+    { kind: 'calls', calls: [{ command: 'touch lab-stages.txt && echo lab-staged' }], held: true },
+    { kind: 'answer', text: 'The file is there.', held: true },
+  ],
 };
 
 const MARKER = /\[lab:([a-z]+)\]/g;

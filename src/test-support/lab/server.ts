@@ -25,7 +25,7 @@ import {
   stepContent,
 } from './replies.js';
 import { type Api, type Figures, type Parsed, parseRequest, type SentCall, shellCall } from './requests.js';
-import { position, type ScriptName } from './scripts.js';
+import { isHeld, position, type ScriptName } from './scripts.js';
 
 /** A request body larger than this is refused: agents send whole conversations, never this much. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -236,7 +236,7 @@ export async function startLabServer(o: { dumpDir?: string } = {}): Promise<LabS
             : geminiReply(parsed, content.answer, content.calls, figures);
     res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-cache' });
     const [first, ...rest] = reply.chunks;
-    if (!aux && at?.step.kind === 'held' && !released) {
+    if (!aux && at && isHeld(at.step) && !released) {
       // The first event goes out, so the agent sees a live response it must wait on.
       if (reply.contentType === 'text/event-stream' && first !== undefined) res.write(first);
       heldCount++;

@@ -9,6 +9,7 @@ import { checkCatalogue } from '../../index/catalogue.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import { claudeSettings, entryStatus } from '../../install/index.js';
 import type { Problem, ProblemKind } from '../../model/problems.js';
+import { notificationLines } from '../../notify/doctor.js';
 import { home } from '../../providers/fsutil.js';
 import { PROVIDER_LIST } from '../../providers/index.js';
 import type { Env } from '../../providers/types.js';
@@ -16,6 +17,7 @@ import { ourCommand, statuslineEntry } from '../../statusline/install.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
 import { tildify } from './format.js';
+import { hookDoctorLines } from './hooks.js';
 import type { Io } from './main.js';
 import { version } from './version.js';
 
@@ -87,6 +89,10 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
   const broken = checkCatalogue(c);
   if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
   for (const line of settingsLines(env, h, p)) out(line);
+  out('');
+  for (const line of notificationLines(env, p)) out(line);
+  out('');
+  for (const line of hookDoctorLines(env, p)) out(line);
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();

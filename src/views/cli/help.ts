@@ -10,6 +10,7 @@
 export const COMMANDS = [
   'chat',
   'report',
+  'explain',
   'daily',
   'weekly',
   'monthly',
@@ -18,7 +19,10 @@ export const COMMANDS = [
   'budget',
   'config',
   'statusline',
+  'hooks',
+  'hook',
   'serve',
+  'watch',
   'exec',
   'doctor',
   'pricing',
@@ -47,13 +51,17 @@ Usage:
   cctop --json          the session document (docs/session-document.md)
   cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
+  cctop explain [ID]    why a session's state reads as it does: hooks, registry, files (--json)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
   cctop budget          each budget of the config file: spent, limit, share (exits 1 when one is over)
   cctop config path     where the config file is (config check: what is wrong in it; docs/config.md)
   cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
+  cctop hooks install   let the agents tell cctop each session's state (remove|status; docs/hooks.md)
+  cctop hook AGENT ...  what the agents' hooks run: tells running cctops (docs/protocol.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
+  cctop watch           desktop and webhook notifications, without the table (--notify URL; docs/notifications.md)
   cctop exec AGENT ...  run claude, codex or copilot headlessly as one event stream (docs/drive.md)
   cctop doctor          where cctop looked, what it found, what it could not read
   cctop pricing update  refresh the price catalogue (the only command that uses the network)
@@ -89,7 +97,10 @@ ${COMMON_OPTIONS}
 `;
 
 /** Each command's own help, for the commands whose flags `main.ts` parses. */
-const COMMAND_HELP: Record<Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'help'>, string> = {
+const COMMAND_HELP: Record<
+  Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'help'>,
+  string
+> = {
   daily: PERIOD_HELP('daily', 'day'),
   weekly: PERIOD_HELP('weekly', 'week'),
   monthly: PERIOD_HELP('monthly', 'month'),
@@ -108,6 +119,29 @@ Options:
   --compact                        fit 80 columns
   -j, --json                       the blocks as JSON (docs/reports.md)
 ${COMMON_OPTIONS}
+`,
+  explain: `cctop explain: why a session's state reads as it does
+
+Usage: cctop explain [ID] [options]
+
+${SESSION_ID}
+
+Prints every source of evidence for the session's state, strongest first, and which decided: the
+agent's hooks (cctop hooks install puts them in), the agent's own list of running sessions
+(Claude Code's), and what cctop infers from the transcript and the process table.
+
+Options:
+  -j, --json                       the evidence as JSON
+${COMMON_OPTIONS}
+`,
+  hook: `cctop hook: what an agent's hook runs
+
+Usage: cctop hook AGENT EVENT        (AGENT: claude, codex, gemini, qwen, cursor, opencode)
+
+Run by the hooks cctop installs in each agent's settings, not by hand. Reads the agent's JSON on
+stdin (Codex's notify: its last argument), keeps the session's state in a small journal in the
+runtime directory, and tells every running cctop. Always exits 0 and prints nothing but the
+answer an agent requires, also on bad input; gives up after 250 ms. See docs/protocol.md.
 `,
   budget: `cctop budget: where each budget stands
 
@@ -183,6 +217,26 @@ when a file could not be read at all.
 Options:
 ${COMMON_OPTIONS}
 `,
+  watch: `cctop watch: desktop and webhook notifications, without the table
+
+Usage: cctop watch [options]
+
+Sends a notification when a session starts waiting for you or stops on an error, and for the
+alerts (budget, error loop, stall, burn rate) and collisions: on the desktop (notify-send or
+osascript, when on PATH) and to the webhook of the config file's [notify]. Once per crossing, by
+one cctop per machine: a watcher takes the sending over from a live table or a dashboard. Prints a
+line per notice sent; runs until Ctrl-C. docs/notifications.md has the formats, and a systemd unit
+and a launchd agent to run it at login.
+
+Options:
+  --notify URL                     POST each notice to URL (over notify.url)
+  --notify-format json|ntfy|slack  the webhook's format (over notify.format; default json)
+  --no-desktop                     no desktop notifications (over notify.desktop)
+  --delay SECONDS                  how often transcripts are re-read (default 2)
+  -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --no-cache,
+  --threads N                      as for cctop --list
+  -h, --help                       this help
+`,
   pricing: `cctop pricing update: refresh the price catalogue
 
 Usage: cctop pricing update
@@ -196,7 +250,9 @@ Options:
 `,
 };
 
-export function commandHelp(command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'help'>): string {
+export function commandHelp(
+  command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'help'>,
+): string {
   return COMMAND_HELP[command];
 }
 

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import type { SessionState } from '../../model/state.js';
+import type { SessionState, StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { PLACE_LIST } from '../../providers/places.js';
 import { printable, safeLine } from '../terminal-text.js';
@@ -65,6 +65,9 @@ export function label(s: SessionDoc): string {
   return project ?? title ?? safeLine(s.id);
 }
 
+/** Beside the state mark: which source said it (`cctop explain <id>` shows the evidence). */
+const SOURCE_MARK: Record<StateSource, string> = { hook: 'h', registry: 'r', inferred: ' ' };
+
 function colourState(p: Paint, state: SessionState, text: string): string {
   switch (state) {
     case 'working':
@@ -81,9 +84,9 @@ function colourState(p: Paint, state: SessionState, text: string): string {
 /** The table as lines, for a terminal `columns` wide. */
 export function renderList(doc: SessionDocument, columns: number, p: Paint, nowMs: number): string[] {
   const out: string[] = [];
-  const fixed = 2 + 2 + COLUMNS.reduce((n, c) => n + c.width + 1, 0);
+  const fixed = 2 + 3 + COLUMNS.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(10, columns - fixed);
-  const header = `  ${padEnd('', 1)} ${COLUMNS.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
+  const header = `  ${padEnd('', 2)} ${COLUMNS.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
 
   for (const provider of PLACE_LIST) {
     const rows = doc.sessions.filter((s) => s.provider === provider.id);
@@ -104,7 +107,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
         const v = c.cell(s, nowMs);
         return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
       });
-      const mark = colourState(p, s.state, STATE_MARK[s.state]);
+      const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
       out.push(`  ${mark} ${cells.join(' ')} ${padEnd(label(s), titleWidth).trimEnd()}`);
     }
   }
@@ -112,6 +115,16 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
     out.push('');
     const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX: % of compact point`;
     out.push(p.dim(clip(legend, columns)));
+    // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
+    if (doc.sessions.some((s) => s.stateSource !== 'inferred'))
+      out.push(
+        p.dim(
+          clip(
+            `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  unmarked: inferred (cctop explain ID)`,
+            columns,
+          ),
+        ),
+      );
   }
   return out.map((line) => printable(line, p));
 }

@@ -10,17 +10,16 @@
 
 import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import type { Snapshot } from '../../index/snapshot.js';
+import type { LiveSession } from '../../live/collisions-once.js';
 import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
-import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
 import { paint } from './color.js';
 import { demoEnv } from './demo.js';
-import { tildify } from './format.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
+import { nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
 import { SPEND_FLAGS } from './spend-flags.js';
 
 /** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
@@ -64,6 +63,7 @@ const FLAGS = {
     agent: { type: 'string' },
   },
   report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  explain: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS },
   budget: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   config: HELP_FLAG,
@@ -122,65 +122,6 @@ function unknownCommand(word: string): UsageError {
   return new UsageError(`unknown command ${word}${near ? `, did you mean ${near}?` : ''} (try cctop --help)`);
 }
 
-/** Processes matched to sessions, or for the demo (whose sessions no process runs) states settled without. */
-async function annotator(demo: boolean) {
-  const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
-  return demo ? withoutProcesses() : processAnnotator();
-}
-
-/** `needFiles` for what needs every parsed file (doctor, a report the index cannot serve). */
-async function snapshot(o: CommonOptions, env: Env, needFiles = false): Promise<Snapshot> {
-  const { takeSnapshot } = await import('../../index/snapshot.js');
-  const s = await takeSnapshot({
-    env: o.demo ? demoEnv(env) : env,
-    plan: o.plan,
-    providers: o.providers,
-    timeZone: o.timeZone,
-    sinceMs: o.sinceMs,
-    untilMs: o.untilMs,
-    useIndex: o.useIndex,
-    threads: o.threads,
-    needFiles,
-    annotate: await annotator(o.demo),
-  });
-  if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
-  return s;
-}
-
-function nothingFound(s: Snapshot, env: Env): string {
-  const h = home(env);
-  const where = s.discovery.roots.map((r) => tildify(r.path, h)).join(', ');
-  return `No agent sessions found. Looked in ${where}. Run \`cctop --demo\` to see what cctop shows, or \`cctop doctor\` for details.`;
-}
-
-/** The same options without the flags that leave sessions out. */
-const unfiltered = (o: CommonOptions): CommonOptions => ({
-  ...o,
-  providers: null,
-  sinceMs: null,
-  untilMs: null,
-  filters: [],
-});
-
-/** `no session matches --provider gemini (12 sessions without this filter)` */
-function nothingMatches(filters: readonly string[], total: number): string {
-  const sessions = `${total} session${total === 1 ? '' : 's'}`;
-  return `no session matches ${filters.join(' ')} (${sessions} without ${filters.length === 1 ? 'this filter' : 'these filters'})`;
-}
-
-/**
- * What to say when nothing is listed: that the filters matched nothing and how many sessions there
- * are without them, or, when there are none at all, where cctop looked.
- */
-async function nothingListed(s: Snapshot, o: CommonOptions, env: Env): Promise<string> {
-  if (o.filters.length === 0) return nothingFound(s, env);
-  const all = await snapshot(unfiltered(o), env);
-  const total = all.document.sessions.length;
-  if (total === 0) return nothingFound(all, env);
-  const text = nothingMatches(o.filters, total);
-  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
-}
-
 async function listCommand(io: Io, o: CommonOptions): Promise<number> {
   const s = await snapshot(o, io.env);
   if (s.document.sessions.length === 0) {
@@ -201,9 +142,12 @@ async function listCommand(io: Io, o: CommonOptions): Promise<number> {
 }
 
 async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
-  const s = await snapshot(o, io.env);
-  if (io.write) io.write([...s.jsonChunks(), '\n']);
-  else io.out(s.json());
+  const running: LiveSession[] = [];
+  const s = await snapshot(o, io.env, false, running);
+  const { collisionsFor } = await import('../../live/collisions-once.js');
+  const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
+  if (io.write) io.write([...s.jsonChunks({ collisions }), '\n']);
+  else io.out(s.json({ collisions }));
   return 0;
 }
 
@@ -247,6 +191,7 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
       },
       out: process.stdout,
       input: process.stdin,
+      notify: !o.demo,
       ...(annotate ? { annotate } : {}),
       ...(o.filters.length > 0
         ? {
@@ -296,12 +241,17 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
   return await tuiCommand(io, o, values);
 }
 
+/** The commands `run` handles itself; `runTool` the rest. */
+type RunName = 'serve' | 'watch' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
+
 async function run(command: CommandName, args: string[], io: Io): Promise<number> {
   switch (command) {
     case 'serve': {
       const { serveCommand } = await import('../serve/command.js');
       return serveCommand(args, io);
     }
+    case 'watch':
+      return (await import('./watch.js')).watchCommand(args, io);
     case 'exec': {
       const { execCommand } = await import('./exec.js');
       return execCommand(args, io);
@@ -325,6 +275,12 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       const { doctor } = await import('./doctor.js');
       return doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
     }
+    case 'explain': {
+      const { values, positionals } = parse(args, FLAGS.explain, command);
+      if (values.help) return said(io, commandHelp(command));
+      const { explainCommand } = await import('./explain.js');
+      return explainCommand(io, positionals, commonOptions(values), values.json === true);
+    }
     case 'chat':
     case 'report': {
       const { values, positionals } = parse(args, FLAGS[command], command);
@@ -346,6 +302,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
         () => nothingListed(snap, o, io.env),
       );
     }
+    default:
+      return runTool(command, args, io);
+  }
+}
+
+/** The commands about spend, settings and the agents' files. */
+async function runTool(command: Exclude<CommandName, RunName>, args: string[], io: Io): Promise<number> {
+  switch (command) {
     case 'daily':
     case 'weekly':
     case 'monthly':
@@ -359,10 +323,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       const { moneyCommand } = await import('./money.js');
       return moneyCommand(io, command, commonOptions(values), values);
     }
+    case 'hook':
+      return hookCommand(args, io);
     case 'statusline': {
       const { statuslineCommand } = await import('./statusline.js');
       return statuslineCommand(args, io);
     }
+    case 'hooks':
+      return (await import('./hooks.js')).hooksCommand(args, io);
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
       if (values.help) return said(io, commandHelp(command));
@@ -378,6 +346,16 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       return updatePricing(io);
     }
   }
+}
+
+/**
+ * `cctop hook …` is handed to hooks/bin.js by cli.ts before this file loads; it gets here only after
+ * options (`cctop --demo hook …`) or as `cctop help hook`. The hook ends the process itself (exit 0).
+ */
+async function hookCommand(args: string[], io: Io): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) return said(io, commandHelp('hook'));
+  await import('../../hooks/bin.js');
+  return 0;
 }
 
 /** Print `text` and succeed. */

@@ -9,7 +9,8 @@
  */
 
 import { zoneFor } from '../../config/index.js';
-import { processAnnotator, withoutProcesses } from '../../live/annotate.js';
+import { watchedStates } from '../../live/agent-state.js';
+import { withoutProcesses } from '../../live/annotate.js';
 import { MIN_DELAY_MS } from '../../live/engine.js';
 import { demoEnv } from '../cli/demo.js';
 import type { Io } from '../cli/main.js';
@@ -93,7 +94,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
   return {
     options: {
       env: common.demo ? demoEnv(io.env) : io.env,
-      annotate: common.demo ? withoutProcesses() : processAnnotator(),
+      ...(common.demo ? { annotate: withoutProcesses() } : { ...watchedStates(io.env), notify: true }),
       plan: common.plan,
       providers: common.providers,
       timeZone: zoneFor(io.env, common.timeZone),

@@ -29,7 +29,7 @@ import {
   REQUEST_TIMEOUT_MS,
   TIMEOUT_CHECK_MS,
 } from './limits.js';
-import { Publication, servedAlerts } from './publish.js';
+import { Publication, servedAlerts, servedCollisions, servedNotifier } from './publish.js';
 import { EventHub } from './sse.js';
 
 export interface ServeOptions {
@@ -51,6 +51,13 @@ export interface ServeOptions {
   assetsDir?: string;
   /** Which process runs which session; none for the demo, whose sessions no process runs. */
   annotate?: LiveOptions['annotate'];
+  /** The agents' own word on states (hooks, registries); none for the demo. */
+  agents?: LiveOptions['agents'];
+  /**
+   * Send desktop and webhook notifications while this server holds the machine's sender lock
+   * (`notify/`); off for the demo, whose sessions are made up, and for tests.
+   */
+  notify?: boolean;
 }
 
 export interface RunningServer {
@@ -156,6 +163,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     useIndex: o.useIndex,
     delayMs: o.delayMs,
     ...(o.annotate ? { annotate: o.annotate } : {}),
+    ...(o.agents ? { agents: o.agents } : {}),
   });
   /**
    * Update numbers restart at 1 with every run: tags (ETags, event ids) and frames carry this run's
@@ -202,9 +210,14 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   // The index's picture first, so a large history has a page to show before the first pass ends.
   await live.fromIndex().catch(() => null);
   live.start();
-  const alerts = servedAlerts({ live, env: o.env, hub, publication, onProblem: tellConfig });
-
   const bases = baseUrls(o.bind, port);
+  const notifier =
+    o.notify === true
+      ? servedNotifier({ live, env: o.env, dashboard: bases[0] ?? null, onProblem: tellConfig })
+      : null;
+  const alerts = servedAlerts({ live, env: o.env, hub, publication, onProblem: tellConfig, notifier });
+  const collisions = servedCollisions({ live, hub, publication, notifier });
+
   const link = (t: string | null) => bases.map((b) => (t === null ? `${b}/` : `${b}/?t=${t}`));
   let closing: Promise<void> | null = null;
   return {
@@ -218,6 +231,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
       closing ??= new Promise<void>((resolve) => {
         live.stop();
         alerts.stop();
+        collisions.stop();
+        notifier?.stop();
         hub.close();
         server.close(() => resolve());
         server.closeAllConnections();

@@ -5,20 +5,24 @@
  */
 
 import { StringDecoder } from 'node:string_decoder';
+import { watchedStates } from '../../live/agent-state.js';
 import { AlertFeed } from '../../live/alert-feed.js';
 import type { Alert } from '../../live/alerts.js';
-import { processAnnotator } from '../../live/annotate.js';
+import { CollisionWatch } from '../../live/collision-watch.js';
 import { DeepReader } from '../../live/deep.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
+import type { Collision } from '../../model/collision.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
+import { MachineNotifier } from '../../notify/notifier.js';
 import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
+import { collisionLine } from '../collision-text.js';
 import { hiddenFromEnv, type Row } from './columns.js';
 import { DetailReader } from './detail.js';
 import { type KeyContext, onKey } from './input.js';
 import { ESCAPE_WAIT_MS, KeyDecoder } from './keys.js';
-import { alertNotification, notification, WaitWatcher } from './notify.js';
+import { alertNotification, collisionNotification, notification, WaitWatcher } from './notify.js';
 import { Screen } from './screen.js';
 import { initialView, keyOf, RANG_MARK_MS, render, type ViewState } from './view.js';
 
@@ -30,6 +34,11 @@ export interface TuiOptions {
   annotate?: LiveOptions['annotate'];
   /** Called once the first picture is up (the demo starts its replay then). */
   onStart?: (live: LiveSessions) => void;
+  /**
+   * Send desktop and webhook notifications while this table holds the machine's sender lock
+   * (`notify/`); off for the demo, whose sessions are made up.
+   */
+  notify?: boolean;
   /** What to say when no session shows (asked once, the first time none does): which filter matched nothing. */
   whenEmpty?: () => Promise<string>;
 }
@@ -80,6 +89,8 @@ class LiveTable {
   private readonly deep = new DeepReader();
   private readonly details: DetailReader;
   private readonly alerts: AlertFeed;
+  private readonly notifier: MachineNotifier | null;
+  private readonly collisions: CollisionWatch;
   private readonly v: ViewState;
   private readonly waits = new WaitWatcher(keyOf);
   private readonly previousTokens = new Map<string, Sample>();
@@ -108,9 +119,17 @@ class LiveTable {
   constructor(private readonly o: TuiOptions) {
     this.screen = new Screen(o.out, o.input);
     this.p = paint(true, o.live.env);
-    this.live = new LiveSessions({ ...o.live, annotate: o.annotate ?? processAnnotator() });
+    const watched = o.annotate ? { annotate: o.annotate } : watchedStates(o.live.env);
+    this.live = new LiveSessions({ ...o.live, ...watched });
     this.details = new DetailReader(this.live, this.deep);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
+    this.notifier = o.notify
+      ? new MachineNotifier({
+          env: o.live.env,
+          role: 'table',
+          onProblem: (text) => this.say(`notify: ${text}`),
+        }).watch(this.live)
+      : null;
     this.alerts = new AlertFeed({
       live: this.live,
       env: o.live.env,
@@ -120,6 +139,14 @@ class LiveTable {
         this.v.budgets = states;
       },
       onProblem: (text) => this.say(`config: ${text}`),
+    });
+    this.collisions = new CollisionWatch({
+      calls: (s) => this.deep.calls(s.provider, s.file),
+      onChange: (list) => {
+        this.v.collisions = list;
+        this.draw();
+      },
+      onNew: this.onCollisions,
     });
   }
 
@@ -135,6 +162,8 @@ class LiveTable {
     await this.live.fromIndex().catch(() => null);
     this.live.start();
     this.alerts.start();
+    this.notifier?.start();
+    this.collisions.watch(this.live);
     this.o.onStart?.(this.live);
     return quit;
   }
@@ -161,6 +190,7 @@ class LiveTable {
 
   /** New alerts ring as a session that starts waiting does, and show for a moment in the status line. */
   private readonly onAlerts = (alerts: Alert[]) => {
+    this.notifier?.alerts(alerts);
     const now = Date.now();
     for (const a of alerts) {
       if (a.kind !== 'budget') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
@@ -168,6 +198,17 @@ class LiveTable {
     }
     const more = alerts.length > 1 ? ` (and ${alerts.length - 1} more)` : '';
     this.say(`${alertLine(alerts[0]!)}${more}`);
+  };
+
+  /** New collisions mark their rows a moment; one on a file rings, and the status line names the first. */
+  private readonly onCollisions = (fresh: Collision[]) => {
+    this.notifier?.collisions(fresh.filter((c) => c.level === 'file'));
+    const now = Date.now();
+    for (const c of fresh) for (const w of c.sessions) this.v.rang.set(keyOf(w), now + RANG_MARK_MS);
+    if (this.v.notify)
+      for (const c of fresh) if (c.level === 'file') this.screen.signal(collisionNotification(c));
+    const more = fresh.length > 1 ? ` (and ${fresh.length - 1} more)` : '';
+    this.say(`${collisionLine(fresh[0]!)}${more}`);
   };
 
   private readonly onUpdate = (doc: SessionDocument) => {
@@ -226,6 +267,8 @@ class LiveTable {
   private readonly finish = () => {
     this.live.stop();
     this.alerts.stop();
+    this.notifier?.stop();
+    this.collisions.stop();
     this.deep.close();
     if (this.tick) clearInterval(this.tick);
     if (this.escapeTimer) clearTimeout(this.escapeTimer);

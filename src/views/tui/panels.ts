@@ -6,12 +6,14 @@
  * off the main thread (`Detail`), and say so while it is read, gone or unreadable.
  */
 import type { SessionDoc } from '../../model/document.js';
+import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
 import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
 import { sparkline } from '../cli/report.js';
 import { safeLine } from '../terminal-text.js';
+import { collisionsPanel } from './collisions-panel.js';
 import type { Detail, ViewState } from './state.js';
 
 /** What the panels say of a session whose transcript was deleted. */
@@ -35,6 +37,13 @@ function shellWord(s: string): string {
  * and quoted as shell words. An id or a path that would read as an option (`--dangerously-…`) gives
  * no command and no `cd`: quoting does not stop a program from reading a word as a flag.
  */
+/** Where a state came from, as the detail panel says it (see `cctop explain <id>` for the evidence). */
+const SOURCE_WORDS: Record<StateSource, string> = {
+  hook: 'reported by its hooks',
+  registry: "reported by the agent's session list",
+  inferred: 'inferred from its files',
+};
+
 export function resumeCommand(s: SessionDoc): string | null {
   if (s.id.startsWith('-')) return null;
   // The harness says how it resumes a session (its own words); the table only quotes them.
@@ -64,7 +73,7 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
     ),
     kv(
       'state',
-      `${s.state}${s.stateDetail ? ` (${safeLine(s.stateDetail)})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}`,
+      `${s.state}${s.stateDetail ? ` (${safeLine(s.stateDetail)})` : ''}${pending(s)}${s.inferred ? `  ${s.inferred}` : ''}  ${p.dim(SOURCE_WORDS[s.stateSource])}`,
       p,
     ),
     kv(
@@ -204,7 +213,7 @@ function chatPanel(d: Detail | null, p: Paint, columns: number): string[] {
   return out;
 }
 
-export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: number): string[] {
+export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: number, now: number): string[] {
   switch (v.panel) {
     case 'info':
       return infoPanel(s, p, columns);
@@ -216,5 +225,7 @@ export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: numbe
       return costPanel(s, p, columns);
     case 'chat':
       return chatPanel(v.detail, p, columns);
+    case 'collisions':
+      return collisionsPanel(v, s, p, columns, now);
   }
 }

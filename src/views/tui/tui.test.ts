@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Call } from '../../model/calls.js';
+import type { Collision } from '../../model/collision.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { totalsOf } from '../../model/totals.js';
 import { REPORT_VERSION } from '../../report/types.js';
 import { PLAIN, paint } from '../cli/color.js';
 import { width } from '../cli/format.js';
 import { hiddenFromEnv } from './columns.js';
+import { onKey } from './input.js';
 import { decodeKeys, KeyDecoder } from './keys.js';
-import { notification, WaitWatcher } from './notify.js';
+import { collisionNotification, notification, WaitWatcher } from './notify.js';
 import { type Detail, initialView, keyOf, PANELS, render, resumeCommand, type ViewState } from './view.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -31,6 +33,7 @@ function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
     lastActiveAt: new Date(NOW - 60_000).toISOString(),
     state: 'idle',
     stateDetail: null,
+    stateSource: 'inferred',
     running: false,
     process: null,
     pendingTool: null,
@@ -394,5 +397,119 @@ describe('the resume command', () => {
     expect(resumeCommand(session('abc-123', { project: '/home/u/src/x' }))).toBe(
       'cd /home/u/src/x && claude --resume abc-123',
     );
+  });
+});
+
+describe('collisions in the live table', () => {
+  const app = '/home/u/src/app';
+  const writer = (id: string, minutes: number, paths: string[]) => ({
+    provider: 'claude' as const,
+    id,
+    title: `the ${id} task`,
+    project: app,
+    wroteAt: new Date(NOW - minutes * 60_000).toISOString(),
+    paths,
+  });
+  const collisions = (): Collision[] => [
+    {
+      key: `file:${app}/src/parse.ts`,
+      level: 'file',
+      repoRoot: app,
+      path: `${app}/src/parse.ts`,
+      sessions: [writer('gamma', 1, [`${app}/src/parse.ts`]), writer('alpha', 4, [`${app}/src/parse.ts`])],
+    },
+    {
+      key: 'repo:/home/u/src/lib',
+      level: 'repo',
+      repoRoot: '/home/u/src/lib',
+      path: null,
+      sessions: [writer('beta', 2, ['/home/u/src/lib/a.ts']), writer('theta', 3, ['/home/u/src/lib/b.ts'])],
+    },
+  ];
+
+  it('marks a row that wrote the same file as another running session with !, and one sharing only a repository with ~', () => {
+    const r = render(state(sessions(), { collisions: collisions(), follow: false }), PLAIN, 120, 30, NOW);
+    const collisionMark = (id: string) => r.lines.find((l) => l.includes(`${id} ·`))!.slice(1, 2);
+    expect(collisionMark('alpha')).toBe('!');
+    expect(collisionMark('gamma')).toBe('!');
+    expect(collisionMark('beta')).toBe('~');
+    expect(
+      render(state(sessions()), PLAIN, 120, 30, NOW)
+        .lines.find((l) => l.includes('beta ·'))!
+        .slice(1, 2),
+    ).toBe(' ');
+  });
+
+  it('fits a narrow terminal, the panel included', () => {
+    for (const columns of [60, 80]) {
+      const v = state(sessions(), { collisions: collisions(), panel: 'collisions' });
+      for (const line of render(v, PLAIN, columns, 30, NOW).lines)
+        expect(width(line)).toBeLessThanOrEqual(columns);
+    }
+  });
+
+  it('counts them in the header', () => {
+    const header = render(state(sessions(), { collisions: collisions() }), PLAIN, 200, 30, NOW).lines[0]!;
+    expect(header).toContain('! 1 same file  ~ 1 same repo');
+  });
+
+  it('lists them in the Collisions panel, the selected session’s first, with the file, the repository and when each wrote', () => {
+    const v = state(sessions(), {
+      collisions: collisions(),
+      panel: 'collisions',
+      follow: false,
+      selected: keyOf(session('beta')),
+    });
+    const text = render(v, PLAIN, 140, 40, NOW).lines.join('\n');
+    const panel = text.slice(text.indexOf('[Collisions]'));
+    expect(panel).toMatch(
+      /~ \/home\/u\/src\/lib {2}same repository, no file in common\n.*▸ Claude .*the beta task .*wrote 2m ago {2}a\.ts/,
+    );
+    expect(panel).toMatch(
+      /elsewhere \(1\)\n {2}! src\/parse\.ts {2}in \/home\/u\/src\/app\n.* the gamma task .*wrote 1m ago/,
+    );
+    expect(panel.indexOf('the beta task')).toBeLessThan(panel.indexOf('the gamma task'));
+  });
+
+  it('says so when there are none, and the c key opens the panel', () => {
+    const v = state(sessions());
+    const keys = {
+      tableRows: () => [],
+      tableStart: () => 2,
+      screenRows: () => 30,
+      quit: () => {},
+      say: () => {},
+      repaint: () => {},
+      signal: () => {},
+    };
+    onKey(v, { kind: 'char', ch: 'c' }, keys);
+    expect(v.panel).toBe('collisions');
+    expect(render(v, PLAIN, 140, 30, NOW).lines.join('\n')).toContain('no collisions');
+  });
+
+  it('draws a hostile path or title in a collision as marks, never as terminal commands', () => {
+    const evil: Collision = {
+      key: 'file:x',
+      level: 'file',
+      repoRoot: `/w/${EVIL}`,
+      path: `/w/${EVIL}/src/${EVIL}.ts`,
+      sessions: [
+        { ...writer('alpha', 1, []), title: `t${EVIL}` },
+        { ...writer('beta', 2, []), title: `u${EVIL}` },
+      ],
+    };
+    for (const p of [PLAIN, paint(true, {})]) {
+      const lines = render(
+        state(sessions(), { collisions: [evil], panel: 'collisions' }),
+        p,
+        200,
+        40,
+        NOW,
+      ).lines;
+      for (const line of lines)
+        expect(line.replace(/\u001b\[(?:0|1|2|7|22|27|31|32|33|39)m/g, '')).not.toMatch(ACTIVE);
+      expect(lines.join('\n')).toContain('\ufffd');
+    }
+    expect(collisionNotification(evil).slice('\u0007\u001b]9;'.length, -1)).not.toMatch(/[\u0000-\u001f]/);
   });
 });

@@ -50,6 +50,7 @@ export function syntheticSession(i: number): SessionDoc {
     lastActiveAt: new Date(last).toISOString(),
     state: i === 0 ? 'working' : 'idle',
     stateDetail: null,
+    stateSource: 'inferred',
     running: i === 0,
     process: null,
     pendingTool: null,

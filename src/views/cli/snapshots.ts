@@ -1,0 +1,88 @@
+/**
+ * The one-shot commands' picture: the index's snapshot with processes matched and the agents' own
+ * word on states applied, and what to say when it holds nothing.
+ *
+ * Not here: printing any of it (each command's module).
+ */
+import type { Snapshot } from '../../index/snapshot.js';
+import type { LiveSession } from '../../live/collisions-once.js';
+import type { Annotator } from '../../model/document.js';
+import { home } from '../../providers/fsutil.js';
+import type { Env } from '../../providers/types.js';
+import { demoEnv } from './demo.js';
+import { tildify } from './format.js';
+import type { CommonOptions } from './options.js';
+
+/**
+ * Processes matched to sessions and the agents' own word on states (the hook journal, the
+ * registries), or for the demo (whose sessions no process runs) states settled without.
+ */
+async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promise<Annotator> {
+  const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
+  if (demo) return withoutProcesses();
+  if (inferredOnly) return processAnnotator();
+  const { AgentStates } = await import('../../live/agent-state.js');
+  return processAnnotator(undefined, undefined, AgentStates.fromJournal(env).overlay);
+}
+
+/** `needFiles` for what needs every parsed file (doctor, a report); `running` gets the running sessions. */
+export async function snapshot(
+  o: CommonOptions,
+  env: Env,
+  needFiles = false,
+  running?: LiveSession[],
+  /** The states as inferred, without the agents' word (`cctop explain` weighs that itself). */
+  inferredOnly = false,
+): Promise<Snapshot> {
+  const { takeSnapshot } = await import('../../index/snapshot.js');
+  let annotate = await annotator(o.demo, env, inferredOnly);
+  if (running) annotate = (await import('../../live/collisions-once.js')).noteRunning(annotate, running);
+  const s = await takeSnapshot({
+    env: o.demo ? demoEnv(env) : env,
+    plan: o.plan,
+    providers: o.providers,
+    timeZone: o.timeZone,
+    sinceMs: o.sinceMs,
+    untilMs: o.untilMs,
+    useIndex: o.useIndex,
+    threads: o.threads,
+    needFiles,
+    annotate,
+  });
+  if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
+  return s;
+}
+
+export function nothingFound(s: Snapshot, env: Env): string {
+  const h = home(env);
+  const where = s.discovery.roots.map((r) => tildify(r.path, h)).join(', ');
+  return `No agent sessions found. Looked in ${where}. Run \`cctop --demo\` to see what cctop shows, or \`cctop doctor\` for details.`;
+}
+
+/** The same options without the flags that leave sessions out. */
+export const unfiltered = (o: CommonOptions): CommonOptions => ({
+  ...o,
+  providers: null,
+  sinceMs: null,
+  untilMs: null,
+  filters: [],
+});
+
+/** `no session matches --provider gemini (12 sessions without this filter)` */
+export function nothingMatches(filters: readonly string[], total: number): string {
+  const sessions = `${total} session${total === 1 ? '' : 's'}`;
+  return `no session matches ${filters.join(' ')} (${sessions} without ${filters.length === 1 ? 'this filter' : 'these filters'})`;
+}
+
+/**
+ * What to say when nothing is listed: that the filters matched nothing and how many sessions there
+ * are without them, or, when there are none at all, where cctop looked.
+ */
+export async function nothingListed(s: Snapshot, o: CommonOptions, env: Env): Promise<string> {
+  if (o.filters.length === 0) return nothingFound(s, env);
+  const all = await snapshot(unfiltered(o), env);
+  const total = all.document.sessions.length;
+  if (total === 0) return nothingFound(all, env);
+  const text = nothingMatches(o.filters, total);
+  return `${text[0]!.toUpperCase()}${text.slice(1)}.`;
+}
