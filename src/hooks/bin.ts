@@ -11,8 +11,9 @@
  * Imports only the hook's own modules and the agents' small tables (`agents.ts`).
  */
 import { readSync } from 'node:fs';
-import { agentHooks } from './agents.js';
+import { loadAgentHooks } from './agent-loader.js';
 import { chainDetached, HOOK_DEADLINE_MS, type HookRun, MAX_HOOK_INPUT_BYTES, startHook } from './run.js';
+import { isHookAgent } from './types.js';
 
 let run: HookRun | null = null;
 let stdinOpened = false;
@@ -67,6 +68,9 @@ const direct = /[\\/]hooks[\\/]bin\.[jt]s$/.test(process.argv[1] ?? '');
 const args = direct ? argv : argv.slice(argv.indexOf('hook') + 1);
 
 try {
+  // The one table this event's agent needs (an unknown agent needs none: it gets no answer).
+  const agent = args[0];
+  const hooks = agent !== undefined && isHookAgent(agent) ? await loadAgentHooks(agent) : null;
   run = startHook({
     args,
     env: process.env,
@@ -80,7 +84,7 @@ try {
     ppid: process.ppid,
     now: Date.now,
     deadlineAt,
-    answer: (agent, event) => agentHooks(agent).answer(event),
+    answer: (_agent, event) => hooks?.answer(event) ?? null,
     chain: chainDetached,
   });
   await run.done;
