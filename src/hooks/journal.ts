@@ -32,11 +32,12 @@ import {
 import { join } from 'node:path';
 import { parseJson } from '../model/json.js';
 import type { Env } from '../providers/types.js';
-import { runtimeDir, runtimeDirPath } from '../runtime/dir.js';
+import { JOURNAL_FILE, runtimeDir, runtimeDirPath } from '../runtime/dir.js';
 import { readHookEvent } from './reduce.js';
 import type { HookAgent, HookEvent } from './types.js';
 
-export const JOURNAL_FILE = 'hooks.jsonl';
+export { JOURNAL_FILE };
+
 const LOCK_FILE = 'hooks.jsonl.lock';
 /** One fixed name: only the holder of the lock writes it, and a leftover is overwritten, never piled up. */
 const TEMP_FILE = 'hooks.jsonl.tmp';

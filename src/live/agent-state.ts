@@ -7,7 +7,7 @@
  * Not here: the rules that weigh a claim (`hook-state.ts`), the socket and journal (`hooks/`).
  */
 import { EventEmitter } from 'node:events';
-import { HookFeed } from '../hooks/feed.js';
+import type { HookFeed } from '../hooks/feed.js';
 import { readJournal } from '../hooks/journal.js';
 import type { HookEvent } from '../hooks/types.js';
 import type { Annotator } from '../model/document.js';
@@ -28,6 +28,7 @@ export interface AgentStateEvents {
 export class AgentStates extends EventEmitter<AgentStateEvents> {
   readonly hooks = new HookStates();
   private feed: HookFeed | null = null;
+  private started = false;
   private registry: ReturnType<typeof registryIndex> = new Map();
   private registryRead = -Infinity;
   private holdTimer: NodeJS.Timeout | null = null;
@@ -48,15 +49,24 @@ export class AgentStates extends EventEmitter<AgentStateEvents> {
     return a;
   }
 
-  /** For a long-running view: the journal, then every event as it arrives, until `stop()`. */
+  /**
+   * For a long-running view: the journal, then every event as it arrives, until `stop()`. The feed
+   * (sockets, a journal watch) is loaded here, not with this module: a one-shot command reads the
+   * journal alone and should not pay for it.
+   */
   start(): void {
-    if (this.feed !== null) return;
-    this.feed = new HookFeed(this.env);
-    this.feed.on('event', this.onEvent);
-    this.feed.start();
+    if (this.started) return;
+    this.started = true;
+    void import('../hooks/feed.js').then(({ HookFeed }) => {
+      if (!this.started) return;
+      this.feed = new HookFeed(this.env);
+      this.feed.on('event', this.onEvent);
+      this.feed.start();
+    });
   }
 
   stop(): void {
+    this.started = false;
     this.feed?.off('event', this.onEvent);
     this.feed?.stop();
     this.feed = null;

@@ -15,6 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../providers/types.js';
 
+/** The hook journal's name in the directory (`hooks/journal.ts` keeps it). */
+export const JOURNAL_FILE = 'hooks.jsonl';
+
 /** The mode the directory must have: its owner alone may list, enter or write it. */
 export const RUNTIME_DIR_MODE = 0o700;
 

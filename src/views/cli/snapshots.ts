@@ -21,6 +21,7 @@ async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promis
   const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
   if (demo) return withoutProcesses();
   if (inferredOnly) return processAnnotator();
+  if (!(await import('../../live/agent-word.js')).agentsMaySpeak(env)) return processAnnotator();
   const { AgentStates } = await import('../../live/agent-state.js');
   return processAnnotator(undefined, undefined, AgentStates.fromJournal(env).overlay);
 }
