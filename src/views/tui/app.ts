@@ -216,7 +216,7 @@ class LiveTable {
     const now = Date.now();
     updateRates(v.rates, this.previousTokens, doc.sessions, now);
     for (const c of this.waits.update(doc.sessions)) {
-      v.rang.set(keyOf(c.session), now + RANG_MARK_MS);
+      if (c.into !== 'error') v.rang.set(keyOf(c.session), now + RANG_MARK_MS);
       if (v.notify) this.screen.signal(notification(c));
     }
     if (doc.sessions.length === 0 && this.o.whenEmpty && !this.emptyAsked) {

@@ -1,7 +1,7 @@
 /**
- * Which sessions have just started waiting on their user. Notifying is on the edge, not the level:
- * a session rings once when it crosses into waiting (known or probably), not on every refresh while
- * it stays there, and not when cctop starts and finds it already waiting. The rule itself is
+ * Which sessions have just started waiting on their user or stopped on an error. Notifying is on the
+ * edge, not the level: a session rings once when it crosses into waiting (known or probably) or
+ * error, not on every refresh while it stays there, and not when cctop starts and finds it so. The rule itself is
  * `notify/crossings.ts`'s, shared with the desktop and webhook notices.
  *
  * The alerts (budgets, stalls, burns, error loops) are found by `live/alerts.ts`; they ring the
@@ -15,14 +15,12 @@ import { alertLine } from '../alert-text.js';
 import { collisionLine } from '../collision-text.js';
 import { safeLine } from '../terminal-text.js';
 
-type Waiting = 'waiting' | 'probably-waiting';
-
 export interface Crossing {
   session: SessionDoc;
-  waiting: Waiting;
+  into: 'waiting' | 'probably-waiting' | 'error';
 }
 
-/** The sessions that crossed into waiting, by the rule the desktop and webhook notices follow. */
+/** The sessions that crossed into waiting or error, by the rule the desktop and webhook notices follow. */
 export class WaitWatcher {
   private readonly crossings: StateCrossings;
 
@@ -30,20 +28,25 @@ export class WaitWatcher {
     this.crossings = new StateCrossings(keyOf);
   }
 
-  /** The sessions that crossed into waiting since the previous call. */
+  /** The sessions that crossed since the previous call. */
   update(sessions: readonly SessionDoc[]): Crossing[] {
-    const out: Crossing[] = [];
-    for (const c of this.crossings.update(sessions))
-      if (c.into === 'waiting')
-        out.push({ session: c.session, waiting: c.probably ? 'probably-waiting' : 'waiting' });
-    return out;
+    return this.crossings.update(sessions).map((c) => ({
+      session: c.session,
+      into: c.into === 'error' ? 'error' : c.probably ? 'probably-waiting' : 'waiting',
+    }));
   }
 }
 
 /** The bell and an OSC 9 desktop notification, with the session's words made safe for a terminal. */
 export function notification(c: Crossing): string {
   const who = c.session.title ?? c.session.id;
-  return ring(`${who} is ${c.waiting === 'waiting' ? 'waiting for you' : 'probably waiting for you'}`);
+  const what =
+    c.into === 'error'
+      ? `stopped on an error${c.session.stateDetail ? `: ${c.session.stateDetail}` : ''}`
+      : c.into === 'waiting'
+        ? 'waiting for you'
+        : 'probably waiting for you';
+  return ring(`${who} ${c.into === 'error' ? what : `is ${what}`}`);
 }
 
 /** The same for an alert (a budget crossed, a stall, a burn, an error loop). */

@@ -123,12 +123,22 @@ describe('notifications', () => {
     const idle = session('a');
     const waiting = session('a', { state: 'waiting' });
     expect(w.update([idle])).toEqual([]);
-    expect(w.update([waiting]).map((c) => c.waiting)).toEqual(['waiting']);
+    expect(w.update([waiting]).map((c) => c.into)).toEqual(['waiting']);
     expect(w.update([waiting])).toEqual([]);
     expect(w.update([idle])).toEqual([]);
-    expect(w.update([session('a', { inferred: 'probably-waiting' })]).map((c) => c.waiting)).toEqual([
+    expect(w.update([session('a', { inferred: 'probably-waiting' })]).map((c) => c.into)).toEqual([
       'probably-waiting',
     ]);
+  });
+
+  it('ring once when a session stops on an error, saying what went wrong', () => {
+    const w = new WaitWatcher(keyOf);
+    expect(w.update([session('a', { state: 'working' })])).toEqual([]);
+    const failed = session('a', { state: 'error', stateDetail: 'API Error: 529 overloaded' });
+    const [c] = w.update([failed]);
+    expect(c?.into).toBe('error');
+    expect(notification(c!)).toContain('stopped on an error: API Error: 529 overloaded');
+    expect(w.update([failed])).toEqual([]);
   });
 
   it('do not ring for sessions already waiting when cctop starts', () => {
@@ -139,7 +149,7 @@ describe('notifications', () => {
   it('carry no terminal control characters from a session title', () => {
     const text = notification({
       session: session('a', { title: 'evil\u001b]52;c;AAAA\u0007title' }),
-      waiting: 'waiting',
+      into: 'waiting',
     });
     // Only the bell and the OSC 9 frame itself are control characters.
     const body = text.slice('\u0007\u001b]9;'.length, -1);
