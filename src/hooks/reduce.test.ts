@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../test-support/corpus.js';
-import { isEventName, readHookEvent, readPayload, reduceHook } from './reduce.js';
+import { HOOK_CLOCK_SKEW_MS, isEventName, readHookEvent, readPayload, reduceHook } from './reduce.js';
 import { type HookAgent, type HookEvent, MAX_HOOK_FIELD_CHARS } from './types.js';
 
 const reduce = (agent: HookAgent, event: string, text: string): HookEvent =>
@@ -144,6 +144,17 @@ describe('reducing a payload', () => {
     );
     expect(e.session).toBeNull();
     expect(e.notification).toBe('[31mClaude needs your permission');
+  });
+
+  it("keeps the agent's own time for an event when it is believable, so events reach cctop in order", () => {
+    const ran = 1_796_185_300_000;
+    const at = (payload: unknown) => reduce('opencode', 'session.idle', json(payload)).at;
+    expect(at({ session_id: 'ses_1', event_at_ms: ran - 250 })).toBe(ran - 250);
+    expect(at({ session_id: 'ses_1', timestamp: new Date(ran - 40).toISOString() })).toBe(ran - 40);
+    // In the future, or older than the skew allows: a clock gone wrong, or a made-up time.
+    expect(at({ session_id: 'ses_1', event_at_ms: ran + 5_000 })).toBe(ran);
+    expect(at({ session_id: 'ses_1', event_at_ms: ran - HOOK_CLOCK_SKEW_MS - 1 })).toBe(ran);
+    expect(at({ session_id: 'ses_1', timestamp: 'yesterday' })).toBe(ran);
   });
 
   it('a long message is cut to the bound', () => {

@@ -116,12 +116,27 @@ export interface HookCall {
   ppid: number | null;
 }
 
+/**
+ * How far before `cctop hook` ran an agent may say its event happened and still be believed. Hooks
+ * started together finish in any order; the agent's own time keeps their order (OpenCode's plugin
+ * sends it, Gemini CLI's payloads carry a `timestamp`). A time outside this, or in the future, is a
+ * clock gone wrong or a made-up one: the hook's own time is used.
+ */
+export const HOOK_CLOCK_SKEW_MS = 60_000;
+
+/** When the agent says the event happened (ms), where it says so believably; else `now`. */
+function eventTime(o: JsonObject, now: number): number {
+  const said = o.event_at_ms ?? o.timestamp;
+  const ms = typeof said === 'number' ? said : typeof said === 'string' ? Date.parse(said) : Number.NaN;
+  return Number.isFinite(ms) && ms <= now && now - ms <= HOOK_CLOCK_SKEW_MS ? ms : now;
+}
+
 /** One hook call as the line every reader of hooks gets. */
 export function reduceHook(call: HookCall): HookEvent {
   const o = call.payload ?? {};
   return {
     v: HOOK_EVENT_VERSION,
-    at: call.at,
+    at: eventTime(o, call.at),
     agent: call.agent,
     event: call.event,
     session: first(o, SPELLINGS.session, ident),

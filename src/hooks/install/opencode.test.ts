@@ -95,8 +95,12 @@ process.stdin.on('end', () => appendFileSync(${JSON.stringify(record)}, JSON.str
       event: { type: 'session.status', properties: { sessionID: 'ses_1', status: { type: 'idle' } } },
     });
     await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_1' } } });
-    // One run after another, in the order OpenCode sent them; a repeated status once.
-    const runs = await linesOf(record, 6);
+    // Runs finish in any order; each carries the time OpenCode sent its event, strictly increasing,
+    // so in that order they are the events as sent. A repeated status is sent once.
+    const runs = (await linesOf(record, 6)).sort(
+      (a, b) => (a.stdin.event_at_ms as number) - (b.stdin.event_at_ms as number),
+    );
+    expect(new Set(runs.map((r) => r.stdin.event_at_ms)).size).toBe(6);
     expect(runs.map((r) => r.argv.join(' '))).toEqual([
       'hook opencode session.status',
       'hook opencode permission.asked',
@@ -106,9 +110,19 @@ process.stdin.on('end', () => appendFileSync(${JSON.stringify(record)}, JSON.str
       'hook opencode session.idle',
     ]);
     const status = runs.find((r) => r.argv[2] === 'session.status')!;
-    expect(status.stdin).toEqual({ session_id: 'ses_1', cwd: '/home/me/app', notification_type: 'busy' });
+    expect(status.stdin).toEqual({
+      session_id: 'ses_1',
+      cwd: '/home/me/app',
+      notification_type: 'busy',
+      event_at_ms: expect.any(Number),
+    });
     const tool = runs.find((r) => r.argv[2] === 'tool.execute.before')!;
-    expect(tool.stdin).toEqual({ session_id: 'ses_1', cwd: '/home/me/app', tool_name: 'bash' });
+    expect(tool.stdin).toEqual({
+      session_id: 'ses_1',
+      cwd: '/home/me/app',
+      tool_name: 'bash',
+      event_at_ms: expect.any(Number),
+    });
   });
 
   it('carries on when cctop cannot be started', async () => {
@@ -131,7 +145,10 @@ interface PluginHooks {
 }
 
 /** The file's lines once it has `n` of them (the runs are started, never waited for). */
-async function linesOf(file: string, n: number): Promise<{ argv: string[]; stdin: unknown }[]> {
+async function linesOf(
+  file: string,
+  n: number,
+): Promise<{ argv: string[]; stdin: Record<string, unknown> }[]> {
   for (let i = 0; i < 500; i++) {
     const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
     if (lines.length >= n) return lines.map((l) => JSON.parse(l));

@@ -5,11 +5,13 @@
  * and only when it is cctop's (its first line says so), never a file of the user's by that name.
  *
  * The plugin runs `cctop hook opencode <event>` for the events `providers/opencode/hooks.ts` names,
- * with a small JSON payload on stdin (`session_id`, `cwd`, `tool_name`, `notification_type`). It
- * never throws and OpenCode never waits on it: runs go into a queue of the plugin's own, one after
- * another (so cctop hears the events in order; runs started together finish in any order, as the
- * lab showed), bounded in length and in how long each is waited for, and any error (cctop missing,
- * a pipe closed early) is swallowed, so OpenCode carries on whatever happens to cctop.
+ * with a small JSON payload on stdin (`session_id`, `cwd`, `tool_name`, `notification_type`, and
+ * `event_at_ms`, when OpenCode sent it). It never throws and OpenCode never waits on it: each run
+ * starts at once in a process group of its own, so the last events of an `opencode run` are not lost
+ * when OpenCode exits; runs started together finish in any order (the lab showed it), so each
+ * carries its time and cctop orders the events by it (`hooks/reduce.ts`). Runs at once are bounded,
+ * and any error (cctop missing, a pipe closed early) is swallowed, so OpenCode carries on whatever
+ * happens to cctop.
  *
  * Not here: what the events mean (`providers/opencode/hooks.ts`).
  */
@@ -37,15 +39,15 @@ export function opencodeConfigDir(env: Env): string {
 export const opencodePluginPath = (env: Env): string => join(opencodeConfigDir(env), 'plugins', 'cctop.js');
 
 /**
- * The most runs of cctop the plugin keeps waiting when cctop is slow. OpenCode sends a few events a
- * second at most (statuses are sent only when they change); 64 is a minute of a stuck cctop, after
- * which events are dropped rather than kept.
+ * The most runs of cctop the plugin has going at once. OpenCode sends a few events a second at most
+ * (statuses are sent only when they change) and each run ends within a quarter of a second; past 64,
+ * cctop is stuck and events are dropped rather than processes piled up.
  */
-const MAX_WAITING = 64;
+const MAX_RUNNING = 64;
 
 /**
- * How long the plugin waits for one run before starting the next: `cctop hook` ends itself within a
- * quarter of a second (`hooks/run.ts`); two seconds allows a loaded machine's slow start.
+ * How long a run counts against `MAX_RUNNING` at most: `cctop hook` ends itself within a quarter of a
+ * second (`hooks/run.ts`); two seconds allows a loaded machine's slow start.
  */
 const RUN_DEADLINE_MS = 2000;
 
@@ -59,45 +61,44 @@ import { spawn } from 'node:child_process';
 const CCTOP = ${JSON.stringify(program)};
 const EVENTS = new Set(${JSON.stringify(bus)});
 
-// Runs go one after another, so that cctop hears the events in the order OpenCode sent them (runs
-// started at once finish in any order). At most MAX_WAITING wait: a stuck cctop costs events, never
-// memory; and none is waited for past RUN_DEADLINE_MS.
-const MAX_WAITING = ${MAX_WAITING};
+// Each run starts at once, in a process group of its own (so it finishes even when OpenCode exits
+// right after its last event), and carries the time OpenCode sent the event: runs started together
+// finish in any order, and cctop orders them by that time. At most MAX_RUNNING run at once: a stuck
+// cctop costs events, never processes; and none is waited for past RUN_DEADLINE_MS.
+const MAX_RUNNING = ${MAX_RUNNING};
 const RUN_DEADLINE_MS = ${RUN_DEADLINE_MS};
-let waiting = 0;
-let queue = Promise.resolve();
+let running = 0;
+let lastAt = 0;
 
 // Start \`cctop ${HOOK_WORD} opencode <event>\` with the payload on stdin. Never awaited by a hook,
 // never thrown from.
 function send(event, payload) {
-  if (waiting >= MAX_WAITING) return;
-  waiting++;
-  queue = queue.then(
-    () =>
-      new Promise((done) => {
-        let over = false;
-        const finish = () => {
-          if (over) return;
-          over = true;
-          clearTimeout(timer);
-          waiting--;
-          done();
-        };
-        const timer = setTimeout(finish, RUN_DEADLINE_MS);
-        try {
-          const child = spawn(CCTOP[0], [...CCTOP.slice(1), '${HOOK_WORD}', 'opencode', event], {
-            stdio: ['pipe', 'ignore', 'ignore'],
-          });
-          child.on('error', finish);
-          child.on('exit', finish);
-          child.stdin.on('error', () => {});
-          child.stdin.end(JSON.stringify(payload));
-          child.unref();
-        } catch {
-          finish();
-        }
-      }),
-  );
+  if (running >= MAX_RUNNING) return;
+  // Strictly increasing, so two events of one millisecond keep their order.
+  lastAt = Math.max(Date.now(), lastAt + 1);
+  running++;
+  let over = false;
+  const finish = () => {
+    if (over) return;
+    over = true;
+    clearTimeout(timer);
+    running--;
+  };
+  const timer = setTimeout(finish, RUN_DEADLINE_MS);
+  timer.unref?.();
+  try {
+    const child = spawn(CCTOP[0], [...CCTOP.slice(1), '${HOOK_WORD}', 'opencode', event], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      detached: true,
+    });
+    child.on('error', finish);
+    child.on('exit', finish);
+    child.stdin.on('error', () => {});
+    child.stdin.end(JSON.stringify({ ...payload, event_at_ms: lastAt }));
+    child.unref();
+  } catch {
+    finish();
+  }
 }
 
 // The last status sent per session: OpenCode repeats \`busy\` at every step, cctop needs it once.

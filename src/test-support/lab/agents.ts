@@ -155,13 +155,22 @@ export function runAgent(
   serverUrl: string,
   p: LabPrompt,
   timeoutMs = LAB_RUN_TIMEOUT_MS,
+  o: {
+    /** More environment on top (cctop's runtime directory, for the hooks it runs). */
+    env?: Record<string, string>;
+    /**
+     * How long what the agent left running may finish before its group is killed: a hook the agent
+     * started as it exited (Codex's `notify`) outlives it outside the lab too.
+     */
+    graceMs?: number;
+  } = {},
 ): Promise<RunResult> {
   const bin = agentBin(recipe.id);
   if (!bin) throw new Error(`${recipe.id} is not installed: run \`npm run agents\``);
   const started = Date.now();
   const child = spawn(bin, recipe.args(p), {
     cwd: where.cwd,
-    env: { ...labEnv(where.home, serverUrl), ...recipe.env(where.home, serverUrl) },
+    env: { ...labEnv(where.home, serverUrl), ...recipe.env(where.home, serverUrl), ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -187,8 +196,9 @@ export function runAgent(
       clearTimeout(timer);
       reject(e);
     });
-    child.on('close', (code, signal) => {
+    child.on('close', async (code, signal) => {
       clearTimeout(timer);
+      if (o.graceMs) await new Promise((r) => setTimeout(r, o.graceMs));
       // Anything it left running in its group (a language server, a shell) goes too.
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
