@@ -26,6 +26,7 @@ import {
 import { homedir, hostname } from 'node:os';
 import { basename, join } from 'node:path';
 import { obj, str } from '../model/json.js';
+import { pidRuns } from '../pid.js';
 import { MAX_IDENTIFIER_BYTES, usableId } from './bounds.js';
 import type { Env } from './env.js';
 import { DriveError } from './errors.js';
@@ -85,16 +86,6 @@ function projectDir(project: string): string {
       .replace(/[^A-Za-z0-9_-]/g, '-')
       .slice(0, 40) || 'root';
   return `${tail}-${createHash('sha256').update(project).digest('hex').slice(0, 12)}`;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it exists but belongs to someone else, which still means alive.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class SessionStore {
@@ -278,7 +269,7 @@ export class SessionStore {
       }
       const pid = typeof holder?.pid === 'number' ? holder.pid : null;
       const sameHost = holder?.host === hostname();
-      if (pid !== null && sameHost && !alive(pid)) {
+      if (pid !== null && sameHost && !pidRuns(pid)) {
         rmSync(p.lock, { force: true });
         continue;
       }

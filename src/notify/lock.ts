@@ -24,6 +24,7 @@
 import { closeSync, openSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { num, obj, parseJson, str } from '../model/json.js';
+import { pidRuns } from '../pid.js';
 import { readSmall, unlinkQuietly } from './files.js';
 
 export const LOCK_FILE = 'notify.lock';
@@ -70,16 +71,6 @@ function readHolder(path: string): LockHolder | null {
   return { pid, token, role, since };
 }
 
-/** Whether process `pid` runs (as this user or another). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Who holds the lock in `dir`, as `cctop doctor` reports it. */
 export type LockState =
   | { kind: 'free' }
@@ -93,7 +84,7 @@ export function readLock(dir: string, nowMs: number = Date.now()): LockState {
   if (st === undefined) return { kind: 'free' };
   const holder = readHolder(path);
   if (holder === null) return { kind: 'unreadable', ageMs: nowMs - st.mtimeMs };
-  return { kind: 'held', holder, alive: alive(holder.pid), beatAgeMs: nowMs - st.mtimeMs };
+  return { kind: 'held', holder, alive: pidRuns(holder.pid), beatAgeMs: nowMs - st.mtimeMs };
 }
 
 export class SenderLock {
@@ -175,7 +166,7 @@ export class SenderLock {
     // A file that does not read is being written this instant, unless it has been for long.
     if (h === null) return stale;
     if (h.token === this.token) return true;
-    return stale || !alive(h.pid) || (this.role === 'watch' && h.role !== 'watch');
+    return stale || !pidRuns(h.pid) || (this.role === 'watch' && h.role !== 'watch');
   }
 
   private take(): boolean {

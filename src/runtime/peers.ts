@@ -14,6 +14,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { pidRuns } from '../pid.js';
 import type { Env } from '../providers/types.js';
 import { runtimeDir } from './dir.js';
 import { decodeMessage, encodeMessage, MAX_MESSAGE_BYTES, type Message } from './protocol.js';
@@ -297,7 +298,7 @@ export async function removeStaleSockets(dir: string, ownPid = process.pid): Pro
     const path = join(dir, name);
     return [
       probe(path).then((answer): number => {
-        if (answer === 'accepts' || (answer === 'silent' && processExists(Number(m[1])))) return 0;
+        if (answer === 'accepts' || (answer === 'silent' && pidRuns(Number(m[1])))) return 0;
         return unlinkQuietly(path) ? 1 : 0;
       }),
     ];
@@ -321,16 +322,6 @@ function probe(path: string): Promise<'accepts' | 'refuses' | 'silent'> {
       finish(err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? 'refuses' : 'silent'),
     );
   });
-}
-
-/** Whether a process with this pid exists (ours or another user's). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function unlinkQuietly(path: string): boolean {

@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { obj, parseJson } from '../model/json.js';
+import { pidRuns } from '../pid.js';
 
 export const LOCK_FILE = 'statusline-refresh.lock';
 
@@ -63,22 +64,12 @@ function holderIn(path: string): LockHolder | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the lock at `path` (inode `ino`, last written at `mtimeMs`) may be taken over. */
 function isStale(path: string, mtimeMs: number, nowMs: number): boolean {
   const h = holderIn(path);
   // A file that does not read is being written this very moment, unless it has been for long.
   if (h === null) return nowMs - mtimeMs > LOCK_STALE_MS;
-  return nowMs - h.atMs > LOCK_STALE_MS || !alive(h.pid);
+  return nowMs - h.atMs > LOCK_STALE_MS || !pidRuns(h.pid);
 }
 
 function write(fd: number, h: LockHolder): void {

@@ -24,6 +24,7 @@
 import { closeSync, fstatSync, opendirSync, openSync, readFileSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { num, obj, parseJson, str } from '../../model/json.js';
+import { pidRuns } from '../../pid.js';
 import type { Env } from '../types.js';
 import { claudeRoots } from './place.js';
 
@@ -193,16 +194,6 @@ function procStart(pid: number): string | null {
   return rest[19] ?? null;
 }
 
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // It exists, and belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function readJob(root: string, jobId: string): JobState | null {
   const text = readSmall(join(root, 'jobs', jobId, 'state.json'), MAX_JOB_STATE_BYTES);
   const o = text.kind === 'text' ? obj(parseJson(text.text)) : null;
@@ -273,7 +264,7 @@ function entryOf(root: string, pid: number, text: string, ctx: Context): Registr
 }
 
 const liveProcess = (pid: number, started: string | null): boolean => {
-  if (!pidExists(pid)) return false;
+  if (!pidRuns(pid)) return false;
   const now = started === null ? null : procStart(pid);
   // A pid reused by another process since the record was written started at another time.
   return started === null || now === null || now === started;

@@ -26,8 +26,11 @@ import {
 import { journalProblem, newestByAgent, readJournal } from '../../hooks/journal.js';
 import { HOOK_AGENTS, type HookAgent, type HookEvent, isHookAgent } from '../../hooks/types.js';
 import { InstallError } from '../../install/settings-file.js';
+import { pidRuns } from '../../pid.js';
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
+import { runtimeDirPath } from '../../runtime/dir.js';
+import { peerSockets } from '../../runtime/peers.js';
 import { safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
 import { ago, tildify } from './format.js';
@@ -310,5 +313,11 @@ export function hookDoctorLines(env: Env, p: Paint): string[] {
   if (setups.length === 0) lines.push(`  ${p.dim('no agent cctop installs hooks into is used here')}`);
   const problem = journalProblem(env);
   if (problem !== null) lines.push(`  ${p.amber(`the hook journal cannot be read: ${safeLine(problem)}`)}`);
+  // Where hooks hand their events over, and who listens there now (each live table, dashboard, watch).
+  const dir = runtimeDirPath(env);
+  const listening = peerSockets(dir).filter((s) => pidRuns(s.pid)).length;
+  lines.push(
+    `  ${p.dim(`runtime ${tildify(dir, h)}: ${listening === 0 ? 'no cctop running listens' : `${plural(listening, 'running cctop')} listening`}`)}`,
+  );
   return lines;
 }
