@@ -8,7 +8,7 @@
  *
  * Skips, naming the install command, where the CLI is not installed.
  */
-import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +21,7 @@ import type { SessionDoc } from '../../src/model/document.js';
 import { REPO } from '../../src/test-support/corpus.js';
 import { claudeRecipe } from '../../src/test-support/lab/agents/claude.js';
 import { agentBin, LAB_RUN_TIMEOUT_MS, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { streamClaude } from '../../src/test-support/lab/hooks.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
 
@@ -139,43 +140,14 @@ describe.skipIf(!bin)(
       live.start();
       const stateNow = () => (session as SessionDoc | null)?.state ?? null;
 
-      const child: ChildProcessWithoutNullStreams = spawn(
-        bin!,
-        [
-          '-p',
-          '--input-format',
-          'stream-json',
-          '--output-format',
-          'stream-json',
-          '--verbose',
-          '--permission-prompt-tool',
-          'stdio',
-          '--model',
-          claudeRecipe.model,
-        ],
-        {
-          cwd: where.cwd,
-          env: { ...cctopEnv, ...claudeRecipe.env(where.home, server.url) },
-        },
-      );
-      const records: Record<string, unknown>[] = [];
-      let pending = '';
-      child.stdout.on('data', (c: Buffer) => {
-        pending += c.toString('utf8');
-        for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
-          try {
-            records.push(JSON.parse(pending.slice(0, i)) as Record<string, unknown>);
-          } catch {
-            // Not a record.
-          }
-          pending = pending.slice(i + 1);
-        }
+      const claude = streamClaude(bin!, claudeRecipe.model, where.cwd, {
+        ...cctopEnv,
+        ...claudeRecipe.env(where.home, server.url),
       });
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let code: number | null;
       try {
         server.hold();
-        const message = { role: 'user', content: promptFor('stages') };
-        child.stdin.write(`${JSON.stringify({ type: 'user', message })}\n`);
+        claude.prompt(promptFor('stages'));
 
         // 1. The model "thinks": its first response is held.
         await server.whenHeld();
@@ -188,7 +160,7 @@ describe.skipIf(!bin)(
         server.release();
         server.hold();
         const ask = await until('the approval request', () =>
-          records.find((r) => r.type === 'control_request'),
+          claude.records.find((r) => r.type === 'control_request'),
         );
         await until('waiting from the hooks', () => stateNow() === 'waiting');
         expect(seen.at(-1)).toMatchObject({ state: 'waiting', source: 'hook' });
@@ -196,25 +168,21 @@ describe.skipIf(!bin)(
         await until('the webhook', () => posted.length > 0);
 
         // 3. Approved: the command runs and the model "thinks" again, held.
-        const request = ask.request as { input: unknown };
-        const allow = { behavior: 'allow', updatedInput: request.input };
-        child.stdin.write(
-          `${JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: ask.request_id, response: allow } })}\n`,
-        );
+        claude.allow(ask);
         await server.whenHeld();
         await until('working again', () => stateNow() === 'working');
 
         // 4. The answer: the turn ends; the session sits at its prompt (stdin open).
         server.release();
-        await until('the result', () => records.some((r) => r.type === 'result'));
+        await until('the result', () => claude.records.some((r) => r.type === 'result'));
         await until('idle from the hooks', () => stateNow() === 'idle');
         expect(seen.at(-1)).toMatchObject({ state: 'idle', source: 'hook' });
       } finally {
         server.release();
-        child.stdin.end();
         live.stop();
+        code = await claude.end();
       }
-      expect(await exited).toBe(0);
+      expect(code).toBe(0);
 
       const states = seen.filter((x) => x.source === 'hook').map((x) => x.state);
       const order = states.filter((s, i) => s !== states[i - 1]);

@@ -1,12 +1,3 @@
-/**
- * Claude Code's hooks and its session registry, from the pinned CLI in the lab: which hooks fire in
- * `claude -p` and in a stream-json run that asks cctop's drive for an approval, and what the registry
- * (`<config>/sessions/<pid>.json`) says at each held point. `lab/fixtures/hooks/README.md` has the
- * full recordings these checks are the short form of.
- *
- * Skips, with the install command, where the CLI is not installed.
- */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +12,7 @@ import {
   PINS,
   runAgent,
 } from '../../src/test-support/lab/agents.js';
-import { captureHooks, writeClaudeHookSettings } from '../../src/test-support/lab/hooks.js';
+import { captureHooks, streamClaude, writeClaudeHookSettings } from '../../src/test-support/lab/hooks.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
 
@@ -99,58 +90,23 @@ describe.skipIf(!bin)(
       const tmp = join(root, 'approve-tmp');
       mkdirSync(tmp, { mode: 0o700 });
       server.release();
-      const child: ChildProcessWithoutNullStreams = spawn(
-        bin!,
-        [
-          '-p',
-          '--input-format',
-          'stream-json',
-          '--output-format',
-          'stream-json',
-          '--verbose',
-          '--permission-prompt-tool',
-          'stdio',
-          '--model',
-          claudeRecipe.model,
-        ],
-        {
-          cwd: where.cwd,
-          env: {
-            ...labEnv(where.home, server.url),
-            ...claudeRecipe.env(where.home, server.url),
-            CLAUDE_CODE_TMPDIR: tmp,
-          },
-        },
-      );
-      const records: Record<string, unknown>[] = [];
-      let pending = '';
-      child.stdout.on('data', (c: Buffer) => {
-        pending += c.toString('utf8');
-        for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
-          try {
-            records.push(JSON.parse(pending.slice(0, i)) as Record<string, unknown>);
-          } catch {
-            // Not a record.
-          }
-          pending = pending.slice(i + 1);
-        }
+      const claude = streamClaude(bin!, claudeRecipe.model, where.cwd, {
+        ...labEnv(where.home, server.url),
+        ...claudeRecipe.env(where.home, server.url),
+        CLAUDE_CODE_TMPDIR: tmp,
       });
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      let code: number | null;
       try {
-        const message = { role: 'user', content: promptFor('approve') };
-        child.stdin.write(`${JSON.stringify({ type: 'user', message })}\n`);
+        claude.prompt(promptFor('approve'));
         const ask = await until('the approval request', () =>
-          records.find((r) => r.type === 'control_request'),
+          claude.records.find((r) => r.type === 'control_request'),
         );
         const waiting = await until('the PermissionRequest hook', () =>
           capture.read().some((c) => c.event === 'PermissionRequest') ? readClaudeRegistry(env) : null,
         );
         expect(waiting.entries.map((e) => [e.status, e.detail])).toEqual([['waiting', 'permission prompt']]);
-        const request = ask.request as { input: unknown };
-        const allow = { behavior: 'allow', updatedInput: request.input };
-        const response = { subtype: 'success', request_id: ask.request_id, response: allow };
-        child.stdin.write(`${JSON.stringify({ type: 'control_response', response })}\n`);
-        await until('the result', () => records.some((r) => r.type === 'result'));
+        claude.allow(ask);
+        await until('the result', () => claude.records.some((r) => r.type === 'result'));
         // Stdin still open: the session sits at its prompt between turns.
         const idle = await until('the idle status', () => {
           const r = readClaudeRegistry(env);
@@ -158,9 +114,9 @@ describe.skipIf(!bin)(
         });
         expect(idle.entries.map((e) => [e.kind, e.status, e.alive])).toEqual([['print', 'idle', true]]);
       } finally {
-        child.stdin.end();
+        code = await claude.end();
       }
-      expect(await exited).toBe(0);
+      expect(code).toBe(0);
       const events = capture.read().map((c) => c.event);
       const order = [
         'UserPromptSubmit',

@@ -30,7 +30,7 @@ import { arr, type JsonObject } from '../../model/json.js';
 import { hookArgv, missingPrograms, readHookArgv } from './command.js';
 import { sameValue } from './json-hook-list.js';
 import { type Statement, tomlStrings, topLevel } from './toml-text.js';
-import type { PartDone, PartStatus } from './types.js';
+import { emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 /** The key, the event cctop's entry runs as, and the flag before the user's own program. */
 const NOTIFY = 'notify';
@@ -263,18 +263,7 @@ export function removeCodexNotify(path: string, program: readonly string[]): Par
 
 /** How cctop's `notify` stands, read only. */
 export function codexNotifyStatus(path: string, program: readonly string[]): PartStatus {
-  const status: PartStatus = {
-    file: path,
-    label: LABEL,
-    exists: false,
-    current: [],
-    stale: [],
-    missing: [],
-    extra: [],
-    gone: [],
-    notes: [],
-    error: null,
-  };
+  const status = emptyStatus(path, LABEL, []);
   try {
     const file = readSettingsRaw(path);
     status.exists = file.text !== null;

@@ -56,7 +56,7 @@ import {
   sameValue,
 } from './json-hook-list.js';
 import { checkInstalled, checkRemoved } from './json-hooks-check.js';
-import type { PartDone, PartStatus } from './types.js';
+import { emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 const BOM = '\ufeff';
 
@@ -264,18 +264,7 @@ function planRemove(
 
 /** How cctop's hooks stand in the file, read only. A file that does not read is reported, not refused. */
 export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[]): PartStatus {
-  const status: PartStatus = {
-    file: spec.target.path,
-    label: spec.target.label,
-    exists: false,
-    current: [],
-    stale: [],
-    missing: [],
-    extra: [],
-    gone: [],
-    notes: [],
-    error: null,
-  };
+  const status = emptyStatus(spec.target.path, spec.target.label, []);
   let file: SettingsFile;
   let sidecar: Sidecar;
   try {

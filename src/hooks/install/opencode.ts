@@ -22,7 +22,7 @@ import { InstallError, MAX_SETTINGS_BYTES } from '../../install/settings-file.js
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
 import { HOOK_WORD, missingPrograms } from './command.js';
-import type { PartDone, PartStatus } from './types.js';
+import { emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 /** The first line of cctop's plugin: how cctop knows the file is its own. */
 export const PLUGIN_MARK =
@@ -223,18 +223,7 @@ export function opencodePluginStatus(
   program: readonly string[],
   events: readonly string[],
 ): PartStatus {
-  const status: PartStatus = {
-    file: path,
-    label: LABEL,
-    exists: false,
-    current: [],
-    stale: [],
-    missing: [],
-    extra: [],
-    gone: [],
-    notes: [],
-    error: null,
-  };
+  const status = emptyStatus(path, LABEL, []);
   let now: string | null;
   try {
     now = readPlugin(path);

@@ -7,6 +7,7 @@
  * Not the installer: `cctop hooks install` (`src/hooks/install/`) writes the user's settings, with the
  * events cctop wants. This writes a lab home's settings, with every event, so a recording misses none.
  */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -131,5 +132,77 @@ export function captureHooks(dir: string): {
             .filter((l) => l.length > 0)
             .map((l) => JSON.parse(l) as CapturedHook)
         : [],
+  };
+}
+
+/** A Claude Code session driven over stream-json as cctop's drive runs it, approvals asked on stdout. */
+export interface StreamSession {
+  /** Every record it printed so far, in order. */
+  records: Record<string, unknown>[];
+  /** Send a prompt (a user message). */
+  prompt(text: string): void;
+  /** Allow the tool call a `control_request` asked about. */
+  allow(ask: Record<string, unknown>): void;
+  /** Close stdin (the session ends) and wait for the exit code. */
+  end(): Promise<number | null>;
+}
+
+/**
+ * Start `claude -p` reading stream-json, with `--permission-prompt-tool stdio` so a call that needs
+ * permission asks on stdout (`control_request`) and waits for the answer on stdin; stdin stays open
+ * between turns, as a driven session's does. `env` is the whole environment it runs with.
+ */
+export function streamClaude(
+  bin: string,
+  model: string,
+  cwd: string,
+  env: Record<string, string>,
+): StreamSession {
+  const child: ChildProcessWithoutNullStreams = spawn(
+    bin,
+    [
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-prompt-tool',
+      'stdio',
+      '--model',
+      model,
+    ],
+    { cwd, env },
+  );
+  const records: Record<string, unknown>[] = [];
+  let pending = '';
+  child.stdout.on('data', (c: Buffer) => {
+    pending += c.toString('utf8');
+    for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
+      try {
+        records.push(JSON.parse(pending.slice(0, i)) as Record<string, unknown>);
+      } catch {
+        // Not a record.
+      }
+      pending = pending.slice(i + 1);
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const send = (record: unknown) => child.stdin.write(`${JSON.stringify(record)}\n`);
+  return {
+    records,
+    prompt: (text) => send({ type: 'user', message: { role: 'user', content: text } }),
+    allow: (ask) => {
+      const request = ask.request as { input: unknown };
+      const response = { behavior: 'allow', updatedInput: request.input };
+      send({
+        type: 'control_response',
+        response: { subtype: 'success', request_id: ask.request_id, response },
+      });
+    },
+    end: () => {
+      child.stdin.end();
+      return exited;
+    },
   };
 }

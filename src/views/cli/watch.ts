@@ -39,6 +39,7 @@ import { safeLine } from '../terminal-text.js';
 import { commandHelp } from './help.js';
 import type { Io } from './main.js';
 import { commonOptions, parse, UsageError } from './options.js';
+import { untilSignal } from './signals.js';
 
 const FLAGS = {
   plan: { type: 'string', short: 'p' },
@@ -127,21 +128,6 @@ function channelsLine(env: Env, overrides: NotifyOverrides, desktop: string | nu
     url === null ? 'no webhook (notify.url, or --notify URL)' : `webhook: ${shownUrl(url)} (${format})`,
   ];
   return `cctop watch: ${parts.join('; ')}`;
-}
-
-/** Resolves when a signal asks the watcher to stop. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (sig: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      // A second Ctrl-C while stopping ends at once.
-      process.once('SIGINT', () => process.exit(130));
-      resolve(sig);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** Run `cctop watch` until `stop` settles (by default, until SIGINT or SIGTERM); returns the exit code. */

@@ -15,6 +15,7 @@ import { MIN_DELAY_MS } from '../../live/engine.js';
 import { demoEnv } from '../cli/demo.js';
 import type { Io } from '../cli/main.js';
 import { commonOptions, parse, UsageError } from '../cli/options.js';
+import { untilSignal } from '../cli/signals.js';
 import { newToken } from './auth.js';
 import { isLoopback } from './bind.js';
 import { ServeError, type ServeOptions, startServer } from './server.js';
@@ -108,21 +109,6 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
     noToken,
     tokenFile,
   };
-}
-
-/** Resolves when a signal has stopped the server. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (sig: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      // A second Ctrl-C while closing ends at once.
-      process.once('SIGINT', () => process.exit(130));
-      resolve(sig);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /**
