@@ -30,6 +30,7 @@ const event = (at: number, session = `s${at}`): HookEvent => ({
   tool: null,
   permissionMode: null,
   transcript: null,
+  input: null,
   ppid: 9,
 });
 

@@ -46,6 +46,7 @@ const event = (at: number, session: string | null = `s${at}`, agent: HookAgent =
   tool: 'Bash',
   permissionMode: 'default',
   transcript: `/home/dev/.claude/projects/-home-dev-src-project/${session}.jsonl`,
+  input: null,
   ppid: 4242,
 });
 

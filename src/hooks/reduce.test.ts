@@ -37,6 +37,7 @@ describe('reducing a payload', () => {
       tool: null,
       permissionMode: null,
       transcript: '/LAB/home/.claude/projects/-LAB-work/257ae998-a8d3-4e35-adba-fb73d79f40f9.jsonl',
+      input: null,
       ppid: 4242,
     });
   });
@@ -242,8 +243,15 @@ describe('reading an event back', () => {
     tool: null,
     permissionMode: null,
     transcript: null,
+    input: null,
     ppid: null,
   };
+
+  it('a line written before the input was kept reads, with no input', () => {
+    const { input: _, ...older } = event;
+    expect(readHookEvent(older)).toEqual(event);
+    expect(readHookEvent({ ...event, input: 7 })).toBeNull();
+  });
 
   it('a line of another version, of an unknown agent or with a field of the wrong type is not an event', () => {
     expect(readHookEvent({ ...event })).toEqual(event);
@@ -289,10 +297,27 @@ describe("the lab's recorded payloads", () => {
         expect(e.tool).toBe(payload.tool_name ?? null);
         expect(e.permissionMode).toBe(payload.permission_mode ?? null);
         if (event === 'Notification') expect(e.notification).toBe(payload.notification_type);
+        const input = payload.tool_input as { command?: string } | undefined;
+        expect(e.input).toBe(input?.command ?? null);
         expect(readHookEvent(JSON.parse(JSON.stringify(e)))).toEqual(e);
       }
     },
   );
+
+  it('a permission request says what it asks to run (Claude Code 2.1.328, over stream-json)', () => {
+    const asked = lines(join(root, 'claude', 'approve-stream', 'hooks.jsonl')).find(
+      (h) => h.event === 'PermissionRequest',
+    )!;
+    const e = reduce('claude', asked.event, JSON.stringify(asked.payload));
+    expect([e.tool, e.input]).toEqual(['Bash', 'touch lab-approved.txt && echo lab-touched']);
+  });
+
+  it("Gemini CLI's tool call says what it runs, its input an object or the JSON text of one (0.61.0)", () => {
+    const before = lines(join(root, 'gemini', 'call', 'hooks.jsonl')).find((h) => h.event === 'BeforeTool')!;
+    expect(reduce('gemini', before.event, JSON.stringify(before.payload)).input).toBe('echo lab-call-ok');
+    const asText = { ...before.payload, tool_input: JSON.stringify(before.payload.tool_input) };
+    expect(reduce('gemini', before.event, JSON.stringify(asText)).input).toBe('echo lab-call-ok');
+  });
 
   const spoken = (['gemini', 'qwen'] as const).flatMap((agent) =>
     recorded(agent).map((file) => [agent, file] as const),

@@ -100,6 +100,29 @@ const SPELLINGS = {
   transcript: ['transcript_path', 'transcriptPath'],
 } as const;
 
+/** The keys of a tool call's input that say what the call is about, most telling first. */
+const INPUT_KEYS = [
+  'command',
+  'cmd',
+  'file_path',
+  'filePath',
+  'notebook_path',
+  'path',
+  'url',
+  'pattern',
+  'query',
+];
+
+/**
+ * What a tool call is about, from its input (an object, or the JSON text of one, as Gemini CLI sends
+ * it): the first of `INPUT_KEYS` that holds text.
+ */
+function inputOf(o: JsonObject): string | null {
+  const raw = o.tool_input ?? o.toolInput ?? o.input;
+  const input = obj(typeof raw === 'string' ? parseJson(raw) : raw);
+  return input === null ? null : first(input, INPUT_KEYS, prose);
+}
+
 /** The first root of a list of workspace roots (Cursor's `workspace_roots`). */
 function firstRoot(v: unknown): string | null {
   const a = arr(v);
@@ -145,6 +168,7 @@ export function reduceHook(call: HookCall): HookEvent {
     tool: first(o, SPELLINGS.tool, ident),
     permissionMode: first(o, SPELLINGS.permissionMode, ident),
     transcript: first(o, SPELLINGS.transcript, ident),
+    input: inputOf(o),
     ppid: call.ppid !== null && Number.isSafeInteger(call.ppid) && call.ppid > 0 ? call.ppid : null,
   };
 }
@@ -272,6 +296,8 @@ export function readHookEvent(v: unknown): HookEvent | null {
     tool: optional(o.tool, ident),
     permissionMode: optional(o.permissionMode, ident),
     transcript: optional(o.transcript, ident),
+    // Lines written before the field was kept have none.
+    input: o.input === undefined ? null : optional(o.input, keptProse),
   };
   if (Object.values(strings).includes(undefined)) return null;
   const ppid = o.ppid === null ? null : num(o.ppid);
@@ -287,6 +313,7 @@ export function readHookEvent(v: unknown): HookEvent | null {
     tool: strings.tool ?? null,
     permissionMode: strings.permissionMode ?? null,
     transcript: strings.transcript ?? null,
+    input: strings.input ?? null,
     ppid,
   };
 }

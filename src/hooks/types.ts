@@ -40,6 +40,12 @@ export interface HookEvent {
   permissionMode: string | null;
   /** The transcript the agent names, when it names one (Claude Code does). */
   transcript: string | null;
+  /**
+   * What the tool call is about, when the payload carries its input: the command, the path, the URL
+   * or the pattern, cleaned and cut like a notification. What a permission request asks to run.
+   * Absent from lines written before it was kept (read as null).
+   */
+  input: string | null;
   /** Process id of the `cctop hook` process's parent: the agent, or the shell it ran the hook in. */
   ppid: number | null;
 }

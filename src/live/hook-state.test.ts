@@ -28,6 +28,7 @@ function ev(event: string, at: number, over: Partial<HookEvent> = {}): HookEvent
     tool: null,
     permissionMode: 'default',
     transcript: null,
+    input: null,
     ppid: null,
     ...over,
   };
@@ -71,6 +72,19 @@ describe('the state the hooks give a session', () => {
     const h = hooksOf(ev('PermissionRequest', NOW, { tool: 'Bash' }));
     expect(h.nextChange(NOW)).toBe(NOW + PERMISSION_HOLD_MS);
     expect(h.nextChange(NOW + PERMISSION_HOLD_MS)).toBeNull();
+  });
+
+  it('tells a wait by what it asks to run, even after a notification that names no tool', () => {
+    const h = hooksOf(
+      ev('PreToolUse', NOW - 9000, { tool: 'Bash', input: 'rm -rf build' }),
+      ev('PermissionRequest', NOW - 8900, { tool: 'Bash', input: 'rm -rf build' }),
+    );
+    expect(h.claim('claude', ID, true, NOW)?.detail).toBe('Bash: rm -rf build');
+    h.add(ev('Notification', NOW - 3000, { notification: 'permission_prompt' }));
+    expect(h.claim('claude', ID, true, NOW)).toMatchObject({
+      state: 'waiting',
+      detail: 'Bash: rm -rf build',
+    });
   });
 
   it('reads a notification by its type: a permission prompt waits, a login notice says nothing', () => {

@@ -81,10 +81,27 @@ export function meaningOf(e: HookEvent): HookMeaning {
 /** What a waiting or error event says is asked or went wrong. */
 function detailOf(e: HookEvent, state: SessionState): string {
   if (state === 'waiting') {
-    const what = [e.notification, e.tool].filter((x): x is string => x !== null && x !== '');
-    return what.length > 0 ? what.join(': ') : e.event;
+    const what = e.tool === null ? [e.notification] : [e.tool, e.input];
+    const said = what.filter((x): x is string => x !== null && x !== '');
+    return said.length > 0 ? said.join(': ') : e.event;
   }
   return e.tool !== null && state === 'working' ? `${e.event} ${e.tool}` : e.event;
+}
+
+/**
+ * The event a wait is best told by: of the events since the wait began (newest first, back to the
+ * last one that was not a wait), the one that names the tool asked for. Claude Code follows a
+ * permission request with a notification that names no tool six seconds later; the request says
+ * more (`Bash: rm -rf build` rather than `permission_prompt`).
+ */
+function waitTeller(trail: readonly HookEvent[], newest: HookEvent): HookEvent {
+  for (let i = trail.length - 1; i >= 0; i--) {
+    const e = trail[i]!;
+    const said = stateOfMeaning(e);
+    if (said !== null && said !== 'waiting') break;
+    if (said === 'waiting' && e.tool !== null) return e;
+  }
+  return newest;
 }
 
 /** Every session's recent hook events, as they arrive. */
@@ -146,7 +163,8 @@ export class HookStates {
     // Only held requests: the session was mid-turn (an agent asks for permission only while working).
     state ??= 'working';
     if (running !== true && nowMs - newest.at > WORKING_TTL_MS) return null;
-    return { state, source: 'hook', detail: detailOf(newest, state), atMs: newest.at };
+    const teller = state === 'waiting' ? waitTeller(trail, newest) : newest;
+    return { state, source: 'hook', detail: detailOf(teller, state), atMs: newest.at };
   }
 
   /** The soonest moment a claim changes with time alone (a hold ending), so a view can look again. */

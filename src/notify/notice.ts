@@ -213,7 +213,10 @@ export function crossingNotice(
   const base = { key: [c.into, s.provider, s.id, since], harness: s.provider, project: s.project };
   const url = sessionLink(ctx, s.id);
   if (c.into === 'waiting') {
-    const asked = s.pendingTool ?? s.stateDetail;
+    // The agent's own word says what it asks (`Bash: rm -rf build`); an inferred wait has the
+    // pending call's name at best.
+    const asked =
+      s.stateSource === 'inferred' ? (s.pendingTool ?? s.stateDetail) : (s.stateDetail ?? s.pendingTool);
     const how = c.probably ? 'is probably waiting for you' : 'is waiting for you';
     const words = {
       title: `Waiting: ${label(session)}`,

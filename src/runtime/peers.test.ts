@@ -32,6 +32,7 @@ const event = (session: string): HookEvent => ({
   tool: null,
   permissionMode: null,
   transcript: null,
+  input: null,
   ppid: 100,
 });
 const hook = (session: string): Message => ({ v: 1, kind: 'hook', event: event(session) });

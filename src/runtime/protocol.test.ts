@@ -13,6 +13,7 @@ const event: HookEvent = {
   tool: 'Bash',
   permissionMode: 'default',
   transcript: null,
+  input: null,
   ppid: 4552,
 };
 const hook: Message = { v: 1, kind: 'hook', event };

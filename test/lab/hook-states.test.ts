@@ -164,7 +164,7 @@ describe.skipIf(!bin)(
         );
         await until('waiting from the hooks', () => stateNow() === 'waiting');
         expect(seen.at(-1)).toMatchObject({ state: 'waiting', source: 'hook' });
-        expect(seen.at(-1)?.detail).toContain('Bash');
+        expect(seen.at(-1)?.detail).toBe('Bash: touch lab-stages.txt && echo lab-staged');
         await until('the webhook', () => posted.length > 0);
 
         // 3. Approved: the command runs and the model "thinks" again, held.
@@ -195,7 +195,7 @@ describe.skipIf(!bin)(
       const waits = posted.filter((p) => p.body.kind === 'waiting');
       expect(waits, watchErr).toHaveLength(1);
       expect(waits[0]!.body).toMatchObject({ kind: 'waiting', harness: 'claude' });
-      expect(JSON.stringify(waits[0]!.body)).toContain('Bash');
+      expect(waits[0]!.body.asked).toBe('Bash: touch lab-stages.txt && echo lab-staged');
     });
   },
 );

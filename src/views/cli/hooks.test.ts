@@ -72,6 +72,7 @@ describe('cctop hooks', () => {
       tool: null,
       permissionMode: null,
       transcript: null,
+      input: null,
       ppid: null,
     });
     out = [];
