@@ -58,12 +58,17 @@ describe('the hook journal', () => {
   });
 
   it('is empty before the first hook ran', () => {
-    expect(loadJournal(env)).toEqual({ kind: 'read', events: [], mark: null });
+    expect(loadJournal(env)).toEqual({ kind: 'read', events: [], mark: null, bad: 0 });
   });
 
   it('reading it makes no runtime directory', () => {
     const missing = join(dir, 'not-yet');
-    expect(loadJournal({ CCTOP_RUNTIME_DIR: missing })).toEqual({ kind: 'read', events: [], mark: null });
+    expect(loadJournal({ CCTOP_RUNTIME_DIR: missing })).toEqual({
+      kind: 'read',
+      events: [],
+      mark: null,
+      bad: 0,
+    });
     expect(existsSync(missing)).toBe(false);
   });
 
@@ -130,6 +135,8 @@ describe('the hook journal', () => {
     appendFileSync(join(dir, JOURNAL_FILE), `${JSON.stringify({ ...event(4), agent: 'vim' })}\n`);
     appendJournal(dir, event(5));
     expect(readJournal(env).map((e) => e.at)).toEqual([1, 5]);
+    // Counted, for cctop doctor: the torn line, the two that are not events, the two of others.
+    expect(journalProblem(env)).toBe('5 lines of the journal are not events; skipped');
   });
 
   it('reads only the newest part of a journal grown far past its bound', () => {

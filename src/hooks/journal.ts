@@ -188,12 +188,13 @@ export interface JournalMark {
  * is read as empty.
  */
 export type JournalRead =
-  | { kind: 'read'; events: HookEvent[]; mark: JournalMark | null }
+  /** `bad`: lines that were not an event of this version (a hand edit, another program, damage). */
+  | { kind: 'read'; events: HookEvent[]; mark: JournalMark | null; bad: number }
   | { kind: 'refused'; path: string; why: string };
 
 /** Read the journal of `env`'s runtime directory. A reader makes no directory: none is no events. */
 export function loadJournal(env: Env): JournalRead {
-  if (!existsSync(runtimeDirPath(env))) return { kind: 'read', events: [], mark: null };
+  if (!existsSync(runtimeDirPath(env))) return { kind: 'read', events: [], mark: null, bad: 0 };
   const dir = runtimeDir(env);
   if (dir.kind === 'refused') return dir;
   return loadJournalIn(dir.path);
@@ -231,16 +232,18 @@ export function loadJournalIn(dir: string, since: JournalMark | null = null): Jo
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') return { kind: 'read', events: [], mark: null };
+    if (e.code === 'ENOENT') return { kind: 'read', events: [], mark: null, bad: 0 };
     return { kind: 'refused', path, why: e.code === 'ELOOP' ? 'it is a symbolic link' : e.message };
   }
   const events: HookEvent[] = [];
+  let bad = 0;
   for (const line of bytes.toString('utf8').split('\n')) {
     if (line.length === 0) continue;
     const e = readHookEvent(parseJson(line));
     if (e !== null) events.push(e);
+    else bad++;
   }
-  return { kind: 'read', events, mark };
+  return { kind: 'read', events, mark, bad };
 }
 
 /** The journal's events, oldest first; [] when it cannot be read (`journalProblem` says why). */
@@ -249,10 +252,14 @@ export function readJournal(env: Env): HookEvent[] {
   return r.kind === 'read' ? r.events : [];
 }
 
-/** Why the journal cannot be read, in words for `cctop doctor` and `cctop hooks status`; null when it can. */
+/**
+ * Why the journal cannot be read, or what in it could not, in words for `cctop doctor` and
+ * `cctop hooks status`; null when all of it reads.
+ */
 export function journalProblem(env: Env): string | null {
   const r = loadJournal(env);
-  return r.kind === 'read' ? null : `${r.path}: ${r.why}`;
+  if (r.kind === 'refused') return `${r.path}: ${r.why}`;
+  return r.bad === 0 ? null : `${r.bad} line${r.bad === 1 ? '' : 's'} of the journal are not events; skipped`;
 }
 
 /** The newest event of each agent. */

@@ -124,7 +124,7 @@ export async function hooksCommand(args: string[], io: Io, cwd: string = process
     for (const r of rows)
       for (const line of statusLines(r.setup, r.parts, last[r.setup.agent], h, p)) io.out(line);
     const problem = journalProblem(io.env);
-    if (problem !== null) io.out(p.amber(`The hook journal cannot be read: ${safeLine(problem)}`));
+    if (problem !== null) io.out(p.amber(`The hook journal: ${safeLine(problem)}`));
     sayskipped(io, skipped, named === null, h, p);
     return 0;
   }
@@ -312,7 +312,7 @@ export function hookDoctorLines(env: Env, p: Paint): string[] {
   }
   if (setups.length === 0) lines.push(`  ${p.dim('no agent cctop installs hooks into is used here')}`);
   const problem = journalProblem(env);
-  if (problem !== null) lines.push(`  ${p.amber(`the hook journal cannot be read: ${safeLine(problem)}`)}`);
+  if (problem !== null) lines.push(`  ${p.amber(`hook journal: ${safeLine(problem)}`)}`);
   // Where hooks hand their events over, and who listens there now (each live table, dashboard, watch).
   const dir = runtimeDirPath(env);
   const listening = peerSockets(dir).filter((s) => pidRuns(s.pid)).length;
