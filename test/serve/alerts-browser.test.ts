@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHome } from '../../src/test-support/corpus.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
-import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
+import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON, recordNotifications } from './chromium.js';
 import { base, claude, serve, TOKEN, until } from './helpers.js';
 
 /* The browser globals the `evaluate` callbacks touch (the tests compile without the DOM library). */
@@ -45,23 +45,7 @@ describe.runIf(HAVE_CHROMIUM)('budgets and alerts in Chromium', () => {
     s = await serve(home, { env: { ...home.env, CCTOP_CONFIG: config } });
     browser = await launch();
     page = await browser.page();
-    // Record notifications instead of showing them; the page sees a browser that has granted them.
-    await browser.ctx.addInitScript(() => {
-      const w = window as unknown as { __notes: { title: string; body: string }[]; Notification: unknown };
-      w.__notes = [];
-      class Recorded {
-        static permission = 'granted';
-        static requestPermission() {
-          return Promise.resolve('granted');
-        }
-        constructor(title: string, o?: { body?: string }) {
-          w.__notes.push({ title, body: o?.body ?? '' });
-        }
-        addEventListener() {}
-        close() {}
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
-    });
+    await recordNotifications(browser);
   });
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDoc, SessionDocument } from '../../src/model/document.js';
 import { type FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
-import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
+import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON, recordNotifications } from './chromium.js';
 import { askUser, base, bearer, claude, corpusHome, LONG_CODEX, serve, TOKEN, until } from './helpers.js';
 
 /*
@@ -86,23 +86,7 @@ describe.runIf(HAVE_CORPUS && HAVE_CHROMIUM)('the page in Chromium', () => {
     url = base(s);
     browser = await launch();
     page = await browser.page();
-    // Record notifications instead of showing them; the page sees a browser that has granted them.
-    await browser.ctx.addInitScript(() => {
-      const w = window as unknown as { __notes: { title: string; body: string }[]; Notification: unknown };
-      w.__notes = [];
-      class Recorded {
-        static permission = 'granted';
-        static requestPermission() {
-          return Promise.resolve('granted');
-        }
-        constructor(title: string, o?: { body?: string }) {
-          w.__notes.push({ title, body: o?.body ?? '' });
-        }
-        addEventListener() {}
-        close() {}
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
-    });
+    await recordNotifications(browser);
   });
 
   afterAll(async () => {

@@ -68,3 +68,31 @@ export async function launch(): Promise<Browser> {
     },
   };
 }
+
+/**
+ * Record the page's notifications in `window.__notes` instead of showing them; the page sees a
+ * browser that has granted them. Applies to pages opened after it.
+ */
+export async function recordNotifications(browser: Browser): Promise<void> {
+  // `globalThis` is the page's window there; this file compiles without the DOM library.
+  await browser.ctx.addInitScript(() => {
+    const w = globalThis as unknown as { __notes: { title: string; body: string }[]; Notification: unknown };
+    w.__notes = [];
+    class Recorded {
+      static permission = 'granted';
+      static requestPermission() {
+        return Promise.resolve('granted');
+      }
+      constructor(title: string, o?: { body?: string }) {
+        w.__notes.push({ title, body: o?.body ?? '' });
+      }
+      addEventListener() {}
+      close() {}
+    }
+    Object.defineProperty(globalThis, 'Notification', {
+      value: Recorded,
+      configurable: true,
+      writable: true,
+    });
+  });
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../../src/model/document.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
-import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
+import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON, recordNotifications } from './chromium.js';
 import { base, bearer, claude, serve, TOKEN, until } from './helpers.js';
 
 /* The browser globals the `evaluate` callbacks touch (the tests compile without the DOM library). */
@@ -68,23 +68,7 @@ describe.runIf(HAVE_CHROMIUM)('collisions in Chromium', () => {
     });
     browser = await launch();
     page = await browser.page();
-    // Record notifications instead of showing them; the page sees a browser that has granted them.
-    await browser.ctx.addInitScript(() => {
-      const w = window as unknown as { __notes: { title: string; body: string }[]; Notification: unknown };
-      w.__notes = [];
-      class Recorded {
-        static permission = 'granted';
-        static requestPermission() {
-          return Promise.resolve('granted');
-        }
-        constructor(title: string, o?: { body?: string }) {
-          w.__notes.push({ title, body: o?.body ?? '' });
-        }
-        addEventListener() {}
-        close() {}
-      }
-      Object.defineProperty(window, 'Notification', { value: Recorded, configurable: true, writable: true });
-    });
+    await recordNotifications(browser);
   });
 
   afterAll(async () => {
