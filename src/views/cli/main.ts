@@ -153,9 +153,7 @@ async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
 
 /** `cctop` on a terminal: the live table. */
 async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unknown>): Promise<number> {
-  const delay = values.delay === undefined ? 2 : Number(values.delay);
-  if (!Number.isFinite(delay) || delay < 0.5 || delay > 3600)
-    throw new UsageError(`--delay ${String(values.delay)}: expected seconds, at least 0.5`);
+  const delayMs = (await import('./delay.js')).delayOption(values.delay);
   // The live table shows what is happening now; a day range is for the lists.
   if (o.sinceMs !== null || o.untilMs !== null)
     throw new UsageError(
@@ -187,7 +185,7 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
         timeZone: zoneFor(io.env, o.timeZone),
         threads: o.threads,
         useIndex: o.useIndex && !o.demo,
-        delayMs: delay * 1000,
+        delayMs,
       },
       out: process.stdout,
       input: process.stdin,

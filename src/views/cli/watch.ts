@@ -26,7 +26,7 @@ import { watchedStates } from '../../live/agent-state.js';
 import { AlertFeed } from '../../live/alert-feed.js';
 import { CollisionWatch } from '../../live/collision-watch.js';
 import { DeepReader } from '../../live/deep.js';
-import { LiveSessions, MIN_DELAY_MS } from '../../live/engine.js';
+import { LiveSessions } from '../../live/engine.js';
 import {
   type Channel,
   type LockState,
@@ -36,6 +36,7 @@ import {
 } from '../../notify/index.js';
 import type { Env } from '../../providers/types.js';
 import { safeLine } from '../terminal-text.js';
+import { delayOption } from './delay.js';
 import { commandHelp } from './help.js';
 import type { Io } from './main.js';
 import { commonOptions, parse, UsageError } from './options.js';
@@ -71,13 +72,7 @@ export function watchOptions(args: string[], io: Io): WatchArgs | null {
   if (values.help) return null;
   if (positionals.length > 0) throw new UsageError(`watch takes no arguments (got ${positionals[0]})`);
   const common = commonOptions(values);
-  let delayMs = 2000;
-  if (typeof values.delay === 'string') {
-    const s = Number(values.delay);
-    if (!Number.isFinite(s) || s * 1000 < MIN_DELAY_MS || s > 3600)
-      throw new UsageError(`--delay ${values.delay}: expected seconds from ${MIN_DELAY_MS / 1000} to 3600`);
-    delayMs = Math.round(s * 1000);
-  }
+  const delayMs = delayOption(values.delay);
   const overrides: NotifyOverrides = {};
   if (typeof values.notify === 'string') {
     const url = webhookUrl(values.notify);

@@ -11,7 +11,7 @@
 import { zoneFor } from '../../config/index.js';
 import { watchedStates } from '../../live/agent-state.js';
 import { withoutProcesses } from '../../live/annotate.js';
-import { MIN_DELAY_MS } from '../../live/engine.js';
+import { delayOption } from '../cli/delay.js';
 import { demoEnv } from '../cli/demo.js';
 import type { Io } from '../cli/main.js';
 import { commonOptions, parse, UsageError } from '../cli/options.js';
@@ -75,13 +75,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
       throw new UsageError(`--port ${values.port}: expected a port number from 0 to 65535`);
   }
 
-  let delayMs = 2000;
-  if (typeof values.delay === 'string') {
-    const s = Number(values.delay);
-    if (!Number.isFinite(s) || s * 1000 < MIN_DELAY_MS || s > 3600)
-      throw new UsageError(`--delay ${values.delay}: expected seconds from ${MIN_DELAY_MS / 1000} to 3600`);
-    delayMs = Math.round(s * 1000);
-  }
+  const delayMs = delayOption(values.delay);
 
   const noToken = values['no-token'] === true;
   const tokenFile = typeof values['token-file'] === 'string' ? values['token-file'] : null;
