@@ -118,7 +118,7 @@ export class HookStates {
       if (this.trails.size >= MAX_HOOK_SESSIONS) this.forgetOldest();
     } else this.trails.delete(key); // re-inserted below: the map stays in order of last heard
     this.trails.set(key, trail);
-    // Events from two hook processes can land out of order by a millisecond or two.
+    // Hook runs finish in any order: keep the events in the order they happened (`at`).
     let at = trail.length;
     while (at > 0 && trail[at - 1]!.at > e.at) at--;
     trail.splice(at, 0, e);
