@@ -90,6 +90,11 @@ export class PendingTools {
     return this.names.has(id);
   }
 
+  /** The tool a pending call named (shortened as a label), if it is tracked. */
+  nameOf(id: string): string | undefined {
+    return this.names.get(id);
+  }
+
   /** Stop tracking an answered call, releasing its budget. */
   forget(id: string): void {
     const name = this.names.get(id);

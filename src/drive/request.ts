@@ -11,7 +11,7 @@ import { MAX_IDENTIFIER_BYTES, usableId } from './bounds.js';
 import type { Env, EnvPolicy } from './env.js';
 import { DriveError } from './errors.js';
 import type { AgentId } from './events.js';
-import { isAgentId } from './events.js';
+import { AGENTS, isAgentId } from './events.js';
 import type { Format } from './parser.js';
 import type { SessionStore } from './sessions.js';
 
@@ -139,7 +139,7 @@ function checkId(label: string, id: string | undefined): void {
 
 /** Check a request against what its agent can do and fill in the defaults. */
 export function planRequest(req: Request, caps: Caps): Plan {
-  if (!isAgentId(req.agent)) throw invalid(`unknown agent "${String(req.agent)}" (claude, codex or copilot)`);
+  if (!isAgentId(req.agent)) throw invalid(`unknown agent "${String(req.agent)}" (${AGENTS.join(', ')})`);
   const agent = req.agent;
   const unsupported = (what: string) => new DriveError({ kind: 'unsupported', agent, what });
   if (typeof req.prompt !== 'string' || req.prompt.trim() === '') throw invalid('the prompt is empty');

@@ -126,7 +126,7 @@ describe('exit codes', () => {
   });
 
   it('2 for bad arguments and options the agent cannot honour', async () => {
-    expect((await exec(['gemini', 'hi'])).code).toBe(EXIT.usage);
+    expect((await exec(['opencode', 'hi'])).code).toBe(EXIT.usage);
     expect((await exec(['claude'])).code).toBe(EXIT.usage);
     expect((await exec(['claude', '--permission', 'root', 'hi'])).code).toBe(EXIT.usage);
     expect((await exec(['claude', '--timeout', 'soon', 'hi'])).code).toBe(EXIT.usage);

@@ -19,7 +19,7 @@ const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
 export const EXEC_HELP = `cctop exec: run an agent headlessly and print what it does
 
 Usage:
-  cctop exec <claude|codex|copilot> [options] <prompt | ->
+  cctop exec <${AGENTS.join('|')}> [options] <prompt | ->
   cctop exec --all [options] <prompt | ->     every installed agent in parallel, one result each
 
 Options:
@@ -150,8 +150,8 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
   } else {
     const agent = rest.shift();
     if (agent === undefined)
-      throw new ExecUsageError('which agent? cctop exec <claude|codex|copilot> <prompt>');
-    if (!isAgentId(agent)) throw new ExecUsageError(`unknown agent "${agent}" (claude, codex or copilot)`);
+      throw new ExecUsageError(`which agent? cctop exec <${AGENTS.join('|')}> <prompt>`);
+    if (!isAgentId(agent)) throw new ExecUsageError(`unknown agent "${agent}" (${AGENTS.join(', ')})`);
     agents = [agent];
   }
   if (rest.length === 0) throw new ExecUsageError('no prompt (give it as an argument, or - to read stdin)');

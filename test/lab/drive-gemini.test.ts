@@ -1,0 +1,234 @@
+/**
+ * `cctop/drive` against the real Gemini CLI in the lab (@google/gemini-cli, pinned in
+ * lab/agents.json): every script through `stream()`, checked against the server's ledger, and the
+ * ways a run ends without settling (cancelled, timed out, the agent dying mid-line).
+ *
+ * Gemini is apart from the rules table in drive.test.ts because it differs where that table has no
+ * column: a shell command's result carries no verdict (0.61.0 says `success` for `exit 3`, so `ok` is
+ * null), and a resumed run's usage is its own with no thread total at all.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriveError, Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
+import { stream } from '../../src/drive/index.js';
+import { geminiRecipe as recipe } from '../../src/test-support/lab/agents/gemini.js';
+import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { entriesOf } from '../../src/test-support/lab/check.js';
+import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
+import { promptFor } from './conformance.js';
+
+const pin = PINS.gemini;
+const bin = agentBin('gemini');
+const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
+
+const sum = (xs: LedgerEntry[], f: (e: LedgerEntry) => number | null) =>
+  xs.reduce((a, e) => a + (f(e) ?? 0), 0);
+
+interface Driven {
+  events: Event[];
+  outcome: Outcome;
+  ledger: LedgerEntry[];
+  home: string;
+}
+
+describe.skipIf(!bin)(
+  `cctop/drive with ${pin.package}@${pin.version}${bin ? '' : ` (skipped: ${why})`}`,
+  () => {
+    let server: LabServer;
+    let root: string;
+    beforeAll(async () => {
+      server = await startLabServer();
+      root = mkdtempSync(join(tmpdir(), 'cctop-lab-drive-gemini-'));
+    });
+    afterAll(async () => {
+      server?.release();
+      await server?.close();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
+
+    let n = 0;
+    function start(
+      script: string,
+      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
+    ): { run: Run; home: string; from: number } {
+      const where = o.home
+        ? { home: o.home, cwd: join(o.home, '..', 'work') }
+        : makeHome(join(root, `${n++}`));
+      if (!o.home) recipe.setup(where.home, server.url);
+      const from = server.ledger.length;
+      const run = stream({
+        agent: 'gemini',
+        prompt: promptFor(script),
+        bin: bin!,
+        cwd: where.cwd,
+        model: recipe.model,
+        permission: o.permission ?? 'bypass',
+        env: 'minimal',
+        setEnv: { ...labEnv(where.home, server.url), ...recipe.env(where.home, server.url) },
+        timeoutMs: 90_000,
+        ...o.more,
+      });
+      return { run, home: where.home, from };
+    }
+
+    async function drive(
+      script: string,
+      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
+    ): Promise<Driven> {
+      const { run, home, from } = start(script, o);
+      const events: Event[] = [];
+      for await (const e of run) events.push(e);
+      const outcome = await run.outcome;
+      return { events, outcome, ledger: server.ledger.slice(from), home };
+    }
+
+    const results = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_result' ? [e] : []));
+    const calls = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_call' ? [e] : []));
+
+    it('a text answer is the outcome, with the session and model announced first', async () => {
+      const d = await drive('text');
+      const entries = entriesOf(d.ledger, ['text']);
+      expect(d.events[0]).toEqual({ kind: 'started', session: d.outcome.session, model: recipe.model });
+      expect(d.outcome.text).toBe(entries.at(-1)!.answer);
+      expect(d.outcome.stop).toEqual({ kind: 'completed' });
+      expect(d.outcome.exitCode).toBe(0);
+    });
+
+    it('a call and its answer arrive as events, and the outcome counts what the server said', async () => {
+      const d = await drive('call');
+      const entries = entriesOf(d.ledger, ['call']);
+      expect(calls(d).map((e) => [e.name, e.input])).toEqual([
+        ['run_shell_command', expect.objectContaining({ command: 'echo lab-call-ok' })],
+      ]);
+      expect(results(d)).toEqual([
+        { kind: 'tool_result', id: calls(d)[0]!.id, ok: null, output: 'lab-call-ok' },
+      ]);
+      // The answer is the last model turn's text, not the run's.
+      expect(d.outcome.text).toBe(entries.at(-1)!.answer);
+      const u = d.outcome.usage;
+      expect(u.input).toBe(sum(entries, (e) => e.figures.input));
+      expect(u.cacheRead).toBe(sum(entries, (e) => e.figures.cacheRead));
+      expect(u.output).toBe(sum(entries, (e) => e.figures.output));
+      expect(u.reasoning).toBe(sum(entries, (e) => e.figures.reasoning));
+      expect(u.cacheWrite).toBeNull();
+    });
+
+    it('a command that exits 3 has no verdict (Gemini says success); the model was told its exit code', async () => {
+      const d = await drive('fail');
+      expect(results(d).map((e) => [e.ok, e.output])).toEqual([[null, 'lab-fail-out']]);
+      expect(
+        entriesOf(d.ledger, ['fail'])
+          .flatMap((e) => e.results)
+          .join('\n'),
+      ).toContain('Exit Code: 3');
+    });
+
+    it('parallel calls each get their own result, matched by id', async () => {
+      const d = await drive('parallel');
+      const ids = calls(d).map((e) => e.id);
+      expect(ids).toHaveLength(2);
+      expect(new Set(ids).size).toBe(2);
+      expect(results(d).map((e) => [e.id, e.output])).toEqual([
+        [ids[0], 'lab-par-one'],
+        [ids[1], 'lab-par-two'],
+      ]);
+    });
+
+    it('a resumed run continues the session, and its usage is its own (Gemini keeps no thread total)', async () => {
+      const first = await drive('call');
+      const again = await drive('resume', { home: first.home, more: { resume: first.outcome.session! } });
+      const mine = entriesOf(again.ledger, ['resume']);
+      expect(again.outcome.session).toBe(first.outcome.session);
+      expect(again.outcome.text).toBe(mine.at(-1)!.answer);
+      expect(again.outcome.usage.input).toBe(sum(mine, (e) => e.figures.input));
+      expect(again.outcome.usage.output).toBe(sum(mine, (e) => e.figures.output));
+      expect(again.outcome.threadUsage).toBeNull();
+    });
+
+    it('a session id chosen by the caller is the one Gemini uses', async () => {
+      const id = randomUUID();
+      const d = await drive('text', { more: { sessionId: id } });
+      expect(d.outcome.session).toBe(id);
+      expect(d.events[0]).toMatchObject({ kind: 'started', session: id });
+    });
+
+    it('a prompt that starts with a dash goes on stdin and is answered', async () => {
+      const d = await drive('text', { more: { prompt: `- ${promptFor('text')}` } });
+      expect(d.outcome.text).toBe(entriesOf(d.ledger, ['text']).at(-1)!.answer);
+    });
+
+    it('read-only offers the model no shell, so nothing runs', async () => {
+      const d = await drive('call', { permission: 'read-only' });
+      expect(calls(d)).toEqual([]);
+      expect(d.ledger.every((e) => e.aux)).toBe(true);
+      expect(d.outcome.stop).toEqual({ kind: 'completed' });
+    });
+
+    it('cancel stops a run mid-turn and reaps its group', async () => {
+      server.hold();
+      const { run } = start('hold');
+      await server.whenHeld();
+      run.cancel();
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(error.failure.kind).toBe('cancelled');
+      await run.closed;
+      server.release();
+    });
+
+    it('a run past its timeout is stopped with what it had so far', async () => {
+      server.hold();
+      const { run } = start('hold', { more: { timeoutMs: 1500 } });
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(error.failure.kind).toBe('timeout');
+      if (error.failure.kind === 'timeout')
+        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
+      await run.closed;
+      server.release();
+    });
+
+    it('the agent dying mid-line is a failure, not an answer', async () => {
+      // The real CLI behind a wrapper that cuts its terminal record in half and exits 1.
+      const wrapper = join(root, 'gemini-dies');
+      writeFileSync(
+        wrapper,
+        `#!${process.execPath}
+const { spawn } = require('child_process');
+const child = spawn(${JSON.stringify(bin)}, process.argv.slice(2), { stdio: ['ignore', 'pipe', 'inherit'] });
+let buf = '';
+child.stdout.on('data', (c) => {
+  buf += c;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (line.includes('"type":"result"')) {
+      process.stdout.write(line.slice(0, 40), () => process.exit(1));
+      return;
+    }
+    process.stdout.write(line + '\\n');
+  }
+});
+`,
+      );
+      chmodSync(wrapper, 0o755);
+      const { run } = start('text', { more: { bin: wrapper } });
+      const events: Event[] = [];
+      // The iteration ends with the run's error, as the outcome does.
+      const ended = await (async () => {
+        for await (const e of run) events.push(e);
+      })().catch((e: unknown) => e);
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(ended).toBe(error);
+      expect(error.failure.kind).toBe('failed');
+      if (error.failure.kind === 'failed') {
+        expect(error.failure.exitCode).toBe(1);
+        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
+        expect(error.failure.partial.unparsed).toBe(1);
+      }
+      expect(events.some((e) => e.kind === 'text')).toBe(true);
+    });
+  },
+);
