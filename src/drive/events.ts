@@ -10,7 +10,7 @@
 import type { TokenCounts, Usage } from '../model/usage.js';
 
 /** The agents drive can run. */
-export const AGENTS = ['claude', 'codex', 'copilot'] as const;
+export const AGENTS = ['claude', 'codex', 'copilot', 'gemini', 'qwen'] as const;
 export type AgentId = (typeof AGENTS)[number];
 
 export const isAgentId = (v: string): v is AgentId => (AGENTS as readonly string[]).includes(v);

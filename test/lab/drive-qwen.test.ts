@@ -1,0 +1,270 @@
+/**
+ * `cctop/drive` against the real Qwen Code in the lab (@qwen-code/qwen-code, pinned in
+ * lab/agents.json): every script through `stream()`, checked against the server's ledger, the
+ * capabilities drive declares for it (resume with the thread's total apart, fork, a chosen session
+ * id), the ones it refuses before spawning, and the ways a run ends without settling (cancelled,
+ * timed out, the agent dying mid-line).
+ *
+ * Apart from the rules table in drive.test.ts because Qwen Code needs an auth type that the lab's
+ * recipe gives as a flag and drive gives as `QWEN_DEFAULT_AUTH_TYPE`, and it adds fork and a chosen id.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriveError, Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
+import { stream } from '../../src/drive/index.js';
+import { qwenRecipe as recipe } from '../../src/test-support/lab/agents/qwen.js';
+import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { entriesOf } from '../../src/test-support/lab/check.js';
+import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
+import { promptFor } from './conformance.js';
+
+const pin = PINS.qwen;
+const bin = agentBin('qwen');
+const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
+
+const sum = (xs: LedgerEntry[], f: (e: LedgerEntry) => number | null) =>
+  xs.reduce((a, e) => a + (f(e) ?? 0), 0);
+
+interface Driven {
+  events: Event[];
+  outcome: Outcome;
+  ledger: LedgerEntry[];
+  home: string;
+}
+
+describe.skipIf(!bin)(
+  `cctop/drive with ${pin.package}@${pin.version}${bin ? '' : ` (skipped: ${why})`}`,
+  () => {
+    let server: LabServer;
+    let root: string;
+    beforeAll(async () => {
+      server = await startLabServer();
+      root = mkdtempSync(join(tmpdir(), 'cctop-lab-drive-qwen-'));
+    });
+    afterAll(async () => {
+      server?.release();
+      await server?.close();
+      if (root) rmSync(root, { recursive: true, force: true });
+    });
+
+    let n = 0;
+    function start(
+      script: string,
+      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
+    ): { run: Run; home: string; from: number } {
+      const where = o.home
+        ? { home: o.home, cwd: join(o.home, '..', 'work') }
+        : makeHome(join(root, `${n++}`));
+      if (!o.home) recipe.setup(where.home, server.url);
+      const from = server.ledger.length;
+      const run = stream({
+        agent: 'qwen',
+        prompt: promptFor(script),
+        bin: bin!,
+        cwd: where.cwd,
+        model: recipe.model,
+        permission: o.permission ?? 'bypass',
+        env: 'minimal',
+        setEnv: {
+          ...labEnv(where.home, server.url),
+          ...recipe.env(where.home, server.url),
+          // The recipe passes `--auth-type openai`; drive leaves the choice to the user's settings.
+          QWEN_DEFAULT_AUTH_TYPE: 'openai',
+        },
+        timeoutMs: 90_000,
+        ...o.more,
+      });
+      return { run, home: where.home, from };
+    }
+
+    async function drive(
+      script: string,
+      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
+    ): Promise<Driven> {
+      const { run, home, from } = start(script, o);
+      const events: Event[] = [];
+      for await (const e of run) events.push(e);
+      const outcome = await run.outcome;
+      return { events, outcome, ledger: server.ledger.slice(from), home };
+    }
+
+    const results = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_result' ? [e] : []));
+    const calls = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_call' ? [e] : []));
+
+    it('a text answer is the outcome, with the session and model announced first', async () => {
+      const d = await drive('text');
+      const entries = entriesOf(d.ledger, ['text']);
+      expect(d.events[0]).toEqual({ kind: 'started', session: d.outcome.session, model: recipe.model });
+      expect(d.outcome.text).toBe(entries.at(-1)!.answer);
+      expect(d.outcome.stop).toEqual({ kind: 'completed' });
+      expect(d.outcome.exitCode).toBe(0);
+    });
+
+    it('a call and its answer arrive as events, and the outcome counts what the server said', async () => {
+      const d = await drive('call');
+      const entries = entriesOf(d.ledger, ['call']);
+      expect(calls(d).map((e) => [e.name, e.input])).toEqual([
+        ['run_shell_command', expect.objectContaining({ command: 'echo lab-call-ok' })],
+      ]);
+      expect(results(d)).toEqual([
+        { kind: 'tool_result', id: calls(d)[0]!.id, ok: true, output: 'lab-call-ok' },
+      ]);
+      expect(d.outcome.text).toBe(entries.at(-1)!.answer);
+      const u = d.outcome.usage;
+      expect(u.input).toBe(sum(entries, (e) => e.figures.input));
+      expect(u.cacheRead).toBe(sum(entries, (e) => e.figures.cacheRead));
+      expect(u.output).toBe(sum(entries, (e) => e.figures.output));
+      // The stream has no reasoning count and no cache writes: unknown, not 0.
+      expect(u.reasoning).toBeNull();
+      expect(u.cacheWrite).toBeNull();
+      expect(u.contextTokens).toBe(entries.at(-1)!.prompt);
+      // Live usage: one event per model call.
+      expect(d.events.filter((e) => e.kind === 'usage')).toHaveLength(entries.length);
+    });
+
+    it('a command that exits 3 is a failed result, and the model was told its exit code', async () => {
+      const d = await drive('fail');
+      expect(results(d).map((e) => e.ok)).toEqual([false]);
+      expect(results(d)[0]!.output).toContain('Exit Code: 3');
+      expect(
+        entriesOf(d.ledger, ['fail'])
+          .flatMap((e) => e.results)
+          .join('\n'),
+      ).toContain('Exit Code: 3');
+    });
+
+    it('parallel calls each get their own result, matched by id', async () => {
+      const d = await drive('parallel');
+      const ids = calls(d).map((e) => e.id);
+      expect(ids).toHaveLength(2);
+      expect(new Set(ids).size).toBe(2);
+      expect(results(d).map((e) => [e.id, e.ok])).toEqual([
+        [ids[0], true],
+        [ids[1], true],
+      ]);
+    });
+
+    it("a resumed run's usage is its own, with the thread's running total apart", async () => {
+      const first = await drive('call');
+      const again = await drive('resume', { home: first.home, more: { resume: first.outcome.session! } });
+      const mine = entriesOf(again.ledger, ['resume']);
+      expect(again.outcome.session).toBe(first.outcome.session);
+      expect(again.outcome.text).toBe(mine.at(-1)!.answer);
+      expect(again.outcome.usage.input).toBe(sum(mine, (e) => e.figures.input));
+      expect(again.outcome.usage.output).toBe(sum(mine, (e) => e.figures.output));
+      const all = [...entriesOf(first.ledger, ['call']), ...mine];
+      expect(again.outcome.threadUsage?.output).toBe(sum(all, (e) => e.figures.output));
+      expect(again.outcome.threadUsage?.input).toBe(sum(all, (e) => e.figures.input));
+    });
+
+    it('a fork continues the conversation in a new session, leaving the original', async () => {
+      const first = await drive('call');
+      const fork = await drive('resume', {
+        home: first.home,
+        more: { resume: first.outcome.session!, fork: true },
+      });
+      expect(fork.outcome.session).not.toBeNull();
+      expect(fork.outcome.session).not.toBe(first.outcome.session);
+      expect(fork.outcome.text).toBe(entriesOf(fork.ledger, ['resume']).at(-1)!.answer);
+    });
+
+    it('a session id chosen by the caller is the one Qwen Code uses', async () => {
+      const id = randomUUID();
+      const d = await drive('text', { more: { sessionId: id } });
+      expect(d.outcome.session).toBe(id);
+      expect(d.events[0]).toMatchObject({ kind: 'started', session: id });
+    });
+
+    it('a prompt that starts with a dash goes on stdin and is answered the same', async () => {
+      const d = await drive('text', { more: { prompt: `- ${promptFor('text')}` } });
+      expect(d.outcome.text).toBe(entriesOf(d.ledger, ['text']).at(-1)!.answer);
+    });
+
+    it('read-only offers the model no shell, so nothing runs', async () => {
+      const d = await drive('call', { permission: 'read-only' });
+      expect(calls(d)).toEqual([]);
+      expect(d.outcome.stop).toEqual({ kind: 'completed' });
+    });
+
+    it('approvals, a schema and an effort are refused before anything is spawned', async () => {
+      const before = server.ledger.length;
+      for (const more of [
+        { approvals: true },
+        { schema: { type: 'object' } },
+        { effort: 'high' },
+      ] satisfies Partial<Request>[]) {
+        const { run } = start('text', { permission: 'default', more });
+        const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+        expect(error.failure.kind).toBe('unsupported');
+      }
+      expect(server.ledger.length).toBe(before);
+    });
+
+    it('cancel stops a run mid-turn and reaps its group', async () => {
+      server.hold();
+      const { run } = start('hold');
+      await server.whenHeld();
+      run.cancel();
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(error.failure.kind).toBe('cancelled');
+      await run.closed;
+      server.release();
+    });
+
+    it('a run past its timeout is stopped with what it had so far', async () => {
+      server.hold();
+      // Long enough for Qwen Code to start (about 5 s here) and reach the held request.
+      const { run } = start('hold', { more: { timeoutMs: 15_000 } });
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(error.failure.kind).toBe('timeout');
+      if (error.failure.kind === 'timeout') expect(error.failure.partial.session).not.toBeNull();
+      await run.closed;
+      server.release();
+    });
+
+    it('the agent dying mid-line is a failure, not an answer', async () => {
+      // The real CLI behind a wrapper that cuts its terminal record in half and exits 1.
+      const wrapper = join(root, 'qwen-dies');
+      writeFileSync(
+        wrapper,
+        `#!${process.execPath}
+const { spawn } = require('child_process');
+const child = spawn(${JSON.stringify(bin)}, process.argv.slice(2), { stdio: ['ignore', 'pipe', 'inherit'] });
+let buf = '';
+child.stdout.on('data', (c) => {
+  buf += c;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (line.includes('"type":"result"')) {
+      process.stdout.write(line.slice(0, 40), () => process.exit(1));
+      return;
+    }
+    process.stdout.write(line + '\\n');
+  }
+});
+`,
+      );
+      chmodSync(wrapper, 0o755);
+      const { run } = start('text', { more: { bin: wrapper } });
+      const events: Event[] = [];
+      try {
+        for await (const e of run) events.push(e);
+      } catch {
+        // The stream ends with the failure; the outcome carries it.
+      }
+      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
+      expect(error.failure.kind).toBe('failed');
+      if (error.failure.kind === 'failed') {
+        expect(error.failure.exitCode).toBe(1);
+        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
+        expect(error.failure.partial.unparsed).toBe(1);
+      }
+      expect(events.some((e) => e.kind === 'text')).toBe(true);
+    });
+  },
+);
