@@ -209,6 +209,10 @@ describe('cctop exec --all', () => {
     expect(r.out).toContain('── codex · completed');
     expect(r.out).toContain('codex says pong');
     expect(r.out).not.toContain('copilot');
+    // Then one table: how each ended, how long it took, its tokens, what it reported it cost.
+    expect(r.out).toMatch(/^agent\s+outcome\s+time\s+tokens\s+cost$/m);
+    expect(r.out).toMatch(/^claude\s+completed\s+\d+\.\d s\s+\S+\s+\S+$/m);
+    expect(r.out).toMatch(/^codex\s+completed\s+\d+\.\d s\s+\S+\s+─$/m);
     expect(bin.record('claude').argv).toContain('dontAsk');
     expect(bin.record('codex').argv).toContain('read-only');
   });
@@ -224,6 +228,15 @@ describe('cctop exec --all', () => {
     expect(lines.map((l) => l.agent)).toEqual(['claude', 'codex']);
     expect(lines[0]?.outcome).toBeDefined();
     expect(lines[1]?.error?.kind).toBe('failed');
+  });
+
+  it('ends with a table that names the agent that failed, and how', async () => {
+    bin.add('claude', claudeTurn);
+    bin.add('codex', [{ err: 'boom\n' }, { exit: 9 }]);
+    const r = await exec(['--all', 'say pong'], { PATH: bin.dir });
+    expect(r.code).toBe(EXIT.failed);
+    expect(r.out).toMatch(/^claude\s+completed\s/m);
+    expect(r.out).toMatch(/^codex\s+failed\s+\d+\.\d s\s+─\s+─$/m);
   });
 
   it('says so when no agent is installed', async () => {

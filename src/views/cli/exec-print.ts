@@ -7,10 +7,10 @@
  */
 import type { DriveError } from '../../drive/errors.js';
 import { type Event, type Outcome, succeeded } from '../../drive/events.js';
-import type { Usage } from '../../model/usage.js';
+import { totalTokens, type Usage } from '../../model/usage.js';
 import { safeLine, safeText } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, tokens, usd } from './format.js';
+import { clip, padEnd, padStart, tokens, usd } from './format.js';
 import type { Io } from './main.js';
 
 /** The longest preview of a tool call or result in the readable transcript: one terminal line. */
@@ -151,4 +151,51 @@ export class Transcript {
   end(): void {
     this.flush();
   }
+}
+
+/** One agent's line in `cctop exec --all`'s closing table. */
+export interface AllRow {
+  agent: string;
+  /** The outcome, or the failure that kept the run from one. */
+  result: { kind: 'outcome'; outcome: Outcome } | { kind: 'failure'; error: DriveError };
+  /** Wall time from the start of the run to its end, as `exec` measured it. */
+  ms: number;
+}
+
+/**
+ * The closing table of `cctop exec --all`: per agent, how it ended, how long it took, its tokens and
+ * what it reported it cost. A figure the agent did not report is `─`, never 0 (drive prices nothing
+ * itself: a cost is only ever the agent's own).
+ */
+export function allSummary(rows: readonly AllRow[], p: Paint): string[] {
+  const cells = rows.map((r) => {
+    const o = r.result.kind === 'outcome' ? r.result.outcome : null;
+    const how =
+      o !== null
+        ? succeeded(o)
+          ? 'completed'
+          : stopWords(o)
+        : `${r.result.kind === 'failure' ? r.result.error.failure.kind : ''}`;
+    return {
+      ok: o !== null && succeeded(o),
+      cols: [
+        r.agent,
+        safeLine(how),
+        `${(r.ms / 1000).toFixed(1)} s`,
+        tokens(o === null ? null : totalTokens(o.usage)),
+        usd(o?.usage.costUsd ?? null),
+      ],
+    };
+  });
+  const head = ['agent', 'outcome', 'time', 'tokens', 'cost'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c.cols[i]!.length)));
+  const line = (cols: readonly string[]) =>
+    cols.map((c, i) => (i >= 2 ? padStart(c, widths[i]!) : padEnd(c, widths[i]!))).join('  ');
+  return [
+    p.dim(line(head)),
+    ...cells.map((c) => {
+      const text = line(c.cols);
+      return c.ok ? text : p.red(text);
+    }),
+  ];
 }

@@ -20,7 +20,7 @@ import { run, stream } from '../../drive/run.js';
 import { printable, safeText, terminalJson } from '../terminal-text.js';
 import { type Paint, PLAIN, paint } from './color.js';
 import { EXEC_HELP, ExecUsageError, type Parsed, parseExec } from './exec-args.js';
-import { describeOutcome, failureJson, Transcript } from './exec-print.js';
+import { type AllRow, allSummary, describeOutcome, failureJson, Transcript } from './exec-print.js';
 import type { Io } from './main.js';
 import { UsageError } from './options.js';
 
@@ -117,33 +117,41 @@ async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint)
     io.err(`cctop: no agent is installed (looked for ${AGENTS.join(', ')} on PATH)`);
     return EXIT.notInstalled;
   }
-  const settled = await Promise.allSettled(
-    parsed.agents.map((agent) => run({ ...parsed.request, agent, prompt: parsed.prompt, signal })),
+  const rows: AllRow[] = await Promise.all(
+    parsed.agents.map(async (agent): Promise<AllRow> => {
+      const started = Date.now();
+      try {
+        const outcome = await run({ ...parsed.request, agent, prompt: parsed.prompt, signal });
+        return { agent, result: { kind: 'outcome', outcome }, ms: Date.now() - started };
+      } catch (e) {
+        if (!(e instanceof DriveError)) throw e;
+        return { agent, result: { kind: 'failure', error: e }, ms: Date.now() - started };
+      }
+    }),
   );
   const codes: number[] = [];
-  settled.forEach((s, i) => {
-    const agent = parsed.agents[i]!;
-    if (s.status === 'fulfilled') {
-      codes.push(exitForOutcome(s.value));
-      if (parsed.json) io.out(terminalJson({ agent, outcome: s.value }));
+  for (const { agent, result } of rows) {
+    if (result.kind === 'outcome') {
+      const o = result.outcome;
+      codes.push(exitForOutcome(o));
+      if (parsed.json) io.out(terminalJson({ agent, outcome: o }));
       else {
-        const [head, ...more] = describeOutcome(s.value, p);
+        const [head, ...more] = describeOutcome(o, p);
         io.out(`── ${head}`);
-        if (s.value.text !== '') io.out(safeText(s.value.text));
+        if (o.text !== '') io.out(safeText(o.text));
         for (const line of more) io.out(line);
         io.out('');
       }
-      return;
+      continue;
     }
-    const e = s.reason;
-    if (!(e instanceof DriveError)) throw e;
-    codes.push(exitForFailure(e.failure));
-    if (parsed.json) io.out(terminalJson({ agent, error: failureJson(e) }));
+    codes.push(exitForFailure(result.error.failure));
+    if (parsed.json) io.out(terminalJson({ agent, error: failureJson(result.error) }));
     else {
-      io.out(p.red(`── ${agent} · ${safeText(e.message)}`));
+      io.out(p.red(`── ${agent} · ${safeText(result.error.message)}`));
       io.out('');
     }
-  });
+  }
+  if (!parsed.json) for (const line of allSummary(rows, p)) io.out(line);
   // Every agent succeeded, or the first one (in the listed order) that did not says how.
   return codes.find((c) => c !== EXIT.ok) ?? EXIT.ok;
 }
