@@ -30,7 +30,7 @@ import { arr, type JsonObject } from '../../model/json.js';
 import { hookArgv, missingPrograms, readHookArgv } from './command.js';
 import { sameValue } from './json-hook-list.js';
 import { type Statement, tomlStrings, topLevel } from './toml-text.js';
-import { emptyStatus, type PartDone, type PartStatus } from './types.js';
+import { emptyDone, emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 /** The key, the event cctop's entry runs as, and the flag before the user's own program. */
 const NOTIFY = 'notify';
@@ -156,16 +156,7 @@ function commit(
     const file = readSettingsRaw(path);
     const doc = readConfig(file);
     const side = readSidecar(file.real);
-    const done: PartDone = {
-      file: path,
-      label: LABEL,
-      added: [],
-      repointed: [],
-      removed: [],
-      wrote: false,
-      backup: null,
-      notes: [],
-    };
+    const done = emptyDone(path, LABEL);
     const p = plan(file, doc, side, done);
     if (p.kind === 'none') {
       if (p.sidecar !== null) writeSidecar(file.real, p.sidecar);

@@ -22,7 +22,7 @@ import { InstallError, MAX_SETTINGS_BYTES } from '../../install/settings-file.js
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
 import { HOOK_WORD, missingPrograms } from './command.js';
-import { emptyStatus, type PartDone, type PartStatus } from './types.js';
+import { emptyDone, emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 /** The first line of cctop's plugin: how cctop knows the file is its own. */
 export const PLUGIN_MARK =
@@ -172,16 +172,7 @@ function programIn(text: string): string[] {
   }
 }
 
-const done = (path: string): PartDone => ({
-  file: path,
-  label: LABEL,
-  added: [],
-  repointed: [],
-  removed: [],
-  wrote: false,
-  backup: null,
-  notes: [],
-});
+const done = (path: string): PartDone => emptyDone(path, LABEL);
 
 /** Write cctop's plugin (again, when it runs another cctop); refuses a file of the user's by its name. */
 export function installOpencodePlugin(

@@ -57,3 +57,15 @@ export const emptyStatus = (file: string, label: string, events: readonly string
   notes: [],
   error: null,
 });
+
+/** What one file's install or remove did before it did anything. */
+export const emptyDone = (file: string, label: string): PartDone => ({
+  file,
+  label,
+  added: [],
+  repointed: [],
+  removed: [],
+  wrote: false,
+  backup: null,
+  notes: [],
+});
