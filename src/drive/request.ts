@@ -79,8 +79,18 @@ export interface Request {
   signal?: AbortSignal;
   /** The executable to run instead of the agent's usual name on PATH. */
   bin?: string;
-  /** Ask before tool calls (`approval_request` events, answered by `respond`). Claude; needs `stream()`. */
-  approvals?: boolean;
+  /**
+   * Ask before tool calls (`approval_request` events). `true`: the program answers them itself with
+   * `respond` (needs `stream()`). `'remote'`: a person answers from a running cctop (the live table
+   * or the dashboard), and the program may still answer first; the first answer wins.
+   */
+  approvals?: boolean | 'remote';
+  /**
+   * Tell running cctops about this run (docs/protocol.md, "Driven runs"), so it shows in their table
+   * and dashboard as driven. On by default; `false` keeps the run to this program. `program` names
+   * the driver in their views (default: this script's file name).
+   */
+  announce?: false | { program?: string };
   /** Keep stdin open for `send()` until the turn settles. Claude. */
   interactive?: boolean;
   /** `stream` (default) for events; `text` for plain output, one text event per line. */
@@ -148,7 +158,7 @@ export function planRequest(req: Request, caps: Caps): Plan {
   if (!isPermission(permission))
     throw invalid(`unknown permission "${String(permission)}" (${PERMISSIONS.join(', ')})`);
   const format = req.format ?? 'stream';
-  const approvals = req.approvals === true;
+  const approvals = req.approvals === true || req.approvals === 'remote';
   const interactive = approvals || req.interactive === true;
   if (interactive && !caps.interactive) {
     throw unsupported(approvals ? 'approvals (it has no approval channel in exec mode)' : 'mid-run input');

@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentSpec, type Baseline, checkCommandLine, type Invocation, spec } from './agents/index.js';
+import { announced } from './announced-run.js';
 import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME } from './bounds.js';
 import { ControlChannel } from './channel.js';
 import { childEnv } from './env.js';
@@ -364,7 +365,7 @@ class AgentRun implements Run {
  * design: that is the back-pressure). Use {@link run} when only the outcome matters.
  */
 export function stream(request: Request): Run {
-  return new AgentRun(request);
+  return announced(new AgentRun(request), request);
 }
 
 /**

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PeerServer } from '../runtime/peers.js';
-import type { Message } from '../runtime/protocol.js';
+import type { HookMessage } from '../runtime/protocol.js';
 import { REPO } from '../test-support/corpus.js';
 import { readJournal } from './journal.js';
 import { MAX_HOOK_INPUT_BYTES } from './run.js';
@@ -75,9 +75,11 @@ const permission = JSON.stringify({
 });
 
 /** A cctop listening in the runtime directory, closed after the test. */
-async function running(): Promise<Message[]> {
-  const got: Message[] = [];
-  const r = await PeerServer.listen({ CCTOP_RUNTIME_DIR: dir }, (m) => got.push(m));
+async function running(): Promise<HookMessage[]> {
+  const got: HookMessage[] = [];
+  const r = await PeerServer.listen({ CCTOP_RUNTIME_DIR: dir }, (m) => {
+    if (m.kind === 'hook') got.push(m);
+  });
   if (r.kind !== 'listening') throw new Error(r.why);
   cleanups.push(() => r.server.close());
   return got;

@@ -16,7 +16,8 @@ import { EventEmitter } from 'node:events';
 import { type FSWatcher, watch } from 'node:fs';
 import type { Env } from '../providers/types.js';
 import { runtimeDir } from '../runtime/dir.js';
-import { PeerServer, type PeerStats } from '../runtime/peers.js';
+import { type PeerLink, PeerServer, type PeerStats } from '../runtime/peers.js';
+import type { RunMessage } from '../runtime/protocol.js';
 import { JOURNAL_FILE, type JournalMark, loadJournal, loadJournalIn } from './journal.js';
 import type { HookEvent } from './types.js';
 
@@ -36,6 +37,8 @@ const REMEMBERED_EVENTS = 4 * MAX_FEED_EVENTS;
 
 interface FeedEvents {
   event: [HookEvent];
+  /** A driven run's message (`live/driven.ts` follows the runs), with the connection it came on. */
+  run: [RunMessage, PeerLink];
 }
 
 /** Why a feed gets no live events, or why its journal could not be read, in words to show; null when all is well. */
@@ -66,7 +69,11 @@ export class HookFeed extends EventEmitter<FeedEvents> {
     if (this.#state !== 'new') return;
     this.#state = 'starting';
     const early: HookEvent[] = [];
-    const listening = await PeerServer.listen(this.env, (m) => {
+    const listening = await PeerServer.listen(this.env, (m, from) => {
+      if (m.kind !== 'hook') {
+        this.emit('run', m, from);
+        return;
+      }
       if (this.#state === 'started') this.#add(m.event);
       else early.push(m.event);
     });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PeerServer } from '../runtime/peers.js';
-import type { Message } from '../runtime/protocol.js';
+import type { HookMessage } from '../runtime/protocol.js';
 import { agentHooks } from './agents.js';
 import { readJournal } from './journal.js';
 import { codexNotifyArgs, type HookIo, MAX_HOOK_INPUT_BYTES, readStdin, runHook } from './run.js';
@@ -71,8 +71,10 @@ describe('cctop hook', () => {
   });
 
   it('hands the event to a running cctop', async () => {
-    const got: Message[] = [];
-    const listening = await PeerServer.listen({ CCTOP_RUNTIME_DIR: dir }, (m) => got.push(m));
+    const got: HookMessage[] = [];
+    const listening = await PeerServer.listen({ CCTOP_RUNTIME_DIR: dir }, (m) => {
+      if (m.kind === 'hook') got.push(m);
+    });
     if (listening.kind !== 'listening') throw new Error(listening.why);
     try {
       const out = await runHook(io(['claude', 'Stop'], claudeStop).io);

@@ -15,18 +15,21 @@ import type { ProviderId } from '../model/facts.js';
 import { readClaudeRegistry } from '../providers/claude/registry.js';
 import type { Env } from '../providers/types.js';
 import { processAnnotator, type StateOverlay } from './annotate.js';
+import { DrivenRuns } from './driven.js';
 import { decide, HookStates, type RegistryClaim, registryIndex, registryKey } from './hook-state.js';
 
 /** The least time between two reads of the agents' registries (a directory of small files each). */
 export const REGISTRY_EVERY_MS = 2_000;
 
 export interface AgentStateEvents {
-  /** A hook event arrived that may change a session's state (or a hold ended): look again. */
+  /** A hook event arrived that may change a session's state (or a hold ended), or a driven run moved: look again. */
   changed: [];
 }
 
 export class AgentStates extends EventEmitter<AgentStateEvents> {
   readonly hooks = new HookStates();
+  /** The runs `cctop/drive` announces to this process (they come on the same socket as hooks). */
+  readonly driven = new DrivenRuns();
   private feed: HookFeed | null = null;
   private started = false;
   private registry: ReturnType<typeof registryIndex> = new Map();
@@ -40,6 +43,7 @@ export class AgentStates extends EventEmitter<AgentStateEvents> {
     private readonly now: () => number = Date.now,
   ) {
     super();
+    this.driven.on('changed', () => this.emit('changed'));
   }
 
   /** For a one-shot command: what the journal holds now. */
@@ -61,6 +65,7 @@ export class AgentStates extends EventEmitter<AgentStateEvents> {
       if (!this.started) return;
       this.feed = new HookFeed(this.env);
       this.feed.on('event', this.onEvent);
+      this.feed.on('run', this.driven.handle);
       this.feed.start();
     });
   }
@@ -68,6 +73,7 @@ export class AgentStates extends EventEmitter<AgentStateEvents> {
   stop(): void {
     this.started = false;
     this.feed?.off('event', this.onEvent);
+    this.feed?.off('run', this.driven.handle);
     this.feed?.stop();
     this.feed = null;
     if (this.holdTimer) clearTimeout(this.holdTimer);

@@ -26,6 +26,7 @@ import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
 import type { SessionReport } from '../report/types.js';
 import type { AgentStates } from './agent-state.js';
+import { withDriven } from './driven-doc.js';
 
 /** The shortest refresh interval accepted: below this a refresh could not finish before the next. */
 export const MIN_DELAY_MS = 500;
@@ -69,6 +70,8 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
   /** Watches the transcripts' directories while `start()`ed, so quiet passes cost nothing. */
   private readonly watch = new DirectoryWatch();
   private readonly told = new Set<string>();
+  /** The driven runs' version the document was last made with. */
+  private drivenSeen = 0;
 
   constructor(private readonly o: LiveOptions) {
     super();
@@ -154,10 +157,15 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
       this.emit('notice', notice);
     }
     const quiet = changes.kind === 'some' && changes.changed.length === 0 && changes.removed.length === 0;
-    if (quiet && this.document !== null) return this.document;
-    this.document = this.index.document();
+    const driven = this.o.agents?.driven;
+    const drivenMoved = driven !== undefined && driven.version !== this.drivenSeen;
+    if (quiet && !drivenMoved && this.document !== null) return this.document;
+    this.drivenSeen = driven?.version ?? 0;
+    const doc = this.index.document();
+    this.document = driven === undefined ? doc : withDriven(doc, driven.list());
     this.version++;
-    this.emit('update', this.document, changes);
+    // A driven run moved: which rows it touched (its own, or the one it left) is not worth working out.
+    this.emit('update', this.document, drivenMoved ? { kind: 'all' } : changes);
     return this.document;
   }
 

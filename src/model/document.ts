@@ -5,6 +5,7 @@
  * Every number the harness does not record is `null`, never `0`.
  */
 import type { Collision } from './collision.js';
+import type { RunSnapshot } from './driven-run.js';
 import type { Permission, ProviderId, ToolTally } from './facts.js';
 import type { Problem } from './problems.js';
 import type { SessionState, StateSource } from './state.js';
@@ -111,6 +112,11 @@ export interface SessionDoc {
   aborts: number;
   /** The newest rate-limit snapshot the harness wrote (Codex), as it wrote it. */
   rateLimits: unknown;
+  /**
+   * Present while `cctop/drive` drives this session and told this cctop so (`live/driven.ts`): which
+   * program, what the run waits on, whether it takes answers from here. Absent otherwise.
+   */
+  driven?: RunSnapshot;
 }
 
 /** What deciding a session's process fields reads, and those fields: all an annotator touches. */
@@ -152,6 +158,8 @@ export interface SessionDocument {
    * cctop, a library caller that asked for none).
    */
   collisions?: Collision[];
+  /** The runs `cctop/drive` announced to this cctop (a live table, `serve`); absent elsewhere. */
+  driven?: RunSnapshot[];
 }
 
 /** A session's identity across documents. */

@@ -13,10 +13,11 @@ export type SessionState = 'working' | 'waiting' | 'error' | 'idle';
 
 /**
  * Where a session's shown state came from, best first: the agent's hooks said it (`hook`), the
- * agent's own registry of running sessions says it (`registry`, Claude Code), or cctop read it from
- * the transcript and the process table (`inferred`). `live/hook-state.ts` decides between them.
+ * agent's own registry of running sessions says it (`registry`, Claude Code), the program driving it
+ * through `cctop/drive` says it (`driven`), or cctop read it from the transcript and the process
+ * table (`inferred`). `live/hook-state.ts` decides between them.
  */
-export type StateSource = 'hook' | 'registry' | 'inferred';
+export type StateSource = 'hook' | 'registry' | 'driven' | 'inferred';
 
 /** The newest record that says something about the session's state, as a provider read it. */
 export interface LiveSignal {

@@ -61,6 +61,27 @@ export interface PeerStats {
 /** The sockets this process listens on. */
 const listeningHere = new Set<string>();
 
+/**
+ * The connection a message came on, for the kinds that talk back (a driven run's `answer`). A hook
+ * closes its connection at once; a driver keeps its own open for the run.
+ */
+export interface PeerLink {
+  /** Write a message back; false when the connection is gone or its unsent lines passed the bound. */
+  send(m: Message): boolean;
+  /** Called once when the connection closes, whichever side closed it. */
+  onClose(fn: () => void): void;
+  close(): void;
+}
+
+/**
+ * The most bytes written back on one connection and not yet taken by the other side. An answer is a
+ * few hundred bytes; a driver that stops reading its connection loses answers past this rather than
+ * growing this cctop's memory.
+ */
+export const MAX_LINK_BACKLOG_BYTES = 64 * 1024;
+
+export type OnMessage = (m: Message, from: PeerLink) => void;
+
 export type Listening =
   | { kind: 'listening'; server: PeerServer }
   | { kind: 'refused'; path: string; why: string };
@@ -75,7 +96,7 @@ export class PeerServer {
 
   private constructor(
     readonly path: string,
-    onMessage: (m: Message) => void,
+    onMessage: OnMessage,
   ) {
     this.#server = createServer((socket) => this.#accept(socket, onMessage));
     this.#server.maxConnections = MAX_PEER_CONNECTIONS;
@@ -86,7 +107,7 @@ export class PeerServer {
    * rejects: a runtime directory that is refused, or a socket that cannot be made, is a `refused`
    * with the reason to show.
    */
-  static async listen(env: Env, onMessage: (m: Message) => void, pid = process.pid): Promise<Listening> {
+  static async listen(env: Env, onMessage: OnMessage, pid = process.pid): Promise<Listening> {
     const dir = runtimeDir(env);
     if (dir.kind === 'refused') return dir;
     await removeStaleSockets(dir.path, pid);
@@ -126,24 +147,25 @@ export class PeerServer {
     listeningHere.delete(this.path);
   }
 
-  #accept(socket: Socket, onMessage: (m: Message) => void): void {
+  #accept(socket: Socket, onMessage: OnMessage): void {
     this.#connections.add(socket);
     socket.on('close', () => this.#connections.delete(socket));
     socket.on('error', () => socket.destroy());
+    const link = socketLink(socket);
     const lines = new LineReader(MAX_MESSAGE_BYTES, () => this.stats.oversized++);
     socket.on('data', (chunk: Buffer) => {
-      for (const line of lines.push(chunk)) this.#read(line, onMessage);
+      for (const line of lines.push(chunk)) this.#read(line, onMessage, link);
     });
   }
 
-  #read(line: string, onMessage: (m: Message) => void): void {
+  #read(line: string, onMessage: OnMessage, link: PeerLink): void {
     if (line.trim().length === 0) return;
     const d = decodeMessage(line);
     switch (d.kind) {
       case 'message':
         this.stats.messages++;
         try {
-          onMessage(d.message);
+          onMessage(d.message, link);
         } catch {
           this.stats.failed++;
         }
@@ -156,6 +178,26 @@ export class PeerServer {
         return;
     }
   }
+}
+
+/** A socket as a `PeerLink`: messages written as lines, bounded by `MAX_LINK_BACKLOG_BYTES`. */
+export function socketLink(socket: Socket): PeerLink {
+  return {
+    send: (m) => {
+      if (socket.destroyed || !socket.writable || socket.writableLength > MAX_LINK_BACKLOG_BYTES)
+        return false;
+      socket.write(encodeMessage(m));
+      return true;
+    },
+    onClose: (fn) => {
+      if (socket.destroyed) fn();
+      else socket.once('close', fn);
+    },
+    close: () => {
+      socket.end();
+      socket.destroySoon?.();
+    },
+  };
 }
 
 /**

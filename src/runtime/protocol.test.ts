@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HookEvent } from '../hooks/types.js';
 import { decodeMessage, encodeMessage, MAX_MESSAGE_BYTES, type Message } from './protocol.js';
+import { MAX_RUN_INPUT_CHARS } from './runs.js';
 
 const event: HookEvent = {
   v: 1,
@@ -33,9 +34,46 @@ describe('the runtime protocol', () => {
 
   it('a message of another version or of a kind not known yet is ignored, not taken for garbage', () => {
     expect(decodeMessage(JSON.stringify({ ...hook, v: 2 }))).toEqual({ kind: 'ignored', why: 'version' });
-    expect(decodeMessage(JSON.stringify({ v: 1, kind: 'announce', run: 'r1' }))).toEqual({
+    expect(decodeMessage(JSON.stringify({ v: 1, kind: 'handoff', run: 'r1' }))).toEqual({
       kind: 'ignored',
       why: 'kind',
+    });
+  });
+
+  it("a driven run's snapshot is read back with its text made safe and bounded, and a bad one is bad", () => {
+    const run = {
+      id: 'r1',
+      agent: 'claude',
+      program: 'bot\u001b]0;pwned\u0007',
+      pid: 42,
+      cwd: '/w',
+      model: null,
+      session: null,
+      startedAtMs: 1,
+      phase: 'waiting',
+      pending: [{ id: 'q1', tool: 'Bash', input: 'x'.repeat(10_000) }],
+      remote: true,
+    };
+    const d = decodeMessage(JSON.stringify({ v: 1, kind: 'announce', run }));
+    if (d.kind !== 'message' || d.message.kind !== 'announce') throw new Error(JSON.stringify(d));
+    expect(d.message.run.program).toBe('bot\ufffd]0;pwned\ufffd');
+    expect(d.message.run.pending[0]!.input.length).toBe(MAX_RUN_INPUT_CHARS);
+    expect(d.message.run.tokens).toBeNull();
+    expect(
+      decodeMessage(JSON.stringify({ v: 1, kind: 'run-event', run: { ...run, phase: 'dancing' } })).kind,
+    ).toBe('bad');
+    expect(
+      decodeMessage(
+        JSON.stringify({
+          v: 1,
+          kind: 'answer',
+          answer: { run: 'r1', request: 'q1', behavior: 'maybe', by: 'x' },
+        }),
+      ).kind,
+    ).toBe('bad');
+    expect(decodeMessage(JSON.stringify({ v: 1, kind: 'bye', run: 'r1' }))).toEqual({
+      kind: 'message',
+      message: { v: 1, kind: 'bye', run: 'r1' },
     });
   });
 

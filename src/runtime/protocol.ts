@@ -3,7 +3,9 @@
  * object per line, each with the protocol's version `v` and a `kind`. `docs/protocol.md` is the
  * description for anyone writing a client; this module is its one codec.
  *
- * Today there is one kind: `hook`, a `HookEvent` that `cctop hook` hands to every running cctop.
+ * Two families of kinds. `hook`: a `HookEvent` that `cctop hook` hands to every running cctop, one
+ * line a connection. Driven runs (`announce`, `run-event`, `bye` from a driver, `answer` back from a
+ * cctop): a connection a driver keeps open for its run, both ways (`runs.ts` has their content).
  * A reader meets other kinds and other versions (a newer cctop beside an older one) and passes them
  * over, counted, rather than failing: the sender cannot know who listens.
  *
@@ -13,6 +15,7 @@
 import { readHookEvent } from '../hooks/reduce.js';
 import type { HookEvent } from '../hooks/types.js';
 import { obj, readJson } from '../model/json.js';
+import { type RunAnswer, type RunSnapshot, readRunAnswer, readRunSnapshot } from './runs.js';
 
 /** Bumped when a message's meaning changes; a reader skips lines of another version. */
 export const PROTOCOL_VERSION = 1;
@@ -25,13 +28,24 @@ export const PROTOCOL_VERSION = 1;
  */
 export const MAX_MESSAGE_BYTES = 64 * 1024;
 
-/** A message of this version. One variant per kind; `docs/protocol.md` reserves the next ones. */
-export type Message = {
-  v: typeof PROTOCOL_VERSION;
-  /** A hook ran (`cctop hook`): what it said about its session. */
-  kind: 'hook';
-  event: HookEvent;
-};
+/** A message of this version. One variant per kind. */
+export type Message = { v: typeof PROTOCOL_VERSION } & (
+  | /** A hook ran (`cctop hook`): what it said about its session. */
+  { kind: 'hook'; event: HookEvent }
+  /** A driver's first line on a connection: the run as it stands. */
+  | { kind: 'announce'; run: RunSnapshot }
+  /** The run moved (an event, an answer): the run as it stands now. */
+  | { kind: 'run-event'; run: RunSnapshot }
+  /** A cctop's answer to one of the run's approvals. */
+  | { kind: 'answer'; answer: RunAnswer }
+  /** The run is over (from a driver), or the cctop stops following it; the connection closes. */
+  | { kind: 'bye'; run: string }
+);
+
+/** The one kind `cctop hook` sends. */
+export type HookMessage = Extract<Message, { kind: 'hook' }>;
+/** The kinds about driven runs. */
+export type RunMessage = Exclude<Message, { kind: 'hook' }>;
 
 /** What a line read as. */
 export type Decoded =
@@ -59,6 +73,23 @@ export function decodeMessage(line: string): Decoded {
         ? { kind: 'bad', why: 'bad-content' }
         : { kind: 'message', message: { v: PROTOCOL_VERSION, kind: 'hook', event } };
     }
+    case 'announce':
+    case 'run-event': {
+      const run = readRunSnapshot(o.run);
+      return run === null
+        ? { kind: 'bad', why: 'bad-content' }
+        : { kind: 'message', message: { v: PROTOCOL_VERSION, kind: o.kind, run } };
+    }
+    case 'answer': {
+      const answer = readRunAnswer(o.answer);
+      return answer === null
+        ? { kind: 'bad', why: 'bad-content' }
+        : { kind: 'message', message: { v: PROTOCOL_VERSION, kind: 'answer', answer } };
+    }
+    case 'bye':
+      return typeof o.run === 'string' && o.run.length > 0 && o.run.length <= 200
+        ? { kind: 'message', message: { v: PROTOCOL_VERSION, kind: 'bye', run: o.run } }
+        : { kind: 'bad', why: 'bad-content' };
     default:
       return { kind: 'ignored', why: 'kind' };
   }

@@ -92,6 +92,7 @@ function evidenceJson(ev: Evidence): unknown {
 const SOURCE_SENTENCE: Record<StateSource, string> = {
   hook: "from the agent's hooks",
   registry: "from the agent's own list of running sessions",
+  driven: 'from the program driving it through cctop/drive',
   inferred: 'inferred by cctop (no hook or registry says otherwise)',
 };
 

@@ -66,7 +66,7 @@ export function label(s: SessionDoc): string {
 }
 
 /** Beside the state mark: which source said it (`cctop explain <id>` shows the evidence). */
-const SOURCE_MARK: Record<StateSource, string> = { hook: 'h', registry: 'r', inferred: ' ' };
+const SOURCE_MARK: Record<StateSource, string> = { hook: 'h', registry: 'r', driven: 'd', inferred: ' ' };
 
 function colourState(p: Paint, state: SessionState, text: string): string {
   switch (state) {

@@ -114,6 +114,7 @@ class LiveTable {
     say: (text) => this.say(text),
     repaint: () => this.screen.invalidate(),
     signal: (sequence) => this.screen.signal(sequence),
+    answer: null,
   };
 
   constructor(private readonly o: TuiOptions) {
@@ -121,6 +122,10 @@ class LiveTable {
     this.p = paint(true, o.live.env);
     const watched = o.annotate ? { annotate: o.annotate } : watchedStates(o.live.env);
     this.live = new LiveSessions({ ...o.live, ...watched });
+    if ('agents' in watched) {
+      const by = `the live table (pid ${process.pid})`;
+      this.keys.answer = (run, request, behavior) => watched.agents.driven.answer(run, request, behavior, by);
+    }
     this.details = new DetailReader(this.live, this.deep);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
     this.notifier = o.notify

@@ -5,6 +5,7 @@
  * It changes the view state and calls the app back for anything else; decoding bytes into keys
  * is `keys.ts`'s job, and drawing the result is the view's.
  */
+import type { AnswerResult } from '../../live/driven.js';
 import type { Row } from './columns.js';
 import type { Key } from './keys.js';
 import { resumeCommand } from './panels.js';
@@ -25,6 +26,8 @@ export interface KeyContext {
   repaint(): void;
   /** Write a terminal sequence (OSC 52 for the clipboard) outside the drawing. */
   signal(sequence: string): void;
+  /** Send an answer to a driven run's approval; null where this table hears of no runs (the demo). */
+  answer: ((run: string, request: string, behavior: 'allow' | 'deny') => AnswerResult) | null;
 }
 
 /** How far the panel scrolls per key. */
@@ -49,6 +52,10 @@ function moveBy(v: ViewState, c: KeyContext, n: number): void {
 
 /** Apply one key to the view. */
 export function onKey(v: ViewState, k: Key, c: KeyContext): void {
+  if (v.confirm !== null) {
+    confirmKey(v, k, c);
+    return;
+  }
   if (v.filtering) {
     filterKey(v, k, c);
     return;
@@ -192,9 +199,56 @@ function charKey(v: ViewState, ch: string, c: KeyContext): void {
       v.panel = 'collisions';
       v.panelScroll = 0;
       return;
+    case 'a':
+      askAnswer(v, c, 'allow');
+      return;
+    case 'd':
+      askAnswer(v, c, 'deny');
+      return;
     default:
       return;
   }
+}
+
+/**
+ * `a` or `d` on a driven session that waits: show the tool and its input and ask for `y` first.
+ * An approval runs a command on someone's machine; one key press by mistake must not do that.
+ */
+function askAnswer(v: ViewState, c: KeyContext, behavior: 'allow' | 'deny'): void {
+  const s = v.doc?.sessions.find((x) => keyOf(x) === v.selected);
+  const d = s?.driven;
+  const asked = d?.pending[0];
+  if (c.answer === null || d === undefined) {
+    c.say('a/d answer the approvals of runs that cctop/drive drives; this session is not one');
+    return;
+  }
+  if (asked === undefined) {
+    c.say(`${d.program}'s run waits on no approval`);
+    return;
+  }
+  if (!d.remote) {
+    c.say(`${d.program} answers its own approvals (it did not ask for approvals: 'remote')`);
+    return;
+  }
+  v.confirm = { run: d.id, request: asked.id, behavior, tool: asked.tool, input: asked.input };
+  v.panel = 'info';
+}
+
+/** While an answer waits for confirmation: `y` sends it, any other key drops it. */
+function confirmKey(v: ViewState, k: Key, c: KeyContext): void {
+  const confirm = v.confirm;
+  v.confirm = null;
+  if (confirm === null || c.answer === null) return;
+  if (k.kind !== 'char' || k.ch !== 'y') {
+    c.say('not answered');
+    return;
+  }
+  const r = c.answer(confirm.run, confirm.request, confirm.behavior);
+  c.say(
+    r.kind === 'sent'
+      ? `${confirm.behavior === 'allow' ? 'allowed' : 'denied'}: ${confirm.tool}`
+      : `not sent: ${r.why}`,
+  );
 }
 
 /** Put the selected session's resume command on the clipboard. */

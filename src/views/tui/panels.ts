@@ -41,6 +41,7 @@ function shellWord(s: string): string {
 const SOURCE_WORDS: Record<StateSource, string> = {
   hook: 'reported by its hooks',
   registry: "reported by the agent's session list",
+  driven: 'reported by the program driving it',
   inferred: 'inferred from its files',
 };
 
@@ -91,8 +92,39 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
       p,
     ),
     kv('resume', resumeCommand(s) ?? UNKNOWN, p),
+    ...drivenLines(s, p, columns),
   ];
   return out.map((l) => clip(l, columns));
+}
+
+/** The most lines an approval's input takes in the Info panel; the rest is cut (the dashboard shows all). */
+const MAX_ASK_LINES = 6;
+
+/** What the program driving a session says: who drives it, what it asks, who answered last. */
+function drivenLines(s: SessionDoc, p: Paint, columns: number): string[] {
+  const d = s.driven;
+  if (d === undefined) return [];
+  const out = [
+    kv(
+      'driven',
+      `by ${safeLine(d.program)} (pid ${d.pid}), ${safeLine(d.agent)}  ${d.remote ? 'a allow  d deny (then y)' : p.dim('the program answers its own approvals')}`,
+      p,
+    ),
+  ];
+  const asked = d.pending[0];
+  if (asked !== undefined) {
+    const width = Math.max(20, columns - 13);
+    const text = safeLine(asked.input);
+    out.push(kv('asks', p.amber(safeLine(asked.tool)), p));
+    for (let i = 0; i < Math.min(MAX_ASK_LINES, Math.ceil(text.length / width)); i++)
+      out.push(`             ${text.slice(i * width, (i + 1) * width)}`);
+    if (d.pending.length > 1) out.push(p.dim(`             and ${d.pending.length - 1} more waiting`));
+  }
+  if (d.answered !== null)
+    out.push(
+      kv('answered', `${d.answered.behavior} ${safeLine(d.answered.tool)} by ${safeLine(d.answered.by)}`, p),
+    );
+  return out;
 }
 
 /** Why the transcript has nothing to show, for a detail that is not ready; null once it is. */

@@ -79,6 +79,14 @@ function sortedRows(v: ViewState): Row[] {
   return sessions.map((s) => ({ s, rate: v.rates.get(keyOf(s)) ?? null }));
 }
 
+/** Before the title of a session `cctop/drive` drives: which program, and that it can be answered here. */
+export function drivenTag(s: SessionDoc): string {
+  const d = s.driven;
+  if (d === undefined) return '';
+  const ask = d.pending.length > 0 ? (d.remote ? ' a/d' : ' asks it') : '';
+  return `⇄ ${safeLine(d.program)}${ask} · `;
+}
+
 function mark(s: SessionDoc, rangUntil: number | undefined, now: number, p: Paint): string {
   if (rangUntil !== undefined && rangUntil > now) return p.amber('◉');
   if (s.inferred === 'probably-waiting') return p.amber('?');
@@ -150,7 +158,7 @@ export function table(
   for (let i = top; i < Math.min(rows.length, top + body); i++) {
     const r = rows[i]!;
     const cells = cols.map((c) => colourCell(c, r, cellOf(c, r, now), p));
-    const title = padEnd(projectTitle(r.s), titleWidth);
+    const title = padEnd(`${drivenTag(r.s)}${projectTitle(r.s)}`, titleWidth);
     const m = mark(r.s, v.rang.get(keyOf(r.s)), now, p);
     // The cell between the mark and the first column says whether the session collides.
     const collision = collisionOf(v, r.s);

@@ -62,6 +62,17 @@ export interface ViewState {
   budgets: readonly BudgetState[];
   /** Running sessions writing the same file or repository (`live/collision-watch.ts`); a new list on each change. */
   collisions: readonly Collision[];
+  /** An answer to a driven run's approval, shown and waiting for `y` before it is sent. */
+  confirm: Confirm | null;
+}
+
+/** An answer the person is asked to confirm: which run, which request, and what they saw. */
+export interface Confirm {
+  run: string;
+  request: string;
+  behavior: 'allow' | 'deny';
+  tool: string;
+  input: string;
 }
 
 export const keyOf = (s: Pick<SessionDoc, 'provider' | 'id'>): string => `${s.provider}\u0000${s.id}`;
@@ -91,5 +102,6 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     revision: 0,
     budgets: [],
     collisions: [],
+    confirm: null,
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Call } from '../../model/calls.js';
 import type { Collision } from '../../model/collision.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { RunSnapshot } from '../../model/driven-run.js';
 import { totalsOf } from '../../model/totals.js';
 import { REPORT_VERSION } from '../../report/types.js';
 import { PLAIN, paint } from '../cli/color.js';
@@ -491,6 +492,7 @@ describe('collisions in the live table', () => {
       say: () => {},
       repaint: () => {},
       signal: () => {},
+      answer: null,
     };
     onKey(v, { kind: 'char', ch: 'c' }, keys);
     expect(v.panel).toBe('collisions');
@@ -521,5 +523,94 @@ describe('collisions in the live table', () => {
       expect(lines.join('\n')).toContain('\ufffd');
     }
     expect(collisionNotification(evil).slice('\u0007\u001b]9;'.length, -1)).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('a run that cctop/drive drives', () => {
+  const run = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
+    id: 'run-1',
+    agent: 'claude',
+    program: 'fix-bot.mjs',
+    pid: 4242,
+    cwd: '/home/u/src/alpha',
+    model: null,
+    session: 'alpha',
+    startedAtMs: NOW - 10_000,
+    phase: 'waiting',
+    tool: 'Bash',
+    toolCalls: 1,
+    toolFailures: 0,
+    tokens: null,
+    costUsd: null,
+    pending: [{ id: 'req-7', tool: 'Bash', input: `{"command":"rm -rf build${EVIL}"}` }],
+    answered: null,
+    remote: true,
+    end: null,
+    ...over,
+  });
+  function keysFor(sent: string[][]) {
+    const said: string[] = [];
+    return {
+      said,
+      keys: {
+        tableRows: () => [],
+        tableStart: () => 2,
+        screenRows: () => 30,
+        quit: () => {},
+        say: (t: string) => said.push(t),
+        repaint: () => {},
+        signal: () => {},
+        answer: (r: string, q: string, b: 'allow' | 'deny') => {
+          sent.push([r, q, b]);
+          return { kind: 'sent' as const };
+        },
+      },
+    };
+  }
+  const waiting = (over: Partial<RunSnapshot> = {}) =>
+    state([session('alpha', { state: 'waiting', stateSource: 'driven', driven: run(over) })], {
+      selected: keyOf(session('alpha')),
+    });
+
+  it('is marked with the program driving it, and the Info panel shows what it asks in full, safely', () => {
+    const lines = render(waiting(), PLAIN, 160, 40, NOW).lines.join('\n');
+    expect(lines).toContain('⇄ fix-bot.mjs a/d');
+    expect(lines).toContain('by fix-bot.mjs (pid 4242)');
+    expect(lines).toContain('rm -rf build');
+    for (const line of render(waiting(), paint(true, {}), 160, 40, NOW).lines)
+      expect(line.replace(/\u001b\[(?:0|1|2|7|22|27|31|32|33|39)m/g, '')).not.toMatch(ACTIVE);
+  });
+
+  it('a shows the tool and its input and sends nothing until y', () => {
+    const sent: string[][] = [];
+    const { keys } = keysFor(sent);
+    const v = waiting();
+    onKey(v, { kind: 'char', ch: 'a' }, keys);
+    expect(sent).toEqual([]);
+    expect(render(v, PLAIN, 200, 40, NOW).lines.at(-1)).toMatch(
+      /^Allow Bash: \{"command":"rm -rf build.*y: allow/,
+    );
+    onKey(v, { kind: 'char', ch: 'y' }, keys);
+    expect(sent).toEqual([['run-1', 'req-7', 'allow']]);
+  });
+
+  it('d then any key but y answers nothing', () => {
+    const sent: string[][] = [];
+    const { keys, said } = keysFor(sent);
+    const v = waiting();
+    onKey(v, { kind: 'char', ch: 'd' }, keys);
+    onKey(v, { kind: 'char', ch: 'n' }, keys);
+    expect(sent).toEqual([]);
+    expect(said).toEqual(['not answered']);
+    expect(v.confirm).toBeNull();
+  });
+
+  it('refuses to answer for a program that answers its own approvals', () => {
+    const sent: string[][] = [];
+    const { keys, said } = keysFor(sent);
+    const v = waiting({ remote: false });
+    onKey(v, { kind: 'char', ch: 'a' }, keys);
+    expect(v.confirm).toBeNull();
+    expect(said[0]).toContain('answers its own approvals');
   });
 });

@@ -50,6 +50,7 @@ export const HELP = [
   '  f             follow the newest activity',
   '  y             copy the resume command',
   '  c             collisions: running sessions that wrote the same file (!) or repository (~) lately',
+  '  a d           allow or deny the approval a driven run (⇄) waits on, after y to confirm',
   '  w             notifications on or off (bell and desktop notice: a session waits on you, a budget',
   '                reaches 80% or 100%, a session stalls, spends fast or repeats a failing call)',
   '  click         select a row         ?  this help         q  quit',
@@ -101,12 +102,16 @@ export function render(
     out.push(...shown);
     while (out.length < rows - 1) out.push('');
   }
-  const hint = v.filtering
-    ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
-    : ((v.status === null ? null : safeLine(v.status)) ??
-      p.dim(
-        `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
-      ));
+  const hint = v.confirm
+    ? p.amber(
+        `${v.confirm.behavior === 'allow' ? 'Allow' : 'Deny'} ${safeLine(v.confirm.tool)}: ${safeLine(v.confirm.input)}?  y: ${v.confirm.behavior}  any other key: cancel`,
+      )
+    : v.filtering
+      ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
+      : ((v.status === null ? null : safeLine(v.status)) ??
+        p.dim(
+          `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
+        ));
   out.length = Math.min(out.length, rows - 1);
   while (out.length < rows - 1) out.push('');
   out.push(hint);
