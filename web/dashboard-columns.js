@@ -67,8 +67,9 @@ export const COLUMNS = [
     key: 'state',
     title: 'State',
     sort: (s) => -STATE_ORDER[s.state],
-    // A state the agent reported (hooks, its registry) is certain; an inferred one is marked `~`.
-    cell: (s) => (s.stateSource === 'inferred' ? `~${s.state}` : s.state),
+    // A state the agent reported (hooks, its registry) is certain; an inferred one is marked `~`, and
+    // a session that cctop/drive drives `⇄`.
+    cell: (s) => `${s.driven ? '⇄ ' : ''}${s.stateSource === 'inferred' ? `~${s.state}` : s.state}`,
   },
   { key: 'title', title: 'Project · title', sort: (s) => label(s).toLowerCase(), cell: (s) => label(s) },
   {

@@ -78,11 +78,17 @@ function figures(s) {
 }
 
 /** Where a state came from, in a word beside it and in a sentence on hover. @type {Record<string, string>} */
-const SOURCE_WORD = { hook: 'by hook', registry: 'by registry', inferred: 'inferred' };
+const SOURCE_WORD = {
+  hook: 'by hook',
+  registry: 'by registry',
+  driven: 'by its driver',
+  inferred: 'inferred',
+};
 /** @type {Record<string, string>} */
 const SOURCE_TITLE = {
   hook: "The agent's hooks reported this state.",
   registry: "The agent's own list of running sessions reports this state.",
+  driven: 'The program driving this session through cctop/drive reports this state.',
   inferred: 'cctop inferred this state from the transcript and the process table (no hook has reported it).',
 };
 

@@ -14,6 +14,7 @@
 import { collisionsOf, sessionCollisions } from './collisions.js';
 import { Conversation } from './conversation.js';
 import { fill, h, navLink, sessionHref } from './dom.js';
+import { drivenCard } from './driven.js';
 import { label, totalTokens } from './format.js';
 import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
@@ -58,11 +59,15 @@ export class SessionView {
     this.header = h('div', { class: 'session-head' }, h('p', { class: 'loading' }, 'Loading the session…'));
     this.reportEl = h('div', { class: 'report' });
     this.collisionsEl = h('div', { class: 'session-collisions' });
+    this.drivenEl = h('div', { class: 'session-driven' });
+    /** @type {string | null} the driven run as last drawn, to redraw only when it moved */
+    this.drivenSig = null;
     this.el = h(
       'div',
       { class: 'session' },
       h('nav', { class: 'crumbs' }, navLink('/', null, '← All sessions')),
       this.header,
+      this.drivenEl,
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
     );
@@ -180,6 +185,7 @@ export class SessionView {
   update(doc) {
     this.doc = doc;
     this.drawCollisions();
+    this.drawDriven(doc);
     // Until the first load has finished there is nothing to bring up to date.
     if (this.gone || !this.session) return;
     const key = this.session.id;
@@ -223,6 +229,21 @@ export class SessionView {
 
   drawDiffs() {
     if (this.diffs) fill(this.diffs, this.chat.diffs());
+  }
+
+  /**
+   * The program driving this session and what it asks, when one does; redrawn only when the run
+   * moved, so a refused answer's message stays until it does.
+   * @param {SessionDocument} doc
+   */
+  drawDriven(doc) {
+    if (this.gone) return;
+    const key = this.session?.id ?? this.id;
+    const s = doc.sessions.find((x) => x.id === key) ?? doc.sessions.find((x) => x.id.startsWith(key));
+    const sig = JSON.stringify(s?.driven ?? null);
+    if (sig === this.drivenSig) return;
+    this.drivenSig = sig;
+    fill(this.drivenEl, s ? drivenCard(s) : null);
   }
 
   /** The collisions this session is in, once it is known which session this is. */

@@ -217,6 +217,8 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
 
   conversation(session: SessionDoc, o: { before: number | null; agent: string | null }): Conversation {
     const provider = providerById(session.provider);
+    if (session.file === '')
+      return unsupported('this driven run has not written its session yet, or cctop has not read it yet');
     if (session.deleted)
       return unsupported(
         'the transcript of this session has been deleted; its numbers live on in the index, its words do not',

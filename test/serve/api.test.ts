@@ -211,7 +211,7 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
       expect(statusOf(chunked)).toBe(413);
     });
 
-    it('anything but GET is refused: the server is read-only', async () => {
+    it('anything but GET is refused, but for the answer route', async () => {
       const res = await fetch(`${url}/api/sessions`, { method: 'DELETE', headers: bearer() });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD');

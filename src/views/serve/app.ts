@@ -6,15 +6,18 @@
  * (URL length, body, method, path, Host); then the token. Two files are public (the icon and the
  * manifest a browser fetches without credentials); everything else needs a token.
  *
- * Read-only today: every route is GET. `requireFull` is the gate the acting routes will sit behind.
+ * Every route reads (GET), but one: answering a driven run's approval (`act.ts`), a POST that needs
+ * the full token and the page's own origin.
  */
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { LoadedConfig } from '../../config/index.js';
 import { findSession } from '../../index/find.js';
+import type { DrivenRuns } from '../../live/driven.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { renderMarkdown } from '../cli/chat.js';
+import { actRoutes, isActingPath } from './act.js';
 import type { Answers } from './answers.js';
 import type { ChatUnchanged, ErrorAnswer, InfoAnswer } from './api.js';
 import type { Assets } from './assets.js';
@@ -44,9 +47,13 @@ export interface AppDeps {
   delayMs: number;
   /** The config file, read when the Spend screen asks (its budgets); absent: no budgets are shown. */
   config?: () => LoadedConfig;
+  /** The runs `cctop/drive` announces, whose approvals the dashboard may answer; absent: none. */
+  driven?: DrivenRuns;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
+/** The app's context, for the routes kept in modules of their own (`act.ts`). */
+export type ServeEnv = Env;
 
 /**
  * Content-Security-Policy: scripts, styles and data from this server only, nothing inline, no
@@ -113,12 +120,6 @@ function unauthorized(c: Context<Env>, why: string) {
   return refuse(c, 401, why);
 }
 
-/** For the acting routes to come: a read-only link is told so. */
-export const requireFull: MiddlewareHandler<Env> = async (c, next) => {
-  if (c.get('level') !== 'full') return refuse(c, 403, 'this link is read-only');
-  await next();
-};
-
 function resolve(
   c: Context<Env>,
   doc: SessionDocument,
@@ -172,9 +173,13 @@ function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
       if (c.env?.outgoing) c.env.outgoing.shouldKeepAlive = false;
       return refuse(c, 413, `request bodies are at most ${MAX_BODY_BYTES} bytes`);
     }
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+    if (
+      c.req.method !== 'GET' &&
+      c.req.method !== 'HEAD' &&
+      !(c.req.method === 'POST' && isActingPath(rawPath(c)))
+    ) {
       c.header('Allow', 'GET, HEAD');
-      return refuse(c, 405, 'this server is read-only: GET only');
+      return refuse(c, 405, 'this server only reads (GET), but for answering an approval');
     }
     if (badPath(rawPath(c))) return refuse(c, 400, 'not a path this server serves');
     if (d.loopbackOnly && !loopbackHostAllowed(c.req.header('host') ?? null, d.port()))
@@ -341,6 +346,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   pageRoutes(app, d);
   liveRoutes(app, d);
   sessionRoutes(app, d);
+  actRoutes(app, d.driven ?? null);
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
   app.notFound((c) => refuse(c, 404, 'not found'));
   app.onError((err, c) => {

@@ -197,6 +197,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     },
     version: version(),
     delayMs: o.delayMs,
+    ...(o.agents ? { driven: o.agents.driven } : {}),
   });
 
   const server = httpServer(app.fetch, o);
