@@ -20,13 +20,13 @@ import { claudeRecipe as recipe } from '../../src/test-support/lab/agents/claude
 import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { Tokens } from '../../src/views/serve/auth.js';
-import { type RunningServer, startServer } from '../../src/views/serve/index.js';
+import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serve/chromium.js';
+import { serve as startServe, TOKEN } from '../serve/helpers.js';
 import { promptFor } from './conformance.js';
 
 const pin = PINS.claude;
 const bin = agentBin('claude');
-const TOKEN = 'lab-dashboard-token-0123456789abcdefghijklmnop';
 const why = !bin ? `${pin.package}@${pin.version} is not installed (npm run agents)` : NO_CHROMIUM_REASON;
 
 describe.runIf(bin !== null && HAVE_CHROMIUM)(
@@ -47,19 +47,7 @@ describe.runIf(bin !== null && HAVE_CHROMIUM)(
       const where = makeHome(join(root, 'a'));
       const env = { HOME: where.home, TZ: 'UTC', CCTOP_RUNTIME_DIR: runtime };
       agents = new AgentStates(env);
-      serve = await startServer({
-        env,
-        plan: 'retail',
-        providers: ['claude'],
-        useIndex: false,
-        threads: 1,
-        delayMs: 500,
-        bind: '127.0.0.1',
-        port: 0,
-        stepPort: false,
-        token: TOKEN,
-        agents,
-      });
+      serve = await startServe({ env }, { providers: ['claude'], agents });
       for (let i = 0; i < 100 && peerSockets(runtime).length === 0; i++)
         await new Promise((r) => setTimeout(r, 50));
       browser = await launch();

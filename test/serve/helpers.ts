@@ -25,7 +25,7 @@ export const LONG_CODEX = '01997e76-d124-7592-9cac-2ec05abbca08';
 
 export const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuvwxyz';
 
-export function serve(home: FakeHome, o: Partial<ServeOptions> = {}): Promise<RunningServer> {
+export function serve(home: Pick<FakeHome, 'env'>, o: Partial<ServeOptions> = {}): Promise<RunningServer> {
   return startServer({
     env: home.env,
     plan: 'retail',

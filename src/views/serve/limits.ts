@@ -11,8 +11,8 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export const MAX_URL_CHARS = 4096;
 
 /**
- * Request bodies: every route is read-only today, so a body is refused before it is read; the
- * acting routes to come (answers, typed text) fit in far less.
+ * A request body announced larger than this is refused before it is read. Only the acting route
+ * reads a body at all, and it takes far less (`MAX_ANSWER_BYTES` in `act.ts`).
  */
 export const MAX_BODY_BYTES = 64 * 1024;
 
