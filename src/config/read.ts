@@ -14,6 +14,8 @@ import { WORKING_TTL_MS } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { home } from '../providers/fsutil.js';
 import type { Env } from '../providers/types.js';
+import { readAcp } from './acp.js';
+import { isTable, shown, type Table } from './toml.js';
 import {
   type Alerts,
   type Budget,
@@ -47,36 +49,13 @@ export const MAX_PROJECT_CHARS = 4096;
 /** Minutes after which a quiet session is no longer read as working: a stall alert must come sooner. */
 const WORKING_LAPSE_MINUTES = WORKING_TTL_MS / 60_000;
 
-/** How much of a value a warning quotes: enough to recognise it, never a whole pasted blob. */
-const SHOWN_VALUE_CHARS = 40;
-
 /** Fewer failures than this in a row are not a loop: one failed call is ordinary work. */
 const MIN_ERROR_LOOP = 2;
-
-type Table = Record<string, unknown>;
-
-/** A TOML table (smol-toml gives null-prototype objects); not a list, a date or a scalar. */
-function isTable(v: unknown): v is Table {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === null || proto === Object.prototype;
-}
-
-/** A value as a warning quotes it. */
-function shown(v: unknown): string {
-  if (typeof v === 'string') {
-    const s = JSON.stringify(v);
-    return s.length > SHOWN_VALUE_CHARS ? `${s.slice(0, SHOWN_VALUE_CHARS - 2)}…"` : s;
-  }
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (Array.isArray(v)) return 'a list';
-  return v instanceof Date ? 'a date' : 'a table';
-}
 
 /** `budget#2.usd` → `budget.usd`: the key as it is written in the file. */
 export const keyOf = (at: string): string => at.replace(/#\d+/g, '');
 
-const TOP_KEYS = ['budget', 'alerts', 'reports', 'notify', 'hosts', 'store'] as const;
+const TOP_KEYS = ['budget', 'alerts', 'reports', 'notify', 'hosts', 'store', 'acp'] as const;
 
 function unknownKeys(table: Table, at: string, known: readonly string[], warn: Warn): void {
   for (const k of Object.keys(table)) {
@@ -99,6 +78,7 @@ export function readConfig(raw: Table, env: Env, warn: Warn): Config {
   if (raw.notify !== undefined) config.notify = readNotify(raw.notify, warn);
   if (raw.hosts !== undefined) config.hosts = readHosts(raw.hosts, warn);
   if (raw.store !== undefined) config.store = readStore(raw.store, warn);
+  if (raw.acp !== undefined) config.acp = readAcp(raw.acp, warn);
   return config;
 }
 

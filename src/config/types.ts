@@ -4,6 +4,7 @@
  * default filled in, so a view never asks whether a key was written. How the file is read and checked
  * is `config.ts`.
  */
+import type { AcpAgent } from '../drive/acp/index.js';
 import type { ProviderId } from '../model/facts.js';
 
 export const PERIODS = ['day', 'week', 'month'] as const;
@@ -68,6 +69,8 @@ export interface Config {
   hosts: string[];
   /** Kept as written for a later issue (a shared store); not used yet. */
   store: { url: string | null };
+  /** ACP agents named in `[acp.NAME]` tables, for `cctop exec` (`docs/drive.md`, "ACP agents"). */
+  acp: AcpAgent[];
 }
 
 /** The defaults `docs/config.md` states, as a fresh object each time (callers may keep and change it). */
@@ -79,6 +82,7 @@ export function defaultConfig(): Config {
     notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],
     store: { url: null },
+    acp: [],
   };
 }
 

@@ -112,6 +112,7 @@ export function foldEvent(s: RunSnapshot, e: Event): RunSnapshot {
     case 'rate_limit':
     case 'compaction':
     case 'commands':
+    case 'plan':
       return s;
   }
 }

@@ -105,6 +105,14 @@ export const MAX_COMMAND_LINE_BYTES = 512 * 1024;
  */
 export const KILL_GRACE_MS = 2000;
 
+/**
+ * How long a JSON-RPC agent (ACP) has to exit once its turn settled and its stdin was ended, before
+ * its group is stopped as any other. Such an agent is a server: end of input is the only word it
+ * gets that the run is over, and one that ignores it would otherwise keep the run open until its
+ * timeout. Gemini CLI 0.61.0 exits well inside a second.
+ */
+export const SETTLED_EXIT_MS = 5000;
+
 const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
 
 /** Whether an identifier is within its bound. A yes or no, never a shortened value. */

@@ -7,6 +7,12 @@
  * resolves with an outcome that says so. These are the cases where it could not run, was stopped,
  * or died without a result. Each message says what to do about it.
  */
+import {
+  type AuthRequirement,
+  type CredentialSource,
+  credentialWords,
+  requirementWords,
+} from './credentials.js';
 import type { AgentId, Outcome } from './events.js';
 
 export type Failure =
@@ -28,8 +34,25 @@ export type Failure =
     }
   /** The agent refused for quota; never retried here. */
   | { kind: 'rate_limited'; agent: AgentId; bin: string; message: string; partial: Outcome }
+  /**
+   * The agent did not keep to its protocol: a JSON-RPC agent (ACP) that never answered its handshake,
+   * refused it, or answered with something that cannot be used. `partial` is what had arrived.
+   */
+  | { kind: 'protocol'; agent: AgentId; bin: string; message: string; partial: Outcome }
   /** The agent is installed but not logged in. */
   | { kind: 'not_authenticated'; agent: AgentId; bin: string; hint: string; message: string }
+  /**
+   * The request required a kind of credential (`auth`) the agent would not run under: `found` is what
+   * it would use instead, `remedy` what would make it use the required kind (null where drive cannot
+   * tell which credential this agent uses, so cannot promise one). Nothing was spawned.
+   */
+  | {
+      kind: 'auth_missing';
+      agent: AgentId;
+      required: AuthRequirement;
+      found: CredentialSource;
+      remedy: string | null;
+    }
   /** The request asked for something this agent cannot do. */
   | { kind: 'unsupported'; agent: AgentId; what: string }
   /** The request itself is malformed (an empty prompt, an oversized id, a missing directory). */
@@ -60,8 +83,17 @@ function describe(f: Failure): string {
     }
     case 'rate_limited':
       return `${f.agent} is rate limited: ${f.message}`;
+    case 'protocol':
+      return `${f.agent} broke off its protocol: ${f.message}`;
     case 'not_authenticated':
       return `${f.agent} is not logged in (${f.message}): ${f.hint}`;
+    case 'auth_missing': {
+      const would =
+        f.found.kind === 'unknown'
+          ? 'drive cannot tell which credential it uses'
+          : `it would use ${credentialWords(f.found)}`;
+      return `${f.agent} would not run under ${requirementWords(f.required)} (${would}): ${f.remedy ?? 'run it without requiring one'}`;
+    }
     case 'unsupported':
       return `${f.agent} does not support ${f.what}`;
     case 'invalid_request':

@@ -8,12 +8,20 @@
  * the outcome, never the sum.
  */
 import type { TokenCounts, Usage } from '../model/usage.js';
+import type { CredentialSource } from './credentials.js';
 
 /** The agents drive can run. */
-export const AGENTS = ['claude', 'codex', 'copilot', 'gemini', 'qwen'] as const;
-export type AgentId = (typeof AGENTS)[number];
+export const AGENTS = ['claude', 'codex', 'copilot', 'gemini', 'qwen', 'pi', 'opencode'] as const;
+/** An agent drive knows by name: it has a spec of its own (`agents/`). */
+export type NamedAgent = (typeof AGENTS)[number];
+/**
+ * Who ran: an agent drive knows by name, or `acp`, any agent that speaks the Agent Client Protocol,
+ * named and started as the request says (`Request.acp`; which one it was is `Outcome.acp`).
+ */
+export type AgentId = NamedAgent | 'acp';
 
-export const isAgentId = (v: string): v is AgentId => (AGENTS as readonly string[]).includes(v);
+export const isNamedAgent = (v: string): v is NamedAgent => (AGENTS as readonly string[]).includes(v);
+export const isAgentId = (v: string): v is AgentId => v === 'acp' || isNamedAgent(v);
 
 /** A quota signal, as the agent reported it. Reported, never acted on. */
 export interface RateLimit {
@@ -42,6 +50,14 @@ export interface Commands {
 /** The commands that are built-in utilities rather than skills. */
 export const utilities = (c: Commands): string[] => c.all.filter((name) => !c.skills.includes(name));
 
+/** One step of an agent's plan, as the agent wrote it. */
+export interface PlanEntry {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** Null when the agent gave none it could be read as. */
+  priority: 'high' | 'medium' | 'low' | null;
+}
+
 /** One normalised thing an agent did. Switch on `kind`; a new kind fails to compile where it is unhandled. */
 export type Event =
   /** The session is live: emitted once, as soon as the agent reveals its id. */
@@ -57,7 +73,7 @@ export type Event =
    * One model call's usage, once per call, for a live counter: fold them with `accumulate()`.
    * `output` is always null here: mid-turn the agent reports output as it stood when the message
    * began (a run whose live reports summed to 9 had produced 497), so the true figure comes only
-   * with the outcome. Claude reports these through a turn; Codex never does.
+   * with the outcome. Claude reports these through a turn; Codex only through `codex app-server`.
    */
   | { kind: 'usage'; usage: Usage }
   /**
@@ -67,8 +83,10 @@ export type Event =
   | { kind: 'approval_request'; id: string; tool: string; input: unknown }
   | { kind: 'rate_limit'; limit: RateLimit }
   | { kind: 'compaction'; compaction: Compaction }
-  /** What the agent says it can do, once per run. Claude only. */
-  | { kind: 'commands'; commands: Commands };
+  /** What the agent says it can do, once per run (Claude, ACP agents). */
+  | { kind: 'commands'; commands: Commands }
+  /** The agent's plan for the turn, whole, each time it changes (ACP agents). */
+  | { kind: 'plan'; entries: PlanEntry[] };
 
 export type EventKind = Event['kind'];
 
@@ -87,15 +105,36 @@ export type Stop =
   /** The output ended without the agent's terminal record: the turn never settled. */
   | { kind: 'unfinished' };
 
+/** Which ACP agent an `acp` run was: the caller's name and command, and what the agent said of itself. */
+export interface AcpIdentity {
+  /** The name the request gave it. */
+  name: string;
+  /** The command line as the request gave it. */
+  command: string[];
+  /** The agent's own name and version from its `initialize` answer; null when it gave none. */
+  agentName: string | null;
+  agentVersion: string | null;
+  /** The protocol version the agent answered with; null when it never answered. */
+  protocolVersion: number | null;
+}
+
 /** Everything known once a run has ended. */
 export interface Outcome {
   agent: AgentId;
+  /** On an `acp` run, which agent it was; absent on every other run. */
+  acp?: AcpIdentity;
   /** The agent's session id, to resume with. */
   session: string | null;
   /** The model the agent said it used, as it named it. */
   model: string | null;
   /** The agent's authoritative final answer. */
   text: string;
+  /**
+   * Which credential the agent ran under (an API key, its own login, a cloud provider), from its own
+   * report where it gives one, else its environment and config files (docs/drive.md, "Credentials").
+   * Null when the run was refused before its environment was made.
+   */
+  credential: CredentialSource | null;
   /**
    * This run's usage, never the conversation's: on a resumed run a figure this run's share cannot be
    * told for is null, not the running total (docs/drive.md, "Usage").

@@ -10,7 +10,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { spec } from './agents/index.js';
 import type { Env } from './env.js';
-import type { AgentId } from './events.js';
+import type { NamedAgent } from './events.js';
 
 /** The extensions Windows tries when PATHEXT is unset, as its own shell does. */
 const DEFAULT_PATHEXT = '.EXE;.CMD;.BAT';
@@ -43,5 +43,5 @@ export function locate(bin: string, env: Readonly<Record<string, string | undefi
 }
 
 /** Whether an agent is installed where `env`'s PATH would find it. */
-export const installed = (agent: AgentId, env: Env = process.env): boolean =>
+export const installed = (agent: NamedAgent, env: Env = process.env): boolean =>
   locate(spec(agent).bin, env) !== null;

@@ -25,7 +25,8 @@ import {
   MAX_UNPARSED_SAMPLE,
   usableId,
 } from './bounds.js';
-import type { Event, RateLimit, Stop } from './events.js';
+import type { CredentialSource } from './credentials.js';
+import type { AcpIdentity, Event, RateLimit, Stop } from './events.js';
 
 /** `stream`: the agent's JSON lines. `text`: plain output, where every line is answer. */
 export type Format = 'stream' | 'text';
@@ -50,6 +51,10 @@ export interface Terminal {
   structured: unknown;
   errorStatus: number | null;
   errorMessage: string | null;
+  /** The credential the agent itself said it runs under (Claude's `apiKeySource`); null when it said none. */
+  credential: CredentialSource | null;
+  /** On an ACP run, which agent it was (`Outcome.acp`). */
+  acp?: AcpIdentity;
 }
 
 /**
@@ -166,6 +171,7 @@ export function emptyTerminal(): Terminal {
     structured: null,
     errorStatus: null,
     errorMessage: null,
+    credential: null,
   };
 }
 
@@ -220,6 +226,13 @@ export function enforceBounds(event: Event): Event {
         kind: 'commands',
         commands: { all: boundList(event.commands.all), skills: boundList(event.commands.skills) },
       };
+    case 'plan': {
+      const contents = boundList(event.entries.map((e) => e.content));
+      return {
+        kind: 'plan',
+        entries: contents.map((content, i) => ({ ...event.entries[i]!, content })),
+      };
+    }
   }
 }
 

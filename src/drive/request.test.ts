@@ -75,7 +75,7 @@ describe('planning a request', () => {
     expect(failureOf(() => planRequest({ ...base, effort: 'high"; x="' }, claude.caps)).kind).toBe(
       'invalid_request',
     );
-    expect(failureOf(() => planRequest({ ...base, agent: 'opencode' as 'claude' }, claude.caps)).kind).toBe(
+    expect(failureOf(() => planRequest({ ...base, agent: 'nonesuch' as 'claude' }, claude.caps)).kind).toBe(
       'invalid_request',
     );
   });

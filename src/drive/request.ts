@@ -7,7 +7,9 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { AcpAgent } from './acp/request.js';
 import { MAX_IDENTIFIER_BYTES, usableId } from './bounds.js';
+import type { AuthRequirement } from './credentials.js';
 import type { Env, EnvPolicy } from './env.js';
 import { DriveError } from './errors.js';
 import type { AgentId } from './events.js';
@@ -73,6 +75,12 @@ export interface Request {
   setEnv?: Readonly<Record<string, string>>;
   /** The environment the policy picks from, and whose PATH finds the agent (default `process.env`). */
   parentEnv?: Env;
+  /**
+   * Run only under this kind of credential: `api-key`, `login` (the CLI's own) or `cloud`. Checked
+   * against the agent's environment and config before spawning; refused with `auth_missing` when the
+   * agent would use another kind, or drive cannot tell which it uses (docs/drive.md, "Credentials").
+   */
+  auth?: AuthRequirement;
   /** Stop the run after this long. No default: a long task is not a hung one. */
   timeoutMs?: number;
   /** Aborting cancels the run. */
@@ -91,8 +99,10 @@ export interface Request {
    * the driver in their views (default: this script's file name).
    */
   announce?: false | { program?: string };
-  /** Keep stdin open for `send()` until the turn settles. Claude. */
+  /** Keep stdin open for `send()` until the turn settles. Claude; Codex (through `codex app-server`). */
   interactive?: boolean;
+  /** With `agent: 'acp'`: which Agent Client Protocol agent to run, and how (`src/drive/acp/`). */
+  acp?: AcpAgent;
   /** `stream` (default) for events; `text` for plain output, one text event per line. */
   format?: Format;
   /** `false` turns extended thinking off. Claude. */
@@ -129,8 +139,10 @@ export interface Plan {
 export interface Caps {
   fork: boolean;
   schema: boolean;
-  /** Mid-run input and approvals over stdin. */
+  /** Mid-run input over stdin (and approvals, unless `approvals` says otherwise). */
   interactive: boolean;
+  /** Approvals without mid-run input (ACP agents); absent, the same as `interactive`. */
+  approvals?: boolean;
   /** Accepts a session id chosen by the caller. */
   mintSession: boolean;
   thinkingSwitch: boolean;
@@ -160,9 +172,10 @@ export function planRequest(req: Request, caps: Caps): Plan {
   const format = req.format ?? 'stream';
   const approvals = req.approvals === true || req.approvals === 'remote';
   const interactive = approvals || req.interactive === true;
-  if (interactive && !caps.interactive) {
-    throw unsupported(approvals ? 'approvals (it has no approval channel in exec mode)' : 'mid-run input');
+  if (approvals && !(caps.approvals ?? caps.interactive)) {
+    throw unsupported('approvals (it has no approval channel in exec mode)');
   }
+  if (req.interactive === true && !caps.interactive) throw unsupported('mid-run input');
   if (approvals && permission === 'read-only') {
     throw unsupported('approvals under read-only permission: nothing would be asked; use plan, edit or auto');
   }

@@ -9,23 +9,25 @@
  *
  * This module wires the pieces and keeps the run's state; each job is its own module: finding the
  * executable (`locate.ts`), taking a named session (`named.ts`), the process group (`group.ts`),
- * the paced stdout (`pump.ts`), stdin and the control channel (`channel.ts`), and telling how the
- * run ended (`verdict.ts`).
+ * the paced stdout (`pump.ts`), what is said over its pipes (`conversation.ts`: lines, Claude's
+ * control channel or JSON-RPC such as ACP), and telling how the run ended (`verdict.ts`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { specFor } from './acp/spec.js';
+import { expectCredential } from './agents/credentials.js';
 import { type AgentSpec, type Baseline, checkCommandLine, type Invocation, spec } from './agents/index.js';
 import { announced } from './announced-run.js';
-import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME } from './bounds.js';
-import { ControlChannel } from './channel.js';
+import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
+import { type Conversation, type ConversationHost, LineConversation } from './conversation.js';
+import type { CredentialSource } from './credentials.js';
 import { childEnv } from './env.js';
 import { DriveError } from './errors.js';
-import { type AgentId, type Decision, type Event, isAgentId, type Outcome } from './events.js';
+import type { AgentId, Decision, Event, Outcome } from './events.js';
 import { ProcessGroup, spawnGroup } from './group.js';
 import { locate } from './locate.js';
 import { claimName } from './named.js';
-import { StreamParser } from './parser.js';
 import { LinePump } from './pump.js';
 import { EventQueue } from './queue.js';
 import { type Plan, planRequest, type Request } from './request.js';
@@ -73,17 +75,20 @@ class AgentRun implements Run {
   readonly outcome: Promise<Outcome>;
   readonly closed: Promise<void>;
 
-  private readonly spec: AgentSpec;
+  private spec: AgentSpec;
   private plan: Plan | null = null;
   /** What the conversation had counted before this run; unknown until the run has started. */
   private baseline: Baseline = { kind: 'unknown' };
+  /** The credential the run is expected to use, read before the spawn; null until then. */
+  private credential: CredentialSource | null = null;
   /** The spawned agent; null until it has a pid (and for good when the spawn failed). */
   private group: ProcessGroup | null = null;
-  /** The agent's stdin; null until it is spawned. */
-  private channel: ControlChannel | null = null;
+  /** What is said over the agent's pipes; a line reader with stdin closed until the run is planned. */
+  private conversation: Conversation;
+  /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
+  private exitTimer: NodeJS.Timeout | null = null;
   private bin: string;
   private readonly queue: EventQueue<Event>;
-  private parser: StreamParser;
   private readonly stdout = new LinePump(() => this.queue.full);
   private readonly stderr = new Capture();
   private pipesClosed = false;
@@ -103,12 +108,12 @@ class AgentRun implements Run {
 
   constructor(request: Request) {
     this.agent = request.agent;
-    // An unknown agent is refused by planRequest in start(); until then any spec will do.
-    this.spec = spec(isAgentId(request.agent) ? request.agent : 'claude');
+    // start() finds the request's own spec (and refuses an unknown agent); until then any will do.
+    this.spec = spec('claude');
     this.bin = request.bin ?? this.spec.bin;
     this.timeoutMs = request.timeoutMs ?? null;
     this.signal = request.signal;
-    this.parser = new StreamParser(this.spec.dialect);
+    this.conversation = new LineConversation(this.spec.dialect, 'stream', false, { kind: 'none' });
     this.queue = new EventQueue<Event>(EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, () => this.pump());
     this.outcome = new Promise<Outcome>((res, rej) => {
       this.resolveOutcome = res;
@@ -138,12 +143,14 @@ class AgentRun implements Run {
 
   /** Plan the run, take its named session, and spawn the agent; throws when it cannot start. */
   private start(request: Request): void {
+    this.spec = specFor(request);
+    this.bin = request.bin ?? this.spec.bin;
     const plan = planRequest(request, this.spec.caps);
     this.plan = plan;
-    this.parser = new StreamParser(this.spec.dialect, plan.format);
     if (this.signal?.aborted) throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
     const parent = request.parentEnv ?? process.env;
     const env = childEnv(parent, request.env ?? 'minimal', this.spec.credentials, request.setEnv ?? {});
+    this.credential = expectCredential(this.agent, request.auth, env, plan);
     const path = locate(this.bin, env);
     if (path === null) {
       throw new DriveError({
@@ -169,6 +176,10 @@ class AgentRun implements Run {
     }
     const inv = this.spec.invocation(plan, schemaFile);
     checkCommandLine(this.agent, inv);
+    const host: ConversationHost = { broke: () => this.stop('broken'), settled: () => this.awaitExit() };
+    this.conversation =
+      inv.conversation?.(host) ??
+      new LineConversation(this.spec.dialect, plan.format, plan.approvals, inv.stdin);
     this.argv = [path, ...inv.args];
     this.launch(path, inv, { ...env, ...inv.env }, plan);
   }
@@ -195,10 +206,7 @@ class AgentRun implements Run {
       this.pipesClosed = true;
       this.pump();
     });
-    if (child.stdin) {
-      this.channel = new ControlChannel(child.stdin, plan.approvals);
-      this.channel.begin(inv.stdin);
-    }
+    if (child.stdin) this.conversation.begin(child.stdin);
     if (this.timeoutMs !== null) this.timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -221,12 +229,7 @@ class AgentRun implements Run {
 
   private handleLine(line: string): void {
     this.lines++;
-    const events = this.parser.push(line);
-    // Control notes first: an approval answered on the caller's behalf must not reach the caller.
-    const notes = this.parser.takeControl();
-    const answered = this.channel?.take(notes) ?? new Set<string>();
-    for (const event of events) {
-      if (event.kind === 'approval_request' && answered.has(event.id)) continue;
+    for (const event of this.conversation.read(line)) {
       if (event.kind === 'started' && this.bindName !== null) {
         try {
           this.bindName(event.session);
@@ -237,7 +240,12 @@ class AgentRun implements Run {
       }
       this.queue.push(event);
     }
-    this.channel?.settled(this.parser.turns);
+  }
+
+  /** An RPC agent's turn settled and its stdin was ended: it should exit; stop it if it lingers. */
+  private awaitExit(): void {
+    if (this.exitTimer !== null || this.finished) return;
+    this.exitTimer = setTimeout(() => this.group?.terminate(), SETTLED_EXIT_MS);
   }
 
   respond(id: string, decision: Decision): void {
@@ -248,11 +256,10 @@ class AgentRun implements Run {
         what: 'approvals on a run started without approvals: true',
       });
     }
-    const channel = this.channel;
-    if (this.finished || this.stopping !== null || channel === null || !channel.open) {
+    if (this.finished || this.stopping !== null || !this.conversation.open) {
       throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
     }
-    if (!channel.answer(id, decision)) {
+    if (!this.conversation.answer(id, decision)) {
       throw new DriveError({
         kind: 'invalid_request',
         what: `no approval request "${id.slice(0, 80)}" is waiting`,
@@ -268,12 +275,11 @@ class AgentRun implements Run {
         what: 'mid-run input on a run started without interactive: true',
       });
     }
-    const channel = this.channel;
-    if (this.finished || this.stopping !== null || channel === null || !channel.open) {
+    if (this.finished || this.stopping !== null || !this.conversation.open) {
       // The turn settled: a new message is a new run that resumes the session.
       throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
     }
-    channel.send(text);
+    this.conversation.send(text);
   }
 
   cancel(): void {
@@ -300,7 +306,7 @@ class AgentRun implements Run {
     }
     // Lines not yet parsed are dropped and the pipe drained, or a paused stdout would never close.
     this.stdout.drop();
-    this.channel?.close();
+    this.conversation.close();
     this.group.terminate();
   }
 
@@ -308,9 +314,10 @@ class AgentRun implements Run {
     if (this.finished) return;
     this.finished = true;
     if (this.timer !== null) clearTimeout(this.timer);
+    if (this.exitTimer !== null) clearTimeout(this.exitTimer);
     this.signal?.removeEventListener('abort', this.onAbort);
     this.group?.release();
-    this.channel?.abandon();
+    this.conversation.abandon();
     const ended = this.ended();
     const outcome = outcomeOf(ended);
     const error = failure ?? judge(outcome, ended);
@@ -333,7 +340,9 @@ class AgentRun implements Run {
       spec: this.spec,
       plan: this.plan,
       baseline: this.baseline,
-      parser: this.parser,
+      credential: this.credential,
+      parser: this.conversation,
+      breakdown: this.conversation.breakdown,
       stderr: this.stderr.text(),
       exitCode: this.group?.exitCode ?? null,
       exitSignal: this.group?.exitSignal ?? null,

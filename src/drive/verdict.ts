@@ -7,14 +7,19 @@
  * stderr, why the run was stopped) and touches no process: deciding is kept apart from killing and
  * reaping, so the rules can be read in one place.
  */
+import { settleCredential } from './agents/credentials.js';
 import type { AgentSpec, Baseline } from './agents/index.js';
+import type { Breakdown, TurnRecord } from './conversation.js';
+import type { CredentialSource } from './credentials.js';
 import { DriveError } from './errors.js';
 import { type AgentId, isBlocking, type Outcome, type RateLimit } from './events.js';
-import type { StreamParser } from './parser.js';
 import type { Plan } from './request.js';
 
-/** Why the runner stopped the agent itself; null when the agent ended on its own. */
-export type StopReason = 'timeout' | 'cancelled';
+/**
+ * Why the runner stopped the agent itself; null when the agent ended on its own. `broken`: its
+ * conversation could not go on (`Ended.breakdown` says why).
+ */
+export type StopReason = 'timeout' | 'cancelled' | 'broken';
 
 /** What the runner knows once the agent's pipes have closed (or it never started). */
 export interface Ended {
@@ -24,7 +29,11 @@ export interface Ended {
   /** Null when the request was refused before a plan was made. */
   plan: Plan | null;
   baseline: Baseline;
-  parser: StreamParser;
+  /** The credential expected before the spawn; null when the run was refused before its environment. */
+  credential: CredentialSource | null;
+  parser: TurnRecord;
+  /** Why the conversation broke off by itself (an RPC handshake refused or never answered), or null. */
+  breakdown: Breakdown | null;
   stderr: string;
   exitCode: number | null;
   exitSignal: string | null;
@@ -46,6 +55,7 @@ export function outcomeOf(e: Ended): Outcome {
     session: t.session,
     model: t.model,
     text: t.text,
+    credential: e.credential === null ? null : settleCredential(e.agent, t.credential, e.credential),
     usage: t.usage,
     threadUsage: t.threadUsage,
     threadCostUsd: t.threadCostUsd,
@@ -59,6 +69,7 @@ export function outcomeOf(e: Ended): Outcome {
     structured: t.structured,
     errorStatus: t.errorStatus,
     errorMessage: t.errorMessage,
+    ...(t.acp !== undefined && { acp: t.acp }),
   };
 }
 
@@ -82,6 +93,7 @@ export function judge(outcome: Outcome, e: Ended): DriveError | null {
     return new DriveError({ kind: 'timeout', agent, bin, timeoutMs: e.timeoutMs ?? 0, partial: outcome });
   }
   if (e.stopping === 'cancelled') return new DriveError({ kind: 'cancelled', agent, bin });
+  if (e.breakdown !== null) return brokenOff(e.breakdown, e, outcome);
   // The agent settled its turn (even a failed one), or exited cleanly: that is an outcome.
   if (outcome.stop.kind !== 'unfinished' || e.exitCode === 0) return null;
   const stderr = outcome.stderr;
@@ -106,4 +118,23 @@ export function judge(outcome: Outcome, e: Ended): DriveError | null {
     stderr,
     partial: outcome,
   });
+}
+
+/** The error for a conversation that broke off by itself, before any turn could settle. */
+function brokenOff(b: Breakdown, e: Ended, partial: Outcome): DriveError {
+  const { agent, bin } = e;
+  switch (b.kind) {
+    case 'not_authenticated':
+      return new DriveError({
+        kind: 'not_authenticated',
+        agent,
+        bin,
+        hint: e.spec.loginHint,
+        message: b.message,
+      });
+    case 'unsupported':
+      return new DriveError({ kind: 'unsupported', agent, what: b.what });
+    case 'protocol':
+      return new DriveError({ kind: 'protocol', agent, bin, message: b.message, partial });
+  }
 }

@@ -97,6 +97,7 @@ function config(alerts: Partial<Alerts>, budgets: Budget[] = []): Config {
     notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],
     store: { url: null },
+    acp: [],
   };
 }
 

@@ -126,7 +126,7 @@ describe('exit codes', () => {
   });
 
   it('2 for bad arguments and options the agent cannot honour', async () => {
-    expect((await exec(['opencode', 'hi'])).code).toBe(EXIT.usage);
+    expect((await exec(['nonesuch', 'hi'])).code).toBe(EXIT.usage);
     expect((await exec(['claude'])).code).toBe(EXIT.usage);
     expect((await exec(['claude', '--permission', 'root', 'hi'])).code).toBe(EXIT.usage);
     expect((await exec(['claude', '--timeout', 'soon', 'hi'])).code).toBe(EXIT.usage);
@@ -209,10 +209,11 @@ describe('cctop exec --all', () => {
     expect(r.out).toContain('── codex · completed');
     expect(r.out).toContain('codex says pong');
     expect(r.out).not.toContain('copilot');
-    // Then one table: how each ended, how long it took, its tokens, what it reported it cost.
-    expect(r.out).toMatch(/^agent\s+outcome\s+time\s+tokens\s+cost$/m);
-    expect(r.out).toMatch(/^claude\s+completed\s+\d+\.\d s\s+\S+\s+\S+$/m);
-    expect(r.out).toMatch(/^codex\s+completed\s+\d+\.\d s\s+\S+\s+─$/m);
+    // Then one table: how each ended, how long it took, its tokens, what it reported it cost, and
+    // the credential it ran under (unknown here: the fakes run with no key, login or config).
+    expect(r.out).toMatch(/^agent\s+outcome\s+time\s+tokens\s+cost\s+credential$/m);
+    expect(r.out).toMatch(/^claude\s+completed\s+\d+\.\d s\s+\S+\s+\S+\s+─$/m);
+    expect(r.out).toMatch(/^codex\s+completed\s+\d+\.\d s\s+\S+\s+─\s+─$/m);
     expect(bin.record('claude').argv).toContain('dontAsk');
     expect(bin.record('codex').argv).toContain('read-only');
   });
@@ -236,7 +237,7 @@ describe('cctop exec --all', () => {
     const r = await exec(['--all', 'say pong'], { PATH: bin.dir });
     expect(r.code).toBe(EXIT.failed);
     expect(r.out).toMatch(/^claude\s+completed\s/m);
-    expect(r.out).toMatch(/^codex\s+failed\s+\d+\.\d s\s+─\s+─$/m);
+    expect(r.out).toMatch(/^codex\s+failed\s+\d+\.\d s\s+─\s+─\s+─$/m);
   });
 
   it('says so when no agent is installed', async () => {

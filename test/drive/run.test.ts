@@ -446,7 +446,7 @@ describe('approvals over the stream-json control channel', () => {
       'unsupported',
     );
     expect(
-      (await failure(stream(req({ agent: 'codex', approvals: true, permission: 'edit' })).outcome)).kind,
+      (await failure(stream(req({ agent: 'copilot', approvals: true, permission: 'edit' })).outcome)).kind,
     ).toBe('unsupported');
     const plain = stream(req({ agent: 'claude' }));
     bin.add('claude', [{ out: RESULT }]);

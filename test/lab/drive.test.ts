@@ -44,7 +44,10 @@ interface DriveRules {
   cacheWrite: boolean;
   /** Whether resuming continues the same session, with a thread total apart. */
   thread: boolean;
-  /** Whether drive can answer its approvals (Claude only). */
+  /**
+   * Whether this file checks its approvals: Claude's. Codex's go through `codex app-server` and ask
+   * under other permissions (`drive-codex-approvals.test.ts`).
+   */
   approvals: boolean;
 }
 

@@ -23,6 +23,7 @@ import type { Event, RateLimit, Stop } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
 import type { Permission, Plan } from '../request.js';
 import { liveUsage, resultUsage, sessionTokens } from './claude-usage.js';
+import { claudeReport } from './credentials.js';
 import {
   type AgentSpec,
   type Baseline,
@@ -140,6 +141,8 @@ function names(v: unknown): string[] {
 function system(r: JsonObject, s: ParseState): Event[] {
   switch (str(r.subtype)) {
     case 'init': {
+      // Where its key came from, before anything else here can return: the first init names it.
+      s.terminal.credential ??= claudeReport(r.apiKeySource);
       // A compaction re-initialises the session with the same catalogue; a host would redraw an
       // unchanged palette.
       if (s.seen.catalogue) return [];

@@ -1,5 +1,6 @@
 /**
- * Codex, headless: `codex exec --json`.
+ * Codex, headless: `codex exec --json`, or `codex app-server` for a run with approvals or mid-run
+ * input (`codex-app-server.ts`).
  *
  * Shapes verified against codex-cli 0.145.0 by the reference driver, replayed here from real 0.46.0
  * captures, and recorded from codex-cli 0.169.0 in the conformance lab: `thread.started` opens with
@@ -11,17 +12,26 @@
  * Deliberately unknown: the context size. `turn.completed` sums every request the turn made, so a
  * turn with one tool call counts the conversation twice; reporting that sum as the context would
  * be the exact mistake the Claude reader refuses to make. Codex reports no usage mid-turn either,
- * so it never emits `usage` events. Mid-run input and approvals need `codex app-server`, which this
- * driver does not speak.
+ * so it never emits `usage` events. Mid-run input and approvals need a channel back, which `exec`
+ * does not have: such runs go through `codex app-server` instead, whose per-call counts do give the
+ * context figure.
  */
 import { count, type JsonObject, obj, str } from '../../model/json.js';
 import { codexTokens } from '../../providers/codex/thread.js';
 import { boundText, usableId } from '../bounds.js';
 import type { Event } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
-import { type Permission, type Plan, withSystem } from '../request.js';
+import { type Plan, withSystem } from '../request.js';
+import { CodexAppServer, SANDBOX_MODE } from './codex-app-server.js';
 import { codexBaseline, runShare } from './codex-thread.js';
-import { type AgentSpec, type Baseline, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
+import {
+  type AgentSpec,
+  type Baseline,
+  baselineOf,
+  type Invocation,
+  NOT_LOGGED_IN,
+  promptOnStdin,
+} from './spec.js';
 
 const TOOL_ITEMS = new Set(['command_execution', 'mcp_tool_call', 'file_change', 'web_search']);
 
@@ -140,26 +150,33 @@ export const codexDialect: Dialect = {
 };
 
 /**
- * The sandbox each permission asks for (`bypass` has a flag of its own). `default` passes nothing, so
- * Codex applies its own: `sandbox_mode` from its config.toml, and with none a read-only sandbox that
- * never asks (codex-cli 0.169.0's exec recorded `approval_policy` never, `sandbox_policy` read-only).
+ * Whether a run goes through `codex app-server`: only it can ask before a tool runs or take input
+ * mid-run. Every other run keeps `codex exec`, the one verified longest.
  */
-const SANDBOX: Readonly<Record<Exclude<Permission, 'bypass'>, string | null>> = {
-  'read-only': 'read-only',
-  plan: 'read-only',
-  default: null,
-  edit: 'workspace-write',
-  auto: 'workspace-write',
-};
+export const usesAppServer = (plan: Pick<Plan, 'interactive'>): boolean => plan.interactive;
 
+/**
+ * The command line for a plan. Under `exec`, `default` passes no sandbox, so Codex applies its own:
+ * `sandbox_mode` from its config.toml, and with none a read-only sandbox that never asks (codex-cli
+ * 0.169.0's exec recorded `approval_policy` never, `sandbox_policy` read-only); `bypass` has a flag
+ * of its own. Under the app server, everything goes in JSON-RPC requests instead.
+ */
 function invocation(plan: Plan, schemaFile: string | null): Invocation {
+  if (usesAppServer(plan)) {
+    return {
+      args: ['app-server'],
+      stdin: { kind: 'none' },
+      env: {},
+      conversation: (host) => new CodexAppServer(plan, host),
+    };
+  }
   const args = ['exec'];
   const session = plan.session;
   if (session.kind === 'resume') args.push('resume', session.id);
   args.push('--skip-git-repo-check');
   if (plan.permission === 'bypass') args.push('--dangerously-bypass-approvals-and-sandbox');
   else {
-    const mode = SANDBOX[plan.permission];
+    const mode = SANDBOX_MODE[plan.permission];
     // `exec resume` takes no --sandbox flag; the same setting goes in as configuration.
     if (mode !== null && session.kind === 'resume') args.push('-c', `sandbox_mode="${mode}"`);
     else if (mode !== null) args.push('--sandbox', mode);
@@ -179,12 +196,13 @@ function invocation(plan: Plan, schemaFile: string | null): Invocation {
 }
 
 /**
- * This run's usage is its share of the thread's running total. With a schema, Codex's answer is the
- * conforming JSON itself.
+ * Under `exec`, this run's usage is its share of the thread's running total; the app server counted
+ * the run's own calls as they came. With a schema, Codex's answer is the conforming JSON itself.
  */
 function settle(terminal: Terminal, plan: Plan, baseline: Baseline): Terminal {
-  const share = terminal.threadUsage === null ? null : runShare(terminal.threadUsage, baseline);
-  // contextTokens stays null (see the module comment). Codex prices nothing, so no cost either.
+  const share =
+    terminal.threadUsage === null || usesAppServer(plan) ? null : runShare(terminal.threadUsage, baseline);
+  // Under exec, contextTokens stays null (see the module comment). Codex prices nothing: no cost either.
   const t = share === null ? terminal : { ...terminal, usage: { ...terminal.usage, ...share } };
   if (plan.schema === null || t.structured !== null || t.text === '') return t;
   try {
@@ -200,12 +218,20 @@ export const codex: AgentSpec = {
   installHint:
     'install Codex with `npm install -g @openai/codex` (or `brew install codex`), or pass its path as `bin`',
   loginHint: 'run `codex login`, or set OPENAI_API_KEY',
-  caps: { fork: false, schema: true, interactive: false, mintSession: false, thinkingSwitch: false },
+  caps: {
+    fork: false,
+    schema: true,
+    interactive: true,
+    approvals: true,
+    mintSession: false,
+    thinkingSwitch: false,
+  },
   credentials: { names: [], prefixes: ['CODEX_', 'OPENAI_'] },
   dialect: codexDialect,
   schemaInFile: true,
   invocation,
   authFailure: (stderr) => NOT_LOGGED_IN.test(stderr),
-  baseline: codexBaseline,
+  // The app server's per-call counts need no earlier total; only `exec` reads one from the rollout.
+  baseline: (plan, env) => (usesAppServer(plan) ? baselineOf(plan) : codexBaseline(plan, env)),
   settle,
 };

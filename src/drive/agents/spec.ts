@@ -4,6 +4,7 @@
  */
 import type { TokenCounts } from '../../model/usage.js';
 import { MAX_ARGUMENT_BYTES, MAX_COMMAND_LINE_BYTES } from '../bounds.js';
+import type { ConversationFactory } from '../conversation.js';
 import type { CredentialNames, Env } from '../env.js';
 import { DriveError } from '../errors.js';
 import type { AgentId } from '../events.js';
@@ -24,6 +25,12 @@ export interface Invocation {
   stdin: StdinPlan;
   /** Set on top of the environment policy. */
   env: Record<string, string>;
+  /**
+   * A JSON-RPC conversation (ACP, codex app-server) that owns both pipes, for an agent that is not
+   * line-based; `stdin` is then not used (give `{ kind: 'none' }`). Absent: stdout is read by the
+   * spec's dialect and stdin is `stdin` (`conversation.ts`).
+   */
+  conversation?: ConversationFactory;
 }
 
 /**

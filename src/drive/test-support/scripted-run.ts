@@ -87,4 +87,5 @@ export const scriptedOutcome = (): Outcome => ({
   structured: null,
   errorStatus: null,
   errorMessage: null,
+  credential: null,
 });

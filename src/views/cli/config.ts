@@ -67,5 +67,9 @@ function summary(config: Config, homeDir: string): string[] {
   );
   const zone = reports.timeZone === null ? 'the system zone' : safeLine(reports.timeZone);
   lines.push(`reports: days in ${zone} · weeks start ${reports.startOfWeek}`);
+  if (config.acp.length > 0) {
+    lines.push(`ACP agents (cctop exec NAME): ${config.acp.length}`);
+    for (const a of config.acp) lines.push(`  ${a.name}  ${safeLine(a.command.join(' '))}`);
+  }
   return lines;
 }

@@ -123,3 +123,19 @@ export function remoteApprover(env: Env, err: (line: string) => void, p: Paint):
     close() {},
   };
 }
+
+/** Who answers under `--approvals MODE`: null for none, a reason when no one can. */
+export function approverFor(
+  mode: ApprovalMode | null,
+  io: { env: Env; err: (line: string) => void },
+  p: Paint,
+): Approver | string | null {
+  switch (mode) {
+    case null:
+      return null;
+    case 'ask':
+      return terminalApprover(p);
+    case 'remote':
+      return remoteApprover(io.env, io.err, p);
+  }
+}

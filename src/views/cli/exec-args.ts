@@ -4,9 +4,11 @@
  * to type instead; checking the request against what an agent can do is drive's job, not this one.
  */
 import { readFileSync } from 'node:fs';
-import { AGENTS, type AgentId, isAgentId } from '../../drive/events.js';
-import { installed } from '../../drive/locate.js';
+import { AUTH_REQUIREMENTS, isAuthRequirement } from '../../drive/credentials.js';
+import { AGENTS } from '../../drive/events.js';
 import { isPermission, PERMISSIONS, type Request } from '../../drive/request.js';
+import { APPROVAL_MODES, type ApprovalMode } from './exec-approvals.js';
+import { byName, everyInstalled, type Found, fromFlag, type Target } from './exec-targets.js';
 import type { Io } from './main.js';
 import { parse as parseOptions } from './options.js';
 
@@ -20,10 +22,13 @@ export const EXEC_HELP = `cctop exec: run an agent headlessly and print what it 
 
 Usage:
   cctop exec <${AGENTS.join('|')}> [options] <prompt | ->
-  cctop exec --all [options] <prompt | ->     every installed agent in parallel, one result each
+  cctop exec --acp 'COMMAND' [options] <prompt | ->   any ACP agent, started by COMMAND
+  cctop exec NAME [options] <prompt | ->      an ACP agent named in the config file ([acp.NAME])
+  cctop exec --all [options] <prompt | ->     every installed agent (and configured ACP agent) at once
 
 Options:
   --json                 events as JSON lines (one result line per agent with --all)
+  --acp COMMAND          run an ACP agent: 'goose acp', 'gemini --acp' (split like a shell; none runs)
   -m, --model NAME       the model, passed to the agent verbatim
   --effort LEVEL         reasoning effort (low, medium, high, ...)
   --system TEXT          extra system prompt
@@ -32,11 +37,15 @@ Options:
   --add-dir DIR          another directory the agent may use (repeatable)
   --schema FILE          a JSON Schema the answer must follow (claude, codex)
   --resume ID            continue an agent session
-  --fork                 with --resume or --session: continue in a new branch (claude)
+  --fork                 with --resume or --session: continue in a new branch (claude, qwen, pi)
   --session NAME         a named session for this project, continued across runs
   --timeout DURATION     stop after 90s, 10m, 1h, ... (default: none)
   --bin PATH             the agent executable to run
   --inherit-env          give the agent this whole environment (default: only what it needs)
+  --approvals MODE       ask before tool calls: ask (at this terminal, y/N) | remote (answered from a
+                         running cctop: the live table's a/d, the dashboard); permission default
+  --auth KIND            run only under this credential: api-key | login | cloud (refused before
+                         starting when the agent would use another; exit code 5)
   -h, --help
 
 Exit codes: 0 done, 1 the turn failed, 2 bad arguments, 3 the agent died without a result,
@@ -83,7 +92,10 @@ function readSchema(path: string): Record<string, unknown> {
 }
 
 export interface Parsed {
-  agents: AgentId[];
+  /** What to run: one agent, or with `--all` every installed one. */
+  agents: Target[];
+  /** Who answers the run's approvals (`--approvals`); null: it asks none. */
+  approvals: ApprovalMode | null;
   all: boolean;
   json: boolean;
   request: Omit<Request, 'agent' | 'prompt'>;
@@ -93,6 +105,7 @@ export interface Parsed {
 /** The flags `cctop exec` takes, as the option table above declares them. */
 interface ExecFlags {
   all?: boolean;
+  acp?: string;
   json?: boolean;
   model?: string;
   effort?: string;
@@ -107,6 +120,8 @@ interface ExecFlags {
   timeout?: string;
   bin?: string;
   'inherit-env'?: boolean;
+  auth?: string;
+  approvals?: string;
   help?: boolean;
 }
 
@@ -117,6 +132,7 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
     args,
     {
       all: { type: 'boolean' },
+      acp: { type: 'string' },
       json: { type: 'boolean' },
       model: { type: 'string', short: 'm' },
       effort: { type: 'string' },
@@ -131,6 +147,8 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
       timeout: { type: 'string' },
       bin: { type: 'string' },
       'inherit-env': { type: 'boolean' },
+      auth: { type: 'string' },
+      approvals: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     'exec',
@@ -141,22 +159,28 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
   if (values.help) return 'help';
   const all = values.all === true;
   const rest = [...positionals];
-  let agents: AgentId[];
+  let agents: Target[];
   if (all) {
     if (values.session !== undefined || values.resume !== undefined || values.bin !== undefined) {
       throw new ExecUsageError('--all runs several agents: --session, --resume and --bin name one');
     }
-    agents = AGENTS.filter((a) => installed(a, io.env));
+    if (values.acp !== undefined) throw new ExecUsageError('--all runs every agent: --acp names one');
+    agents = everyInstalled(io.env);
   } else {
-    const agent = rest.shift();
-    if (agent === undefined)
-      throw new ExecUsageError(`which agent? cctop exec <${AGENTS.join('|')}> <prompt>`);
-    if (!isAgentId(agent)) throw new ExecUsageError(`unknown agent "${agent}" (${AGENTS.join(', ')})`);
-    agents = [agent];
+    const word = values.acp === undefined ? rest.shift() : undefined;
+    if (values.acp === undefined && word === undefined)
+      throw new ExecUsageError(
+        `which agent? cctop exec <${AGENTS.join('|')}|NAME> <prompt>, or --acp 'COMMAND'`,
+      );
+    const found: Found = values.acp !== undefined ? fromFlag(values.acp) : byName(word!, io.env);
+    if (found.kind === 'bad') throw new ExecUsageError(found.why);
+    agents = [found.target];
   }
   if (rest.length === 0) throw new ExecUsageError('no prompt (give it as an argument, or - to read stdin)');
   const prompt = rest.length === 1 && rest[0] === '-' ? await readStdin() : rest.join(' ');
-  const permission = values.permission ?? 'read-only';
+  const approvals = approvalsOf(values, all);
+  // Approvals are asked in the agent's own ask mode; read-only would leave nothing to ask.
+  const permission = values.permission ?? (approvals === null ? 'read-only' : 'default');
   if (!isPermission(permission)) {
     throw new ExecUsageError(`--permission ${permission}: one of ${PERMISSIONS.join(', ')}`);
   }
@@ -167,6 +191,8 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
     permission,
     parentEnv: io.env,
     env: values['inherit-env'] ? 'inherit' : 'minimal',
+    // Running cctops show the run as driven by this command (`docs/drive.md`, "Watching driven runs").
+    announce: { program: 'cctop exec' },
   };
   if (values.model !== undefined) request.model = values.model;
   if (values.effort !== undefined) request.effort = values.effort;
@@ -181,5 +207,21 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
   }
   if (values.timeout !== undefined) request.timeoutMs = parseDuration(values.timeout);
   if (values.bin !== undefined) request.bin = values.bin;
-  return { agents, all, json: values.json === true, request, prompt };
+  if (values.auth !== undefined) {
+    if (!isAuthRequirement(values.auth)) {
+      throw new ExecUsageError(`--auth ${values.auth}: one of ${AUTH_REQUIREMENTS.join(', ')}`);
+    }
+    request.auth = values.auth;
+  }
+  if (approvals !== null) request.approvals = approvals === 'ask' ? true : 'remote';
+  return { agents, approvals, all, json: values.json === true, request, prompt };
+}
+
+/** `--approvals`, checked: one agent's questions, answered here or from a running cctop. */
+function approvalsOf(values: ExecFlags, all: boolean): ApprovalMode | null {
+  if (values.approvals === undefined) return null;
+  if (!(APPROVAL_MODES as readonly string[]).includes(values.approvals))
+    throw new ExecUsageError(`--approvals ${values.approvals}: one of ${APPROVAL_MODES.join(', ')}`);
+  if (all) throw new ExecUsageError('--approvals answers one agent: run the agents one at a time');
+  return values.approvals as ApprovalMode;
 }

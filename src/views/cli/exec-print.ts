@@ -5,6 +5,7 @@
  * Every field comes from the agent and is made safe to print where it is placed (`safeLine`,
  * `safeText`); the caller passes every line once more through `printable` on its way out.
  */
+import { type CredentialSource, credentialWords } from '../../drive/credentials.js';
 import type { DriveError } from '../../drive/errors.js';
 import { type Event, type Outcome, succeeded } from '../../drive/events.js';
 import { totalTokens, type Usage } from '../../model/usage.js';
@@ -52,7 +53,11 @@ function stopWords(o: Outcome): string {
 /** The readable account of an ended run, for the terminal. */
 export function describeOutcome(o: Outcome, p: Paint): string[] {
   const lines: string[] = [];
-  const head = `${o.agent}${o.model ? ` (${safeLine(o.model)})` : ''} · ${stopWords(o)}${o.session ? ` · session ${safeLine(o.session)}` : ''}`;
+  // An ACP run is shown by the name its caller gave it (`goose`), not as `acp`.
+  const who = o.acp !== undefined ? safeLine(o.acp.name) : o.agent;
+  const known = o.credential !== null && o.credential.kind !== 'unknown';
+  const under = known ? ` · ${safeLine(credentialWords(o.credential!))}` : '';
+  const head = `${who}${o.model ? ` (${safeLine(o.model)})` : ''} · ${stopWords(o)}${o.session ? ` · session ${safeLine(o.session)}` : ''}${under}`;
   lines.push(succeeded(o) ? p.green(head) : p.red(head));
   if (!succeeded(o)) {
     const why = o.errorMessage ?? (o.text !== '' ? o.text : null);
@@ -138,6 +143,12 @@ export class Transcript {
           ),
         );
         return;
+      case 'plan': {
+        const mark = { completed: '[x]', in_progress: '[>]', pending: '[ ]' } as const;
+        const steps = e.entries.map((s) => `${mark[s.status]} ${s.content}`).join('  ');
+        this.note(p.dim(clip(`· plan ${oneLine(steps)}`, PREVIEW_CELLS)));
+        return;
+      }
       case 'started':
       case 'usage':
       case 'commands':
@@ -162,10 +173,25 @@ export interface AllRow {
   ms: number;
 }
 
+/** A credential in one word or two, for the table: `api-key`, `login chatgpt`, `cloud bedrock`, `─`. */
+function credentialCell(c: CredentialSource | null): string {
+  if (c === null) return '─';
+  switch (c.kind) {
+    case 'api-key':
+      return 'api-key';
+    case 'login':
+      return c.login !== null ? `login ${c.login}` : 'login';
+    case 'cloud':
+      return `cloud ${c.provider}`;
+    case 'unknown':
+      return '─';
+  }
+}
+
 /**
  * The closing table of `cctop exec --all`: per agent, how it ended, how long it took, its tokens and
- * what it reported it cost. A figure the agent did not report is `─`, never 0 (drive prices nothing
- * itself: a cost is only ever the agent's own).
+ * what it reported it cost, and the kind of credential it ran under. A figure the agent did not report
+ * is `─`, never 0 (drive prices nothing itself: a cost is only ever the agent's own).
  */
 export function allSummary(rows: readonly AllRow[], p: Paint): string[] {
   const cells = rows.map((r) => {
@@ -184,13 +210,17 @@ export function allSummary(rows: readonly AllRow[], p: Paint): string[] {
         `${(r.ms / 1000).toFixed(1)} s`,
         tokens(o === null ? null : totalTokens(o.usage)),
         usd(o?.usage.costUsd ?? null),
+        safeLine(credentialCell(o?.credential ?? null)),
       ],
     };
   });
-  const head = ['agent', 'outcome', 'time', 'tokens', 'cost'];
+  const head = ['agent', 'outcome', 'time', 'tokens', 'cost', 'credential'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c.cols[i]!.length)));
-  const line = (cols: readonly string[]) =>
-    cols.map((c, i) => (i >= 2 ? padStart(c, widths[i]!) : padEnd(c, widths[i]!))).join('  ');
+  const last = head.length - 1;
+  // Figures right-aligned; words left-aligned, and the last column unpadded (no trailing blanks).
+  const cell = (c: string, i: number) =>
+    i === last ? c : i >= 2 ? padStart(c, widths[i]!) : padEnd(c, widths[i]!);
+  const line = (cols: readonly string[]) => cols.map(cell).join('  ');
   return [
     p.dim(line(head)),
     ...cells.map((c) => {

@@ -15,12 +15,15 @@
  * escapes for the characters a terminal acts on (`../terminal-text.ts`).
  */
 import { DriveError, type Failure } from '../../drive/errors.js';
-import { AGENTS, type AgentId, isBlocking, type Outcome, succeeded } from '../../drive/events.js';
+import { AGENTS, isBlocking, type Outcome, succeeded } from '../../drive/events.js';
+import type { Request } from '../../drive/request.js';
 import { run, stream } from '../../drive/run.js';
 import { printable, safeText, terminalJson } from '../terminal-text.js';
 import { type Paint, PLAIN, paint } from './color.js';
+import { approverFor } from './exec-approvals.js';
 import { EXEC_HELP, ExecUsageError, type Parsed, parseExec } from './exec-args.js';
 import { type AllRow, allSummary, describeOutcome, failureJson, Transcript } from './exec-print.js';
+import type { Target } from './exec-targets.js';
 import type { Io } from './main.js';
 import { UsageError } from './options.js';
 
@@ -34,6 +37,7 @@ export const EXIT = {
   /** The agent died without a result. */
   failed: 3,
   notInstalled: 4,
+  /** Not logged in, or not under the kind of credential `--auth` requires. */
   notAuthenticated: 5,
   rateLimited: 6,
   timeout: 7,
@@ -54,10 +58,12 @@ export function exitForFailure(f: Failure): number {
     case 'timeout':
       return EXIT.timeout;
     case 'failed':
+    case 'protocol':
       return EXIT.failed;
     case 'rate_limited':
       return EXIT.rateLimited;
     case 'not_authenticated':
+    case 'auth_missing':
       return EXIT.notAuthenticated;
     case 'unsupported':
     case 'invalid_request':
@@ -79,19 +85,34 @@ export function exitForOutcome(o: Outcome): number {
   return EXIT.turnFailed;
 }
 
+/** The request for one target: the command line's, for this agent. */
+const requestFor = (t: Target, parsed: Parsed, signal: AbortSignal): Request => ({
+  ...parsed.request,
+  agent: t.agent,
+  ...(t.acp !== undefined && { acp: t.acp }),
+  prompt: parsed.prompt,
+  signal,
+});
+
 async function single(
-  agent: AgentId,
+  target: Target,
   parsed: Parsed,
   signal: AbortSignal,
   io: Io,
   p: Paint,
 ): Promise<number> {
-  const r = stream({ ...parsed.request, agent, prompt: parsed.prompt, signal });
+  const approver = approverFor(parsed.approvals, io, p);
+  if (typeof approver === 'string') {
+    io.err(p.red(`cctop: ${approver}`));
+    return EXIT.usage;
+  }
+  const r = stream(requestFor(target, parsed, signal));
   const transcript = new Transcript(io, p);
   try {
     for await (const e of r) {
       if (parsed.json) io.out(terminalJson(e));
       else transcript.event(e);
+      if (e.kind === 'approval_request') approver?.onApproval(e, r);
     }
     const o = await r.outcome;
     if (parsed.json) io.out(terminalJson({ kind: 'outcome', outcome: o }));
@@ -109,19 +130,24 @@ async function single(
     if (parsed.json) io.out(terminalJson({ kind: 'error', error: failureJson(e) }));
     else io.err(p.red(`cctop: ${safeText(e.message)}`));
     return exitForFailure(e.failure);
+  } finally {
+    approver?.close();
   }
 }
 
 async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint): Promise<number> {
   if (parsed.agents.length === 0) {
-    io.err(`cctop: no agent is installed (looked for ${AGENTS.join(', ')} on PATH)`);
+    io.err(
+      `cctop: no agent is installed (looked for ${AGENTS.join(', ')} and the config file's ACP agents on PATH)`,
+    );
     return EXIT.notInstalled;
   }
   const rows: AllRow[] = await Promise.all(
-    parsed.agents.map(async (agent): Promise<AllRow> => {
+    parsed.agents.map(async (target): Promise<AllRow> => {
       const started = Date.now();
+      const agent = target.label;
       try {
-        const outcome = await run({ ...parsed.request, agent, prompt: parsed.prompt, signal });
+        const outcome = await run(requestFor(target, parsed, signal));
         return { agent, result: { kind: 'outcome', outcome }, ms: Date.now() - started };
       } catch (e) {
         if (!(e instanceof DriveError)) throw e;

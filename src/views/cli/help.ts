@@ -62,7 +62,8 @@ Usage:
   cctop hook AGENT ...  what the agents' hooks run: tells running cctops (docs/protocol.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop watch           desktop and webhook notifications, without the table (--notify URL; docs/notifications.md)
-  cctop exec AGENT ...  run claude, codex, copilot or gemini headlessly as one event stream (docs/drive.md)
+  cctop exec AGENT ...  run claude, codex, copilot, gemini, qwen, pi or opencode headlessly as one event stream (docs/drive.md);
+                        any ACP agent with --acp 'COMMAND', or by its [acp.NAME] in the config file
   cctop doctor          where cctop looked, what it found, what it could not read
   cctop pricing update  refresh the price catalogue (the only command that uses the network)
   cctop help COMMAND    that command's usage and options (so does cctop COMMAND --help)
