@@ -27,6 +27,7 @@ export function defaultProgram(argv: readonly string[] = process.argv): string {
 export interface RunStart {
   id: string;
   agent: string;
+  harness: string | null;
   program: string;
   cwd: string;
   model: string | null;
@@ -38,6 +39,7 @@ export function startSnapshot(s: RunStart): RunSnapshot {
   return {
     id: s.id,
     agent: s.agent,
+    harness: s.harness,
     program: boundString(s.program, 200),
     pid: process.pid,
     cwd: boundString(s.cwd, MAX_RUN_INPUT_CHARS),

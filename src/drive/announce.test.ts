@@ -145,6 +145,7 @@ describe('a driven run, told to running cctops', () => {
     const snap = startSnapshot({
       id: 'r9',
       agent: 'codex',
+      harness: 'codex',
       program: 'p',
       cwd: '/',
       model: null,
@@ -162,6 +163,7 @@ describe('the snapshot a driver sends', () => {
   const base = startSnapshot({
     id: 'r',
     agent: 'claude',
+    harness: 'claude',
     program: 'p',
     cwd: '/w',
     model: null,

@@ -10,6 +10,7 @@
  * Not here: the sockets (`announce.ts`), the snapshot's rules (`announce-fold.ts`).
  */
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import type { RunAnswer, RunSnapshot } from '../runtime/runs.js';
 import { Announcer } from './announce.js';
 import { defaultProgram, foldAnswer, foldEnd, foldEvent, startSnapshot } from './announce-fold.js';
@@ -22,9 +23,12 @@ import type { Run, RunStats } from './run.js';
 export function announced(run: Run, request: Request): Run {
   if (request.announce === false) return run;
   const program = request.announce?.program ?? defaultProgram();
+  const acp = request.agent === 'acp' ? request.acp : undefined;
   const snapshot = startSnapshot({
     id: randomUUID(),
-    agent: run.agent,
+    agent: acp?.name ?? run.agent,
+    // An ACP agent writes the sessions of the program its command starts (`gemini --acp`: Gemini's).
+    harness: acp === undefined ? run.agent : acp.command[0] === undefined ? null : basename(acp.command[0]),
     program,
     cwd: request.cwd ?? process.cwd(),
     model: request.model ?? null,

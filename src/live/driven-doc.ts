@@ -13,9 +13,10 @@ import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import type { SessionState } from '../model/state.js';
 import type { RunSnapshot } from '../runtime/runs.js';
 
-/** The harness whose files a driven agent writes, when cctop reads that harness. */
-export function providerOfAgent(agent: string): ProviderId | null {
-  return (PROVIDERS as readonly string[]).includes(agent) ? (agent as ProviderId) : null;
+/** The harness whose files a driven run writes, when cctop reads that harness. */
+export function providerOfRun(run: Pick<RunSnapshot, 'harness'>): ProviderId | null {
+  const h = run.harness;
+  return h !== null && (PROVIDERS as readonly string[]).includes(h) ? (h as ProviderId) : null;
 }
 
 /** How much of an approval's input the state line carries (the session page shows all of it). */
@@ -110,7 +111,7 @@ export function withDriven(doc: SessionDocument, runs: readonly RunSnapshot[]): 
   const unmatched: RunSnapshot[] = [];
   const known = new Set(doc.sessions.map((s) => `${s.provider}\u0000${s.id}`));
   for (const run of runs) {
-    const provider = providerOfAgent(run.agent);
+    const provider = providerOfRun(run);
     const key = provider !== null && run.session !== null ? `${provider}\u0000${run.session}` : null;
     if (key !== null && known.has(key)) bySession.set(key, run);
     else unmatched.push(run);
@@ -120,7 +121,7 @@ export function withDriven(doc: SessionDocument, runs: readonly RunSnapshot[]): 
     return run === undefined ? s : marked(s, run);
   });
   for (const run of unmatched) {
-    const provider = providerOfAgent(run.agent);
+    const provider = providerOfRun(run);
     if (provider !== null && run.phase !== 'ended') sessions.push(rowOf(run, provider));
   }
   return { ...doc, sessions, driven: [...runs] };

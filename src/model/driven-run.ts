@@ -27,6 +27,12 @@ export interface RunSnapshot {
   id: string;
   /** The drive agent (`claude`, `codex`, …) or an ACP agent's name. */
   agent: string;
+  /**
+   * The harness whose session files the run writes, as cctop names harnesses (`claude`, `gemini`,
+   * …), when it can be told: the drive agent itself, or the program an ACP command starts. Null
+   * when unknown (an ACP agent cctop does not read).
+   */
+  harness: string | null;
   /** The program that drives it (`cctop exec`, or the script's file name), and its pid. */
   program: string;
   pid: number;

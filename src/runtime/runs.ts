@@ -87,6 +87,7 @@ export function readRunSnapshot(v: unknown): RunSnapshot | null {
   return {
     id,
     agent,
+    harness: name(o.harness),
     program: name(o.program) ?? 'a program',
     pid,
     cwd: boundString(str(o.cwd) ?? '', MAX_RUN_INPUT_CHARS),

@@ -530,6 +530,7 @@ describe('a run that cctop/drive drives', () => {
   const run = (over: Partial<RunSnapshot> = {}): RunSnapshot => ({
     id: 'run-1',
     agent: 'claude',
+    harness: 'claude',
     program: 'fix-bot.mjs',
     pid: 4242,
     cwd: '/home/u/src/alpha',
