@@ -20,6 +20,11 @@ export type EnvPolicy = 'minimal' | 'inherit' | { only: readonly string[] };
 export interface CredentialNames {
   names: readonly string[];
   prefixes: readonly string[];
+  /**
+   * Names the agent's own settings say its key is read from (Codex: a model provider's `env_key`),
+   * read from the files under the parent environment's home when the child's environment is made.
+   */
+  configured?: (parent: Env) => readonly string[];
 }
 
 /** What any program needs to start, find its home and temp directory, and speak the user's locale. */
@@ -108,13 +113,15 @@ export function childEnv(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   const windows = platform === 'win32';
+  const configured = policy === 'minimal' ? (credentials.configured?.(parent) ?? []) : [];
+  const names = { ...credentials, names: [...credentials.names, ...configured] };
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined) continue;
     const keep =
       policy === 'inherit'
         ? true
         : policy === 'minimal'
-          ? wanted(name, credentials, windows)
+          ? wanted(name, names, windows)
           : policy.only.includes(name);
     if (keep) out[name] = value;
   }

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claude } from './agents/claude.js';
 import { codex } from './agents/codex.js';
@@ -103,6 +106,26 @@ describe('the environment policy', () => {
       https_proxy: 'p',
       NODE_EXTRA_CA_CERTS: '/ca',
     });
+  });
+
+  it("minimal keeps the variable Codex's own config names for its provider's key, and only under that config", () => {
+    const home = mkdtempSync(join(tmpdir(), 'cctop-env-codex-'));
+    try {
+      const env = { PATH: '/bin', HOME: home, AZURE_OPENAI_API_KEY: 'az', SECRET: 's' };
+      expect(childEnv(env, 'minimal', codex.credentials, {}, 'linux')).toEqual({ PATH: '/bin', HOME: home });
+      mkdirSync(join(home, '.codex'));
+      writeFileSync(
+        join(home, '.codex', 'config.toml'),
+        'model_provider = "azure"\n[model_providers.azure]\nenv_key = "AZURE_OPENAI_API_KEY"\n',
+      );
+      expect(childEnv(env, 'minimal', codex.credentials, {}, 'linux')).toEqual({
+        PATH: '/bin',
+        HOME: home,
+        AZURE_OPENAI_API_KEY: 'az',
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('minimal keeps IS_SANDBOX, without which Claude 2.1.328 refuses bypass as root', () => {

@@ -77,19 +77,7 @@ describe.runIf(missing.length === 0 && existsSync(CLI))(
       const from = server.ledger.length;
       const child = spawn(
         process.execPath,
-        [
-          CLI,
-          'exec',
-          '--all',
-          '-C',
-          cwd,
-          '--timeout',
-          '4m',
-          // The lab's Codex reads its key from LAB_API_KEY (its config's provider), which the minimal
-          // environment does not pass.
-          '--inherit-env',
-          promptFor('text'),
-        ],
+        [CLI, 'exec', '--all', '-C', cwd, '--timeout', '4m', promptFor('text')],
         {
           env,
           stdio: ['ignore', 'pipe', 'pipe'],

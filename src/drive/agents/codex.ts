@@ -24,6 +24,7 @@ import type { Dialect, ParseState, Terminal } from '../parser.js';
 import { type Plan, withSystem } from '../request.js';
 import { CodexAppServer, SANDBOX_MODE } from './codex-app-server.js';
 import { codexBaseline, runShare } from './codex-thread.js';
+import { codexConfiguredKey } from './credential-files.js';
 import {
   type AgentSpec,
   type Baseline,
@@ -226,7 +227,7 @@ export const codex: AgentSpec = {
     mintSession: false,
     thinkingSwitch: false,
   },
-  credentials: { names: [], prefixes: ['CODEX_', 'OPENAI_'] },
+  credentials: { names: [], prefixes: ['CODEX_', 'OPENAI_'], configured: codexConfiguredKey },
   dialect: codexDialect,
   schemaInFile: true,
   invocation,

@@ -119,3 +119,20 @@ export function codexProvider(configToml: string | null): CodexProvider {
 /** `dir/file`, for a config directory an environment variable may move. */
 export const configFile = (env: Env, variable: string, fallback: string, file: string): string =>
   join(isSet(env, variable) ? env[variable]! : join(homeOf(env), fallback), file);
+
+/** Codex's home: `$CODEX_HOME`, or `~/.codex`. */
+export const codexHome = (env: Env): string =>
+  isSet(env, 'CODEX_HOME') ? env.CODEX_HOME! : join(homeOf(env), '.codex');
+
+/** The model provider Codex's `config.toml` chooses. */
+export const codexConfigProvider = (env: Env): CodexProvider =>
+  codexProvider(readSmallFile(join(codexHome(env), 'config.toml')));
+
+/**
+ * The variable a provider of the user's own reads its key from: passed under the minimal
+ * environment, or a user with `env_key = "AZURE_OPENAI_API_KEY"` would run keyless.
+ */
+export const codexConfiguredKey = (env: Env): readonly string[] => {
+  const key = codexConfigProvider(env).envKey;
+  return key === null ? [] : [key];
+};

@@ -29,7 +29,8 @@ import { type AgentId, isNamedAgent, type NamedAgent } from '../events.js';
 import type { Plan } from '../request.js';
 import { usesAppServer } from './codex.js';
 import {
-  codexProvider,
+  codexConfigProvider,
+  codexHome,
   configFile,
   firstSet,
   homeOf,
@@ -163,15 +164,14 @@ function codexStored(auth: JsonObject | null): CredentialSource {
  * environment is used by neither: only `codex login --with-api-key` stores it.
  */
 function codexExpects(env: Env, run: CredentialContext): CredentialSource {
-  const home = isSet(env, 'CODEX_HOME') ? env.CODEX_HOME! : join(homeOf(env), '.codex');
-  const provider = codexProvider(readSmallFile(join(home, 'config.toml')));
+  const provider = codexConfigProvider(env);
   if (provider.name !== null && provider.name !== 'openai' && !provider.openaiAuth) {
     return provider.envKey !== null && isSet(env, provider.envKey)
       ? apiKey(provider.envKey, 'config')
       : UNKNOWN;
   }
   if (!usesAppServer(run) && isSet(env, 'CODEX_API_KEY')) return apiKey('CODEX_API_KEY', 'environment');
-  return codexStored(readJsonFile(join(home, 'auth.json')));
+  return codexStored(readJsonFile(join(codexHome(env), 'auth.json')));
 }
 
 /**
