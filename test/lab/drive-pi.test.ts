@@ -8,17 +8,18 @@
  * announces its session before it names a model, prices calls itself (0 for a model it has no
  * price for, which drive reports as unknown), and forks.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DriveError, Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
+import type { Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
 import { stream } from '../../src/drive/index.js';
 import { piRecipe as recipe } from '../../src/test-support/lab/agents/pi.js';
 import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
 import { entriesOf } from '../../src/test-support/lab/check.js';
 import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
+import { endingTests } from './drive-endings.js';
 
 const pin = PINS.pi;
 const bin = agentBin('pi');
@@ -229,68 +230,13 @@ describe.skipIf(!bin)(
       expect(d.outcome.stop).toEqual({ kind: 'completed' });
     });
 
-    it('cancel stops a run mid-turn and reaps its group', async () => {
-      server.hold();
-      const { run } = start('hold');
-      await server.whenHeld();
-      run.cancel();
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(error.failure.kind).toBe('cancelled');
-      await run.closed;
-      server.release();
-    });
-
-    it('a run past its timeout is stopped with what it had so far', async () => {
-      server.hold();
-      const { run } = start('hold', { more: { timeoutMs: 1500 } });
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(error.failure.kind).toBe('timeout');
-      if (error.failure.kind === 'timeout')
-        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
-      await run.closed;
-      server.release();
-    });
-
-    it('the agent dying mid-line is a failure, not an answer', async () => {
-      // The real CLI behind a wrapper that cuts the message settling the turn in half and exits 1.
-      const wrapper = join(root, 'pi-dies');
-      writeFileSync(
-        wrapper,
-        `#!${process.execPath}
-const { spawn } = require('child_process');
-const child = spawn(${JSON.stringify(bin)}, process.argv.slice(2), { stdio: ['ignore', 'pipe', 'inherit'] });
-let buf = '';
-child.stdout.on('data', (c) => {
-  buf += c;
-  let i;
-  while ((i = buf.indexOf('\\n')) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    if (line.startsWith('{"type":"message_end"') && line.includes('"stopReason":"stop"')) {
-      process.stdout.write(line.slice(0, 40), () => process.exit(1));
-      return;
-    }
-    process.stdout.write(line + '\\n');
-  }
-});
-`,
-      );
-      chmodSync(wrapper, 0o755);
-      const { run } = start('text', { more: { bin: wrapper } });
-      const events: Event[] = [];
-      // The iteration ends with the run's error, as the outcome does.
-      const ended = await (async () => {
-        for await (const e of run) events.push(e);
-      })().catch((e: unknown) => e);
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(ended).toBe(error);
-      expect(error.failure.kind).toBe('failed');
-      if (error.failure.kind === 'failed') {
-        expect(error.failure.exitCode).toBe(1);
-        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
-        expect(error.failure.partial.unparsed).toBe(1);
-      }
-      expect(events.some((e) => e.kind === 'text')).toBe(true);
+    endingTests({
+      name: 'pi',
+      bin: bin!,
+      server: () => server,
+      root: () => root,
+      start,
+      settles: 'line.startsWith(\'{"type":"message_end"\') && line.includes(\'"stopReason":"stop"\')',
     });
   },
 );

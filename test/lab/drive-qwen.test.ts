@@ -9,7 +9,7 @@
  * recipe gives as a flag and drive gives as `QWEN_DEFAULT_AUTH_TYPE`, and it adds fork and a chosen id.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/age
 import { entriesOf } from '../../src/test-support/lab/check.js';
 import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
+import { endingTests } from './drive-endings.js';
 
 const pin = PINS.qwen;
 const bin = agentBin('qwen');
@@ -203,68 +204,16 @@ describe.skipIf(!bin)(
       expect(server.ledger.length).toBe(before);
     });
 
-    it('cancel stops a run mid-turn and reaps its group', async () => {
-      server.hold();
-      const { run } = start('hold');
-      await server.whenHeld();
-      run.cancel();
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(error.failure.kind).toBe('cancelled');
-      await run.closed;
-      server.release();
-    });
-
-    it('a run past its timeout is stopped with what it had so far', async () => {
-      server.hold();
+    endingTests({
+      name: 'qwen',
+      bin: bin!,
+      server: () => server,
+      root: () => root,
+      start,
+      settles: 'line.includes(\'"type":"result"\')',
       // Long enough for Qwen Code to start (about 5 s here) and reach the held request.
-      const { run } = start('hold', { more: { timeoutMs: 15_000 } });
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(error.failure.kind).toBe('timeout');
-      if (error.failure.kind === 'timeout') expect(error.failure.partial.session).not.toBeNull();
-      await run.closed;
-      server.release();
-    });
-
-    it('the agent dying mid-line is a failure, not an answer', async () => {
-      // The real CLI behind a wrapper that cuts its terminal record in half and exits 1.
-      const wrapper = join(root, 'qwen-dies');
-      writeFileSync(
-        wrapper,
-        `#!${process.execPath}
-const { spawn } = require('child_process');
-const child = spawn(${JSON.stringify(bin)}, process.argv.slice(2), { stdio: ['ignore', 'pipe', 'inherit'] });
-let buf = '';
-child.stdout.on('data', (c) => {
-  buf += c;
-  let i;
-  while ((i = buf.indexOf('\\n')) >= 0) {
-    const line = buf.slice(0, i);
-    buf = buf.slice(i + 1);
-    if (line.includes('"type":"result"')) {
-      process.stdout.write(line.slice(0, 40), () => process.exit(1));
-      return;
-    }
-    process.stdout.write(line + '\\n');
-  }
-});
-`,
-      );
-      chmodSync(wrapper, 0o755);
-      const { run } = start('text', { more: { bin: wrapper } });
-      const events: Event[] = [];
-      try {
-        for await (const e of run) events.push(e);
-      } catch {
-        // The stream ends with the failure; the outcome carries it.
-      }
-      const error = (await run.outcome.catch((e: unknown) => e)) as DriveError;
-      expect(error.failure.kind).toBe('failed');
-      if (error.failure.kind === 'failed') {
-        expect(error.failure.exitCode).toBe(1);
-        expect(error.failure.partial.stop).toEqual({ kind: 'unfinished' });
-        expect(error.failure.partial.unparsed).toBe(1);
-      }
-      expect(events.some((e) => e.kind === 'text')).toBe(true);
+      timeoutMs: 15_000,
+      timedOut: (p) => expect(p.session).not.toBeNull(),
     });
   },
 );
