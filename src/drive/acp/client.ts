@@ -21,7 +21,7 @@ import { DriveError } from '../errors.js';
 import type { AcpIdentity, Decision, Event } from '../events.js';
 import { emptyTerminal, enforceBounds, PendingTools, type Terminal } from '../parser.js';
 import { type Plan, withSystem } from '../request.js';
-import { MAX_PENDING_REQUESTS, type Reply, RPC_ERROR, type RpcId, RpcPeer } from '../rpc/peer.js';
+import { MAX_PENDING_REQUESTS, type Reply, RPC_ERROR, type RpcId, RpcPeer, readLine } from '../rpc/peer.js';
 import { chooseMode } from './modes.js';
 import { Permissions } from './permissions.js';
 import { ACP_HANDSHAKE_MS, type AcpAgent } from './request.js';
@@ -96,24 +96,11 @@ export class AcpConversation implements Conversation {
   }
 
   read(line: string): Event[] {
-    if (line.trim() === '') return [];
-    const m = this.peer.read(line);
-    switch (m.kind) {
-      case 'unparsed': {
-        const t = this.turn.terminal;
-        t.unparsed++;
-        t.firstUnparsed ??= m.sample;
-        return [];
-      }
-      case 'stray':
-        return [];
-      case 'notification':
-        return this.notified(m.method, m.params);
-      case 'request':
-        return this.asked(m.id, m.method, m.params);
-      case 'reply':
-        return this.replied(m.tag, m.reply);
-    }
+    return readLine(this.peer, line, this.turn.terminal, {
+      notified: (method, params) => this.notified(method, params),
+      asked: (id, method, params) => this.asked(id, method, params),
+      replied: (tag, reply) => this.replied(tag, reply),
+    });
   }
 
   answer(id: string, decision: Decision): boolean {

@@ -27,7 +27,7 @@ import type { Decision, Event } from '../events.js';
 import { emptyTerminal, enforceBounds, PendingTools, type Terminal } from '../parser.js';
 import type { Permission, Plan } from '../request.js';
 import { withSystem } from '../request.js';
-import { MAX_PENDING_REQUESTS, type Reply, RPC_ERROR, type RpcId, RpcPeer } from '../rpc/peer.js';
+import { MAX_PENDING_REQUESTS, type Reply, RPC_ERROR, type RpcId, RpcPeer, readLine } from '../rpc/peer.js';
 import { CodexApprovals, isApproval } from './codex-app-server-approvals.js';
 import { readNotification, type TurnState } from './codex-app-server-items.js';
 
@@ -85,16 +85,6 @@ export function threadParams(plan: Plan): JsonObject {
   return params;
 }
 
-/**
- * Codex leaves out JSON-RPC's `"jsonrpc":"2.0"` member; the shared peer reads only messages that
- * carry it (ACP agents must). A line that opens an object gets the member before it is read; any
- * other line stays as it is and is read as not JSON-RPC.
- */
-export function withVersion(line: string): string {
-  const t = line.trim();
-  return t.startsWith('{') && !t.startsWith('{"jsonrpc"') ? `{"jsonrpc":"2.0",${t.slice(1)}` : t;
-}
-
 type Tag = 'initialize' | 'thread' | 'turn' | 'steer' | 'interrupt';
 
 /** Where the run stands; the handshake deadline covers everything before `running`. */
@@ -106,7 +96,8 @@ const SHOWN_METHOD_BYTES = 200;
 const textInput = (text: string) => ({ type: 'text', text, text_elements: [] });
 
 export class CodexAppServer implements Conversation {
-  private readonly peer = new RpcPeer<Tag>();
+  // Codex leaves out JSON-RPC's `"jsonrpc":"2.0"` member (0.169.0 never writes it).
+  private readonly peer = new RpcPeer<Tag>({ versionMember: 'optional' });
   private readonly turn: TurnState = {
     terminal: emptyTerminal(),
     tools: new PendingTools(),
@@ -141,24 +132,11 @@ export class CodexAppServer implements Conversation {
   }
 
   read(line: string): Event[] {
-    if (line.trim() === '') return [];
-    const m = this.peer.read(withVersion(line));
-    switch (m.kind) {
-      case 'unparsed': {
-        const t = this.turn.terminal;
-        t.unparsed++;
-        t.firstUnparsed ??= m.sample;
-        return [];
-      }
-      case 'stray':
-        return [];
-      case 'notification':
-        return this.notified(m.method, m.params);
-      case 'request':
-        return this.asked(m.id, m.method, m.params);
-      case 'reply':
-        return this.replied(m.tag, m.reply);
-    }
+    return readLine(this.peer, line, this.turn.terminal, {
+      notified: (method, params) => this.notified(method, params),
+      asked: (id, method, params) => this.asked(id, method, params),
+      replied: (tag, reply) => this.replied(tag, reply),
+    });
   }
 
   answer(id: string, decision: Decision): boolean {

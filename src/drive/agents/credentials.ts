@@ -33,10 +33,8 @@ import {
   codexHome,
   configFile,
   firstSet,
-  homeOf,
   isSet,
   readJsonFile,
-  readSmallFile,
 } from './credential-files.js';
 import { geminiExpects, qwenExpects } from './credentials-settings.js';
 

@@ -112,6 +112,16 @@ describe('the JSON-RPC peer', () => {
     });
   });
 
+  it("a peer for Codex's app server reads lines without the version member, but not another version", () => {
+    const p = new RpcPeer<string>({ versionMember: 'optional' });
+    expect(p.read('{"method":"turn/started","params":{}}')).toEqual({
+      kind: 'notification',
+      method: 'turn/started',
+      params: {},
+    });
+    expect(p.read('{"jsonrpc":"1.0","method":"turn/started"}').kind).toBe('unparsed');
+  });
+
   it('a request whose id cannot be echoed back is not one it can answer', () => {
     const { p } = peer();
     expect(p.read('{"jsonrpc":"2.0","id":{"x":1},"method":"fs/read_text_file"}').kind).toBe('unparsed');

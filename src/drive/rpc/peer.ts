@@ -61,7 +61,17 @@ const usableRpcId = (v: unknown): v is RpcId =>
   (typeof v === 'number' && Number.isSafeInteger(v)) ||
   (typeof v === 'string' && Buffer.byteLength(v) <= MAX_IDENTIFIER_BYTES);
 
+export interface PeerOptions {
+  /**
+   * `required` (JSON-RPC 2.0, and ACP): a line without `"jsonrpc":"2.0"` is not a message.
+   * `optional`: a line may leave it out (Codex's app server does), but may not name another version.
+   */
+  versionMember?: 'required' | 'optional';
+}
+
 export class RpcPeer<Tag> {
+  constructor(private readonly options: PeerOptions = {}) {}
+
   private stdin: Writable | null = null;
   private writable = false;
   private nextId = 0;
@@ -128,7 +138,10 @@ export class RpcPeer<Tag> {
   read(raw: string): Incoming<Tag> {
     const line = raw.trim();
     const message = parseObject(line);
-    if (message === null || message.jsonrpc !== '2.0') {
+    const version = message?.jsonrpc;
+    const versionOk =
+      version === '2.0' || (version === undefined && this.options.versionMember === 'optional');
+    if (message === null || !versionOk) {
       return { kind: 'unparsed', sample: headBytes(line, MAX_UNPARSED_SAMPLE) };
     }
     const method = str(message.method);
@@ -167,5 +180,42 @@ export class RpcPeer<Tag> {
   private write(message: unknown): void {
     if (!this.writable || this.stdin === null) return;
     this.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+}
+
+/** What an RPC conversation does with each kind of message it reads. */
+export interface RpcHandlers<Tag, R> {
+  notified(method: string, params: unknown): R;
+  /** The agent asks: answer with `respond` or `refuse`, or it waits. */
+  asked(id: RpcId, method: string, params: unknown): R;
+  replied(tag: Tag, reply: Reply): R;
+}
+
+/**
+ * One stdout line through `peer`, to the handler for what it is. A blank line and a reply to
+ * nothing waiting are nothing; a line that is not JSON-RPC is counted in `seen` (and the first kept),
+ * never failing the run.
+ */
+export function readLine<Tag, R>(
+  peer: RpcPeer<Tag>,
+  line: string,
+  seen: { unparsed: number; firstUnparsed: string | null },
+  on: RpcHandlers<Tag, R[]>,
+): R[] {
+  if (line.trim() === '') return [];
+  const m = peer.read(line);
+  switch (m.kind) {
+    case 'unparsed':
+      seen.unparsed++;
+      seen.firstUnparsed ??= m.sample;
+      return [];
+    case 'stray':
+      return [];
+    case 'notification':
+      return on.notified(m.method, m.params);
+    case 'request':
+      return on.asked(m.id, m.method, m.params);
+    case 'reply':
+      return on.replied(m.tag, m.reply);
   }
 }
