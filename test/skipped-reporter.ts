@@ -1,7 +1,8 @@
 /**
  * Ends `npm test` by naming every test that was skipped, so nothing is skipped silently. A suite that
  * skips for a missing part says why in its name (`… (skipped: tmux is not installed (apt-get install
- * tmux))`), and that reason is printed once per suite with the number of tests it covered.
+ * tmux))`), and that reason is printed once per suite with the number of tests it covered; a test
+ * that says why in its own name is listed with its reason.
  */
 import type { Reporter, TestModule } from 'vitest/node';
 
@@ -11,7 +12,10 @@ export default class SkippedReporter implements Reporter {
     for (const m of modules) {
       for (const t of m.children.allTests('skipped')) {
         const suite = t.parent.type === 'suite' ? t.parent.fullName : m.moduleId;
-        bySuite.set(suite, (bySuite.get(suite) ?? 0) + 1);
+        // A test that says why it skips (`… (skipped: reason)`) is listed with its reason.
+        const why = /\(skipped: (.*)\)$/.exec(t.name)?.[1];
+        const key = why === undefined ? suite : `${suite}: ${why}`;
+        bySuite.set(key, (bySuite.get(key) ?? 0) + 1);
       }
     }
     if (bySuite.size === 0) {

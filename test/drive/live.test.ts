@@ -4,6 +4,7 @@
  * this costs nothing where no agent is set up.
  */
 import { describe, expect, it } from 'vitest';
+import { spec } from '../../src/drive/agents/index.js';
 import { DriveError } from '../../src/drive/errors.js';
 import { AGENTS } from '../../src/drive/events.js';
 import { installed, run } from '../../src/drive/run.js';
@@ -13,7 +14,9 @@ describe('the real agents', () => {
     const present = installed(agent);
     if (!present) console.warn(`live drive test: ${agent} is not installed here; skipped`);
     it.skipIf(!present)(
-      `${agent} answers a one-word prompt`,
+      // These need the agent installed and logged in on this machine, and its vendor's network: the
+      // lab (test/lab) proves every agent offline; this says the same holds against the real service.
+      `${agent} answers a one-word prompt${present ? '' : ` (skipped: not on PATH; ${spec(agent).installHint}, and log in)`}`,
       async (ctx) => {
         try {
           const o = await run({
