@@ -1,8 +1,8 @@
 /**
  * An entry cctop owns inside an agent's settings: where it sits (a path of keys from the top:
- * `statusLine`, later `mcpServers.cctop`), what cctop wants there, and how to tell cctop's own entry
- * (written by any version, from wherever cctop was installed) from someone else's. The status line is
- * the first; hooks and the MCP server will be others.
+ * `statusLine`, `mcpServers.cctop`), what cctop wants there, and how to tell cctop's own entry
+ * (written by any version, from wherever cctop was installed) from someone else's: the status line's
+ * and the MCP server's (`mcp/install.ts`).
  *
  * Everything here works on values, never on files, and never mutates what it is given: a settings
  * object is copied, and its keys keep their order (a key set again stays where it was; a new key goes
@@ -10,7 +10,7 @@
  *
  * Not here: files (`settings-file.ts`), or deciding what to do with what is found (`apply.ts`).
  */
-import { type JsonObject, obj } from '../model/json.js';
+import { arr, type JsonObject, obj } from '../model/json.js';
 
 export interface Entry {
   /** Keys from the top of the settings object to the entry; at least one. */
@@ -88,3 +88,17 @@ export function withoutValueAt(doc: JsonObject, path: readonly string[], made = 
 
 /** Two JSON values are the same, key order included (what a rewrite would print). */
 export const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Two JSON values are the same, whatever the order of their keys. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    const x = arr(a);
+    const y = arr(b);
+    return x !== null && y !== null && x.length === y.length && x.every((v, i) => sameValue(v, y[i]));
+  }
+  const x = obj(a);
+  const y = obj(b);
+  if (x === null || y === null) return a === b;
+  const kx = Object.keys(x);
+  return kx.length === Object.keys(y).length && kx.every((k) => Object.hasOwn(y, k) && sameValue(x[k], y[k]));
+}

@@ -1,6 +1,6 @@
 /**
- * The installer: entries cctop owns inside agents' settings files (the status line now; hooks and
- * the MCP server later), merged into what is there, recognised again after cctop moves, written
+ * The installer: entries cctop owns inside agents' settings files (the status line, the hooks, the
+ * MCP server), merged into what is there, recognised again after cctop moves, written
  * atomically with a backup, and taken out leaving the file as it was. `docs/statusline.md` tells a
  * user what it does to their files.
  */

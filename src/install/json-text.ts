@@ -137,3 +137,13 @@ export function removeChild(text: string, container: Node, child: Node, inner = 
 export function replaceNode(text: string, node: Node, value: unknown): string {
   return text.slice(0, node.offset) + JSON.stringify(value) + text.slice(end(node));
 }
+
+/**
+ * `text` with the value at `node` replaced by `value` laid out as the file is: over several lines at
+ * the indentation of the line it starts on, or on one line when the value it replaces was on one.
+ */
+export function replaceValue(text: string, node: Node, value: unknown, layout: Layout): string {
+  const oneLine = !/[\r\n]/.test(text.slice(node.offset, end(node)));
+  const v = oneLine ? JSON.stringify(value) : valueText(value, layout, lineIndent(text, node.offset));
+  return text.slice(0, node.offset) + v + text.slice(end(node));
+}

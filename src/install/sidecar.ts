@@ -28,7 +28,8 @@ export interface Installed {
   made: number;
   /**
    * The exact text an edit replaced, put back by `remove`: the inside of an empty container cctop
-   * filled, or the spelling of a value it displaced (a TOML array laid out over several lines).
+   * filled, the spelling of a value it displaced (a TOML array laid out over several lines), the
+   * blank text of a file it filled, or the blank line an appended TOML table was set apart by.
    */
   before?: string;
 }

@@ -14,22 +14,15 @@
  *
  * Not here: Codex's hooks file (`json-hooks.ts`, for `hooks.json`).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { parse, TomlError } from 'smol-toml';
-import {
-  ChangedMeanwhile,
-  deleteSettings,
-  InstallError,
-  readSettingsRaw,
-  type SettingsText,
-  writeSettings,
-} from '../../install/settings-file.js';
-import { readSidecar, type Sidecar, writeSidecar } from '../../install/sidecar.js';
+import { parse } from 'smol-toml';
+import { commitEdit, type Plan } from '../../install/commit.js';
+import { InstallError, readSettingsRaw, type SettingsText } from '../../install/settings-file.js';
+import { readSidecar, type Sidecar } from '../../install/sidecar.js';
+import { readToml } from '../../install/toml-table.js';
+import { type Statement, tomlStrings, topLevel } from '../../install/toml-text.js';
 import { arr, type JsonObject } from '../../model/json.js';
 import { hookArgv, missingPrograms, readHookArgv } from './command.js';
 import { sameValue } from './json-hook-list.js';
-import { type Statement, tomlStrings, topLevel } from './toml-text.js';
 import { emptyDone, emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 /** The key, the event cctop's entry runs as, and the flag before the user's own program. */
@@ -42,24 +35,8 @@ const LABEL = 'Codex config';
 /** The record's key for the entry (`install/sidecar.ts`). */
 const ENTRY = 'notify';
 
-const RETRIES_AFTER_CHANGE = 2;
-
 /** What `notify` holds, read. */
 type Found = { kind: 'absent' } | { kind: 'ours'; chained: string[] } | { kind: 'foreign'; argv: string[] };
-
-/** The file's text parsed; refused (`InstallError`) when it is not TOML or `notify` is not a list of strings. */
-function readConfig(file: SettingsText): JsonObject {
-  if (file.text === null) return {};
-  try {
-    return parse(file.text) as JsonObject;
-  } catch (err) {
-    const where = err instanceof TomlError ? `:${err.line}:${err.column}` : '';
-    const why = (err as Error).message.split('\n')[0];
-    throw new InstallError(
-      `${file.path}${where}: not valid TOML (${why}); fix it or move it aside, nothing was changed`,
-    );
-  }
-}
 
 function notifyOf(doc: JsonObject, path: string): string[] | null {
   if (!Object.hasOwn(doc, NOTIFY)) return null;
@@ -143,37 +120,19 @@ function unsafe(path: string): never {
   );
 }
 
-type Plan =
-  | { kind: 'none'; sidecar: Sidecar | null }
-  | { kind: 'write'; text: string; sidecar: Sidecar }
-  | { kind: 'delete'; sidecar: Sidecar };
-
 function commit(
   path: string,
   plan: (file: SettingsText, doc: JsonObject, side: Sidecar, done: PartDone) => Plan,
 ): PartDone {
-  for (let attempt = 0; ; attempt++) {
-    const file = readSettingsRaw(path);
-    const doc = readConfig(file);
-    const side = readSidecar(file.real);
-    const done = emptyDone(path, LABEL);
-    const p = plan(file, doc, side, done);
-    if (p.kind === 'none') {
-      if (p.sidecar !== null) writeSidecar(file.real, p.sidecar);
-      return done;
-    }
-    try {
-      if (p.kind === 'delete') deleteSettings(file);
-      else {
-        mkdirSync(dirname(file.real), { recursive: true });
-        done.backup = writeSettings(file, p.text).backup;
-      }
-      writeSidecar(file.real, p.sidecar);
-      return { ...done, wrote: true };
-    } catch (err) {
-      if (!(err instanceof ChangedMeanwhile) || attempt >= RETRIES_AFTER_CHANGE) throw err;
-    }
-  }
+  let done = emptyDone(path, LABEL);
+  const committed = commitEdit(
+    () => readSettingsRaw(path),
+    (file, side) => {
+      done = emptyDone(path, LABEL);
+      return plan(file, readToml(file), side, done);
+    },
+  );
+  return { ...done, ...committed };
 }
 
 /** Make `notify` run cctop (then the user's own program, when there was one). */
@@ -258,7 +217,7 @@ export function codexNotifyStatus(path: string, program: readonly string[]): Par
   try {
     const file = readSettingsRaw(path);
     status.exists = file.text !== null;
-    const doc = readConfig(file);
+    const doc = readToml(file);
     const argv = notifyOf(doc, path);
     const f = found(argv, program, readSidecar(file.real));
     if (f.kind === 'ours') {

@@ -40,7 +40,7 @@ export const hookCommand = (program: readonly string[], agent: HookAgent, event:
   hookArgv(program, agent, event).map(shellWord).join(' ');
 
 /** Whether `word` names cctop's program (a `cctop` link, or the package's `cctop/dist/cli.js`). */
-function isCctop(word: string): boolean {
+export function isCctop(word: string): boolean {
   // The status line's rule, asked through its one question: "is this cctop's status line?".
   return runsCctopStatusline(`${shellWord(word)} statusline`);
 }

@@ -13,12 +13,15 @@
  */
 import { getNodeValue, type Node } from 'jsonc-parser';
 import type { Target } from '../../install/apply.js';
+import { sameValue } from '../../install/entry.js';
 import { memberOf, removeChild, treeOf, valueOfMember } from '../../install/json-text.js';
 import { InstallError } from '../../install/settings-file.js';
 import type { Sidecar } from '../../install/sidecar.js';
 import { arr, type JsonObject, obj, str } from '../../model/json.js';
 import type { HookAgent } from '../types.js';
 import { readHookCommand } from './command.js';
+
+export { sameValue };
 
 /** One agent's JSON hook settings. */
 export interface JsonHooksSpec {
@@ -74,20 +77,6 @@ export function isMine(m: Mine, element: unknown, event: string): boolean {
     const kept = r[keyOf(event)];
     return kept !== undefined && sameValue(kept.wrote, element);
   });
-}
-
-/** Two JSON values are the same, whatever the order of their keys. */
-export function sameValue(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) {
-    const x = arr(a);
-    const y = arr(b);
-    return x !== null && y !== null && x.length === y.length && x.every((v, i) => sameValue(v, y[i]));
-  }
-  const x = obj(a);
-  const y = obj(b);
-  if (x === null || y === null) return a === b;
-  const kx = Object.keys(x);
-  return kx.length === Object.keys(y).length && kx.every((k) => Object.hasOwn(y, k) && sameValue(x[k], y[k]));
 }
 
 /** The document's root object node. */

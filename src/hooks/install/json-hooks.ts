@@ -21,20 +21,12 @@
  * (`install/settings-file.ts`), reading and editing one event's list (`json-hook-list.ts`), or the
  * check of the result before it is written (`json-hooks-check.ts`).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { findNodeAtLocation, getNodeValue, type Node } from 'jsonc-parser';
+import { commitEdit, type Plan } from '../../install/commit.js';
 import { addChild, removeChild, replaceNode, stripBom } from '../../install/json-text.js';
 import { type Layout, readSettingsText, settingsText } from '../../install/jsonc.js';
-import {
-  ChangedMeanwhile,
-  deleteSettings,
-  InstallError,
-  readSettings,
-  type SettingsFile,
-  writeSettings,
-} from '../../install/settings-file.js';
-import { type Installed, readSidecar, type Sidecar, writeSidecar } from '../../install/sidecar.js';
+import { InstallError, readSettings, type SettingsFile } from '../../install/settings-file.js';
+import { type Installed, readSidecar, type Sidecar } from '../../install/sidecar.js';
 import { arr, obj } from '../../model/json.js';
 import { hookCommand, missingPrograms, programOf } from './command.js';
 import {
@@ -60,19 +52,10 @@ import { emptyStatus, type PartDone, type PartStatus } from './types.js';
 
 const BOM = '\ufeff';
 
-/** How many times a write is tried again after the agent saved the file meanwhile. */
-const RETRIES_AFTER_CHANGE = 2;
-
 /** The text of a file cctop makes: what it starts with, laid out as Claude Code writes JSON. */
 function newFileText(spec: JsonHooksSpec, layout: Layout): string {
   return settingsText(spec.newFile, layout);
 }
-
-/** What to do to the file. */
-type Plan =
-  | { kind: 'none'; sidecar: Sidecar | null }
-  | { kind: 'write'; text: string; sidecar: Sidecar }
-  | { kind: 'delete'; sidecar: Sidecar };
 
 interface Change {
   added: string[];
@@ -94,37 +77,15 @@ function commit(
   spec: JsonHooksSpec,
   plan: (file: SettingsFile, sidecar: Sidecar, change: Change) => Plan,
 ): PartDone {
-  for (let attempt = 0; ; attempt++) {
-    const file = readSettings(spec.target.path, spec.target.syntax);
-    const sidecar = readSidecar(file.real);
-    const change: Change = { added: [], repointed: [], removed: [] };
-    const p = plan(file, sidecar, change);
-    const done = (wrote: boolean, backup: string | null): PartDone => ({
-      file: spec.target.path,
-      label: spec.target.label,
-      ...change,
-      wrote,
-      backup,
-      notes: [],
-    });
-    if (p.kind === 'none') {
-      if (p.sidecar !== null) writeSidecar(file.real, p.sidecar);
-      return done(false, null);
-    }
-    try {
-      if (p.kind === 'delete') {
-        deleteSettings(file);
-        writeSidecar(file.real, p.sidecar);
-        return done(true, null);
-      }
-      mkdirSync(dirname(file.real), { recursive: true });
-      const { backup } = writeSettings(file, p.text);
-      writeSidecar(file.real, p.sidecar);
-      return done(true, backup);
-    } catch (err) {
-      if (!(err instanceof ChangedMeanwhile) || attempt >= RETRIES_AFTER_CHANGE) throw err;
-    }
-  }
+  let change: Change = { added: [], repointed: [], removed: [] };
+  const committed = commitEdit(
+    () => readSettings(spec.target.path, spec.target.syntax),
+    (file, sidecar) => {
+      change = { added: [], repointed: [], removed: [] };
+      return plan(file, sidecar, change);
+    },
+  );
+  return { file: spec.target.path, label: spec.target.label, ...change, ...committed, notes: [] };
 }
 
 function planInstall(

@@ -267,5 +267,12 @@ export function stepContent(
       if (!calls.length) return { answer: 'The lab found no shell tool to call.', calls };
       return { answer: step.text ?? null, calls };
     }
+    case 'tool': {
+      const { name, args } = step.call;
+      // An agent that does not offer the tool (its server did not start) gets an answer saying so.
+      if (!tools.some((t) => t.name === name))
+        return { answer: `The lab found no tool named ${name}.`, calls: [] };
+      return { answer: step.text ?? null, calls: [{ id: nextId(), name, args }] };
+    }
   }
 }

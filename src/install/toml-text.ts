@@ -1,15 +1,17 @@
 /**
- * Just enough of TOML's text to edit one top-level key in place: where each top-level statement
- * (`key = value`, before the first `[table]`) starts and ends, its value's span included, through
- * strings of all four kinds, arrays over several lines and comments. Everything else in the file is
- * never looked into, so it stays as the user wrote it.
+ * Just enough of TOML's text to edit a key or a table in place: where each statement (`key = value`)
+ * starts and ends, its value's span included, and where each table (`[a.b]`, `[[a]]`) starts and
+ * ends, through strings of all four kinds, arrays over several lines and comments. Everything else in
+ * the file is never looked into, so it stays as the user wrote it.
  *
  * It trusts the text to be TOML: the caller parses it whole with `smol-toml` first, and parses the
- * result again after an edit to check that nothing else changed. What it does not do: keys inside
- * tables, or dotted keys that reach into a table (`a.b = 1` is read as one statement, named `a.b`).
+ * result again after an edit to check that nothing else changed. Where it meets something it does
+ * not know, it stops and says so (`complete: false`), and the caller edits nothing past that point.
+ * What it does not do: follow dotted keys into the tables they reach (`a.b = 1` is read as one
+ * statement, named `a.b`), or inline tables' members.
  */
 
-/** One `key = value` before the first table. */
+/** One `key = value`. */
 export interface Statement {
   /** The key as written, quotes removed and parts joined with dots. */
   key: string;
@@ -19,6 +21,25 @@ export interface Statement {
   valueEnd: number;
   /** Just past its line's newline (or the end of the text). */
   lineEnd: number;
+}
+
+/** The statements before the first table, or one table and its statements. */
+export interface Section {
+  /** The table's key, part by part (`["mcp_servers", "cctop"]`); null before the first table. */
+  header: string[] | null;
+  /** `[[…]]`: one element of an array of tables. */
+  array: boolean;
+  /** Where its header's line starts (0 for the statements before the first table). */
+  start: number;
+  statements: Statement[];
+  /** Where the next table's header line starts, or the end of the text. */
+  end: number;
+}
+
+export interface Sections {
+  sections: Section[];
+  /** False when the reader stopped at something it does not know; the sections after it are missing. */
+  complete: boolean;
 }
 
 export interface TopLevel {
@@ -31,7 +52,14 @@ const BLANK = /[ \t]/;
 
 /** The top-level statements of a TOML text. */
 export function topLevel(text: string): TopLevel {
-  const statements: Statement[] = [];
+  const { sections } = tomlSections(text);
+  return { statements: sections[0]!.statements, firstTable: sections[1]?.start ?? null };
+}
+
+/** Every section of a TOML text, in order; the first is the top level's (its statements may be none). */
+export function tomlSections(text: string): Sections {
+  const sections: Section[] = [{ header: null, array: false, start: 0, statements: [], end: text.length }];
+  const stop = (complete: boolean): Sections => ({ sections, complete });
   let i = 0;
   while (i < text.length) {
     const start = i;
@@ -42,20 +70,43 @@ export function topLevel(text: string): TopLevel {
       i = lineEnd(text, i);
       continue;
     }
-    if (c === '[') return { statements, firstTable: start };
+    if (c === '[') {
+      const header = readHeader(text, i);
+      // Not a header this reader knows; the caller's parser already said it is TOML, so stop.
+      if (header === null) return stop(false);
+      sections.at(-1)!.end = start;
+      sections.push({ header: header.parts, array: header.array, start, statements: [], end: text.length });
+      i = header.end;
+      continue;
+    }
     const key = readKey(text, i);
     i = key.end;
     while (BLANK.test(text[i] ?? '')) i++;
-    // Not `key =`: not TOML this reader knows; the caller's parser already said it is TOML, so stop.
-    if (text[i] !== '=') return { statements, firstTable: null };
+    if (text[i] !== '=') return stop(false);
     i++;
     while (BLANK.test(text[i] ?? '')) i++;
     const valueStart = i;
     const valueEnd = valueEndAt(text, i);
     i = lineEnd(text, valueEnd);
-    statements.push({ key: key.name, start, valueStart, valueEnd, lineEnd: i });
+    sections.at(-1)!.statements.push({ key: key.parts.join('.'), start, valueStart, valueEnd, lineEnd: i });
   }
-  return { statements, firstTable: null };
+  return stop(true);
+}
+
+/** A table header at `i` (`[a.b]` or `[[a]]`), to just past its line; null when it is not one. */
+function readHeader(text: string, i: number): { parts: string[]; array: boolean; end: number } | null {
+  const array = text[i + 1] === '[';
+  let j = i + (array ? 2 : 1);
+  while (BLANK.test(text[j] ?? '')) j++;
+  const key = readKey(text, j);
+  j = key.end;
+  while (BLANK.test(text[j] ?? '')) j++;
+  const close = array ? ']]' : ']';
+  if (key.parts.length === 0 || !text.startsWith(close, j)) return null;
+  j += close.length;
+  while (BLANK.test(text[j] ?? '')) j++;
+  if (j < text.length && text[j] !== '#' && text[j] !== '\n' && text[j] !== '\r') return null;
+  return { parts: key.parts, array, end: lineEnd(text, j) };
 }
 
 /** Just past the newline of the line `i` is on. */
@@ -64,24 +115,35 @@ function lineEnd(text: string, i: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
-/** A key (bare, quoted, or dotted parts of either) starting at `i`. */
-function readKey(text: string, i: number): { name: string; end: number } {
+/** A basic string's value; its text as written when JSON does not read its escapes (TOML's `\U`, `\e`). */
+function basicValue(raw: string): string {
+  try {
+    return String(JSON.parse(raw));
+  } catch {
+    return raw.slice(1, -1);
+  }
+}
+
+/** A key (bare, quoted, or dotted parts of either) starting at `i`; no parts when there is none. */
+function readKey(text: string, i: number): { parts: string[]; end: number } {
   const parts: string[] = [];
   for (;;) {
     const c = text[i];
     if (c === '"' || c === "'") {
-      const end = c === '"' ? basicEnd(text, i) : text.indexOf("'", i + 1) + 1;
+      const close = c === '"' ? basicEnd(text, i) : text.indexOf("'", i + 1) + 1;
+      const end = close > i ? close : text.length;
       const raw = text.slice(i, end);
-      parts.push(c === '"' ? String(JSON.parse(raw)) : raw.slice(1, -1));
+      parts.push(c === '"' ? basicValue(raw) : raw.slice(1, -1));
       i = end;
     } else {
       const m = /^[A-Za-z0-9_-]+/.exec(text.slice(i, i + 256));
-      parts.push(m ? m[0] : '');
-      i += m ? m[0].length : 0;
+      if (m === null) return { parts, end: i };
+      parts.push(m[0]);
+      i += m[0].length;
     }
     let j = i;
     while (BLANK.test(text[j] ?? '')) j++;
-    if (text[j] !== '.') return { name: parts.join('.'), end: i };
+    if (text[j] !== '.') return { parts, end: i };
     i = j + 1;
     while (BLANK.test(text[i] ?? '')) i++;
   }
