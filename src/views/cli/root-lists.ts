@@ -1,0 +1,56 @@
+/**
+ * The bare `cctop`'s one-shot outputs: `--list` (the table) and `--json` (the session document), with
+ * the sessions of other machines (`--host`) beside this one's when any are named. Those are read while
+ * the local index refreshes, so a slow host costs its own wait, not the sum of both.
+ *
+ * Not here: the live table (`../tui/`), or how a list is drawn (`list.ts`).
+ */
+import type { LiveSession } from '../../live/collisions-once.js';
+import { paint } from './color.js';
+import type { Io } from './main.js';
+import type { CommonOptions } from './options.js';
+import { nothingListed, snapshot } from './snapshots.js';
+
+export async function listCommand(
+  io: Io,
+  o: CommonOptions,
+  values: Record<string, unknown>,
+): Promise<number> {
+  // Other machines (`--host`) are read while this one's index refreshes.
+  const remote = (await import('./hosts.js')).startRemote(io, values, o.demo);
+  const s = await snapshot(o, io.env);
+  const doc = remote ? await remote.merged(s.document) : s.document;
+  if (doc.sessions.length === 0) {
+    io.out(await nothingListed(s, o, io.env));
+    return 0;
+  }
+  const { renderList } = await import('./list.js');
+  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
+  const colors = paint(io.isTty, io.env);
+  for (const line of renderList(doc, columns, colors, Date.now())) io.out(line);
+  // Budgets count every session: a list some flag narrowed does not hold what they count.
+  if (o.filters.length === 0 && !o.demo) {
+    const { budgetLine } = await import('./money.js');
+    const line = await budgetLine(io, () => s.index.usage(), s.time, colors);
+    if (line !== null) io.out(line);
+  }
+  return 0;
+}
+
+export async function jsonCommand(
+  io: Io,
+  o: CommonOptions,
+  values: Record<string, unknown>,
+): Promise<number> {
+  const remote = (await import('./hosts.js')).startRemote(io, values, o.demo);
+  const running: LiveSession[] = [];
+  const s = await snapshot(o, io.env, false, running);
+  const { collisionsFor } = await import('../../live/collisions-once.js');
+  const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
+  if (remote) {
+    const { asciiJson } = await import('../../index/ascii.js');
+    io.out(asciiJson(JSON.stringify({ ...(await remote.merged(s.document)), collisions })));
+  } else if (io.write) io.write([...s.jsonChunks({ collisions }), '\n']);
+  else io.out(s.json({ collisions }));
+  return 0;
+}

@@ -1,0 +1,285 @@
+/**
+ * Other machines over ssh, end to end: the built `dist/cli.js` reading a "remote" home through a real
+ * OpenSSH server on 127.0.0.1 (`src/test-support/sshd.ts`: its own keys and config per run, never the
+ * machine's sshd or the user's keys). The remote cctop is this repository's, run by a wrapper that
+ * gives it a home of its own with corpus transcripts. `npm test` builds first.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../src/model/document.js';
+import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+
+const CLI = join(REPO, 'dist', 'cli.js');
+const READY = HAVE_SSHD && HAVE_CORPUS;
+const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const TMUX_SOCKET = `cctop-hosts-test-${process.pid}`;
+/** How long the live table may take to show a step: a poll is every 15 s, a login and a scan on top. */
+const PATIENCE_MS = 45_000;
+
+/**
+ * The one-shot wait on each host (`CCTOP_HOST_TIMEOUT`), in seconds: long enough for a login and a
+ * warm remote cctop on a loaded two-core machine (about 2 s when other suites run), short enough
+ * that the slow host's test ends well before its proxy would.
+ */
+const WAIT_S = 10;
+/** How long the slow host's ProxyCommand sleeps: far past the wait, and a number nothing else sleeps. */
+const PROXY_SLEEP = '47.25';
+
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+  ms: number;
+}
+
+let sshd: TestSshd;
+let local: FakeHome;
+let remote: FakeHome;
+let remoteCctop: string;
+let remoteDoc: SessionDocument;
+let localDoc: SessionDocument;
+
+function env(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    ...local.env,
+    CCTOP_SSH: sshd.ssh,
+    CCTOP_RUNTIME_DIR: sshd.runtimeDir,
+    CCTOP_HOST_TIMEOUT: String(WAIT_S),
+  };
+}
+
+function cctop(args: string[], extra: Record<string, string> = {}): Promise<Ran> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env(), ...extra } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => resolve({ code, out, err, ms: Date.now() - started }));
+  });
+}
+
+/** Processes whose command line holds `needle` (Linux /proc). */
+function processesWith(needle: string): number {
+  let n = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) n++;
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return n;
+}
+
+const SKIPPED = READY ? '' : ` (skipped: ${HAVE_SSHD ? NO_CORPUS_REASON : NO_SSHD_REASON})`;
+
+describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () => {
+  beforeAll(async () => {
+    sshd = new TestSshd();
+    local = new FakeHome();
+    remote = new FakeHome();
+    local.claudeFromCorpus('agentcmd__full-session-four.jsonl');
+    remote.claudeFromCorpus('agentcmd__full-session-two.jsonl');
+    remote.codexFromCorpus(
+      'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
+    );
+    remoteCctop = sshd.remoteCctop(remote.dir);
+    sshd.alias({ name: 'box' });
+    sshd.alias({ name: 'stranger', identity: sshd.strangerKey });
+    sshd.alias({ name: 'newcomer', knownHost: false });
+    sshd.alias({ name: 'slow', proxyCommand: `sleep ${PROXY_SLEEP}` });
+    await sshd.start();
+    // Each side's own answer, read directly: what the merged document must hold. This also builds
+    // the remote index, so the round trips below time ssh and a warm cctop, not a first scan.
+    remoteDoc = JSON.parse(
+      spawnSync(remoteCctop, ['--json'], { encoding: 'utf8' }).stdout,
+    ) as SessionDocument;
+    localDoc = JSON.parse((await cctop(['--json'], { CCTOP_HOSTS: '' })).out) as SessionDocument;
+  });
+
+  afterAll(async () => {
+    await sshd?.cleanup();
+    local?.cleanup();
+    remote?.cleanup();
+  });
+
+  it('--json has the remote sessions beside the local ones, marked with their host, in the totals', async () => {
+    const r = await cctop(['--json', '--host', `box:${remoteCctop}`]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as SessionDocument;
+    expect(remoteDoc.sessions).toHaveLength(2);
+    expect(
+      doc.sessions
+        .filter((s) => s.host === 'box')
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(remoteDoc.sessions.map((s) => s.id).sort());
+    expect(doc.sessions.filter((s) => s.host === undefined).map((s) => s.id)).toEqual(
+      localDoc.sessions.map((s) => s.id),
+    );
+    expect(doc.totals.all.sessions).toBe(3);
+    expect(doc.totals.all.cost.usd).toBeCloseTo(
+      localDoc.totals.all.cost.usd! + remoteDoc.totals.all.cost.usd!,
+      5,
+    );
+    expect(doc.totals.all.tokens.cacheRead).toBe(
+      localDoc.totals.all.tokens.cacheRead! + remoteDoc.totals.all.tokens.cacheRead!,
+    );
+    expect(doc.totals.byProvider.codex).toEqual(remoteDoc.totals.byProvider.codex);
+    expect(doc.hosts).toEqual([
+      { host: 'box', ok: true, sessions: 2, error: null, answeredAt: expect.any(String) },
+    ]);
+  });
+
+  it('--list shows a HOST column naming the machine of each remote row', async () => {
+    const r = await cctop(['--list', '--host', `box:${remoteCctop}`], { COLUMNS: '120' });
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines.find((l) => l.includes('LAST'))).toMatch(/HOST\s+LAST/);
+    expect(lines.filter((l) => /^\s+\S+\s+box\s/.test(l))).toHaveLength(2);
+    expect(r.out).toMatch(/Codex — 1 session/);
+    expect(r.out).toMatch(/Claude Code — 2 sessions/);
+  });
+
+  it('reads the hosts of the config file when no --host is given', async () => {
+    local.write(join(local.dir, '.config', 'cctop', 'config.toml'), `hosts = ["box:${remoteCctop}"]\n`);
+    try {
+      const r = await cctop(['--json']);
+      expect(r.err).toBe('');
+      const doc = JSON.parse(r.out) as SessionDocument;
+      expect(doc.sessions.filter((s) => s.host === 'box')).toHaveLength(2);
+    } finally {
+      local.write(join(local.dir, '.config', 'cctop', 'config.toml'), '');
+    }
+  });
+
+  it('doctor --host runs the round trip and turns ssh’s errors into the fix', async () => {
+    const r = await cctop([
+      'doctor',
+      ...['--host', `box:${remoteCctop}`, '--host', `stranger:${remoteCctop}`],
+      ...['--host', `newcomer:${remoteCctop}`],
+    ]);
+    expect(r.code).toBe(1);
+    const section = r.out.slice(r.out.indexOf('Hosts'));
+    expect(section).toMatch(/box\s+ok cctop \d+\.\d+\.\d+, 2 sessions, answered in/);
+    expect(section).toContain('ssh could not log in to stranger with a key');
+    expect(section).toContain('ssh-copy-id stranger');
+    expect(section).toContain('ssh said: ');
+    expect(section).toContain('Permission denied (publickey)');
+    expect(section).toContain("ssh does not know newcomer's host key");
+    expect(section).toContain('Host key verification failed');
+  });
+
+  it('doctor says plainly when cctop is not installed there, with the command that installs it', async () => {
+    sshd.alias({ name: 'bare' });
+    const r = await cctop(['doctor', '--host', 'bare:/no/such/cctop']);
+    expect(r.out).toContain('cctop is not installed on bare');
+    expect(r.out).toContain('ssh bare npm install -g cctop');
+  });
+
+  it('a host behind a slow ProxyCommand does not hold the local rows past the wait', async () => {
+    const r = await cctop(['--list', '--host', 'slow', '--host', `box:${remoteCctop}`], { COLUMNS: '120' });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('agent-workflows-monorepo-v2');
+    expect(r.out.split('\n').filter((l) => /^\s+\S+\s+box\s/.test(l))).toHaveLength(2);
+    expect(r.err).toContain(`could not read slow: no answer within ${WAIT_S} s`);
+    // The wait, plus a generous margin for a loaded machine; the proxy alone would take 47 s.
+    expect(r.ms).toBeLessThan(WAIT_S * 1000 + 15_000);
+    expect(processesWith(`sleep ${PROXY_SLEEP}`)).toBe(0);
+  });
+
+  it.skipIf(!HAVE_TMUX)(
+    `the live table shows two hosts' rows marked, refuses to act on them, and keeps a silent host's rows dim${HAVE_TMUX ? '' : ' (skipped: tmux is not installed (apt-get install tmux))'}`,
+    async () => {
+      const twinHome = new FakeHome();
+      twinHome.claudeFromCorpus('agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl');
+      const twinCctop = sshd.remoteCctop(twinHome.dir, 'twin-cctop');
+      sshd.alias({ name: 'twin' });
+      const tmux = (...args: string[]) =>
+        spawnSync('tmux', ['-L', TMUX_SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 });
+      const screen = (): string[] => tmux('capture-pane', '-p', '-t', 'hosts').stdout.split('\n');
+      const until = async (what: string, ok: (lines: string[]) => boolean): Promise<string[]> => {
+        const deadline = Date.now() + PATIENCE_MS;
+        let lines = screen();
+        while (!ok(lines)) {
+          if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
+          await new Promise((r) => setTimeout(r, 200));
+          lines = screen();
+        }
+        return lines;
+      };
+      const rowsOf = (host: string) => (lines: string[]) =>
+        lines.filter((l) => new RegExp(`^\\S\\s*${host}\\s`).test(l));
+      try {
+        const vars = Object.entries({ ...env(), TERM: 'xterm-256color' })
+          .map(([k, v]) => `${k}='${v}'`)
+          .join(' ');
+        const script = join(local.dir, 'live.sh');
+        writeFileSync(
+          script,
+          `env -i ${vars} '${process.execPath}' '${CLI}' --host 'box:${remoteCctop}' --host 'twin:${twinCctop}'\nexec sleep 600\n`,
+        );
+        tmux('new-session', '-d', '-s', 'hosts', '-x', '160', '-y', '40', `sh '${script}'`);
+        const both = await until(
+          'rows of both hosts',
+          (l) => rowsOf('box')(l).length === 2 && rowsOf('twin')(l).length === 1,
+        );
+        expect(both.find((l) => l.includes('PROJECT · TITLE'))).toMatch(/^\s+HOST\s+LAST/);
+        // This machine's row, the newest, is first, with nothing in its HOST cell.
+        const first = both[both.findIndex((l) => l.includes('PROJECT · TITLE')) + 1]!;
+        expect(first.slice(2, 12).trim()).toBe('');
+        expect(first).toContain('feat/final-re');
+        // Select a row of box (sorted by last activity: the local row, then box's Claude session).
+        tmux('send-keys', '-t', 'hosts', 'j');
+        tmux('send-keys', '-t', 'hosts', 'y');
+        await until('the refusal to act on a remote row', (l) =>
+          l.some((x) => x.includes('this session runs on box')),
+        );
+        await until('the remote row’s info', (l) => l.some((x) => /resume\s+on box: cd /.test(x)));
+        tmux('send-keys', '-t', 'hosts', 'Right');
+        await until('the remote row’s detail', (l) =>
+          l.some((x) => x.includes('this session runs on box: its conversation and calls stay there')),
+        );
+        // box and twin are one sshd: stopping it silences both; their rows stay, with why.
+        await sshd.stop();
+        const silent = await until('the silent hosts line', (l) =>
+          l.some((x) => x.includes('box: last answer') && x.includes('refused the connection')),
+        );
+        expect(rowsOf('box')(silent)).toHaveLength(2);
+        expect(rowsOf('twin')(silent)).toHaveLength(1);
+        // Drawn dim (SGR 2), the selected row aside (inverse video).
+        const coloured = tmux('capture-pane', '-p', '-e', '-t', 'hosts').stdout.split('\n');
+        const twinRow = coloured.find((l) => /twin\s+\d/.test(l))!;
+        expect(twinRow).toMatch(/^\u001b\[(0;)?2m/);
+      } finally {
+        tmux('kill-server');
+        twinHome.cleanup();
+      }
+    },
+  );
+
+  it('with sshd stopped, the local rows are still printed, the host is named on stderr, and it exits 0', async () => {
+    await sshd.stop();
+    const r = await cctop(['--list', '--host', `box:${remoteCctop}`]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Claude Code — 1 session');
+    expect(r.out).not.toContain('HOST');
+    expect(r.err).toContain('cctop: could not read box: box refused the connection');
+    const doc = JSON.parse((await cctop(['--json', '--host', `box:${remoteCctop}`])).out) as SessionDocument;
+    expect(doc.sessions).toHaveLength(1);
+    expect(doc.hosts).toEqual([
+      { host: 'box', ok: false, sessions: 0, error: expect.stringContaining('refused'), answeredAt: null },
+    ]);
+  });
+});
