@@ -23,6 +23,7 @@ import {
 import { needsYou, spendSummary } from './dashboard-summary.js';
 import { fill, h, navLink, sessionHref, setText, targetOf } from './dom.js';
 import { basename, clean, harness, STATE_MARK } from './format.js';
+import { SearchBox } from './search.js';
 
 /** Rows drawn before "show all": enough for any screen, few enough to stay quick with 4,000 sessions. */
 const FIRST_ROWS = 300;
@@ -106,6 +107,7 @@ export class Dashboard {
       this.needs,
       this.collisions,
       this.summary,
+      new SearchBox().el,
       h('div', { class: 'filters' }, this.search, this.stateSel, this.providerSel, this.count),
       h(
         'div',

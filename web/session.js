@@ -16,6 +16,7 @@ import { Conversation } from './conversation.js';
 import { fill, h, navLink, sessionHref } from './dom.js';
 import { drivenCard } from './driven.js';
 import { label, totalTokens } from './format.js';
+import { handoffBar } from './handoff.js';
 import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
 import { sessionHead } from './report-head.js';
@@ -67,6 +68,7 @@ export class SessionView {
       { class: 'session' },
       h('nav', { class: 'crumbs' }, navLink('/', null, '← All sessions')),
       this.header,
+      handoffBar(() => this.session?.id ?? this.id),
       this.drivenEl,
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),

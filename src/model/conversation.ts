@@ -13,6 +13,9 @@
  * Turns are numbered in the whole transcript (`seq`), not in the window, so paging backwards
  * (`before`) and links to a turn keep meaning the same turn however the window moves.
  *
+ * A reader that keeps every turn (the search index) passes a `TurnFeed`: the same turns, each handed
+ * over as it leaves the window and the rest at the end, so what is searched is what `chat` shows.
+ *
  * ponytail: a subagent's records that share the parent's file are left out rather than nested under
  * the call that started them; its own conversation can be asked for by its agent id.
  */
@@ -76,6 +79,31 @@ export interface Conversation {
   note: string | null;
 }
 
+/** Where a read of a transcript may start again: a record's byte offset, and the number its first turn takes. */
+export interface ReadPoint {
+  offset: number;
+  seq: number;
+}
+
+/**
+ * Every turn of a transcript, for a reader that keeps them all (the search index) rather than a
+ * window. A read that starts mid-file (`from`) gives the turns from that point on, numbered as a read
+ * from the start numbers them; a reader that cannot start mid-file starts at the top and says so
+ * (`begin`).
+ */
+export interface TurnFeed {
+  /** Where the caller would have the read start; null: the start of the file. */
+  readonly from: ReadPoint | null;
+  /** Said once, before any turn: where this read really starts. */
+  begin(at: ReadPoint): void;
+  /** Each turn, once the window has let it go or the read ended; never an empty one. */
+  turn(t: Turn): void;
+  /** Said last: the newest point a later read of the grown file may start from. */
+  end(resume: ReadPoint): void;
+}
+
+const TOP: ReadPoint = { offset: 0, seq: 0 };
+
 export function unsupported(note: string): Conversation {
   return { supported: false, turns: [], earlier: 0, note };
 }
@@ -93,11 +121,18 @@ export interface Delta {
 
 function clip(text: string, max: number): { text: string; clipped: boolean } {
   const t = text.trim();
-  // Count characters, not UTF-16 units, so a cut never splits an emoji.
-  const chars = Array.from(t);
-  return chars.length > max
-    ? { text: chars.slice(0, max).join(''), clipped: true }
-    : { text: t, clipped: false };
+  // At most `max` UTF-16 units is at most `max` characters: nothing to count (the common case, and
+  // the search index reads every turn of every transcript through here).
+  if (t.length <= max) return { text: t, clipped: false };
+  // Count characters, not UTF-16 units, so a cut never splits an emoji; walked rather than split into
+  // an array, since a tool's result can be megabytes of which a few hundred characters are kept.
+  let at = 0;
+  for (let chars = 0; chars < max && at < t.length; chars++) {
+    const c = t.charCodeAt(at);
+    const pair = c >= 0xd800 && c <= 0xdbff && (t.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
+    at += pair ? 2 : 1;
+  }
+  return at < t.length ? { text: t.slice(0, at), clipped: true } : { text: t, clipped: false };
 }
 
 function setText(turn: Turn, text: string): void {
@@ -148,27 +183,79 @@ export class TurnSink {
   private run: number | null = null;
   /** The request id of the open reply, where the harness names it: the exact form of `run`. */
   private runRequest: { id: string; seq: number } | null = null;
+  /** Where this read started (`startAt`), and the newest point a later read may start from. */
+  private origin: ReadPoint = TOP;
+  private resume: ReadPoint = TOP;
+  /** The offset of the record being read (`at`), and the turns it has pushed so far. */
+  private record: number | null = null;
+  private pushedByRecord = 0;
+  private began = false;
 
   /**
    * @param before when set, the window ends just before this turn: later turns are still numbered
    * (so `earlier` agrees with other windows) and their records still read (a result can arrive after
    * the boundary for a call inside it), but they are not kept.
+   * @param feed every turn is handed to it as it leaves the window (see `TurnFeed`).
    */
-  constructor(private readonly before: number | null = null) {}
+  constructor(
+    private readonly before: number | null = null,
+    private readonly feed: TurnFeed | null = null,
+  ) {}
+
+  /**
+   * Where a reader that can start mid-file starts: the feed's point (turns are then numbered from its
+   * `seq`), else the top. A reader that never asks reads from the top, as the feed is then told.
+   */
+  startAt(): number {
+    const from = this.feed?.from ?? null;
+    if (from === null || this.next > 0) return 0;
+    this.origin = from;
+    this.resume = from;
+    this.first = from.seq;
+    this.next = from.seq;
+    return from.offset;
+  }
+
+  /**
+   * The record read next starts at byte `offset`. A person's message that is the first turn of its
+   * record is where a later read may start: nothing before it can change the turns after it (but see
+   * the ponytail below), so a grown file is read again from there, not from the top.
+   *
+   * ponytail: a reply whose request id reappears after the person's message (Claude), or a retried
+   * call repeated after it (Codex), joins its turn in a read from the top but starts a new one in a
+   * read from this point; no harness has been seen writing either.
+   */
+  at(offset: number): void {
+    this.record = offset;
+    this.pushedByRecord = 0;
+  }
 
   push(role: TurnRole, kind: TurnKind, ts: string, text: string): number {
     this.run = null;
     const seq = this.next++;
+    if (role === 'user' && kind === 'message' && this.record !== null && this.pushedByRecord === 0)
+      this.resume = { offset: this.record, seq };
+    this.pushedByRecord++;
     if (this.before === null || seq < this.before) {
       const turn: Turn = { seq, role, kind, ts, text: '', clipped: false, tools: [] };
       setText(turn, text);
       this.turns.push(turn);
       if (this.turns.length > MAX_TURNS) {
-        this.turns.shift();
+        this.emit(this.turns.shift()!);
         this.first++;
       }
     }
     return seq;
+  }
+
+  /** Hand a turn the window let go of to the feed, if there is one and the turn says anything. */
+  private emit(t: Turn): void {
+    if (this.feed === null) return;
+    if (!this.began) {
+      this.began = true;
+      this.feed.begin(this.origin);
+    }
+    if (t.text.length > 0 || t.tools.length > 0) this.feed.turn(t);
   }
 
   /** Start an assistant reply only if the last one is over; closes whatever was open. */
@@ -241,6 +328,14 @@ export class TurnSink {
   }
 
   finish(): Conversation {
+    if (this.feed !== null) {
+      for (const t of this.turns) this.emit(t);
+      if (!this.began) {
+        this.began = true;
+        this.feed.begin(this.origin);
+      }
+      this.feed.end(this.resume);
+    }
     return {
       supported: true,
       turns: this.turns.filter((t) => t.text.length > 0 || t.tools.length > 0),

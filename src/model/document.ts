@@ -117,6 +117,11 @@ export interface SessionDoc {
    * program, what the run waits on, whether it takes answers from here. Absent otherwise.
    */
   driven?: RunSnapshot;
+  /**
+   * The machine this session runs on, as named to `--host` (`[user@]host`); absent for this machine.
+   * A remote row is shown, never acted on (`docs/hosts.md`).
+   */
+  host?: string;
 }
 
 /** What deciding a session's process fields reads, and those fields: all an annotator touches. */
@@ -160,6 +165,22 @@ export interface SessionDocument {
   collisions?: Collision[];
   /** The runs `cctop/drive` announced to this cctop (a live table, `serve`); absent elsewhere. */
   driven?: RunSnapshot[];
+  /** The other machines read over ssh (`--host`), and how each answered; absent when none were asked. */
+  hosts?: HostStatus[];
+}
+
+/** How one host answered (`docs/hosts.md`). */
+export interface HostStatus {
+  /** `[user@]host` as given. */
+  host: string;
+  /** Whether its last read answered. */
+  ok: boolean;
+  /** Its sessions in this document (a live view keeps a silent host's last rows). */
+  sessions: number;
+  /** Why its last read failed, with the fix; null when it answered (or has not been asked yet). */
+  error: string | null;
+  /** When it last answered (ISO); null when it never has. */
+  answeredAt: string | null;
 }
 
 /** A session's identity across documents. */

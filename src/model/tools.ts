@@ -3,6 +3,7 @@
  * ran, the pattern a search looked for, an MCP tool's name without its plumbing.
  */
 import { obj, str } from './json.js';
+import { isPlanTool, planOf } from './tool-kinds.js';
 
 /** The one-line form of an argument. */
 export const MAX_DETAIL_CHARS = 200;
@@ -73,8 +74,13 @@ export function toolDetail(name: string, input: unknown): { detail: string; full
   }
   const detail = oneLine(pick);
   const keys = Object.keys(o).filter((k) => o[k] !== undefined && o[k] !== null && o[k] !== '');
-  const saysMore = keys.length > 1 || detail !== pick;
-  return { detail, full: saysMore ? bounded(keys.length > 1 ? JSON.stringify(o, null, 2) : pick) : null };
+  // A plan's steps are what "3 todos" leaves out, and what a handoff brief reads back (`tool-kinds.ts`).
+  const plan = isPlanTool(name) && planOf(o) !== null;
+  const saysMore = keys.length > 1 || detail !== pick || plan;
+  return {
+    detail,
+    full: saysMore ? bounded(keys.length > 1 || plan ? JSON.stringify(o, null, 2) : pick) : null,
+  };
 }
 
 /** Lines added and removed, and the diff itself, from a Codex `apply_patch` body. */

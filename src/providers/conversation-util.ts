@@ -8,16 +8,19 @@ import { type Delta, joinText, MAX_DIFF_LINES, resultText } from '../model/conve
 import { arr, type JsonObject, obj, parseObjectAt, str } from '../model/json.js';
 import { scanLines } from './jsonl.js';
 
-/** Feed every JSON object of a JSONL file to `each`; returns how many lines were not objects. */
-export function eachObject(path: string, each: (o: JsonObject) => void): number {
+/**
+ * Feed every JSON object of a JSONL file from byte `from` to `each`, with the offset of its line;
+ * returns how many lines were not objects.
+ */
+export function eachObject(path: string, each: (o: JsonObject, at: number) => void, from = 0): number {
   let bad = 0;
-  scanLines(path, 0, (buf, s, e, unterminated) => {
+  scanLines(path, from, (buf, s, e, unterminated, _index, at) => {
     const o = parseObjectAt(buf, s, e);
     if (o === null) {
       if (!unterminated) bad++;
       return false;
     }
-    each(o);
+    each(o, at);
     return true;
   });
   return bad;

@@ -52,10 +52,10 @@ export interface LineScan {
 }
 
 /**
- * Calls `onLine(buf, start, end, unterminated, index)` for every non-empty line from `from` to the
+ * Calls `onLine(buf, start, end, unterminated, index, at)` for every non-empty line from `from` to the
  * end of the file as it was when opened; `index` counts the lines before it since `from` (blank and
- * oversized ones too), so a problem can name the line. Return `false` from an unterminated line to
- * leave it unread.
+ * oversized ones too), so a problem can name the line, and `at` is the line's byte offset in the file
+ * (where a later read may start). Return `false` from an unterminated line to leave it unread.
  */
 export function scanLines(
   path: string,
@@ -66,6 +66,7 @@ export function scanLines(
     end: number,
     unterminated: boolean,
     index: number,
+    at: number,
   ) => boolean | undefined,
   maxLineBytes = MAX_LINE_BYTES,
 ): LineScan {
@@ -123,7 +124,7 @@ export function scanLines(
           // Whole in one read, but still over the bound: skipped like any other oversized line.
           result.oversized++;
         } else if (nl > lineStart) {
-          onLine(buf, lineStart, nl, false, result.lines);
+          onLine(buf, lineStart, nl, false, result.lines, base + lineStart);
         }
         result.lines++;
         lineStart = nl + 1;
@@ -149,7 +150,7 @@ export function scanLines(
       result.lines++;
       result.end = base + held;
     } else if (held > 0) {
-      if (onLine(buf, 0, held, true, result.lines) === true) {
+      if (onLine(buf, 0, held, true, result.lines, base) === true) {
         result.end = base + held;
         result.lines++;
       } else result.pendingBytes = held;

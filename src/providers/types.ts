@@ -3,7 +3,7 @@
  * to read one of them (from a byte offset, for append-only transcripts).
  */
 import type { CallLog } from '../model/calls.js';
-import type { Conversation } from '../model/conversation.js';
+import type { Conversation, TurnFeed } from '../model/conversation.js';
 import type { FileFacts, ProviderId } from '../model/facts.js';
 import type { Ledger } from '../model/ledger.js';
 import type { VendorHint } from '../model/pricing.js';
@@ -81,6 +81,12 @@ export interface ProviderPlace<K extends ProviderId = ProviderId> {
    * an id that reads as an option). Absent for a harness that cannot resume a session by its id.
    */
   resumeCommand?(id: string): readonly string[];
+  /**
+   * The command that starts a new interactive session whose first message is `prompt`, allowed to
+   * read the files in `dirs` besides its working directory (a handoff brief in cctop's cache), as
+   * words for a shell. Absent for a harness cctop does not start (`cctop handoff --to`).
+   */
+  startCommand?(prompt: string, dirs: readonly string[]): readonly string[];
   /** How its running processes are told apart; absent for a harness cctop cannot match to processes. */
   processes?: ProcessRule;
 }
@@ -126,6 +132,11 @@ export interface ConversationOptions {
   before: number | null;
   /** A subagent's own conversation, by its agent id. */
   agent: string | null;
+  /**
+   * Every turn, handed over one by one, rather than the window (the search index); a reader whose
+   * harness only appends may start where `feed.from` says.
+   */
+  feed?: TurnFeed;
 }
 
 /**

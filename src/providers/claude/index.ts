@@ -62,10 +62,18 @@ function conversation(path: string, o: ConversationOptions): Conversation {
     file = found?.path ?? (statSync(beside, { throwIfNoEntry: false })?.isFile() ? beside : '');
     if (file === '') return unsupported(`this session has no subagent ${o.agent}`);
   }
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   try {
     // A subagent's own transcript is all sidechain records: those are its conversation.
-    eachObject(file, (r) => claudeRecord(sink, r, o.agent !== null));
+    const sidechain = o.agent !== null;
+    eachObject(
+      file,
+      (r, at) => {
+        sink.at(at);
+        claudeRecord(sink, r, sidechain);
+      },
+      sink.startAt(),
+    );
   } catch (err) {
     return unsupported(`could not read the transcript: ${(err as Error).message}`);
   }

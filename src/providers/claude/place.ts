@@ -149,5 +149,7 @@ export const claudePlace: ProviderPlace<'claude'> = {
   },
   contextWindow,
   resumeCommand: (id) => ['claude', '--resume', id],
+  // The prompt before `--add-dir`, which takes every word after it as another directory.
+  startCommand: (prompt, dirs) => ['claude', prompt, ...dirs.flatMap((d) => ['--add-dir', d])],
   processes,
 };

@@ -15,10 +15,17 @@ export { codexPlace, codexRoots } from './place.js';
 
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null) return unsupported('Codex records no subagents of its own in a rollout');
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   const reader = new CodexConversation(sink);
   try {
-    eachObject(path, (r) => reader.record(r));
+    eachObject(
+      path,
+      (r, at) => {
+        sink.at(at);
+        reader.record(r);
+      },
+      sink.startAt(),
+    );
   } catch (err) {
     return unsupported(`could not read the transcript: ${(err as Error).message}`);
   }

@@ -74,5 +74,7 @@ export const codexPlace: ProviderPlace<'codex'> = {
   compactRatio: () => null,
   contextWindow: (q) => q.reportedWindow ?? q.catalogueWindow,
   resumeCommand: (id) => ['codex', 'resume', id],
+  // Every Codex sandbox reads the whole disk; `--add-dir` is for writing, which a brief needs not.
+  startCommand: (prompt) => ['codex', prompt],
   processes,
 };

@@ -67,7 +67,7 @@ function eachEvent(path: string, each: (event: JsonObject) => void): void {
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null && !AGENT_ID.test(o.agent))
     return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   const reader = new CopilotConversation(sink, o.agent);
   try {
     eachEvent(path, (e) => reader.event(e));

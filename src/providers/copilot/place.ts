@@ -52,4 +52,11 @@ export const copilotPlace: ProviderPlace<'copilot'> = {
   discover,
   compactRatio: () => null,
   contextWindow: reportedOrKnownWindow,
+  // `-p` runs one prompt and exits; `--interactive` runs it and stays.
+  startCommand: (prompt, dirs) => [
+    'copilot',
+    ...dirs.flatMap((d) => ['--add-dir', d]),
+    '--interactive',
+    prompt,
+  ],
 };

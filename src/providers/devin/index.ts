@@ -38,7 +38,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   } catch {
     return unsupported('this session has no trajectory on this machine yet');
   }
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   try {
     const { steps } = atifSteps(text);
     const statuses = statusesOf(readOnly(m.database), m.member);

@@ -100,7 +100,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
       return unsupported(`this session has no subagent ${o.agent}`);
     file = sub;
   }
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   try {
     eachMessage(file, (m) => geminiMessage(sink, m));
   } catch (err) {

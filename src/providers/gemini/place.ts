@@ -112,4 +112,11 @@ export const geminiPlace: ProviderPlace<'gemini'> = {
   discover,
   compactRatio: (env) => settingsRatio(join(geminiRoots(env)[0]!.path, 'settings.json')),
   contextWindow,
+  // Its file tools refuse paths outside the workspace unless they are included in it.
+  startCommand: (prompt, dirs) => [
+    'gemini',
+    ...dirs.flatMap((d) => ['--include-directories', d]),
+    '--prompt-interactive',
+    prompt,
+  ],
 };

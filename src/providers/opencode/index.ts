@@ -35,7 +35,7 @@ const AGENT_ID = /^[A-Za-z0-9_-]{1,128}$/;
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null && (!AGENT_ID.test(o.agent) || !validMember(o.agent)))
     return unsupported(`"${o.agent.slice(0, 40)}" is not a session id`);
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   const reader = new OpenCodeConversation(sink);
   const each = reader.message.bind(reader);
   try {

@@ -309,4 +309,6 @@ export const opencodePlace: ProviderPlace<'opencode'> = {
   // OpenCode compacts when the next request would not fit, not at a fraction of the window.
   compactRatio: () => null,
   contextWindow: reportedOrKnownWindow,
+  // Its TUI with a first message; reading outside the project asks (its `external_directory` rule).
+  startCommand: (prompt) => ['opencode', '--prompt', prompt],
 };

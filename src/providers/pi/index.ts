@@ -51,7 +51,7 @@ function eachOnBranch(path: string, each: (entry: JsonObject) => void): void {
 
 function conversation(path: string, o: ConversationOptions): Conversation {
   if (o.agent !== null) return unsupported('Pi runs no subagents of its own in a session');
-  const sink = new TurnSink(o.before);
+  const sink = new TurnSink(o.before, o.feed);
   const reader = new PiConversation(sink);
   try {
     eachOnBranch(path, (e) => reader.entry(e));

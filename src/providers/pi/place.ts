@@ -52,4 +52,6 @@ export const piPlace: ProviderPlace<'pi'> = {
   // Pi compacts a fixed number of tokens before the window fills, not at a fraction of it.
   compactRatio: () => null,
   contextWindow: reportedOrKnownWindow,
+  // Messages on the command line start its interactive session; its tools read any path.
+  startCommand: (prompt) => ['pi', prompt],
 };

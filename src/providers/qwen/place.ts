@@ -50,4 +50,11 @@ export const qwenPlace: ProviderPlace<'qwen'> = {
   discover,
   compactRatio: () => null,
   contextWindow: reportedOrKnownWindow,
+  // A positional prompt is one-shot; `-i` keeps the session open. Files outside the workspace as Gemini CLI.
+  startCommand: (prompt, dirs) => [
+    'qwen',
+    ...dirs.flatMap((d) => ['--include-directories', d]),
+    '--prompt-interactive',
+    prompt,
+  ],
 };

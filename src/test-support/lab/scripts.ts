@@ -14,6 +14,12 @@ export interface ShellCall {
   command: string;
 }
 
+/** A call of one tool the agent offers by its name (an MCP server's tool), with these arguments. */
+export interface NamedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
 /** One model response. */
 export type Step =
   /** A plain answer that ends the turn; `held`: held as a `held` step is. */
@@ -21,9 +27,21 @@ export type Step =
   /** Tool calls in one response (two or more: parallel calls); `held`: held as a `held` step is. */
   | { kind: 'calls'; calls: ShellCall[]; text?: string; held?: true }
   /** An answer the server holds open until the test releases it (the agent is working meanwhile). */
-  | { kind: 'held'; text: string };
+  | { kind: 'held'; text: string }
+  /** A call of a tool named exactly (not the agent's shell): one of an MCP server's. */
+  | { kind: 'tool'; call: NamedCall; text?: string; held?: true };
 
-export type ScriptName = 'text' | 'call' | 'fail' | 'parallel' | 'approve' | 'hold' | 'resume' | 'stages';
+export type ScriptName =
+  | 'text'
+  | 'call'
+  | 'fail'
+  | 'parallel'
+  | 'approve'
+  | 'hold'
+  | 'resume'
+  | 'stages'
+  | 'mcp'
+  | 'handoff';
 
 /** Whether the server holds a step's response until the test releases it. */
 export const isHeld = (step: Step): boolean => step.kind === 'held' || step.held === true;
@@ -57,6 +75,22 @@ export const SCRIPTS: Record<ScriptName, Step[]> = {
   stages: [
     { kind: 'calls', calls: [{ command: 'touch lab-stages.txt && echo lab-staged' }], held: true },
     { kind: 'answer', text: 'The file is there.', held: true },
+  ],
+  // One call of cctop's MCP server, as Claude Code names it (`mcp__<server>__<tool>`). Claude Code
+  // 2.1.328 defers MCP tools behind its ToolSearch: the model fetches the tool's schema first.
+  mcp: [
+    {
+      kind: 'tool',
+      call: { name: 'ToolSearch', args: { query: 'select:mcp__cctop__list_sessions', max_results: 1 } },
+    },
+    { kind: 'tool', call: { name: 'mcp__cctop__list_sessions', args: {} } },
+    { kind: 'answer', text: 'cctop listed the running sessions.' },
+  ],
+  // What an agent started by `cctop handoff` does first: read the brief it was pointed at (the lab's
+  // test writes it as `cctop-handoff.md` in the session's directory, where the agent starts).
+  handoff: [
+    { kind: 'calls', calls: [{ command: 'cat cctop-handoff.md' }] },
+    { kind: 'answer', text: 'I have read the handoff brief and carry on from there.' },
   ],
 };
 

@@ -7,28 +7,36 @@
 import type { Conversation, ToolUse, Turn } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
+import { fenced, inlineCode } from '../markdown-text.js';
 import { printable, safeLine, safeText } from '../terminal-text.js';
 import { type Paint, PLAIN } from './color.js';
 
-/** Inline Markdown code: a backquote inside would end it early. */
-const code = (text: string): string => `\`${safeLine(text).replace(/`/g, "'")}\``;
+/** Inline Markdown code of a field from the transcript. */
+const code = (text: string): string => inlineCode(safeLine(text));
 
-function when(ts: string): string {
+export function when(ts: string): string {
   const ms = Date.parse(ts);
   return Number.isFinite(ms) ? new Date(ms).toISOString().replace('T', ' ').slice(0, 16) : '';
 }
 
-function who(t: Turn, agent: string): string {
+export function who(t: Turn, agent: string): string {
   if (t.role === 'user') return 'you';
   if (t.role === 'system') return t.kind === 'compaction' ? 'compaction' : 'harness';
   return t.kind === 'reasoning' ? `${agent} (thinking)` : agent;
 }
 
-function toolMark(tool: ToolUse): string {
+export function toolMark(tool: ToolUse): string {
   return tool.result === null ? '…' : tool.failed ? '✗' : '✓';
 }
 
-export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: number): string[] {
+/** `at`: the turn `--at` asked for, marked so the eye finds it (null: none). */
+export function renderChat(
+  s: SessionDoc,
+  c: Conversation,
+  p: Paint,
+  columns: number,
+  at: number | null = null,
+): string[] {
   const agent = placeById(s.provider).label;
   const out: string[] = [];
   if (!c.supported)
@@ -46,9 +54,11 @@ export function renderChat(s: SessionDoc, c: Conversation, p: Paint, columns: nu
       ),
     );
   for (const t of c.turns) {
-    const head = `── #${t.seq} ${who(t, agent)} ${when(t.ts)} `;
+    const mark = t.seq === at ? '▶▶' : '──';
+    const head = `${mark} #${t.seq} ${who(t, agent)} ${when(t.ts)} `;
+    const rule = head + '─'.repeat(Math.max(0, Math.min(columns, 100) - head.length));
     out.push('');
-    out.push(p.dim(head + '─'.repeat(Math.max(0, Math.min(columns, 100) - head.length))));
+    out.push(t.seq === at ? p.bold(rule) : p.dim(rule));
     if (t.text.length > 0) {
       const body = safeText(t.text);
       out.push(t.kind === 'reasoning' || t.role === 'system' ? p.dim(body) : body);
@@ -78,10 +88,6 @@ export function renderMarkdown(s: SessionDoc, c: Conversation): string {
     '',
   ];
   if (c.earlier > 0) out.push(`_${c.earlier} earlier turns not shown._`, '');
-  const fence = (text: string) => {
-    const ticks = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map((m) => m.length + 1)));
-    return `${ticks}\n${text}\n${ticks}`;
-  };
   for (const t of c.turns) {
     out.push(`## ${who(t, agent)}${t.ts ? ` · ${when(t.ts)}` : ''}`, '');
     if (t.text.length > 0)
@@ -93,7 +99,7 @@ export function renderMarkdown(s: SessionDoc, c: Conversation): string {
       );
     for (const tool of t.tools) {
       out.push(`- ${toolMark(tool)} **${safeLine(tool.name)}** ${code(tool.detail)}`);
-      if (tool.result) out.push('', fence(safeText(tool.result)), '');
+      if (tool.result) out.push('', fenced(safeText(tool.result)), '');
     }
     if (t.tools.length > 0) out.push('');
   }

@@ -5,11 +5,15 @@
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
  * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
+import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TURNS } from '../../model/conversation.js';
 
 /** The commands `cctop` knows, as typed after it. */
 export const COMMANDS = [
   'chat',
+  'search',
   'report',
+  'handoff',
+  'export',
   'explain',
   'daily',
   'weekly',
@@ -21,6 +25,7 @@ export const COMMANDS = [
   'statusline',
   'hooks',
   'hook',
+  'mcp',
   'serve',
   'watch',
   'exec',
@@ -49,8 +54,12 @@ Usage:
   cctop                 the live table on a terminal (a list otherwise); ? shows its keys
   cctop --list          every session as a table, grouped by harness
   cctop --json          the session document (docs/session-document.md)
-  cctop chat [ID]       one session's conversation (--before SEQ, --agent ID, --json, --markdown)
+  cctop chat [ID]       one session's conversation (--before SEQ, --at SEQ, --agent ID, --json, --markdown)
+  cctop search QUERY    find words in every conversation, every harness: ranked, with the turn (--json)
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
+  cctop handoff [ID]    a brief of the session for another harness, and the command that starts it
+                        on the brief (--to claude|codex|gemini|qwen|opencode|pi|copilot, --run)
+  cctop export [ID]     the whole conversation, every turn, as Markdown or JSON (--subagents, --out)
   cctop explain [ID]    why a session's state reads as it does: hooks, registry, files (--json)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
@@ -60,6 +69,7 @@ Usage:
   cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
   cctop hooks install   let the agents tell cctop each session's state (remove|status; docs/hooks.md)
   cctop hook AGENT ...  what the agents' hooks run: tells running cctops (docs/protocol.md)
+  cctop mcp             an MCP server for your agents: sessions, conflicts, waits (install; docs/mcp.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop watch           desktop and webhook notifications, without the table (--notify URL; docs/notifications.md)
   cctop exec AGENT ...  run claude, codex, copilot, gemini, qwen, pi or opencode headlessly as one event stream (docs/drive.md);
@@ -71,6 +81,8 @@ Usage:
 Options go anywhere on the line, before or after the command:
   -l, --list, -j, --json           as above
   -d, --delay SECONDS              refresh interval of the live table (default 2)
+  --host [USER@]HOST[:PATH]        also show another machine's sessions, read over ssh (repeatable;
+                                   also CCTOP_HOSTS and the config's hosts; docs/hosts.md)
 ${COMMON_OPTIONS}
   -v, --version
 `;
@@ -99,7 +111,7 @@ ${COMMON_OPTIONS}
 
 /** Each command's own help, for the commands whose flags `main.ts` parses. */
 const COMMAND_HELP: Record<
-  Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'help'>,
+  Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'search' | 'help'>,
   string
 > = {
   daily: PERIOD_HELP('daily', 'day'),
@@ -191,6 +203,7 @@ how to page back.
 
 Options:
   --before SEQ                     the turns before turn #SEQ (page back)
+  --at SEQ                         the turns up to just after #SEQ, marked (where cctop search points)
   --agent ID                       a subagent's conversation instead of the session's own
   --markdown                       as Markdown, to save or paste
   --json                           as JSON
@@ -207,6 +220,37 @@ Options:
   --json                           the report as JSON
 ${COMMON_OPTIONS}
 `,
+  handoff: `cctop handoff: hand a session's task over to another harness
+
+Usage: cctop handoff [ID] [--to HARNESS] [--run] [options]
+
+${SESSION_ID} Writes a brief of the session (its goal, plan and todos, the files it changed
+and read, the commands it ran, its failures and subagents, and where it stopped) to a file in
+cctop's cache, and prints the command that starts HARNESS in the session's directory with a first
+message telling it to read the brief. docs/handoff.md has the details.
+
+Options:
+  --to HARNESS                     claude, codex, gemini, qwen, opencode, pi or copilot (default:
+                                   codex for a Claude Code session, claude for the others)
+  --run                            run that command here, in the session's directory
+  -o, --out FILE                   write the brief to FILE instead
+  -j, --json                       the brief's path and the command as JSON
+${COMMON_OPTIONS}
+`,
+  export: `cctop export: a session's whole conversation, for sharing
+
+Usage: cctop export [ID] [--format markdown|json] [--subagents] [--out FILE] [options]
+
+${SESSION_ID} Every turn, oldest first (cctop chat --markdown is the newest ${MAX_TURNS}), made safe
+for terminals and for Markdown renderers and pages: no control characters, no HTML that would run.
+Each message keeps its first ${MAX_TEXT_CHARS} characters and each tool result its first ${MAX_RESULT_CHARS}, as cctop chat.
+
+Options:
+  --format markdown|json           default markdown
+  --subagents                      the subagents' conversations too, after the session's own
+  -o, --out FILE                   write to FILE instead of standard output
+${COMMON_OPTIONS}
+`,
   doctor: `cctop doctor: where cctop looked, what it found, what it could not read
 
 Usage: cctop doctor [options]
@@ -215,7 +259,12 @@ Each harness's places and how many sessions and files were found there, every fi
 could not be read and why, the price catalogue in use, and every model without a price. Exits 1
 when a file could not be read at all.
 
+With hosts (--host, CCTOP_HOSTS or the config's hosts), the ssh round trip to each: the remote
+cctop's version and sessions, or what went wrong in ssh's words and the fix. Exits 1 when a host
+could not be read.
+
 Options:
+  --host [USER@]HOST[:PATH]        check this machine (repeatable; docs/hosts.md)
 ${COMMON_OPTIONS}
 `,
   watch: `cctop watch: desktop and webhook notifications, without the table
@@ -252,7 +301,7 @@ Options:
 };
 
 export function commandHelp(
-  command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'help'>,
+  command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'search' | 'help'>,
 ): string {
   return COMMAND_HELP[command];
 }

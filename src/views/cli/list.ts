@@ -81,12 +81,29 @@ function colourState(p: Paint, state: SessionState, text: string): string {
   }
 }
 
+/** The widest host name the HOST column shows; a longer one is cut (`--json` has it whole). */
+const HOST_CELLS = 12;
+
+/**
+ * The HOST column, only when some row comes from another machine (`--host`): the machine's name,
+ * blank for this one.
+ */
+function hostColumn(doc: SessionDocument): Column[] {
+  const names = doc.sessions.flatMap((s) => (s.host === undefined ? [] : [safeLine(s.host)]));
+  if (names.length === 0) return [];
+  const w = Math.min(HOST_CELLS, Math.max(4, ...names.map((n) => n.length)));
+  return [
+    { title: 'HOST', width: w, align: 'left', cell: (s) => (s.host === undefined ? '' : safeLine(s.host)) },
+  ];
+}
+
 /** The table as lines, for a terminal `columns` wide. */
 export function renderList(doc: SessionDocument, columns: number, p: Paint, nowMs: number): string[] {
   const out: string[] = [];
-  const fixed = 2 + 3 + COLUMNS.reduce((n, c) => n + c.width + 1, 0);
+  const shown = [...hostColumn(doc), ...COLUMNS];
+  const fixed = 2 + 3 + shown.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(10, columns - fixed);
-  const header = `  ${padEnd('', 2)} ${COLUMNS.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
+  const header = `  ${padEnd('', 2)} ${shown.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
 
   for (const provider of PLACE_LIST) {
     const rows = doc.sessions.filter((s) => s.provider === provider.id);
@@ -103,7 +120,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
     out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));
     for (const s of rows) {
-      const cells = COLUMNS.map((c) => {
+      const cells = shown.map((c) => {
         const v = c.cell(s, nowMs);
         return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
       });

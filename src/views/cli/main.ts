@@ -10,12 +10,10 @@
 
 import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import type { LiveSession } from '../../live/collisions-once.js';
 import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
-import { paint } from './color.js';
 import { demoEnv } from './demo.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
@@ -53,6 +51,7 @@ const FLAGS = {
     json: { type: 'boolean', short: 'j' },
     delay: { type: 'string', short: 'd' },
     version: { type: 'boolean', short: 'v' },
+    host: { type: 'string', multiple: true },
   },
   chat: {
     ...COMMON_FLAGS,
@@ -60,14 +59,30 @@ const FLAGS = {
     json: { type: 'boolean', short: 'j' },
     markdown: { type: 'boolean' },
     before: { type: 'string' },
+    at: { type: 'string' },
     agent: { type: 'string' },
   },
   report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  handoff: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    to: { type: 'string' },
+    run: { type: 'boolean' },
+    out: { type: 'string', short: 'o' },
+    json: { type: 'boolean', short: 'j' },
+  },
+  export: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    format: { type: 'string' },
+    subagents: { type: 'boolean' },
+    out: { type: 'string', short: 'o' },
+  },
   explain: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS },
   budget: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   config: HELP_FLAG,
-  doctor: { ...COMMON_FLAGS, ...HELP_FLAG },
+  doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
   pricing: HELP_FLAG,
 } satisfies Record<string, Flags>;
 
@@ -122,35 +137,6 @@ function unknownCommand(word: string): UsageError {
   return new UsageError(`unknown command ${word}${near ? `, did you mean ${near}?` : ''} (try cctop --help)`);
 }
 
-async function listCommand(io: Io, o: CommonOptions): Promise<number> {
-  const s = await snapshot(o, io.env);
-  if (s.document.sessions.length === 0) {
-    io.out(await nothingListed(s, o, io.env));
-    return 0;
-  }
-  const { renderList } = await import('./list.js');
-  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
-  const colors = paint(io.isTty, io.env);
-  for (const line of renderList(s.document, columns, colors, Date.now())) io.out(line);
-  // Budgets count every session: a list some flag narrowed does not hold what they count.
-  if (o.filters.length === 0 && !o.demo) {
-    const { budgetLine } = await import('./money.js');
-    const line = await budgetLine(io, () => s.index.usage(), s.time, colors);
-    if (line !== null) io.out(line);
-  }
-  return 0;
-}
-
-async function jsonCommand(io: Io, o: CommonOptions): Promise<number> {
-  const running: LiveSession[] = [];
-  const s = await snapshot(o, io.env, false, running);
-  const { collisionsFor } = await import('../../live/collisions-once.js');
-  const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
-  if (io.write) io.write([...s.jsonChunks({ collisions }), '\n']);
-  else io.out(s.json({ collisions }));
-  return 0;
-}
-
 /** `cctop` on a terminal: the live table. */
 async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unknown>): Promise<number> {
   const delayMs = (await import('./delay.js')).delayOption(values.delay);
@@ -176,6 +162,8 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
     };
   }
   const { zoneFor } = await import('../../config/index.js');
+  // Other machines (`--host`, `CCTOP_HOSTS`, the config), each polled on its own schedule.
+  const hosts = (await import('./hosts.js')).pollerFor(io, values, o.demo);
   try {
     return await runTui({
       live: {
@@ -191,6 +179,7 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
       input: process.stdin,
       notify: !o.demo,
       ...(annotate ? { annotate } : {}),
+      ...(hosts ? { hosts } : {}),
       ...(o.filters.length > 0
         ? {
             whenEmpty: async () =>
@@ -234,13 +223,14 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
   // Only after `--`: every other word was taken for a command.
   if (positionals.length > 0) throw unknownCommand(positionals[0]!);
   const o = commonOptions(values);
-  if (values.json) return await jsonCommand(io, o);
-  if (values.list || !io.isTty || !process.stdin.isTTY) return await listCommand(io, o);
+  if (values.json) return await (await import('./root-lists.js')).jsonCommand(io, o, values);
+  if (values.list || !io.isTty || !process.stdin.isTTY)
+    return await (await import('./root-lists.js')).listCommand(io, o, values);
   return await tuiCommand(io, o, values);
 }
 
 /** The commands `run` handles itself; `runTool` the rest. */
-type RunName = 'serve' | 'watch' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
+type RunName = 'serve' | 'watch' | 'search' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
 
 async function run(command: CommandName, args: string[], io: Io): Promise<number> {
   switch (command) {
@@ -250,6 +240,8 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
     }
     case 'watch':
       return (await import('./watch.js')).watchCommand(args, io);
+    case 'search':
+      return (await import('./search.js')).searchCommand(args, io);
     case 'exec': {
       const { execCommand } = await import('./exec.js');
       return execCommand(args, io);
@@ -270,8 +262,11 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       if (values.help) return said(io, commandHelp(command));
       if (positionals.length > 0) throw new UsageError(`doctor takes no arguments (got ${positionals[0]})`);
       const o = commonOptions(values);
+      // Other machines (`--host`, `CCTOP_HOSTS`, the config) are checked while this one is read.
+      const hosts = o.demo ? null : (await import('./hosts-doctor.js')).startHostChecks(io, values);
       const { doctor } = await import('./doctor.js');
-      return doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
+      const code = doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
+      return hosts === null || (await hosts()) ? code : 1;
     }
     case 'explain': {
       const { values, positionals } = parse(args, FLAGS.explain, command);
@@ -323,12 +318,17 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
     }
     case 'hook':
       return hookCommand(args, io);
+    case 'handoff':
+    case 'export':
+      return shareCommand(command, args, io);
     case 'statusline': {
       const { statuslineCommand } = await import('./statusline.js');
       return statuslineCommand(args, io);
     }
     case 'hooks':
       return (await import('./hooks.js')).hooksCommand(args, io);
+    case 'mcp':
+      return (await import('./mcp.js')).mcpCommand(args, io);
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
       if (values.help) return said(io, commandHelp(command));
@@ -344,6 +344,26 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       return updatePricing(io);
     }
   }
+}
+
+/** `cctop handoff` and `cctop export`: one session, taken to another harness or written out whole. */
+async function shareCommand(command: 'handoff' | 'export', args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args, FLAGS[command], command);
+  if (values.help) return said(io, commandHelp(command));
+  if (positionals.length > 1)
+    throw new UsageError(
+      `${command} takes one session id or prefix (got ${positionals.join(' ')}; try ${helpOf(command)})`,
+    );
+  const o = commonOptions(values);
+  const snap = await snapshot(o, io.env);
+  const src = {
+    query: positionals[0] ?? null,
+    snap,
+    whole: () => snapshot(o, io.env, true),
+    nothing: () => nothingListed(snap, o, io.env),
+  };
+  const share = await import('./share.js');
+  return command === 'handoff' ? share.handoffCommand(io, src, values) : share.exportCommand(io, src, values);
 }
 
 /**

@@ -9,28 +9,29 @@ import { findSession } from '../../index/find.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import type { Conversation } from '../../model/conversation.js';
 import { unsupported } from '../../model/conversation.js';
+import type { SessionDoc } from '../../model/document.js';
 import { conversationOf, providerById } from '../../providers/index.js';
 import { buildReport } from '../../report/build.js';
+import type { SessionReport } from '../../report/types.js';
 import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { renderChat, renderMarkdown } from './chat.js';
+import { chatWindow } from './chat-at.js';
 import { PLAIN, paint } from './color.js';
 import { ago } from './format.js';
 import { label } from './list.js';
 import type { Io } from './main.js';
-import { UsageError } from './options.js';
 import { renderReport } from './report.js';
 
-export async function sessionCommand(
+/**
+ * The session `query` names (an id or a unique prefix; null: the newest), or null after saying why
+ * there is none: no match, or several (listed, to pick from).
+ */
+export async function chosenSession(
   io: Io,
-  command: 'chat' | 'report',
   query: string | null,
-  values: Record<string, unknown>,
   snap: Snapshot,
-  /** A snapshot read in full, for when `snap` came from kept sessions and cannot give a session's files. */
-  whole: () => Promise<Snapshot>,
-  /** Why there is no session to show: the filters matched none (and how many exist), or where cctop looked. */
   nothing: () => Promise<string>,
-): Promise<number> {
+): Promise<SessionDoc | null> {
   const found = findSession(snap.document, query);
   if (found.kind === 'none') {
     io.err(
@@ -38,7 +39,7 @@ export async function sessionCommand(
         ? `cctop: ${await nothing()}`
         : `cctop: no session matches "${safeLine(query)}" (cctop --list shows them)`,
     );
-    return 2;
+    return null;
   }
   if (found.kind === 'many') {
     io.err(
@@ -51,37 +52,55 @@ export async function sessionCommand(
           PLAIN,
         ),
       );
-    return 2;
+    return null;
   }
-  const s = found.session;
+  return found.session;
+}
+
+/** The report of `s`, from its own files in the index; a snapshot that cannot say reads them all again. */
+export async function reportFor(
+  s: SessionDoc,
+  snap: Snapshot,
+  whole: () => Promise<Snapshot>,
+): Promise<SessionReport> {
+  let mine = snap.filesOf(s);
+  let from = snap;
+  if (mine === null) {
+    from = await whole();
+    mine = from.filesOf(s);
+  }
+  return buildReport({
+    session: s,
+    files: mine?.files ?? [],
+    ...(mine?.masks ? { masks: mine.masks } : {}),
+    book: from.book,
+    time: from.time,
+    nowMs: Date.now(),
+  });
+}
+
+export async function sessionCommand(
+  io: Io,
+  command: 'chat' | 'report',
+  query: string | null,
+  values: Record<string, unknown>,
+  snap: Snapshot,
+  /** A snapshot read in full, for when `snap` came from kept sessions and cannot give a session's files. */
+  whole: () => Promise<Snapshot>,
+  /** Why there is no session to show: the filters matched none (and how many exist), or where cctop looked. */
+  nothing: () => Promise<string>,
+): Promise<number> {
+  const s = await chosenSession(io, query, snap, nothing);
+  if (s === null) return 2;
   const p = paint(io.isTty, io.env);
   const columns = io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
   if (command === 'report') {
-    // The session's own files from the index; a snapshot that cannot say reads them all again.
-    let mine = snap.filesOf(s);
-    let from = snap;
-    if (mine === null) {
-      from = await whole();
-      mine = from.filesOf(s);
-    }
-    const report = buildReport({
-      session: s,
-      files: mine?.files ?? [],
-      ...(mine?.masks ? { masks: mine.masks } : {}),
-      book: from.book,
-      time: from.time,
-      nowMs: Date.now(),
-    });
+    const report = await reportFor(s, snap, whole);
     if (values.json) io.out(terminalJson(report));
     else for (const line of renderReport(report, p, columns)) io.out(line);
     return 0;
   }
-  let before: number | null = null;
-  if (typeof values.before === 'string') {
-    before = Number(values.before);
-    if (!Number.isInteger(before) || before < 0)
-      throw new UsageError(`--before ${values.before}: expected a turn number`);
-  }
+  const { before, at } = chatWindow(values);
   const agent = typeof values.agent === 'string' ? values.agent : null;
   const provider = providerById(s.provider);
   let c: Conversation;
@@ -90,8 +109,11 @@ export async function sessionCommand(
       'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
     );
   else c = conversationOf(provider, s.file, { before, agent });
-  if (values.json) io.out(terminalJson({ session: s.id, provider: s.provider, ...c }));
+  if (at !== null && c.supported && !c.turns.some((t) => t.seq === at))
+    io.err(`cctop: this conversation shows no turn #${at}; here are its turns before #${before}`);
+  if (values.json)
+    io.out(terminalJson({ session: s.id, provider: s.provider, ...(at === null ? {} : { at }), ...c }));
   else if (values.markdown) io.out(renderMarkdown(s, c));
-  else for (const line of renderChat(s, c, p, columns)) io.out(line);
+  else for (const line of renderChat(s, c, p, columns, at)) io.out(line);
   return 0;
 }

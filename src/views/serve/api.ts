@@ -9,6 +9,7 @@
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
+import type { HandoffTarget } from '../../share/targets.js';
 import type { Level } from './auth.js';
 
 /** `/api/info`. */
@@ -45,3 +46,15 @@ export interface ChatUnchanged {
 }
 
 export type ChatAnswer = ChatWindow | ChatUnchanged;
+
+/** `/api/handoff/:id?to=HARNESS`: the line that hands the session over, to show and copy. */
+export interface HandoffAnswer {
+  /** The session's full id. */
+  session: string;
+  /** The harness the line starts (the one asked for, else another than the session's own). */
+  to: HandoffTarget;
+  /** Every harness it could go to, for the page's choice. */
+  targets: readonly HandoffTarget[];
+  /** `cctop handoff ID --to HARNESS --run`; null for an id that reads as an option. */
+  command: string | null;
+}

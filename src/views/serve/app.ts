@@ -16,6 +16,7 @@ import { findSession } from '../../index/find.js';
 import type { DrivenRuns } from '../../live/driven.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { Env as SearchEnv } from '../../providers/types.js';
 import { renderMarkdown } from '../cli/chat.js';
 import { actRoutes, isActingPath } from './act.js';
 import type { Answers } from './answers.js';
@@ -24,9 +25,11 @@ import type { Assets } from './assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
 import { attachment } from './download.js';
+import { handoffRoutes } from './handoff.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
+import { searchRoutes } from './search.js';
 import { spendRoutes } from './spend.js';
 import type { EventHub } from './sse.js';
 
@@ -49,6 +52,8 @@ export interface AppDeps {
   config?: () => LoadedConfig;
   /** The runs `cctop/drive` announces, whose approvals the dashboard may answer; absent: none. */
   driven?: DrivenRuns;
+  /** Where the page's search looks (serve's own environment); absent: `/api/search` does not search. */
+  env?: SearchEnv;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
@@ -119,6 +124,9 @@ function unauthorized(c: Context<Env>, why: string) {
   c.header('WWW-Authenticate', 'Bearer realm="cctop"');
   return refuse(c, 401, why);
 }
+
+/** Find the session an id names, or the answer that says why not (400, 404, or 409 with candidates). */
+export type Resolve = typeof resolve;
 
 function resolve(
   c: Context<Env>,
@@ -347,6 +355,8 @@ export function createApp(d: AppDeps): Hono<Env> {
   liveRoutes(app, d);
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
+  searchRoutes(app, d.env ?? null);
+  handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
   app.notFound((c) => refuse(c, 404, 'not found'));
   app.onError((err, c) => {

@@ -198,6 +198,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     version: version(),
     delayMs: o.delayMs,
     ...(o.agents ? { driven: o.agents.driven } : {}),
+    env: o.env,
   });
 
   const server = httpServer(app.fetch, o);

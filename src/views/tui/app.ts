@@ -5,6 +5,7 @@
  */
 
 import { StringDecoder } from 'node:string_decoder';
+import { type HostPoller, withHostViews } from '../../hosts/index.js';
 import { watchedStates } from '../../live/agent-state.js';
 import { AlertFeed } from '../../live/alert-feed.js';
 import type { Alert } from '../../live/alerts.js';
@@ -41,6 +42,11 @@ export interface TuiOptions {
   notify?: boolean;
   /** What to say when no session shows (asked once, the first time none does): which filter matched nothing. */
   whenEmpty?: () => Promise<string>;
+  /**
+   * Other machines (`--host`), polled on their own schedules; their rows are shown beside this
+   * machine's and never acted on. Alerts, collisions and notifications stay this machine's.
+   */
+  hosts?: HostPoller;
 }
 
 /** How often the screen is redrawn with nothing new (ages tick, marks expire). */
@@ -164,6 +170,8 @@ class LiveTable {
     this.draw();
     this.live.on('update', this.onUpdate);
     this.live.on('error', (err) => this.say(`refresh failed: ${err.message}`));
+    this.o.hosts?.on('changed', this.onHosts);
+    this.o.hosts?.start();
     await this.live.fromIndex().catch(() => null);
     this.live.start();
     this.alerts.start();
@@ -234,10 +242,24 @@ class LiveTable {
         () => {},
       );
     }
-    v.doc = doc;
+    v.doc = this.withHosts(doc);
     v.revision++;
     v.loading = null;
     for (const [key, until] of v.rang) if (until <= now) v.rang.delete(key);
+    this.draw();
+  };
+
+  /** This machine's document with the other machines' rows beside its own. */
+  private withHosts(doc: SessionDocument): SessionDocument {
+    return this.o.hosts ? withHostViews(doc, this.o.hosts.views()) : doc;
+  }
+
+  /** A host answered, or stopped answering: the same local document, with its rows as they now are. */
+  private readonly onHosts = () => {
+    const local = this.live.document;
+    if (local === null) return;
+    this.v.doc = this.withHosts(local);
+    this.v.revision++;
     this.draw();
   };
 
@@ -271,6 +293,8 @@ class LiveTable {
 
   private readonly finish = () => {
     this.live.stop();
+    this.o.hosts?.stop();
+    this.o.hosts?.off('changed', this.onHosts);
     this.alerts.stop();
     this.notifier?.stop();
     this.collisions.stop();

@@ -73,8 +73,13 @@ export function failureRate(s: SessionDoc): string {
   return `${Math.round((s.tools.failed / s.tools.calls) * 100)}%`;
 }
 
+/** The HOST column's width: a longer machine name is cut (the Info panel and `--json` have it whole). */
+const HOST_WIDTH = 10;
+
 /** Every column but the status mark and the project/title, in display order. */
 export const COLUMNS: Column[] = [
+  // Shown only while some row is another machine's (`--host`); blank for this machine's rows.
+  { key: 'host', title: 'HOST', width: HOST_WIDTH, align: 'left', cell: (r) => r.s.host ?? '' },
   {
     key: 'active',
     title: 'LAST',

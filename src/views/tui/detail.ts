@@ -36,6 +36,15 @@ export class DetailReader {
       v.detail = { kind: 'gone', key };
       return;
     }
+    if (s.host !== undefined) {
+      // Its transcript is on that machine; the row's own numbers are all this table has of it.
+      v.detail = {
+        kind: 'failed',
+        key,
+        error: `this session runs on ${s.host}: its conversation and calls stay there`,
+      };
+      return;
+    }
     void Promise.all([
       this.deep.calls(s.provider, s.file),
       this.deep.conversation(s.provider, s.file, latest()),

@@ -7,6 +7,7 @@
  */
 import type { AnswerResult } from '../../live/driven.js';
 import type { Row } from './columns.js';
+import { askHandoff, clipboard, handoffKey } from './handoff-key.js';
 import type { Key } from './keys.js';
 import { resumeCommand } from './panels.js';
 import { keyOf, PANELS, SORTS, type ViewState } from './state.js';
@@ -54,6 +55,10 @@ function moveBy(v: ViewState, c: KeyContext, n: number): void {
 export function onKey(v: ViewState, k: Key, c: KeyContext): void {
   if (v.confirm !== null) {
     confirmKey(v, k, c);
+    return;
+  }
+  if (v.handoff !== null) {
+    handoffKey(v, k, c);
     return;
   }
   if (v.filtering) {
@@ -193,7 +198,10 @@ function charKey(v: ViewState, ch: string, c: KeyContext): void {
       v.help = true;
       return;
     case 'y':
-      copyResume(v, c);
+      if (onThisMachine(v, c)) copyResume(v, c);
+      return;
+    case 'O':
+      if (onThisMachine(v, c)) askHandoff(v, c);
       return;
     case 'c':
       v.panel = 'collisions';
@@ -252,12 +260,19 @@ function confirmKey(v: ViewState, k: Key, c: KeyContext): void {
 }
 
 /** Put the selected session's resume command on the clipboard. */
+/** Another machine's row (`--host`) is shown, never acted on: `y` and `O` say where to act instead. */
+function onThisMachine(v: ViewState, c: KeyContext): boolean {
+  const host = v.doc?.sessions.find((x) => keyOf(x) === v.selected)?.host;
+  if (host === undefined) return true;
+  c.say(`this session runs on ${host}: resume or hand it off there (ssh ${host})`);
+  return false;
+}
+
 function copyResume(v: ViewState, c: KeyContext): void {
   const s = v.doc?.sessions.find((x) => keyOf(x) === v.selected);
   const cmd = s ? resumeCommand(s) : null;
   if (cmd) {
-    // OSC 52: the terminal puts it on the clipboard, over ssh too.
-    c.signal(`\u001b]52;c;${Buffer.from(cmd).toString('base64')}\u0007`);
+    c.signal(clipboard(cmd));
     c.say(`copied: ${cmd}`);
   } else c.say('no resume command for this session');
 }

@@ -12,6 +12,7 @@ import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
 import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
 import { sparkline } from '../cli/report.js';
+import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
 import { collisionsPanel } from './collisions-panel.js';
 import type { Detail, ViewState } from './state.js';
@@ -21,14 +22,6 @@ const GONE = 'the transcript is gone; only its numbers remain';
 
 function kv(label: string, value: string, p: Paint): string {
   return `  ${p.dim(padEnd(label, 10))} ${value}`;
-}
-
-/**
- * One word for a POSIX shell: as it is when it holds nothing a shell reads specially, else in single
- * quotes, where nothing is special (`$(…)` inside double quotes would run when the command is pasted).
- */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**
@@ -66,7 +59,8 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
     kv('session', `${placeById(s.provider).label} ${safeLine(s.id)}`, p),
     kv('title', safeLine(s.title ?? UNKNOWN), p),
     kv('project', `${safeLine(s.project ?? UNKNOWN)}${s.branch ? `  (${safeLine(s.branch)})` : ''}`, p),
-    kv('file', safeLine(s.file), p),
+    // Another machine's session (`--host`): its file and its resume command are that machine's.
+    kv('file', `${s.host === undefined ? '' : `${safeLine(s.host)}:`}${safeLine(s.file)}`, p),
     kv(
       'model',
       `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${safeLine(s.reasoningEffort)}` : ''}`,
@@ -91,7 +85,11 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
       `in ${tokens(s.tokens.input)}  out ${tokens(s.tokens.output)}  cache read ${tokens(s.tokens.cacheRead)}  write ${tokens(s.tokens.cacheWrite)}  reasoning ${tokens(s.tokens.reasoning)}`,
       p,
     ),
-    kv('resume', resumeCommand(s) ?? UNKNOWN, p),
+    kv(
+      'resume',
+      `${s.host === undefined ? '' : `on ${safeLine(s.host)}: `}${resumeCommand(s) ?? UNKNOWN}`,
+      p,
+    ),
     ...drivenLines(s, p, columns),
   ];
   return out.map((l) => clip(l, columns));

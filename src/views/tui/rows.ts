@@ -128,6 +128,16 @@ function colourCell(c: Column, r: Row, text: string, p: Paint): string {
   return text;
 }
 
+/** The user's hidden columns, and HOST while every row is this machine's. */
+function hiddenNow(v: ViewState): ReadonlySet<string> {
+  return v.doc?.hosts === undefined || v.doc.hosts.length === 0 ? new Set([...v.hidden, 'host']) : v.hidden;
+}
+
+/** The machines whose last poll failed: their rows are the last they sent, drawn dim. */
+export function silentHosts(v: ViewState): ReadonlySet<string> {
+  return new Set((v.doc?.hosts ?? []).filter((h) => !h.ok).map((h) => h.host));
+}
+
 /** The table (header and visible rows), and the first row shown once the selection is in view. */
 export function table(
   v: ViewState,
@@ -137,7 +147,8 @@ export function table(
   height: number,
   now: number,
 ): { lines: string[]; top: number } {
-  const cols = visibleColumns(columns, v.hidden);
+  const cols = visibleColumns(columns, hiddenNow(v));
+  const silent = silentHosts(v);
   const fixed = 2 + cols.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(8, columns - fixed);
   const sortedBy = (c: Column) => (c.key === 'active' && v.sort === 'last') || c.key === v.sort;
@@ -163,11 +174,13 @@ export function table(
     // The cell between the mark and the first column says whether the session collides.
     const collision = collisionOf(v, r.s);
     const text = `${m}${collisionCell(collision, p)}${cells.join(' ')} ${title}`;
-    if (keyOf(r.s) === v.selected) {
-      // Inverse video for the selected row, drawn on the uncoloured text so it reads cleanly.
-      const plain = `${mark(r.s, v.rang.get(keyOf(r.s)), now, PLAIN)}${collisionCell(collision, PLAIN)}${cols.map((c) => cellOf(c, r, now)).join(' ')} ${title}`;
+    const plain = `${mark(r.s, v.rang.get(keyOf(r.s)), now, PLAIN)}${collisionCell(collision, PLAIN)}${cols.map((c) => cellOf(c, r, now)).join(' ')} ${title}`;
+    // Inverse video for the selected row, drawn on the uncoloured text so it reads cleanly.
+    if (keyOf(r.s) === v.selected)
       lines.push(p.enabled ? `\u001b[7m${plain}\u001b[27m` : `>${plain.slice(1)}`);
-    } else lines.push(text);
+    // A silent machine's rows are what it last said: dim, so they are not read as current.
+    else if (r.s.host !== undefined && silent.has(r.s.host)) lines.push(p.dim(plain));
+    else lines.push(text);
   }
   if (rows.length === 0)
     lines.push(

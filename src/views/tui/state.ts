@@ -11,6 +11,7 @@ import type { Collision } from '../../model/collision.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionReport } from '../../report/types.js';
+import type { HandoffTarget } from '../../share/targets.js';
 
 export const PANELS = ['info', 'tools', 'context', 'cost', 'chat', 'collisions'] as const;
 export type Panel = (typeof PANELS)[number];
@@ -64,6 +65,8 @@ export interface ViewState {
   collisions: readonly Collision[];
   /** An answer to a driven run's approval, shown and waiting for `y` before it is sent. */
   confirm: Confirm | null;
+  /** `O` asked which harness to hand a session to (`handoff-key.ts`); `target` is what Enter takes. */
+  handoff: { key: string; target: HandoffTarget } | null;
 }
 
 /** An answer the person is asked to confirm: which run, which request, and what they saw. */
@@ -75,7 +78,9 @@ export interface Confirm {
   input: string;
 }
 
-export const keyOf = (s: Pick<SessionDoc, 'provider' | 'id'>): string => `${s.provider}\u0000${s.id}`;
+/** A row's identity: its harness and id, and for another machine's session (`--host`) the machine. */
+export const keyOf = (s: Pick<SessionDoc, 'provider' | 'id' | 'host'>): string =>
+  s.host === undefined ? `${s.provider}\u0000${s.id}` : `${s.host}\u0000${s.provider}\u0000${s.id}`;
 
 /** The view as it opens: nothing loaded yet, newest first, following, the Info panel. */
 export function initialView(hidden: ReadonlySet<string>): ViewState {
@@ -103,5 +108,6 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     budgets: [],
     collisions: [],
     confirm: null,
+    handoff: null,
   };
 }

@@ -10,6 +10,8 @@ import type { Paint } from '../cli/color.js';
 import { clip } from '../cli/format.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { failureRate, type Row } from './columns.js';
+import { handoffQuestion } from './handoff-key.js';
+import { hostsLine } from './hosts-line.js';
 import { overview } from './overview.js';
 import { panelLines } from './panels.js';
 import { rowsOf, table } from './rows.js';
@@ -49,6 +51,7 @@ export const HELP = [
   '  s             sort: last, cost, tokens, context, cpu, duration     r   reverse',
   '  f             follow the newest activity',
   '  y             copy the resume command',
+  '  O             hand the session to another harness: copy its cctop handoff command',
   '  c             collisions: running sessions that wrote the same file (!) or repository (~) lately',
   '  a d           allow or deny the approval a driven run (⇄) waits on, after y to confirm',
   '  w             notifications on or off (bell and desktop notice: a session waits on you, a budget',
@@ -85,11 +88,17 @@ export function render(
   if (all.length > 0 && ((v.follow && !v.filtering) || !all.some((r) => keyOf(r.s) === v.selected)))
     v.selected = keyOf(all[0]!.s);
   const panelHeight = rows >= 20 ? Math.min(14, Math.floor(rows * 0.4)) : 0;
-  const tableHeight = Math.max(2, rows - 1 - 1 - (panelHeight > 0 ? panelHeight + 1 : 0));
+  // Other machines that stopped answering get a line under the table (`--host`).
+  const quietHosts = hostsLine(v, p, now);
+  const tableHeight = Math.max(
+    2,
+    rows - 1 - 1 - (panelHeight > 0 ? panelHeight + 1 : 0) - (quietHosts ? 1 : 0),
+  );
   if (v.loading && v.doc === null) out.push(p.dim(`  ${v.loading}`));
   const t = table(v, all, p, columns, tableHeight, now);
   out.push(...t.lines);
   while (out.length < 1 + tableHeight) out.push('');
+  if (quietHosts) out.push(quietHosts);
   const selected = all.find((r) => keyOf(r.s) === v.selected)?.s ?? null;
   if (panelHeight > 0) {
     const tabs = PANELS.map((id) =>
@@ -102,16 +111,19 @@ export function render(
     out.push(...shown);
     while (out.length < rows - 1) out.push('');
   }
-  const hint = v.confirm
-    ? p.amber(
-        `${v.confirm.behavior === 'allow' ? 'Allow' : 'Deny'} ${safeLine(v.confirm.tool)}: ${safeLine(v.confirm.input)}?  y: ${v.confirm.behavior}  any other key: cancel`,
-      )
-    : v.filtering
-      ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
-      : ((v.status === null ? null : safeLine(v.status)) ??
-        p.dim(
-          `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
-        ));
+  const handoff = handoffQuestion(v);
+  const hint = handoff
+    ? p.amber(handoff)
+    : v.confirm
+      ? p.amber(
+          `${v.confirm.behavior === 'allow' ? 'Allow' : 'Deny'} ${safeLine(v.confirm.tool)}: ${safeLine(v.confirm.input)}?  y: ${v.confirm.behavior}  any other key: cancel`,
+        )
+      : v.filtering
+        ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
+        : ((v.status === null ? null : safeLine(v.status)) ??
+          p.dim(
+            `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  O hand off  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
+          ));
   out.length = Math.min(out.length, rows - 1);
   while (out.length < rows - 1) out.push('');
   out.push(hint);

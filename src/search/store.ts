@@ -1,0 +1,389 @@
+/**
+ * The search index's database: `search.sqlite`, beside the session index in cctop's cache directory
+ * and apart from it, so that its size, its schema and its damage never touch what `--json`, `--list`
+ * and the statusline read. It holds, per transcript, the session it belongs to and how far it was
+ * read (`files`), the folders and databases whose change means new transcripts (`watched`), and an
+ * FTS5 table of words: a row per turn's text, a row per turn's calls (their names and what they
+ * were called on), and a row for the session's title.
+ *
+ * A file's rows have ids of their own range (`ROW_SLOTS` per file), so the rows of a grown
+ * transcript from some turn on are replaced without a scan of the table, and a result names its file
+ * without a join on a text column.
+ *
+ * Several cctops may share it (WAL, a busy timeout, one short transaction per transcript). Found
+ * damaged when opened it is moved aside (as the session index is, `index/damage.ts`) and started
+ * again; one written by a newer cctop is left alone and search says so.
+ *
+ * Not here: deciding what to read (`catch-up.ts`) or what a query means (`query.ts`).
+ */
+import { mkdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { isCorruption, setAside } from '../index/damage.js';
+import type { ReadPoint } from '../model/conversation.js';
+import type { ProviderId } from '../model/facts.js';
+import { describeFsError } from '../model/problems.js';
+import { rankedQuery } from './ranked.js';
+import {
+  type FileMeta,
+  type FileRow,
+  type FileState,
+  type Filters,
+  type FoundRow,
+  MAX_TURNS_INDEXED,
+  type ReadState,
+  ROW_SLOTS,
+  type RowRole,
+  type TurnRow,
+} from './rows.js';
+
+export const SEARCH_FILE = 'search.sqlite';
+
+/** Bumped when the tables change shape: an older index is dropped and every transcript read again. */
+export const SEARCH_SCHEMA = 1;
+
+/** How long a writer waits for another cctop's transaction. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * The database's page size, SQLite's largest: FTS5 keeps a word's list of rows in pages of this
+ * size, and a common word's list read through 4 KiB pages took twice as long (measured on the bench
+ * history in a fresh process, where no page is cached yet). The index is also a tenth smaller.
+ */
+const PAGE_BYTES = 65_536;
+
+/** What SQLite reads through a memory map (address space, not memory: the pages are the system's cache). */
+const MAP_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A row id as SQL must read it. better-sqlite3 binds a JavaScript number as a REAL, and FTS5 answers
+ * a rowid range given in REALs by scanning the whole table (30 ms a transcript on the bench history,
+ * against a hundredth of that), so every bound rowid is cast back in the statement.
+ */
+const ROWID = 'CAST(? AS INTEGER)';
+
+export type SearchOpen =
+  | { kind: 'open'; db: SearchDb; notice: string | null }
+  | { kind: 'unavailable'; why: string };
+
+const SCHEMA = `DROP TABLE IF EXISTS files;
+  DROP TABLE IF EXISTS watched;
+  DROP TABLE IF EXISTS turns;
+  CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, provider TEXT NOT NULL,
+    session TEXT NOT NULL, project TEXT, title TEXT, size INTEGER, mtime_ms REAL, ino INTEGER,
+    resume_offset INTEGER NOT NULL DEFAULT 0, resume_seq INTEGER NOT NULL DEFAULT 0, mark TEXT);
+  CREATE INDEX files_mtime ON files (mtime_ms);
+  CREATE TABLE watched (path TEXT PRIMARY KEY, mtime_ms REAL);
+  CREATE VIRTUAL TABLE turns USING fts5(text, role UNINDEXED, seq UNINDEXED, ts UNINDEXED,
+    tokenize = 'unicode61 remove_diacritics 2');`;
+
+/** The snippet's marks around a matched word: controls no transcript text keeps (`indexText`). */
+export const MARK_OPEN = '\u0002';
+export const MARK_CLOSE = '\u0003';
+
+interface RawState {
+  id: number;
+  path: string;
+  provider: string;
+  size: number | null;
+  mtime_ms: number | null;
+  ino: number | null;
+  resume_offset: number;
+  resume_seq: number;
+  mark: string | null;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Why search cannot use its index, and what to do. */
+const cannotUse = (path: string, err: unknown): string =>
+  `search cannot use its index at ${path} (${describeFsError(err)}); set CCTOP_CACHE_DIR to a directory cctop can write`;
+
+interface RawFile extends RawState {
+  session: string;
+  project: string | null;
+  title: string | null;
+}
+
+const STATE_COLUMNS = 'id, path, provider, size, mtime_ms, ino, resume_offset, resume_seq, mark';
+type StateTuple = [
+  number,
+  string,
+  string,
+  number | null,
+  number | null,
+  number | null,
+  number,
+  number,
+  string | null,
+];
+
+function stateOf(r: RawState): FileState {
+  return {
+    id: r.id,
+    path: r.path,
+    provider: r.provider as ProviderId,
+    read:
+      r.size === null || r.mtime_ms === null || r.ino === null
+        ? null
+        : {
+            size: r.size,
+            mtimeMs: r.mtime_ms,
+            ino: r.ino,
+            resume: { offset: r.resume_offset, seq: r.resume_seq },
+            mark: r.mark,
+          },
+  };
+}
+
+/** Text as the index keeps it: without the two controls that mark a match in a snippet. */
+export const indexText = (s: string): string => s.replace(/[\u0002\u0003]/g, ' ');
+
+export class SearchDb {
+  /** The statements a read into the index uses, prepared once and only by a search that writes. */
+  private writes: {
+    insert: BetterSqlite3.Statement;
+    dropRange: BetterSqlite3.Statement;
+    dropOne: BetterSqlite3.Statement;
+    readTo: BetterSqlite3.Statement;
+  } | null = null;
+
+  private constructor(
+    readonly path: string,
+    private readonly db: BetterSqlite3.Database,
+  ) {}
+
+  private get w(): NonNullable<SearchDb['writes']> {
+    this.writes ??= {
+      insert: this.db.prepare(`INSERT INTO turns (rowid, text, role, seq, ts) VALUES (${ROWID}, ?, ?, ?, ?)`),
+      dropRange: this.db.prepare(`DELETE FROM turns WHERE rowid >= ${ROWID} AND rowid < ${ROWID}`),
+      dropOne: this.db.prepare(`DELETE FROM turns WHERE rowid = ${ROWID}`),
+      readTo: this.db.prepare(
+        'UPDATE files SET size = ?, mtime_ms = ?, ino = ?, resume_offset = ?, resume_seq = ?, mark = ? WHERE id = ?',
+      ),
+    };
+    return this.writes;
+  }
+
+  /** Open (creating, or starting again from a damaged one) the search index in `dir`; never throws. */
+  static open(dir: string): SearchOpen {
+    const path = join(dir, SEARCH_FILE);
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      return { kind: 'unavailable', why: cannotUse(dir, err) };
+    }
+    const ino = statSync(path, { throwIfNoEntry: false })?.ino ?? null;
+    try {
+      return { kind: 'open', db: SearchDb.attempt(path), notice: null };
+    } catch (err) {
+      if (!isCorruption(err)) return { kind: 'unavailable', why: cannotUse(path, err) };
+      return SearchDb.again(path, ino, (err as Error).message);
+    }
+  }
+
+  /** Move a damaged index aside and start an empty one in its place. */
+  static again(path: string, ino: number | null, why: string): SearchOpen {
+    try {
+      const done = setAside(path, ino);
+      return {
+        kind: 'open',
+        db: SearchDb.attempt(path),
+        notice: `the search index at ${path} was damaged (${why}); ${done} and started it again from the transcripts`,
+      };
+    } catch (err) {
+      return { kind: 'unavailable', why: cannotUse(path, err) };
+    }
+  }
+
+  private static attempt(path: string): SearchDb {
+    const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      // Before the first table, or it has no effect: see `PAGE_BYTES`.
+      db.pragma(`page_size = ${PAGE_BYTES}`);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`mmap_size = ${MAP_BYTES}`);
+      db.pragma('synchronous = NORMAL');
+      db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
+        | { value: string }
+        | undefined;
+      const version = row ? Number(row.value) : null;
+      if (version !== null && version > SEARCH_SCHEMA)
+        throw new Error(`it was written by a newer cctop (schema ${version}); search with that cctop`);
+      if (version !== SEARCH_SCHEMA) {
+        db.transaction(() => {
+          db.exec(SCHEMA);
+          db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
+            String(SEARCH_SCHEMA),
+          );
+        }).immediate();
+      }
+      return new SearchDb(path, db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  /** The inode of the file opened, for setting it aside when it turns out damaged. */
+  ino(): number | null {
+    return statSync(this.path, { throwIfNoEntry: false })?.ino ?? null;
+  }
+
+  /**
+   * Every transcript's state; not their sessions and titles, which only a read needs (the quick look
+   * reads this every search).
+   */
+  states(): FileState[] {
+    return this.stateRows(`SELECT ${STATE_COLUMNS} FROM files`);
+  }
+
+  private stateRows(sql: string, ...params: unknown[]): FileState[] {
+    const out: FileState[] = [];
+    // Rows as arrays: a heavy user's four thousand objects built by SQLite's binding cost a fifth of a search.
+    const rows = this.db
+      .prepare(sql)
+      .raw(true)
+      .all(...params) as StateTuple[];
+    for (const [id, path, provider, size, mtime_ms, ino, resume_offset, resume_seq, mark] of rows)
+      out.push(stateOf({ id, path, provider, size, mtime_ms, ino, resume_offset, resume_seq, mark }));
+    return out;
+  }
+
+  /** The unread transcripts and the `n` most recently written (as last read). */
+  hotStates(n: number): FileState[] {
+    return this.stateRows(
+      `SELECT ${STATE_COLUMNS} FROM files WHERE mtime_ms IS NULL
+        UNION ALL SELECT * FROM (SELECT ${STATE_COLUMNS} FROM files WHERE mtime_ms IS NOT NULL ORDER BY mtime_ms DESC LIMIT ?)`,
+      n,
+    );
+  }
+
+  /** When a search last stat'ed every transcript (0: never). */
+  lookedAt(): number {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'looked'").get() as
+      | { value: string }
+      | undefined;
+    const ms = Number(row?.value);
+    return Number.isFinite(ms) ? ms : 0;
+  }
+
+  setLookedAt(ms: number): void {
+    this.db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('looked', ?)").run(String(ms));
+  }
+
+  /** One transcript with its session, to read it. */
+  file(id: number): FileRow | null {
+    const r = this.db.prepare('SELECT * FROM files WHERE id = ?').get(id) as RawFile | undefined;
+    return r === undefined ? null : { ...stateOf(r), session: r.session, project: r.project, title: r.title };
+  }
+
+  /** Every watched folder or database and its mtime when last looked at (null: it did not exist). */
+  watched(): Map<string, number | null> {
+    const rows = this.db.prepare('SELECT path, mtime_ms FROM watched').raw(true).all() as [
+      string,
+      number | null,
+    ][];
+    return new Map(rows);
+  }
+
+  /**
+   * After a look at every transcript: the transcripts now (new ones listed unread, changed session
+   * facts updated), the ones gone dropped with their rows, and the watched paths replaced.
+   */
+  relist(
+    metas: readonly FileMeta[],
+    gone: readonly FileState[],
+    watched: ReadonlyMap<string, number | null>,
+  ): void {
+    const upsert =
+      this.db.prepare(`INSERT INTO files (path, provider, session, project, title) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(path) DO UPDATE SET provider = excluded.provider, session = excluded.session,
+        project = excluded.project, title = excluded.title`);
+    const dropFile = this.db.prepare('DELETE FROM files WHERE id = ?');
+    const watch = this.db.prepare('INSERT INTO watched (path, mtime_ms) VALUES (?, ?)');
+    this.db
+      .transaction(() => {
+        for (const f of gone) {
+          this.w.dropRange.run(f.id * ROW_SLOTS, (f.id + 1) * ROW_SLOTS);
+          dropFile.run(f.id);
+        }
+        for (const m of metas) upsert.run(m.path, m.provider, m.session, m.project, m.title);
+        this.db.exec('DELETE FROM watched');
+        for (const [path, mtime] of watched) watch.run(path, mtime);
+      })
+      .immediate();
+  }
+
+  /**
+   * A transcript read from `from` on: its rows from that turn replaced by `rows`, its title row
+   * written again, and where it was read to.
+   */
+  replace(file: FileRow, from: ReadPoint, rows: readonly TurnRow[], state: ReadState): void {
+    const base = file.id * ROW_SLOTS;
+    this.db
+      .transaction(() => {
+        this.w.dropOne.run(base);
+        this.w.dropRange.run(base + 1 + 2 * Math.min(from.seq, MAX_TURNS_INDEXED), base + ROW_SLOTS);
+        if (file.title !== null) this.w.insert.run(base, indexText(file.title), 'title', null, null);
+        for (const r of rows) {
+          if (r.seq >= MAX_TURNS_INDEXED) continue;
+          const slot = 1 + 2 * r.seq + (r.role === 'tool' ? 1 : 0);
+          this.w.insert.run(base + slot, indexText(r.text), r.role, r.seq, r.tsMs);
+        }
+        this.w.readTo.run(
+          state.size,
+          state.mtimeMs,
+          state.ino,
+          state.resume.offset,
+          state.resume.seq,
+          state.mark,
+          file.id,
+        );
+      })
+      .immediate();
+  }
+
+  /**
+   * The best `limit` rows for an FTS5 `match` under `filters`, best first (bm25), each with a snippet
+   * whose matched words sit between `MARK_OPEN` and `MARK_CLOSE`.
+   */
+  query(match: string, f: Filters, limit: number, snippetTokens: number): FoundRow[] {
+    const { sql, params } = rankedQuery(match, f, limit, snippetTokens);
+    return this.db.prepare(sql).all(params) as FoundRow[];
+  }
+
+  /**
+   * Run `write` (several `replace`s) as one transaction: FTS5 writes a new segment at each commit and
+   * merges them as they pile up, so a commit per transcript cost a fifth of a first build.
+   */
+  batch(write: () => void): void {
+    this.db.transaction(write).immediate();
+  }
+
+  /** What the index holds of one transcript, in turn order (to check a read against another). */
+  rowsOf(path: string): { seq: number | null; role: RowRole; text: string }[] {
+    const f = this.db.prepare('SELECT id FROM files WHERE path = ?').get(path) as { id: number } | undefined;
+    if (f === undefined) return [];
+    return this.db
+      .prepare(
+        `SELECT seq, role, text FROM turns WHERE rowid >= ${ROWID} AND rowid < ${ROWID} ORDER BY rowid`,
+      )
+      .all(f.id * ROW_SLOTS, (f.id + 1) * ROW_SLOTS) as { seq: number | null; role: RowRole; text: string }[];
+  }
+
+  /** The database's size on disk, with its log. */
+  bytes(): number {
+    let n = 0;
+    for (const suffix of ['', '-wal'])
+      n += statSync(this.path + suffix, { throwIfNoEntry: false })?.size ?? 0;
+    return n;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
