@@ -93,6 +93,8 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
     const env = Object.entries({
       ...home.env,
       CCTOP_CONFIG: config,
+      // Its own runtime directory: runs other tests drive meanwhile must not show in this table.
+      CCTOP_RUNTIME_DIR: join(home.dir, 'run'),
       PATH: process.env.PATH ?? '',
       TERM: 'xterm-256color',
     })
