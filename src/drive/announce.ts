@@ -57,11 +57,6 @@ export class Announcer {
     return a;
   }
 
-  /** How many cctops follow the run now. */
-  get watchers(): number {
-    return this.#links.size;
-  }
-
   /** The run moved. `urgent`: send now (an approval, an answer); otherwise at most every `ANNOUNCE_EVERY_MS`. */
   update(snapshot: RunSnapshot, urgent: boolean): void {
     if (this.#ended || snapshot === this.#snapshot) return;

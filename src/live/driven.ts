@@ -109,11 +109,4 @@ export class DrivenRuns extends EventEmitter<{ changed: [] }> {
       ? { kind: 'sent' }
       : { kind: 'refused', why: 'the driving program is not reading its connection' };
   }
-
-  /** Stop following every run (the cctop is stopping). */
-  clear(): void {
-    for (const f of this.#runs.values()) f.link.close();
-    this.#runs.clear();
-    this.#changed();
-  }
 }
