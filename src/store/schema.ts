@@ -1,0 +1,143 @@
+/**
+ * The team store's schema (`docs/team.md`), as numbered migrations. Each migration runs once, in its
+ * own transaction, and records its number in `cctop_schema`; `cctop store migrate` applies the ones a
+ * database lacks, and every push and every team dashboard checks the number first, so an older or a
+ * newer schema is a plain error naming the command that fixes it, never a failed insert half-way.
+ *
+ * Who may do what is part of the schema, because the database enforces it, not cctop:
+ * - `cctop_pusher`: developers' roles are members. Row-level security lets a member see and write
+ *   only rows whose `developer` is its own role (`current_user`), so identity is the database's own
+ *   authentication and a pusher cannot change another developer's rows.
+ * - `cctop_reader`: the dashboard's role. Reads everything, writes nothing.
+ * - `cctop_budgets`: may edit the team budgets (`cctop store budget set`).
+ * The group roles are made by the first migration when missing (roles belong to the cluster, not to
+ * one database), which is why migrate runs as the store's owner with CREATEROLE.
+ *
+ * Not here: connecting (`connect.ts`), applying the migrations (`migrate.ts`).
+ */
+
+/** The schema this cctop writes and reads. */
+export const SCHEMA_VERSION = 1;
+
+export interface Migration {
+  version: number;
+  /** What it changes, for `cctop store migrate` to say. */
+  summary: string;
+  sql: string;
+}
+
+/** The group roles the schema grants to (`docs/team.md` shows how developers join them). */
+export const ROLES = {
+  pusher: 'cctop_pusher',
+  reader: 'cctop_reader',
+  budgets: 'cctop_budgets',
+} as const;
+
+const groupRole = (name: string) => `
+DO $roles$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = '${name}') THEN
+    CREATE ROLE ${name} NOLOGIN;
+  END IF;
+END $roles$;`;
+
+/** Row-level security on a table of developers' rows: pushers see and write their own, readers all. */
+const ownRows = (table: string) => `
+ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ${table}_own ON ${table} TO ${ROLES.pusher}
+  USING (developer = current_user) WITH CHECK (developer = current_user);
+CREATE POLICY ${table}_read ON ${table} FOR SELECT TO ${ROLES.reader} USING (true);
+GRANT SELECT, INSERT, UPDATE ON ${table} TO ${ROLES.pusher};
+GRANT SELECT ON ${table} TO ${ROLES.reader};`;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    summary: 'sessions, spend per day and model, pushers, team budgets; roles and row-level security',
+    sql: `
+${groupRole(ROLES.pusher)}
+${groupRole(ROLES.reader)}
+${groupRole(ROLES.budgets)}
+
+-- One row per session per machine: the session document's facts, never its conversation text.
+CREATE TABLE sessions (
+  developer          text        NOT NULL DEFAULT current_user,
+  host               text        NOT NULL,
+  harness            text        NOT NULL,
+  session_id         text        NOT NULL,
+  project            text,
+  title              text,
+  model              text,
+  state              text        NOT NULL,
+  started_at         timestamptz,
+  last_active_at     timestamptz,
+  requests           integer,
+  input_tokens       bigint,
+  output_tokens      bigint,
+  cache_read_tokens  bigint,
+  cache_write_tokens bigint,
+  reasoning_tokens   bigint,
+  cost_usd           numeric(16, 6),
+  unpriced_tokens    bigint      NOT NULL DEFAULT 0,
+  facts              jsonb       NOT NULL DEFAULT '{}'::jsonb,
+  pushed_at          timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (developer, host, harness, session_id)
+);
+CREATE INDEX sessions_active ON sessions (last_active_at DESC);
+
+-- Spend per local day (the pusher's report zone), harness, model and project, from the ledger.
+CREATE TABLE spend_daily (
+  developer          text        NOT NULL DEFAULT current_user,
+  host               text        NOT NULL,
+  harness            text        NOT NULL,
+  day                date        NOT NULL,
+  model              text        NOT NULL,
+  project            text        NOT NULL,
+  requests           integer     NOT NULL,
+  input_tokens       bigint,
+  output_tokens      bigint,
+  cache_read_tokens  bigint,
+  cache_write_tokens bigint,
+  reasoning_tokens   bigint,
+  cost_usd           numeric(16, 6),
+  unpriced_tokens    bigint      NOT NULL DEFAULT 0,
+  pushed_at          timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (developer, host, harness, day, model, project)
+);
+CREATE INDEX spend_daily_day ON spend_daily (day);
+
+-- Each machine's last successful push, so the dashboard can tell a quiet machine from a stale one.
+CREATE TABLE pushers (
+  developer      text        NOT NULL DEFAULT current_user,
+  host           text        NOT NULL,
+  cctop_version  text        NOT NULL,
+  time_zone      text        NOT NULL,
+  pushed_at      timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (developer, host)
+);
+
+${ownRows('sessions')}
+${ownRows('spend_daily')}
+${ownRows('pushers')}
+
+-- Team budgets: a limit over a calendar period for what it selects (null selects everything).
+CREATE TABLE budgets (
+  name        text          PRIMARY KEY,
+  period      text          NOT NULL CHECK (period IN ('day', 'week', 'month')),
+  usd         numeric(14, 2) NOT NULL CHECK (usd > 0),
+  developer   text,
+  project     text,
+  harness     text,
+  updated_by  text          NOT NULL DEFAULT current_user,
+  updated_at  timestamptz   NOT NULL DEFAULT now()
+);
+GRANT SELECT ON budgets TO ${ROLES.pusher}, ${ROLES.reader}, ${ROLES.budgets};
+GRANT INSERT, UPDATE, DELETE ON budgets TO ${ROLES.budgets};
+
+CREATE TABLE cctop_schema (
+  version    integer     PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+GRANT SELECT ON cctop_schema TO ${ROLES.pusher}, ${ROLES.reader}, ${ROLES.budgets};
+`,
+  },
+];
