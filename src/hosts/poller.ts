@@ -55,6 +55,11 @@ export class HostPoller extends EventEmitter<{ changed: [] }> {
     this.polled = o.hosts.map((host) => ({ host, state: { kind: 'waiting' }, timer: null }));
   }
 
+  /** The hosts polled, as given (a view fetching one remote session's detail needs each one's cctop path). */
+  get hosts(): readonly HostSpec[] {
+    return this.o.hosts;
+  }
+
   private now(): number {
     return this.o.now?.() ?? Date.now();
   }

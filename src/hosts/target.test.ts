@@ -57,9 +57,18 @@ describe('the list of hosts', () => {
   });
 
   it('reads a host named twice once, and says which specs it refused and where they came from', () => {
-    const l = hostList(['a', 'a:/other', '-oX'], {}, []);
+    const l = hostList(['a', 'a', '-oX'], {}, []);
     expect(l.hosts.map((h) => h.name)).toEqual(['a']);
     expect(l.warnings).toEqual([expect.stringMatching(/^--host: "-oX" is not \[user@\]host/)]);
+  });
+
+  it('reads box and box:/path as one machine, and names the spec it kept', () => {
+    const l = hostList([], { CCTOP_HOSTS: 'box:/opt/cctop,devbox, box' }, []);
+    expect(l.hosts).toEqual([
+      { name: 'box', cctop: '/opt/cctop' },
+      { name: 'devbox', cctop: null },
+    ]);
+    expect(l.warnings).toEqual(['CCTOP_HOSTS: " box" names box again; it is read once, as "box:/opt/cctop"']);
   });
 
   it(`reads at most ${MAX_HOSTS} hosts and names the ones it leaves out`, () => {

@@ -65,7 +65,8 @@ export interface HostList {
 
 /**
  * The hosts to read: `flags` (the `--host` values) when any, else `CCTOP_HOSTS` when set, else the
- * config file's list. Duplicates (the same name) are read once; past `MAX_HOSTS` the rest are named.
+ * config file's list. A host named twice (the same `[user@]host`, whatever its path) is read once, as
+ * first given, and a differing second spec is named; past `MAX_HOSTS` the rest are named.
  */
 export function hostList(
   flags: readonly string[],
@@ -80,7 +81,8 @@ export function hostList(
         : ['config', config];
   const hosts: HostSpec[] = [];
   const warnings: string[] = [];
-  const seen = new Set<string>();
+  /** The spec each host name was first given as: the one read. */
+  const seen = new Map<string, string>();
   for (const spec of specs) {
     const r = parseHost(spec);
     if (r.kind === 'bad') {
@@ -89,8 +91,16 @@ export function hostList(
       );
       continue;
     }
-    if (seen.has(r.host.name)) continue;
-    seen.add(r.host.name);
+    const kept = seen.get(r.host.name);
+    if (kept !== undefined) {
+      // `box` and `box:/opt/cctop` are one machine: read once, as first given; the same spec twice is no news.
+      if (kept !== spec.trim())
+        warnings.push(
+          `${source}: ${JSON.stringify(spec.slice(0, 80))} names ${r.host.name} again; it is read once, as ${JSON.stringify(kept.slice(0, 80))}`,
+        );
+      continue;
+    }
+    seen.set(r.host.name, spec.trim());
     hosts.push(r.host);
   }
   if (hosts.length > MAX_HOSTS) {

@@ -11,6 +11,16 @@ import { fenced, inlineCode } from '../markdown-text.js';
 import { printable, safeLine, safeText } from '../terminal-text.js';
 import { type Paint, PLAIN } from './color.js';
 
+/**
+ * What the conversation's heading names: the session, its harness, its title and project, and for
+ * another machine's session (`--host`) the machine. A remote conversation comes with no more of its
+ * row than this.
+ */
+export type ChatHead = Pick<SessionDoc, 'provider' | 'id' | 'title' | 'project'> & { host?: string };
+
+/** ` on devbox` for another machine's session, else nothing. */
+const onHost = (s: ChatHead): string => (s.host === undefined ? '' : ` on ${safeLine(s.host)}`);
+
 /** Inline Markdown code of a field from the transcript. */
 const code = (text: string): string => inlineCode(safeLine(text));
 
@@ -31,7 +41,7 @@ export function toolMark(tool: ToolUse): string {
 
 /** `at`: the turn `--at` asked for, marked so the eye finds it (null: none). */
 export function renderChat(
-  s: SessionDoc,
+  s: ChatHead,
   c: Conversation,
   p: Paint,
   columns: number,
@@ -46,7 +56,7 @@ export function renderChat(
         p,
       ),
     ];
-  out.push(p.bold(safeLine(s.title ?? s.id)) + p.dim(`  ${s.provider} ${safeLine(s.id)}`));
+  out.push(p.bold(safeLine(s.title ?? s.id)) + p.dim(`  ${s.provider} ${safeLine(s.id)}${onHost(s)}`));
   if (c.earlier > 0)
     out.push(
       p.dim(
@@ -78,13 +88,13 @@ export function renderChat(
   return out.map((line) => printable(line, p));
 }
 
-export function renderMarkdown(s: SessionDoc, c: Conversation): string {
+export function renderMarkdown(s: ChatHead, c: Conversation): string {
   const agent = placeById(s.provider).label;
   if (!c.supported) return `_${safeLine(c.note ?? 'no conversation reader for this harness')}_\n`;
   const out: string[] = [
     `# ${safeLine(s.title ?? s.id)}`,
     '',
-    `${agent} session ${code(s.id)}${s.project ? ` in ${code(s.project)}` : ''}`,
+    `${agent} session ${code(s.id)}${s.project ? ` in ${code(s.project)}` : ''}${onHost(s)}`,
     '',
   ];
   if (c.earlier > 0) out.push(`_${c.earlier} earlier turns not shown._`, '');

@@ -49,7 +49,9 @@ function headLines(s: SessionDoc, p: Paint, w: number): string[] {
   const last = s.lastActiveAt ? Date.parse(s.lastActiveAt) : null;
   return [
     p.bold(clip(safeLine(s.title ?? s.id), w)),
-    p.dim(`${s.provider} ${safeLine(s.id)}${s.deleted ? ' (transcript deleted)' : ''}`),
+    p.dim(
+      `${s.provider} ${safeLine(s.id)}${s.host === undefined ? '' : ` on ${safeLine(s.host)}`}${s.deleted ? ' (transcript deleted)' : ''}`,
+    ),
     `${safeLine(s.project ?? UNKNOWN)}${s.branch ? ` @ ${safeLine(s.branch)}` : ''} · ${s.state} · ${started !== null && last !== null ? duration(last - started) : UNKNOWN} · ${s.models.map(shortModel).join(', ') || UNKNOWN}`,
   ];
 }

@@ -1,6 +1,7 @@
 /**
  * The commands about one session (`chat`, `report`): find it from an id or a unique prefix, then
- * read what was asked. An unknown or ambiguous id lists candidates and exits 2.
+ * read what was asked. An unknown or ambiguous id lists candidates and exits 2. Another machine's
+ * session (`--host`, or an id not found here while hosts are configured) is `session-remote.ts`'s.
  *
  * What it prints is made safe by the renderers; the candidates' ids and labels here, and the JSON
  * (whose strings may hold C1 and bidi controls that `JSON.stringify` leaves raw), are made safe here.
@@ -18,6 +19,7 @@ import { renderChat, renderMarkdown } from './chat.js';
 import { chatWindow } from './chat-at.js';
 import { PLAIN, paint } from './color.js';
 import { ago } from './format.js';
+import { hostsOf } from './hosts.js';
 import { label } from './list.js';
 import type { Io } from './main.js';
 import { renderReport } from './report.js';
@@ -90,6 +92,17 @@ export async function sessionCommand(
   /** Why there is no session to show: the filters matched none (and how many exist), or where cctop looked. */
   nothing: () => Promise<string>,
 ): Promise<number> {
+  const remote = await import('./session-remote.js');
+  // `--host`: the session is on that machine; this one is not looked at.
+  if (remote.namedHosts(values).length > 0 && values.demo !== true) {
+    const hosts = hostsOf(io, values);
+    return hosts.length === 0 ? 2 : remote.remoteSessionCommand(io, command, query, values, hosts, 'named');
+  }
+  // An id this machine does not know may be another's: ask the hosts of CCTOP_HOSTS or the config.
+  if (query !== null && values.demo !== true && findSession(snap.document, query).kind === 'none') {
+    const hosts = hostsOf(io, values);
+    if (hosts.length > 0) return remote.remoteSessionCommand(io, command, query, values, hosts, 'fallback');
+  }
   const s = await chosenSession(io, query, snap, nothing);
   if (s === null) return 2;
   const p = paint(io.isTty, io.env);
@@ -112,7 +125,16 @@ export async function sessionCommand(
   if (at !== null && c.supported && !c.turns.some((t) => t.seq === at))
     io.err(`cctop: this conversation shows no turn #${at}; here are its turns before #${before}`);
   if (values.json)
-    io.out(terminalJson({ session: s.id, provider: s.provider, ...(at === null ? {} : { at }), ...c }));
+    io.out(
+      terminalJson({
+        session: s.id,
+        provider: s.provider,
+        title: s.title,
+        project: s.project,
+        ...(at === null ? {} : { at }),
+        ...c,
+      }),
+    );
   else if (values.markdown) io.out(renderMarkdown(s, c));
   else for (const line of renderChat(s, c, p, columns, at)) io.out(line);
   return 0;

@@ -24,6 +24,7 @@ import { DetailReader } from './detail.js';
 import { type KeyContext, onKey } from './input.js';
 import { ESCAPE_WAIT_MS, KeyDecoder } from './keys.js';
 import { alertNotification, collisionNotification, notification, WaitWatcher } from './notify.js';
+import { remoteDetails } from './remote-detail.js';
 import { Screen } from './screen.js';
 import { initialView, keyOf, RANG_MARK_MS, render, type ViewState } from './view.js';
 
@@ -132,7 +133,7 @@ class LiveTable {
       const by = `the live table (pid ${process.pid})`;
       this.keys.answer = (run, request, behavior) => watched.agents.driven.answer(run, request, behavior, by);
     }
-    this.details = new DetailReader(this.live, this.deep);
+    this.details = new DetailReader(this.live, this.deep, o.hosts ? remoteDetails(o.live, o.hosts) : null);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
     this.notifier = o.notify
       ? new MachineNotifier({
@@ -299,6 +300,7 @@ class LiveTable {
     this.notifier?.stop();
     this.collisions.stop();
     this.deep.close();
+    this.details.close();
     if (this.tick) clearInterval(this.tick);
     if (this.escapeTimer) clearTimeout(this.escapeTimer);
     if (this.statusTimer) clearTimeout(this.statusTimer);

@@ -3,8 +3,10 @@
  * it), its tool activity, how its context filled, what it cost, and its conversation.
  *
  * The info and cost panels need only the session's row; the others wait for the transcript, read
- * off the main thread (`Detail`), and say so while it is read, gone or unreadable.
+ * off the main thread (`Detail`), and say so while it is read, gone or unreadable. Another machine's
+ * session draws from what was fetched over ssh (`remote-panels.ts`).
  */
+import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
@@ -15,6 +17,7 @@ import { sparkline } from '../cli/report.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
 import { collisionsPanel } from './collisions-panel.js';
+import { fetchState, remoteReport, remoteToolsPanel } from './remote-panels.js';
 import type { Detail, ViewState } from './state.js';
 
 /** What the panels say of a session whose transcript was deleted. */
@@ -136,11 +139,13 @@ function unread(d: Detail | null, p: Paint): string[] | null {
     case 'failed':
       return [p.red(`  ${safeLine(d.error)}`)];
     case 'ready':
+    case 'remote':
       return null;
   }
 }
 
 function toolsPanel(d: Detail | null, p: Paint, columns: number): string[] {
+  if (d?.kind === 'remote') return remoteToolsPanel(d, p, columns);
   if (d?.kind !== 'ready') return unread(d, p) ?? [];
   const calls = [...d.log.calls].reverse();
   if (calls.length === 0) return [p.dim('  no tool calls')];
@@ -169,7 +174,9 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
     `  ${percent(s.context.used, s.context.compactAt)} of the compaction point  ${p.green('█'.repeat(filled))}${p.dim('░'.repeat(barWidth - filled))}  ${tokens(s.context.used)} / ${tokens(s.context.compactAt)} (window ${tokens(s.context.window)})`,
   );
   const ready = d?.kind === 'ready' ? d : null;
-  const b = ready?.log.breakdown ?? null;
+  // Another machine's session: its report, fetched over ssh, has the breakdown and the series.
+  const report = ready?.report ?? remoteReport(d);
+  const b = ready?.log.breakdown ?? report?.context.breakdown ?? null;
   if (b) {
     const row = (label: string, n: number, how: string) =>
       `  ${padEnd(label, 16)} ${padStart(tokens(n), 7)}  ${p.dim(how)}`;
@@ -184,8 +191,9 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
       `  ${padEnd('unaccounted', 16)} ${padStart(b.unaccounted < 0 ? `-${tokens(-b.unaccounted)}` : tokens(b.unaccounted), 7)}  ${p.dim('thinking and reminders are not in the transcript')}`,
     );
   } else if (d?.kind === 'loading') out.push(p.dim('  reading the transcript…'));
+  else if (d?.kind === 'remote' && d.report.kind !== 'read') out.push(...(fetchState(d, d.report, p) ?? []));
   else out.push(p.dim('  no breakdown for this harness'));
-  const series = ready?.report.context.series ?? [];
+  const series = report?.context.series ?? [];
   if (series.length > 1) {
     out.push(
       `  ${sparkline(
@@ -193,7 +201,7 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
         Math.max(10, columns - 4),
       )}`,
     );
-    const n = ready?.report.context.compactions.length ?? 0;
+    const n = report?.context.compactions.length ?? 0;
     out.push(p.dim(`  how it filled, request by request; ${n} compaction${n === 1 ? '' : 's'}`));
   }
   return out.map((l) => clip(l, columns));
@@ -216,9 +224,17 @@ function costPanel(s: SessionDoc, p: Paint, columns: number): string[] {
 
 function chatPanel(d: Detail | null, p: Paint, columns: number): string[] {
   if (d === null || d.kind === 'loading') return [p.dim('  reading the conversation…')];
+  if (d.kind === 'remote') {
+    const c = d.conversation;
+    return c.kind === 'read' ? conversationLines(c.value, p, columns) : (fetchState(d, c, p) ?? []);
+  }
   // A transcript that is gone or could not be read has no conversation to show.
   if (d.kind !== 'ready') return [p.dim('  no conversation')];
-  const c = d.conversation;
+  return conversationLines(d.conversation, p, columns);
+}
+
+/** A conversation, one line a turn and one a call, the newest last. */
+function conversationLines(c: Conversation, p: Paint, columns: number): string[] {
   if (!c.supported) return [p.dim(`  ${safeLine(c.note ?? 'no reader for this harness')}`)];
   const out: string[] = [];
   for (const t of c.turns) {

@@ -33,7 +33,29 @@ export type Detail =
   | { kind: 'gone'; key: string }
   | { kind: 'ready'; key: string; log: CallLog; report: SessionReport; conversation: Conversation }
   /** The read failed; `error` says why, for the panel to show. */
-  | { kind: 'failed'; key: string; error: string };
+  | { kind: 'failed'; key: string; error: string }
+  /**
+   * Another machine's session (`--host`): its transcript is there, so its report (for the Tools and
+   * Context panels) and its conversation are each fetched over ssh when a panel first needs them.
+   */
+  | {
+      kind: 'remote';
+      key: string;
+      host: string;
+      report: Fetching<SessionReport>;
+      conversation: Fetching<Conversation>;
+    };
+
+/** One part of a remote session's detail. */
+export type Fetching<T> =
+  /** No panel has needed it yet. */
+  | { kind: 'unasked' }
+  /** On its way over ssh; nothing to show yet. */
+  | { kind: 'fetching' }
+  /** Fetched; `refreshing` while a newer copy is on its way (the row moved on since). */
+  | { kind: 'read'; value: T; refreshing: boolean }
+  /** The fetch failed; `error` says why, with the fix. */
+  | { kind: 'failed'; error: string };
 
 export interface ViewState {
   doc: SessionDocument | null;

@@ -1,0 +1,247 @@
+/**
+ * A remote session's conversation and report, fetched over ssh on demand, end to end: the built
+ * `dist/cli.js` asking a "remote" cctop (this repository's, with a home of corpus transcripts)
+ * through a real OpenSSH server on 127.0.0.1 (`src/test-support/sshd.ts`). `cctop chat` and
+ * `cctop report` with `--host`, an id found only on a configured host, a host that cannot be asked,
+ * and the live table's panels of a remote row. `npm test` builds first.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+
+const CLI = join(REPO, 'dist', 'cli.js');
+const READY = HAVE_SSHD && HAVE_CORPUS;
+const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+const TMUX_SOCKET = `cctop-hosts-fetch-test-${process.pid}`;
+/** How long the live table may take to show a step: a poll, a login and a remote scan. */
+const PATIENCE_MS = 45_000;
+/**
+ * The one-shot wait on each host (`CCTOP_HOST_TIMEOUT`), in seconds: a login and a warm remote cctop
+ * on a two-core machine that other suites load.
+ */
+const WAIT_S = 30;
+/** A test that runs cctop over ssh a few times: each a login, a remote node and a local one, on a loaded machine. */
+const TEST_MS = 150_000;
+
+/** The remote home's Claude session (only there), and a prefix of its id. */
+const REMOTE_ID = 'agentcmd__full-session-two';
+const REMOTE_PREFIX = 'agentcmd__full-session-tw';
+
+interface Ran {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+let sshd: TestSshd;
+let local: FakeHome;
+let remote: FakeHome;
+let remoteCctop: string;
+let box: string;
+
+function env(): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    ...local.env,
+    CCTOP_SSH: sshd.ssh,
+    CCTOP_RUNTIME_DIR: sshd.runtimeDir,
+    CCTOP_HOST_TIMEOUT: String(WAIT_S),
+    CCTOP_HOSTS: '',
+    COLUMNS: '120',
+  };
+}
+
+function cctop(args: string[], extra: Record<string, string> = {}): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env(), ...extra } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+/** What the remote cctop prints for `args` on its own machine. */
+function there(args: string[]): string {
+  return spawnSync(remoteCctop, args, { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).stdout;
+}
+
+const SKIPPED = READY ? '' : ` (skipped: ${HAVE_SSHD ? NO_CORPUS_REASON : NO_SSHD_REASON})`;
+
+describe.skipIf(!READY)(`a remote session's conversation and report over a real sshd${SKIPPED}`, () => {
+  beforeAll(async () => {
+    sshd = new TestSshd();
+    local = new FakeHome();
+    remote = new FakeHome();
+    local.claudeFromCorpus('agentcmd__full-session-four.jsonl');
+    remote.claudeFromCorpus(`${REMOTE_ID}.jsonl`);
+    remoteCctop = sshd.remoteCctop(remote.dir);
+    box = `box:${remoteCctop}`;
+    sshd.alias({ name: 'box' });
+    sshd.alias({ name: 'stranger', identity: sshd.strangerKey });
+    await sshd.start();
+    // Builds the remote index, so the round trips below time ssh and a warm cctop.
+    there(['--json']);
+  });
+
+  afterAll(async () => {
+    await sshd?.cleanup();
+    local?.cleanup();
+    remote?.cleanup();
+  });
+
+  it(
+    'cctop chat ID --host box shows the conversation on box, as the cctop there reads it',
+    async () => {
+      const r = await cctop(['chat', REMOTE_PREFIX, '--host', box]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out.split('\n')[0]).toMatch(
+        /please move the \+ button.*claude agentcmd__full-session-two on box/,
+      );
+      expect(r.out).toContain('you ');
+      const json = await cctop(['chat', REMOTE_PREFIX, '--host', box, '--json']);
+      expect(JSON.parse(json.out)).toEqual({
+        ...JSON.parse(there(['chat', REMOTE_PREFIX, '--json'])),
+        host: 'box',
+      });
+    },
+    TEST_MS,
+  );
+
+  it(
+    '--at, --before and --markdown mean what they mean for a local session',
+    async () => {
+      const at = await cctop(['chat', REMOTE_ID, '--host', box, '--at', '3']);
+      expect(at.out).toMatch(/▶▶ #3 /);
+      const paged = JSON.parse(
+        (await cctop(['chat', REMOTE_ID, '--host', box, '--before', '3', '--json'])).out,
+      );
+      expect(paged.turns.map((t: { seq: number }) => t.seq)).toEqual([0, 1, 2]);
+      const md = await cctop(['chat', REMOTE_ID, '--host', box, '--markdown']);
+      expect(md.out).toMatch(/^# please move the \+ button/);
+      expect(md.out).toContain('on box');
+    },
+    TEST_MS,
+  );
+
+  it(
+    'cctop report ID --host box prints the report made there, its session marked with the host',
+    async () => {
+      const json = await cctop(['report', REMOTE_PREFIX, '--host', box, '--json']);
+      expect(json.code).toBe(0);
+      const theirs = JSON.parse(there(['report', REMOTE_PREFIX, '--json']));
+      const ours = JSON.parse(json.out);
+      expect(ours).toEqual({ ...theirs, session: { ...theirs.session, host: 'box' } });
+      const text = await cctop(['report', REMOTE_PREFIX, '--host', box]);
+      expect(text.out).toContain('claude agentcmd__full-session-two on box');
+      expect(text.out).toMatch(/Tools 10 calls, 1 failed/);
+    },
+    TEST_MS,
+  );
+
+  it(
+    'an id not on this machine is asked of the configured hosts, and stderr says which answered',
+    async () => {
+      const r = await cctop(['chat', REMOTE_PREFIX], { CCTOP_HOSTS: `stranger:${remoteCctop},${box}` });
+      expect(r.code).toBe(0);
+      expect(r.out).toContain('please move the + button');
+      expect(r.err).toContain('could not read stranger: ssh could not log in to stranger');
+      expect(r.err).toContain(`${REMOTE_PREFIX} is not on this machine; showing it from box`);
+      // A local id is this machine's: no host is asked.
+      const mine = await cctop(['report', 'agentcmd__full-session-four'], { CCTOP_HOSTS: 'stranger' });
+      expect(mine.code).toBe(0);
+      expect(mine.err).toBe('');
+    },
+    TEST_MS,
+  );
+
+  it(
+    'an id no host has exits 2 saying where it looked; a host that cannot be asked exits 1 with the fix',
+    async () => {
+      const none = await cctop(['chat', 'zzz'], { CCTOP_HOSTS: box });
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('no session matches "zzz" here or on box');
+      const dead = await cctop(['report', REMOTE_ID, '--host', `stranger:${remoteCctop}`]);
+      expect(dead.code).toBe(1);
+      expect(dead.out).toBe('');
+      expect(dead.err).toContain(
+        'cctop: could not read stranger: ssh could not log in to stranger with a key',
+      );
+      expect(dead.err).toContain('ssh-copy-id stranger');
+    },
+    TEST_MS,
+  );
+
+  it(
+    'box and box:/path name one machine: it is asked once, and the spec kept is named',
+    async () => {
+      const r = await cctop(['chat', REMOTE_ID, '--json', '--host', box, '--host', 'box']);
+      expect(r.code).toBe(0);
+      expect(r.err).toContain(`"box" names box again; it is read once, as "box:${remoteCctop.slice(0, 70)}`);
+    },
+    TEST_MS,
+  );
+
+  it.skipIf(!HAVE_TMUX)(
+    `the live table's Tools and Chat panels of a remote row are fetched from its host${HAVE_TMUX ? '' : ' (skipped: tmux is not installed (apt-get install tmux))'}`,
+    async () => {
+      const tmux = (...args: string[]) =>
+        spawnSync('tmux', ['-L', TMUX_SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 });
+      const screen = (): string[] => tmux('capture-pane', '-p', '-t', 'fetch').stdout.split('\n');
+      const until = async (what: string, ok: (lines: string[]) => boolean): Promise<string[]> => {
+        const deadline = Date.now() + PATIENCE_MS;
+        let lines = screen();
+        while (!ok(lines)) {
+          if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
+          await new Promise((r) => setTimeout(r, 200));
+          lines = screen();
+        }
+        return lines;
+      };
+      try {
+        const vars = Object.entries({ ...env(), TERM: 'xterm-256color' })
+          .map(([k, v]) => `${k}='${v}'`)
+          .join(' ');
+        const script = join(local.dir, 'live.sh');
+        writeFileSync(
+          script,
+          `env -i ${vars} '${process.execPath}' '${CLI}' --host '${box}'\nexec sleep 600\n`,
+        );
+        tmux('new-session', '-d', '-s', 'fetch', '-x', '160', '-y', '40', `sh '${script}'`);
+        await until('the row of box', (l) => l.some((x) => /^\S?\s*box\s/.test(x)));
+        // The local row is the newest; the next is box's.
+        tmux('send-keys', '-t', 'fetch', 'j');
+        await until('the remote row’s info', (l) => l.some((x) => /file\s+box:/.test(x)));
+        tmux('send-keys', '-t', 'fetch', 'Right');
+        const tools = await until('the remote row’s calls', (l) =>
+          l.some((x) => x.includes('10 calls, 1 failed; fetched from box')),
+        );
+        expect(tools.some((x) => /ExitPlanMode\s+2\s+1 failed/.test(x))).toBe(true);
+        // Three more to the right: Context, Cost, then Chat.
+        tmux('send-keys', '-t', 'fetch', 'Right', 'Right', 'Right');
+        await until('the remote conversation', (l) =>
+          l.some((x) => /#2 you please move the \+ button/.test(x)),
+        );
+      } finally {
+        tmux('kill-server');
+      }
+    },
+    TEST_MS,
+  );
+
+  it('with sshd stopped, cctop chat --host names the host with the fix and exits 1', async () => {
+    await sshd.stop();
+    const r = await cctop(['chat', REMOTE_ID, '--host', box]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('cctop: could not read box: box refused the connection');
+  });
+});
