@@ -1,6 +1,7 @@
 // @ts-check
-// cctop's page: one document, three views (the dashboard at `/`, a session at `/session/<id>`, the
-// Spend screen at `/spend`), switched without reloading so the event stream stays open.
+// cctop's page: one document, three views (the dashboard at `/`, a session at `/session/<id>`, or
+// `/session/<id>?host=H` for another machine's, the Spend screen at `/spend`), switched without
+// reloading so the event stream stays open.
 
 /** @import { SessionDocument } from '../src/model/document.js' */
 /** @import { LinkStatus } from './live.js' */
@@ -39,8 +40,8 @@ function route() {
   if (view instanceof SessionView || view instanceof SpendView) view.destroy();
   const m = /^\/session\/([^/]+)$/.exec(location.pathname);
   if (m?.[1]) {
-    const agent = new URLSearchParams(location.search).get('agent');
-    view = new SessionView(decodeURIComponent(m[1]), agent, navigate);
+    const q = new URLSearchParams(location.search);
+    view = new SessionView(decodeURIComponent(m[1]), q.get('agent'), navigate, q.get('host'));
   } else if (location.pathname === '/spend') {
     view = new SpendView(navigate);
     document.title = 'Spend · cctop';

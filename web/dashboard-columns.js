@@ -71,6 +71,8 @@ export const COLUMNS = [
     // a session that cctop/drive drives `⇄`.
     cell: (s) => `${s.driven ? '⇄ ' : ''}${s.stateSource === 'inferred' ? `~${s.state}` : s.state}`,
   },
+  // The machine a session runs on when it is another (`--host`); shown while the server reads hosts.
+  { key: 'host', title: 'Host', sort: (s) => s.host ?? '', cell: (s) => (s.host ? clean(s.host) : '') },
   { key: 'title', title: 'Project · title', sort: (s) => label(s).toLowerCase(), cell: (s) => label(s) },
   {
     key: 'last',
@@ -140,7 +142,7 @@ export const COLUMNS = [
 export const DEFAULT_SORT = 'last';
 
 /** Columns of words, sorted A to Z first; the others (numbers, times, states) largest first. */
-export const WORD_COLUMNS = new Set(['title', 'model', 'harness', 'branch']);
+export const WORD_COLUMNS = new Set(['host', 'title', 'model', 'harness', 'branch']);
 
 export const STATES = /** @type {const} */ (['all', 'active', 'waiting', 'working', 'error', 'idle']);
 /** @typedef {(typeof STATES)[number]} StateFilter */
@@ -168,7 +170,9 @@ export function matches(s, f) {
   if (f.state === 'active' && s.state === 'idle') return false;
   if (f.state !== 'all' && f.state !== 'active' && s.state !== f.state) return false;
   if (!f.q) return true;
-  const hay = [s.id, s.project, s.title, s.model, s.branch, harness(s.provider)].join('\n').toLowerCase();
+  const hay = [s.id, s.project, s.title, s.model, s.branch, harness(s.provider), s.host]
+    .join('\n')
+    .toLowerCase();
   return f.q
     .toLowerCase()
     .split(/\s+/)

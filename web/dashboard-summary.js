@@ -32,14 +32,14 @@ export function needsYou(doc, now) {
    */
   const card = (s, why) =>
     navLink(
-      sessionHref(s.id),
+      sessionHref(s.id, null, s.host ?? null),
       { class: `need ${s.state}` },
       h('span', { class: 'need-mark' }, STATE_MARK[s.state]),
       h('span', { class: 'need-title' }, label(s)),
       h(
         'span',
         { class: 'need-why' },
-        `${why} · ${ago(ms(s.lastActiveAt), now)} ago · ${harness(s.provider)}`,
+        `${why} · ${ago(ms(s.lastActiveAt), now)} ago · ${harness(s.provider)}${s.host ? ` on ${clean(s.host)}` : ''}`,
       ),
     );
   return [

@@ -3,7 +3,8 @@
 // table that becomes a list of cards on a phone. Rows are kept by session and only their changed
 // cells are rewritten, so a live update every couple of seconds does not rebuild the page. The
 // columns and filters are in dashboard-columns.js, the cards above the table in dashboard-summary.js,
-// the collisions (a badge on a row, a card each above the table) in collisions.js.
+// the collisions (a badge on a row, a card each above the table) in collisions.js, the other machines
+// the server reads (`--host`: a Host column, a line each on how it answers) in hosts.js.
 
 /** @import { CollisionLevel } from '../src/model/collision.js' */
 /** @import { SessionDoc, SessionDocument } from '../src/model/document.js' */
@@ -23,6 +24,7 @@ import {
 import { needsYou, spendSummary } from './dashboard-summary.js';
 import { fill, h, navLink, sessionHref, setText, targetOf } from './dom.js';
 import { basename, clean, harness, STATE_MARK } from './format.js';
+import { hostLines, silentHosts } from './hosts.js';
 import { SearchBox } from './search.js';
 
 /** Rows drawn before "show all": enough for any screen, few enough to stay quick with 4,000 sessions. */
@@ -46,8 +48,17 @@ const METER_STEPS = 40;
  * @property {Map<string, HTMLTableCellElement>} cells the plain cells, by column key
  */
 
-/** @param {SessionDoc} s */
-const keyOf = (s) => `${s.provider}:${s.id}`;
+/**
+ * A row's key: another machine may have a session of the same harness and id.
+ * @param {SessionDoc} s
+ */
+const keyOf = (s) => `${s.provider}:${s.id}:${s.host ?? ''}`;
+
+/**
+ * A session's page.
+ * @param {SessionDoc} s
+ */
+const hrefOf = (s) => sessionHref(s.id, null, s.host ?? null);
 
 export class Dashboard {
   /** @param {(href: string) => void} navigate */
@@ -73,6 +84,7 @@ export class Dashboard {
     this.summary = h('section', { class: 'summary', 'aria-label': 'spend' });
     this.needs = h('section', { class: 'needs', 'aria-label': 'needs you' });
     this.collisions = h('section', { class: 'collisions', 'aria-label': 'collisions' });
+    this.hosts = h('section', { class: 'hosts', 'aria-label': 'other machines' });
     this.search = h('input', {
       type: 'search',
       placeholder: 'Filter: project, title, model, branch, id',
@@ -100,6 +112,7 @@ export class Dashboard {
     this.count = h('span', { class: 'count' });
     this.head = h('tr', null);
     this.body = h('tbody', null);
+    this.table = h('table', { class: 'sessions' }, h('thead', null, this.head), this.body);
     this.more = h('div', { class: 'more' });
     this.el = h(
       'div',
@@ -108,12 +121,9 @@ export class Dashboard {
       this.collisions,
       this.summary,
       new SearchBox().el,
+      this.hosts,
       h('div', { class: 'filters' }, this.search, this.stateSel, this.providerSel, this.count),
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h('table', { class: 'sessions' }, h('thead', null, this.head), this.body),
-      ),
+      h('div', { class: 'table-wrap' }, this.table),
       this.more,
     );
     this.drawHead();
@@ -185,7 +195,7 @@ export class Dashboard {
       dataset: { id: s.id },
       onclick: (e) => {
         if (targetOf(e)?.closest('a')) return;
-        this.navigate(sessionHref(s.id));
+        this.navigate(hrefOf(s));
       },
     });
     /** @type {Map<string, HTMLTableCellElement>} */
@@ -209,7 +219,7 @@ export class Dashboard {
       cells,
     };
     at('state').append(row.mark, row.word, row.badge);
-    at('title').append(navLink(sessionHref(s.id), { class: 'title' }, row.project, row.title));
+    at('title').append(navLink(hrefOf(s), { class: 'title' }, row.project, row.title));
     at('ctx').append(row.ctxText, row.ctxBar);
     this.rows.set(key, row);
     return row;
@@ -221,9 +231,10 @@ export class Dashboard {
    * @param {SessionDoc} s
    * @param {number} now
    * @param {CollisionLevel | null} collision
+   * @param {boolean} silent its machine stopped answering: the row is its last answer's, greyed
    */
-  drawRow(row, s, now, collision) {
-    row.tr.className = `state-${s.state}`;
+  drawRow(row, s, now, collision, silent) {
+    row.tr.className = `state-${s.state}${s.host ? ' remote' : ''}${silent ? ' silent' : ''}`;
     setText(row.mark, STATE_MARK[s.state]);
     setText(row.word, s.state);
     drawBadge(row.badge, collision);
@@ -255,7 +266,7 @@ export class Dashboard {
    * @param {SessionDocument} doc
    */
   shown(doc) {
-    const col = COLUMNS.find((c) => c.key === this.sortKey) ?? COLUMNS[2];
+    const col = COLUMNS.find((c) => c.key === this.sortKey) ?? COLUMNS.find((c) => c.key === DEFAULT_SORT);
     if (!col) return doc.sessions;
     const dir = this.desc ? -1 : 1;
     return doc.sessions
@@ -270,15 +281,18 @@ export class Dashboard {
    * @param {SessionDoc[]} sessions
    * @param {number} now
    * @param {Map<string, CollisionLevel>} collisions each colliding session's level, by `provider:id`
+   * @param {Set<string>} silent the machines that stopped answering
    */
-  drawRows(sessions, now, collisions) {
+  drawRows(sessions, now, collisions, silent) {
     /** @type {Set<string>} */
     const keep = new Set();
     /** @type {HTMLTableRowElement[]} */
     const order = [];
     for (const s of sessions) {
       const row = this.rowFor(s);
-      this.drawRow(row, s, now, collisions.get(keyOf(s)) ?? null);
+      // Collisions are this machine's: another machine's session never writes this one's files.
+      const collision = s.host ? null : (collisions.get(`${s.provider}:${s.id}`) ?? null);
+      this.drawRow(row, s, now, collision, s.host !== undefined && silent.has(s.host));
       keep.add(keyOf(s));
       order.push(row.tr);
     }
@@ -351,10 +365,13 @@ export class Dashboard {
     const collisions = collisionsOf(doc);
     fill(this.collisions, collisionCards(collisions, now));
     fill(this.summary, spendSummary(doc));
+    fill(this.hosts, hostLines(doc.hosts ?? [], now));
+    this.hosts.hidden = !doc.hosts?.length;
+    this.table.classList.toggle('with-hosts', (doc.hosts?.length ?? 0) > 0);
     this.drawProviders(doc);
     const shown = this.shown(doc);
     const limit = this.showAll ? shown.length : Math.min(shown.length, FIRST_ROWS);
-    this.drawRows(shown.slice(0, limit), now, collisionLevels(collisions));
+    this.drawRows(shown.slice(0, limit), now, collisionLevels(collisions), silentHosts(doc.hosts ?? []));
     setText(
       this.count,
       shown.length === doc.sessions.length

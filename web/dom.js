@@ -116,11 +116,18 @@ export function navLink(href, props, ...children) {
 }
 
 /**
+ * A session's page: `host` names the machine it runs on when that is another one (`--host`).
  * @param {string} id
  * @param {string | null} [agent]
+ * @param {string | null} [host]
  */
-export const sessionHref = (id, agent = null) =>
-  `/session/${encodeURIComponent(id)}${agent ? `?agent=${encodeURIComponent(agent)}` : ''}`;
+export function sessionHref(id, agent = null, host = null) {
+  const p = new URLSearchParams();
+  if (agent) p.set('agent', agent);
+  if (host) p.set('host', host);
+  const qs = p.toString();
+  return `/session/${encodeURIComponent(id)}${qs ? `?${qs}` : ''}`;
+}
 
 /**
  * The element an event happened on, as an element (a click on text still has one).

@@ -192,7 +192,8 @@ const isChanges = (v) =>
       Array.isArray(v.removed) &&
       typeof v.generatedAt === 'string' &&
       (v.problems === null || Array.isArray(v.problems)) &&
-      (v.collisions === null || Array.isArray(v.collisions))));
+      (v.collisions === null || Array.isArray(v.collisions)) &&
+      (v.hosts === undefined || v.hosts === null || Array.isArray(v.hosts))));
 
 /**
  * One update from the stream.

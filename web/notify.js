@@ -20,7 +20,7 @@ import { onAlert } from './notices.js';
 const KEY = 'cctop-notify';
 
 /** @param {SessionDoc} s */
-const keyOf = (s) => `${s.provider}:${s.id}`;
+const keyOf = (s) => `${s.provider}:${s.id}:${s.host ?? ''}`;
 
 export class Notifier {
   /**
@@ -100,14 +100,14 @@ export class Notifier {
 
   /** @param {SessionDoc} s */
   fire(s) {
-    const n = new Notification(`${label(s)} is waiting on you`, {
+    const n = new Notification(`${label(s)}${s.host ? ` on ${s.host}` : ''} is waiting on you`, {
       body: s.stateDetail ? `${s.stateDetail}` : 'The agent asked you something.',
-      tag: `cctop-${s.provider}-${s.id}`,
+      tag: `cctop-${s.provider}-${s.id}${s.host ? `-${s.host}` : ''}`,
       icon: '/favicon.svg',
     });
     n.addEventListener('click', () => {
       window.focus();
-      this.navigate(sessionHref(s.id));
+      this.navigate(sessionHref(s.id, null, s.host ?? null));
       n.close();
     });
   }

@@ -112,7 +112,8 @@ export function sessionHead(r) {
       h('span', { class: 'state-source' }, ` ${SOURCE_WORD[s.stateSource] ?? ''}`),
       ` ${harness(s.provider)} · `,
       h('code', null, s.id),
-      s.project ? ` · ${s.project}` : '',
+      // Another machine's path: prefixed with the machine, as `ssh` and `scp` name one.
+      s.project ? ` · ${s.host ? `${clean(s.host)}:` : ''}${s.project}` : '',
       s.branch ? ` @ ${clean(s.branch)}` : '',
       s.deleted ? ' · transcript deleted' : '',
     ),

@@ -329,7 +329,11 @@ function subagentsCard(r) {
         h(
           'tr',
           null,
-          h('td', null, navLink(sessionHref(r.session.id, a.agent), null, a.type ?? a.agent)),
+          h(
+            'td',
+            null,
+            navLink(sessionHref(r.session.id, a.agent, r.session.host ?? null), null, a.type ?? a.agent),
+          ),
           td(a.title ? clean(a.title) : '', false, 'wrap'),
           td(String(a.requests), true),
           td(tokens(totalTokens(a.tokens)), true),
@@ -354,7 +358,11 @@ export function reportCards(r, agent, diffs) {
           'p',
           { class: 'note' },
           'This is a subagent’s conversation; the report is the whole session’s. ',
-          navLink(sessionHref(r.session.id), null, 'Back to the main conversation'),
+          navLink(
+            sessionHref(r.session.id, null, r.session.host ?? null),
+            null,
+            'Back to the main conversation',
+          ),
         )
       : null,
     costCard(r),

@@ -3,6 +3,10 @@
 // 200 turns at a time, kept current while it runs; and, while it runs, the other sessions writing the
 // same files or repository (collisions.js).
 //
+// Another machine's session (`?host=H`) is read the same way, the server fetching its report and
+// conversation over ssh when asked; it is shown, never acted on: no handoff line, no approvals, and
+// a line saying where to act on it instead.
+//
 // Live updates are cheap on both ends: the page asks again only when the session document says this
 // session moved, and sends the conversation's stamp back so an unchanged transcript costs the
 // server a few stats and the page nothing.
@@ -23,6 +27,9 @@ import { sessionHead } from './report-head.js';
 
 const enc = encodeURIComponent;
 
+/** How long another machine's session page waits before asking again when the server says "busy". */
+const RETRY_MS = 5_000;
+
 /**
  * What in a session's row says its transcript moved.
  * @param {SessionDoc} s
@@ -35,10 +42,12 @@ export class SessionView {
    * @param {string} id the id from the address (a prefix is allowed)
    * @param {string | null} agent a subagent, whose conversation to show instead of the main one
    * @param {(href: string) => void} navigate
+   * @param {string | null} [host] the machine it runs on, when that is another one (`--host`)
    */
-  constructor(id, agent, navigate) {
+  constructor(id, agent, navigate, host = null) {
     this.id = id;
     this.agent = agent;
+    this.host = host;
     this.navigate = navigate;
     /** @type {SessionDoc | null} as the newest report gave it */
     this.session = null;
@@ -68,7 +77,9 @@ export class SessionView {
       { class: 'session' },
       h('nav', { class: 'crumbs' }, navLink('/', null, '← All sessions')),
       this.header,
-      handoffBar(() => this.session?.id ?? this.id),
+      host
+        ? remoteNote(host, () => this.session?.id ?? this.id)
+        : handoffBar(() => this.session?.id ?? this.id),
       this.drivenEl,
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
@@ -92,7 +103,7 @@ export class SessionView {
           h(
             'a',
             {
-              href: `/api/chat/${enc(this.id)}/markdown${agent ? `?agent=${enc(agent)}` : ''}`,
+              href: this.apiUrl(`/api/chat/${enc(this.id)}/markdown`, agent ? { agent } : {}),
               download: '',
               title: 'the turns cctop keeps (the newest 200), as Markdown',
             },
@@ -107,16 +118,30 @@ export class SessionView {
   }
 
   get base() {
-    return sessionHref(this.session?.id ?? this.id, this.agent);
+    return sessionHref(this.session?.id ?? this.id, this.agent, this.host);
+  }
+
+  /**
+   * An API address for this session, naming its machine when it is another one.
+   * @param {string} path
+   * @param {Record<string, string | number | null>} extra
+   */
+  apiUrl(path, extra) {
+    const p = new URLSearchParams();
+    if (this.host) p.set('host', this.host);
+    for (const [k, v] of Object.entries(extra)) if (v !== null) p.set(k, String(v));
+    const qs = p.toString();
+    return `${path}${qs ? `?${qs}` : ''}`;
   }
 
   /** @param {Record<string, string | number | null>} extra */
   chatUrl(extra) {
-    const p = new URLSearchParams();
-    if (this.agent) p.set('agent', this.agent);
-    for (const [k, v] of Object.entries(extra)) if (v !== null) p.set(k, String(v));
-    const qs = p.toString();
-    return `/api/chat/${enc(this.session?.id ?? this.id)}${qs ? `?${qs}` : ''}`;
+    return this.apiUrl(`/api/chat/${enc(this.session?.id ?? this.id)}`, { agent: this.agent, ...extra });
+  }
+
+  /** @param {string} id */
+  reportUrl(id) {
+    return this.apiUrl(`/api/report/${enc(id)}`, {});
   }
 
   /**
@@ -131,7 +156,7 @@ export class SessionView {
   async load() {
     try {
       const [report, chat] = await Promise.all([
-        getReport(`/api/report/${enc(this.id)}`),
+        getReport(this.reportUrl(this.id)),
         getChat(this.chatUrl({})),
       ]);
       this.session = report.session;
@@ -142,7 +167,7 @@ export class SessionView {
         history.replaceState(
           history.state,
           '',
-          `${sessionHref(this.session.id, this.agent)}${location.hash}`,
+          `${sessionHref(this.session.id, this.agent, this.host)}${location.hash}`,
         );
       }
       this.drawReport(report);
@@ -155,6 +180,14 @@ export class SessionView {
 
   /** @param {unknown} err */
   fail(err) {
+    if (this.host && err instanceof HttpError && err.status === 503) {
+      // Its machine has not answered yet, or is being asked already: ask again in a moment.
+      fill(this.header, h('p', { class: 'loading' }, err.message));
+      setTimeout(() => {
+        if (!this.gone) this.load();
+      }, RETRY_MS);
+      return;
+    }
     this.gone = true;
     if (err instanceof AuthError) {
       fill(
@@ -171,7 +204,9 @@ export class SessionView {
         h(
           'ul',
           { class: 'candidates' },
-          candidates.map((c) => h('li', null, navLink(sessionHref(c.id), null, `${c.id}  ${label(c)}`))),
+          candidates.map((c) =>
+            h('li', null, navLink(sessionHref(c.id, null, this.host), null, `${c.id}  ${label(c)}`)),
+          ),
         ),
       );
     } else {
@@ -190,8 +225,7 @@ export class SessionView {
     this.drawDriven(doc);
     // Until the first load has finished there is nothing to bring up to date.
     if (this.gone || !this.session) return;
-    const key = this.session.id;
-    const s = doc.sessions.find((x) => x.id === key) ?? doc.sessions.find((x) => x.id.startsWith(key));
+    const s = this.row(doc);
     if (!s) return;
     const sig = signature(s);
     if (this.sig !== null && sig !== this.sig) this.refresh();
@@ -207,7 +241,7 @@ export class SessionView {
     try {
       const chat = await getChat(this.chatUrl({ since: this.chat.stamp }));
       if (!('unchanged' in chat)) this.chat.mergeNewest(chat);
-      this.drawReport(await getReport(`/api/report/${enc(this.session?.id ?? this.id)}`));
+      this.drawReport(await getReport(this.reportUrl(this.session?.id ?? this.id)));
     } catch (err) {
       if (err instanceof AuthError) this.fail(err);
     } finally {
@@ -222,7 +256,9 @@ export class SessionView {
   /** @param {SessionReport} r */
   drawReport(r) {
     fill(this.header, sessionHead(r));
-    document.title = `${label(r.session)} · cctop`;
+    document.title = `${label(r.session)}${this.host ? ` on ${this.host}` : ''} · cctop`;
+    const line = this.el.querySelector('.remote-handoff');
+    if (line) line.textContent = `cctop handoff ${r.session.id}`;
     this.drawCollisions();
     this.diffs = section('Diffs', 'diffs');
     fill(this.reportEl, reportCards(r, this.agent, this.diffs));
@@ -240,18 +276,28 @@ export class SessionView {
    */
   drawDriven(doc) {
     if (this.gone) return;
-    const key = this.session?.id ?? this.id;
-    const s = doc.sessions.find((x) => x.id === key) ?? doc.sessions.find((x) => x.id.startsWith(key));
+    // Another machine's runs are answered there: its card is not drawn here.
+    const s = this.host ? undefined : this.row(doc);
     const sig = JSON.stringify(s?.driven ?? null);
     if (sig === this.drivenSig) return;
     this.drivenSig = sig;
     fill(this.drivenEl, s ? drivenCard(s) : null);
   }
 
-  /** The collisions this session is in, once it is known which session this is. */
+  /**
+   * This session's row in `doc` (on its machine: ids are only unique within one).
+   * @param {SessionDocument} doc
+   */
+  row(doc) {
+    const key = this.session?.id ?? this.id;
+    const here = doc.sessions.filter((x) => (x.host ?? null) === this.host);
+    return here.find((x) => x.id === key) ?? here.find((x) => x.id.startsWith(key));
+  }
+
+  /** The collisions this session is in (this machine's only), once it is known which session this is. */
   drawCollisions() {
     const s = this.session;
-    if (this.gone || s === null || this.doc === null) return;
+    if (this.gone || s === null || this.doc === null || this.host) return;
     fill(this.collisionsEl, sessionCollisions(collisionsOf(this.doc), s, Date.now()));
   }
 
@@ -262,4 +308,29 @@ export class SessionView {
   destroy() {
     this.gone = true;
   }
+}
+
+/**
+ * In place of the Hand off button on another machine's session: where it runs, and the line to run
+ * there. Nothing on this page acts on it.
+ * @param {string} host
+ * @param {() => string} id the session's id (its full id once the report has come)
+ */
+function remoteNote(host, id) {
+  const command = h('code', null, `ssh ${host}`);
+  const el = h(
+    'section',
+    { class: 'remote-note card', role: 'note' },
+    h('p', null, 'This session runs on ', h('strong', null, host), '. It is shown here, not acted on.'),
+    h(
+      'p',
+      { class: 'dim' },
+      'To resume it or hand it off, do it there: ',
+      command,
+      ', then ',
+      h('code', { class: 'remote-handoff' }, `cctop handoff ${id()}`),
+      '.',
+    ),
+  );
+  return el;
 }

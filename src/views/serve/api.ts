@@ -37,6 +37,8 @@ export interface ChatWindow extends Conversation {
   provider: ProviderId;
   agent: string | null;
   stamp: string;
+  /** The machine the session runs on (`--host`), for another machine's session; absent for this one's. */
+  host?: string;
 }
 
 /** `/api/chat/:id?since=<stamp>` when no file of the session moved since `stamp`. */

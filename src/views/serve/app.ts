@@ -7,7 +7,8 @@
  * manifest a browser fetches without credentials); everything else needs a token.
  *
  * Every route reads (GET), but one: answering a driven run's approval (`act.ts`), a POST that needs
- * the full token and the page's own origin.
+ * the full token and the page's own origin. Another machine's sessions (`--host`) are read through the
+ * same routes with `host=` (`hosts-routes.ts`), and never acted on.
  */
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
@@ -26,6 +27,8 @@ import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
 import { attachment } from './download.js';
 import { handoffRoutes } from './handoff.js';
+import type { RemoteFetches } from './hosts-fetch.js';
+import { hostRoutes } from './hosts-routes.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
@@ -54,6 +57,8 @@ export interface AppDeps {
   driven?: DrivenRuns;
   /** Where the page's search looks (serve's own environment); absent: `/api/search` does not search. */
   env?: SearchEnv;
+  /** Other machines' sessions, fetched over ssh when their page asks (`--host`); absent: none. */
+  remote?: RemoteFetches | null;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
@@ -130,7 +135,7 @@ export type Resolve = typeof resolve;
 
 function resolve(
   c: Context<Env>,
-  doc: SessionDocument,
+  doc: Pick<SessionDocument, 'sessions'>,
   id: Checked<string>,
 ): { ok: true; session: SessionDoc } | { ok: false; res: Response } {
   if (!id.ok) return { ok: false, res: refuse(c, 400, id.error) };
@@ -353,6 +358,8 @@ export function createApp(d: AppDeps): Hono<Env> {
   app.use('*', tokenGuard(d));
   pageRoutes(app, d);
   liveRoutes(app, d);
+  // Before this machine's session routes: a `host=` ask is another machine's, and answered there.
+  hostRoutes(app, { remote: d.remote ?? null, resolve });
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
   searchRoutes(app, d.env ?? null);

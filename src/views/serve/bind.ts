@@ -4,6 +4,9 @@
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 
+/** The port a dashboard tries first (the next free one after it when busy). */
+export const DEFAULT_PORT = 7777;
+
 /** 127.0.0.0/8, ::1 and the name `localhost`: addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();

@@ -2,7 +2,7 @@
  * `cctop serve`: the live dashboard, each session's report and conversation, in a browser.
  *
  *   cctop serve [--bind 127.0.0.1] [--port 7777] [--plan …] [--delay 2] [--provider …] [--demo]
- *               [--token-file PATH | --no-token]
+ *               [--token-file PATH | --no-token] [--host [user@]host[:path]]…
  *
  * Prints the link (with its token) and serves until interrupted. Exit codes as everywhere: 2 for a
  * bad argument (including `--no-token` off loopback), 1 when it cannot listen or read its token file.
@@ -13,15 +13,14 @@ import { watchedStates } from '../../live/agent-state.js';
 import { withoutProcesses } from '../../live/annotate.js';
 import { delayOption } from '../cli/delay.js';
 import { demoEnv } from '../cli/demo.js';
+import { hostsOf, passedOn } from '../cli/hosts.js';
 import type { Io } from '../cli/main.js';
 import { commonOptions, parse, UsageError } from '../cli/options.js';
 import { untilSignal } from '../cli/signals.js';
 import { newToken } from './auth.js';
-import { isLoopback } from './bind.js';
+import { DEFAULT_PORT, isLoopback } from './bind.js';
 import { ServeError, type ServeOptions, startServer } from './server.js';
 import { TokenFileError, tokenFromFile } from './token-file.js';
-
-export const DEFAULT_PORT = 7777;
 
 const HELP = `cctop serve: every agent session, live, in a browser
 
@@ -33,6 +32,11 @@ Usage: cctop serve [options]
   --delay SECONDS      how often transcripts are re-read (default 2)
   --token-file PATH    keep the token in PATH (created owner-only), so links survive restarts
   --no-token           no token at all (loopback binds only)
+  --host [USER@]HOST[:PATH]
+                       show that machine's sessions too, read over ssh (repeatable; else CCTOP_HOSTS,
+                       else the config's hosts; docs/hosts.md)
+  --store              the team dashboard, read from the team store instead (cctop serve --store --help;
+                       docs/team.md)
   -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --demo, --no-cache,
   --threads N          as for cctop --list
 `;
@@ -49,6 +53,7 @@ const FLAGS = {
   delay: { type: 'string' },
   'token-file': { type: 'string' },
   'no-token': { type: 'boolean' },
+  host: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -86,8 +91,11 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
       `--no-token is refused with --bind ${bind}: anyone who can reach this machine could read every conversation on it. Keep the token, or bind 127.0.0.1`,
     );
 
+  // The demo's sample history is this machine's alone.
+  const hosts = common.demo ? [] : hostsOf(io, values);
   return {
     options: {
+      ...(hosts.length > 0 ? { hosts, hostArgs: passedOn(values) } : {}),
       env: common.demo ? demoEnv(io.env) : io.env,
       ...(common.demo ? { annotate: withoutProcesses() } : { ...watchedStates(io.env), notify: true }),
       plan: common.plan,
@@ -109,6 +117,8 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
  * Run `cctop serve` until `stop` settles (by default, until SIGINT or SIGTERM); returns the exit code.
  */
 export async function serveCommand(args: string[], io: Io, stop?: Promise<unknown>): Promise<number> {
+  // `--store`: the team's dashboard, read from the team store rather than this machine (docs/team.md).
+  if (args.includes('--store')) return (await import('../team/index.js')).teamServeCommand(io, args, stop);
   let parsed: ServeArgs | null;
   try {
     parsed = serveOptions(args, io);

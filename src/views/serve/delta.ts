@@ -15,7 +15,7 @@
  * and uses no Node or DOM API. The server's side of the protocol (building frames) is `publish.ts`.
  */
 import type { Collision } from '../../model/collision.js';
-import type { SessionDoc, SessionDocument, SessionRef } from '../../model/document.js';
+import type { HostStatus, SessionDoc, SessionDocument, SessionRef } from '../../model/document.js';
 import type { Problem } from '../../model/problems.js';
 import type { DocumentTotals } from '../../model/totals.js';
 import type { BudgetJson } from '../../spend/json.js';
@@ -38,11 +38,13 @@ export type ChangesFrame =
       totals: DocumentTotals;
       /** The sessions built again or whose live fields moved, whole. */
       changed: SessionDoc[];
-      removed: SessionRef[];
+      removed: RowRef[];
       /** null: the same problems as the document before. */
       problems: Problem[] | null;
       /** null: the same collisions as the document before. */
       collisions: Collision[] | null;
+      /** How each other machine answered (`--host`); null or absent: as in the document before. */
+      hosts?: HostStatus[] | null;
     }
   /** Everything may have changed (the first build, a rebuilt index): fetch the whole document. */
   | { kind: 'all'; run: string; seq: number };
@@ -77,12 +79,24 @@ export interface AlertFrame {
   tag: string;
 }
 
-/** One session's identity as one string (ids are only unique within their harness). */
-export const sessionKey = (s: SessionRef): string => `${s.provider}\u0000${s.id}`;
+/**
+ * One row of the document: a session of this machine (no `host`), or of another (`--host`), where
+ * the same harness may well have written the same id.
+ */
+export type RowRef = SessionRef & { host?: string };
+
+/** What a live picture says moved: this machine's `SessionChanges`, or other machines' rows. */
+export type RowChanges = { kind: 'all' } | { kind: 'some'; changed: SessionDoc[]; removed: RowRef[] };
+
+/**
+ * One row's identity as one string: ids are only unique within their harness, and a harness on
+ * another machine may have written the same one.
+ */
+export const sessionKey = (s: RowRef): string => `${s.provider}\u0000${s.id}\u0000${s.host ?? ''}`;
 
 /**
  * The document's order: newest `lastActiveAt` first (a session without one last), then id, then
- * provider. Plain code-unit comparisons, as ISO timestamps sort that way; the document builder
+ * provider, then host (this machine's first). Plain code-unit comparisons, as ISO timestamps sort that way; the document builder
  * (`sortSessions` in `index/render.ts`) sorts by the same rule.
  */
 export function documentOrder(a: SessionDoc, b: SessionDoc): number {
@@ -90,11 +104,15 @@ export function documentOrder(a: SessionDoc, b: SessionDoc): number {
   const q = b.lastActiveAt ?? '';
   if (p !== q) return p < q ? 1 : -1;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;
-  return a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0;
+  if (a.provider !== b.provider) return a.provider < b.provider ? -1 : 1;
+  // This machine's row first, then other machines' by name.
+  const g = a.host ?? '';
+  const k = b.host ?? '';
+  return g < k ? -1 : g > k ? 1 : 0;
 }
 
 /** Two lists each in document order, as one list in document order. */
-function mergeOrdered(a: SessionDoc[], b: SessionDoc[]): SessionDoc[] {
+export function mergeOrdered(a: SessionDoc[], b: SessionDoc[]): SessionDoc[] {
   const out: SessionDoc[] = new Array(a.length + b.length);
   let i = 0;
   let j = 0;
@@ -155,6 +173,7 @@ export class SessionMirror {
       sessions,
     };
     if (frame.collisions !== null) document.collisions = frame.collisions;
+    if (frame.hosts) document.hosts = frame.hosts;
     this.whole = { run: at.run, seq: frame.seq, document };
     return { kind: 'applied' };
   }

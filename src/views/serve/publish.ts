@@ -19,13 +19,13 @@ import { CollisionWatch } from '../../live/collision-watch.js';
 import { DeepReader } from '../../live/deep.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { Collision } from '../../model/collision.js';
-import type { SessionChanges, SessionDocument } from '../../model/document.js';
+import type { SessionDocument } from '../../model/document.js';
 import { MachineNotifier } from '../../notify/notifier.js';
 import type { Env } from '../../providers/types.js';
 import { budgetJson } from '../../spend/json.js';
 import { alertText } from '../alert-text.js';
 import { collisionText } from '../collision-text.js';
-import type { AlertFrame, BudgetsFrame, ChangesFrame } from './delta.js';
+import type { AlertFrame, BudgetsFrame, ChangesFrame, RowChanges, RowRef } from './delta.js';
 import { type EncodedEvent, type EventHub, encodeEvent, encodeNotice } from './sse.js';
 
 /** The whole document as `/api/sessions` sends it, with where it stands in the numbering. */
@@ -43,6 +43,8 @@ export class Publication {
   private seq = 0;
   /** The problems of the newest document, encoded, to tell whether an update changed them. */
   private problems = '';
+  /** How the other machines answered in the newest document, encoded, likewise. */
+  private hosts = '';
   private json: WholeJson | null = null;
   private event: EncodedEvent | null = null;
   /** The budgets as last sent, encoded, to send them only when they move. */
@@ -68,7 +70,7 @@ export class Publication {
    * Take the live picture's update and return what to send every stream. `changes` absent (a live
    * picture that does not say what changed) counts as everything.
    */
-  update(doc: SessionDocument, changes: SessionChanges | undefined): EncodedEvent {
+  update(doc: SessionDocument, changes: RowChanges | undefined): EncodedEvent {
     const first = this.doc === null;
     this.doc = { ...doc, collisions: this.collisions };
     this.seq++;
@@ -77,6 +79,9 @@ export class Publication {
     const problems = JSON.stringify(doc.problems);
     const sameProblems = problems === this.problems;
     this.problems = problems;
+    const hosts = JSON.stringify(doc.hosts ?? null);
+    const sameHosts = hosts === this.hosts;
+    this.hosts = hosts;
     const frame: ChangesFrame =
       first || changes === undefined || changes.kind === 'all'
         ? { kind: 'all', run: this.run, seq: this.seq }
@@ -87,9 +92,10 @@ export class Publication {
             generatedAt: doc.generatedAt,
             totals: doc.totals,
             changed: changes.changed,
-            removed: changes.removed.map((r) => ({ provider: r.provider, id: r.id })),
+            removed: changes.removed.map(refOf),
             problems: sameProblems ? null : doc.problems,
             collisions: null,
+            ...(sameHosts ? {} : { hosts: doc.hosts ?? null }),
           };
     return encodeEvent('changes', this.tag, JSON.stringify(frame));
   }
@@ -177,6 +183,12 @@ export class Publication {
     return this.event;
   }
 }
+
+/** A removed row as a frame names it: its harness and id, and its machine when it is another's. */
+const refOf = (r: RowRef): RowRef =>
+  r.host === undefined
+    ? { provider: r.provider, id: r.id }
+    : { provider: r.provider, id: r.id, host: r.host };
 
 /** The same alert in two tabs has the same tag; the next crossing of the same kind, another. */
 function alertTag(a: Alert): string {

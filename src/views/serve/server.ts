@@ -9,8 +9,9 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { loadConfig } from '../../config/index.js';
+import { HostPoller, type HostSpec } from '../../hosts/index.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
-import type { Plan, SessionChanges } from '../../model/document.js';
+import type { Plan, SessionChanges, SessionDocument } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
 import type { Env } from '../../providers/types.js';
 import { version } from '../cli/version.js';
@@ -19,6 +20,8 @@ import { createApp } from './app.js';
 import { Assets } from './assets.js';
 import { Tokens } from './auth.js';
 import { baseUrls, isLoopback } from './bind.js';
+import { ServedHosts } from './hosts.js';
+import { RemoteFetches } from './hosts-fetch.js';
 import {
   IDLE_TIMEOUT_MS,
   MAX_CONNECTIONS,
@@ -30,7 +33,7 @@ import {
   TIMEOUT_CHECK_MS,
 } from './limits.js';
 import { Publication, servedAlerts, servedCollisions, servedNotifier } from './publish.js';
-import { EventHub } from './sse.js';
+import { type EncodedEvent, EventHub } from './sse.js';
 
 export interface ServeOptions {
   env: Env;
@@ -46,8 +49,19 @@ export interface ServeOptions {
   stepPort: boolean;
   /** A token, or null for `--no-token` (refused here on anything but loopback). */
   token: string | null;
+  /** Other machines whose sessions the dashboard shows beside this one's (`--host`); none: this machine only. */
+  hosts?: readonly HostSpec[];
+  /** The flags passed on to each remote cctop (`--plan`, `--provider`, as typed). */
+  hostArgs?: readonly string[];
   /** Shorter limits, for tests. */
-  limits?: Partial<{ requestTimeoutMs: number; idleTimeoutMs: number; pingMs: number; maxStreams: number }>;
+  limits?: Partial<{
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
+    pingMs: number;
+    maxStreams: number;
+    /** How often each host is polled (default `HOST_POLL_MS`). */
+    hostPollMs: number;
+  }>;
   assetsDir?: string;
   /** Which process runs which session; none for the demo, whose sessions no process runs. */
   annotate?: LiveOptions['annotate'];
@@ -147,6 +161,51 @@ async function listenStepping(server: Server, o: ServeOptions): Promise<number> 
   }
 }
 
+/**
+ * The hosts `o` names, polled on their own schedules (from `start` of the poller), and their sessions'
+ * reports and conversations fetched when asked; null when it names none.
+ */
+function servedHosts(o: ServeOptions): { hosts: ServedHosts; remote: RemoteFetches; stop(): void } | null {
+  if (!o.hosts || o.hosts.length === 0) return null;
+  const poller = new HostPoller({
+    hosts: o.hosts,
+    env: o.env,
+    ...(o.hostArgs ? { args: o.hostArgs } : {}),
+    ...(o.limits?.hostPollMs !== undefined ? { everyMs: o.limits.hostPollMs } : {}),
+  });
+  const hosts = new ServedHosts(poller, o.hosts);
+  const remote = new RemoteFetches(hosts, o.env, o.hostArgs);
+  return {
+    hosts,
+    remote,
+    stop() {
+      poller.stop();
+      remote.stop();
+    },
+  };
+}
+
+/**
+ * Every update of this machine's picture, and every answer of a host, as a numbered update: a host's
+ * rows beside this machine's newest document.
+ */
+function publishUpdates(
+  live: LiveSessions,
+  hosts: ServedHosts | null,
+  publish: (e: EncodedEvent) => void,
+  publication: Publication,
+): void {
+  let local: SessionDocument | null = null;
+  live.on('update', (doc, changes?: SessionChanges) => {
+    local = doc;
+    publish(publication.update(hosts ? hosts.merged(doc) : doc, changes));
+  });
+  hosts?.poller.on('changed', () => {
+    const changes = hosts.take();
+    if (local !== null) publish(publication.update(hosts.merged(local), changes));
+  });
+}
+
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   if (o.token === null && !isLoopback(o.bind))
     throw new ServeError(
@@ -177,7 +236,8 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     o.limits?.maxStreams ?? MAX_STREAMS,
     o.limits?.pingMs ?? PING_MS,
   );
-  live.on('update', (doc, changes?: SessionChanges) => hub.publish(publication.update(doc, changes)));
+  const hosted = servedHosts(o);
+  publishUpdates(live, hosted?.hosts ?? null, (e) => hub.publish(e), publication);
   tellTroubles(live);
 
   let port = o.port;
@@ -199,6 +259,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     delayMs: o.delayMs,
     ...(o.agents ? { driven: o.agents.driven } : {}),
     env: o.env,
+    remote: hosted?.remote ?? null,
   });
 
   const server = httpServer(app.fetch, o);
@@ -212,6 +273,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   // The index's picture first, so a large history has a page to show before the first pass ends.
   await live.fromIndex().catch(() => null);
   live.start();
+  hosted?.hosts.poller.start();
   const bases = baseUrls(o.bind, port);
   const notifier =
     o.notify === true
@@ -232,6 +294,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     close() {
       closing ??= new Promise<void>((resolve) => {
         live.stop();
+        hosted?.stop();
         alerts.stop();
         collisions.stop();
         notifier?.stop();
