@@ -10,9 +10,15 @@
  * single requests: a request at exactly the fifth hour to the millisecond starts the next block here
  * and stays in its block in ccusage.
  *
+ * Another machine's blocks are not merged block by block (two machines' blocks need not line up):
+ * its requests per UTC hour (`hourCells`, sent with `cctop blocks --json --hours`) are read back as
+ * cells and counted with this machine's, so one account's windows come out as if every request had
+ * been made here.
+ *
  * Not here: which sessions count (Claude Code's; the caller chooses), printing.
  */
 import type { ProviderId } from '../model/facts.js';
+import { TOKEN_FIELDS } from '../model/usage.js';
 import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
 import { addCell, emptyTally, type SpendTally, settled } from './tally.js';
 
@@ -86,6 +92,42 @@ function hoursOf(sessions: readonly SessionUsage[], included: BlockOptions['incl
     }
   }
   return [...hours.values()].sort((a, b) => a.hour - b.hour);
+}
+
+/** One UTC hour's requests per model, with its first and last request: what a block is cut from. */
+export interface HourCells {
+  hour: number;
+  firstMs: number;
+  lastMs: number;
+  cells: Pick<UsageCell, 'model' | 'requests' | 'tokens' | 'usd'>[];
+}
+
+/** The requests of `sessions` (give it Claude Code's) per UTC hour and model, oldest first. */
+export function hourCells(sessions: readonly SessionUsage[]): HourCells[] {
+  return hoursOf(sessions, () => false).map((h) => {
+    const byModel = new Map<string, HourCells['cells'][number]>();
+    for (const { cell } of h.cells) {
+      // Priced and unpriced requests of a model stay apart, as they are counted apart.
+      const key = `${cell.usd === null ? 'unpriced' : 'priced'} ${cell.model}`;
+      const m = byModel.get(key);
+      if (m === undefined) {
+        byModel.set(key, {
+          model: cell.model,
+          requests: cell.requests,
+          tokens: { ...cell.tokens },
+          usd: cell.usd,
+        });
+        continue;
+      }
+      m.requests += cell.requests;
+      for (const f of TOKEN_FIELDS) {
+        const v = cell.tokens[f];
+        if (v !== null) m.tokens[f] = (m.tokens[f] ?? 0) + v;
+      }
+      if (cell.usd !== null) m.usd = (m.usd ?? 0) + cell.usd;
+    }
+    return { hour: h.hour, firstMs: h.firstMs, lastMs: h.lastMs, cells: [...byModel.values()] };
+  });
 }
 
 function closeBlock(hours: Hour[], nowMs: number): Block & { kind: 'block' } {

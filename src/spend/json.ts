@@ -15,7 +15,7 @@ import type { Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { LocalTime } from '../model/time.js';
 import { bundledBy } from '../providers/places.js';
-import type { Block } from './blocks.js';
+import type { Block, HourCells } from './blocks.js';
 import type { PeriodReport, PeriodRow, SplitBy } from './periods.js';
 import type { SpendTally } from './tally.js';
 import type { Ranked, Span, WhereReport } from './where.js';
@@ -96,11 +96,29 @@ export interface BlocksJson {
   plan: Plan;
   tokenLimit: number | null;
   blocks: BlockJson[];
+  /** With `--hours`: every hour's requests per model (retail), for another machine to merge. */
+  hours?: HourJson[];
 }
+
+/** One UTC hour of requests (`--hours`): what another machine cuts its blocks from. */
+export interface HourJson {
+  hour: string;
+  firstRequest: string;
+  lastRequest: string;
+  cells: HourCells['cells'];
+}
+
+export const hourJson = (h: HourCells): HourJson => ({
+  hour: iso(h.hour),
+  firstRequest: iso(h.firstMs),
+  lastRequest: iso(h.lastMs),
+  // Unrounded: a machine that sums them with its own gets what one machine would have.
+  cells: h.cells,
+});
 
 export function blocksJson(
   blocks: readonly Block[],
-  o: { nowMs: number; plan: Plan; tokenLimit: number | null },
+  o: { nowMs: number; plan: Plan; tokenLimit: number | null; hours?: readonly HourCells[] },
 ): BlocksJson {
   return {
     version: REPORTS_VERSION,
@@ -109,6 +127,7 @@ export function blocksJson(
     plan: o.plan,
     tokenLimit: o.tokenLimit,
     blocks: blocks.map(blockJson),
+    ...(o.hours === undefined ? {} : { hours: o.hours.map(hourJson) }),
   };
 }
 

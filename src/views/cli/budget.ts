@@ -3,8 +3,8 @@
  * selects have spent, against its limit, as a bar and a level. Exits 1 when a budget is exceeded (or
  * the config file cannot be used), for scripts and CI; 0 otherwise, with no budgets set too.
  *
- * Not here: the spend itself (the caller's `SpentOf`, over the index) or notifying a crossing
- * (`config/crossings.ts`, for the views that run on).
+ * Not here: the spend itself (the caller's `SpentOf`, over the index, and other machines' with
+ * `--host`: `budget-hosts.ts`) or notifying a crossing (`config/crossings.ts`, for the views that run on).
  */
 import {
   type BudgetState,
@@ -16,10 +16,12 @@ import {
 import { LocalTime } from '../../model/time.js';
 import { home } from '../../providers/fsutil.js';
 import { budgetJson } from '../../spend/json.js';
+import type { ReportHost } from '../../spend/remote.js';
 import { safeLine, terminalJson } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { clip, padEnd, padStart, percent, tildify, usd, width } from './format.js';
 import type { Io } from './main.js';
+import { hostsLine } from './spend-hosts.js';
 
 /** The share bar's width: 20 cells is 5% a cell, fine enough to see 80% coming. */
 const BAR_CELLS = 20;
@@ -37,6 +39,8 @@ export interface BudgetOptions {
   time: LocalTime;
   json: boolean;
   color: Paint;
+  /** With other machines (`--host`): how each answered; their spend is in `spentOf`. */
+  hosts?: ReportHost[] | null;
 }
 
 export function budgetCommand(io: Io, spentOf: SpentOf, o: BudgetOptions): number {
@@ -53,12 +57,19 @@ export function budgetCommand(io: Io, spentOf: SpentOf, o: BudgetOptions): numbe
     o.time,
     loaded.config.reports.startOfWeek,
   );
-  if (o.json) io.out(terminalJson({ version: 1, budgets: states.map(budgetJson) }));
+  const hosts = o.hosts ?? null;
+  if (o.json)
+    io.out(
+      terminalJson({ version: 1, budgets: states.map(budgetJson), ...(hosts === null ? {} : { hosts }) }),
+    );
   else if (states.length === 0)
     io.out(
       `No budgets are set. Add a [[budget]] to ${tildify(loaded.path, home(io.env))} (docs/config.md shows how).`,
     );
-  else for (const line of budgetLines(states, o.color)) io.out(line);
+  else {
+    for (const line of budgetLines(states, o.color)) io.out(line);
+    if (hosts !== null) io.out(hostsLine(hosts, o.color));
+  }
   return states.some((s) => s.level === 'over') ? 1 : 0;
 }
 

@@ -10,7 +10,7 @@ import { budgetStates, type LoadedConfig, loadConfig } from '../../config/index.
 import type { LocalTime } from '../../model/time.js';
 import type { SessionUsage } from '../../model/usage-cells.js';
 import type { Env } from '../../providers/types.js';
-import { type Paint, paint } from './color.js';
+import type { Paint } from './color.js';
 import { demoEnv } from './demo.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
@@ -40,34 +40,12 @@ export async function moneyCommand(
 ): Promise<number> {
   // `cctop budget` says what is wrong with the file itself, and fails on it.
   const { o, env, loaded } = withConfig(io, options, command !== 'budget');
-  if (command === 'budget') return budget(io, o, env, loaded, values.json === true);
+  if (command === 'budget') return (await import('./budget-hosts.js')).budgetRun(io, o, env, loaded, values);
   const spend = await import('./spend.js');
   values['start-of-week'] ??= loaded.config.reports.startOfWeek;
   if (command === 'blocks') return spend.blocksCommand(io, o, env, values);
   if (command === 'spend') return spend.whereCommand(io, o, env, values);
   return spend.periodCommand(io, command, o, env, values);
-}
-
-async function budget(
-  io: Io,
-  o: CommonOptions,
-  env: Env,
-  loaded: LoadedConfig,
-  json: boolean,
-): Promise<number> {
-  const [{ budgetCommand }, { loadUsage }, { spentOver }] = await Promise.all([
-    import('./budget.js'),
-    import('../../spend/source.js'),
-    import('../../spend/spent.js'),
-  ]);
-  const u = await loadUsage({ ...o, env });
-  return budgetCommand(io, spentOver(u.sessions), {
-    loaded,
-    nowMs: Date.now(),
-    time: u.time,
-    json,
-    color: paint(io.isTty, io.env),
-  });
 }
 
 /** The budgets of the config file on one line (the foot of `cctop --list`), or null when there are none. */

@@ -12,4 +12,6 @@ export const SPEND_FLAGS = {
   'token-limit': { type: 'string' },
   active: { type: 'boolean' },
   period: { type: 'string' },
+  /** `blocks --json --hours`: each UTC hour's requests, what `--host` asks other machines for. */
+  hours: { type: 'boolean' },
 } as const;

@@ -1,20 +1,27 @@
 /**
  * `cctop daily|weekly|monthly`, `cctop blocks` and `cctop spend`: the flags, the reports from
  * `src/spend/`, and their two outputs (a table on a terminal, `--json` as documented in
- * docs/reports.md). One load of the index's usage cells serves each.
+ * docs/reports.md). One load of the index's usage cells serves each. With hosts (`--host`), each
+ * host runs the same report while the index loads, and its periods are summed with this machine's
+ * (`spend-hosts.ts`); blocks stay this machine's (docs/reports.md says why).
  */
 
 import type { PeriodUnit, StartOfWeek } from '../../model/calendar.js';
 import type { Plan } from '../../model/document.js';
+import { LocalTime } from '../../model/time.js';
 import { home } from '../../providers/fsutil.js';
-import { type Block, type BlockReport, blockReport } from '../../spend/blocks.js';
+import { type Block, type BlockReport, blockReport, hourCells } from '../../spend/blocks.js';
 import { blocksJson, includedBy, type PeriodCommand, periodsJson, whereJson } from '../../spend/json.js';
+import { mergePeriods, mergeWhere } from '../../spend/merge.js';
 import { type PeriodReport, periodReport, type SplitBy } from '../../spend/periods.js';
+import type { ReportHost } from '../../spend/remote.js';
+import { readRemoteHours, readRemotePeriods, readRemoteWhere } from '../../spend/remote-read.js';
 import { loadUsage } from '../../spend/source.js';
 import { whereReport } from '../../spend/where.js';
 import { paint } from './color.js';
 import type { Io } from './main.js';
 import { type CommonOptions, UsageError } from './options.js';
+import { askHosts, daysOf, hostsLine, remoteFlags } from './spend-hosts.js';
 import { blockTable, COMPACT_COLUMNS, periodTable, type TableStyle, whereTable } from './spend-table.js';
 
 const UNITS: Record<PeriodCommand, PeriodUnit> = { daily: 'day', weekly: 'week', monthly: 'month' };
@@ -57,8 +64,16 @@ function styleOf(io: Io, values: Values, plan: Plan): TableStyle {
   };
 }
 
-function printJson(io: Io, doc: object): number {
-  io.out(JSON.stringify(doc, null, 2));
+/** The report as JSON, with `hosts` when other machines were asked. */
+function printJson(io: Io, doc: object, hosts: ReportHost[] | null = null): number {
+  io.out(JSON.stringify(hosts === null ? doc : { ...doc, hosts }, null, 2));
+  return 0;
+}
+
+/** A table, and under it which machines it counts when other machines were asked. */
+function printTable(io: Io, lines: string[], hosts: ReportHost[] | null, style: TableStyle): number {
+  for (const line of lines) io.out(line);
+  if (hosts !== null) io.out(hostsLine(hosts, style.paint));
   return 0;
 }
 
@@ -80,16 +95,35 @@ export async function periodCommand(
     'monday',
   );
   const order = oneOf('order', values.order, ['asc', 'desc'] as const, 'asc');
+  const breakdown = values.breakdown === true;
+  const days = daysOf(o);
+  const { timeZone } = days.time;
+  const remote = askHosts(
+    io,
+    values,
+    o,
+    [
+      command,
+      ...remoteFlags(o, timeZone, days, startOfWeek),
+      ...(by ? ['--by', by] : []),
+      ...(breakdown ? ['--breakdown'] : []),
+    ],
+    (b) =>
+      readRemotePeriods(b, { report: command, unit: UNITS[command], timeZone, startOfWeek, by, breakdown }),
+  );
   const l = await load(io, o, env);
-  const r: PeriodReport = periodReport(l.sessions, {
+  let r: PeriodReport = periodReport(l.sessions, {
     unit: UNITS[command],
     startOfWeek,
     by,
-    breakdown: values.breakdown === true,
+    breakdown,
     fromDay: l.fromDay,
     toDay: l.toDay,
     included: includedBy(o.plan),
   });
+  const answered = remote === null ? null : await remote.answers();
+  if (answered !== null) r = mergePeriods(r, answered.values, breakdown);
+  const hosts = answered?.hosts ?? null;
   if (order === 'desc') r.periods.reverse();
   if (values.json === true)
     return printJson(
@@ -101,9 +135,10 @@ export async function periodCommand(
         startOfWeek,
         plan: o.plan,
       }),
+      hosts,
     );
-  for (const line of periodTable(r, styleOf(io, values, o.plan))) io.out(line);
-  return 0;
+  const style = styleOf(io, values, o.plan);
+  return printTable(io, periodTable(r, style), hosts, style);
 }
 
 function parseLimit(v: unknown): number | 'max' | null {
@@ -123,9 +158,22 @@ export async function blocksCommand(
 ): Promise<number> {
   const tokenLimit = parseLimit(values['token-limit']);
   const order = oneOf('order', values.order, ['asc', 'desc'] as const, 'asc');
+  const days = daysOf(o);
+  // Every hour the host has, whatever the range: a block's start depends on the requests before it.
+  const remote = askHosts(
+    io,
+    values,
+    o,
+    ['blocks', ...remoteFlags(o, days.time.timeZone, { fromDay: null, toDay: null }, null), '--hours'],
+    (b, host) => readRemoteHours(b, host),
+  );
   const l = await load(io, o, env);
-  // Billing blocks are Claude Code's: the other harnesses' requests do not count against them.
+  // Billing blocks are Claude Code's: the other harnesses' requests do not count against them. One
+  // account's windows span its machines: their hours are counted as if made here (`blocks.ts`).
   const claude = l.sessions.filter((s) => s.provider === 'claude');
+  const answered = remote === null ? null : await remote.answers();
+  claude.push(...(answered?.values ?? []));
+  const hosts = answered?.hosts ?? null;
   const r: BlockReport = blockReport(claude, { nowMs: l.nowMs, included: includedBy(o.plan), tokenLimit });
   const inRange = (b: Block) => {
     const day = l.time.dayNumber(b.startMs);
@@ -134,10 +182,13 @@ export async function blocksCommand(
   let blocks = r.blocks.filter(inRange);
   if (values.active === true) blocks = blocks.filter((b) => b.kind === 'block' && b.active);
   if (order === 'desc') blocks.reverse();
-  if (values.json === true)
-    return printJson(io, blocksJson(blocks, { nowMs: l.nowMs, plan: o.plan, tokenLimit: r.tokenLimit }));
-  for (const line of blockTable({ ...r, blocks }, l.nowMs, styleOf(io, values, o.plan))) io.out(line);
-  return 0;
+  if (values.json === true) {
+    const hours = values.hours === true ? { hours: hourCells(claude) } : {};
+    const doc = blocksJson(blocks, { nowMs: l.nowMs, plan: o.plan, tokenLimit: r.tokenLimit, ...hours });
+    return printJson(io, doc, hosts);
+  }
+  const style = styleOf(io, values, o.plan);
+  return printTable(io, blockTable({ ...r, blocks }, l.nowMs, style), hosts, style);
 }
 
 export async function whereCommand(
@@ -153,17 +204,29 @@ export async function whereCommand(
     ['monday', 'sunday'],
     'monday',
   );
-  const l = await load(io, o, env);
-  const r = whereReport(l.sessions, {
+  const days = daysOf(o);
+  const { timeZone } = days.time;
+  const options = {
     unit,
     startOfWeek,
-    today: l.time.dayNumber(l.nowMs),
-    fromDay: l.fromDay,
-    toDay: l.toDay,
+    fromDay: days.fromDay,
+    toDay: days.toDay,
     included: includedBy(o.plan),
-  });
+  };
+  // This machine's period and the one before, from the report over nothing: each host is asked for
+  // exactly these days, so a remote clock a little off midnight cannot count another day.
+  const spans = whereReport([], { ...options, today: days.time.dayNumber(Date.now()) });
+  const asked = { fromDay: LocalTime.dayOf(spans.period.from), toDay: LocalTime.dayOf(spans.period.to) };
+  const remote = askHosts(io, values, o, ['spend', ...remoteFlags(o, timeZone, asked, startOfWeek)], (b) =>
+    readRemoteWhere(b, { timeZone, period: spans.period, previous: spans.previous }),
+  );
+  const l = await load(io, o, env);
+  let r = whereReport(l.sessions, { ...options, today: l.time.dayNumber(l.nowMs) });
+  const answered = remote === null ? null : await remote.answers();
+  if (answered !== null) r = mergeWhere(r, answered.values);
+  const hosts = answered?.hosts ?? null;
   if (values.json === true)
-    return printJson(io, whereJson(r, { nowMs: l.nowMs, timeZone: l.time.timeZone, plan: o.plan }));
-  for (const line of whereTable(r, styleOf(io, values, o.plan))) io.out(line);
-  return 0;
+    return printJson(io, whereJson(r, { nowMs: l.nowMs, timeZone: l.time.timeZone, plan: o.plan }), hosts);
+  const style = styleOf(io, values, o.plan);
+  return printTable(io, whereTable(r, style), hosts, style);
 }
