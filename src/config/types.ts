@@ -1,6 +1,6 @@
 /**
  * What the config file means once read: budgets, alert thresholds, how reports cut days, where
- * notifications go, and two settings later issues will use (`hosts`, `[store]`). Plain data with every
+ * notifications go, which other machines to read (`hosts`) and the team store (`[store]`). Plain data with every
  * default filled in, so a view never asks whether a key was written. How the file is read and checked
  * is `config.ts`.
  */
@@ -65,9 +65,9 @@ export interface Config {
   alerts: Alerts;
   reports: Reports;
   notify: Notify;
-  /** Kept as written for a later issue (other machines to read); not used yet. */
+  /** Other machines to read over ssh, as written (`docs/hosts.md`); `--host` and `CCTOP_HOSTS` win over it. */
   hosts: string[];
-  /** Kept as written for a later issue (a shared store); not used yet. */
+  /** The team store (`docs/team.md`): `cctop push` and `cctop serve --store`; `--to` and `CCTOP_STORE_URL` win over it. */
   store: { url: string | null };
   /** ACP agents named in `[acp.NAME]` tables, for `cctop exec` (`docs/drive.md`, "ACP agents"). */
   acp: AcpAgent[];

@@ -11,6 +11,7 @@
  */
 import pg from 'pg';
 import type { Env } from '../providers/types.js';
+import { type PassQuery, pgpassLookup } from './pgpass.js';
 
 /** How long connecting may take before the store counts as unreachable (a push then queues). */
 export const STORE_CONNECT_TIMEOUT_MS = 10_000;
@@ -77,20 +78,31 @@ export function storeTarget(flag: string | undefined, env: Env, configUrl: strin
   return { kind: 'url', url, source, warnings };
 }
 
+function urlHasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** A connected client, or the error told as its fix. The caller ends the client. */
 export async function connectStore(
   url: string,
   env: Env,
-): Promise<{ kind: 'connected'; client: pg.Client } | { kind: 'failed'; error: string }> {
+): Promise<{ kind: 'connected'; client: pg.Client } | { kind: 'failed'; error: string; cause: unknown }> {
   const client = new pg.Client({
     connectionString: url,
-    // PGPASSWORD from the environment cctop was given (pg itself would read process.env); without it,
-    // pg reads ~/.pgpass as psql does.
-    ...(env.PGPASSWORD ? { password: env.PGPASSWORD } : {}),
     connectionTimeoutMillis: STORE_CONNECT_TIMEOUT_MS,
     statement_timeout: STORE_STATEMENT_TIMEOUT_MS,
     application_name: 'cctop',
   });
+  // The password, when the URL has none: PGPASSWORD from the environment cctop was given, else
+  // ~/.pgpass (PGPASSFILE) as psql reads it. pg would read both itself, but from process.env, and it
+  // warns that its own ~/.pgpass reading is going away.
+  if (!urlHasPassword(url))
+    (client as unknown as { password: unknown }).password = (p: PassQuery) =>
+      env.PGPASSWORD || pgpassLookup(env, p);
   // A connection that drops later is reported by the query that needed it, not as an unhandled event.
   client.on('error', () => {});
   try {
@@ -98,7 +110,7 @@ export async function connectStore(
     return { kind: 'connected', client };
   } catch (e) {
     await client.end().catch(() => {});
-    return { kind: 'failed', error: storeError(e, url) };
+    return { kind: 'failed', error: storeError(e, url), cause: e };
   }
 }
 

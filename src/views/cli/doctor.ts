@@ -59,7 +59,7 @@ function settingsLines(env: Env, h: string, p: Paint): string[] {
   return lines;
 }
 
-export function doctor(io: Io, s: Snapshot, env: Env): number {
+export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
   const p = paint(io.isTty, io.env);
   const h = home(env);
   const out = (line: string) => io.out(printable(line, p));
@@ -93,6 +93,13 @@ export function doctor(io: Io, s: Snapshot, env: Env): number {
   for (const line of notificationLines(env, p)) out(line);
   out('');
   for (const line of hookDoctorLines(env, p)) out(line);
+  // The team store, when one is configured (docs/team.md): reachable, schema, last push, queue.
+  const store = await (await import('./store.js')).storeDoctorLines(env);
+  if (store !== null) {
+    out('');
+    out(p.bold('Team store'));
+    for (const line of store) out(`  ${line}`);
+  }
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();

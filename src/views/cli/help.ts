@@ -26,6 +26,8 @@ export const COMMANDS = [
   'hooks',
   'hook',
   'mcp',
+  'push',
+  'store',
   'serve',
   'watch',
   'exec',
@@ -70,6 +72,8 @@ Usage:
   cctop hooks install   let the agents tell cctop each session's state (remove|status; docs/hooks.md)
   cctop hook AGENT ...  what the agents' hooks run: tells running cctops (docs/protocol.md)
   cctop mcp             an MCP server for your agents: sessions, conflicts, waits (install; docs/mcp.md)
+  cctop push            this machine's sessions and spend into the team store (--to, --every; docs/team.md)
+  cctop store           the team store: migrate, status, budget set|list|remove (docs/team.md)
   cctop serve           the dashboard in a browser (--bind, --port; see docs/serve.md)
   cctop watch           desktop and webhook notifications, without the table (--notify URL; docs/notifications.md)
   cctop exec AGENT ...  run claude, codex, copilot, gemini, qwen, pi or opencode headlessly as one event stream (docs/drive.md);
@@ -106,12 +110,17 @@ Options:
   --start-of-week monday|sunday    where a week begins (default monday)
   --compact                        fit 80 columns (also when the terminal is that narrow)
   -j, --json                       the report as JSON
+  --host [USER@]HOST[:PATH]        add another machine's spend, read over ssh (repeatable; also
+                                   CCTOP_HOSTS and the config's hosts; docs/reports.md)
 ${COMMON_OPTIONS}
 `;
 
 /** Each command's own help, for the commands whose flags `main.ts` parses. */
 const COMMAND_HELP: Record<
-  Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'search' | 'help'>,
+  Exclude<
+    CommandName,
+    'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'push' | 'store' | 'search' | 'help'
+  >,
   string
 > = {
   daily: PERIOD_HELP('daily', 'day'),
@@ -131,6 +140,9 @@ Options:
   --order asc|desc                 oldest or newest first (default asc)
   --compact                        fit 80 columns
   -j, --json                       the blocks as JSON (docs/reports.md)
+  --host [USER@]HOST[:PATH]        count another machine's requests in the same account's blocks,
+                                   read over ssh (repeatable; also CCTOP_HOSTS and the config's hosts)
+  --hours                          with --json, each UTC hour's requests (what --host reads)
 ${COMMON_OPTIONS}
 `,
   explain: `cctop explain: why a session's state reads as it does
@@ -166,6 +178,8 @@ one's spend, limit and share; exits 1 when a budget is exceeded (for scripts and
 
 Options:
   -j, --json                       the budgets as JSON
+  --host [USER@]HOST[:PATH]        count another machine's spend against these budgets, read over
+                                   ssh (repeatable; also CCTOP_HOSTS and the config's hosts)
 ${COMMON_OPTIONS}
 `,
   config: `cctop config: the config file
@@ -192,6 +206,8 @@ Options:
   --start-of-week monday|sunday    where a week begins (default monday)
   --compact                        fit 80 columns
   -j, --json                       the report as JSON (docs/reports.md)
+  --host [USER@]HOST[:PATH]        add another machine's spend, read over ssh (repeatable; also
+                                   CCTOP_HOSTS and the config's hosts; docs/reports.md)
 ${COMMON_OPTIONS}
 `,
   chat: `cctop chat: one session's conversation, newest turns last
@@ -207,6 +223,9 @@ Options:
   --agent ID                       a subagent's conversation instead of the session's own
   --markdown                       as Markdown, to save or paste
   --json                           as JSON
+  --host [USER@]HOST[:PATH]        the session is on that machine: asked of its cctop over ssh
+                                   (an ID not found here is asked of CCTOP_HOSTS or the config's
+                                   hosts; docs/hosts.md)
 ${COMMON_OPTIONS}
 `,
   report: `cctop report: one session in depth
@@ -218,6 +237,9 @@ the slowest calls, the files touched and the subagents run.
 
 Options:
   --json                           the report as JSON
+  --host [USER@]HOST[:PATH]        the session is on that machine: asked of its cctop over ssh
+                                   (an ID not found here is asked of CCTOP_HOSTS or the config's
+                                   hosts; docs/hosts.md)
 ${COMMON_OPTIONS}
 `,
   handoff: `cctop handoff: hand a session's task over to another harness
@@ -301,7 +323,10 @@ Options:
 };
 
 export function commandHelp(
-  command: Exclude<CommandName, 'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'search' | 'help'>,
+  command: Exclude<
+    CommandName,
+    'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'push' | 'store' | 'search' | 'help'
+  >,
 ): string {
   return COMMAND_HELP[command];
 }

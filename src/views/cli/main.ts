@@ -61,8 +61,14 @@ const FLAGS = {
     before: { type: 'string' },
     at: { type: 'string' },
     agent: { type: 'string' },
+    host: { type: 'string', multiple: true },
   },
-  report: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  report: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    json: { type: 'boolean', short: 'j' },
+    host: { type: 'string', multiple: true },
+  },
   handoff: {
     ...COMMON_FLAGS,
     ...HELP_FLAG,
@@ -79,8 +85,13 @@ const FLAGS = {
     out: { type: 'string', short: 'o' },
   },
   explain: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
-  spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS },
-  budget: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
+  spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS, host: { type: 'string', multiple: true } },
+  budget: {
+    ...COMMON_FLAGS,
+    ...HELP_FLAG,
+    json: { type: 'boolean', short: 'j' },
+    host: { type: 'string', multiple: true },
+  },
   config: HELP_FLAG,
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
   pricing: HELP_FLAG,
@@ -265,7 +276,7 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       // Other machines (`--host`, `CCTOP_HOSTS`, the config) are checked while this one is read.
       const hosts = o.demo ? null : (await import('./hosts-doctor.js')).startHostChecks(io, values);
       const { doctor } = await import('./doctor.js');
-      const code = doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
+      const code = await doctor(io, await snapshot(o, io.env, true), o.demo ? demoEnv(io.env) : io.env);
       return hosts === null || (await hosts()) ? code : 1;
     }
     case 'explain': {
@@ -329,6 +340,10 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       return (await import('./hooks.js')).hooksCommand(args, io);
     case 'mcp':
       return (await import('./mcp.js')).mcpCommand(args, io);
+    case 'push':
+      return (await import('./push.js')).pushCommand(io, args);
+    case 'store':
+      return (await import('./store.js')).storeCommand(io, args);
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
       if (values.help) return said(io, commandHelp(command));
