@@ -26,8 +26,9 @@ import {
   type TurnRole,
 } from '../model/conversation.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
-import { arr, bool, count, obj, readJson, str } from '../model/json.js';
+import { arr, bool, count, obj, str } from '../model/json.js';
 import { MAX_DETAIL_CHARS, MAX_FULL_CHARS } from '../model/tools.js';
+import { printedJson } from './printed.js';
 import { MAX_REMOTE_TEXT_CHARS } from './remote-doc.js';
 
 /**
@@ -101,17 +102,8 @@ export function listOf<T>(v: unknown, max: number, read: (x: unknown) => T | nul
 export function answerObject(
   bytes: Buffer,
 ): { kind: 'read'; o: Record<string, unknown> } | { kind: 'not'; why: string } {
-  const r = readJson(bytes.toString('utf8'));
-  if (r.kind === 'bad')
-    return {
-      kind: 'not',
-      why:
-        r.reason === 'too-deep'
-          ? 'its JSON nests too deep'
-          : bytes.length === 0
-            ? 'it printed nothing'
-            : 'it did not print JSON',
-    };
+  const r = printedJson(bytes);
+  if (r.kind === 'not') return r;
   const o = obj(r.value);
   return o === null
     ? { kind: 'not', why: 'it printed something that is not a JSON object' }

@@ -1,9 +1,10 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TOOLS_PER_TURN, MAX_TURNS } from '../model/conversation.js';
 import { MAX_JSON_DEPTH } from '../model/json.js';
 import { tempDir } from '../test-support/corpus.js';
+import { standInSsh } from '../test-support/stand-in-ssh.js';
 import { renderChat } from '../views/cli/chat.js';
 import { PLAIN } from '../views/cli/color.js';
 import { fetchConversation, fetchProblem, fetchReport, hasNoSuch } from './fetch.js';
@@ -301,15 +302,14 @@ describe('fetching over ssh', () => {
 
   /** A stand-in ssh that notes its arguments and prints `answer` (exit `code`, `stderr` on stderr). */
   function fakeSsh(answer: unknown, code = 0, stderr = ''): Record<string, string> {
-    const path = join(dir, 'ssh');
     writeFileSync(join(dir, 'answer'), typeof answer === 'string' ? answer : JSON.stringify(answer));
     writeFileSync(join(dir, 'stderr'), stderr);
-    writeFileSync(
-      path,
-      `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\ncat '${dir}/answer'\ncat '${dir}/stderr' >&2\nexit ${code}\n`,
-    );
-    chmodSync(path, 0o755);
-    return { CCTOP_SSH: path, CCTOP_RUNTIME_DIR: dir };
+    return standInSsh(dir, [
+      `printf '%s\\n' "$@" > '${dir}/args'`,
+      `cat '${dir}/answer'`,
+      `cat '${dir}/stderr' >&2`,
+      `exit ${code}`,
+    ]);
   }
   const remoteLine = () => readFileSync(join(dir, 'args'), 'utf8').trim().split('\n').at(-1);
   const host = { name: 'devbox', cctop: '/opt/cctop' };

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../test-support/corpus.js';
+import { standInSsh } from '../test-support/stand-in-ssh.js';
 import { HostPoller } from './poller.js';
 
 let dir: string;
@@ -26,22 +27,16 @@ const DOC = JSON.stringify({
  * the file `down` exists, then as ssh does when sshd has stopped. Each call is logged.
  */
 function fakeSsh(): string {
-  const path = join(dir, 'ssh');
-  writeFileSync(
-    path,
-    `#!/bin/sh
-while [ "$1" != "--" ]; do shift; done
+  return standInSsh(dir, [
+    `while [ "$1" != "--" ]; do shift; done
 host="$2"
 echo "$host" >> '${join(dir, 'calls')}'
 case "$host" in
   slow) sleep 30 ;;
   flaky) if [ -e '${join(dir, 'down')}' ]; then echo "ssh: connect to host flaky port 22: Connection refused" >&2; exit 255; fi ;;
 esac
-printf '%s' '${DOC}'
-`,
-  );
-  chmodSync(path, 0o755);
-  return path;
+printf '%s' '${DOC}'`,
+  ]).CCTOP_SSH;
 }
 
 const calls = (host: string): number =>

@@ -13,9 +13,10 @@
  */
 import { DOCUMENT_VERSION, type SessionDoc } from '../model/document.js';
 import { type Permission, PROVIDERS, type ProviderId, type ToolTally } from '../model/facts.js';
-import { arr, bool, count, type JsonObject, num, obj, readJson, str } from '../model/json.js';
+import { arr, bool, count, type JsonObject, num, obj, str } from '../model/json.js';
 import type { SessionState, StateSource } from '../model/state.js';
 import { TOKEN_FIELDS, type TokenCounts } from '../model/usage.js';
+import { printedJson } from './printed.js';
 
 /** The longest text kept from a remote field (a title, a path, a state's detail); longer is cut. */
 export const MAX_REMOTE_TEXT_CHARS = 4096;
@@ -170,17 +171,8 @@ function notOurs(v: unknown): string {
 
 /** The document in `bytes`, read as hostile input. */
 export function readRemoteDocument(bytes: Buffer): RemoteReading {
-  const r = readJson(bytes.toString('utf8'));
-  if (r.kind === 'bad')
-    return {
-      kind: 'not-a-document',
-      why:
-        r.reason === 'too-deep'
-          ? 'its JSON nests too deep'
-          : bytes.length === 0
-            ? 'it printed nothing'
-            : 'it did not print JSON',
-    };
+  const r = printedJson(bytes);
+  if (r.kind === 'not') return { kind: 'not-a-document', why: r.why };
   const doc: JsonObject | null = obj(r.value);
   const version = doc === null ? null : num(doc.version);
   if (doc === null || version === null) return { kind: 'not-a-document', why: notOurs(r.value) };

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../test-support/corpus.js';
+import { standInSsh } from '../test-support/stand-in-ssh.js';
 import { MAX_CONTROL_PATH_BYTES, MAX_REMOTE_DOCUMENT_BYTES } from './bounds.js';
 import { controlPath, hostWaitMs, remoteCommand, runRemote, shellWord, sshArgs } from './ssh.js';
 
@@ -71,10 +72,7 @@ describe('ssh’s arguments', () => {
 
 /** A stand-in ssh: a script run with ssh's arguments. */
 function fakeSsh(body: string): string {
-  const path = join(dir, 'ssh');
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-  return path;
+  return standInSsh(dir, [body]).CCTOP_SSH;
 }
 
 describe('a run over ssh', () => {

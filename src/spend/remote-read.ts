@@ -10,8 +10,10 @@
  *
  * Not here: running ssh (`remote.ts`) or summing the answer with this machine's (`merge.ts`).
  */
+
+import { printedJson } from '../hosts/printed.js';
 import { type PeriodUnit, periodEnd, periodStart, type StartOfWeek } from '../model/calendar.js';
-import { arr, count, isoMs, type JsonObject, num, obj, readJson, str } from '../model/json.js';
+import { arr, count, isoMs, type JsonObject, num, obj, str } from '../model/json.js';
 import { LocalTime } from '../model/time.js';
 import { TOKEN_FIELDS, type TokenCounts } from '../model/usage.js';
 import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
@@ -150,17 +152,8 @@ function periodOf(v: unknown, asked: PeriodsAsked): PeriodRow | null {
 
 /** The document in `bytes`, when it is a report of ours of the expected name and version. */
 function documentOf(bytes: Buffer, report: string): Read<JsonObject> {
-  const r = readJson(bytes.toString('utf8'));
-  if (r.kind === 'bad')
-    return {
-      kind: 'refused',
-      why:
-        r.reason === 'too-deep'
-          ? 'its JSON nests too deep'
-          : bytes.length === 0
-            ? 'it printed nothing'
-            : 'it did not print JSON',
-    };
+  const r = printedJson(bytes);
+  if (r.kind === 'not') return { kind: 'refused', why: r.why };
   const doc = obj(r.value);
   const version = doc === null ? null : num(doc.version);
   if (doc === null || version === null) return { kind: 'refused', why: 'its JSON is not a report' };

@@ -66,6 +66,22 @@ function lastByKey<T>(rows: T[], key: (r: T) => string): T[] {
 
 const col = <T, V>(rows: T[], f: (r: T) => V): V[] => rows.map(f);
 
+/** The columns both tables end their tallies with, in the order both statements take them. */
+function tallyParams(
+  rows: Pick<SpendRow, 'requests' | 'tokens' | 'costUsd' | 'unpricedTokens'>[],
+): unknown[] {
+  return [
+    col(rows, (r) => r.requests),
+    col(rows, (r) => r.tokens.input),
+    col(rows, (r) => r.tokens.output),
+    col(rows, (r) => r.tokens.cacheRead),
+    col(rows, (r) => r.tokens.cacheWrite),
+    col(rows, (r) => r.tokens.reasoning),
+    col(rows, (r) => r.costUsd),
+    col(rows, (r) => r.unpricedTokens),
+  ];
+}
+
 function sessionParams(host: string, rows: SessionRow[]): unknown[] {
   return [
     host,
@@ -77,14 +93,7 @@ function sessionParams(host: string, rows: SessionRow[]): unknown[] {
     col(rows, (r) => r.state),
     col(rows, (r) => r.startedAt),
     col(rows, (r) => r.lastActiveAt),
-    col(rows, (r) => r.requests),
-    col(rows, (r) => r.tokens.input),
-    col(rows, (r) => r.tokens.output),
-    col(rows, (r) => r.tokens.cacheRead),
-    col(rows, (r) => r.tokens.cacheWrite),
-    col(rows, (r) => r.tokens.reasoning),
-    col(rows, (r) => r.costUsd),
-    col(rows, (r) => r.unpricedTokens),
+    ...tallyParams(rows),
     col(rows, (r) => JSON.stringify(r.facts)),
   ];
 }
@@ -96,14 +105,7 @@ function spendParams(host: string, rows: SpendRow[]): unknown[] {
     col(rows, (r) => r.day),
     col(rows, (r) => r.model),
     col(rows, (r) => r.project),
-    col(rows, (r) => r.requests),
-    col(rows, (r) => r.tokens.input),
-    col(rows, (r) => r.tokens.output),
-    col(rows, (r) => r.tokens.cacheRead),
-    col(rows, (r) => r.tokens.cacheWrite),
-    col(rows, (r) => r.tokens.reasoning),
-    col(rows, (r) => r.costUsd),
-    col(rows, (r) => r.unpricedTokens),
+    ...tallyParams(rows),
   ];
 }
 

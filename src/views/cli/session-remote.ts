@@ -19,6 +19,7 @@ import {
   fetchReport,
   type HostSpec,
   hasNoSuch,
+  type ReadOptions,
 } from '../../hosts/index.js';
 import type { SessionReport } from '../../report/types.js';
 import { safeLine, terminalJson } from '../terminal-text.js';
@@ -31,6 +32,15 @@ import { renderReport } from './report.js';
 
 /** How the hosts were chosen: named with `--host`, or asked because the id is not on this machine. */
 export type Asked = 'named' | 'fallback';
+
+/** A `chat` or `report` asked of other machines: the command line and which hosts to ask. */
+interface Asking {
+  io: Io;
+  query: string | null;
+  values: Record<string, unknown>;
+  hosts: readonly HostSpec[];
+  asked: Asked;
+}
 
 /** One host's answer, in the order the hosts were given. */
 type Answer<T> = { host: HostSpec; fetched: Fetched<T> };
@@ -106,17 +116,28 @@ function sayFrom(io: Io, asked: Asked, query: string | null, host: HostSpec): vo
     io.err(`cctop: ${safeLine(query ?? '')} is not on this machine; showing it from ${safeLine(host.name)}`);
 }
 
+/**
+ * The first of `hosts` that has the session, once the hosts before it that failed are named and, when
+ * the person did not name the machine, the one that answered; or the exit code when none has it.
+ */
+async function shownFrom<T>(
+  { io, query, values, hosts, asked }: Asking,
+  ask: (h: HostSpec, o: ReadOptions) => Promise<Fetched<T>>,
+): Promise<{ host: HostSpec; value: T } | number> {
+  const args = passedOn(values);
+  const { found, before } = await firstWith(hosts, (h, signal) => ask(h, { env: io.env, args, signal }));
+  if (found === null) return nothingFound(io, query, asked, before);
+  sayFailed(io, before);
+  sayFrom(io, asked, query, found.host);
+  return found;
+}
+
 function columnsOf(io: Io): number {
   return io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
 }
 
-async function remoteChat(
-  io: Io,
-  query: string | null,
-  values: Record<string, unknown>,
-  hosts: readonly HostSpec[],
-  asked: Asked,
-): Promise<number> {
+async function remoteChat(a: Asking): Promise<number> {
+  const { io, query, values } = a;
   const { before, at } = chatWindow(values);
   const agent = typeof values.agent === 'string' ? values.agent : null;
   // `--at` goes as itself, so the remote cctop places the window and marks the turn.
@@ -124,13 +145,8 @@ async function remoteChat(
     ...(at !== null ? { at } : before !== null ? { before } : {}),
     ...(agent !== null ? { agent } : {}),
   };
-  const args = passedOn(values);
-  const { found, before: earlier } = await firstWith<ChatAnswer>(hosts, (h, signal) =>
-    fetchConversation(h, query, window, { env: io.env, args, signal }),
-  );
-  if (found === null) return nothingFound(io, query, asked, earlier);
-  sayFailed(io, earlier);
-  sayFrom(io, asked, query, found.host);
+  const found = await shownFrom<ChatAnswer>(a, (h, o) => fetchConversation(h, query, window, o));
+  if (typeof found === 'number') return found;
   const { session, provider, title, project, ...c } = found.value;
   const host = found.host.name;
   if (at !== null && c.supported && !c.turns.some((t) => t.seq === at))
@@ -145,20 +161,10 @@ async function remoteChat(
   return 0;
 }
 
-async function remoteReport(
-  io: Io,
-  query: string | null,
-  values: Record<string, unknown>,
-  hosts: readonly HostSpec[],
-  asked: Asked,
-): Promise<number> {
-  const args = passedOn(values);
-  const { found, before } = await firstWith<SessionReport>(hosts, (h, signal) =>
-    fetchReport(h, query, { env: io.env, args, signal }),
-  );
-  if (found === null) return nothingFound(io, query, asked, before);
-  sayFailed(io, before);
-  sayFrom(io, asked, query, found.host);
+async function remoteReport(a: Asking): Promise<number> {
+  const { io, values } = a;
+  const found = await shownFrom<SessionReport>(a, (h, o) => fetchReport(h, a.query, o));
+  if (typeof found === 'number') return found;
   const report = found.value;
   report.session.host = found.host.name;
   if (values.json) io.out(terminalJson(report));
@@ -175,9 +181,8 @@ export function remoteSessionCommand(
   hosts: readonly HostSpec[],
   asked: Asked,
 ): Promise<number> {
-  return command === 'chat'
-    ? remoteChat(io, query, values, hosts, asked)
-    : remoteReport(io, query, values, hosts, asked);
+  const a: Asking = { io, query, values, hosts, asked };
+  return command === 'chat' ? remoteChat(a) : remoteReport(a);
 }
 
 /** The `--host` values given on the line (before any is checked). */

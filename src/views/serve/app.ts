@@ -32,6 +32,7 @@ import { hostRoutes } from './hosts-routes.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
+import { assetAnswer, tokenToCookie } from './respond.js';
 import { searchRoutes } from './search.js';
 import { spendRoutes } from './spend.js';
 import type { EventHub } from './sse.js';
@@ -84,13 +85,18 @@ export const CSP = [
   "trusted-types 'none'",
 ].join('; ');
 
-const SECURITY_HEADERS: Record<string, string> = {
+/** The headers the team dashboard's answers carry too (`views/team/app.ts`): the page's policy and framing. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy': CSP,
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+const SECURITY_HEADERS: Record<string, string> = {
+  ...PAGE_HEADERS,
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
 };
 
@@ -231,14 +237,8 @@ function tokenGuard(d: AppDeps): MiddlewareHandler<Env> {
       );
     }
     c.set('level', level);
-    if (p.via === 'query' && !wantsJson(path) && !path.startsWith('/assets/')) {
-      // Trade the token in the URL for a cookie, and take it out of the address bar and history.
-      const url = new URL(c.req.url);
-      url.searchParams.delete('t');
-      c.header('Set-Cookie', sessionCookie(d.port(), p.token));
-      c.header('Cache-Control', 'no-store');
-      return c.redirect(`${url.pathname}${url.search}`, 302);
-    }
+    if (p.via === 'query' && !wantsJson(path) && !path.startsWith('/assets/'))
+      return tokenToCookie(c, d.port(), p.token);
     await next();
   };
 }
@@ -376,9 +376,5 @@ export function createApp(d: AppDeps): Hono<Env> {
 
 function asset(c: Context<Env>, assets: Assets, name: string) {
   const a = assets.get(name);
-  if (!a) return refuse(c, 404, 'not found');
-  c.header('ETag', a.etag);
-  c.header('Cache-Control', 'no-cache');
-  if (c.req.header('if-none-match') === a.etag) return c.body(null, 304);
-  return c.body(a.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': a.type });
+  return a ? assetAnswer(c, a) : refuse(c, 404, 'not found');
 }

@@ -16,11 +16,8 @@ import { demoEnv } from '../cli/demo.js';
 import { hostsOf, passedOn } from '../cli/hosts.js';
 import type { Io } from '../cli/main.js';
 import { commonOptions, parse, UsageError } from '../cli/options.js';
-import { untilSignal } from '../cli/signals.js';
-import { newToken } from './auth.js';
-import { DEFAULT_PORT, isLoopback } from './bind.js';
+import { type Asked, dashboardCommand, listeningOptions } from './links.js';
 import { ServeError, type ServeOptions, startServer } from './server.js';
-import { TokenFileError, tokenFromFile } from './token-file.js';
 
 const HELP = `cctop serve: every agent session, live, in a browser
 
@@ -57,12 +54,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export interface ServeArgs {
-  options: Omit<ServeOptions, 'token'>;
-  /** `--no-token`: checked here against the bind. */
-  noToken: boolean;
-  tokenFile: string | null;
-}
+export type ServeArgs = Asked<Omit<ServeOptions, 'token'>>;
 
 /** The options a `cctop serve` command line asks for, or null for --help (throws UsageError on a bad one). */
 export function serveOptions(args: string[], io: Io): ServeArgs | null {
@@ -70,26 +62,8 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
   if (values.help) return null;
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got ${positionals[0]})`);
   const common = commonOptions(values);
-  const bind = typeof values.bind === 'string' ? values.bind : '127.0.0.1';
-  if (bind.length === 0 || bind.length > 255) throw new UsageError(`--bind ${bind}: expected an address`);
-
-  let port = DEFAULT_PORT;
-  if (typeof values.port === 'string') {
-    port = Number(values.port);
-    if (!/^\d{1,5}$/.test(values.port) || port > 65535)
-      throw new UsageError(`--port ${values.port}: expected a port number from 0 to 65535`);
-  }
-
+  const { noToken, tokenFile, ...where } = listeningOptions(values, 'every conversation on it');
   const delayMs = delayOption(values.delay);
-
-  const noToken = values['no-token'] === true;
-  const tokenFile = typeof values['token-file'] === 'string' ? values['token-file'] : null;
-  if (noToken && tokenFile !== null)
-    throw new UsageError('--no-token and --token-file contradict each other');
-  if (noToken && !isLoopback(bind))
-    throw new UsageError(
-      `--no-token is refused with --bind ${bind}: anyone who can reach this machine could read every conversation on it. Keep the token, or bind 127.0.0.1`,
-    );
 
   // The demo's sample history is this machine's alone.
   const hosts = common.demo ? [] : hostsOf(io, values);
@@ -104,9 +78,7 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
       threads: common.threads,
       useIndex: common.useIndex,
       delayMs,
-      bind,
-      port,
-      stepPort: typeof values.port !== 'string',
+      ...where,
     },
     noToken,
     tokenFile,
@@ -119,46 +91,15 @@ export function serveOptions(args: string[], io: Io): ServeArgs | null {
 export async function serveCommand(args: string[], io: Io, stop?: Promise<unknown>): Promise<number> {
   // `--store`: the team's dashboard, read from the team store rather than this machine (docs/team.md).
   if (args.includes('--store')) return (await import('../team/index.js')).teamServeCommand(io, args, stop);
-  let parsed: ServeArgs | null;
-  try {
-    parsed = serveOptions(args, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`cctop: ${err.message}`);
-      return 2;
-    }
-    throw err;
-  }
-  if (parsed === null) {
-    io.out(HELP);
-    return 0;
-  }
-  const { options, noToken, tokenFile } = parsed;
-  try {
-    let token: string | null = null;
-    if (tokenFile !== null) {
-      const t = tokenFromFile(tokenFile);
-      token = t.token;
-      if (t.created) io.err(`cctop serve: wrote a new token to ${tokenFile} (mode 600)`);
-    } else if (!noToken) token = newToken();
-    const running = await startServer({ ...options, token });
-    const { full, read } = running.links;
-    io.out(`cctop serve: ${full[0]}`);
-    for (const more of full.slice(1)) io.out(`             ${more}`);
-    if (read.length > 0) io.out(`read-only:   ${read[0]}`);
-    if (!isLoopback(options.bind))
-      io.err(
-        'cctop serve: listening beyond this machine over plain HTTP; anyone on the path can read the token. Prefer a trusted network or an SSH tunnel (docs/serve.md).',
-      );
-    io.err('Ctrl-C stops it.');
-    await (stop ?? untilSignal());
-    await running.close();
-    return 0;
-  } catch (err) {
-    if (err instanceof ServeError || err instanceof TokenFileError) {
-      io.err(`cctop serve: ${err.message}`);
-      return 1;
-    }
-    throw err;
-  }
+  return dashboardCommand(
+    io,
+    {
+      command: 'cctop serve',
+      help: HELP,
+      asked: () => serveOptions(args, io),
+      start: (options, token) => startServer({ ...options, token }),
+      StartError: ServeError,
+    },
+    stop,
+  );
 }

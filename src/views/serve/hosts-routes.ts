@@ -68,6 +68,18 @@ function windowAsk(c: Context<ServeEnv>): { ok: true; q: WindowAsk } | { ok: fal
   return { ok: true, q: { before: before.value, agent: agent.value } };
 }
 
+/** The host, session and window (`before=`, `agent=`) a conversation request names; or the refusal. */
+function foundWindow(
+  c: Context<ServeEnv>,
+  d: HostRouteDeps,
+  name: string,
+): { ok: true; host: HostSpec; session: SessionDoc; q: WindowAsk } | { ok: false; res: Response } {
+  const f = found(c, d, name);
+  if (!f.ok) return f;
+  const w = windowAsk(c);
+  return w.ok ? { ...f, q: w.q } : w;
+}
+
 export function hostRoutes(app: Hono<ServeEnv>, d: HostRouteDeps): void {
   app.get('/api/report/:id', async (c, next: Next) => {
     const name = hostAsked(c);
@@ -84,23 +96,21 @@ export function hostRoutes(app: Hono<ServeEnv>, d: HostRouteDeps): void {
   app.get('/api/chat/:id', async (c, next: Next) => {
     const name = hostAsked(c);
     if (name === null) return next();
-    const f = found(c, d, name);
+    const f = foundWindow(c, d, name);
     if (!f.ok) return f.res;
-    const w = windowAsk(c);
-    if (!w.ok) return w.res;
     const since = stamp(c.req.query('since'));
     if (!since.ok) return refuse(c, 400, since.error);
-    const now = d.remote!.stamp(f.host, f.session, w.q);
+    const now = d.remote!.stamp(f.host, f.session, f.q);
     c.header('Cache-Control', 'no-store');
     if (since.value === now) return c.json({ unchanged: true, stamp: now } satisfies ChatUnchanged);
-    const r = await d.remote!.conversation(f.host, f.session, w.q);
+    const r = await d.remote!.conversation(f.host, f.session, f.q);
     if (r.kind !== 'read') return unread(c, f.host.name, r);
     const s = f.session;
     return c.json({
       ...r.value,
       session: s.id,
       provider: s.provider,
-      agent: w.q.agent,
+      agent: f.q.agent,
       stamp: now,
       host: f.host.name,
     } satisfies ChatWindow);
@@ -109,15 +119,13 @@ export function hostRoutes(app: Hono<ServeEnv>, d: HostRouteDeps): void {
   app.get('/api/chat/:id/markdown', async (c, next: Next) => {
     const name = hostAsked(c);
     if (name === null) return next();
-    const f = found(c, d, name);
+    const f = foundWindow(c, d, name);
     if (!f.ok) return f.res;
-    const w = windowAsk(c);
-    if (!w.ok) return w.res;
-    const r = await d.remote!.conversation(f.host, f.session, w.q);
+    const r = await d.remote!.conversation(f.host, f.session, f.q);
     if (r.kind !== 'read') return unread(c, f.host.name, r);
     const s = f.session;
     c.header('Cache-Control', 'no-store');
-    c.header('Content-Disposition', attachment(`${s.id}${w.q.agent ? `-${w.q.agent}` : ''}`, 'md'));
+    c.header('Content-Disposition', attachment(`${s.id}${f.q.agent ? `-${f.q.agent}` : ''}`, 'md'));
     return c.body(renderMarkdown(s, r.value), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
   });
 

@@ -13,11 +13,12 @@
  */
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { CSP } from '../serve/app.js';
+import { PAGE_HEADERS } from '../serve/app.js';
 import type { Assets } from '../serve/assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from '../serve/auth.js';
 import { loopbackHostAllowed } from '../serve/bind.js';
 import { MAX_URL_CHARS } from '../serve/limits.js';
+import { assetAnswer, tokenToCookie } from '../serve/respond.js';
 import { type ShownPeriod, TEAM_PERIODS_SHOWN, type TeamAnswer, teamAnswer } from './answer.js';
 import type { TeamPoller } from './poller.js';
 
@@ -43,15 +44,6 @@ export interface TeamInfo {
   level: Level;
   team: true;
 }
-
-const HEADERS: Record<string, string> = {
-  'Content-Security-Policy': CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
 
 /** The dashboard's files the team page uses too: its colours, bar and headings, and its icon. */
 const FROM_DASHBOARD = new Set(['base.css', 'favicon.svg']);
@@ -106,32 +98,22 @@ function tokenGuard(d: TeamAppDeps): MiddlewareHandler<Env> {
     }
     c.set('level', level);
     const path = new URL(c.req.url).pathname;
-    if (p.via === 'query' && !isApi(path) && !path.startsWith('/assets/')) {
-      // The token leaves the address bar and the history for a cookie scripts cannot read.
-      const url = new URL(c.req.url);
-      url.searchParams.delete('t');
-      c.header('Set-Cookie', sessionCookie(d.port(), p.token));
-      c.header('Cache-Control', 'no-store');
-      return c.redirect(`${url.pathname}${url.search}`, 302);
-    }
+    if (p.via === 'query' && !isApi(path) && !path.startsWith('/assets/'))
+      return tokenToCookie(c, d.port(), p.token);
     await next();
   };
 }
 
 function asset(c: Context<Env>, assets: Assets, name: string) {
   const a = assets.get(name);
-  if (!a) return refuse(c, 404, 'not found');
-  c.header('ETag', a.etag);
-  c.header('Cache-Control', 'no-cache');
-  if (c.req.header('if-none-match') === a.etag) return c.body(null, 304);
-  return c.body(a.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': a.type });
+  return a ? assetAnswer(c, a) : refuse(c, 404, 'not found');
 }
 
 export function createTeamApp(d: TeamAppDeps): Hono<Env> {
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
     await next();
-    for (const [k, v] of Object.entries(HEADERS)) c.res.headers.set(k, v);
+    for (const [k, v] of Object.entries(PAGE_HEADERS)) c.res.headers.set(k, v);
   });
   app.use('*', shapeGuard(d));
   app.use('*', tokenGuard(d));

@@ -14,10 +14,7 @@ import { loadConfig, zoneFor } from '../../config/index.js';
 import { storeTarget } from '../../store/connect.js';
 import type { Io } from '../cli/main.js';
 import { parse, parseTimeZone, UsageError } from '../cli/options.js';
-import { untilSignal } from '../cli/signals.js';
-import { newToken } from '../serve/auth.js';
-import { DEFAULT_PORT, isLoopback } from '../serve/bind.js';
-import { TokenFileError, tokenFromFile } from '../serve/token-file.js';
+import { type Asked, dashboardCommand, listeningOptions } from '../serve/links.js';
 import { startTeamServer, TeamServeError, type TeamServeOptions } from './server.js';
 
 export const TEAM_SERVE_HELP = `cctop serve --store: the team dashboard, read from the team store
@@ -50,11 +47,7 @@ const FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-interface TeamArgs {
-  options: Omit<TeamServeOptions, 'token'>;
-  noToken: boolean;
-  tokenFile: string | null;
-}
+type TeamArgs = Asked<Omit<TeamServeOptions, 'token'>>;
 
 /** The dashboard a command line asks for, null for --help; throws UsageError for a bad one. */
 export function teamServeOptions(args: string[], io: Io): TeamArgs | null {
@@ -62,22 +55,7 @@ export function teamServeOptions(args: string[], io: Io): TeamArgs | null {
   if (values.help) return null;
   if (positionals.length > 0)
     throw new UsageError(`serve --store takes no arguments (got ${positionals[0]})`);
-  const bind = typeof values.bind === 'string' ? values.bind : '127.0.0.1';
-  if (bind.length === 0 || bind.length > 255) throw new UsageError(`--bind ${bind}: expected an address`);
-  let port = DEFAULT_PORT;
-  if (typeof values.port === 'string') {
-    port = Number(values.port);
-    if (!/^\d{1,5}$/.test(values.port) || port > 65535)
-      throw new UsageError(`--port ${values.port}: expected a port number from 0 to 65535`);
-  }
-  const noToken = values['no-token'] === true;
-  const tokenFile = typeof values['token-file'] === 'string' ? values['token-file'] : null;
-  if (noToken && tokenFile !== null)
-    throw new UsageError('--no-token and --token-file contradict each other');
-  if (noToken && !isLoopback(bind))
-    throw new UsageError(
-      `--no-token is refused with --bind ${bind}: anyone who can reach this machine could read the team's sessions and spend. Keep the token, or bind 127.0.0.1`,
-    );
+  const { noToken, tokenFile, ...where } = listeningOptions(values, "the team's sessions and spend");
   const config = loadConfig(io.env).config;
   const target = storeTarget(typeof values.to === 'string' ? values.to : undefined, io.env, config.store.url);
   if (target.kind === 'none') throw new UsageError(target.why);
@@ -88,9 +66,7 @@ export function teamServeOptions(args: string[], io: Io): TeamArgs | null {
       env: io.env,
       timeZone: zoneFor(io.env, parseTimeZone(values.timezone as string | undefined)),
       startOfWeek: config.reports.startOfWeek,
-      bind,
-      port,
-      stepPort: typeof values.port !== 'string',
+      ...where,
       onTrouble: (error) => io.err(`cctop serve --store: ${error}`),
     },
     noToken,
@@ -100,44 +76,15 @@ export function teamServeOptions(args: string[], io: Io): TeamArgs | null {
 
 /** Run the team dashboard until `stop` settles (by default SIGINT or SIGTERM); returns the exit code. */
 export async function teamServeCommand(io: Io, args: string[], stop?: Promise<unknown>): Promise<number> {
-  let parsed: TeamArgs | null;
-  try {
-    parsed = teamServeOptions(args, io);
-  } catch (err) {
-    if (!(err instanceof UsageError)) throw err;
-    io.err(`cctop: ${err.message}`);
-    return 2;
-  }
-  if (parsed === null) {
-    io.out(TEAM_SERVE_HELP);
-    return 0;
-  }
-  const { options, noToken, tokenFile } = parsed;
-  try {
-    let token: string | null = null;
-    if (tokenFile !== null) {
-      const t = tokenFromFile(tokenFile);
-      token = t.token;
-      if (t.created) io.err(`cctop serve --store: wrote a new token to ${tokenFile} (mode 600)`);
-    } else if (!noToken) token = newToken();
-    const running = await startTeamServer({ ...options, token });
-    const { full, read } = running.links;
-    io.out(`cctop serve --store: ${full[0]}`);
-    for (const more of full.slice(1)) io.out(`                     ${more}`);
-    if (read.length > 0) io.out(`read-only:           ${read[0]}`);
-    if (!isLoopback(options.bind))
-      io.err(
-        'cctop serve --store: listening beyond this machine over plain HTTP; anyone on the path can read the token. Prefer a trusted network or an SSH tunnel (docs/serve.md).',
-      );
-    io.err('Ctrl-C stops it.');
-    await (stop ?? untilSignal());
-    await running.close();
-    return 0;
-  } catch (err) {
-    if (err instanceof TeamServeError || err instanceof TokenFileError) {
-      io.err(`cctop serve --store: ${err.message}`);
-      return 1;
-    }
-    throw err;
-  }
+  return dashboardCommand(
+    io,
+    {
+      command: 'cctop serve --store',
+      help: TEAM_SERVE_HELP,
+      asked: () => teamServeOptions(args, io),
+      start: (options, token) => startTeamServer({ ...options, token }),
+      StartError: TeamServeError,
+    },
+    stop,
+  );
 }
