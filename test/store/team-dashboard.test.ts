@@ -9,9 +9,9 @@
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { migrate } from '../../src/store/migrate.js';
 import { ROLES } from '../../src/store/schema.js';
 import { CUT_MARK, MAX_TEAM_ID_CHARS, MAX_TEAM_TEXT_CHARS } from '../../src/store/team-sessions.js';
+import { claudeRecord, prompt, type Rec, toolCall } from '../../src/test-support/claude-records.js';
 import {
   HAVE_POSTGRES,
   NO_POSTGRES_REASON,
@@ -31,8 +31,6 @@ const TOKEN = 'team-token-0123456789abcdefghijklmnopqrstuvwxyz';
 const PATIENCE_MS = 60_000;
 const MISSING = !HAVE_POSTGRES ? NO_POSTGRES_REASON : !HAVE_CHROMIUM ? NO_CHROMIUM_REASON : null;
 
-type Rec = Record<string, unknown>;
-
 /** Whether the built cctop routes `serve --store` to the team dashboard (main.ts wires it). */
 const SERVE_STORE_WIRED =
   HAVE_POSTGRES &&
@@ -42,42 +40,9 @@ const SERVE_STORE_WIRED =
 const NOT_WIRED_REASON =
   'the built cctop does not route serve --store to the team dashboard yet (npm run build)';
 
-/** A Claude Code 2.1.328 record of session `id` in `cwd` (trimmed as the lab recorded them). */
-function record(id: string, cwd: string, atMs: number, n: number, body: Rec): string {
-  return `${JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    type: 'user',
-    cwd,
-    sessionId: id,
-    version: '2.1.328',
-    uuid: `${id}-${n}`,
-    timestamp: new Date(atMs).toISOString(),
-    ...body,
-  })}\n`;
-}
-
-const prompt = (text: string): Rec => ({ type: 'user', message: { role: 'user', content: text } });
 /** An assistant turn that calls `tool` and waits for its result, with real usage on a priced model. */
-const toolUse = (n: number, tool: string, input: number, output: number): Rec => ({
-  type: 'assistant',
-  requestId: `req_${n}`,
-  message: {
-    id: `msg_${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5-20250929',
-    content: [{ type: 'tool_use', id: `toolu_${n}`, name: tool, input: { question: 'Which one?' } }],
-    stop_reason: 'tool_use',
-    stop_sequence: null,
-    usage: {
-      input_tokens: input,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      output_tokens: output,
-    },
-  },
-});
+const toolUse = (n: number, tool: string, input: number, output: number): Rec =>
+  toolCall(n, tool, { question: 'Which one?' }, 'claude-sonnet-4-5-20250929', input, output);
 
 /** A session running now in `home`: its last turn a call still waiting for its result (or for the user). */
 function liveSession(
@@ -91,8 +56,8 @@ function liveSession(
   const now = Date.now();
   home.home.write(
     home.home.claudeFile(project.replaceAll('/', '-'), `${id}.jsonl`),
-    record(id, project, now - 30_000, 1, prompt(title)) +
-      record(id, project, now - 20_000, 2, toolUse(1, tool, tokens, tokens / 5)),
+    claudeRecord(id, project, now - 30_000, `${id}-1`, prompt(title)) +
+      claudeRecord(id, project, now - 20_000, `${id}-2`, toolUse(1, tool, tokens, tokens / 5)),
   );
 }
 
@@ -130,13 +95,7 @@ describe.skipIf(MISSING !== null)(`the team dashboard${MISSING === null ? '' : `
 
   beforeAll(async () => {
     await pg.start();
-    await pg.database('team');
-    const c = await pg.client(undefined, 'team');
-    try {
-      await migrate(c);
-    } finally {
-      await c.end();
-    }
+    await pg.migratedDatabase('team');
     await pg.role('alice', [ROLES.pusher]);
     await pg.role('bob', [ROLES.pusher]);
     await pg.role('dash', [ROLES.reader]);
@@ -202,6 +161,11 @@ describe.skipIf(MISSING !== null)(`the team dashboard${MISSING === null ? '' : `
         ['alice', 'alice-laptop', 'working'],
       ]);
       expect(rows[1]![4]).toBe(HOSTILE_TITLE);
+      // The model by the short name the live table uses; the id as pushed is its tooltip.
+      expect(rows[1]![5]).toBe('sonnet-4.5');
+      expect(await page.getAttribute('table.sessions tbody tr td.model', 'title')).toBe(
+        'claude-sonnet-4-5-20250929',
+      );
       expect(rows[1]![3]).toBe('/work/shop');
       expect(await page.$('table.sessions img')).toBeNull();
       expect(await page.evaluate(() => window.__pwned)).toBeUndefined();

@@ -10,7 +10,7 @@
 // Absent is not zero: a cost nobody could price reads "no price", a value nobody recorded `─`.
 
 import { HARNESS } from './harnesses.js';
-import { ago, UNKNOWN, usd } from './shared-format.js';
+import { ago, shortModel, UNKNOWN, usd } from './shared-format.js';
 
 /** @typedef {import('../../src/views/team/answer.js').TeamAnswer} TeamAnswer */
 /** @typedef {import('../../src/views/team/answer.js').SessionAnswer} SessionAnswer */
@@ -85,7 +85,7 @@ function sessionRow(s, nowMs) {
     cell(harnessName(s.harness)),
     cell(s.project ?? UNKNOWN, 'project', s.project),
     cell(s.title ?? UNKNOWN, 'title', s.title),
-    cell(s.model ?? UNKNOWN),
+    cell(shortModel(s.model), 'model', s.model),
     cell(state, `state ${s.state}`),
     cell(s.lastActiveAtMs === null ? UNKNOWN : `${ago(s.lastActiveAtMs, nowMs)} ago`),
     cell(money(s.costUsd, s.unpricedTokens), 'num'),
@@ -169,7 +169,13 @@ function spendRow(line, label) {
 /** @param {TeamAnswer} a @param {'developer' | 'project' | 'harness' | 'model'} by @param {string} title */
 function spendTable(a, by, title) {
   const label = (/** @type {string} */ key) =>
-    by === 'harness' ? harnessName(key) : by === 'project' && key === '' ? '(no project)' : key;
+    by === 'harness'
+      ? harnessName(key)
+      : by === 'model'
+        ? shortModel(key)
+        : by === 'project' && key === ''
+          ? '(no project)'
+          : key;
   const rows = a.spend[by].map((line) => spendRow(line, label(line.key)));
   const heads = [title, ...a.days.map((d) => d.slice(5)), 'Total'];
   const t =
