@@ -3,17 +3,14 @@
  * homes. `npm test` builds first.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
-import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { CLI, type Ran, runCli } from '../src/test-support/cli-run.js';
+import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 import { width } from '../src/views/cli/format.js';
-
-const CLI = join(REPO, 'dist', 'cli.js');
-const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 
 function cctop(args: string[], env: Record<string, string>) {
   const r = spawnSync(process.execPath, [CLI, ...args], {
@@ -24,20 +21,8 @@ function cctop(args: string[], env: Record<string, string>) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-async function cctopAsync(args: string[], env: Record<string, string>) {
-  const { spawn } = await import('node:child_process');
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+function cctopAsync(args: string[], env: Record<string, string>): Promise<Ran> {
+  return runCli(args, { PATH: process.env.PATH ?? '', ...env });
 }
 
 let home: FakeHome;
@@ -369,27 +354,25 @@ describe('what a person types gets an answer that says what to type instead', ()
       // A server of its own for each run: a new session on a socket whose server is still shutting
       // down can fail to start, and the run then waits out its deadline on an empty screen.
       let runs = 0;
-      let socket = '';
-      const tmux = (...args: string[]) =>
-        spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
       const run = async (args: string, wanted: string): Promise<string> => {
-        socket = `cctop-typed-${process.pid}-${runs++}`;
-        const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
-          .map(([k, v]) => `${k}='${v}'`)
-          .join(' ');
-        const script = join(home.dir, 'live.sh');
-        writeFileSync(script, `env -i ${env} '${process.execPath}' '${CLI}' ${args}\nexec sleep 600\n`);
-        tmux('new-session', '-d', '-s', 'live', '-x', '160', '-y', '30', `sh '${script}'`);
+        const term = new Terminal(`cctop-typed-${process.pid}-${runs++}`, 'live', 30_000);
+        term.cctop(
+          home.dir,
+          { ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' },
+          args,
+          160,
+          30,
+        );
         try {
-          const deadline = Date.now() + 30_000;
+          const deadline = Date.now() + term.patienceMs;
           let screen = '';
           while (Date.now() < deadline && !screen.includes(wanted)) {
             await new Promise((r) => setTimeout(r, 150));
-            screen = tmux('capture-pane', '-p', '-t', 'live').stdout;
+            screen = term.screen().join('\n');
           }
           return screen;
         } finally {
-          tmux('kill-server');
+          term.stop();
         }
       };
       const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;

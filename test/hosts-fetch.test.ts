@@ -5,16 +5,15 @@
  * `cctop report` with `--host`, an id found only on a configured host, a host that cannot be asked,
  * and the live table's panels of a remote row. `npm test` builds first.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
-import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+import { type Ran, runCli } from '../src/test-support/cli-run.js';
+import { type FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
+import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
+import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 
-const CLI = join(REPO, 'dist', 'cli.js');
 const READY = HAVE_SSHD && HAVE_CORPUS;
-const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const TMUX_SOCKET = `cctop-hosts-fetch-test-${process.pid}`;
 /** How long the live table may take to show a step: a poll, a login and a remote scan. */
 const PATIENCE_MS = 45_000;
@@ -30,12 +29,6 @@ const TEST_MS = 150_000;
 const REMOTE_ID = 'agentcmd__full-session-two';
 const REMOTE_PREFIX = 'agentcmd__full-session-tw';
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
-
 let sshd: TestSshd;
 let local: FakeHome;
 let remote: FakeHome;
@@ -43,30 +36,14 @@ let remoteCctop: string;
 let box: string;
 
 function env(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    ...local.env,
-    CCTOP_SSH: sshd.ssh,
-    CCTOP_RUNTIME_DIR: sshd.runtimeDir,
-    CCTOP_HOST_TIMEOUT: String(WAIT_S),
+  return hostsEnv({ sshd, local, remote }, WAIT_S, {
     CCTOP_HOSTS: '',
     COLUMNS: '120',
-  };
+  });
 }
 
 function cctop(args: string[], extra: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env(), ...extra } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  return runCli(args, { ...env(), ...extra });
 }
 
 /** What the remote cctop prints for `args` on its own machine. */
@@ -78,9 +55,7 @@ const SKIPPED = READY ? '' : ` (skipped: ${HAVE_SSHD ? NO_CORPUS_REASON : NO_SSH
 
 describe.skipIf(!READY)(`a remote session's conversation and report over a real sshd${SKIPPED}`, () => {
   beforeAll(async () => {
-    sshd = new TestSshd();
-    local = new FakeHome();
-    remote = new FakeHome();
+    ({ sshd, local, remote } = newHosts());
     local.claudeFromCorpus('agentcmd__full-session-four.jsonl');
     remote.claudeFromCorpus(`${REMOTE_ID}.jsonl`);
     remoteCctop = sshd.remoteCctop(remote.dir);
@@ -93,9 +68,7 @@ describe.skipIf(!READY)(`a remote session's conversation and report over a real 
   });
 
   afterAll(async () => {
-    await sshd?.cleanup();
-    local?.cleanup();
-    remote?.cleanup();
+    await cleanupHosts({ sshd, local, remote });
   });
 
   it(
@@ -194,45 +167,25 @@ describe.skipIf(!READY)(`a remote session's conversation and report over a real 
   it.skipIf(!HAVE_TMUX)(
     `the live table's Tools and Chat panels of a remote row are fetched from its host${HAVE_TMUX ? '' : ' (skipped: tmux is not installed (apt-get install tmux))'}`,
     async () => {
-      const tmux = (...args: string[]) =>
-        spawnSync('tmux', ['-L', TMUX_SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 });
-      const screen = (): string[] => tmux('capture-pane', '-p', '-t', 'fetch').stdout.split('\n');
-      const until = async (what: string, ok: (lines: string[]) => boolean): Promise<string[]> => {
-        const deadline = Date.now() + PATIENCE_MS;
-        let lines = screen();
-        while (!ok(lines)) {
-          if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
-          await new Promise((r) => setTimeout(r, 200));
-          lines = screen();
-        }
-        return lines;
-      };
+      const term = new Terminal(TMUX_SOCKET, 'fetch', PATIENCE_MS);
       try {
-        const vars = Object.entries({ ...env(), TERM: 'xterm-256color' })
-          .map(([k, v]) => `${k}='${v}'`)
-          .join(' ');
-        const script = join(local.dir, 'live.sh');
-        writeFileSync(
-          script,
-          `env -i ${vars} '${process.execPath}' '${CLI}' --host '${box}'\nexec sleep 600\n`,
-        );
-        tmux('new-session', '-d', '-s', 'fetch', '-x', '160', '-y', '40', `sh '${script}'`);
-        await until('the row of box', (l) => l.some((x) => /^\S?\s*box\s/.test(x)));
+        term.cctop(local.dir, { ...env(), TERM: 'xterm-256color' }, `--host '${box}'`);
+        await term.until('the row of box', (l) => l.some((x) => /^\S?\s*box\s/.test(x)));
         // The local row is the newest; the next is box's.
-        tmux('send-keys', '-t', 'fetch', 'j');
-        await until('the remote row’s info', (l) => l.some((x) => /file\s+box:/.test(x)));
-        tmux('send-keys', '-t', 'fetch', 'Right');
-        const tools = await until('the remote row’s calls', (l) =>
+        term.keys('j');
+        await term.until('the remote row’s info', (l) => l.some((x) => /file\s+box:/.test(x)));
+        term.keys('Right');
+        const tools = await term.until('the remote row’s calls', (l) =>
           l.some((x) => x.includes('10 calls, 1 failed; fetched from box')),
         );
         expect(tools.some((x) => /ExitPlanMode\s+2\s+1 failed/.test(x))).toBe(true);
         // Three more to the right: Context, Cost, then Chat.
-        tmux('send-keys', '-t', 'fetch', 'Right', 'Right', 'Right');
-        await until('the remote conversation', (l) =>
+        term.keys('Right', 'Right', 'Right');
+        await term.until('the remote conversation', (l) =>
           l.some((x) => /#2 you please move the \+ button/.test(x)),
         );
       } finally {
-        tmux('kill-server');
+        term.stop();
       }
     },
     TEST_MS,

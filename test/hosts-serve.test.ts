@@ -12,8 +12,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseHost } from '../src/hosts/index.js';
 import type { SessionDocument } from '../src/model/document.js';
-import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
-import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+import { type FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
+import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
 import { serveOptions } from '../src/views/serve/command.js';
 import type { RunningServer } from '../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './serve/chromium.js';
@@ -69,9 +70,7 @@ describe.skipIf(!READY)(`cctop serve with another machine, against a real sshd${
     (await (await fetch(`${url}/api/sessions`, { headers: bearer() })).json()) as SessionDocument;
 
   beforeAll(async () => {
-    sshd = new TestSshd();
-    local = new FakeHome();
-    remote = new FakeHome();
+    ({ sshd, local, remote } = newHosts());
     local.claudeFromCorpus(SHARED);
     remote.claudeFromCorpus(SHARED);
     remote.claudeFromCorpus('agentcmd__full-session-two.jsonl');
@@ -90,13 +89,7 @@ describe.skipIf(!READY)(`cctop serve with another machine, against a real sshd${
     const box = parseHost(`box:${remoteCctop}`);
     if (box.kind !== 'ok') throw new Error(box.why);
     s = await serve(local, {
-      env: {
-        ...local.env,
-        PATH: process.env.PATH ?? '',
-        CCTOP_SSH: sshd.ssh,
-        CCTOP_RUNTIME_DIR: sshd.runtimeDir,
-        CCTOP_HOST_TIMEOUT: '20',
-      },
+      env: hostsEnv({ sshd, local, remote }, 20),
       hosts: [box.host],
       limits: { hostPollMs: POLL_MS },
     });
@@ -112,9 +105,7 @@ describe.skipIf(!READY)(`cctop serve with another machine, against a real sshd${
 
   afterAll(async () => {
     await s?.close();
-    await sshd?.cleanup();
-    local?.cleanup();
-    remote?.cleanup();
+    await cleanupHosts({ sshd, local, remote });
   });
 
   it('/api/sessions has the remote rows marked with their host, in the totals, and how each host answered', async () => {

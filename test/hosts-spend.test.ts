@@ -6,26 +6,22 @@
  * cctop runs in Tokyo's zone, this one in UTC, so a report whose days were cut there would not add
  * up. `npm test` builds first.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.js';
 import type { PeriodRow } from '../src/spend/periods.js';
-import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
-import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+import { type Ran, runCli } from '../src/test-support/cli-run.js';
+import type { FakeHome } from '../src/test-support/corpus.js';
+import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
+import { SONNET, spendSession } from '../src/test-support/spend-history.js';
+import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
 import { budgetRun } from '../src/views/cli/budget-hosts.js';
 import { commonOptions } from '../src/views/cli/options.js';
 
-const CLI = join(REPO, 'dist', 'cli.js');
 /** The one-shot wait on each host (`CCTOP_HOST_TIMEOUT`, s): a login and a cold remote index on a loaded machine. */
 const WAIT_S = 30;
-
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-}
 
 let sshd: TestSshd;
 let local: FakeHome;
@@ -35,30 +31,14 @@ let remoteCctop: string;
 let box: string;
 
 function env(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    ...local.env,
+  return hostsEnv({ sshd, local, remote }, WAIT_S, {
     XDG_CONFIG_HOME: join(local.dir, '.config'),
-    CCTOP_SSH: sshd.ssh,
-    CCTOP_RUNTIME_DIR: sshd.runtimeDir,
-    CCTOP_HOST_TIMEOUT: String(WAIT_S),
     CCTOP_HOSTS: '',
-  };
+  });
 }
 
 function cctop(args: string[], extra: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env(), ...extra } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
+  return runCli(args, { ...env(), ...extra });
 }
 
 /** A report of the remote home, run there directly (no ssh), in this machine's zone. */
@@ -67,75 +47,31 @@ function remoteAlone(args: string[]): unknown {
   return JSON.parse(r.stdout);
 }
 
-/**
- * One Claude Code 2.x response: `output` tokens of `model` at `at` (claude-sonnet-4-5 costs $15 per
- * million output tokens).
- */
-const response = (session: string, n: number, at: string, output: number, model: string) => ({
-  cwd: '/w/app',
-  sessionId: session,
-  type: 'assistant',
-  uuid: `${session}-a${n}`,
-  timestamp: at,
-  requestId: `${session}-req-${n}`,
-  message: {
-    id: `${session}-msg-${n}`,
-    role: 'assistant',
-    model,
-    content: [{ type: 'text', text: 'ok' }],
-    usage: { input_tokens: 0, output_tokens: output },
-  },
-});
-
-const SONNET = 'claude-sonnet-4-5-20250929';
-
-function session(home: FakeHome, id: string, responses: [string, number, string?][]): void {
-  home.write(
-    home.claudeFile('-w-app', `${id}.jsonl`),
-    jsonl(...responses.map(([at, output, model], i) => response(id, i, at, output, model ?? SONNET))),
-  );
-}
-
 const SKIPPED = HAVE_SSHD ? '' : ` (skipped: ${NO_SSHD_REASON})`;
 
 describe.skipIf(!HAVE_SSHD)(`spend reports and budgets with --host, against a real sshd${SKIPPED}`, () => {
   const recent = new Date(Date.now() - 60_000).toISOString();
   beforeAll(async () => {
-    sshd = new TestSshd();
-    local = new FakeHome();
-    remote = new FakeHome();
-    session(local, 'here', [
+    ({ sshd, local, remote } = newHosts());
+    spendSession(local, 'here', [
       ['2026-11-02T09:10:00Z', 100_000], // $1.50 on 2026-11-02
       ['2026-11-03T10:00:00Z', 200_000], // $3.00 on 2026-11-03
       [recent, 1_000_000], // $15 today
     ]);
-    session(remote, 'there', [
+    spendSession(remote, 'there', [
       // 2026-11-02 in UTC, 2026-11-03 in Tokyo: it must be counted on the 2nd here.
       ['2026-11-02T23:50:00Z', 400_000], // $6.00
       ['2026-11-05T12:00:00Z', 1_000, 'a-model-nobody-prices'], // a day only the remote has
       [recent, 400_000], // $6 today
     ]);
-    remoteCctop = join(sshd.dir, 'tokyo-cctop');
-    writeFileSync(
-      remoteCctop,
-      [
-        '#!/bin/sh',
-        `HOME='${remote.dir}' CCTOP_CACHE_DIR='${join(remote.dir, '.cache', 'cctop')}' CCTOP_RUNTIME_DIR='${join(remote.dir, 'run')}' TZ=Asia/Tokyo`,
-        'export HOME CCTOP_CACHE_DIR CCTOP_RUNTIME_DIR TZ',
-        `exec '${process.execPath}' '${CLI}' "$@"`,
-        '',
-      ].join('\n'),
-    );
-    chmodSync(remoteCctop, 0o755);
+    remoteCctop = sshd.remoteCctop(remote.dir, 'tokyo-cctop', 'Asia/Tokyo');
     box = `box:${remoteCctop}`;
     sshd.alias({ name: 'box' });
     await sshd.start();
   });
 
   afterAll(async () => {
-    await sshd?.cleanup();
-    local?.cleanup();
-    remote?.cleanup();
+    await cleanupHosts({ sshd, local, remote });
   });
 
   it('cctop daily --host sums each day with the remote one, cut in this machine’s zone, and adds the remote-only day', async () => {

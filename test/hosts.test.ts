@@ -4,17 +4,18 @@
  * machine's sshd or the user's keys). The remote cctop is this repository's, run by a wrapper that
  * gives it a home of its own with corpus transcripts. `npm test` builds first.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
-import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
-import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../src/test-support/sshd.js';
+import { type Ran, runCli } from '../src/test-support/cli-run.js';
+import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
+import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
+import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 
-const CLI = join(REPO, 'dist', 'cli.js');
 const READY = HAVE_SSHD && HAVE_CORPUS;
-const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 const TMUX_SOCKET = `cctop-hosts-test-${process.pid}`;
 /** How long the live table may take to show a step: a poll is every 15 s, a login and a scan on top. */
 const PATIENCE_MS = 45_000;
@@ -31,13 +32,6 @@ const ANSWER_WAIT_S = 40;
 /** How long the slow host's ProxyCommand sleeps: far past the wait, and a number nothing else sleeps. */
 const PROXY_SLEEP = '47.25';
 
-interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
-  ms: number;
-}
-
 let sshd: TestSshd;
 let local: FakeHome;
 let remote: FakeHome;
@@ -46,29 +40,11 @@ let remoteDoc: SessionDocument;
 let localDoc: SessionDocument;
 
 function env(): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    ...local.env,
-    CCTOP_SSH: sshd.ssh,
-    CCTOP_RUNTIME_DIR: sshd.runtimeDir,
-    CCTOP_HOST_TIMEOUT: String(WAIT_S),
-  };
+  return hostsEnv({ sshd, local, remote }, WAIT_S);
 }
 
 function cctop(args: string[], extra: Record<string, string> = {}): Promise<Ran> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...env(), ...extra } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    child.stderr.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => resolve({ code, out, err, ms: Date.now() - started }));
-  });
+  return runCli(args, { ...env(), ...extra });
 }
 
 /** Processes whose command line holds `needle` (Linux /proc). */
@@ -88,9 +64,7 @@ const SKIPPED = READY ? '' : ` (skipped: ${HAVE_SSHD ? NO_CORPUS_REASON : NO_SSH
 
 describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () => {
   beforeAll(async () => {
-    sshd = new TestSshd();
-    local = new FakeHome();
-    remote = new FakeHome();
+    ({ sshd, local, remote } = newHosts());
     local.claudeFromCorpus('agentcmd__full-session-four.jsonl');
     remote.claudeFromCorpus('agentcmd__full-session-two.jsonl');
     remote.codexFromCorpus(
@@ -111,9 +85,7 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
   });
 
   afterAll(async () => {
-    await sshd?.cleanup();
-    local?.cleanup();
-    remote?.cleanup();
+    await cleanupHosts({ sshd, local, remote });
   });
 
   it('--json has the remote sessions beside the local ones, marked with their host, in the totals', async () => {
@@ -212,32 +184,16 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
       twinHome.claudeFromCorpus('agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl');
       const twinCctop = sshd.remoteCctop(twinHome.dir, 'twin-cctop');
       sshd.alias({ name: 'twin' });
-      const tmux = (...args: string[]) =>
-        spawnSync('tmux', ['-L', TMUX_SOCKET, ...args], { encoding: 'utf8', timeout: 10_000 });
-      const screen = (): string[] => tmux('capture-pane', '-p', '-t', 'hosts').stdout.split('\n');
-      const until = async (what: string, ok: (lines: string[]) => boolean): Promise<string[]> => {
-        const deadline = Date.now() + PATIENCE_MS;
-        let lines = screen();
-        while (!ok(lines)) {
-          if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
-          await new Promise((r) => setTimeout(r, 200));
-          lines = screen();
-        }
-        return lines;
-      };
+      const term = new Terminal(TMUX_SOCKET, 'hosts', PATIENCE_MS);
       const rowsOf = (host: string) => (lines: string[]) =>
         lines.filter((l) => new RegExp(`^\\S\\s*${host}\\s`).test(l));
       try {
-        const vars = Object.entries({ ...env(), TERM: 'xterm-256color' })
-          .map(([k, v]) => `${k}='${v}'`)
-          .join(' ');
-        const script = join(local.dir, 'live.sh');
-        writeFileSync(
-          script,
-          `env -i ${vars} '${process.execPath}' '${CLI}' --host 'box:${remoteCctop}' --host 'twin:${twinCctop}'\nexec sleep 600\n`,
+        term.cctop(
+          local.dir,
+          { ...env(), TERM: 'xterm-256color' },
+          `--host 'box:${remoteCctop}' --host 'twin:${twinCctop}'`,
         );
-        tmux('new-session', '-d', '-s', 'hosts', '-x', '160', '-y', '40', `sh '${script}'`);
-        const both = await until(
+        const both = await term.until(
           'rows of both hosts',
           (l) => rowsOf('box')(l).length === 2 && rowsOf('twin')(l).length === 1,
         );
@@ -247,27 +203,27 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
         expect(first.slice(2, 12).trim()).toBe('');
         expect(first).toContain('feat/final-re');
         // Select a row of box (sorted by last activity: the local row, then box's Claude session).
-        tmux('send-keys', '-t', 'hosts', 'j');
-        tmux('send-keys', '-t', 'hosts', 'y');
-        await until('the refusal to act on a remote row', (l) =>
+        term.keys('j');
+        term.keys('y');
+        await term.until('the refusal to act on a remote row', (l) =>
           l.some((x) => x.includes('this session runs on box')),
         );
-        await until('the remote row’s info', (l) => l.some((x) => /resume\s+on box: cd /.test(x)));
-        tmux('send-keys', '-t', 'hosts', 'Right');
-        await until('the remote row’s calls', (l) => l.some((x) => x.includes('fetched from box')));
+        await term.until('the remote row’s info', (l) => l.some((x) => /resume\s+on box: cd /.test(x)));
+        term.keys('Right');
+        await term.until('the remote row’s calls', (l) => l.some((x) => x.includes('fetched from box')));
         // box and twin are one sshd: stopping it silences both; their rows stay, with why.
         await sshd.stop();
-        const silent = await until('the silent hosts line', (l) =>
+        const silent = await term.until('the silent hosts line', (l) =>
           l.some((x) => x.includes('box: last answer') && x.includes('refused the connection')),
         );
         expect(rowsOf('box')(silent)).toHaveLength(2);
         expect(rowsOf('twin')(silent)).toHaveLength(1);
         // Drawn dim (SGR 2), the selected row aside (inverse video).
-        const coloured = tmux('capture-pane', '-p', '-e', '-t', 'hosts').stdout.split('\n');
+        const coloured = term.tmux('capture-pane', '-p', '-e', '-t', 'hosts').stdout.split('\n');
         const twinRow = coloured.find((l) => /twin\s+\d/.test(l))!;
         expect(twinRow).toMatch(/^\u001b\[(0;)?2m/);
       } finally {
-        tmux('kill-server');
+        term.stop();
         twinHome.cleanup();
       }
     },

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeRecord, prompt, type Rec, textAnswer, toolCall } from '../src/test-support/claude-records.js';
 import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
 import { MARK } from '../src/views/terminal-text.js';
 
@@ -20,45 +21,12 @@ const B = 'b2222222-2222-4222-8222-222222222222';
 /** How long one call may take on a loaded two-core machine (a cold index build included). */
 const PATIENCE_MS = 30_000;
 
-type Rec = Record<string, unknown>;
-
-/** A Claude Code 2.1.328 record of session `id` in `cwd`, as the lab recorded them (trimmed). */
-function record(id: string, cwd: string, atMs: number, uuid: string, body: Rec): string {
-  return `${JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    userType: 'external',
-    entrypoint: 'cli',
-    cwd,
-    sessionId: id,
-    version: '2.1.328',
-    gitBranch: 'main',
-    uuid,
-    timestamp: new Date(atMs).toISOString(),
-    ...body,
-  })}\n`;
-}
-
-const prompt = (text: string): Rec => ({ type: 'user', message: { role: 'user', content: text } });
-const toolUse = (n: number, name: string, input: Rec): Rec => ({
-  type: 'assistant',
-  requestId: `req_${n}`,
-  message: {
-    id: `msg_${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'tool_use', id: `toolu_${n}`, name, input }],
-    stop_reason: 'tool_use',
-    stop_sequence: null,
-    usage: {
-      input_tokens: 10,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      output_tokens: 20,
-    },
-  },
-});
+/** What the lab's records carry beyond the common fields. */
+const LAB_FIELDS = { userType: 'external', entrypoint: 'cli', gitBranch: 'main' };
+const record = (id: string, cwd: string, atMs: number, uuid: string, body: Rec): string =>
+  claudeRecord(id, cwd, atMs, uuid, body, LAB_FIELDS);
+const toolUse = (n: number, name: string, input: Rec): Rec =>
+  toolCall(n, name, input, 'claude-sonnet-4-5', 10, 20);
 const toolResult = (n: number, text: string): Rec => ({
   type: 'user',
   message: {
@@ -66,20 +34,7 @@ const toolResult = (n: number, text: string): Rec => ({
     content: [{ tool_use_id: `toolu_${n}`, type: 'tool_result', content: text, is_error: false }],
   },
 });
-const answer = (n: number, text: string): Rec => ({
-  type: 'assistant',
-  requestId: `req_${n}`,
-  message: {
-    id: `msg_${n}`,
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-sonnet-4-5',
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
-    stop_sequence: null,
-    usage: { input_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 },
-  },
-});
+const answer = (n: number, text: string): Rec => textAnswer(n, text, 'claude-sonnet-4-5', 10, 5);
 
 interface Tool {
   name: string;

@@ -6,7 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
+import { FakeHome, REPO } from '../src/test-support/corpus.js';
+import { type SpendResponse, spendSession } from '../src/test-support/spend-history.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 
@@ -26,42 +27,8 @@ const run = (args: string[], extra: Record<string, string> = {}) => {
   return { code: r.status, out: r.stdout, err: r.stderr };
 };
 
-/**
- * One Claude response: `output` tokens of claude-sonnet-4-5 at `at` ($15 per million output), calling
- * the tools named (a tool_use block each, as Claude Code 2.x writes them) or none.
- */
-const response = (
-  session: string,
-  n: number,
-  at: string,
-  output: number,
-  model = 'claude-sonnet-4-5-20250929',
-  tools: string[] = [],
-) => ({
-  cwd: '/w/app',
-  sessionId: session,
-  type: 'assistant',
-  uuid: `${session}-a${n}`,
-  timestamp: at,
-  requestId: `${session}-req-${n}`,
-  message: {
-    id: `${session}-msg-${n}`,
-    role: 'assistant',
-    model,
-    content: [
-      { type: 'text', text: 'ok' },
-      ...tools.map((name, k) => ({ type: 'tool_use', id: `${session}-call-${n}-${k}`, name, input: {} })),
-    ],
-    usage: { input_tokens: 0, output_tokens: output },
-  },
-});
-
-function claudeSession(id: string, responses: [string, number, string?, string[]?][]): void {
-  home.write(
-    home.claudeFile('-w-app', `${id}.jsonl`),
-    jsonl(...responses.map(([at, output, model, tools], i) => response(id, i, at, output, model, tools))),
-    Date.parse('2026-11-10T00:00:00Z'),
-  );
+function claudeSession(id: string, responses: SpendResponse[]): void {
+  spendSession(home, id, responses, Date.parse('2026-11-10T00:00:00Z'));
 }
 
 describe('spend per period', () => {

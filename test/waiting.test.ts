@@ -6,14 +6,14 @@
  * asked two hours ago (no process in sight, within the day). The built `dist/cli.js` runs each view.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { CLI } from '../src/test-support/cli-run.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 
-const CLI = join(REPO, 'dist', 'cli.js');
-const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 if (!HAVE_TMUX) console.warn('tmux is not installed (apt-get install tmux); the live-table count is skipped');
 if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 
@@ -140,28 +140,21 @@ describe.skipIf(!HAVE_CORPUS)('every view counts the same sessions as waiting', 
   });
 
   it.skipIf(!HAVE_TMUX)('the live table’s header counts the same two as waiting', async () => {
-    const socket = `cctop-waiting-${process.pid}`;
-    const tmux = (...args: string[]) =>
-      spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', timeout: 10_000 });
-    const env = Object.entries({ ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' })
-      .map(([k, v]) => `${k}='${v}'`)
-      .join(' ');
-    const script = join(home.dir, 'live.sh');
-    writeFileSync(script, `env -i ${env} '${process.execPath}' '${CLI}'\nexec sleep 600\n`);
-    tmux('new-session', '-d', '-s', 'live', '-x', '200', '-y', '30', `sh '${script}'`);
+    const term = new Terminal(`cctop-waiting-${process.pid}`, 'live', PATIENCE_MS);
+    term.cctop(home.dir, { ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' }, '', 200, 30);
     try {
       const deadline = Date.now() + PATIENCE_MS;
       let header = '';
       // The first picture may come before every row is read: wait for all six.
       while (Date.now() < deadline) {
-        const lines = tmux('capture-pane', '-p', '-t', 'live').stdout.split('\n');
+        const lines = term.screen();
         header = lines[0] ?? '';
         if (lines.filter((l) => l.includes(' ask')).length >= 6 && /waiting/.test(header)) break;
         await new Promise((r) => setTimeout(r, 150));
       }
       expect(header).toMatch(new RegExp(`▲ ${WAITING.length} waiting`));
     } finally {
-      tmux('kill-server');
+      term.stop();
     }
   });
 });

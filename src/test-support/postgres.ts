@@ -11,10 +11,11 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { migrate } from '../store/migrate.js';
 import { tempDir } from './corpus.js';
+import { freePort, untilReady } from './spawn-ready.js';
 
 /** The newest installed server's bin directory (`/usr/lib/postgresql/<major>/bin`), or null. */
 function serverBin(): string | null {
@@ -42,17 +43,6 @@ export const passwordOf = (role: string): string => `pw-${role}`;
 
 /** How long the server may take to accept connections: initdb is done, so seconds are already slow. */
 const READY_WAIT_MS = 30_000;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * `argv` run as the cluster's owner: as is, or through `setpriv` when the tests run as root. setpriv
@@ -107,19 +97,14 @@ export class TestPostgres {
     ]);
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`postgres did not start: ${this.log}`)), READY_WAIT_MS);
-      child.stderr?.on('data', (b: Buffer) => {
-        this.log += b.toString();
-        if (this.log.includes('ready to accept connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`postgres exited (${code}): ${this.log}`));
-      });
+    await untilReady(child, {
+      name: 'postgres',
+      line: 'ready to accept connections',
+      late: 'did not start',
+      waitMs: READY_WAIT_MS,
+      onText: (text) => {
+        this.log += text;
+      },
     });
   }
 
@@ -185,6 +170,18 @@ export class TestPostgres {
   /** A fresh database owned by the superuser. */
   async database(name: string): Promise<string> {
     await this.sql(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+    return name;
+  }
+
+  /** A fresh database with cctop's schema migrated in: a team store as its admin sets it up. */
+  async migratedDatabase(name: string): Promise<string> {
+    await this.database(name);
+    const c = await this.client(ADMIN_ROLE, name);
+    try {
+      await migrate(c);
+    } finally {
+      await c.end();
+    }
     return name;
   }
 

@@ -13,10 +13,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { REPO, tempDir } from './corpus.js';
+import { freePort, untilReady } from './spawn-ready.js';
 
 export const SSHD = '/usr/sbin/sshd';
 export const HAVE_SSHD =
@@ -27,18 +27,6 @@ export const NO_SSHD_REASON = `no OpenSSH server at ${SSHD}; the --host tests ar
 
 /** How long sshd may take to listen: it reads a config and a key, so a second is already slow. */
 const LISTEN_WAIT_MS = 10_000;
-
-/** A free TCP port on 127.0.0.1 (closed again; sshd takes it a moment later). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function keygen(path: string): void {
   const r = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cctop-test', '-f', path]);
@@ -116,19 +104,14 @@ export class TestSshd {
     this.writeClientConfig();
     const child = spawn(SSHD, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`sshd did not listen: ${this.log}`)), LISTEN_WAIT_MS);
-      child.stderr?.on('data', (b: Buffer) => {
-        this.log += b.toString();
-        if (this.log.includes('Server listening')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`sshd exited (${code}): ${this.log}`));
-      });
+    await untilReady(child, {
+      name: 'sshd',
+      line: 'Server listening',
+      late: 'did not listen',
+      waitMs: LISTEN_WAIT_MS,
+      onText: (text) => {
+        this.log += text;
+      },
     });
   }
 
@@ -187,15 +170,15 @@ export class TestSshd {
 
   /**
    * A cctop for the far side: a script that runs this repository's `dist/cli.js` with `home` as its
-   * `$HOME` (what `--host alias:<script>` names), on the node running the tests.
+   * `$HOME` (what `--host alias:<script>` names), on the node running the tests, in the time zone `tz`.
    */
-  remoteCctop(home: string, name = 'remote-cctop'): string {
+  remoteCctop(home: string, name = 'remote-cctop', tz = 'UTC'): string {
     const path = join(this.dir, name);
     writeFileSync(
       path,
       [
         '#!/bin/sh',
-        `HOME='${home}' CCTOP_CACHE_DIR='${join(home, '.cache', 'cctop')}' CCTOP_RUNTIME_DIR='${join(home, 'run')}' TZ=UTC`,
+        `HOME='${home}' CCTOP_CACHE_DIR='${join(home, '.cache', 'cctop')}' CCTOP_RUNTIME_DIR='${join(home, 'run')}' TZ=${tz}`,
         'export HOME CCTOP_CACHE_DIR CCTOP_RUNTIME_DIR TZ',
         `exec '${process.execPath}' '${join(REPO, 'dist', 'cli.js')}' "$@"`,
         '',

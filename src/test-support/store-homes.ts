@@ -9,10 +9,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { corpus, FakeHome, REPO } from './corpus.js';
+import { CLI, ended, type Ran } from './cli-run.js';
+import { corpus, FakeHome } from './corpus.js';
 import { passwordOf, type TestPostgres } from './postgres.js';
 
-export const CLI = join(REPO, 'dist', 'cli.js');
+export { CLI, ended, type Ran } from './cli-run.js';
 
 /** The corpus transcripts homes are made of (the 2 MB one left out: it would only slow every scan). */
 const CLAUDE = readdirSafe(corpus('claude-code', 'transcripts')).filter(
@@ -26,12 +27,6 @@ function readdirSafe(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-export interface Ran {
-  code: number | null;
-  out: string;
-  err: string;
 }
 
 /** A developer's machine: a home, and cctop run in it as `role` against `pg`'s database `db`. */
@@ -93,19 +88,4 @@ export class StoreHome {
   cleanup(): void {
     this.home.cleanup();
   }
-}
-
-/** A started cctop's exit code and output. */
-export function ended(child: ChildProcess): Promise<Ran> {
-  return new Promise((resolve) => {
-    let out = '';
-    let err = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-    });
-    child.stderr?.on('data', (d) => {
-      err += d;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
 }

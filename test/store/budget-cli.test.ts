@@ -4,7 +4,6 @@
  * refused a change, told which grant it lacks and where docs/team.md explains it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { migrate } from '../../src/store/migrate.js';
 import { ROLES } from '../../src/store/schema.js';
 import { HAVE_POSTGRES, NO_POSTGRES_REASON, TestPostgres } from '../../src/test-support/postgres.js';
 import { type Ran, StoreHome } from '../../src/test-support/store-homes.js';
@@ -23,13 +22,7 @@ describe.skipIf(!HAVE_POSTGRES)(
 
     beforeAll(async () => {
       await pg.start();
-      await pg.database('team');
-      const c = await pg.client(undefined, 'team');
-      try {
-        await migrate(c);
-      } finally {
-        await c.end();
-      }
+      await pg.migratedDatabase('team');
       await pg.role('lead', [ROLES.budgets]);
       await pg.role('alice', [ROLES.pusher]);
       homes.set('lead', new StoreHome(pg, 'lead', 'team', 0, true));

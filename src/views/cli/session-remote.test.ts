@@ -4,26 +4,16 @@
  * it, one whose cctop refuses the id, and one that cannot be reached each end the command as a local
  * id would, or with the fix.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test-support/corpus.js';
+import { remoteChat, standInSsh } from '../../test-support/stand-in-ssh.js';
 import type { Io } from './main.js';
 import { remoteSessionCommand } from './session-remote.js';
 
 /** `chat s1 --json` as cctop 0.1.0 prints it (trimmed). */
-const CHAT = {
-  session: 's1',
-  provider: 'claude',
-  title: 'fix the tests',
-  project: '/w/app',
-  supported: true,
-  turns: [
-    { seq: 0, role: 'user', kind: 'message', ts: '', text: 'make them pass', clipped: false, tools: [] },
-  ],
-  earlier: 0,
-  note: null,
-};
+const CHAT = remoteChat('make them pass', 0);
 
 /** What each host does when asked: answer, have no such session, refuse the id, or be unreachable. */
 type Behaviour = 'answers' | 'has-none' | 'ambiguous' | 'unreachable';
@@ -47,10 +37,7 @@ function ssh(hosts: Record<string, Behaviour>): Record<string, string> {
     }[b];
     return `  *' -- ${name} '*) ${act} ;;`;
   });
-  const path = join(dir, 'ssh');
-  writeFileSync(path, ['#!/bin/sh', 'case " $* " in', ...cases, 'esac', ''].join('\n'));
-  chmodSync(path, 0o755);
-  return { CCTOP_SSH: path, CCTOP_RUNTIME_DIR: dir };
+  return standInSsh(dir, ['case " $* " in', ...cases, 'esac']);
 }
 
 function io(env: Record<string, string>): Io & { outs: string[]; errs: string[] } {

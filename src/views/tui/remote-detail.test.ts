@@ -3,13 +3,14 @@
  * (here a stand-in ssh that answers as the remote cctop would), once, with "fetching from H…" until
  * it lands, the fix when it fails, and nothing fetched for the panels that need only the row.
  */
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { remoteSession } from '../../hosts/remote-doc.js';
 import type { SessionDoc } from '../../model/document.js';
 import { totalsOf } from '../../model/totals.js';
 import { tempDir } from '../../test-support/corpus.js';
+import { remoteChat, standInSsh } from '../../test-support/stand-in-ssh.js';
 import { PLAIN } from '../cli/color.js';
 import { panelLines } from './panels.js';
 import { RemoteDetails } from './remote-detail.js';
@@ -19,18 +20,7 @@ const HOST = { name: 'devbox', cctop: '/opt/cctop' };
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 
 /** `chat --json` and `report --json` as cctop 0.1.0 prints them for this session (trimmed). */
-const CHAT = {
-  session: 's1',
-  provider: 'claude',
-  title: 'fix the tests',
-  project: '/w/app',
-  supported: true,
-  turns: [
-    { seq: 4, role: 'user', kind: 'message', ts: '', text: 'make the tests pass', clipped: false, tools: [] },
-  ],
-  earlier: 4,
-  note: null,
-};
+const CHAT = remoteChat('make the tests pass', 4);
 const REPORT = {
   version: 1,
   session: { provider: 'claude', id: 's1', state: 'idle' },
@@ -80,24 +70,17 @@ afterEach(() => cleanup());
  * flight), then answers `report` or `chat` as the remote cctop would, or fails as `fail` says.
  */
 function reach(fail?: { code: number; stderr: string }): RemoteDetails {
-  const ssh = join(dir, 'ssh');
   writeFileSync(join(dir, 'chat'), JSON.stringify(CHAT));
   writeFileSync(join(dir, 'report'), JSON.stringify(REPORT));
-  writeFileSync(
-    ssh,
-    [
-      '#!/bin/sh',
-      `echo "$@" >> '${dir}/runs'`,
-      `while [ ! -e '${dir}/go' ]; do sleep 0.05; done`,
-      fail
-        ? `echo '${fail.stderr}' >&2; exit ${fail.code}`
-        : `case "$*" in *' report '*) cat '${dir}/report' ;; *) cat '${dir}/chat' ;; esac`,
-      '',
-    ].join('\n'),
-  );
-  chmodSync(ssh, 0o755);
+  const env = standInSsh(dir, [
+    `echo "$@" >> '${dir}/runs'`,
+    `while [ ! -e '${dir}/go' ]; do sleep 0.05; done`,
+    fail
+      ? `echo '${fail.stderr}' >&2; exit ${fail.code}`
+      : `case "$*" in *' report '*) cat '${dir}/report' ;; *) cat '${dir}/chat' ;; esac`,
+  ]);
   return new RemoteDetails({
-    env: { CCTOP_SSH: ssh, CCTOP_RUNTIME_DIR: dir },
+    env,
     spec: (name) => (name === HOST.name ? HOST : null),
     args: ['--plan', 'retail'],
   });

@@ -1,0 +1,81 @@
+/**
+ * The built cctop in a real terminal for the end-to-end tests of the live table: a tmux server of
+ * the test's own (`-L socket`), one window of a given size running cctop with exactly the
+ * environment given, keystrokes sent to it, and its screen read back until it shows what a step
+ * expects (or the test fails with the screen as it last was).
+ *
+ * Not here: what the screen must show, or a terminal set up any other way (a test that records the
+ * terminal's settings around cctop writes its own script).
+ */
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI } from './cli-run.js';
+
+export const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
+
+/** `env` as the words of `env -i` in a shell script, each value in single quotes. */
+export const envWords = (env: Record<string, string>): string =>
+  Object.entries(env)
+    .map(([k, v]) => `${k}='${v}'`)
+    .join(' ');
+
+export class Terminal {
+  /** Window `name` on tmux server `socket`; `patienceMs` is how long `until` waits for a screen. */
+  constructor(
+    readonly socket: string,
+    readonly name: string,
+    readonly patienceMs: number,
+  ) {}
+
+  tmux(...args: string[]): SpawnSyncReturns<string> {
+    return spawnSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8', timeout: 10_000 });
+  }
+
+  /**
+   * Start the built cctop with exactly `env` and `args` (shell words, quoted by the caller) in a new
+   * `width` x `height` window; its script is written in `dir`. The window stays when cctop ends.
+   */
+  cctop(dir: string, env: Record<string, string>, args: string, width = 160, height = 40): void {
+    const script = join(dir, 'live.sh');
+    const command = [`'${process.execPath}'`, `'${CLI}'`, ...(args === '' ? [] : [args])].join(' ');
+    writeFileSync(script, `env -i ${envWords(env)} ${command}\nexec sleep 600\n`);
+    this.tmux(
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      String(width),
+      '-y',
+      String(height),
+      `sh '${script}'`,
+    );
+  }
+
+  /** The screen's lines as they are now. */
+  screen(): string[] {
+    return this.tmux('capture-pane', '-p', '-t', this.name).stdout.split('\n');
+  }
+
+  keys(...k: string[]): void {
+    this.tmux('send-keys', '-t', this.name, ...k);
+  }
+
+  /** Wait until the screen satisfies `ok`; fail, naming `what`, with the screen as it last was. */
+  async until(what: string, ok: (lines: string[]) => boolean, everyMs = 200): Promise<string[]> {
+    const deadline = Date.now() + this.patienceMs;
+    let lines = this.screen();
+    while (!ok(lines)) {
+      if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
+      await new Promise((r) => setTimeout(r, everyMs));
+      lines = this.screen();
+    }
+    return lines;
+  }
+
+  /** End the tmux server, and with it cctop. */
+  stop(): void {
+    this.tmux('kill-server');
+  }
+}
