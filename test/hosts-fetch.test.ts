@@ -6,9 +6,12 @@
  * and the live table's panels of a remote row. `npm test` builds first.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { INDEX_FILE } from '../src/index/store.js';
 import { type Ran, runCli } from '../src/test-support/cli-run.js';
-import { type FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { type FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../src/test-support/corpus.js';
 import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
 import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
 import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
@@ -70,6 +73,26 @@ describe.skipIf(!READY)(`a remote session's conversation and report over a real 
   afterAll(async () => {
     await cleanupHosts({ sshd, local, remote });
   });
+
+  it(
+    'cctop report ID --host box leaves this machine alone: its index is not even built',
+    async () => {
+      const cache = tempDir('cctop-host-cache-');
+      try {
+        const r = await cctop(['report', REMOTE_PREFIX, '--host', box, '--json'], {
+          CCTOP_CACHE_DIR: cache.dir,
+        });
+        expect(r.code, r.err).toBe(0);
+        expect(existsSync(join(cache.dir, INDEX_FILE))).toBe(false);
+        // Without --host the same command reads this machine first, and so builds its index.
+        await cctop(['report', '--json'], { CCTOP_CACHE_DIR: cache.dir });
+        expect(existsSync(join(cache.dir, INDEX_FILE))).toBe(true);
+      } finally {
+        cache.cleanup();
+      }
+    },
+    TEST_MS,
+  );
 
   it(
     'cctop chat ID --host box shows the conversation on box, as the cctop there reads it',

@@ -295,15 +295,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
         );
       const o = commonOptions(values);
       const { sessionCommand } = await import('./session.js');
-      const snap = await snapshot(o, io.env);
       return await sessionCommand(
         io,
         command,
         positionals[0] ?? null,
         values,
-        snap,
+        () => snapshot(o, io.env),
         () => snapshot(o, io.env, true),
-        () => nothingListed(snap, o, io.env),
+        (snap) => nothingListed(snap, o, io.env),
       );
     }
     default:

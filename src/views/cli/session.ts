@@ -86,24 +86,26 @@ export async function sessionCommand(
   command: 'chat' | 'report',
   query: string | null,
   values: Record<string, unknown>,
-  snap: Snapshot,
+  /** This machine's snapshot, taken only when this machine is looked at (not for `--host`). */
+  local: () => Promise<Snapshot>,
   /** A snapshot read in full, for when `snap` came from kept sessions and cannot give a session's files. */
   whole: () => Promise<Snapshot>,
   /** Why there is no session to show: the filters matched none (and how many exist), or where cctop looked. */
-  nothing: () => Promise<string>,
+  nothing: (snap: Snapshot) => Promise<string>,
 ): Promise<number> {
   const remote = await import('./session-remote.js');
-  // `--host`: the session is on that machine; this one is not looked at.
+  // `--host`: the session is on that machine; this one is not looked at, nor its index read.
   if (remote.namedHosts(values).length > 0 && values.demo !== true) {
     const hosts = hostsOf(io, values);
     return hosts.length === 0 ? 2 : remote.remoteSessionCommand(io, command, query, values, hosts, 'named');
   }
+  const snap = await local();
   // An id this machine does not know may be another's: ask the hosts of CCTOP_HOSTS or the config.
   if (query !== null && values.demo !== true && findSession(snap.document, query).kind === 'none') {
     const hosts = hostsOf(io, values);
     if (hosts.length > 0) return remote.remoteSessionCommand(io, command, query, values, hosts, 'fallback');
   }
-  const s = await chosenSession(io, query, snap, nothing);
+  const s = await chosenSession(io, query, snap, () => nothing(snap));
   if (s === null) return 2;
   const p = paint(io.isTty, io.env);
   const columns = io.isTty ? (io.columns ?? 100) : Number(io.env.COLUMNS) || 100;
