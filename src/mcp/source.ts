@@ -8,7 +8,6 @@
  *
  * Not here: what a tool makes of it.
  */
-import type { Snapshot } from '../index/snapshot.js';
 import type { SessionDoc } from '../model/document.js';
 import type { Env } from '../providers/types.js';
 import type { SessionReport } from '../report/types.js';
@@ -33,31 +32,9 @@ export function liveSource(env: Env, options: CommonOptions): Source {
       const snap = await snapshot(options, env);
       return {
         sessions: snap.document.sessions,
-        report: (s) => reportOf(snap, s, () => snapshot(options, env, true)),
+        report: async (s) =>
+          (await import('../report/of-snapshot.js')).reportFor(s, snap, () => snapshot(options, env, true)),
       };
     },
   };
-}
-
-/** A session's report, from the snapshot's files, or from one read in full when it kept none. */
-async function reportOf(
-  snap: Snapshot,
-  s: SessionDoc,
-  whole: () => Promise<Snapshot>,
-): Promise<SessionReport> {
-  const { buildReport } = await import('../report/build.js');
-  let from = snap;
-  let mine = snap.filesOf(s);
-  if (mine === null) {
-    from = await whole();
-    mine = from.filesOf(s);
-  }
-  return buildReport({
-    session: s,
-    files: mine?.files ?? [],
-    ...(mine?.masks ? { masks: mine.masks } : {}),
-    book: from.book,
-    time: from.time,
-    nowMs: Date.now(),
-  });
 }

@@ -12,8 +12,7 @@ import type { Conversation } from '../../model/conversation.js';
 import { unsupported } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import { conversationOf, providerById } from '../../providers/index.js';
-import { buildReport } from '../../report/build.js';
-import type { SessionReport } from '../../report/types.js';
+import { reportFor } from '../../report/of-snapshot.js';
 import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { renderChat, renderMarkdown } from './chat.js';
 import { chatWindow } from './chat-at.js';
@@ -57,28 +56,6 @@ export async function chosenSession(
     return null;
   }
   return found.session;
-}
-
-/** The report of `s`, from its own files in the index; a snapshot that cannot say reads them all again. */
-export async function reportFor(
-  s: SessionDoc,
-  snap: Snapshot,
-  whole: () => Promise<Snapshot>,
-): Promise<SessionReport> {
-  let mine = snap.filesOf(s);
-  let from = snap;
-  if (mine === null) {
-    from = await whole();
-    mine = from.filesOf(s);
-  }
-  return buildReport({
-    session: s,
-    files: mine?.files ?? [],
-    ...(mine?.masks ? { masks: mine.masks } : {}),
-    book: from.book,
-    time: from.time,
-    nowMs: Date.now(),
-  });
 }
 
 export async function sessionCommand(

@@ -18,6 +18,7 @@ import type { SessionDoc } from '../../model/document.js';
 import { cacheDir } from '../../paths.js';
 import { providerById } from '../../providers/index.js';
 import { placeById } from '../../providers/places.js';
+import { reportFor } from '../../report/of-snapshot.js';
 import { renderBrief } from '../../share/brief.js';
 import { gatherFacts } from '../../share/facts.js';
 import {
@@ -39,7 +40,7 @@ import {
 } from './export.js';
 import type { Io } from './main.js';
 import { UsageError } from './options.js';
-import { chosenSession, reportFor } from './session.js';
+import { chosenSession } from './session.js';
 
 /** What both commands need to find their session. */
 export interface SessionSource {
