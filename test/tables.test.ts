@@ -9,7 +9,11 @@
  * timers run as usual, so nothing here waits on a fake clock.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionReport } from '../src/report/types.js';
+import { PLAIN } from '../src/views/cli/color.js';
+import { width } from '../src/views/cli/format.js';
 import { main } from '../src/views/cli/main.js';
+import { renderReport } from '../src/views/cli/report.js';
 
 /** The moment the tables are drawn: any fixed instant would do; this one is a Tuesday noon. */
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -61,4 +65,71 @@ describe('every table, exactly as printed over the demo history', () => {
       it(`cctop ${args.join(' ')} at ${columns} columns reads as test/snapshots/${name}-${columns}.txt`, async () => {
         await expect(await run(args, columns)).toMatchFileSnapshot(`snapshots/${name}-${columns}.txt`);
       });
+});
+
+/** The lines a command printed, without the `$ cctop …` line `run` puts first. */
+const printed = async (args: string[], columns: number) => (await run(args, columns)).split('\n').slice(1);
+
+describe('what the tables say (issue 28, findings 4 and 5)', () => {
+  it('every table at 80 columns fits 80 cells, spend --compact included', async () => {
+    for (const [, args] of TABLES)
+      for (const line of await printed(args, 80))
+        expect(width(line), `${args.join(' ')}: ${line}`).toBeLessThanOrEqual(80);
+    // --compact is the 80-column layout wherever it is asked for.
+    for (const line of await printed(['spend', '--compact', '--timezone', 'UTC'], 200))
+      expect(width(line)).toBeLessThanOrEqual(80);
+  });
+
+  it('report shows ─, not 0s, for the slowest calls of a harness that records no durations', async () => {
+    const out = await printed(['report', '019a8450'], 80);
+    const at = out.indexOf('Slowest calls');
+    expect(out.slice(at, at + 3)).toEqual([
+      'Slowest calls',
+      '       ─  this harness records no call durations',
+      '',
+    ]);
+    expect(out.join('\n')).not.toMatch(/^ +0s /m);
+  });
+
+  it('report shows what fills the context, and the last compaction on the user’s clock', async () => {
+    const out = (await printed(['report', 'a0d1'], 80)).join('\n');
+    expect(out).toContain(
+      '  1 compaction, the last at 2026-12-01 06:41 UTC\n  what fills it now:\n  window               71k',
+    );
+    expect(out).toContain('  unaccounted          39k  thinking and reminders are not in the transcript');
+  });
+
+  it('report explains the * of a call whose context growth it shares with calls made beside it', async () => {
+    const json = (await printed(['report', 'a0d1', '--json'], 80)).join('\n');
+    const r = JSON.parse(json.slice(0, json.lastIndexOf('}') + 1)) as SessionReport;
+    r.tools.heaviest[0]!.shared = true;
+    const lines = renderReport(r, PLAIN, 80, 'UTC');
+    const at = lines.indexOf('Calls that grew the context most');
+    expect(lines[at + 1]).toMatch(/^ +\+4\.5k\* Read /);
+    expect(lines).toContain('  * made together with other calls: the growth after them is theirs together');
+    r.tools.heaviest[0]!.shared = false;
+    expect(renderReport(r, PLAIN, 80, 'UTC').join('\n')).not.toContain('made together');
+  });
+
+  it('blocks shows its times in the --timezone zone and names it', async () => {
+    const out = await printed(['blocks', '--timezone', 'Europe/Paris'], 80);
+    expect(out[0]).toBe('start (GMT+1)      reqs   tokens       cost');
+    expect(out[1]!.startsWith('2026-11-28 13:00 ')).toBe(true);
+    expect(out).toContain('active block: 2026-12-01 12:00 to 2026-12-01 17:00 Europe/Paris, 4h00 left');
+  });
+
+  it('blocks lines the models column up, the active block’s included', async () => {
+    const out = (await printed(['blocks', '--timezone', 'UTC'], 120)).filter((l) =>
+      /-\d\d \d\d:\d\d +\d+ /.test(l),
+    );
+    const starts = out.map((l) => l.search(/(haiku|sonnet|opus)-/));
+    expect(starts).toHaveLength(4);
+    expect(new Set(starts).size).toBe(1);
+  });
+
+  it('daily --plan max says incl for a day the plan paid for, as --list does, never $0', async () => {
+    const out = await printed(['daily', '--plan', 'max', '--timezone', 'UTC'], 80);
+    expect(out).toContain('2026-11-28             171k       incl ▏');
+    expect(out.join('\n')).not.toMatch(/\$0 /);
+  });
 });

@@ -23,7 +23,7 @@ describe('how a number reads, in every view', () => {
 
   it('spend reads short, and a bundled plan reads incl', () => {
     expect([0, 0.004, 3.2, 1204.4, 250_000].map((v) => usd(v))).toEqual([
-      '$0',
+      '$0.00',
       '<$0.01',
       '$3.20',
       '$1,204',

@@ -44,13 +44,15 @@ export function duration(ms: number | null): string {
 }
 
 /**
- * Dollars, short: `$0`, `<$0.01`, `$3.20`, `$1,204`, `$250k`. `included` (the plan bundles it) reads
- * `incl` whatever the amount, since the user pays nothing more for it.
+ * Dollars, short, the one way every view writes money (the terminal's tables, reports and status
+ * line, the dashboard and the team dashboard): `$0.00`, `<$0.01`, `$3.20`, `$1,204`, `$250k`; `─`
+ * when no price is known. `included` (the plan bundles it) reads `incl` whatever the amount, since
+ * the user pays nothing more for it.
  */
 export function usd(v: number | null, included = false): string {
   if (included) return 'incl';
   if (v === null) return UNKNOWN;
-  if (v === 0) return '$0';
+  if (v === 0) return '$0.00';
   if (v < 0.01) return '<$0.01';
   if (v < 1000) return `$${v.toFixed(2)}`;
   if (v < 100_000) return `$${Math.round(v).toLocaleString('en-US')}`;

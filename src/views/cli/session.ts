@@ -126,7 +126,7 @@ export async function sessionCommand(
   if (command === 'report') {
     const report = await reportFor(s, snap, whole);
     if (values.json) io.out(terminalJson(report));
-    else for (const line of renderReport(report, p, columns)) io.out(line);
+    else for (const line of renderReport(report, p, columns, snap.document.timeZone)) io.out(line);
     return 0;
   }
   const { before, at } = chatWindow(values);

@@ -187,7 +187,7 @@ describe('the screen', () => {
       '  LAST   DUR    COST   $/1H   $/24H CTX% TOOLS ERR% TOKENS PROJECT · TITLE      ',
     );
     expect(r.lines.find((l) => l.includes('alpha ·'))).toBe(
-      '>   5s  1h00   $1.25     $0      $0  48%     9  11%   322k alpha · the alpha ta…',
+      '>   5s  1h00   $1.25  $0.00   $0.00  48%     9  11%   322k alpha · the alpha ta…',
     );
     // With room for them, and as soon as one row has a process, they stay.
     expect(render(state(sessions()), PLAIN, 200, 30, NOW).lines[1]).toContain('CPU%   MEM');
