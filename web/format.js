@@ -12,7 +12,7 @@
 import { HARNESS } from './harnesses.js';
 import { duration, UNKNOWN } from './shared-format.js';
 
-export { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from './shared-format.js';
+export { ago, counted, duration, percent, shortModel, tokens, UNKNOWN, usd } from './shared-format.js';
 export { totalTokens } from './shared-usage.js';
 
 /**

@@ -59,6 +59,11 @@ export function usd(v: number | null, included = false): string {
   return `$${(v / 1000).toFixed(0)}k`;
 }
 
+/** A count with its noun, in the plural unless it is one: `1 compaction`, `3 compactions`. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** A token count, at most four characters: `950`, `9.5k`, `95k`, `9.5M`, `950M`, `9.5G`. */
 export function tokens(n: number | null): string {
   if (n === null) return UNKNOWN;

@@ -16,12 +16,14 @@ import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import {
   clip,
+  counted,
   duration,
   localClock,
   padEnd,
   padStart,
   percent,
   shortModel,
+  shortPath,
   tokens,
   UNKNOWN,
   usd,
@@ -131,7 +133,7 @@ function contextSection(r: SessionReport, p: Paint, w: number, zone: LocalTime):
     );
   const n = r.context.compactions.length;
   out.push(
-    `  ${n} compaction${n === 1 ? '' : 's'}${n > 0 ? `, the last at ${localStamp(r.context.compactions.at(-1) ?? null, zone)} ${safeLine(zone.timeZone)}` : ''}`,
+    `  ${counted(n, 'compaction')}${n > 0 ? `, the last at ${localStamp(r.context.compactions.at(-1) ?? null, zone)} ${safeLine(zone.timeZone)}` : ''}`,
   );
   if (r.context.breakdown !== null)
     out.push('  what fills it now:', ...breakdownLines(r.context.breakdown, p));
@@ -196,7 +198,7 @@ function filesSection(r: SessionReport, p: Paint, w: number): string[] {
   if (r.files.length === 0) return [];
   const lines = r.files.slice(0, FILES_SHOWN).map((f) => {
     const change = f.writes > 0 ? p.green(`+${f.added}`) + ' ' + p.red(`-${f.removed}`) : '';
-    return `  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${clip(safeLine(f.path), w - 30)} ${change}`;
+    return `  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${shortPath(f.path, '', w - 30)} ${change}`;
   });
   return section(p, `Files (${r.files.length})`, lines);
 }

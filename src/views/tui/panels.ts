@@ -12,7 +12,7 @@ import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
-import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { clip, counted, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
 import { breakdownLines, sparkline } from '../cli/report.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
@@ -191,7 +191,7 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
       )}`,
     );
     const n = report?.context.compactions.length ?? 0;
-    out.push(p.dim(`  how it filled, request by request; ${n} compaction${n === 1 ? '' : 's'}`));
+    out.push(p.dim(`  how it filled, request by request; ${counted(n, 'compaction')}`));
   }
   return out.map((l) => clip(l, columns));
 }
