@@ -16,6 +16,12 @@
 export const UNKNOWN = '─';
 
 /**
+ * What every view shows for money spent on models with no price (and nothing priced beside it):
+ * tokens were spent, their cost is not known. Never `$0.00`.
+ */
+export const NO_PRICE = 'no price';
+
+/**
  * How long ago `ms` was, in the largest whole unit: `42s`, `5m`, `3h`, `12d`, `2y`. NaN (a timestamp
  * that did not parse) is unknown like null.
  */

@@ -10,7 +10,7 @@ import { shortModel as sharedShortModel, UNKNOWN } from '../format.js';
 import { clip, safeLine, width } from '../terminal-text.js';
 
 // The numbers read the same in every view: the terminal and the page share these (`../format.ts`).
-export { ago, counted, duration, percent, tokens, UNKNOWN, usd } from '../format.js';
+export { ago, counted, duration, NO_PRICE, percent, tokens, UNKNOWN, usd } from '../format.js';
 export { clip, width };
 
 /** A model name short enough for a column (`claude-sonnet-4-5-20250929` → `sonnet-4.5`), made safe to print. */

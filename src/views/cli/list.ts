@@ -11,7 +11,7 @@ import { PLACE_LIST } from '../../providers/places.js';
 import { type Column, type ColumnKey, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, padEnd, padStart, UNKNOWN, usd } from './format.js';
+import { clip, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
 
 export const STATE_MARK: Record<SessionState, string> = {
   working: '●',
@@ -92,7 +92,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
       ? allIncluded
         ? `${usd(spent)} included in plan`
         : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
-      : 'no price';
+      : NO_PRICE;
     if (out.length > 0) out.push('');
     out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));

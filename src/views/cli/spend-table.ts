@@ -18,6 +18,7 @@ import type { Paint } from './color.js';
 import {
   duration,
   localClock,
+  NO_PRICE,
   padEnd,
   padStart,
   shortModel,
@@ -57,7 +58,7 @@ export interface TableStyle {
 
 const money = (t: SpendTally, paid: boolean): string => {
   const u = t.cost.usd;
-  if (u === null) return t.cost.unpricedTokens > 0 ? 'no price' : UNKNOWN;
+  if (u === null) return t.cost.unpricedTokens > 0 ? NO_PRICE : UNKNOWN;
   if (!paid) return usd(u);
   const included = t.cost.included ?? 0;
   // All of it in the plan: `incl`, as `--list` says, not a $0 beside a bar of what it would cost.
@@ -177,7 +178,7 @@ function activeLines(b: Block & { kind: 'block' }, nowMs: number, s: TableStyle)
   ];
   const r = b.burnRate;
   if (r !== null) {
-    const perMinute = r.usdPerMinute === null ? 'no price' : `${usd(r.usdPerMinute)}/min`;
+    const perMinute = r.usdPerMinute === null ? NO_PRICE : `${usd(r.usdPerMinute)}/min`;
     lines.push(`  burn rate: ${tokens(Math.round(r.tokensPerMinute))} tokens/min, ${perMinute}`);
   }
   const p = b.projection;
