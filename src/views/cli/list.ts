@@ -11,7 +11,7 @@ import { PLACE_LIST } from '../../providers/places.js';
 import { type Column, type ColumnKey, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
+import { clip, counted, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
 
 export const STATE_MARK: Record<SessionState, string> = {
   working: '●',
@@ -94,7 +94,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
         : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
       : NO_PRICE;
     if (out.length > 0) out.push('');
-    out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
+    out.push(p.bold(`${provider.label} — ${counted(rows.length, 'session')} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));
     for (const s of rows) {
       const cells = shown.map((c) => {
