@@ -9,11 +9,14 @@
  * timers run as usual, so nothing here waits on a fake clock.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { SessionDocument } from '../src/model/document.js';
 import type { SessionReport } from '../src/report/types.js';
 import { PLAIN } from '../src/views/cli/color.js';
 import { width } from '../src/views/cli/format.js';
 import { main } from '../src/views/cli/main.js';
 import { renderReport } from '../src/views/cli/report.js';
+import { initialView } from '../src/views/tui/state.js';
+import { render } from '../src/views/tui/view.js';
 
 /** The moment the tables are drawn: any fixed instant would do; this one is a Tuesday noon. */
 const NOW = Date.parse('2026-12-01T12:00:00Z');
@@ -68,6 +71,21 @@ describe('every table, exactly as printed over the demo history', () => {
       it(`cctop ${args.join(' ')} at ${columns} columns reads as test/snapshots/${name}-${columns}.txt`, async () => {
         await expect(await run(args, columns)).toMatchFileSnapshot(`snapshots/${name}-${columns}.txt`);
       });
+});
+
+describe('the live table, exactly as drawn over the demo history', () => {
+  for (const columns of [80, 120])
+    it(`cctop --demo at ${columns} columns reads as test/snapshots/live-${columns}.txt`, async () => {
+      const json = (await run(['--json'], columns)).split('\n').slice(1).join('\n');
+      const doc = JSON.parse(json.slice(0, json.lastIndexOf('}') + 1)) as SessionDocument;
+      // The Cost panel below the table: the Info panel shows the demo's temporary directory, which
+      // changes every run.
+      const v = { ...initialView(new Set()), doc, loading: null, panel: 'cost' as const };
+      const screen = render(v, PLAIN, columns, 24, NOW).lines.join('\n');
+      await expect(`$ cctop --demo   # ${columns}x24, the first screen\n${screen}\n`).toMatchFileSnapshot(
+        `snapshots/live-${columns}.txt`,
+      );
+    });
 });
 
 /** The lines a command printed, without the `$ cctop …` line `run` puts first. */
