@@ -74,7 +74,7 @@ describe('short ids', () => {
   });
 
   it('a prefix several sessions share is refused, naming each of them, with exit 2', async () => {
-    for (const command of ['chat', 'report', 'explain', 'export']) {
+    for (const command of ['chat', 'report', 'explain', 'export', 'handoff']) {
       const r = await cctop(command, '019a');
       expect(r.code, command).toBe(2);
       expect(r.err).toContain('"019a" matches 3 sessions; give more of the id:');
