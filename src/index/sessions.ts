@@ -125,8 +125,10 @@ function costOf(
   included: boolean,
 ): { cost: SessionFacts['cost']; unpriced: [string, number][] } {
   const unpriced: [string, number][] = [];
-  const byModel: ModelCost[] = [...totals.byModel.entries()].map(([model, m]) => ({
-    model,
+  const byModel: ModelCost[] = [...totals.byModel.values()].map((m) => ({
+    model: m.model,
+    // Only said when true, so a document without fast mode reads as it did.
+    ...(m.fast ? { fast: true } : {}),
     tokens: m.tokens,
     usd: m.usd === null && m.reportedUsd === 0 ? null : money((m.usd ?? 0) + m.reportedUsd),
     requests: m.requests,
@@ -134,7 +136,11 @@ function costOf(
   for (const m of byModel) {
     if (m.usd !== null) continue;
     const t = m.tokens;
-    unpriced.push([m.model, (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0)]);
+    // A fast request is unpriced when its model has no fast-mode multiple (`model/pricing-speed.ts`).
+    unpriced.push([
+      m.fast === true ? `${m.model} fast` : m.model,
+      (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0),
+    ]);
   }
   const usd = totals.priced ? money(totals.estimatedUsd + totals.reportedUsd) : null;
   const source: SessionFacts['cost']['source'] =

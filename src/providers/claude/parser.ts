@@ -237,6 +237,7 @@ export class ClaudeParser {
         reasoning: u.reasoning,
       },
       tools,
+      fast: u.fast,
     };
     if (key === null) {
       this.ledger.push(record);

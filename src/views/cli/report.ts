@@ -12,7 +12,18 @@ import { totalTokens } from '../../model/usage.js';
 import type { SessionReport } from '../../report/types.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, duration, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from './format.js';
+import {
+  clip,
+  duration,
+  modelLabel,
+  padEnd,
+  padStart,
+  percent,
+  shortModel,
+  tokens,
+  UNKNOWN,
+  usd,
+} from './format.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 
@@ -61,7 +72,7 @@ function costSection(r: SessionReport, p: Paint, w: number): string[] {
   const out: string[] = [];
   for (const m of r.cost.byModel) {
     out.push(
-      `  ${padEnd(shortModel(m.model), 22)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
+      `  ${padEnd(modelLabel(m.model, m.fast), 22)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
     );
   }
   if (s.cost.unpriced.length > 0)
