@@ -17,12 +17,21 @@ import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fe
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
 import { type KeptProblem, type ProblemSink, problemsOfFile, unpricedProblems } from './build-problems.js';
-import { byPath, dedupeGroups, type Group, group, groupKey, type ParsedFile } from './group.js';
+import { byPath, dedupeGroups, type Group, group, groupKey, isSubagent, type ParsedFile } from './group.js';
 import { sortSessions } from './render.js';
 import type { SessionFacts, SessionRecord } from './session-record.js';
 
 export { addProblem, type KeptProblem, problemsOfFile, unpricedProblems } from './build-problems.js';
-export { byPath, dedupeGroups, type Group, group, groupKey, type ParsedFile, sessionKey } from './group.js';
+export {
+  byPath,
+  dedupeGroups,
+  type Group,
+  group,
+  groupKey,
+  isSubagent,
+  type ParsedFile,
+  sessionKey,
+} from './group.js';
 
 export interface BuildOptions {
   env: Env;
@@ -205,7 +214,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     id: g.id,
     file: main.file.path,
     deleted: g.files.every((p) => p.deleted === true),
-    subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
+    subagentFiles: g.files.filter(isSubagent).length,
     project: f.cwd,
     title: f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt,
     branch: f.gitBranch,

@@ -78,6 +78,12 @@ export interface ContextReading {
 export interface FileFacts {
   /** The session id the file's own records carry, when they carry one. */
   sessionId: string | null;
+  /**
+   * The session that spawned this file's agent, when the file says so itself (a Codex subagent's
+   * rollout names its parent thread): the file is counted with that session, as its subagent.
+   * Absent in facts kept before it was read.
+   */
+  parentSession?: string | null;
   cwd: string | null;
   gitBranch: string | null;
   titles: {

@@ -32,6 +32,12 @@ export interface CodexCarry {
   calls?: string[];
   /** Usage first: the ledger index of the request whose calls are arriving. */
   open?: number | null;
+  /**
+   * A spawned subagent's rollout whose replay of its parent may still be running: when the subagent
+   * was created (its `session_meta`'s stamp). Null once its own records have begun, or in any other
+   * rollout; absent in an older carry.
+   */
+  replayFrom?: number | null;
 }
 
 export const emptyCodexCarry = (): CodexCarry => ({
@@ -42,7 +48,16 @@ export const emptyCodexCarry = (): CodexCarry => ({
   order: null,
   calls: [],
   open: null,
+  replayFrom: null,
 });
+
+/**
+ * How long after a subagent's creation a record may be stamped and still be its parent's, replayed.
+ * Codex writes the parent's history into the new rollout as one batch at creation, every line stamped
+ * then (within milliseconds); a subagent's own first token count follows a model request, which takes
+ * seconds. A second tells them apart with room on both sides.
+ */
+export const REPLAY_MS = 1000;
 
 const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
   input: a.input - b.input,
@@ -81,6 +96,7 @@ export class CodexParser {
   private order: 'before' | 'after' | null;
   private calls: string[];
   private open: number | null;
+  private replayFrom: number | null;
 
   constructor(
     readonly facts: FileFacts,
@@ -94,6 +110,7 @@ export class CodexParser {
     this.order = carry.order ?? null;
     this.calls = [...(carry.calls ?? [])];
     this.open = carry.open ?? null;
+    this.replayFrom = carry.replayFrom ?? null;
   }
 
   carry(): CodexCarry {
@@ -105,7 +122,29 @@ export class CodexParser {
       order: this.order,
       calls: [...this.calls],
       open: this.open,
+      replayFrom: this.replayFrom,
     };
+  }
+
+  /** The first `session_meta` is the rollout's own; a subagent's replay opens with its parent's. */
+  private spawned(l: Extract<CodexLine, { kind: 'meta' }>): void {
+    const f = this.facts;
+    if (f.sessionId !== null || f.parentSession != null || l.parent === null) return;
+    f.parentSession = l.parent;
+    this.replayFrom = l.ms;
+  }
+
+  /**
+   * Whether a line is the parent's history replayed into a subagent's rollout: stamped within
+   * `REPLAY_MS` of the subagent's creation. The first line stamped later ends the replay for good.
+   */
+  private replayed(ms: number | null): boolean {
+    if (this.replayFrom === null) return false;
+    if (ms !== null && ms >= this.replayFrom + REPLAY_MS) {
+      this.replayFrom = null;
+      return false;
+    }
+    return true;
   }
 
   private call(l: Extract<CodexLine, { kind: 'call' }>): void {
@@ -125,6 +164,7 @@ export class CodexParser {
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
       case 'meta':
+        this.spawned(l);
         f.sessionId ??= l.id;
         f.cwd ??= l.cwd;
         if (l.branch !== null) f.gitBranch = l.branch;
@@ -143,7 +183,10 @@ export class CodexParser {
         }
         return;
       case 'tokens':
-        this.tokens(l);
+        if (this.replayed(l.ms)) {
+          // The parent's running total: the baseline the subagent's own first total is measured from.
+          if (l.total !== null) this.previousTotal = l.total;
+        } else this.tokens(l);
         return;
       case 'window':
         f.reportedWindow = l.window;
@@ -153,9 +196,11 @@ export class CodexParser {
         f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
         return;
       case 'call':
-        this.call(l);
+        // The parent's calls, replayed, are the parent's: counted there.
+        if (!this.replayed(l.ms)) this.call(l);
         return;
       case 'output': {
+        // A replayed call was never opened here: its replayed output settles nothing.
         const name = l.id === null ? undefined : this.pending.settle(l.id);
         if (name !== undefined && l.failed) tallyFailure(f, name);
         f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.pending.newest() };
@@ -239,7 +284,8 @@ export class CodexParser {
       request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
       model,
-      sidechain: false,
+      // A spawned subagent's own request: counted with its parent's session, as a subagent's.
+      sidechain: f.parentSession != null,
       tokens: {
         input: Math.max(0, delta.input - cached),
         output: Math.max(0, delta.output),
