@@ -195,6 +195,7 @@ const PROBLEM_KINDS: readonly ProblemKind[] = [
   'partial-line',
   'inconsistent-usage',
   'unpriced-model',
+  'untimed-requests',
   'cache',
 ];
 

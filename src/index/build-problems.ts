@@ -7,6 +7,7 @@
  */
 import type { FileFacts } from '../model/facts.js';
 import { BAD_LINE_REASON } from '../model/json.js';
+import { untimedRequests } from '../model/ledger.js';
 import type { Problem, ProblemLog } from '../model/problems.js';
 import { sessionWindow } from '../providers/fence.js';
 import { placeById } from '../providers/places.js';
@@ -79,6 +80,15 @@ function fileProblems(p: ParsedFile, o: ProblemSink): void {
       path,
       count: f.inconsistentUsage,
       detail: 'token counts that do not add up (cached more than input); clamped',
+    });
+  }
+  const untimed = untimedRequests(p.result.ledger);
+  if (untimed > 0) {
+    add({
+      kind: 'untimed-requests',
+      path,
+      count: untimed,
+      detail: `${untimed} request${untimed === 1 ? '' : 's'} without a timestamp: counted in the session, left out of daily, weekly, monthly and blocks`,
     });
   }
   if (p.file.role === 'main') {

@@ -109,7 +109,7 @@ export function addLedger(
   book: PriceBook,
   vendor: VendorHint,
   clock: CostClock,
-  /** Called for every counted request, for views that bucket differently (the report). */
+  /** Called for every counted request that has a time, for views that bucket differently (the report). */
   each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
@@ -187,6 +187,10 @@ export function addLedger(
         m.usd = (m.usd ?? 0) + usd;
       }
     }
+    if (usd !== null) into.priced = true;
+    // A request with no time (no line of its file had one) counts toward its session but toward no
+    // period: it did not happen on 1970-01-01. `cctop doctor` counts them (`untimedRequests`).
+    if (tsMs === 0) continue;
     each?.(tsMs, model, usd, input + output + cacheRead + cw5 + cw1, (flags & FLAG.SIDECHAIN) !== 0);
     const day = clock.time.dayNumber(tsMs);
     const cell = into.cells.cell(tsMs, day, cellModels[d[at + F.MODEL]!] ?? unknownModel);
@@ -197,7 +201,6 @@ export function addLedger(
     into.cells.split(cell, tools, usd ?? 0, input + output + cacheRead + cw5 + cw1);
     if (usd === null) continue;
     cell.usd = (cell.usd ?? 0) + usd;
-    into.priced = true;
     const hour = clock.time.hourStart(tsMs);
     into.hours.set(hour, (into.hours.get(hour) ?? 0) + usd);
     into.days.set(day, (into.days.get(day) ?? 0) + usd);

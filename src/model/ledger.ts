@@ -309,4 +309,14 @@ export function ledgerLength(l: Ledger): number {
   return l.data.length / RECORD_FIELDS;
 }
 
+/**
+ * Records without a time (`F.TS` 0: the request's line had no timestamp, nor any line before it):
+ * counted in their session, in no day, hour or block.
+ */
+export function untimedRequests(l: Ledger): number {
+  let n = 0;
+  for (let at = F.TS; at < l.data.length; at += RECORD_FIELDS) if (l.data[at] === 0) n++;
+  return n;
+}
+
 export const emptyLedger = (): Ledger => ({ models: [], toolSets: [], data: new Uint32Array(0) });
