@@ -9,6 +9,7 @@ import type { ConversationOptions, Provider } from '../types.js';
 import { codexCalls } from './calls.js';
 import { CodexConversation } from './conversation.js';
 import { parse } from './parse.js';
+import { type CodexCarry, readCodexCarry } from './parser.js';
 import { codexPlace, rolloutId } from './place.js';
 
 export { codexPlace, codexRoots } from './place.js';
@@ -33,9 +34,10 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const codex: Provider<'codex'> = {
+export const codex: Provider<'codex', CodexCarry> = {
   ...codexPlace,
   parse,
+  readCarry: readCodexCarry,
   conversation,
   calls: codexCalls,
   // A spawned subagent's rollout (counted with the session that spawned it) is named by its own id.

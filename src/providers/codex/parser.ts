@@ -14,11 +14,14 @@
  * something the model wrote (usage last: the calls so far are the next request's).
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
 import { noteToolName } from '../../model/tool-sets.js';
+import { added, booleanOf, carriedCalls, listOf, nullableString, numberOf, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import { type CodexLine, type CodexTokenUsage, sameUsage } from './record.js';
 
 export interface CodexCarry {
@@ -50,6 +53,43 @@ export const emptyCodexCarry = (): CodexCarry => ({
   open: null,
   replayFrom: null,
 });
+
+const usageOf = (v: unknown): CodexTokenUsage | undefined => {
+  const o = obj(v);
+  if (o === null) return undefined;
+  const [input, cached, output, reasoning, total] = [o.input, o.cached, o.output, o.reasoning, o.total].map(
+    numberOf,
+  );
+  if (input === undefined || cached === undefined || output === undefined) return undefined;
+  if (reasoning === undefined || total === undefined) return undefined;
+  return { input, cached, output, reasoning, total };
+};
+
+const orderOf = (v: unknown): 'before' | 'after' | null | undefined =>
+  v === null || v === 'before' || v === 'after' ? v : undefined;
+
+const nullableNumber = (v: unknown): number | null | undefined => (v === null ? null : numberOf(v));
+
+/** A `CodexCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readCodexCarry: CarryReader<CodexCarry> = (stored) => {
+  const o = obj(stored);
+  if (o === null) return undefined;
+  const c = {
+    pending: carriedCalls(o.pending, stringOf),
+    model: nullableString(o.model),
+    previousTotal: o.previousTotal === null ? null : usageOf(o.previousTotal),
+    boundaryOpen: booleanOf(o.boundaryOpen),
+    order: added(o.order, orderOf, null),
+    calls: added(o.calls, (v) => listOf(v, stringOf), []),
+    open: added(o.open, nullableNumber, null),
+    replayFrom: added(o.replayFrom, nullableNumber, null),
+  };
+  const { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom } = c;
+  if (pending === undefined || model === undefined || previousTotal === undefined) return undefined;
+  if (boundaryOpen === undefined || order === undefined || calls === undefined) return undefined;
+  if (open === undefined || replayFrom === undefined) return undefined;
+  return { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom };
+};
 
 /**
  * How long after a subagent's creation a record may be stamped and still be its parent's, replayed.
