@@ -123,6 +123,9 @@ function fileProblems(p: ParsedFile, o: ProblemSink): void {
   }
 }
 
+/** How `costOf` (`sessions.ts`) names a model's fast-mode requests when they have no price. */
+export const FAST_SUFFIX = ' fast';
+
 /** The unpriced-model problems of a whole document, from its sessions' unpriced tokens. */
 export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][] }>, o: ProblemSink): void {
   const unpriced = new Map<string, number>();
@@ -134,7 +137,9 @@ export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][
         kind: 'unpriced-model',
         path: model,
         count: tokens,
-        detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
+        detail: model.endsWith(FAST_SUFFIX)
+          ? `${tokens.toLocaleString('en-US')} tokens in fast mode on a model whose fast-mode price cctop does not know (model/pricing-speed.ts): shown as no price`
+          : `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
       },
       null,
       o.nowMs,

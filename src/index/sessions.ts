@@ -16,7 +16,13 @@ import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
-import { type KeptProblem, type ProblemSink, problemsOfFile, unpricedProblems } from './build-problems.js';
+import {
+  FAST_SUFFIX,
+  type KeptProblem,
+  type ProblemSink,
+  problemsOfFile,
+  unpricedProblems,
+} from './build-problems.js';
 import { byPath, dedupeGroups, type Group, group, groupKey, isSubagent, type ParsedFile } from './group.js';
 import { sortSessions } from './render.js';
 import type { SessionFacts, SessionRecord } from './session-record.js';
@@ -147,7 +153,7 @@ function costOf(
     const t = m.tokens;
     // A fast request is unpriced when its model has no fast-mode multiple (`model/pricing-speed.ts`).
     unpriced.push([
-      m.fast === true ? `${m.model} fast` : m.model,
+      m.fast === true ? `${m.model}${FAST_SUFFIX}` : m.model,
       (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0),
     ]);
   }

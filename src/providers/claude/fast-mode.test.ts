@@ -168,6 +168,28 @@ describe('fast mode as a user sees it, through the built CLI', () => {
     expect(rows.map((l) => l.trim().split(/\s{2,}/)[0])).toEqual(['opus-4.6', 'opus-4.6 fast']);
   });
 
+  it('doctor names fast mode on a model without a known multiple, and the session reads no price for it', () => {
+    home.write(
+      home.claudeFile('-w-app', 'fast-2.jsonl'),
+      jsonl({
+        ...response(3, '2026-11-03T10:00:00.000Z', 100_000, 'fast', 'claude-sonnet-4-5-20250929'),
+        sessionId: 'fast-2',
+      }),
+      Date.parse('2026-11-04T00:00:00Z'),
+    );
+    const doctor = run(['doctor']).out.split('\n');
+    const at = doctor.findIndex((l) => l.startsWith('  Models without a price'));
+    expect(doctor.slice(at, at + 2)).toEqual([
+      '  Models without a price (shown as no price, never $0) (1)',
+      '    claude-sonnet-4-5-20250929 fast: 100,010 tokens in fast mode on a model whose fast-mode price cctop does not know (model/pricing-speed.ts): shown as no price',
+    ]);
+    const sessions = JSON.parse(run(['--json']).out).sessions as {
+      id: string;
+      cost: { usd: number | null };
+    }[];
+    expect(sessions.find((x) => x.id === 'fast-2')?.cost.usd).toBeNull();
+  });
+
   it('the status line marks the model `fast` when the newest response ran in fast mode', () => {
     const path = home.claudeFile('-w-app', 'fast-1.jsonl');
     const input = JSON.stringify({ session_id: 'fast-1', transcript_path: path, model: { id: OPUS } });
