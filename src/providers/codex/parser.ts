@@ -41,6 +41,11 @@ export interface CodexCarry {
    * rollout; absent in an older carry.
    */
   replayFrom?: number | null;
+  /**
+   * The newest prompt seen in that window, cut to a title (`oneLine`): the parent's replayed prompts
+   * come first, the subagent's own task last, so it is the subagent's title once the replay is over.
+   */
+  replayPrompt?: string | null;
 }
 
 export const emptyCodexCarry = (): CodexCarry => ({
@@ -52,6 +57,7 @@ export const emptyCodexCarry = (): CodexCarry => ({
   calls: [],
   open: null,
   replayFrom: null,
+  replayPrompt: null,
 });
 
 const usageOf = (v: unknown): CodexTokenUsage | undefined => {
@@ -83,12 +89,13 @@ export const readCodexCarry: CarryReader<CodexCarry> = (stored) => {
     calls: added(o.calls, (v) => listOf(v, stringOf), []),
     open: added(o.open, nullableNumber, null),
     replayFrom: added(o.replayFrom, nullableNumber, null),
+    replayPrompt: added(o.replayPrompt, nullableString, null),
   };
-  const { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom } = c;
+  const { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom, replayPrompt } = c;
   if (pending === undefined || model === undefined || previousTotal === undefined) return undefined;
   if (boundaryOpen === undefined || order === undefined || calls === undefined) return undefined;
-  if (open === undefined || replayFrom === undefined) return undefined;
-  return { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom };
+  if (open === undefined || replayFrom === undefined || replayPrompt === undefined) return undefined;
+  return { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom, replayPrompt };
 };
 
 /**
@@ -137,6 +144,7 @@ export class CodexParser {
   private calls: string[];
   private open: number | null;
   private replayFrom: number | null;
+  private replayPrompt: string | null;
 
   constructor(
     readonly facts: FileFacts,
@@ -151,6 +159,7 @@ export class CodexParser {
     this.calls = [...(carry.calls ?? [])];
     this.open = carry.open ?? null;
     this.replayFrom = carry.replayFrom ?? null;
+    this.replayPrompt = carry.replayPrompt ?? null;
   }
 
   carry(): CodexCarry {
@@ -163,6 +172,7 @@ export class CodexParser {
       calls: [...this.calls],
       open: this.open,
       replayFrom: this.replayFrom,
+      replayPrompt: this.replayPrompt,
     };
   }
 
@@ -182,6 +192,8 @@ export class CodexParser {
     if (this.replayFrom === null) return false;
     if (ms !== null && ms >= this.replayFrom + REPLAY_MS) {
       this.replayFrom = null;
+      noteFirstPrompt(this.facts, this.replayPrompt);
+      this.replayPrompt = null;
       return false;
     }
     return true;
@@ -251,7 +263,8 @@ export class CodexParser {
         this.order = null;
         this.calls = [];
         this.open = null;
-        noteFirstPrompt(f, l.text);
+        if (this.replayed(l.ms)) this.replayPrompt = oneLine(l.text);
+        else noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       }

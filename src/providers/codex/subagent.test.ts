@@ -60,6 +60,11 @@ const tokens = (at: string, total: Usage, last?: Usage) => ({
     },
   },
 });
+const said = (at: string, message: string) => ({
+  timestamp: at,
+  type: 'event_msg',
+  payload: { type: 'user_message', message, images: [] },
+});
 const SPAWNED = {
   subagent: { thread_spawn: { parent_thread_id: PARENT, depth: 1, agent_role: 'explorer' } },
 };
@@ -77,6 +82,7 @@ const parentLines = [
 const replay = (stamp = '2026-11-02T08:03:00.200Z') => [
   meta(stamp, PARENT, 'cli'),
   context(stamp),
+  said(stamp, 'fix the flaky test'),
   call(stamp, 'call_p1'),
   tokens(stamp, [1_000, 100, 200], [1_000, 100, 200]),
   tokens('2026-11-02T08:03:00.201Z', [1_500, 150, 300], [500, 50, 100]),
@@ -86,6 +92,8 @@ const replay = (stamp = '2026-11-02T08:03:00.200Z') => [
 const childLines = [
   meta('2026-11-02T08:03:00.200Z', CHILD, SPAWNED),
   ...replay(),
+  // The subagent's own task, given as it is created.
+  said('2026-11-02T08:03:00.230Z', 'find where the timeout is set'),
   context('2026-11-02T08:03:01.500Z'),
   call('2026-11-02T08:03:03.000Z', 'call_c1'),
   tokens('2026-11-02T08:03:04.000Z', [100, 10, 20], [100, 10, 20]),
@@ -145,6 +153,8 @@ describe('reading a spawned subagent', () => {
     expect(result.facts.parentSession).toBe(PARENT);
     expect(result.facts.sessionId).toBe(CHILD);
     expect(result.facts.tools).toEqual({ shell: { calls: 1, failed: 0 } });
+    // Its title is its own task, not the parent's first prompt replayed.
+    expect(result.facts.titles.firstPrompt).toBe('find where the timeout is set');
   });
 
   it('measures its first running total from the parent replayed, when the records carry only totals', () => {
