@@ -153,7 +153,7 @@ function costCard(r) {
             h(
               'tr',
               null,
-              td(shortModel(m.model)),
+              td(m.fast === true ? `${shortModel(m.model)} fast` : shortModel(m.model)),
               td(String(m.requests), true),
               td(tokens(totalTokens(m.tokens)), true),
               td(usd(m.usd, included && m.usd !== null), true),

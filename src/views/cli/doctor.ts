@@ -29,6 +29,7 @@ const KIND_TITLE: Record<ProblemKind, string> = {
   'partial-line': 'Unfinished last lines',
   'inconsistent-usage': 'Token counts that do not add up',
   'unpriced-model': 'Models without a price (shown as no price, never $0)',
+  'untimed-requests': 'Requests without a timestamp (in their session, in no day or block)',
   cache: 'Index',
 };
 

@@ -17,6 +17,10 @@ export { clip, width };
 export const shortModel = (model: string | null): string =>
   sharedShortModel(model === null ? null : safeLine(model));
 
+/** A model as a cost row names it, marked `fast` for its requests served in fast mode (a dearer price). */
+export const modelLabel = (model: string | null, fast: boolean | undefined): string =>
+  fast === true ? `${shortModel(model)} fast` : shortModel(model);
+
 export function padEnd(s: string, cells: number): string {
   const f = clip(s, cells);
   return f + ' '.repeat(Math.max(0, cells - width(f)));

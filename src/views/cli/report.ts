@@ -19,6 +19,7 @@ import {
   counted,
   duration,
   localClock,
+  modelLabel,
   padEnd,
   padStart,
   percent,
@@ -76,7 +77,7 @@ function costSection(r: SessionReport, p: Paint, w: number): string[] {
   const out: string[] = [];
   for (const m of r.cost.byModel) {
     out.push(
-      `  ${padEnd(shortModel(m.model), 22)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
+      `  ${padEnd(modelLabel(m.model, m.fast), 22)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
     );
   }
   if (s.cost.unpriced.length > 0)

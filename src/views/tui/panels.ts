@@ -12,7 +12,18 @@ import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
-import { clip, counted, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import {
+  clip,
+  counted,
+  modelLabel,
+  padEnd,
+  padStart,
+  percent,
+  shortModel,
+  tokens,
+  UNKNOWN,
+  usd,
+} from '../cli/format.js';
 import { breakdownLines, sparkline } from '../cli/report.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
@@ -202,7 +213,7 @@ function costPanel(s: SessionDoc, p: Paint, columns: number): string[] {
   ];
   for (const m of s.cost.byModel)
     out.push(
-      `  ${padEnd(shortModel(m.model), 20)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
+      `  ${padEnd(modelLabel(m.model, m.fast), 20)} ${padStart(usd(m.usd), 9)}  ${padStart(tokens(totalTokens(m.tokens)), 7)} tokens  ${m.requests} requests`,
     );
   if (s.cost.unpriced.length > 0)
     out.push(p.amber(`  no price for ${s.cost.unpriced.map(safeLine).join(', ')}`));
