@@ -10,8 +10,20 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
-import { approvalsDir, openRequests } from '../../approvals/store.js';
-import { type Answer, type Answerer, MAX_ANSWER_CHARS, type Verdict } from '../../approvals/types.js';
+import {
+  allRequests,
+  appendApprovalJournal,
+  approvalsDir,
+  openRequests,
+  settlementOf,
+} from '../../approvals/store.js';
+import {
+  type Answer,
+  type Answerer,
+  MAX_ANSWER_CHARS,
+  settledWords,
+  type Verdict,
+} from '../../approvals/types.js';
 import type { Env } from '../../providers/types.js';
 import { runtimeDir } from '../../runtime/dir.js';
 import { safeLine } from '../terminal-text.js';
@@ -129,6 +141,17 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     return APPROVE_EXIT.usage;
   }
   if (picked.kind === 'none') {
+    // The session's newest request, answered or released a moment ago: a late answer is told what became of it.
+    const last = allRequests(dir)
+      .filter((r) => r.session === id || (id.length > 0 && r.session.startsWith(id)))
+      .at(-1);
+    const settled = last === undefined ? null : settlementOf(dir, last.id);
+    if (last !== undefined && settled !== null) {
+      const late: Answer = { verdict, by: cliAnswerer(io.env), at: now };
+      const words = `no longer open: ${settledWords(settled)}`;
+      appendApprovalJournal(rt.path, { kind: 'refused', request: last, answer: late, why: words });
+      return said(io, { kind: 'refused', why: 'closed', words, request: last }, values.json === true);
+    }
     io.err(
       `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
     );
