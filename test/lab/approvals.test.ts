@@ -171,6 +171,18 @@ describe.skipIf(missing !== null)(
       expect(journal.map((j) => [j.kind, j.kind === 'settled' ? j.settlement.kind : null])).toEqual([
         ['settled', 'delivered'],
       ]);
+      // cctop explain shows who answered, how and from where.
+      const explained = await runCli(['explain', req.session, '--json'], s.env);
+      expect(explained.code, explained.err).toBe(0);
+      const answers = (JSON.parse(explained.out) as { answers: { settlement: { answer: unknown } }[] })
+        .answers;
+      expect(answers.map((a) => a.settlement.answer)).toEqual([
+        {
+          verdict: { kind: 'allow' },
+          by: { via: 'cli', who: userInfo().username, from: hostname() },
+          at: expect.any(Number),
+        },
+      ]);
     });
 
     it('a deny carries its reason to the model, and the command does not run', async () => {
