@@ -27,6 +27,7 @@ import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
 import { attachment } from './download.js';
 import { handoffRoutes } from './handoff.js';
+import { heldRoutes, isHeldAnswerPath } from './held.js';
 import type { RemoteFetches } from './hosts-fetch.js';
 import { hostRoutes } from './hosts-routes.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
@@ -195,7 +196,7 @@ function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
     if (
       c.req.method !== 'GET' &&
       c.req.method !== 'HEAD' &&
-      !(c.req.method === 'POST' && isActingPath(rawPath(c)))
+      !(c.req.method === 'POST' && (isActingPath(rawPath(c)) || isHeldAnswerPath(rawPath(c))))
     ) {
       c.header('Allow', 'GET, HEAD');
       return refuse(c, 405, 'this server only reads (GET), but for answering an approval');
@@ -362,6 +363,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   hostRoutes(app, { remote: d.remote ?? null, resolve });
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
+  heldRoutes(app, d.env ?? null);
   searchRoutes(app, d.env ?? null);
   handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
