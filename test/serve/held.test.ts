@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HoldResult, startHold } from '../../src/approvals/hold.js';
+import { linkKey, linkPath } from '../../src/approvals/sign.js';
 import { approvalsDir } from '../../src/approvals/store.js';
 import { APPROVAL_VERSION, type ApprovalRequest } from '../../src/approvals/types.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
@@ -100,6 +101,38 @@ describe('answering a held request from the dashboard', () => {
     expect(((await again.json()) as { error: string }).error).toMatch(
       /^no longer open: answered \(deny: not on a Monday\) by the dashboard’s token holder via dashboard from 127\.0\.0\.1 \(cctop serve on .+\)$/,
     );
+  });
+
+  it('a signed link answers without the token, once: its page shows what it does, only its POST acts', async () => {
+    const h = held();
+    const key = linkKey(runtime)!;
+    const claim = {
+      id: h.request.id,
+      verdict: 'deny' as const,
+      via: 'ntfy' as const,
+      expiresAt: h.request.expiresAt,
+    };
+    const link = `${url}${linkPath(key, claim)}`;
+    const page = await fetch(link);
+    expect([page.status, await page.text()]).toEqual([
+      200,
+      expect.stringContaining('<p>Deny Bash: touch lab-approved.txt?</p><form method="post"'),
+    ]);
+    const forged = await fetch(link.replace('/deny?', '/allow?'), { method: 'POST' });
+    expect(forged.status).toBe(403);
+    const used = await fetch(link, { method: 'POST' });
+    expect([used.status, await used.text()]).toEqual([200, expect.stringContaining('<p>Denied.</p>')]);
+    const out = await h.done;
+    expect(
+      out.kind === 'delivered' ? [out.answer.verdict, out.answer.by.via, out.answer.by.who] : out,
+    ).toEqual([{ kind: 'deny', reason: null }, 'ntfy', 'the holder of a ntfy link']);
+    const again = await fetch(link, { method: 'POST' });
+    expect([again.status, await again.text()]).toEqual([
+      409,
+      expect.stringContaining(
+        'Not answered: no longer open: answered (deny) by the holder of a ntfy link via ntfy',
+      ),
+    ]);
   });
 
   it('the read-only token, another origin, a form post or a bad verdict is refused, and the request stays open', async () => {

@@ -13,6 +13,7 @@
 import { hostname } from 'node:os';
 import type { Context, Hono } from 'hono';
 import { ANSWER_CONFIRM_MS, answerRequest } from '../../approvals/answer.js';
+import { checkLink, isLinkVerdict, isLinkVia, linkKey } from '../../approvals/sign.js';
 import { approvalsDir, isRequestId, openRequests, readRequestFile } from '../../approvals/store.js';
 import { type ApprovalRequest, MAX_ANSWER_CHARS, type Verdict } from '../../approvals/types.js';
 import { obj, str } from '../../model/json.js';
@@ -27,6 +28,27 @@ const MAX_HELD_BODY_BYTES = 4 * MAX_ANSWER_CHARS + 1024;
 
 const HELD_ANSWER = /^\/api\/held\/[0-9a-f]{32}\/answer$/;
 export const isHeldAnswerPath = (path: string): boolean => HELD_ANSWER.test(path);
+
+/** A signed answer link (`approvals/sign.ts`): taken without the token, its signature being the credential. */
+const SIGNED = /^\/act\/[0-9a-f]{32}\/(allow|deny)$/;
+export const isSignedLinkPath = (path: string): boolean => SIGNED.test(path);
+
+/** The page a signed link opens in a browser: what it answers, and one button that does it (no script). */
+function linkPage(
+  request: ApprovalRequest | null,
+  verdict: string,
+  action: string,
+  note: string | null,
+): string {
+  const esc = (t: string) =>
+    t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  const what = request === null ? 'this request' : `${request.tool ?? 'a request'}: ${request.input ?? ''}`;
+  const body =
+    note !== null
+      ? `<p>${esc(note)}</p>`
+      : `<p>${verdict === 'allow' ? 'Allow' : 'Deny'} ${esc(what)}?</p><form method="post" action="${esc(action)}"><button type="submit">${verdict === 'allow' ? 'Allow' : 'Deny'}</button></form>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>cctop: answer</title></head><body>${body}</body></html>`;
+}
 
 /** What `GET /api/held` answers. */
 export interface HeldList {
@@ -87,6 +109,69 @@ export function heldRoutes(app: Hono<ServeEnv>, env: Env | null): void {
     const dir = rt.kind === 'ok' ? approvalsDir(rt.path) : null;
     return rt.kind === 'ok' && dir !== null ? { runtime: rt.path, dir } : null;
   };
+  /**
+   * A signed link: checked, then answered like any other answer (the first wins), as the way it was
+   * sent (`via`). A GET shows what it would do and a button; only the POST acts, so a link preview or
+   * a prefetch never answers.
+   */
+  const signed = async (c: AnyContext, act: boolean) => {
+    const d = dirs();
+    const key = d === null ? null : linkKey(d.runtime);
+    const id = c.req.param('id') ?? '';
+    const verdict = c.req.param('verdict') ?? '';
+    const via = c.req.query('via') ?? '';
+    const exp = Number(c.req.query('exp'));
+    const sig = c.req.query('sig') ?? '';
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    const page = (status: 200 | 403 | 409 | 503, request: ApprovalRequest | null, note: string | null) =>
+      c.html(
+        linkPage(request, verdict, new URL(c.req.url).pathname + new URL(c.req.url).search, note),
+        status,
+      );
+    if (d === null || key === null)
+      return page(503, null, 'This server has no runtime directory: nothing is held here.');
+    if (!isLinkVerdict(verdict) || !isLinkVia(via) || !Number.isSafeInteger(exp))
+      return page(403, null, 'This link is not one cctop signed.');
+    const check = checkLink(key, { id, verdict, via, expiresAt: exp }, sig, Date.now());
+    if (check === 'bad') return page(403, null, 'This link is not one cctop signed.');
+    const request = readRequestFile(d.dir, id);
+    if (check === 'expired' || request === null)
+      return page(
+        409,
+        request,
+        'Not answered: this request is over (its hold ran out); answer it at the agent’s own dialog.',
+      );
+    if (!act) return page(200, request, null);
+    const by = {
+      via,
+      who: `the holder of a ${via} link`,
+      from: `${c.env?.incoming.socket.remoteAddress ?? 'an unknown address'} (cctop serve on ${hostname()})`,
+    };
+    const v: Verdict = verdict === 'allow' ? { kind: 'allow' } : { kind: 'deny', reason: null };
+    const out = await answerRequest(
+      {
+        ...d,
+        now: Date.now,
+        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+        confirmMs: ANSWER_CONFIRM_MS,
+      },
+      request,
+      { verdict: v, by, at: Date.now() },
+    );
+    if (out.kind === 'refused') return page(409, request, `Not answered: ${out.words}.`);
+    return page(
+      200,
+      request,
+      out.kind === 'delivered'
+        ? verdict === 'allow'
+          ? 'Allowed.'
+          : 'Denied.'
+        : 'Sent; the agent has not taken it yet.',
+    );
+  };
+  app.get('/act/:id/:verdict', (c) => signed(c, false));
+  app.post('/act/:id/:verdict', (c) => signed(c, true));
 
   app.get('/api/held', (c) => {
     const d = dirs();
