@@ -101,75 +101,81 @@ async function readVerdict(c: AnyContext): Promise<Verdict | string> {
   }
 }
 
+interface Dirs {
+  runtime: string;
+  dir: string;
+}
+
+/** The runtime directory and its approvals folder, or null when refused (or no environment). */
+function dirsOf(env: Env | null): Dirs | null {
+  if (env === null) return null;
+  const rt = runtimeDir(env);
+  const dir = rt.kind === 'ok' ? approvalsDir(rt.path) : null;
+  return rt.kind === 'ok' && dir !== null ? { runtime: rt.path, dir } : null;
+}
+
+/**
+ * A signed link: checked, then answered like any other answer (the first wins), as the way it was
+ * sent (`via`). A GET shows what it would do and a button; only the POST acts, so a link preview or
+ * a prefetch never answers.
+ */
+async function signedLink(c: AnyContext, d: Dirs | null, act: boolean) {
+  const key = d === null ? null : linkKey(d.runtime);
+  const id = c.req.param('id') ?? '';
+  const verdict = c.req.param('verdict') ?? '';
+  const via = c.req.query('via') ?? '';
+  const exp = Number(c.req.query('exp'));
+  const sig = c.req.query('sig') ?? '';
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  const page = (status: 200 | 403 | 409 | 503, request: ApprovalRequest | null, note: string | null) =>
+    c.html(linkPage(request, verdict, new URL(c.req.url).pathname + new URL(c.req.url).search, note), status);
+  if (d === null || key === null)
+    return page(503, null, 'This server has no runtime directory: nothing is held here.');
+  if (!isLinkVerdict(verdict) || !isLinkVia(via) || !Number.isSafeInteger(exp))
+    return page(403, null, 'This link is not one cctop signed.');
+  const check = checkLink(key, { id, verdict, via, expiresAt: exp }, sig, Date.now());
+  if (check === 'bad') return page(403, null, 'This link is not one cctop signed.');
+  const request = readRequestFile(d.dir, id);
+  if (check === 'expired' || request === null)
+    return page(
+      409,
+      request,
+      'Not answered: this request is over (its hold ran out); answer it at the agent’s own dialog.',
+    );
+  if (!act) return page(200, request, null);
+  const by = {
+    via,
+    who: `the holder of a ${via} link`,
+    from: `${c.env?.incoming.socket.remoteAddress ?? 'an unknown address'} (cctop serve on ${hostname()})`,
+  };
+  const v: Verdict = verdict === 'allow' ? { kind: 'allow' } : { kind: 'deny', reason: null };
+  const out = await answerRequest(
+    {
+      ...d,
+      now: Date.now,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      confirmMs: ANSWER_CONFIRM_MS,
+    },
+    request,
+    { verdict: v, by, at: Date.now() },
+  );
+  if (out.kind === 'refused') return page(409, request, `Not answered: ${out.words}.`);
+  return page(
+    200,
+    request,
+    out.kind === 'delivered'
+      ? verdict === 'allow'
+        ? 'Allowed.'
+        : 'Denied.'
+      : 'Sent; the agent has not taken it yet.',
+  );
+}
+
 /** The routes, for a server whose environment says where the runtime directory is (`env` null: none). */
 export function heldRoutes(app: Hono<ServeEnv>, env: Env | null): void {
-  const dirs = (): { runtime: string; dir: string } | null => {
-    if (env === null) return null;
-    const rt = runtimeDir(env);
-    const dir = rt.kind === 'ok' ? approvalsDir(rt.path) : null;
-    return rt.kind === 'ok' && dir !== null ? { runtime: rt.path, dir } : null;
-  };
-  /**
-   * A signed link: checked, then answered like any other answer (the first wins), as the way it was
-   * sent (`via`). A GET shows what it would do and a button; only the POST acts, so a link preview or
-   * a prefetch never answers.
-   */
-  const signed = async (c: AnyContext, act: boolean) => {
-    const d = dirs();
-    const key = d === null ? null : linkKey(d.runtime);
-    const id = c.req.param('id') ?? '';
-    const verdict = c.req.param('verdict') ?? '';
-    const via = c.req.query('via') ?? '';
-    const exp = Number(c.req.query('exp'));
-    const sig = c.req.query('sig') ?? '';
-    c.header('Cache-Control', 'no-store');
-    c.header('Referrer-Policy', 'no-referrer');
-    const page = (status: 200 | 403 | 409 | 503, request: ApprovalRequest | null, note: string | null) =>
-      c.html(
-        linkPage(request, verdict, new URL(c.req.url).pathname + new URL(c.req.url).search, note),
-        status,
-      );
-    if (d === null || key === null)
-      return page(503, null, 'This server has no runtime directory: nothing is held here.');
-    if (!isLinkVerdict(verdict) || !isLinkVia(via) || !Number.isSafeInteger(exp))
-      return page(403, null, 'This link is not one cctop signed.');
-    const check = checkLink(key, { id, verdict, via, expiresAt: exp }, sig, Date.now());
-    if (check === 'bad') return page(403, null, 'This link is not one cctop signed.');
-    const request = readRequestFile(d.dir, id);
-    if (check === 'expired' || request === null)
-      return page(
-        409,
-        request,
-        'Not answered: this request is over (its hold ran out); answer it at the agent’s own dialog.',
-      );
-    if (!act) return page(200, request, null);
-    const by = {
-      via,
-      who: `the holder of a ${via} link`,
-      from: `${c.env?.incoming.socket.remoteAddress ?? 'an unknown address'} (cctop serve on ${hostname()})`,
-    };
-    const v: Verdict = verdict === 'allow' ? { kind: 'allow' } : { kind: 'deny', reason: null };
-    const out = await answerRequest(
-      {
-        ...d,
-        now: Date.now,
-        sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-        confirmMs: ANSWER_CONFIRM_MS,
-      },
-      request,
-      { verdict: v, by, at: Date.now() },
-    );
-    if (out.kind === 'refused') return page(409, request, `Not answered: ${out.words}.`);
-    return page(
-      200,
-      request,
-      out.kind === 'delivered'
-        ? verdict === 'allow'
-          ? 'Allowed.'
-          : 'Denied.'
-        : 'Sent; the agent has not taken it yet.',
-    );
-  };
+  const dirs = () => dirsOf(env);
+  const signed = (c: AnyContext, act: boolean) => signedLink(c, dirs(), act);
   app.get('/act/:id/:verdict', (c) => signed(c, false));
   app.post('/act/:id/:verdict', (c) => signed(c, true));
 
