@@ -24,7 +24,6 @@
  * Not here: the process itself (`bin.ts`: the deadline timer, the exit code), the field spellings
  * (`reduce.ts`).
  */
-import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Hold, HoldResult } from '../approvals/hold.js';
 import { type HookDecider, MAX_HOLD_SECONDS, type ReleaseWhy } from '../approvals/types.js';
@@ -235,6 +234,7 @@ async function startHolding(
   const { approvalsDir } = await import('../approvals/store.js');
   const { startHold } = await import('../approvals/hold.js');
   const { APPROVAL_VERSION, MAX_QUESTIONS } = await import('../approvals/types.js');
+  const { randomBytes } = await import('node:crypto');
   const dir = approvalsDir(r.dir);
   if (dir === null) return null;
   const payload = r.payload;
