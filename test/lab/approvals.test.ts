@@ -10,12 +10,15 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { linkKey, linkPath } from '../../src/approvals/sign.js';
 import { readApprovalJournal } from '../../src/approvals/store.js';
 import { pidRuns } from '../../src/pid.js';
 import { type Ran, runCli } from '../../src/test-support/cli-run.js';
 import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
+import { HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serve/chromium.js';
+import { serve as startServe, TOKEN } from '../serve/helpers.js';
 import { promptFor } from './conformance.js';
 
 const pin = PINS.claude;
@@ -89,12 +92,24 @@ async function startClaude(script: string): Promise<Session> {
 }
 
 /** The open requests, as `cctop approve --list --json` gives them, once there is one. */
-async function waitingRequest(s: Session): Promise<{ session: string; kind: string; tool: string }> {
+async function waitingRequest(
+  s: Session,
+): Promise<{ id: string; session: string; kind: string; tool: string; input: string; expiresAt: number }> {
   const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     const r = await runCli(['approve', '--list', '--json'], s.env);
-    const requests = (JSON.parse(r.out) as { requests: { session: string; kind: string; tool: string }[] })
-      .requests;
+    const requests = (
+      JSON.parse(r.out) as {
+        requests: {
+          id: string;
+          session: string;
+          kind: string;
+          tool: string;
+          input: string;
+          expiresAt: number;
+        }[];
+      }
+    ).requests;
     if (requests.length > 0) return requests[0]!;
     if (Date.now() > deadline)
       throw new Error(`no request was held; the screen:\n${s.term.screen().join('\n')}`);
@@ -217,6 +232,58 @@ describe.skipIf(missing !== null)(
       );
       const kinds = readApprovalJournal(s.runtime).map((j) => j.kind);
       expect(kinds).toEqual(['settled', 'refused']);
+    });
+
+    it.skipIf(!HAVE_CHROMIUM)(
+      `the dashboard's Needs you list in Chromium denies with a reason, and the model reads it${HAVE_CHROMIUM ? '' : ` (skipped: ${NO_CHROMIUM_REASON})`}`,
+      async () => {
+        const s = await startClaude('approve');
+        sessions.push(s);
+        const req = await waitingRequest(s);
+        const served = await startServe({ env: s.env }, { providers: ['claude'] });
+        const browser = await launch();
+        try {
+          const page = await browser.page();
+          await page.goto(`http://127.0.0.1:${served.port}/?t=${TOKEN}`);
+          const card = page.locator('.held-requests .held');
+          await card.waitFor({ timeout: PATIENCE_MS });
+          expect(await card.locator('.held-input').textContent()).toBe(req.input);
+          const reason = 'lab-reason: from the dashboard';
+          await card.locator('input.held-words').fill(reason);
+          await card.locator('button.deny').click();
+          await expect
+            .poll(() => card.locator('.held-status').textContent(), { timeout: PATIENCE_MS })
+            .toBe('Denied.');
+          const results = await resultsAt(s, 'approve', 1);
+          expect(results.some((t) => t.includes(reason))).toBe(true);
+          expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(false);
+          expect(browser.problems).toEqual([]);
+        } finally {
+          await browser.close();
+          await served.close();
+        }
+      },
+      PATIENCE_MS * 3,
+    );
+
+    it('a notification’s signed Allow link, POSTed as ntfy’s button does, runs the command; used again, it is refused', async () => {
+      const s = await startClaude('approve');
+      sessions.push(s);
+      const req = await waitingRequest(s);
+      const served = await startServe({ env: s.env }, { providers: ['claude'] });
+      try {
+        const key = linkKey(s.runtime)!;
+        const link = `http://127.0.0.1:${served.port}${linkPath(key, { id: req.id, verdict: 'allow', via: 'ntfy', expiresAt: req.expiresAt })}`;
+        const used = await fetch(link, { method: 'POST' });
+        expect([used.status, await used.text()]).toEqual([200, expect.stringContaining('<p>Allowed.</p>')]);
+        const results = await resultsAt(s, 'approve', 1);
+        expect(results.some((t) => t.startsWith('lab-touched'))).toBe(true);
+        expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(true);
+        const again = await fetch(link, { method: 'POST' });
+        expect(again.status).toBe(409);
+      } finally {
+        await served.close();
+      }
     });
 
     it('a question that wants words is answered with text, and the model reads the answer', async () => {
