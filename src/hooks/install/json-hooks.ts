@@ -28,12 +28,13 @@ import { type Layout, readSettingsText, settingsText } from '../../install/jsonc
 import { InstallError, readSettings, type SettingsFile } from '../../install/settings-file.js';
 import { type Installed, readSidecar, type Sidecar } from '../../install/sidecar.js';
 import { arr, obj } from '../../model/json.js';
-import { missingPrograms, programOf } from './command.js';
+import { missingPrograms, programOf, readHookCommand } from './command.js';
 import {
   commandFor,
   commandsOf,
   elementFor,
   eventOfKey,
+  HOLD_ARG,
   hooksOf,
   innerAt,
   isCurrentCommand,
@@ -233,6 +234,25 @@ function planRemove(
   return { kind: 'write', text: out, sidecar: left };
 }
 
+/** A note per event whose hook holds requests for an answer from cctop (`--approvals`), with how long. */
+function holdNotes(
+  spec: JsonHooksSpec,
+  program: readonly string[],
+  hooks: Record<string, unknown>,
+): string[] {
+  const notes: string[] = [];
+  for (const [event, list] of Object.entries(hooks))
+    for (const el of arr(list) ?? [])
+      for (const c of commandsOf(spec, el)) {
+        const read = readHookCommand(c, program);
+        if (read?.event === event && read.rest[0] === HOLD_ARG)
+          notes.push(
+            `${event} holds each request up to ${read.rest[1]} s for an answer from cctop (docs/act.md)`,
+          );
+      }
+  return notes;
+}
+
 /** How cctop's hooks stand in the file, read only. A file that does not read is reported, not refused. */
 export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[]): PartStatus {
   const status = emptyStatus(spec.target.path, spec.target.label, []);
@@ -266,6 +286,6 @@ export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[])
     }
   }
   status.gone = [...gone];
-  status.notes = spec.notes(file.value);
+  status.notes = [...spec.notes(file.value), ...holdNotes(spec, program, hooks)];
   return status;
 }

@@ -77,6 +77,9 @@ describe('cctop hooks', () => {
     out = [];
     expect(await main(['hooks', 'status', '--agent', 'claude'], io)).toBe(0);
     expect(out[0]).toMatch(/^Claude Code: installed/);
+    expect(out).toContain(
+      '    PermissionRequest holds each request up to 600 s for an answer from cctop (docs/act.md)',
+    );
     expect(await main(['hooks', 'install', '--agent', 'claude'], io)).toBe(0);
     expect(permissionHook()).toEqual([[['hook claude PermissionRequest', 10]]]);
     expect(await main(['hooks', 'remove', '--agent', 'claude'], io)).toBe(0);
