@@ -286,6 +286,31 @@ describe.skipIf(missing !== null)(
       }
     });
 
+    it('the live table answers: a on the waiting row shows the call, y allows it, and the command runs', async () => {
+      const s = await startClaude('approve');
+      sessions.push(s);
+      await waitingRequest(s);
+      const table = new Terminal(`cctop-approvals-table-${process.pid}`, 'table', PATIENCE_MS);
+      try {
+        table.cctop(join(s.runtime, '..'), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
+        await table.until('the Claude Code session', (l) => l.join('\n').includes('lab script approve'));
+        table.keys('a');
+        await table.until('the question', (l) =>
+          l.some((x) => x.includes('Allow Bash: touch lab-approved.txt && echo lab-touched?  y: allow')),
+        );
+        table.keys('y');
+        await table.until('the answer taken', (l) => l.some((x) => x.includes('allowed: Bash')));
+        const results = await resultsAt(s, 'approve', 1);
+        expect(results.some((t) => t.startsWith('lab-touched'))).toBe(true);
+        const by = readApprovalJournal(s.runtime).flatMap((j) =>
+          j.kind === 'settled' && j.settlement.kind === 'delivered' ? [j.settlement.answer.by.via] : [],
+        );
+        expect(by).toEqual(['table']);
+      } finally {
+        table.stop();
+      }
+    });
+
     it('a question that wants words is answered with text, and the model reads the answer', async () => {
       const s = await startClaude('ask');
       sessions.push(s);
