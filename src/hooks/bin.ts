@@ -110,6 +110,9 @@ try {
     pid: process.pid,
   });
   await run.done;
+  // A held request's decision is written last: on a system where a pipe is written asynchronously
+  // (macOS), exiting at once could lose it. The deadline timer still bounds this wait.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
 } catch {
   // Exit 0 below, as on success.
 }
