@@ -4,8 +4,9 @@
  *
  * Claude Code alone for now. Why each other agent is not here is in `docs/act.md`: Codex asks its
  * `PermissionRequest` hook before it shows its own dialog, so holding it would hide the dialog from
- * the person at the terminal for the whole hold; the others' pinned versions have no event that
- * decides a permission while their dialog is up.
+ * the person at the terminal for the whole hold; Qwen Code 0.24.4 awaits its `PermissionRequest` hook
+ * before its dialog too (read in the pinned build); the others have no event that decides a
+ * permission while their dialog is up.
  */
 import type { HookDecider } from '../approvals/types.js';
 import type { HookAgent } from './types.js';
