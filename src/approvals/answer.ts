@@ -111,13 +111,14 @@ function closedWords(dir: string, request: ApprovalRequest, closed: string): str
     : 'no longer open: its hook is gone (the agent stopped waiting for it)';
 }
 
-/** The open requests of the session `query` names (its whole id, or a prefix of one session's), oldest first. */
-export type Pick =
+/** Which session's open requests `pickSession` found. */
+export type SessionPick =
   | { kind: 'found'; requests: ApprovalRequest[] }
   | { kind: 'none' }
   | { kind: 'ambiguous'; sessions: string[] };
 
-export function pickSession(dir: string, query: string, now: number): Pick {
+/** The open requests of the session `query` names (its whole id, or a prefix of one session's), oldest first. */
+export function pickSession(dir: string, query: string, now: number): SessionPick {
   const open = openRequests(dir, now);
   const exact = open.filter((r) => r.session === query);
   if (exact.length > 0) return { kind: 'found', requests: exact };
