@@ -365,6 +365,9 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
     }
     case 'hooks':
       return (await import('./hooks.js')).hooksCommand(args, io);
+    case 'approve':
+    case 'pending':
+      return (await import('./approve.js')).approveCommand(args, io, command === 'pending');
     case 'mcp':
       return (await import('./mcp.js')).mcpCommand(args, io);
     case 'push':
