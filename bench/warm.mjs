@@ -106,7 +106,7 @@ try {
         `${b.name}: warm on the history ÷ warm on the small one: ${(median(walls[`${b.name} --json`]) / median(walls[`${b.name} --json small`])).toFixed(2)}`,
       );
   if (args.base) {
-    const strip = (s) => s.replace(/"generatedAt":"[^"]*"/, '');
+    const strip = (s) => s.replace(/"generatedAt": ?"[^"]*"/g, '');
     console.log(
       `base --json = head --json (bar generatedAt): ${strip(outs['base --json']) === strip(outs['head --json'])}`,
     );

@@ -19,9 +19,20 @@ if (typeof enableCompileCache === 'function') {
 
 const NEWLINE = Buffer.from('\n');
 
-/** Text and bytes as one buffer: an answer is written with one system call, not one per chunk. */
+/** Text and bytes as one buffer, each copied once: an answer is written with one system call. */
 function joined(chunks: readonly (string | Uint8Array)[]): Buffer {
-  return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)));
+  let size = 0;
+  for (const c of chunks) size += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const c of chunks) {
+    if (typeof c === 'string') at += out.write(c, at);
+    else {
+      out.set(c, at);
+      at += c.length;
+    }
+  }
+  return out;
 }
 
 /**

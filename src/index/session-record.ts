@@ -257,6 +257,21 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
   return out;
 }
 
+/**
+ * Where a sealed record's parts begin, from its sizes alone (its head is not parsed), or null when
+ * they do not fit in it. For a record whose head a caller already has in another form (the warm
+ * snapshot keeps the heads apart).
+ */
+export function partsOf(record: Buffer): KeptHead['at'] | null {
+  if (record.length < HEADER_BYTES) return null;
+  const facts = HEADER_BYTES + u32(record, 0);
+  const cost = facts + u32(record, 4);
+  const spend = cost + u32(record, 8);
+  const usage = spend + u32(record, 12);
+  const signature = usage + u32(record, 16);
+  return signature > record.length ? null : { facts, cost, spend, usage, signature };
+}
+
 /** A kept session's signature. */
 export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
   const s = parse(h.sealed.record.toString('latin1', h.at.signature));

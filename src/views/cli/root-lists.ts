@@ -10,7 +10,7 @@ import { paint } from './color.js';
 import { namesHosts } from './hosts-named.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
-import { nothingListed, snapshot } from './snapshots.js';
+import { nothingListed, snapshot, warmSnapshot } from './snapshots.js';
 
 /** Other machines being read, or null when nothing names any (see `namesHosts`). */
 async function remoteOf(io: Io, values: Record<string, unknown>, demo: boolean) {
@@ -53,6 +53,16 @@ export async function jsonCommand(
 ): Promise<number> {
   const remote = await remoteOf(io, values, o.demo);
   const running: LiveSession[] = [];
+  // Nothing changed since the last answer: printed from the warm snapshot, the index not opened.
+  const warm = remote === null ? await warmSnapshot(o, io.env, running) : null;
+  if (warm !== null && warm.count > 0) {
+    const { collisionsFor } = await import('../../live/collisions-once.js');
+    const collisions = await collisionsFor(running, () => warm.titles(), { nowMs: Date.now() });
+    if (io.write) io.write([...warm.jsonChunks({ collisions }), '\n']);
+    else io.out(warm.json({ collisions }));
+    return 0;
+  }
+  running.length = 0;
   const s = await snapshot(o, io.env, false, running);
   const { collisionsFor } = await import('../../live/collisions-once.js');
   const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
