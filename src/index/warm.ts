@@ -22,10 +22,12 @@
 import {
   closeSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   renameSync,
   statSync,
+  unlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -185,9 +187,25 @@ export function keepWarm(a: WarmAnswer): void {
     writeFileSync(tmp, Buffer.concat([prefix, body]));
     utimesSync(tmp, a.nowMs / 1000, a.nowMs / 1000);
     renameSync(tmp, path);
+    forgetOthers(cacheDir(a.env));
   } catch {
     // A full disk or a read-only cache: every run then answers through the index, as before.
   }
+}
+
+/**
+ * Snapshots kept at once, as the index keeps scopes (`MAX_KEPT_SCOPES`): a new day is a new scope, and
+ * a snapshot is the size of the index's records (11 MB for 4,000 sessions), so the least recently
+ * looked at go first.
+ */
+export const MAX_WARM_SNAPSHOTS = 4;
+
+function forgetOthers(dir: string): void {
+  const kept = readdirSync(dir)
+    .filter((n) => n.startsWith('warm-') && n.endsWith('.snap'))
+    .map((n) => ({ path: join(dir, n), at: statSync(join(dir, n), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((x, y) => y.at - x.at);
+  for (const k of kept.slice(MAX_WARM_SNAPSHOTS)) unlinkSync(k.path);
 }
 
 /** The discovery digest a snapshot was written for, or null when there is none. */
@@ -245,19 +263,32 @@ export function readWarm(o: WarmOptions): WarmReading {
   }
   if (o.nowMs - sweptAt > SWEEP_EVERY_MS || o.nowMs < sweptAt)
     return declined('the last full look at the transcripts is over a minute old');
-  if (b.length < PREFIX_BYTES) return declined('the snapshot is damaged');
+  if (b.length < PREFIX_BYTES) return discarded(path, 'the snapshot is damaged');
   const headBytes = b.readUInt32LE(0);
   if (PREFIX_BYTES + headBytes > b.length || crc32(b.subarray(PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4))
-    return declined('the snapshot is damaged');
+    return discarded(path, 'the snapshot is damaged');
   const header = headerOf(b.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headBytes));
-  if (header === null) return declined('the snapshot is of another version');
-  if (header.scope !== scope) return declined('the snapshot is of other options');
+  if (header === null) return discarded(path, 'the snapshot is of another version');
+  if (header.scope !== scope) return discarded(path, 'the snapshot is of other options');
   const moved = movedSince(header, o.nowMs);
   if (moved !== null) return declined(moved);
   return {
     kind: 'answered',
     snapshot: new WarmSnapshot(header, b.subarray(PREFIX_BYTES + headBytes), time, o),
   };
+}
+
+/**
+ * Declined, and the file removed: the next answer through the index writes it whole (a snapshot
+ * kept as it is would otherwise only have its time renewed while nothing changes).
+ */
+function discarded(path: string, reason: string): WarmReading {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already, or not ours to remove: the next writer replaces it anyway.
+  }
+  return declined(reason);
 }
 
 /** What changed since the snapshot, or null when nothing it can see did. */
