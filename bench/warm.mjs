@@ -112,7 +112,7 @@ try {
     );
     console.log(`base --list = head --list: ${outs['base --list'] === outs['head --list']}`);
     console.log(
-      `base daily --json = head daily --json: ${outs['base daily --json'] === outs['head daily --json']}`,
+      `base daily --json = head daily --json (bar generatedAt): ${strip(outs['base daily --json']) === strip(outs['head daily --json'])}`,
     );
   }
 } finally {

@@ -67,7 +67,7 @@ export function budgetCommand(io: Io, spentOf: SpentOf, o: BudgetOptions): numbe
       `No budgets are set. Add a [[budget]] to ${tildify(loaded.path, home(io.env))} (docs/config.md shows how).`,
     );
   else {
-    io.out(budgetLines(states, o.color).join('\n'));
+    for (const line of budgetLines(states, o.color)) io.out(line);
     if (hosts !== null) io.out(hostsLine(hosts, o.color));
   }
   return states.some((s) => s.level === 'over') ? 1 : 0;
