@@ -21,6 +21,9 @@ const NEWLINE = Buffer.from('\n');
 
 /** Text and bytes as one buffer, each copied once: an answer is written with one system call. */
 function joined(chunks: readonly (string | Uint8Array)[]): Buffer {
+  const only = chunks.length === 1 ? chunks[0] : undefined;
+  if (only !== undefined && typeof only !== 'string')
+    return Buffer.from(only.buffer, only.byteOffset, only.length);
   let size = 0;
   for (const c of chunks) size += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
   const out = Buffer.allocUnsafe(size);

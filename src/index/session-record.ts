@@ -258,18 +258,18 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
 }
 
 /**
- * Where a sealed record's parts begin, from its sizes alone (its head is not parsed), or null when
- * they do not fit in it. For a record whose head a caller already has in another form (the warm
+ * Where a sealed record's parts begin (from its start), from its sizes alone (its head is not
+ * parsed), or null when they do not fit in it; the record is `b` from `start` to `end`. For a record whose head a caller already has in another form (the warm
  * snapshot keeps the heads apart).
  */
-export function partsOf(record: Buffer): KeptHead['at'] | null {
-  if (record.length < HEADER_BYTES) return null;
-  const facts = HEADER_BYTES + u32(record, 0);
-  const cost = facts + u32(record, 4);
-  const spend = cost + u32(record, 8);
-  const usage = spend + u32(record, 12);
-  const signature = usage + u32(record, 16);
-  return signature > record.length ? null : { facts, cost, spend, usage, signature };
+export function partsOf(b: Buffer, start = 0, end = b.length): KeptHead['at'] | null {
+  if (end - start < HEADER_BYTES || end > b.length) return null;
+  const facts = HEADER_BYTES + u32(b, start);
+  const cost = facts + u32(b, start + 4);
+  const spend = cost + u32(b, start + 8);
+  const usage = spend + u32(b, start + 12);
+  const signature = usage + u32(b, start + 16);
+  return signature > end - start ? null : { facts, cost, spend, usage, signature };
 }
 
 /** A kept session's signature. */

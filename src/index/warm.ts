@@ -49,7 +49,7 @@ import { addProblem, type KeptProblem } from './build-problems.js';
 import { loadCatalogue } from './catalogue.js';
 import { type Held, type Shown, shownOf } from './held.js';
 import type { DocumentExtras } from './picture.js';
-import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers } from './render.js';
+import { documentBytes, windowsMembers, writeSession } from './render.js';
 import { chosenProviders } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import {
@@ -57,7 +57,6 @@ import {
   decodeSpend,
   decodeUsage,
   type KeptHead,
-  keptFacts,
   type LiveInputs,
   partsOf,
   sessionKeyOf,
@@ -349,8 +348,11 @@ export class WarmSnapshot {
     });
   }
 
-  /** The document as `cctop --json` prints it, with the live fields joined when it was read. */
-  jsonChunks(extra: DocumentExtras = {}): Chunks {
+  /**
+   * The document as `cctop --json` prints it, with the live fields joined when it was read: written
+   * straight from the snapshot's bytes into one buffer, with `tail` (a newline) after it.
+   */
+  json(extra: DocumentExtras = {}, tail = ''): Buffer {
     const nowMs = this.o.nowMs;
     const shown = this.shown;
     const windows = windowsMembers(this.time, nowMs);
@@ -363,27 +365,41 @@ export class WarmSnapshot {
       totals: this.h.totals,
       ...(extra.collisions === undefined ? {} : { collisions: extra.collisions }),
     };
-    return documentChunks(frame, this.count, (i, out) => {
-      const s = this.h.sessions[i]!;
-      const part = this.part(s);
-      let spend: ReturnType<typeof decodeSpend> | undefined;
-      const windowed = {
-        tally: { usd: s.usd },
-        lastActiveAt: s.lastActiveAt,
-        spend: () => {
-          spend ??= decodeSpend(part);
-          if (spend === null)
-            throw new Error(`the warm snapshot's spend of ${s.provider} ${s.id} does not decode`);
-          return spend;
-        },
-      };
-      printSession(out, keptFacts(part), shown[i]!, windows(windowed));
-    });
-  }
-
-  /** The same as one buffer. */
-  json(extra: DocumentExtras = {}): Buffer {
-    return joinChunks(this.jsonChunks(extra));
+    const pack = this.pack;
+    // The facts and costs are most of the document; the live members and windows add about 400
+    // bytes a session.
+    const hint = pack.length + this.count * 512;
+    return documentBytes(
+      frame,
+      this.count,
+      hint,
+      (i, w) => {
+        const s = this.h.sessions[i]!;
+        const start = s.start;
+        const at = partsOf(pack, start, start + s.length);
+        if (at === null) throw new Error(`the warm snapshot's record of ${s.provider} ${s.id} does not fit`);
+        let spend: ReturnType<typeof decodeSpend> | undefined;
+        const windowed = {
+          tally: { usd: s.usd },
+          lastActiveAt: s.lastActiveAt,
+          spend: () => {
+            spend ??= decodeSpend(this.part(s));
+            if (spend === null)
+              throw new Error(`the warm snapshot's spend of ${s.provider} ${s.id} does not decode`);
+            return spend;
+          },
+        };
+        writeSession(
+          w,
+          pack,
+          [start + at.facts, start + at.cost],
+          [start + at.cost, start + at.spend],
+          shown[i]!,
+          windows(windowed),
+        );
+      },
+      tail,
+    );
   }
 
   /** Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them. */

@@ -58,7 +58,7 @@ export async function jsonCommand(
   if (warm !== null && warm.count > 0) {
     const { collisionsFor } = await import('../../live/collisions-once.js');
     const collisions = await collisionsFor(running, () => warm.titles(), { nowMs: Date.now() });
-    if (io.write) io.write([...warm.jsonChunks({ collisions }), '\n']);
+    if (io.write) io.write([warm.json({ collisions }, '\n')]);
     else io.out(warm.json({ collisions }));
     return 0;
   }
