@@ -21,6 +21,7 @@
  */
 import {
   closeSync,
+  fstatSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -253,12 +254,22 @@ export function readWarm(o: WarmOptions): WarmReading {
   const path = warmPath(o.env, scope);
   let b: Buffer;
   let sweptAt: number;
+  let fd: number;
   try {
-    b = readFileSync(path);
-    sweptAt = statSync(path).mtimeMs;
+    fd = openSync(path, 'r');
   } catch {
-    // Nothing kept warm for these options yet (or it went while being read).
+    // Nothing kept warm for these options yet.
     return declined('no snapshot is kept for these options');
+  }
+  try {
+    // The time and the bytes of one file: a snapshot replaced meanwhile is not judged by the new one's time.
+    sweptAt = fstatSync(fd).mtimeMs;
+    b = readFileSync(fd);
+  } catch {
+    // Unreadable: the index answers, and writes it again.
+    return declined('the snapshot cannot be read');
+  } finally {
+    closeSync(fd);
   }
   if (o.nowMs - sweptAt > SWEEP_EVERY_MS || o.nowMs < sweptAt)
     return declined('the last full look at the transcripts is over a minute old');
