@@ -15,9 +15,10 @@
  *
  * `npm run build` computes them once (`scripts/code-versions.mjs`) into a module beside this one, so
  * a run does not read 70 modules to learn what the build already knew. That module is trusted only
- * while the compiled code is the build's own: the compiler rewrites every module it emits, so a
- * `tsc` run without the script leaves a newer `sessions.js` than the one recorded, and the versions
- * are computed again here. Tests run the sources, which have no such module.
+ * while the compiled code is not newer than it: the compiler rewrites every module it emits, so a
+ * `tsc` run without the script leaves a `sessions.js` newer than the recorded versions, and they
+ * are computed again here. (An installed package, whose files all carry one time, keeps them.)
+ * Tests run the sources, which have no such module.
  */
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
@@ -25,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { Digest } from '../model/digest.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
-import { num, obj, str } from '../model/json.js';
+import { obj, str } from '../model/json.js';
 
 /**
  * The longest module specifier read: ours are a few dozen characters (`../../model/facts.js`), and
@@ -230,9 +231,9 @@ function computedBuildVersion(): string {
   return h.hex();
 }
 
-/** What `npm run build` wrote: the compiled module it digested last, when, and the versions. */
+/** The module `npm run build` writes the versions into, beside this one. */
 export const BUILT_VERSIONS_MODULE = 'code-versions.js';
-/** The module whose time stamps the build: the compiler rewrites it, like every module, on each run. */
+/** A compiled module the versions must not be older than: the compiler rewrites it, like every module, on each run. */
 export const STAMPED = 'index/sessions.js';
 
 interface BuiltVersions {
@@ -253,12 +254,12 @@ async function builtVersions(): Promise<BuiltVersions | null> {
     return null;
   }
   const v = obj(obj(m)?.VERSIONS);
-  const stamp = num(v?.stamp);
   const build = str(v?.build);
   const parsers = obj(v?.parsers);
-  if (stamp === null || build === null || parsers === null) return null;
-  const st = statSync(`${top}${STAMPED}`, { throwIfNoEntry: false });
-  if (st === undefined || st.mtimeMs !== stamp) return null;
+  if (build === null || parsers === null) return null;
+  const recorded = statSync(`${top}index/${BUILT_VERSIONS_MODULE}`, { throwIfNoEntry: false });
+  const compiled = statSync(`${top}${STAMPED}`, { throwIfNoEntry: false });
+  if (recorded === undefined || compiled === undefined || compiled.mtimeMs > recorded.mtimeMs) return null;
   const out = new Map<string, string>();
   for (const id of PROVIDERS) {
     const p = str(parsers[id]);
