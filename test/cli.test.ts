@@ -3,12 +3,20 @@
  * homes. `npm test` builds first.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
 import { CLI, type Ran, runCli } from '../src/test-support/cli-run.js';
-import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import {
+  claudeResponse,
+  FakeHome,
+  HAVE_CORPUS,
+  jsonl,
+  NO_CORPUS_REASON,
+} from '../src/test-support/corpus.js';
 import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 import { width } from '../src/views/cli/format.js';
 
@@ -185,6 +193,42 @@ describe.skipIf(!HAVE_CORPUS)(
     });
   },
 );
+
+describe('a warm answer', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const noClock = (out: string) => out.replace(/"generatedAt": ?"[^"]*"/g, '');
+
+  it('cctop --json and cctop daily --json with nothing changed print what the index printed, without opening it', () => {
+    const at = new Date(Date.now() - 5 * 60_000).toISOString();
+    home.write(
+      home.claudeFile('-w', 'a.jsonl'),
+      claudeResponse('m1', 40, at, 7) + claudeResponse('m2', 9, at, 3),
+    );
+    const json = cctop(['--json'], home.env);
+    const daily = cctop(['daily', '--json'], home.env);
+    expect(json.code).toBe(0);
+    const cache = join(home.dir, '.cache', 'cctop');
+    expect(readdirSync(cache).filter((n) => n.startsWith('warm-'))).toHaveLength(1);
+    // An index that cannot be opened would be rebuilt, and said so: a warm answer never opens it.
+    writeFileSync(join(cache, 'index.sqlite'), 'not a database');
+    const warm = cctop(['--json'], home.env);
+    expect(warm.err).toBe('');
+    expect(noClock(warm.out)).toBe(noClock(json.out));
+    const warmDaily = cctop(['daily', '--json'], home.env);
+    expect(warmDaily.err).toBe('');
+    expect(noClock(warmDaily.out)).toBe(noClock(daily.out));
+    // A new transcript in the folder: through the index again (which finds it damaged and says so).
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('m3', 5, at, 1));
+    const moved = cctop(['--json'], home.env);
+    expect(moved.err).toMatch(/index/);
+    expect((JSON.parse(moved.out) as SessionDocument).sessions.length).toBeGreaterThan(0);
+  });
+});
 
 describe('cctop pricing update', () => {
   it('saves a newer catalogue and every later run prices with it; a failed fetch keeps the bundled one', async () => {

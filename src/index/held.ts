@@ -15,6 +15,7 @@ import { docOf, type ShowClock } from './render.js';
 import {
   decodeSpend,
   decodeUsage,
+  encodeRecord,
   type FactsText,
   factsText,
   type KeptHead,
@@ -46,6 +47,8 @@ export interface Held {
   record(): SessionRecord;
   /** Its facts as the index keeps them and the printer joins them (`FactsText`), made once. */
   text(): FactsText;
+  /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
+  sealed(): Buffer;
 }
 
 /** A record just built (or reused from the last build) as held. */
@@ -62,6 +65,7 @@ class BuiltHeld implements Held {
   readonly unpriced: [string, number][];
   readonly tally: Tally;
   private printed: FactsText | null = null;
+  private bytes: Buffer | null = null;
 
   constructor(private readonly r: SessionRecord) {
     const f = r.facts;
@@ -93,6 +97,11 @@ class BuiltHeld implements Held {
   text(): FactsText {
     this.printed ??= factsText(this.r.facts);
     return this.printed;
+  }
+
+  sealed(): Buffer {
+    this.bytes ??= encodeRecord(this.r).record;
+    return this.bytes;
   }
 }
 
@@ -164,6 +173,10 @@ class KeptHeld implements Held {
   text(): FactsText {
     return keptFacts(this.h);
   }
+
+  sealed(): Buffer {
+    return this.h.sealed.record;
+  }
 }
 
 function broken(h: KeptHead, what: string): never {
@@ -176,7 +189,10 @@ export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */
 export type Shown = SessionLiveFields;
 
-export function shownOf(h: Held, nowMs: number): Shown {
+export function shownOf(
+  h: Pick<Held, 'provider' | 'id' | 'file' | 'project' | 'lastActiveAt' | 'deleted' | 'live'>,
+  nowMs: number,
+): Shown {
   const signal = h.live.signal;
   return {
     provider: h.provider,

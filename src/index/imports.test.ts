@@ -25,6 +25,36 @@ const READERS =
 /** Record readers discovery itself needs: OpenCode's legacy session files and Windsurf's tab list. */
 const DISCOVERY_READS = ['providers/opencode/record.js', 'providers/windsurf/record.js'];
 
+/** The modules of `dist` a script loads, in order, as paths under `dist/`. */
+function loadedBy(script: string): string[] {
+  const run = spawnSync(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, '--input-type=module', '-e', script],
+    { encoding: 'utf8' },
+  );
+  expect(run.status, run.stderr).toBe(0);
+  const dist = pathToFileURL(DIST).href;
+  // Ours as paths under `dist/`, packages as their URLs.
+  return run.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('MOD '))
+    .map((l) => (l.startsWith(`MOD ${dist}/`) ? l.slice(`MOD ${dist}/`.length) : l.slice('MOD '.length)));
+}
+
+describe('importing the warm snapshot', () => {
+  it('loads no SQLite, no session build, no index and no transcript parser', () => {
+    const loaded = loadedBy(
+      `await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', 'warm.js')).href)});`,
+    );
+    expect(loaded).toContain('providers/places.js');
+    expect(loaded.filter((m) => m.includes('better-sqlite3'))).toEqual([]);
+    const index = ['index/store.js', 'index/session-index.js', 'index/sessions.js', 'index/kept-store.js'];
+    expect(
+      loaded.filter((m) => index.includes(m) || (READERS.test(m) && !DISCOVERY_READS.includes(m))),
+    ).toEqual([]);
+  });
+});
+
 describe('importing the warm path', () => {
   it('loads discovery, the session build, the refresh and the kept sessions without loading a transcript parser', () => {
     const imports = ['scan', 'sessions', 'refresh', 'session-index', 'strategies', 'patch', 'kept-store']

@@ -7,7 +7,6 @@
  * Not here: the sessions themselves (`record.ts`), deciding how to answer (`strategies.ts`).
  */
 import { Digest } from '../model/digest.js';
-import type { Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
 import type { Discovery } from './scan.js';
@@ -15,34 +14,6 @@ import { type BuildRecord, type KeptProblem, type ParsedFile, sessionKey } from 
 
 /** Scopes kept at once (the live table, a `--provider` filter, a `--since` report…); least used go first. */
 export const MAX_KEPT_SCOPES = 4;
-
-export interface ScopeInputs {
-  version: number;
-  plan: Plan;
-  providers: readonly ProviderId[];
-  /** Where they were looked for (another HOME, `CLAUDE_CONFIG_DIR`, `--demo`: another history). */
-  roots: readonly string[];
-  sinceMs: number | null;
-  untilMs: number | null;
-  timeZone: string;
-  catalogue: string;
-  /** Digest of the code that reads and builds (parser versions, build version). */
-  code: string;
-  /**
-   * Settings read while building that live outside the transcripts: each provider's compaction rule
-   * (an auto-compact override) and the size and time of each root's `settings.json`.
-   */
-  settings: string;
-  /**
-   * The local day: a project's own settings (which can pin a session's context window) are not
-   * watched; they are read again when its transcript changes and at least once a day.
-   */
-  day: number;
-}
-
-export function scopeKey(s: ScopeInputs): string {
-  return new Digest().text(JSON.stringify(s)).hex();
-}
 
 /** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
 export function discoveryDigest(d: Discovery): string {

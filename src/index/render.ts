@@ -88,6 +88,61 @@ export function printSession(out: Chunks, p: FactsText, l: SessionLive, windows:
   out.push('{', p.members, liveMembers(l), p.cost, windowsTail(windows));
 }
 
+/**
+ * A document written straight into one buffer, for a printer that holds its sessions' facts as
+ * ranges of one larger buffer (the warm snapshot): no chunk list, no view per range, one copy of
+ * each byte. Text here is ASCII, one byte per character. It grows by doubling.
+ */
+export class ByteWriter {
+  private out: Buffer;
+  private at = 0;
+
+  constructor(sizeHint: number) {
+    this.out = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + n));
+    this.out.copy(grown, 0, 0, this.at);
+    this.out = grown;
+  }
+
+  text(s: string): void {
+    this.room(s.length);
+    this.at += this.out.write(s, this.at, 'latin1');
+  }
+
+  bytes(from: Buffer, start: number, end: number): void {
+    this.room(end - start);
+    this.at += from.copy(this.out, this.at, start, end);
+  }
+
+  /** What was written (a view: the writer is done with). */
+  done(): Buffer {
+    return this.out.subarray(0, this.at);
+  }
+}
+
+/**
+ * As `printSession`, into `w`, the facts and cost taken from `from` (`members` and `cost`: ranges
+ * of it, as `FactsText` would view them).
+ */
+export function writeSession(
+  w: ByteWriter,
+  from: Buffer,
+  members: [number, number],
+  cost: [number, number],
+  l: SessionLive,
+  windows: string,
+): void {
+  w.text('{');
+  w.bytes(from, members[0], members[1]);
+  w.text(liveMembers(l));
+  w.bytes(from, cost[0], cost[1]);
+  w.text(windowsTail(windows));
+}
+
 /** The text after the cost's members: made once per distinct windows text (most share one). */
 const tails = new Map<string, string>();
 function windowsTail(windows: string): string {
@@ -143,22 +198,50 @@ export function documentChunks(
   count: number,
   session: (i: number, out: Chunks) => void,
 ): Chunks {
+  const out: Chunks = [documentHead(frame)];
+  for (let i = 0; i < count; i++) {
+    if (i > 0) out.push(',');
+    session(i, out);
+  }
+  out.push(documentTail(frame));
+  return out;
+}
+
+/** The same into one buffer (`ByteWriter`): `session(i, w)` writes the i-th session. */
+export function documentBytes(
+  frame: Omit<SessionDocument, 'sessions'>,
+  count: number,
+  sizeHint: number,
+  session: (i: number, w: ByteWriter) => void,
+  /** Text after the document (a newline for a terminal or a file). */
+  after = '',
+): Buffer {
+  const w = new ByteWriter(sizeHint);
+  w.text(documentHead(frame));
+  for (let i = 0; i < count; i++) {
+    if (i > 0) w.text(',');
+    session(i, w);
+  }
+  w.text(documentTail(frame));
+  w.text(after);
+  return w.done();
+}
+
+/** The document up to its first session. */
+function documentHead(frame: Omit<SessionDocument, 'sessions'>): string {
   const head = membersOf({
     version: frame.version,
     generatedAt: frame.generatedAt,
     plan: frame.plan,
     timeZone: frame.timeZone,
   });
-  const out: Chunks = [`{${head},"sessions":[`];
-  for (let i = 0; i < count; i++) {
-    if (i > 0) out.push(',');
-    session(i, out);
-  }
+  return `{${head},"sessions":[`;
+}
+
+/** The document after its last session. */
+function documentTail(frame: Omit<SessionDocument, 'sessions'>): string {
   const tail = { problems: frame.problems, totals: frame.totals };
-  out.push(
-    `],${membersOf(frame.collisions === undefined ? tail : { ...tail, collisions: frame.collisions })}}`,
-  );
-  return out;
+  return `],${membersOf(frame.collisions === undefined ? tail : { ...tail, collisions: frame.collisions })}}`;
 }
 
 /** Chunks as one buffer, written in place: text here is ASCII, one byte per character. */

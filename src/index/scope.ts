@@ -7,12 +7,41 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
 import type { LocalTime } from '../model/time.js';
 import { rootsOf } from '../providers/fence.js';
 import type { Env, ProviderPlace } from '../providers/types.js';
-import { scopeKey } from './kept.js';
 import { buildVersion } from './version.js';
+
+export interface ScopeInputs {
+  version: number;
+  plan: Plan;
+  providers: readonly ProviderId[];
+  /** Where they were looked for (another HOME, `CLAUDE_CONFIG_DIR`, `--demo`: another history). */
+  roots: readonly string[];
+  sinceMs: number | null;
+  untilMs: number | null;
+  timeZone: string;
+  catalogue: string;
+  /** Digest of the code that reads and builds (parser versions, build version). */
+  code: string;
+  /**
+   * Settings read while building that live outside the transcripts: each provider's compaction rule
+   * (an auto-compact override) and the size and time of each root's `settings.json`.
+   */
+  settings: string;
+  /**
+   * The local day: a project's own settings (which can pin a session's context window) are not
+   * watched; they are read again when its transcript changes and at least once a day.
+   */
+  day: number;
+}
+
+export function scopeKey(s: ScopeInputs): string {
+  return new Digest().text(JSON.stringify(s)).hex();
+}
 
 export interface ScopeOptions {
   env: Env;

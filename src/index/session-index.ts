@@ -19,7 +19,7 @@ import { LocalTime } from '../model/time.js';
 import type { DocumentTotals } from '../model/totals.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
-import { recordListings } from '../providers/fsutil.js';
+import { recordListings, recordLooks } from '../providers/fsutil.js';
 import type { ProviderPlace } from '../providers/types.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
@@ -34,6 +34,7 @@ import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import { sessionKeyOf } from './session-record.js';
 import type { ParsedFile } from './sessions.js';
+import { addProblem } from './sessions.js';
 import { IndexStore } from './store.js';
 import {
   type Answer,
@@ -45,6 +46,7 @@ import {
   type ScanStats,
   type Strategy,
 } from './strategies.js';
+import { keepWarm } from './warm.js';
 
 export type { IndexOptions, Refreshed } from './options.js';
 
@@ -57,6 +59,8 @@ interface Trusted {
   declined: Refreshed['declined'];
   listed: Set<string>;
   discovery: Discovery;
+  /** Every directory discovery asked to list, with its time before the listing (one-shots only). */
+  looked: Map<string, number> | null;
 }
 
 /** Notices this process already gave: a command that opens the index twice says each once. */
@@ -164,7 +168,33 @@ export class SessionIndex {
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
+    this.keepWarm(t);
     return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
+  }
+
+  /**
+   * A one-shot's answer kept as the warm snapshot of its scope (`warm.ts`), when it is provably what
+   * the snapshot would print again: its problems are all ones a build keeps (no notice, no file that
+   * could not be read), and the snapshot's reader will find it under the same scope.
+   */
+  private keepWarm(t: Trusted): void {
+    const { answer, log, scope, nowMs, looked, discovery } = t;
+    if (looked === null || scope === null || answer.problems === null || this.o.needFiles === true) return;
+    const again = new ProblemLog();
+    for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
+    if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
+    if (this.scopeAt(rootPaths(this.o.env, this.places), nowMs) !== scope) return;
+    keepWarm({
+      env: this.o.env,
+      scope,
+      digest: discoveryDigest(discovery),
+      nowMs,
+      unchanged: answer.strategy === 'kept',
+      looked,
+      files: discovery.files,
+      held: answer.held,
+      problems: answer.problems,
+    });
   }
 
   /** A refresh; when the index proves damaged on the way, the same refresh of a rebuilt one. */
@@ -215,7 +245,10 @@ export class SessionIndex {
     if (threads > 1 && this.memory.files === null && (store === null || store.isEmpty()))
       prestartWorkers(threads);
     const listed = new Set<string>();
-    const discovery = recordListings(listed, () => discoverAll(this.o.env, this.places, log));
+    // A one-shot notes what it looked at, for the warm snapshot's next freshness check.
+    const looked = this.o.oneRefresh === true && store !== null ? new Map<string, number>() : null;
+    const discover = () => recordListings(listed, () => discoverAll(this.o.env, this.places, log));
+    const discovery = looked === null ? discover() : recordLooks(looked, discover);
     const scope =
       store === null
         ? null
@@ -233,7 +266,7 @@ export class SessionIndex {
     }
     if (answer?.kind !== 'answered') throw new Error('no strategy answered');
     this.savePrices();
-    return { answer, log, scope, nowMs, declined, listed, discovery };
+    return { answer, log, scope, nowMs, declined, listed, discovery, looked };
   }
 
   /** In order of preference; a process that built once keeps building from what it holds. */

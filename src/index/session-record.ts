@@ -257,6 +257,21 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
   return out;
 }
 
+/**
+ * Where a sealed record's parts begin (from its start), from its sizes alone (its head is not
+ * parsed), or null when they do not fit in it; the record is `b` from `start` to `end`. For a record whose head a caller already has in another form (the warm
+ * snapshot keeps the heads apart).
+ */
+export function partsOf(b: Buffer, start = 0, end = b.length): KeptHead['at'] | null {
+  if (end - start < HEADER_BYTES || end > b.length) return null;
+  const facts = HEADER_BYTES + u32(b, start);
+  const cost = facts + u32(b, start + 4);
+  const spend = cost + u32(b, start + 8);
+  const usage = spend + u32(b, start + 12);
+  const signature = usage + u32(b, start + 16);
+  return signature > end - start ? null : { facts, cost, spend, usage, signature };
+}
+
 /** A kept session's signature. */
 export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
   const s = parse(h.sealed.record.toString('latin1', h.at.signature));

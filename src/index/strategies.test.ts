@@ -2,7 +2,9 @@
  * The strategies may decline, never differ: through random histories (transcripts growing, new,
  * rewritten, deleted, resumed into copies that repeat their parent's responses, summaries naming
  * other sessions, the clock moving across hours), every answer through the index equals a cold read
- * of the same files, and every strategy (kept, patched, built) gets its turn.
+ * of the same files, and every strategy (kept, patched, built) gets its turn. The warm snapshot is
+ * the fourth: asked after each step, before the index, it either declines or prints, to the byte,
+ * what the index then prints.
  *
  * The histories are made of Claude lines written here and a Codex rollout the lab recorded from the
  * real CLI (`lab/fixtures/codex/call`), so the test needs nothing outside the repository. A failure
@@ -17,6 +19,7 @@ import { totalsOf } from '../model/totals.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Strategy } from './strategies.js';
+import { readWarm } from './warm.js';
 
 /** Histories tried: each takes about a second on two cores. */
 const RUNS = Number(process.env.CCTOP_PATCH_RUNS ?? 12);
@@ -164,10 +167,10 @@ function comparable(json: Buffer): string {
 }
 
 describe('every strategy answers exactly as a cold read', () => {
-  const seen = new Set<Strategy>();
+  const seen = new Set<Strategy | 'snapshot'>();
   afterAll(() => {
     // Not an assertion of one history: over all of them, each strategy must have answered.
-    expect([...seen].sort()).toEqual(['built', 'kept', 'patched']);
+    expect([...seen].sort()).toEqual(['built', 'kept', 'patched', 'snapshot']);
   });
 
   it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
@@ -184,12 +187,19 @@ describe('every strategy answers exactly as a cold read', () => {
               sinceMs: null,
               untilMs: null,
             };
+            const warm = readWarm({ ...o, nowMs: h.nowMs });
             const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
             const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
             seen.add(indexed.strategy);
             expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(
               comparable(cold.json()),
             );
+            if (warm.kind === 'answered') {
+              seen.add('snapshot');
+              expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
+                indexed.json().toString(),
+              );
+            }
           }
         } finally {
           h.home.cleanup();

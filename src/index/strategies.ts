@@ -26,6 +26,7 @@ import { type ScanOutcome, scanFiles } from './refresh.js';
 import { sortSessions } from './render.js';
 import type { Discovery } from './scan.js';
 import type { KeptHead } from './session-record.js';
+import type { KeptProblem } from './sessions.js';
 import {
   addProblem,
   type BuildOptions,
@@ -82,6 +83,11 @@ export type Answer =
       stats: ScanStats;
       /** Whether the index holds the build these sessions came from (a report can read a session's files there). */
       indexed: boolean;
+      /**
+       * The problems of the answer as a build keeps them (each with the moment it shows from), or
+       * null when the answer holds problems that are not kept (a file that could not be read).
+       */
+      problems: KeptProblem[] | null;
     }
   | { kind: 'declined'; strategy: Strategy; reason: string };
 
@@ -115,6 +121,7 @@ export function fromKept(p: Pass): Answer {
     held: sortSessions(kept.heads.map(heldOfHead)),
     stats: noReads(p.discovery.files.length),
     indexed: true,
+    problems: kept.scope.problems,
   };
 }
 
@@ -164,7 +171,14 @@ export async function byPatch(p: Pass): Promise<Answer> {
     deleted: 0,
     reused: p.discovery.files.length - patch.stats.tailed - patch.stats.read,
   };
-  return { kind: 'answered', strategy: 'patched', held: sortSessions(held), stats, indexed };
+  return {
+    kind: 'answered',
+    strategy: 'patched',
+    held: sortSessions(held),
+    stats,
+    indexed,
+    problems: patch.problems,
+  };
 }
 
 /** Every session built, reusing what did not move; kept for the next run when the read was clean. */
@@ -209,7 +223,14 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
   }
   memory.known = scan.known;
   memory.files = scan.files;
-  return { kind: 'answered', strategy: 'built', held: records.map(heldOf), stats: scan.stats, indexed };
+  return {
+    kind: 'answered',
+    strategy: 'built',
+    held: records.map(heldOf),
+    stats: scan.stats,
+    indexed,
+    problems: clean ? record.problems : null,
+  };
 }
 
 /** One `Held` per record object, so a record reused by a later build is the same session to a view. */

@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../model/facts.js';
-import { tempDir } from '../test-support/corpus.js';
+import { REPO, tempDir } from '../test-support/corpus.js';
 import { beside, CodeGraph, parserVersion, providerEntry, relativeImports } from './version.js';
 
 const imports = (source: string) => relativeImports(Buffer.from(source)).sort();
@@ -171,4 +172,27 @@ describe('each provider’s parser version', () => {
   it('differs from harness to harness', () => {
     expect(new Set(PROVIDERS.map(parserVersion)).size).toBe(PROVIDERS.length);
   });
+});
+
+const RECORDED = join(REPO, 'dist', 'index', 'code-versions.js');
+const HAVE_RECORDED = existsSync(RECORDED);
+
+describe('the versions `npm run build` records', () => {
+  it.skipIf(!HAVE_RECORDED)(
+    `are the ones the compiled code digests to, and a run uses them${HAVE_RECORDED ? '' : ' (skipped: dist has no recorded versions; npm run build)'}`,
+    async () => {
+      const compiled: unknown = await import(pathToFileURL(join(REPO, 'dist', 'index', 'version.js')).href);
+      const {
+        buildVersion,
+        computedVersions,
+        parserVersion: parser,
+      } = compiled as typeof import('./version.js');
+      const digested = computedVersions();
+      expect(buildVersion()).toBe(digested.build);
+      for (const id of PROVIDERS) expect(parser(id)).toBe(digested.parsers[id]);
+      // Used, not recomputed: the recorded module holds these very strings.
+      const text = readFileSync(RECORDED, 'utf8');
+      expect(text).toContain(`"build": "${digested.build}"`);
+    },
+  );
 });

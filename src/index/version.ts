@@ -12,13 +12,21 @@
  *
  * The window rules and the rest of the build are in `buildVersion`, from `sessions.ts`, which
  * reaches every provider's place.
+ *
+ * `npm run build` computes them once (`scripts/code-versions.mjs`) into a module beside this one, so
+ * a run does not read 70 modules to learn what the build already knew. That module is trusted only
+ * while the compiled code is not newer than it: the compiler rewrites every module it emits, so a
+ * `tsc` run without the script leaves a `sessions.js` newer than the recorded versions, and they
+ * are computed again here. (An installed package, whose files all carry one time, keeps them.)
+ * Tests run the sources, which have no such module.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { Digest } from '../model/digest.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { obj, str } from '../model/json.js';
 
 /**
  * The longest module specifier read: ours are a few dozen characters (`../../model/facts.js`), and
@@ -186,7 +194,7 @@ export const providerEntry = (id: ProviderId): string => `${top}providers/${id}/
 const cache = new Map<ProviderId, string>();
 
 export function parserVersion(provider: ProviderId): string {
-  let v = cache.get(provider);
+  let v = cache.get(provider) ?? built?.parsers.get(provider);
   if (v === undefined) {
     v = code.digest([providerEntry(provider)], top);
     cache.set(provider, v);
@@ -204,11 +212,61 @@ let build: string | undefined;
 
 /** A digest of the building code (every provider's place and window rules with it) and of every parser. */
 export function buildVersion(): string {
-  if (build === undefined) {
-    const h = new Digest();
-    h.string(code.digest(BUILD, top));
-    for (const id of PROVIDERS) h.string(parserVersion(id));
-    build = h.hex();
-  }
+  build ??= built?.build;
+  if (build === undefined) build = computedBuildVersion();
   return build;
 }
+
+/** The versions as this code digests to, whatever the build recorded (what the build script records). */
+export function computedVersions(): { parsers: Record<string, string>; build: string } {
+  const parsers: Record<string, string> = {};
+  for (const id of PROVIDERS) parsers[id] = code.digest([providerEntry(id)], top);
+  return { parsers, build: computedBuildVersion() };
+}
+
+function computedBuildVersion(): string {
+  const h = new Digest();
+  h.string(code.digest(BUILD, top));
+  for (const id of PROVIDERS) h.string(code.digest([providerEntry(id)], top));
+  return h.hex();
+}
+
+/** The module `npm run build` writes the versions into, beside this one. */
+export const BUILT_VERSIONS_MODULE = 'code-versions.js';
+/** A compiled module the versions must not be older than: the compiler rewrites it, like every module, on each run. */
+export const STAMPED = 'index/sessions.js';
+
+interface BuiltVersions {
+  parsers: Map<string, string>;
+  build: string;
+}
+
+/** The versions the build recorded, or null when there are none or the code was compiled again since. */
+async function builtVersions(): Promise<BuiltVersions | null> {
+  if (extension !== '.js') return null;
+  let m: unknown;
+  try {
+    // A name in a variable: the module exists only once the build wrote it, and the compiler is not to look for it.
+    const name = `./${BUILT_VERSIONS_MODULE}`;
+    m = await import(name);
+  } catch {
+    // No build script ran (a plain `tsc`): the versions are computed.
+    return null;
+  }
+  const v = obj(obj(m)?.VERSIONS);
+  const build = str(v?.build);
+  const parsers = obj(v?.parsers);
+  if (build === null || parsers === null) return null;
+  const recorded = statSync(`${top}index/${BUILT_VERSIONS_MODULE}`, { throwIfNoEntry: false });
+  const compiled = statSync(`${top}${STAMPED}`, { throwIfNoEntry: false });
+  if (recorded === undefined || compiled === undefined || compiled.mtimeMs > recorded.mtimeMs) return null;
+  const out = new Map<string, string>();
+  for (const id of PROVIDERS) {
+    const p = str(parsers[id]);
+    if (p === null) return null;
+    out.set(id, p);
+  }
+  return { parsers: out, build };
+}
+
+const built = await builtVersions();

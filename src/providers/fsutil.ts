@@ -52,8 +52,39 @@ export function recordListings<T>(into: Set<string>, discover: () => T): T {
   }
 }
 
+/** Where `list` notes each directory it was asked for and its time before listing (see `recordLooks`). */
+let looked: Map<string, number> | null = null;
+
+/**
+ * Run `discover` noting every directory it asks to list, listed or not, with its modification time
+ * taken before the listing (-1 when it is not there). A later run that finds the same times knows
+ * these listings did not change: an entry added, removed or renamed moves its directory's time, and
+ * taking the time first means an entry added during the listing is seen as a change, never missed.
+ */
+export function recordLooks<T>(into: Map<string, number>, discover: () => T): T {
+  const outer = looked;
+  looked = into;
+  try {
+    return discover();
+  } finally {
+    looked = outer;
+  }
+}
+
+/** A directory's modification time, or -1 when it cannot be had (missing, not a directory, unreadable). */
+export function dirTime(dir: string): number {
+  try {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    return st?.isDirectory() ? st.mtimeMs : -1;
+  } catch {
+    // Unreadable counts as absent: when it becomes readable its time is a change.
+    return -1;
+  }
+}
+
 /** Entries of `dir`, or null (with a problem logged unless it simply does not exist). */
 export function list(dir: string, problems: ProblemLog): Dirent[] | null {
+  if (looked !== null && !looked.has(dir)) looked.set(dir, dirTime(dir));
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     listed?.add(dir);

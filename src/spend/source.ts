@@ -25,6 +25,20 @@ export interface LoadedUsage {
 }
 
 export async function loadUsage(q: UsageQuery): Promise<LoadedUsage> {
+  // Nothing changed since the last answer: the cells come from the warm snapshot, the index unopened.
+  if (q.useIndex) {
+    const { readWarm } = await import('../index/warm.js');
+    const w = readWarm({
+      env: q.env,
+      plan: 'retail',
+      providers: q.providers,
+      timeZone: q.timeZone,
+      sinceMs: null,
+      untilMs: null,
+      nowMs: q.nowMs ?? Date.now(),
+    });
+    if (w.kind === 'answered') return { sessions: w.snapshot.usage(), time: w.snapshot.time, notice: null };
+  }
   const { takeSnapshot } = await import('../index/snapshot.js');
   const s = await takeSnapshot({
     env: q.env,

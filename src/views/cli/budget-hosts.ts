@@ -92,7 +92,7 @@ export async function budgetRun(
     pending = Promise.all(hosts.map((h) => askHost(h, harnesses, flags, read, io.env)));
   }
   const u = await loadUsage({ ...o, env });
-  const answered = pending === null ? null : told(io, await pending);
+  const answered = pending === null ? null : await told(io, await pending);
   const hostList: ReportHost[] | null = answered?.hosts ?? null;
   return budgetCommand(io, spentAcross(u.sessions, answered?.values ?? []), {
     loaded,

@@ -10,12 +10,14 @@
 
 import { join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
+import { loadConfigIfAny } from '../../config/load.js';
 import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
 import { demoEnv } from './demo.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
+import { namesHosts } from './hosts-named.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
 import { nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
 import { SPEND_FLAGS } from './spend-flags.js';
@@ -172,16 +174,18 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
       return settleStates(d.sessions, Date.now()) || marked;
     };
   }
-  const { zoneFor } = await import('../../config/index.js');
+  // The config file's zone, read (with its reader loaded) only when there is a file.
+  const timeZone = o.timeZone ?? (await loadConfigIfAny(io.env)).config.reports.timeZone ?? undefined;
   // Other machines (`--host`, `CCTOP_HOSTS`, the config), each polled on its own schedule.
-  const hosts = (await import('./hosts.js')).pollerFor(io, values, o.demo);
+  const hosts =
+    o.demo || !namesHosts(io, values) ? null : (await import('./hosts.js')).pollerFor(io, values, o.demo);
   try {
     return await runTui({
       live: {
         env,
         plan: o.plan,
         providers: o.providers,
-        timeZone: zoneFor(io.env, o.timeZone),
+        timeZone,
         threads: o.threads,
         useIndex: o.useIndex && !o.demo,
         delayMs,

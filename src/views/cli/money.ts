@@ -6,7 +6,10 @@
  *
  * Not here: the reports (`src/spend/`), their printing (`spend.ts`, `spend-table.ts`, `budget.ts`).
  */
-import { budgetStates, type LoadedConfig, loadConfig } from '../../config/index.js';
+// Not the folder's index: that loads the TOML parser and `drive/` even when there is no file to read.
+import { budgetStates } from '../../config/budgets.js';
+import { loadConfigIfAny } from '../../config/load.js';
+import type { LoadedConfig } from '../../config/types.js';
 import type { LocalTime } from '../../model/time.js';
 import type { SessionUsage } from '../../model/usage-cells.js';
 import type { Env } from '../../providers/types.js';
@@ -24,8 +27,8 @@ interface Configured {
 }
 
 /** The options with the config's zone under them; `tell`: say the file's problems on stderr. */
-function withConfig(io: Io, o: CommonOptions, tell: boolean): Configured {
-  const loaded = loadConfig(io.env);
+async function withConfig(io: Io, o: CommonOptions, tell: boolean): Promise<Configured> {
+  const loaded = await loadConfigIfAny(io.env);
   if (tell) for (const w of [...loaded.warnings, loaded.error ?? []].flat()) io.err(`cctop: ${w}`);
   // As `zoneFor` says, from the file already read.
   const timeZone = o.timeZone ?? loaded.config.reports.timeZone ?? undefined;
@@ -39,7 +42,7 @@ export async function moneyCommand(
   values: Record<string, unknown>,
 ): Promise<number> {
   // `cctop budget` says what is wrong with the file itself, and fails on it.
-  const { o, env, loaded } = withConfig(io, options, command !== 'budget');
+  const { o, env, loaded } = await withConfig(io, options, command !== 'budget');
   if (command === 'budget') return (await import('./budget-hosts.js')).budgetRun(io, o, env, loaded, values);
   const spend = await import('./spend.js');
   values['start-of-week'] ??= loaded.config.reports.startOfWeek;
@@ -56,7 +59,7 @@ export async function budgetLine(
   time: LocalTime,
   colors: Paint,
 ): Promise<string | null> {
-  const { config, error } = loadConfig(io.env);
+  const { config, error } = await loadConfigIfAny(io.env);
   if (error !== null) io.err(`cctop: ${error}`);
   if (config.budgets.length === 0) return null;
   const [{ spentOver }, { budgetSummary }] = await Promise.all([

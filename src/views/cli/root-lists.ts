@@ -7,9 +7,16 @@
  */
 import type { LiveSession } from '../../live/collisions-once.js';
 import { paint } from './color.js';
+import { namesHosts } from './hosts-named.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
-import { nothingListed, snapshot } from './snapshots.js';
+import { nothingListed, snapshot, warmSnapshot } from './snapshots.js';
+
+/** Other machines being read, or null when nothing names any (see `namesHosts`). */
+async function remoteOf(io: Io, values: Record<string, unknown>, demo: boolean) {
+  if (demo || !namesHosts(io, values)) return null;
+  return (await import('./hosts.js')).startRemote(io, values, demo);
+}
 
 export async function listCommand(
   io: Io,
@@ -17,7 +24,7 @@ export async function listCommand(
   values: Record<string, unknown>,
 ): Promise<number> {
   // Other machines (`--host`) are read while this one's index refreshes.
-  const remote = (await import('./hosts.js')).startRemote(io, values, o.demo);
+  const remote = await remoteOf(io, values, o.demo);
   const s = await snapshot(o, io.env);
   const doc = remote ? await remote.merged(s.document) : s.document;
   if (doc.sessions.length === 0) {
@@ -27,13 +34,15 @@ export async function listCommand(
   const { renderList } = await import('./list.js');
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
   const colors = paint(io.isTty, io.env);
-  for (const line of renderList(doc, columns, colors, Date.now())) io.out(line);
+  const lines = renderList(doc, columns, colors, Date.now());
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
     const { budgetLine } = await import('./money.js');
     const line = await budgetLine(io, () => s.index.usage(), s.time, colors);
-    if (line !== null) io.out(line);
+    if (line !== null) lines.push(line);
   }
+  // The table as one answer, written at once.
+  io.out(lines.join('\n'));
   return 0;
 }
 
@@ -42,8 +51,18 @@ export async function jsonCommand(
   o: CommonOptions,
   values: Record<string, unknown>,
 ): Promise<number> {
-  const remote = (await import('./hosts.js')).startRemote(io, values, o.demo);
+  const remote = await remoteOf(io, values, o.demo);
   const running: LiveSession[] = [];
+  // Nothing changed since the last answer: printed from the warm snapshot, the index not opened.
+  const warm = remote === null ? await warmSnapshot(o, io.env, running) : null;
+  if (warm !== null && warm.count > 0) {
+    const { collisionsFor } = await import('../../live/collisions-once.js');
+    const collisions = await collisionsFor(running, () => warm.titles(), { nowMs: Date.now() });
+    if (io.write) io.write([warm.json({ collisions }, '\n')]);
+    else io.out(warm.json({ collisions }));
+    return 0;
+  }
+  running.length = 0;
   const s = await snapshot(o, io.env, false, running);
   const { collisionsFor } = await import('../../live/collisions-once.js');
   const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });

@@ -175,6 +175,6 @@ export async function searchCommand(args: string[], io: Io): Promise<number> {
   for (const hit of a.results) lines.push(...renderHit(hit, p, h), '');
   if (a.results.length === 0) lines.push(`No conversation matches ${safeLine(query)}.`);
   if (a.behind !== null) lines.push(p.amber(behindLine(a.behind)));
-  for (const line of lines) io.out(printable(line, p));
+  io.out(lines.map((line) => printable(line, p)).join('\n'));
   return 0;
 }

@@ -126,7 +126,7 @@ export async function sessionCommand(
   if (command === 'report') {
     const report = await reportFor(s, snap, whole);
     if (values.json) io.out(terminalJson(report));
-    else for (const line of renderReport(report, p, columns, snap.document.timeZone)) io.out(line);
+    else io.out(renderReport(report, p, columns, snap.document.timeZone).join('\n'));
     return 0;
   }
   const { before, at } = chatWindow(values);
@@ -159,6 +159,6 @@ export async function sessionCommand(
       }),
     );
   else if (values.markdown) io.out(renderMarkdown(s, c));
-  else for (const line of renderChat(s, c, p, columns, at)) io.out(line);
+  else io.out(renderChat(s, c, p, columns, at).join('\n'));
   return 0;
 }

@@ -5,6 +5,7 @@
  * Not here: printing any of it (each command's module).
  */
 import type { Snapshot } from '../../index/snapshot.js';
+import type { WarmSnapshot } from '../../index/warm.js';
 import type { LiveSession } from '../../live/collisions-once.js';
 import type { Annotator } from '../../model/document.js';
 import { home } from '../../providers/fsutil.js';
@@ -52,6 +53,33 @@ export async function snapshot(
   });
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
   return s;
+}
+
+/**
+ * The warm snapshot of these options with the live fields joined, when it is fresh (see
+ * `index/warm.ts`); null when it declines (the caller then asks the index), or for what it does not
+ * serve: `--no-cache`, `--demo`.
+ */
+export async function warmSnapshot(
+  o: CommonOptions,
+  env: Env,
+  running?: LiveSession[],
+): Promise<WarmSnapshot | null> {
+  if (!o.useIndex || o.demo) return null;
+  const { readWarm } = await import('../../index/warm.js');
+  let annotate = await annotator(false, env, false);
+  if (running) annotate = (await import('../../live/collisions-once.js')).noteRunning(annotate, running);
+  const r = readWarm({
+    env,
+    plan: o.plan,
+    providers: o.providers,
+    timeZone: o.timeZone,
+    sinceMs: o.sinceMs,
+    untilMs: o.untilMs,
+    nowMs: Date.now(),
+    annotate,
+  });
+  return r.kind === 'answered' ? r.snapshot : null;
 }
 
 export function nothingFound(s: Snapshot, env: Env): string {

@@ -10,11 +10,11 @@
  */
 import type { StartOfWeek } from '../../model/calendar.js';
 import { LocalTime } from '../../model/time.js';
-import { type ReportHost, type ReportReading, readReports, reportHost } from '../../spend/remote.js';
+import type { ReportHost, ReportReading } from '../../spend/remote.js';
 import type { Read } from '../../spend/remote-read.js';
 import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { hostsOf } from './hosts.js';
+import { namesHosts } from './hosts-named.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
 
@@ -59,15 +59,22 @@ export interface Asked<T> {
   answers(): Promise<{ values: T[]; hosts: ReportHost[] }>;
 }
 
-/** Ask the hosts the command names (none for `--demo`) to run `args`; null when it names none. */
-export function askHosts<T>(
+/**
+ * Ask the hosts the command names (none for `--demo`) to run `args`; null when it names none. ssh and
+ * the hosts' readers are loaded only when something may name a host.
+ */
+export async function askHosts<T>(
   io: Io,
   values: Record<string, unknown>,
   o: CommonOptions,
   args: readonly string[],
   read: (bytes: Buffer, host: string) => Read<T>,
-): Asked<T> | null {
-  if (o.demo) return null;
+): Promise<Asked<T> | null> {
+  if (o.demo || !namesHosts(io, values)) return null;
+  const [{ hostsOf }, { readReports }] = await Promise.all([
+    import('./hosts.js'),
+    import('../../spend/remote.js'),
+  ]);
   const hosts = hostsOf(io, values);
   if (hosts.length === 0) return null;
   const pending = readReports(hosts, args, io.env, read);
@@ -79,7 +86,11 @@ export function askHosts<T>(
 }
 
 /** The answers read, each failure and skipped period said on stderr. */
-export function told<T>(io: Io, readings: readonly ReportReading<T>[]): { values: T[]; hosts: ReportHost[] } {
+export async function told<T>(
+  io: Io,
+  readings: readonly ReportReading<T>[],
+): Promise<{ values: T[]; hosts: ReportHost[] }> {
+  const { reportHost } = await import('../../spend/remote.js');
   const nowIso = new Date().toISOString();
   const values: T[] = [];
   for (const r of readings) {

@@ -74,8 +74,8 @@ function printJson(io: Io, doc: object, hosts: ReportHost[] | null = null): numb
 
 /** A table, and under it which machines it counts when other machines were asked. */
 function printTable(io: Io, lines: string[], hosts: ReportHost[] | null, style: TableStyle): number {
-  for (const line of lines) io.out(line);
-  if (hosts !== null) io.out(hostsLine(hosts, style.paint));
+  // One answer, one write.
+  io.out([...lines, ...(hosts === null ? [] : [hostsLine(hosts, style.paint)])].join('\n'));
   return 0;
 }
 
@@ -100,7 +100,7 @@ export async function periodCommand(
   const breakdown = values.breakdown === true;
   const days = daysOf(o);
   const { timeZone } = days.time;
-  const remote = askHosts(
+  const remote = await askHosts(
     io,
     values,
     o,
@@ -162,7 +162,7 @@ export async function blocksCommand(
   const order = oneOf('order', values.order, ['asc', 'desc'] as const, 'asc');
   const days = daysOf(o);
   // Every hour the host has, whatever the range: a block's start depends on the requests before it.
-  const remote = askHosts(
+  const remote = await askHosts(
     io,
     values,
     o,
@@ -219,8 +219,12 @@ export async function whereCommand(
   // exactly these days, so a remote clock a little off midnight cannot count another day.
   const spans = whereReport([], { ...options, today: days.time.dayNumber(Date.now()) });
   const asked = { fromDay: LocalTime.dayOf(spans.period.from), toDay: LocalTime.dayOf(spans.period.to) };
-  const remote = askHosts(io, values, o, ['spend', ...remoteFlags(o, timeZone, asked, startOfWeek)], (b) =>
-    readRemoteWhere(b, { timeZone, period: spans.period, previous: spans.previous }),
+  const remote = await askHosts(
+    io,
+    values,
+    o,
+    ['spend', ...remoteFlags(o, timeZone, asked, startOfWeek)],
+    (b) => readRemoteWhere(b, { timeZone, period: spans.period, previous: spans.previous }),
   );
   const l = await load(io, o, env);
   let r = whereReport(l.sessions, { ...options, today: l.time.dayNumber(l.nowMs) });

@@ -1,0 +1,90 @@
+/**
+ * The warm snapshot serves only what it can prove fresh: after a one-shot's answer it prints the same
+ * bytes, and it declines, saying why, when a transcript grew, a file appeared, the last full look is
+ * over a minute old, or the file is damaged. What it deliberately misses (an append to a transcript
+ * quiet for over an hour, in a directory that did not change) is pinned here too, with how long.
+ */
+import { appendFileSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { cacheDir } from '../paths.js';
+import { claudeResponse, FakeHome } from '../test-support/corpus.js';
+import { takeSnapshot } from './snapshot.js';
+import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
+
+const NOON = Date.parse('2026-11-29T12:00:00Z');
+
+describe('the warm snapshot', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const o = () => ({ env: home.env, plan: 'retail' as const, providers: null, sinceMs: null, untilMs: null });
+  const answer = (nowMs = NOON) => takeSnapshot({ ...o(), nowMs });
+  const warm = (nowMs = NOON): WarmReading => readWarm({ ...o(), nowMs });
+  const reason = (r: WarmReading) => (r.kind === 'declined' ? r.reason : 'answered');
+  /** A transcript last written `ago` ms before noon. */
+  const transcript = (name: string, ago: number) => {
+    const at = new Date(NOON - ago).toISOString();
+    return home.write(home.claudeFile('-w', name), claudeResponse(name, 5, at, 2), NOON - ago);
+  };
+
+  it('prints, after an answer through the index, the same bytes the index printed', async () => {
+    transcript('a.jsonl', 10 * 60_000);
+    transcript('b.jsonl', 3 * GROWING_MS);
+    expect(reason(warm())).toBe('no snapshot is kept for these options');
+    const indexed = await answer();
+    const r = warm(NOON + 1000);
+    expect(r.kind).toBe('answered');
+    if (r.kind !== 'answered') return;
+    expect(r.snapshot.json().toString()).toBe((await answer(NOON + 1000)).json().toString());
+    expect(r.snapshot.count).toBe(indexed.document.sessions.length);
+  });
+
+  it('declines when a transcript that may be growing grew, or a new one appeared', async () => {
+    const a = transcript('a.jsonl', 10 * 60_000);
+    await answer();
+    appendFileSync(a, claudeResponse('more', 3, new Date(NOON).toISOString(), 1));
+    utimesSync(a, NOON / 1000, NOON / 1000);
+    expect(reason(warm())).toBe(`${a} changed`);
+    await answer();
+    expect(warm().kind).toBe('answered');
+    transcript('c.jsonl', 60_000);
+    expect(reason(warm())).toMatch(/ changed$/);
+  });
+
+  it('misses an append to a transcript quiet for over an hour until the next full look, a minute at most', async () => {
+    const old = transcript('old.jsonl', 3 * GROWING_MS);
+    await answer();
+    const st = readFileSync(old);
+    // Appended and dated back as it was: only a full look at its size sees it.
+    appendFileSync(old, claudeResponse('late', 3, new Date(NOON - 3 * GROWING_MS).toISOString(), 1));
+    utimesSync(old, (NOON - 3 * GROWING_MS) / 1000, (NOON - 3 * GROWING_MS) / 1000);
+    expect(readFileSync(old).length).toBeGreaterThan(st.length);
+    expect(warm(NOON + SWEEP_EVERY_MS).kind).toBe('answered');
+    expect(reason(warm(NOON + SWEEP_EVERY_MS + 1))).toBe(
+      'the last full look at the transcripts is over a minute old',
+    );
+  });
+
+  it('declines a damaged snapshot, and the index answers as before', async () => {
+    transcript('a.jsonl', 10 * 60_000);
+    await answer();
+    const dir = cacheDir(home.env);
+    const file = join(dir, readdirSync(dir).find((n) => n.startsWith('warm-'))!);
+    const b = readFileSync(file);
+    b[b.length - 3] = b[b.length - 3]! ^ 0xff;
+    writeFileSync(file, b);
+    utimesSync(file, NOON / 1000, NOON / 1000);
+    expect(reason(warm())).toBe('the snapshot is damaged');
+    expect((await answer()).strategy).toBe('kept');
+  });
+
+  it('is not kept by a run that reads without the index (--no-cache)', async () => {
+    transcript('a.jsonl', 10 * 60_000);
+    await takeSnapshot({ ...o(), nowMs: NOON, useIndex: false });
+    expect(reason(warm())).toBe('no snapshot is kept for these options');
+  });
+});
