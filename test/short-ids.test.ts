@@ -99,6 +99,6 @@ describe('short ids', () => {
     );
     const none = await cctop('chat', '019a84', '--agent', 'a3a6');
     expect(none.code).toBe(2);
-    expect(none.err).toBe('cctop: Codex records no subagents of its own in a rollout');
+    expect(none.err).toBe("cctop: a Codex subagent's conversation is not read yet");
   });
 });
