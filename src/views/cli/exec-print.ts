@@ -143,6 +143,9 @@ export class Transcript {
           ),
         );
         return;
+      case 'notice':
+        this.note(p.amber(clip(`! ${oneLine(e.text)}`, PREVIEW_CELLS)));
+        return;
       case 'plan': {
         const mark = { completed: '[x]', in_progress: '[>]', pending: '[ ]' } as const;
         const steps = e.entries.map((s) => `${mark[s.status]} ${s.content}`).join('  ');
