@@ -315,7 +315,8 @@ Usage: cctop pricing update
 
 Fetches the newest model price catalogue (genai-prices, or $CCTOP_PRICES_URL) into cctop's cache
 directory ($CCTOP_CACHE_DIR, else ~/.cache/cctop); every other command prices offline from it. The
-only command that uses the network.
+only command that uses the network. Without it, set CCTOP_PRICES_URL to a copy this machine can
+reach: another https:// URL, or file:///path/to/data.json.
 
 Options:
   -h, --help                       this help

@@ -115,7 +115,9 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
       ? allIncluded
         ? `${usd(spent)} included in plan`
         : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
-      : 'no price';
+      : rows.some((s) => s.cost.unpriced.length > 0)
+        ? 'no price'
+        : 'no usage recorded';
     if (out.length > 0) out.push('');
     out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));
