@@ -43,6 +43,9 @@ const SOURCE_WORDS: Record<StateSource, string> = {
 
 export function resumeCommand(s: SessionDoc): string | null {
   if (s.id.startsWith('-')) return null;
+  // A row for a driven run that has not named its session yet (`live/driven-doc.ts`) carries the
+  // run's own id, which no harness can resume.
+  if (s.driven !== undefined && s.driven.session === null) return null;
   // The harness says how it resumes a session (its own words); the table only quotes them.
   const words = placeById(s.provider).resumeCommand?.(s.id);
   if (words === undefined) return null;
