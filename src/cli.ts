@@ -34,6 +34,10 @@ async function runMain(): Promise<void> {
       process.stdout.uncork();
     },
     err: (s) => process.stderr.write(`${s}\n`),
+    page: async (text) => {
+      const { pageText } = await import('./views/cli/pager.js');
+      await pageText(text, process.env, (t) => process.stdout.write(t));
+    },
     isTty: process.stdout.isTTY === true,
     columns: process.stdout.columns,
     env: process.env,

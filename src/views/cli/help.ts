@@ -215,7 +215,8 @@ ${COMMON_OPTIONS}
 Usage: cctop chat [ID] [options]
 
 ${SESSION_ID} Prints the newest turns; when there are earlier ones, the first line says
-how to page back.
+how to page back. On a terminal the text goes through $CCTOP_PAGER, else $PAGER, else less
+(LESS=FRX unless set), as git log does; PAGER=cat turns it off; piped, it is never paged.
 
 Options:
   --before SEQ                     the turns before turn #SEQ (page back)
