@@ -95,6 +95,10 @@ export const STATE_SHAPES: Record<SessionState, readonly [running: string, stopp
   idle: ['•', '·'],
 };
 
+/** The empty table, for a newcomer: what shows a sample, and what says where cctop looked. */
+const NO_SESSIONS =
+  'no sessions yet: cctop --demo shows a sample history; cctop doctor says where cctop looked';
+
 function mark(s: SessionDoc, rangUntil: number | undefined, now: number, p: Paint): string {
   if (rangUntil !== undefined && rangUntil > now) return p.amber('◉');
   if (s.inferred === 'probably-waiting') return p.amber('?');
@@ -185,8 +189,6 @@ export function table(
     else lines.push(text);
   }
   if (rows.length === 0)
-    lines.push(
-      p.dim(v.filter ? `  nothing matches "${safeLine(v.filter)}"` : `  ${v.empty ?? 'no sessions yet'}`),
-    );
+    lines.push(p.dim(v.filter ? `  nothing matches "${safeLine(v.filter)}"` : `  ${v.empty ?? NO_SESSIONS}`));
   return { lines, top };
 }
