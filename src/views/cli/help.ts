@@ -42,7 +42,7 @@ export const isCommand = (word: string): word is CommandName =>
 
 /** The flags every one-shot output takes, as every help lists them. */
 const COMMON_OPTIONS = `  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
-  --provider claude,codex          only these harnesses
+  --harness claude,codex           only these harnesses (--provider: the same)
   --since DATE, --until DATE       only activity on these local days (YYYY-MM-DD, e.g. 2026-11-29)
   --timezone ZONE                  days and hours in this zone (default: the system's)
   --demo                           read the sample history that ships with cctop
@@ -306,7 +306,7 @@ Options:
   --notify-format json|ntfy|slack  the webhook's format (over notify.format; default json)
   --no-desktop                     no desktop notifications (over notify.desktop)
   --delay SECONDS                  how often transcripts are re-read (default 2)
-  -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --no-cache,
+  -p, --plan retail|max|included, --harness claude,codex, --timezone ZONE, --no-cache,
   --threads N                      as for cctop --list
   -h, --help                       this help
 `,
