@@ -105,7 +105,7 @@ class LiveTable {
       this.keys.answer = (run, request, behavior) => watched.agents.driven.answer(run, request, behavior, by);
     }
     this.details = new DetailReader(this.live, this.deep, o.hosts ? remoteDetails(o.live, o.hosts) : null);
-    this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
+    this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE), o.live.env.HOME ?? null);
     this.notifier = o.notify
       ? new MachineNotifier({
           env: o.live.env,

@@ -12,7 +12,7 @@ import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
-import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { clip, padEnd, padStart, percent, shortModel, tildify, tokens, UNKNOWN, usd } from '../cli/format.js';
 import { sparkline } from '../cli/report.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
@@ -60,13 +60,21 @@ function pending(s: SessionDoc): string {
   return s.state === 'idle' ? `  last call unanswered: ${tool}` : `  pending ${tool}`;
 }
 
-function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
+function infoPanel(s: SessionDoc, p: Paint, columns: number, home: string | null): string[] {
   const out = [
     kv('session', `${placeById(s.provider).label} ${safeLine(s.id)}`, p),
     kv('title', safeLine(s.title ?? UNKNOWN), p),
     kv('project', `${safeLine(s.project ?? UNKNOWN)}${s.branch ? `  (${safeLine(s.branch)})` : ''}`, p),
     // Another machine's session (`--host`): its file and its resume command are that machine's.
-    kv('file', `${s.host === undefined ? '' : `${safeLine(s.host)}:`}${safeLine(s.file)}`, p),
+    kv(
+      'file',
+      s.host === undefined
+        ? home === null
+          ? safeLine(s.file)
+          : tildify(s.file, home)
+        : `${safeLine(s.host)}:${safeLine(s.file)}`,
+      p,
+    ),
     kv(
       'model',
       `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${safeLine(s.reasoningEffort)}` : ''}`,
@@ -265,7 +273,7 @@ function conversationLines(c: Conversation, p: Paint, columns: number): string[]
 export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: number, now: number): string[] {
   switch (v.panel) {
     case 'info':
-      return infoPanel(s, p, columns);
+      return infoPanel(s, p, columns, v.home);
     case 'tools':
       return toolsPanel(v.detail, p, columns);
     case 'context':
