@@ -30,3 +30,27 @@ describe('a working session nothing runs', () => {
     expect(shownState({ state: 'working', running: false, lastActiveAt: null }, NOW)).toBe('idle');
   });
 });
+
+describe("the hooks' word on a turn nothing runs", () => {
+  it('a working claim from hooks lapses past the grace once no process runs the session', async () => {
+    const { HookStates } = await import('../live/hook-state.js');
+    const { HOOK_EVENT_VERSION } = await import('../hooks/types.js');
+    const h = new HookStates();
+    h.add({
+      v: HOOK_EVENT_VERSION,
+      at: NOW - 5 * 60 * SECOND,
+      agent: 'claude',
+      event: 'UserPromptSubmit',
+      session: 's1',
+      cwd: '/w',
+      notification: null,
+      tool: null,
+      permissionMode: 'default',
+      transcript: null,
+      input: null,
+      ppid: null,
+    });
+    expect(h.claim('claude', 's1', true, NOW)?.state).toBe('working');
+    expect(h.claim('claude', 's1', false, NOW)).toBeNull();
+  });
+});
