@@ -45,8 +45,9 @@ describe('cctop exec where nothing answers', () => {
     async () => {
       const r = await runCli(['exec', 'claude', '--bin', claude!, '-C', home.dir, 'hi'], env());
       expect(r.err).toContain('Not logged in');
+      expect(r.err).toContain('run `claude` once and log in with /login, or set ANTHROPIC_API_KEY');
       expect(r.code).toBe(EXIT.notAuthenticated);
-      expect(r.code).toBe(5);
+      expect(EXIT.notAuthenticated).toBe(5);
     },
   );
 
