@@ -37,7 +37,7 @@ let view = null;
 let doc = null;
 
 function route() {
-  if (view instanceof SessionView || view instanceof SpendView) view.destroy();
+  if (view !== null) view.destroy();
   const m = /^\/session\/([^/]+)$/.exec(location.pathname);
   if (m?.[1]) {
     const q = new URLSearchParams(location.search);

@@ -23,7 +23,8 @@ import {
 } from './dashboard-columns.js';
 import { needsYou, spendSummary } from './dashboard-summary.js';
 import { fill, h, navLink, sessionHref, setText, targetOf } from './dom.js';
-import { basename, clean, harness, STATE_MARK } from './format.js';
+import { basename, clean, counted, harness, STATE_MARK } from './format.js';
+import { HeldRequests } from './held.js';
 import { hostLines, silentHosts } from './hosts.js';
 import { SearchBox } from './search.js';
 
@@ -83,6 +84,8 @@ export class Dashboard {
 
     this.summary = h('section', { class: 'summary', 'aria-label': 'spend' });
     this.needs = h('section', { class: 'needs', 'aria-label': 'needs you' });
+    /** Requests held for an answer from cctop, across sessions (docs/act.md). */
+    this.held = new HeldRequests(null);
     this.collisions = h('section', { class: 'collisions', 'aria-label': 'collisions' });
     this.hosts = h('section', { class: 'hosts', 'aria-label': 'other machines' });
     this.search = h('input', {
@@ -117,6 +120,7 @@ export class Dashboard {
     this.el = h(
       'div',
       { class: 'dashboard' },
+      this.held.el,
       this.needs,
       this.collisions,
       this.summary,
@@ -351,10 +355,15 @@ export class Dashboard {
         ? h(
             'p',
             { class: 'dim' },
-            `cctop could not read everything (${doc.problems.length} problem${doc.problems.length === 1 ? '' : 's'}, first: ${first.kind} ${first.path}); cctop doctor lists them.`,
+            `cctop could not read everything (${counted(doc.problems.length, 'problem')}, first: ${first.kind} ${first.path}); cctop doctor lists them.`,
           )
         : null,
     );
+  }
+
+  /** The page goes: its polling of held requests stops. */
+  destroy() {
+    this.held.destroy();
   }
 
   /** @param {SessionDocument} doc */

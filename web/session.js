@@ -21,6 +21,7 @@ import { fill, h, navLink, sessionHref } from './dom.js';
 import { drivenCard } from './driven.js';
 import { label, totalTokens } from './format.js';
 import { handoffBar } from './handoff.js';
+import { HeldRequests } from './held.js';
 import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
 import { sessionHead } from './report-head.js';
@@ -70,6 +71,10 @@ export class SessionView {
     this.reportEl = h('div', { class: 'report' });
     this.collisionsEl = h('div', { class: 'session-collisions' });
     this.drivenEl = h('div', { class: 'session-driven' });
+    /** This session's requests held for an answer from cctop (docs/act.md), once its id is known. */
+    this.heldEl = h('div', { class: 'session-held' });
+    /** @type {HeldRequests | null} */
+    this.held = null;
     /** @type {string | null} the driven run as last drawn, to redraw only when it moved */
     this.drivenSig = null;
     this.el = h(
@@ -80,6 +85,7 @@ export class SessionView {
       host
         ? remoteNote(host, () => this.session?.id ?? this.id)
         : handoffBar(() => this.session?.id ?? this.id),
+      this.heldEl,
       this.drivenEl,
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
@@ -278,6 +284,10 @@ export class SessionView {
     if (this.gone) return;
     // Another machine's runs are answered there: its card is not drawn here.
     const s = this.host ? undefined : this.row(doc);
+    if (s && this.held === null) {
+      this.held = new HeldRequests({ provider: s.provider, id: s.id });
+      fill(this.heldEl, this.held.el);
+    }
     const sig = JSON.stringify(s?.driven ?? null);
     if (sig === this.drivenSig) return;
     this.drivenSig = sig;
@@ -307,6 +317,7 @@ export class SessionView {
 
   destroy() {
     this.gone = true;
+    this.held?.destroy();
   }
 }
 

@@ -282,3 +282,15 @@ describe('the zone days are counted in', () => {
     expect(zoneFor(env, 'UTC')).toBe('UTC');
   });
 });
+
+describe('[approvals]', () => {
+  it('hold is how long a deciding hook holds a request; a wrong value warns and keeps 600', () => {
+    expect(parsed('[approvals]\nhold = 120\n').config.approvals).toEqual({ holdSeconds: 120 });
+    expect(defaultConfig().approvals).toEqual({ holdSeconds: 600 });
+    const wrong = parsed('[approvals]\nhold = 7200\n');
+    expect(wrong.config.approvals).toEqual({ holdSeconds: 600 });
+    expect(wrong.warnings).toEqual([
+      '/cfg/config.toml line 2: approvals.hold = 7200: expected whole seconds from 1 to 3600; 600 holds',
+    ]);
+  });
+});

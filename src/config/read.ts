@@ -9,6 +9,7 @@
  * `config.ts` turns into a line.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { MAX_HOLD_SECONDS } from '../approvals/types.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { WORKING_TTL_MS } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
@@ -20,6 +21,7 @@ import {
   type Alerts,
   type Budget,
   type Config,
+  DEFAULT_HOLD_SECONDS,
   defaultConfig,
   NOTIFY_FORMATS,
   type Notify,
@@ -55,7 +57,7 @@ const MIN_ERROR_LOOP = 2;
 /** `budget#2.usd` → `budget.usd`: the key as it is written in the file. */
 export const keyOf = (at: string): string => at.replace(/#\d+/g, '');
 
-const TOP_KEYS = ['budget', 'alerts', 'reports', 'notify', 'hosts', 'store', 'acp'] as const;
+const TOP_KEYS = ['budget', 'alerts', 'reports', 'notify', 'hosts', 'store', 'acp', 'approvals'] as const;
 
 function unknownKeys(table: Table, at: string, known: readonly string[], warn: Warn): void {
   for (const k of Object.keys(table)) {
@@ -76,6 +78,7 @@ export function readConfig(raw: Table, env: Env, warn: Warn): Config {
   if (raw.alerts !== undefined) config.alerts = readAlerts(raw.alerts, warn);
   if (raw.reports !== undefined) config.reports = readReports(raw.reports, warn);
   if (raw.notify !== undefined) config.notify = readNotify(raw.notify, warn);
+  if (raw.approvals !== undefined) config.approvals = readApprovals(raw.approvals, warn);
   if (raw.hosts !== undefined) config.hosts = readHosts(raw.hosts, warn);
   if (raw.store !== undefined) config.store = readStore(raw.store, warn);
   if (raw.acp !== undefined) config.acp = readAcp(raw.acp, warn);
@@ -233,6 +236,25 @@ function readReports(v: unknown, warn: Warn): Reports {
       `reports.start_of_week = ${shown(v.start_of_week)}: expected monday or sunday; weeks start on monday`,
     );
   return reports;
+}
+
+/** `[approvals]`: `hold`, whole seconds from 1 to an hour (the most a hook command may ask for). */
+function readApprovals(v: unknown, warn: Warn): Config['approvals'] {
+  const approvals = defaultConfig().approvals;
+  if (!isTable(v)) {
+    warn('approvals', `approvals is ${shown(v)}, not a table ([approvals]); the defaults hold`);
+    return approvals;
+  }
+  unknownKeys(v, 'approvals', ['hold'], warn);
+  const h = v.hold;
+  if (typeof h === 'number' && Number.isInteger(h) && h >= 1 && h <= MAX_HOLD_SECONDS)
+    approvals.holdSeconds = h;
+  else if (h !== undefined)
+    warn(
+      'approvals.hold',
+      `approvals.hold = ${shown(h)}: expected whole seconds from 1 to ${MAX_HOLD_SECONDS}; ${DEFAULT_HOLD_SECONDS} holds`,
+    );
+  return approvals;
 }
 
 /** `[notify]`: each setting written wrong keeps its default (no webhook, desktop on, no links). */

@@ -71,7 +71,16 @@ export interface Config {
   store: { url: string | null };
   /** ACP agents named in `[acp.NAME]` tables, for `cctop exec` (`docs/drive.md`, "ACP agents"). */
   acp: AcpAgent[];
+  /** Held requests (`cctop hooks install --approvals`, `docs/act.md`). */
+  approvals: { holdSeconds: number };
 }
+
+/**
+ * How long a deciding hook holds a request for an answer from cctop, by default: ten minutes, time to
+ * see a phone notification and answer it; after that the agent's own dialog, which stayed up all
+ * along, is the only way to answer. Written into the hook command at install time.
+ */
+export const DEFAULT_HOLD_SECONDS = 600;
 
 /** The defaults `docs/config.md` states, as a fresh object each time (callers may keep and change it). */
 export function defaultConfig(): Config {
@@ -83,6 +92,7 @@ export function defaultConfig(): Config {
     hosts: [],
     store: { url: null },
     acp: [],
+    approvals: { holdSeconds: DEFAULT_HOLD_SECONDS },
   };
 }
 

@@ -6,13 +6,22 @@
  * This file owns the promises `run.ts` cannot keep on its own: the exit code is 0 whatever happens
  * (a hook's failure must never be the agent's), and the process ends at `HOOK_DEADLINE_MS` even when
  * something it waits on never answers (stdin that never closes, a peer that never reads); what it
- * had read by then is still journaled.
+ * had read by then is still journaled. A deciding hook (`--hold SECONDS`) has that many seconds more;
+ * a signal ends its hold at once, settled as the agent giving up on it.
  *
  * Imports only the hook's own modules and the agents' small tables (`agents.ts`).
  */
 import { readSync } from 'node:fs';
 import { loadAgentHooks } from './agent-loader.js';
-import { chainDetached, HOOK_DEADLINE_MS, type HookRun, MAX_HOOK_INPUT_BYTES, startHook } from './run.js';
+import { loadDecider } from './deciders.js';
+import {
+  chainDetached,
+  HOOK_DEADLINE_MS,
+  type HookRun,
+  holdSecondsIn,
+  MAX_HOOK_INPUT_BYTES,
+  startHook,
+} from './run.js';
 import { isHookAgent } from './types.js';
 
 let run: HookRun | null = null;
@@ -54,18 +63,29 @@ function drainStdin(): Buffer {
   return Buffer.concat(parts);
 }
 
-const deadlineAt = Date.now() + HOOK_DEADLINE_MS;
-setTimeout(giveUp, HOOK_DEADLINE_MS).unref();
-process.on('uncaughtException', giveUp);
-process.on('unhandledRejection', giveUp);
-// The agent closed its end of stdout: nothing to tell it any more, and nothing to fail over.
-process.stdout.on('error', () => {});
-
 // Run as a script, the words are the hook's own; run as `cctop hook …` (or `cctop [options] hook …`,
 // through `main.ts`), they are those after the command's name.
 const argv = process.argv.slice(2);
 const direct = /[\\/]hooks[\\/]bin\.[jt]s$/.test(process.argv[1] ?? '');
 const args = direct ? argv : argv.slice(argv.indexOf('hook') + 1);
+
+const holdMs = (holdSecondsIn(args) ?? 0) * 1000;
+const deadlineAt = Date.now() + HOOK_DEADLINE_MS + holdMs;
+setTimeout(giveUp, HOOK_DEADLINE_MS + holdMs).unref();
+process.on('uncaughtException', giveUp);
+process.on('unhandledRejection', giveUp);
+// The agent closed its end of stdout: nothing to tell it any more, and nothing to fail over.
+process.stdout.on('error', () => {});
+// The agent stopped waiting (its own timeout, an interrupt): a held request is settled as such.
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+  process.on(signal, () => {
+    try {
+      run?.stop('hook-ended');
+    } catch {
+      // Nothing more to save.
+    }
+    leave();
+  });
 
 try {
   // The one table this event's agent needs (an unknown agent needs none: it gets no answer).
@@ -86,8 +106,13 @@ try {
     deadlineAt,
     answer: (_agent, event) => hooks?.answer(event) ?? null,
     chain: chainDetached,
+    decider: loadDecider,
+    pid: process.pid,
   });
   await run.done;
+  // A held request's decision is written last: on a system where a pipe is written asynchronously
+  // (macOS), exiting at once could lose it. The deadline timer still bounds this wait.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
 } catch {
   // Exit 0 below, as on success.
 }

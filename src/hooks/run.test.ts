@@ -207,3 +207,73 @@ describe('reading stdin', () => {
     ).toBe('');
   });
 });
+
+describe('a deciding hook (--hold)', () => {
+  const permission = JSON.stringify({
+    session_id: '76a71b89-ade7-44f1-b633-48325d8c9845',
+    cwd: '/LAB/work',
+    hook_event_name: 'PermissionRequest',
+    tool_name: 'Bash',
+    tool_input: { command: 'touch lab-approved.txt && echo lab-touched', description: 'Run a lab command' },
+  });
+
+  it('holds the request until an answer from cctop, then prints the decision the agent reads', async () => {
+    const { claudeDecider } = await import('../providers/claude/decide.js');
+    const { answerRequest } = await import('../approvals/answer.js');
+    const { approvalsDir, openRequests } = await import('../approvals/store.js');
+    const r = io(['claude', 'PermissionRequest', '--hold', '30'], permission, {
+      decider: async () => claudeDecider,
+      pid: process.pid,
+      // The agent's process: this test's, alive throughout.
+      ppid: process.pid,
+    });
+    const running = runHook(r.io);
+    const approvals = approvalsDir(dir)!;
+    let open = openRequests(approvals, Date.now());
+    while (open.length === 0) {
+      await new Promise((res) => setTimeout(res, 20));
+      open = openRequests(approvals, Date.now());
+    }
+    expect(open.map((q) => [q.session, q.tool, q.input, q.kind])).toEqual([
+      [
+        '76a71b89-ade7-44f1-b633-48325d8c9845',
+        'Bash',
+        'touch lab-approved.txt && echo lab-touched',
+        'permission',
+      ],
+    ]);
+    const sent = await answerRequest(
+      {
+        dir: approvals,
+        runtime: dir,
+        now: Date.now,
+        sleep: (ms) => new Promise((res) => setTimeout(res, ms)),
+        confirmMs: 10_000,
+      },
+      open[0]!,
+      {
+        verdict: { kind: 'deny', reason: 'not today' },
+        by: { via: 'cli', who: 'ada', from: 'lab' },
+        at: Date.now(),
+      },
+    );
+    expect(sent.kind).toBe('delivered');
+    const out = await running;
+    expect(out.kind === 'recorded' ? out.held?.kind : null).toBe('delivered');
+    expect(r.printed).toEqual([
+      '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not today"}}}',
+    ]);
+  });
+
+  it('without --hold, or with a hold out of bounds, nothing is held and nothing printed', async () => {
+    const { holdSecondsIn } = await import('./run.js');
+    expect(holdSecondsIn(['claude', 'PermissionRequest'])).toBeNull();
+    expect(holdSecondsIn(['claude', 'PermissionRequest', '--hold', '3601'])).toBeNull();
+    expect(holdSecondsIn(['claude', 'PermissionRequest', '--hold', '2.5'])).toBeNull();
+    expect(holdSecondsIn(['claude', 'PermissionRequest', '--hold', '600'])).toBe(600);
+    const r = io(['claude', 'PermissionRequest'], permission, { decider: async () => null });
+    const out = await runHook(r.io);
+    expect(out.kind === 'recorded' ? out.held : 'ignored').toBeNull();
+    expect(r.printed).toEqual([]);
+  });
+});

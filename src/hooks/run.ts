@@ -15,10 +15,18 @@
  * the same last argument, so installing cctop takes nothing away. (Codex's hooks file runs
  * `cctop hook codex <Event>` with a payload on stdin, like the other agents.)
  *
+ * A deciding hook (`cctop hook claude PermissionRequest --hold SECONDS`, installed by `cctop hooks
+ * install --approvals`) is the other exception, to "never what the agent waits on": once its event is
+ * journaled and sent, it holds the request for up to SECONDS so that it can be answered from
+ * anywhere (`approvals/hold.ts`), and prints the answer the agent reads, or nothing when the hold
+ * ends unanswered (the agent's own dialog, shown meanwhile, decides).
+ *
  * Not here: the process itself (`bin.ts`: the deadline timer, the exit code), the field spellings
  * (`reduce.ts`).
  */
 import type { Readable } from 'node:stream';
+import type { Hold, HoldResult } from '../approvals/hold.js';
+import { type HookDecider, MAX_HOLD_SECONDS, type ReleaseWhy } from '../approvals/types.js';
 import { type JsonObject, str } from '../model/json.js';
 import type { Env } from '../providers/types.js';
 import { runtimeDir } from '../runtime/dir.js';
@@ -26,7 +34,7 @@ import { broadcastIn, type Delivery } from '../runtime/peers.js';
 import { PROTOCOL_VERSION } from '../runtime/protocol.js';
 import { appendJournal } from './journal.js';
 import { isEventName, readPayload, reduceHook } from './reduce.js';
-import { type HookAgent, type HookEvent, isHookAgent } from './types.js';
+import { type HookAgent, type HookEvent, isHookAgent, MAX_HOOK_FIELD_CHARS } from './types.js';
 
 /**
  * How long `cctop hook` may take, from when its code starts, before it ends itself (exit 0) whatever
@@ -45,6 +53,20 @@ export const MAX_HOOK_INPUT_BYTES = 256 * 1024;
 
 /** Of the deadline, what is kept for the journal and the peers after waiting for stdin. */
 const DELIVERY_RESERVE_MS = 50;
+
+/** The flag of a deciding hook, followed by how many seconds it may hold a request. */
+export const HOLD_FLAG = '--hold';
+
+/** How long a holding hook's broadcast to the running cctops may take (an ordinary hook's whole deadline). */
+const HOLD_BROADCAST_MS = 200;
+
+/** How many seconds `args` (the words after `hook`) ask to hold, or null when they ask none (or a bad number). */
+export function holdSecondsIn(args: readonly string[]): number | null {
+  const at = args.indexOf(HOLD_FLAG);
+  if (at < 2) return null;
+  const n = Number(args[at + 1]);
+  return Number.isInteger(n) && n > 0 && n <= MAX_HOLD_SECONDS ? n : null;
+}
 
 /** The event Codex's `notify` entry is run as, and the flag that chains to the user's own notifier. */
 const CODEX_NOTIFY = 'notify';
@@ -72,12 +94,25 @@ export interface HookIo {
   answer: (agent: HookAgent, event: string) => string | null;
   /** Start a program detached, never waited for (Codex's chained notifier). */
   chain: (argv: readonly string[]) => Promise<void>;
+  /** The agent's decider, when its hook holds requests (`hooks/deciders.ts`); absent: nothing is held. */
+  decider?: (agent: HookAgent) => Promise<HookDecider | null>;
+  /** This process's id, written with a held request (a request whose hook is gone is not open). */
+  pid?: number;
+  /** Waits between a hold's looks. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** What a run did: for tests and the benchmark; the command itself shows none of it. */
 export type HookOutcome =
   | { kind: 'ignored'; why: 'agent' | 'event' }
-  | { kind: 'recorded'; event: HookEvent; journal: 'appended' | 'refused'; delivery: Delivery | null };
+  | {
+      kind: 'recorded';
+      event: HookEvent;
+      journal: 'appended' | 'refused';
+      delivery: Delivery | null;
+      /** What a held request came to; null when nothing was held. */
+      held: HoldResult | null;
+    };
 
 /** A hook under way. */
 export interface HookRun {
@@ -88,6 +123,8 @@ export interface HookRun {
    * gave so far and what is waiting in it (`HookIo.drain`). Does nothing once it is journaled.
    */
   atDeadline(): void;
+  /** For `bin.ts` on a signal: end a hold now (its request is settled as `why`). */
+  stop(why: ReleaseWhy): void;
 }
 
 export async function runHook(io: HookIo): Promise<HookOutcome> {
@@ -96,7 +133,7 @@ export async function runHook(io: HookIo): Promise<HookOutcome> {
 
 export function startHook(io: HookIo): HookRun {
   const [agent, event, ...rest] = io.args;
-  const nothing = { atDeadline: () => {} };
+  const nothing = { atDeadline: () => {}, stop: () => {} };
   if (agent === undefined || !isHookAgent(agent))
     return { done: Promise.resolve({ kind: 'ignored', why: 'agent' }), ...nothing };
   if (event === undefined || !isEventName(event))
@@ -107,8 +144,13 @@ export function startHook(io: HookIo): HookRun {
   if (answer !== null) io.out(answer);
 
   const notify = agent === 'codex' && event === CODEX_NOTIFY ? codexNotifyArgs(rest) : null;
+  const holdSeconds = notify === null ? holdSecondsIn(io.args) : null;
+  // Stdin and the peers get what an ordinary hook gets, however long the hold may be.
+  const ordinaryEnd =
+    holdSeconds === null ? io.deadlineAt : Math.min(io.deadlineAt, io.now() + HOOK_DEADLINE_MS);
   const chunks: Buffer[] = [];
   let recorded: Recorded | null = null;
+  let hold: Hold | null = null;
   const record = (text: string): Recorded => {
     const payload = readPayload(text);
     const reduced = reduceHook({
@@ -120,7 +162,7 @@ export function startHook(io: HookIo): HookRun {
     });
     const dir = runtimeDir(io.env);
     if (dir.kind === 'ok') appendJournal(dir.path, reduced);
-    recorded = { event: reduced, dir: dir.kind === 'ok' ? dir.path : null };
+    recorded = { event: reduced, payload, dir: dir.kind === 'ok' ? dir.path : null };
     return recorded;
   };
 
@@ -130,7 +172,7 @@ export function startHook(io: HookIo): HookRun {
         ? notify.payload.slice(0, MAX_HOOK_INPUT_BYTES)
         : await readStdin(io.stdin, {
             maxBytes: MAX_HOOK_INPUT_BYTES,
-            until: io.deadlineAt - DELIVERY_RESERVE_MS,
+            until: ordinaryEnd - DELIVERY_RESERVE_MS,
             now: io.now,
             chunks,
             drain: io.drain,
@@ -138,15 +180,27 @@ export function startHook(io: HookIo): HookRun {
     const r = recorded ?? record(text);
     if (notify !== null && notify.chained.length > 0)
       await safelyAsync(() => io.chain([...notify.chained, notify.payload]));
-    if (r.dir === null) return { kind: 'recorded', event: r.event, journal: 'refused', delivery: null };
+    if (r.dir === null)
+      return { kind: 'recorded', event: r.event, journal: 'refused', delivery: null, held: null };
     const message = { v: PROTOCOL_VERSION, kind: 'hook', event: r.event } as const;
-    const delivery = await broadcastIn(r.dir, message, io.deadlineAt - io.now());
-    return { kind: 'recorded', event: r.event, journal: 'appended', delivery };
+    const budget = holdSeconds === null ? io.deadlineAt - io.now() : HOLD_BROADCAST_MS;
+    const delivery = await broadcastIn(r.dir, message, budget);
+    let held: HoldResult | null = null;
+    if (holdSeconds !== null && io.decider !== undefined) {
+      hold = await startHolding(io, agent, event, r, holdSeconds);
+      if (hold !== null) {
+        held = await hold.done;
+        if (held.kind === 'delivered') io.out(held.output);
+      }
+    }
+    return { kind: 'recorded', event: r.event, journal: 'appended', delivery, held };
   })();
 
   return {
     done,
+    stop: (why) => hold?.stop(why),
     atDeadline: () => {
+      hold?.stop('timeout');
       if (recorded !== null || notify !== null) return;
       const text = Buffer.concat([...chunks, io.drain()])
         .subarray(0, MAX_HOOK_INPUT_BYTES)
@@ -156,10 +210,60 @@ export function startHook(io: HookIo): HookRun {
   };
 }
 
-/** The event as reduced, and the runtime directory it was journaled in (null when refused). */
+/** The event as reduced, its payload, and the runtime directory it was journaled in (null when refused). */
 interface Recorded {
   event: HookEvent;
+  payload: JsonObject | null;
   dir: string | null;
+}
+
+/**
+ * Register the request and start holding it, when the agent decides this event and the session is
+ * known (a request of no session could be answered by no one who can prove which it is); else null.
+ */
+async function startHolding(
+  io: HookIo,
+  agent: HookAgent,
+  event: string,
+  r: Recorded,
+  seconds: number,
+): Promise<Hold | null> {
+  const decider = await safelyAsyncValue(() => io.decider!(agent));
+  if (decider === null || !decider.events.includes(event)) return null;
+  if (r.dir === null || r.payload === null || r.event.session === null) return null;
+  const { approvalsDir } = await import('../approvals/store.js');
+  const { startHold } = await import('../approvals/hold.js');
+  const { APPROVAL_VERSION, MAX_QUESTIONS } = await import('../approvals/types.js');
+  const { randomBytes } = await import('node:crypto');
+  const dir = approvalsDir(r.dir);
+  if (dir === null) return null;
+  const payload = r.payload;
+  const asked = decider.ask(payload);
+  const at = io.now();
+  const movedOn = decider.watch(payload);
+  return startHold({
+    dir,
+    runtime: r.dir,
+    request: {
+      v: APPROVAL_VERSION,
+      id: randomBytes(16).toString('hex'),
+      agent,
+      session: r.event.session,
+      cwd: r.event.cwd,
+      tool: r.event.tool,
+      input: r.event.input,
+      kind: asked.kind,
+      questions: asked.questions.slice(0, MAX_QUESTIONS).map((q) => q.slice(0, MAX_HOOK_FIELD_CHARS)),
+      at,
+      expiresAt: Math.min(io.deadlineAt, at + seconds * 1000),
+      pid: io.pid ?? process.pid,
+    },
+    now: io.now,
+    sleep: io.sleep ?? ((ms) => new Promise((res) => setTimeout(res, ms))),
+    agentPid: io.ppid,
+    movedOn,
+    render: (answer) => decider.render(answer.verdict, payload),
+  });
 }
 
 /**
@@ -242,6 +346,15 @@ function safely<T>(f: () => T | null): T | null {
   try {
     return f();
   } catch {
+    return null;
+  }
+}
+
+async function safelyAsyncValue<T>(f: () => Promise<T | null>): Promise<T | null> {
+  try {
+    return await f();
+  } catch {
+    // No decider: the hook only watches, as without --approvals.
     return null;
   }
 }

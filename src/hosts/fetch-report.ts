@@ -41,7 +41,13 @@ function modelCostOf(v: unknown): ModelCost | null {
   const o = obj(v);
   const model = o === null ? null : textOf(o.model);
   if (o === null || model === null) return null;
-  return { model, tokens: tokensOf(o.tokens), usd: num(o.usd), requests: whole(o.requests) ?? 0 };
+  return {
+    model,
+    ...(o.fast === true ? { fast: true } : {}),
+    tokens: tokensOf(o.tokens),
+    usd: num(o.usd),
+    requests: whole(o.requests) ?? 0,
+  };
 }
 
 /** A day's or an hour's spend: `key` names which (`day`, `hour`). */
@@ -189,6 +195,7 @@ const PROBLEM_KINDS: readonly ProblemKind[] = [
   'partial-line',
   'inconsistent-usage',
   'unpriced-model',
+  'untimed-requests',
   'cache',
 ];
 

@@ -82,7 +82,15 @@ function costOf(v: unknown): SessionDoc['cost'] {
     const x = obj(m);
     const model = x === null ? null : text(x.model);
     if (x === null || model === null) return [];
-    return [{ model, tokens: tokensOf(x.tokens), usd: num(x.usd), requests: count(x.requests) ?? 0 }];
+    return [
+      {
+        model,
+        ...(x.fast === true ? { fast: true } : {}),
+        tokens: tokensOf(x.tokens),
+        usd: num(x.usd),
+        requests: count(x.requests) ?? 0,
+      },
+    ];
   });
   return {
     usd: num(o.usd),

@@ -7,6 +7,7 @@
  */
 import type { FileFacts } from '../model/facts.js';
 import { BAD_LINE_REASON } from '../model/json.js';
+import { untimedRequests } from '../model/ledger.js';
 import type { Problem, ProblemLog } from '../model/problems.js';
 import { sessionWindow } from '../providers/fence.js';
 import { placeById } from '../providers/places.js';
@@ -81,6 +82,15 @@ function fileProblems(p: ParsedFile, o: ProblemSink): void {
       detail: 'token counts that do not add up (cached more than input); clamped',
     });
   }
+  const untimed = untimedRequests(p.result.ledger);
+  if (untimed > 0) {
+    add({
+      kind: 'untimed-requests',
+      path,
+      count: untimed,
+      detail: `${untimed} request${untimed === 1 ? '' : 's'} without a timestamp: counted in the session, left out of daily, weekly, monthly and blocks`,
+    });
+  }
   if (p.file.role === 'main') {
     // Sizing the session reads the project's settings (Claude), found by the `cwd` the transcript
     // names: one no file can have (a NUL, a 300-character name) or may not be entered makes that
@@ -113,6 +123,9 @@ function fileProblems(p: ParsedFile, o: ProblemSink): void {
   }
 }
 
+/** How `costOf` (`sessions.ts`) names a model's fast-mode requests when they have no price. */
+export const FAST_SUFFIX = ' fast';
+
 /** The unpriced-model problems of a whole document, from its sessions' unpriced tokens. */
 export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][] }>, o: ProblemSink): void {
   const unpriced = new Map<string, number>();
@@ -124,7 +137,9 @@ export function unpricedProblems(entries: Iterable<{ unpriced: [string, number][
         kind: 'unpriced-model',
         path: model,
         count: tokens,
-        detail: `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
+        detail: model.endsWith(FAST_SUFFIX)
+          ? `${tokens.toLocaleString('en-US')} tokens in fast mode on a model whose fast-mode price cctop does not know (model/pricing-speed.ts): shown as no price`
+          : `${tokens.toLocaleString('en-US')} tokens on a model the price catalogue does not know: shown as no price`,
       },
       null,
       o.nowMs,

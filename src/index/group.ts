@@ -24,9 +24,17 @@ export interface Group {
   files: ParsedFile[];
 }
 
+/** The session a file counts toward: the one that spawned it when it says so, else its own. */
 export function sessionKey(p: ParsedFile): string {
-  return p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
+  return p.result.facts.parentSession ?? p.file.sessionHint ?? p.result.facts.sessionId ?? p.file.path;
 }
+
+/**
+ * A subagent's file: found where the harness keeps its subagents (Claude's `subagents/`), or saying
+ * so itself (a Codex rollout naming the session that spawned it, found among the main rollouts).
+ */
+export const isSubagent = (p: ParsedFile): boolean =>
+  p.file.role === 'subagent' || (p.result.facts.parentSession ?? null) !== null;
 
 export function group(files: readonly ParsedFile[]): Group[] {
   const groups = new Map<string, Group>();
@@ -38,7 +46,7 @@ export function group(files: readonly ParsedFile[]): Group[] {
       g = { provider: p.file.provider, id, main: null, files: [] };
       groups.set(key, g);
     }
-    if (p.file.role === 'main') {
+    if (!isSubagent(p)) {
       // Two main files for one session are copies (Codex archives a rollout it also keeps): the
       // larger one is the more complete; of two the same size, the first by path.
       const better =
@@ -51,7 +59,7 @@ export function group(files: readonly ParsedFile[]): Group[] {
     g.files.push(p);
   }
   for (const g of groups.values()) {
-    if (g.main) g.files = g.files.filter((p) => p.file.role !== 'main' || p === g.main);
+    if (g.main) g.files = g.files.filter((p) => isSubagent(p) || p === g.main);
     // By path, so that a session reads the same whichever order its files were found or read in
     // (a cold read, a full build, a patch): its models, tools and spend by model list in that order.
     g.files.sort(byPath);

@@ -52,6 +52,7 @@ const FILE_PROBLEMS: ReadonlySet<ProblemKind> = new Set([
   'bad-lines',
   'oversized-lines',
   'inconsistent-usage',
+  'untimed-requests',
   'partial-line',
   // A main file's window lookup that failed (see `fileProblems` in sessions.ts).
   'unreadable',

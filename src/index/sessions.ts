@@ -16,13 +16,28 @@ import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
-import { type KeptProblem, type ProblemSink, problemsOfFile, unpricedProblems } from './build-problems.js';
-import { byPath, dedupeGroups, type Group, group, groupKey, type ParsedFile } from './group.js';
+import {
+  FAST_SUFFIX,
+  type KeptProblem,
+  type ProblemSink,
+  problemsOfFile,
+  unpricedProblems,
+} from './build-problems.js';
+import { byPath, dedupeGroups, type Group, group, groupKey, isSubagent, type ParsedFile } from './group.js';
 import { sortSessions } from './render.js';
 import type { SessionFacts, SessionRecord } from './session-record.js';
 
 export { addProblem, type KeptProblem, problemsOfFile, unpricedProblems } from './build-problems.js';
-export { byPath, dedupeGroups, type Group, group, groupKey, type ParsedFile, sessionKey } from './group.js';
+export {
+  byPath,
+  dedupeGroups,
+  type Group,
+  group,
+  groupKey,
+  isSubagent,
+  type ParsedFile,
+  sessionKey,
+} from './group.js';
 
 export interface BuildOptions {
   env: Env;
@@ -125,8 +140,10 @@ function costOf(
   included: boolean,
 ): { cost: SessionFacts['cost']; unpriced: [string, number][] } {
   const unpriced: [string, number][] = [];
-  const byModel: ModelCost[] = [...totals.byModel.entries()].map(([model, m]) => ({
-    model,
+  const byModel: ModelCost[] = [...totals.byModel.values()].map((m) => ({
+    model: m.model,
+    // Only said when true, so a document without fast mode reads as it did.
+    ...(m.fast ? { fast: true } : {}),
     tokens: m.tokens,
     usd: m.usd === null && m.reportedUsd === 0 ? null : money((m.usd ?? 0) + m.reportedUsd),
     requests: m.requests,
@@ -134,7 +151,11 @@ function costOf(
   for (const m of byModel) {
     if (m.usd !== null) continue;
     const t = m.tokens;
-    unpriced.push([m.model, (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0)]);
+    // A fast request is unpriced when its model has no fast-mode multiple (`model/pricing-speed.ts`).
+    unpriced.push([
+      m.fast === true ? `${m.model}${FAST_SUFFIX}` : m.model,
+      (t.input ?? 0) + (t.output ?? 0) + (t.cacheRead ?? 0) + (t.cacheWrite ?? 0),
+    ]);
   }
   const usd = totals.priced ? money(totals.estimatedUsd + totals.reportedUsd) : null;
   const source: SessionFacts['cost']['source'] =
@@ -199,7 +220,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     id: g.id,
     file: main.file.path,
     deleted: g.files.every((p) => p.deleted === true),
-    subagentFiles: g.files.filter((p) => p.file.role === 'subagent').length,
+    subagentFiles: g.files.filter(isSubagent).length,
     project: f.cwd,
     title: f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt,
     branch: f.gitBranch,

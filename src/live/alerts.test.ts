@@ -98,6 +98,7 @@ function config(alerts: Partial<Alerts>, budgets: Budget[] = []): Config {
     hosts: [],
     store: { url: null },
     acp: [],
+    approvals: { holdSeconds: 600 },
   };
 }
 

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Config } from '../config/index.js';
+import { type Config, defaultConfig } from '../config/index.js';
 import type { SessionDoc, SessionDocument } from '../model/document.js';
 import { LocalTime } from '../model/time.js';
 import { totalsOf } from '../model/totals.js';
@@ -75,13 +75,8 @@ const doc = (sessions: SessionDoc[], atMs: number): SessionDocument => ({
 });
 
 const STALL: Config = {
-  budgets: [],
+  ...defaultConfig(),
   alerts: { errorLoop: null, stallMinutes: 10, burnUsdPerHour: null },
-  reports: { timeZone: 'UTC', startOfWeek: 'monday' },
-  notify: { url: null, format: 'json', desktop: true, dashboard: null },
-  hosts: [],
-  store: { url: null },
-  acp: [],
 };
 
 const withOutput = (output: number) =>

@@ -104,9 +104,12 @@ function reportHead(s: SessionDoc, r: SessionReport): Record<string, unknown> {
       usd: s.cost.usd,
       included: s.cost.included,
       unpricedModels: s.cost.unpriced,
-      byModel: r.cost.byModel
-        .slice(0, REPORT_ROWS)
-        .map((m) => ({ model: m.model, usd: m.usd, requests: m.requests })),
+      byModel: r.cost.byModel.slice(0, REPORT_ROWS).map((m) => ({
+        model: m.model,
+        ...(m.fast === true ? { fast: true } : {}),
+        usd: m.usd,
+        requests: m.requests,
+      })),
     },
     tokens: { total: totalTokens(s.tokens), requests: s.requests, ...s.tokens },
     context: {

@@ -11,6 +11,7 @@ import type { DaySeries, HourSeries } from './document.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { money } from './money.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
+import { fastMultiplier } from './pricing-speed.js';
 import { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
 import { CellSink, NO_TOOL, UNKNOWN_TOOLS } from './usage-cells.js';
@@ -20,6 +21,9 @@ export const DAYS_KEPT = 31;
 const HOUR = 3_600_000;
 
 export interface ModelTotals {
+  model: string;
+  /** Requests served in fast mode, kept apart from the model's standard ones (`pricing-speed.ts`). */
+  fast: boolean;
   tokens: TokenCounts;
   requests: number;
   /** Estimated cost of the priced part; null when the model has no price. */
@@ -34,6 +38,7 @@ export interface Totals {
   reportedUsd: number;
   /** Some request had a price (estimated or reported). */
   priced: boolean;
+  /** By model, its fast-mode requests under `modelKey(model, true)`. */
   byModel: Map<string, ModelTotals>;
   /** Spend per clock hour, by the hour's start (ms). */
   hours: Map<number, number>;
@@ -80,6 +85,22 @@ function addTokens(
   if (flags & FLAG.REASONING_KNOWN) t.reasoning = (t.reasoning ?? 0) + reasoning;
 }
 
+/** Where a model's totals are kept in `Totals.byModel`: its fast-mode requests apart. */
+export const modelKey = (model: string, fast: boolean): string => (fast ? `${model}\u0000fast` : model);
+
+/** Each model's fast-mode multiple by its index, looked up the first time a fast request of it turns up. */
+function fastMultiples(models: readonly string[]): (mi: number) => number | null {
+  const known: (number | null | undefined)[] = [];
+  return (mi) => {
+    let k = known[mi];
+    if (k === undefined) {
+      k = fastMultiplier(models[mi] ?? 'unknown');
+      known[mi] = k;
+    }
+    return k;
+  };
+}
+
 /** Fold the counted records of `ledger` (mask 1) into `into`. */
 export function addLedger(
   into: Totals,
@@ -88,7 +109,7 @@ export function addLedger(
   book: PriceBook,
   vendor: VendorHint,
   clock: CostClock,
-  /** Called for every counted request, for views that bucket differently (the report). */
+  /** Called for every counted request that has a time, for views that bucket differently (the report). */
   each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
@@ -96,6 +117,7 @@ export function addLedger(
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
   const tiers: (Rates | null)[][] = ledger.models.map(() => []);
   const cellModels = ledger.models.map((m) => into.cells.modelId(m));
+  const multipleOf = fastMultiples(ledger.models);
   const unknownModel = into.cells.modelId('unknown');
   // The cells' tool ids of each of the ledger's tool sets, so a request is split without a string.
   const unknownTools = [into.cells.toolId(UNKNOWN_TOOLS)];
@@ -130,10 +152,12 @@ export function addLedger(
     const cw1 = d[at + F.CACHE_WRITE_1H]!;
     const reasoning = d[at + F.REASONING]!;
 
-    let m = into.byModel.get(model);
+    const fast = (flags & FLAG.FAST) !== 0;
+    const key = fast ? modelKey(model, true) : model;
+    let m = into.byModel.get(key);
     if (!m) {
-      m = { tokens: emptyTokens(), requests: 0, usd: null, reportedUsd: 0 };
-      into.byModel.set(model, m);
+      m = { model, fast, tokens: emptyTokens(), requests: 0, usd: null, reportedUsd: 0 };
+      into.byModel.set(key, m);
     }
     addTokens(into.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
     addTokens(m.tokens, flags, input, output, cacheRead, cw5 + cw1, reasoning);
@@ -146,19 +170,27 @@ export function addLedger(
       into.reportedUsd += usd;
       m.reportedUsd += usd;
     } else {
-      const rates = ratesOf(d[at + F.MODEL]!, model, input + cacheRead + cw5 + cw1, tsMs);
-      if (rates) {
+      const mi = d[at + F.MODEL]!;
+      const rates = ratesOf(mi, model, input + cacheRead + cw5 + cw1, tsMs);
+      // A fast request costs its multiple of the standard price; a model without one has no price.
+      const multiple = fast ? multipleOf(mi) : 1;
+      if (rates && multiple !== null) {
         usd =
-          input * rates.input +
-          cacheRead * rates.cacheRead +
-          cw5 * rates.cacheWrite5m +
-          cw1 * rates.cacheWrite1h +
-          output * rates.output +
-          rates.perRequest;
+          (input * rates.input +
+            cacheRead * rates.cacheRead +
+            cw5 * rates.cacheWrite5m +
+            cw1 * rates.cacheWrite1h +
+            output * rates.output +
+            rates.perRequest) *
+          multiple;
         into.estimatedUsd += usd;
         m.usd = (m.usd ?? 0) + usd;
       }
     }
+    if (usd !== null) into.priced = true;
+    // A request with no time (no line of its file had one) counts toward its session but toward no
+    // period: it did not happen on 1970-01-01. `cctop doctor` counts them (`untimedRequests`).
+    if (tsMs === 0) continue;
     each?.(tsMs, model, usd, input + output + cacheRead + cw5 + cw1, (flags & FLAG.SIDECHAIN) !== 0);
     const day = clock.time.dayNumber(tsMs);
     const cell = into.cells.cell(tsMs, day, cellModels[d[at + F.MODEL]!] ?? unknownModel);
@@ -169,7 +201,6 @@ export function addLedger(
     into.cells.split(cell, tools, usd ?? 0, input + output + cacheRead + cw5 + cw1);
     if (usd === null) continue;
     cell.usd = (cell.usd ?? 0) + usd;
-    into.priced = true;
     const hour = clock.time.hourStart(tsMs);
     into.hours.set(hour, (into.hours.get(hour) ?? 0) + usd);
     into.days.set(day, (into.days.get(day) ?? 0) + usd);

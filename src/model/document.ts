@@ -33,6 +33,11 @@ export interface DaySeries {
 
 export interface ModelCost {
   model: string;
+  /**
+   * True: this row is the model's requests served in fast mode, priced at its multiple of the
+   * standard price (`model/pricing-speed.ts`); its standard requests are another row. Absent: standard.
+   */
+  fast?: boolean;
   tokens: TokenCounts;
   /** null when the model has no known price. */
   usd: number | null;

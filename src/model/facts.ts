@@ -4,7 +4,7 @@
  * Facts are plain JSON so the index can store them and a later pass can continue from them. Every
  * collection in here has a stated bound: a file is untrusted input and may be enormous.
  */
-import type { BadLineReason } from './json.js';
+import { type BadLineReason, obj } from './json.js';
 import type { LiveSignal } from './state.js';
 
 /**
@@ -78,6 +78,12 @@ export interface ContextReading {
 export interface FileFacts {
   /** The session id the file's own records carry, when they carry one. */
   sessionId: string | null;
+  /**
+   * The session that spawned this file's agent, when the file says so itself (a Codex subagent's
+   * rollout names its parent thread): the file is counted with that session, as its subagent.
+   * Absent in facts kept before it was read.
+   */
+  parentSession?: string | null;
   cwd: string | null;
   gitBranch: string | null;
   titles: {
@@ -160,6 +166,27 @@ export function emptyFacts(): FileFacts {
     firstBad: null,
     inconsistentUsage: 0,
   };
+}
+
+/**
+ * Whether a value read back from the index (a provider's carried state holds facts) has the shape of
+ * `FileFacts`: its counts, lists and tables, checked member by member where the parsers rely on them.
+ */
+export function isFileFacts(v: unknown): v is FileFacts {
+  const o = obj(v);
+  if (o === null) return false;
+  const counts = [o.lines, o.badLines, o.oversizedLines, o.compactions, o.aborts, o.inconsistentUsage];
+  const titles = obj(o.titles);
+  return (
+    counts.every((n) => typeof n === 'number' && Number.isFinite(n)) &&
+    Array.isArray(o.models) &&
+    o.models.every((m) => typeof m === 'string') &&
+    Array.isArray(o.tailUuids) &&
+    titles !== null &&
+    Array.isArray(titles.summaries) &&
+    obj(o.tools) !== null &&
+    typeof o.recordsOutcomes === 'boolean'
+  );
 }
 
 /** Count one tool call (and whether it failed, when known). */

@@ -60,6 +60,11 @@ export const FLAG = {
    * it the record's tools are unknown, which a report shows as `(unknown)`, never as none.
    */
   TOOLS_KNOWN: 1 << 8,
+  /**
+   * Served in fast mode (Claude's `usage.speed: "fast"`): the same tokens at a multiple of the
+   * standard price (`model/pricing-speed.ts`).
+   */
+  FAST: 1 << 9,
 } as const;
 
 export interface RequestTokens {
@@ -89,6 +94,8 @@ export interface RequestRecord {
    * none; absent or null when its records do not say.
    */
   tools?: readonly string[] | null;
+  /** Served in fast mode, priced at its multiple (absent: standard). */
+  fast?: boolean;
 }
 
 const INITIAL_CAPACITY = 64;
@@ -242,6 +249,7 @@ export class LedgerBuilder {
     const t = r.tokens;
     let flags = 0;
     if (r.sidechain) flags |= FLAG.SIDECHAIN;
+    if (r.fast === true) flags |= FLAG.FAST;
     if (r.key === null) {
       flags |= FLAG.NO_KEY;
       d[at + F.KEY_HI] = 0;
@@ -299,6 +307,16 @@ export interface Ledger {
 
 export function ledgerLength(l: Ledger): number {
   return l.data.length / RECORD_FIELDS;
+}
+
+/**
+ * Records without a time (`F.TS` 0: the request's line had no timestamp, nor any line before it):
+ * counted in their session, in no day, hour or block.
+ */
+export function untimedRequests(l: Ledger): number {
+  let n = 0;
+  for (let at = F.TS; at < l.data.length; at += RECORD_FIELDS) if (l.data[at] === 0) n++;
+  return n;
 }
 
 export const emptyLedger = (): Ledger => ({ models: [], toolSets: [], data: new Uint32Array(0) });

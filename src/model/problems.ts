@@ -11,6 +11,7 @@ export type ProblemKind =
   | 'partial-line' // a last line without its newline, left unread
   | 'inconsistent-usage' // token counts that do not add up
   | 'unpriced-model' // usage on a model the price catalogue does not know
+  | 'untimed-requests' // requests without a timestamp: in their session, in no day or block
   | 'cache'; // the index could not be used
 
 export interface Problem {

@@ -50,6 +50,21 @@ export function jsonBody(n: Notice): Record<string, unknown> {
     url: n.url,
     at: n.at,
     ...(n.kind === 'collision' ? { sessions: n.sessions } : {}),
+    ...(n.kind === 'waiting' && n.actions ? { actions: n.actions } : {}),
+  };
+}
+
+/**
+ * ntfy's action buttons for a held request: each an `http` action that POSTs its signed link, and
+ * clears the notification once pressed. Commas and semicolons separate ntfy's fields and actions;
+ * a signed link has neither (base64url and digits).
+ */
+function ntfyActions(n: Notice): Record<string, string> {
+  if (n.kind !== 'waiting' || !n.actions) return {};
+  const { allow, deny } = n.actions;
+  if (/[,;]/.test(allow + deny)) return {};
+  return {
+    Actions: `http, Allow, ${allow}, method=POST, clear=true; http, Deny, ${deny}, method=POST, clear=true`,
   };
 }
 
@@ -78,12 +93,16 @@ export function webhookRequest(n: Notice, format: NotifyFormat): WebhookRequest 
           Title: headerText(n.title),
           Tags: NTFY_TAG[n.kind],
           ...(n.url === null ? {} : { Click: n.url }),
+          ...ntfyActions(n),
         },
         body: n.text,
       };
     case 'slack': {
       // A `|` would end the link's address early: Slack reads `<address|label>`.
-      const link = n.url === null ? '' : `\n<${slackEscape(n.url.replace(/\|/g, '%7C'))}|Open in cctop>`;
+      const to = (url: string, label: string) => `\n<${slackEscape(url.replace(/\|/g, '%7C'))}|${label}>`;
+      const acts =
+        n.kind === 'waiting' && n.actions ? to(n.actions.allow, 'Allow') + to(n.actions.deny, 'Deny') : '';
+      const link = (n.url === null ? '' : to(n.url, 'Open in cctop')) + acts;
       return {
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ text: `*${slackEscape(n.title)}*\n${slackEscape(n.text)}${link}` }),

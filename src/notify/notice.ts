@@ -77,8 +77,16 @@ interface NoticeCommon {
 }
 
 export type Notice =
-  /** A session crossed into waiting on its user; `probably` when cctop inferred it (a quiet pending call). */
-  | (NoticeCommon & { kind: 'waiting'; session: NoticeSession; probably: boolean })
+  /**
+   * A session crossed into waiting on its user; `probably` when cctop inferred it (a quiet pending
+   * call); `actions` when its agent holds the request for an answer from cctop (docs/act.md).
+   */
+  | (NoticeCommon & {
+      kind: 'waiting';
+      session: NoticeSession;
+      probably: boolean;
+      actions?: NoticeActions | null;
+    })
   /** A session's turn ended on an error (an API failure, not a failed tool call). */
   | (NoticeCommon & { kind: 'error'; session: NoticeSession })
   /** One of a session's alerts (`live/alerts.ts`). */
@@ -87,6 +95,26 @@ export type Notice =
   | (NoticeCommon & { kind: 'budget'; session: null })
   /** Running sessions writing the same file (or, `asked` null, the same repository); `session` is the first. */
   | (NoticeCommon & { kind: 'collision'; session: NoticeSession; sessions: NoticeSession[] });
+
+/** Signed answer links for a held request (`approvals/sign.ts`): single-use, ending with the request. */
+export interface NoticeActions {
+  allow: string;
+  deny: string;
+  /** When the links stop being taken (ISO): the request's own end. */
+  expiresAt: string;
+}
+
+const LINK = /^https?:\/\/[\x21-\x7e]{1,2048}$/;
+
+function readActions(v: unknown): NoticeActions | null {
+  const o = obj(v);
+  const allow = str(o?.allow);
+  const deny = str(o?.deny);
+  const expiresAt = str(o?.expiresAt);
+  if (allow === null || deny === null || expiresAt === null) return null;
+  if (!LINK.test(allow) || !LINK.test(deny) || !Number.isFinite(Date.parse(expiresAt))) return null;
+  return { allow, deny, expiresAt };
+}
 
 /**
  * A collision as the collision watcher reports it: the sessions writing `path` (a file, at `level`
@@ -371,8 +399,10 @@ export function readNotice(v: unknown): Notice | null {
   const session = readSession(o.session);
   if (session === null) return null;
   switch (o.kind) {
-    case 'waiting':
-      return { kind: 'waiting', session, probably: bool(o.probably), ...c };
+    case 'waiting': {
+      const actions = readActions(o.actions);
+      return { kind: 'waiting', session, probably: bool(o.probably), ...(actions ? { actions } : {}), ...c };
+    }
     case 'error':
       return { kind: 'error', session, ...c };
     case 'stall':

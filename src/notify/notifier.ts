@@ -19,6 +19,7 @@
  * Not here: the table's bell and the dashboard's browser notifications, which each view rings for
  * itself (they are per terminal and per page, not per machine).
  */
+
 import { loadConfig, type Notify, type NotifyFormat } from '../config/index.js';
 import type { Alert } from '../live/alerts.js';
 import type { LiveSessions } from '../live/engine.js';
@@ -27,6 +28,7 @@ import type { Env } from '../providers/types.js';
 import { runtimeDir } from '../runtime/dir.js';
 import { StateCrossings } from './crossings.js';
 import { DesktopSender, type DesktopTool, findDesktop } from './desktop.js';
+import { withActions } from './held-actions.js';
 import { type LockState, readLock, SenderLock, type SenderRole } from './lock.js';
 import {
   alertNotice,
@@ -163,7 +165,10 @@ export class MachineNotifier {
     const crossed = this.crossings.update(doc.sessions);
     if (crossed.length === 0) return;
     const ctx = this.context();
-    this.offer(crossed.map((c) => crossingNotice(c, ctx)));
+    const format = loadConfig(this.o.env).config.notify.format;
+    this.offer(
+      crossed.map((c) => withActions(crossingNotice(c, ctx), this.o.env, ctx.dashboard, format, ctx.nowMs)),
+    );
   }
 
   /** Alerts a view's `AlertFeed` found. */

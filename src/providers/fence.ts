@@ -18,6 +18,7 @@
 import { type CallLog, emptyCallLog } from '../model/calls.js';
 // Only the type: the scan loads this module, and a run answering from the index loads no reader.
 import type { Conversation } from '../model/conversation.js';
+import type { ProviderId } from '../model/facts.js';
 import { describeFsError, type Problem, type ProblemLog } from '../model/problems.js';
 import {
   type ConversationOptions,
@@ -54,13 +55,19 @@ function fenced<T>(path: string, doing: string | null, call: () => T): Fenced<T>
   }
 }
 
-/** Read one file from the start, or on from `previous`. */
-export function readSource(
-  provider: Provider,
+/**
+ * Read one file from the start, or on from `previous` as the index kept it: its carry goes through
+ * the provider's `readCarry` first, and one that does not read means the file is read from the start.
+ */
+export function readSource<C>(
+  provider: Pick<Provider<ProviderId, C>, 'parse' | 'readCarry'>,
   file: SourceFile,
   previous: ParseResult | null,
-): Fenced<ParseResult> {
-  return fenced(file.path, null, () => provider.parse(file, previous));
+): Fenced<ParseResult<C>> {
+  return fenced(file.path, null, () => {
+    const carry = previous === null ? undefined : provider.readCarry(previous.carry);
+    return provider.parse(file, previous === null || carry === undefined ? null : { ...previous, carry });
+  });
 }
 
 /**

@@ -12,11 +12,11 @@ import type { ParseResult, SourceFile } from './types.js';
 /** What became of one line: read, or why it is bad (the caller counts it). */
 export type LineVerdict = 'read' | BadLineReason;
 
-export interface LineSink {
+export interface LineSink<C> {
   /** Feed one line. */
   line(buf: Buffer, start: number, end: number): LineVerdict;
   /** Provider state to carry to the next pass. */
-  carry(): unknown;
+  carry(): C;
 }
 
 /**
@@ -60,11 +60,11 @@ export function extracting<L>(
  * Read `file` as JSONL from where `previous` stopped (or from the start), feeding each line to the
  * sink that `open` builds around the facts and ledger so far.
  */
-export function readJsonl(
+export function readJsonl<C>(
   file: SourceFile,
-  previous: ParseResult | null,
-  open: (facts: FileFacts, carry: unknown, ledger: LedgerBuilder) => LineSink,
-): ParseResult {
+  previous: ParseResult<C> | null,
+  open: (facts: FileFacts, carry: C | null, ledger: LedgerBuilder) => LineSink<C>,
+): ParseResult<C> {
   const facts: FileFacts = previous ? structuredClone(previous.facts) : emptyFacts();
   const prior: Ledger | null = previous?.ledger ?? null;
   const ledger = new LedgerBuilder(prior?.models ?? [], prior?.data, prior?.toolSets);

@@ -31,11 +31,15 @@ export interface SourceFile {
   ino: number;
 }
 
-/** Where a parse stopped, with everything needed to continue from there. */
-export interface ParseResult {
+/**
+ * Where a parse stopped, with everything needed to continue from there. `C` is the provider's own
+ * carried state; the index keeps results of every provider alike, as `ParseResult<unknown>`, and
+ * hands one back only through the provider's `readCarry` (`readSource` in `fence.ts`).
+ */
+export interface ParseResult<C = unknown> {
   facts: FileFacts;
   /** Provider-specific state carried to the next pass (plain JSON). */
-  carry: unknown;
+  carry: C;
   ledger: Ledger;
   /** Offset just past the last line consumed. */
   offset: number;
@@ -99,10 +103,23 @@ export interface ProcessRule {
   sessionArg(argv: readonly string[]): string | null;
 }
 
-/** A harness in full: its place, and how to read its files and its conversations. */
-export interface Provider<K extends ProviderId = ProviderId> extends ProviderPlace<K> {
+/**
+ * A provider's carried state as it comes back from the index (JSON out of SQLite, or a copy sent to
+ * a worker): read and checked against what the provider writes, or `undefined` when it is not that
+ * (another parser version wrote it, or the row is damaged), and the file is then read from the start.
+ * `undefined` rather than null, because null is a carry some providers write.
+ */
+export type CarryReader<C> = (stored: unknown) => C | undefined;
+
+/**
+ * A harness in full: its place, and how to read its files and its conversations. `C` is the state its
+ * parser carries from one pass over a growing file to the next (null for one that re-reads a file).
+ */
+export interface Provider<K extends ProviderId = ProviderId, C = unknown> extends ProviderPlace<K> {
   /** Read `file` from the start, or continue from `previous`. */
-  parse(file: SourceFile, previous: ParseResult | null): ParseResult;
+  parse(file: SourceFile, previous: ParseResult<C> | null): ParseResult<C>;
+  /** Check a carry the index hands back before `parse` continues from it. */
+  readCarry: CarryReader<C>;
   /**
    * The conversation of the session whose main transcript is `path`, or of one of its subagents.
    * Absent for a harness cctop has no reader for: the caller answers `supported: false`, saying why.

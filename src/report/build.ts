@@ -1,4 +1,4 @@
-import { dedupeGroups, group, type ParsedFile } from '../index/sessions.js';
+import { dedupeGroups, group, isSubagent, type ParsedFile } from '../index/sessions.js';
 import { type CallLog, emptyCallLog } from '../model/calls.js';
 import { addLedger, type CostClock, emptyTotals } from '../model/cost.js';
 import type { SessionDoc } from '../model/document.js';
@@ -142,7 +142,7 @@ function subagentsOf(
 ): Report['subagents'] {
   const vendor = provider.vendor;
   const subagents: Report['subagents'] = [];
-  for (const p of mine.filter((x) => x.file.role === 'subagent')) {
+  for (const p of mine.filter(isSubagent)) {
     // The harness names its subagents (Claude: `agent-<id>.jsonl` and its `.meta.json`).
     const { agent, type } = provider.subagent?.(p.file.path) ?? { agent: p.file.path, type: null };
     const t = emptyTotals();
@@ -165,7 +165,9 @@ function subagentsOf(
 function heavyCalls(log: CallLog): Pick<Report['tools'], 'slowest' | 'heaviest'> {
   return {
     slowest: log.calls
-      .filter((c) => c.startMs !== null && c.endMs !== null)
+      // A call whose end is stamped at its start has no duration recorded (Codex writes one time for
+      // both): absent, not a call of 0s.
+      .filter((c) => c.startMs !== null && c.endMs !== null && c.endMs > c.startMs)
       .map((c) => ({
         tool: c.name,
         detail: c.detail,
@@ -201,7 +203,7 @@ function callLogOf(
   problems: Problem[],
 ): CallLog {
   if (o.log !== undefined) return o.log;
-  const mainFile = mine.find((p) => p.file.role === 'main') ?? null;
+  const mainFile = mine.find((p) => !isSubagent(p)) ?? null;
   if (!mainFile || mainFile.deleted) return emptyCallLog();
   const read = callsOf(provider, mainFile.file.path);
   if (read.kind === 'answered') return read.value;

@@ -1,13 +1,13 @@
 /**
  * The figures for one status line, from what is at hand without reading the history: what Claude
- * Code sent on stdin, the digest the last refresh kept (`digest.ts`), and, only when neither says
- * what the session's model or context is, the tail of its one transcript (read by the Claude
- * provider). Also whether the digest is old enough that a refresh should start.
+ * Code sent on stdin, the digest the last refresh kept (`digest.ts`), and the tail of its one
+ * transcript (read by the Claude provider). Also whether the digest is old enough that a refresh should start.
  *
  * Which source wins, per figure:
  * - model, context, this session's cost: Claude Code's own figures from stdin, which are current by
  *   definition; then the digest's, when it was built after the transcript last changed; then the
  *   transcript's tail (model, context); then the digest's even if older (better than nothing).
+ * - the model's `fast` mark: the transcript's tail (the newest response's speed is written nowhere else).
  * - today's spend: the digest's, while its day is still today.
  * - rate limits: stdin only.
  * - the block and the budget: the digest's (worked out by the refresh, which holds the whole index).
@@ -17,6 +17,7 @@
 import { statSync } from 'node:fs';
 import { cacheDir } from '../paths.js';
 import { claudePlace } from '../providers/claude/place.js';
+import type { ClaudeTail } from '../providers/claude/statusline-tail.js';
 import type { Env } from '../providers/types.js';
 import { type Digest, type DigestSession, readDigest } from './digest.js';
 import type { StatuslineInput } from './input.js';
@@ -48,6 +49,9 @@ interface Own {
 
 const NONE: Own = { model: null, usd: null, contextUsed: null, compactAt: null };
 
+/** What the tail of the transcript says, read at most once per status line. */
+type TailOf = () => Promise<ClaudeTail | null>;
+
 function modifiedMs(path: string | null): number | null {
   if (path === null) return null;
   try {
@@ -61,16 +65,15 @@ function modifiedMs(path: string | null): number | null {
  * What the digest or the transcript's tail say of this session. The tail is read only when the
  * digest is not as new as the transcript and stdin lacks the model or the context.
  */
-async function ownFigures(input: StatuslineInput, digest: Digest | null, env: Env): Promise<Own> {
+async function ownFigures(input: StatuslineInput, digest: Digest | null, tailOf: TailOf): Promise<Own> {
   const kept: DigestSession | undefined =
     digest !== null && input.sessionId !== null ? digest.sessions[input.sessionId] : undefined;
   const changed = modifiedMs(input.transcriptPath);
   const keptIsCurrent = kept !== undefined && (changed === null || changed <= digest!.builtAtMs);
   if (keptIsCurrent) return kept;
   const needTail = input.modelId === null || input.contextUsed === null;
-  if (!needTail || input.transcriptPath === null) return kept ?? NONE;
-  const { claudeTail } = await import('../providers/claude/statusline-tail.js');
-  const tail = claudeTail(input.transcriptPath, env, input.contextWindow);
+  if (!needTail) return kept ?? NONE;
+  const tail = await tailOf();
   if (tail === null) return kept ?? NONE;
   return {
     model: tail.model,
@@ -88,13 +91,27 @@ function compactAtOf(input: StatuslineInput, env: Env): number | null {
 
 export async function gather(input: StatuslineInput, env: Env, nowMs: number): Promise<Gathered> {
   const digest = readDigest(cacheDir(env));
-  const own = await ownFigures(input, digest, env);
+  let tail: Promise<ClaudeTail | null> | null = null;
+  const tailOf: TailOf = () => {
+    tail ??=
+      input.transcriptPath === null
+        ? Promise.resolve(null)
+        : import('../providers/claude/statusline-tail.js').then(({ claudeTail }) =>
+            claudeTail(input.transcriptPath!, env, input.contextWindow),
+          );
+    return tail;
+  };
+  const own = await ownFigures(input, digest, tailOf);
+  // Whether the newest response ran in fast mode is on neither stdin nor the digest: the tail says
+  // (its last 256 KiB, read in well under a millisecond, and at most once).
+  const fast = (await tailOf())?.fast === true;
   const contextUsed = input.contextUsed ?? own.contextUsed;
   const compactAt = compactAtOf(input, env) ?? own.compactAt;
   const today = digest?.today;
   return {
     figures: {
       model: input.modelId ?? own.model ?? input.modelName,
+      fast,
       sessionUsd: input.costUsd ?? own.usd,
       contextShare:
         contextUsed !== null && compactAt !== null && compactAt > 0 ? contextUsed / compactAt : null,

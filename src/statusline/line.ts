@@ -3,7 +3,7 @@
  * the parts asked for (`--format`) and the clock, so every layout is tested without a file or a
  * process. A figure nobody knows leaves its part out (a status line has no room for `─`).
  *
- * Parts: `model`, `cost` (this session), `context` (the newest prompt against where Claude compacts),
+ * Parts: `model` (marked `fast` when the newest response ran in fast mode), `cost` (this session), `context` (the newest prompt against where Claude compacts),
  * `today` (every session's spend today), `block` (the active 5-hour block: cost and time left),
  * `limits` (Claude's own 5-hour and 7-day quota: used and when it resets), `quota` (the limits when
  * Claude sent them, since they are the real quota, else the block estimate) and `budget` (shown only
@@ -23,6 +23,8 @@ import type { Limits, LimitWindow } from './input.js';
 export interface StatusFigures {
   /** The model as named (Claude Code's id, or the transcript's); made safe here. */
   model: string | null;
+  /** The session's newest response was served in fast mode (a multiple of the price): marked `fast`. */
+  fast?: boolean;
   sessionUsd: number | null;
   /** The newest prompt over where the agent compacts: cctop's "context %" everywhere. */
   contextShare: number | null;
@@ -105,7 +107,8 @@ function budgetText(b: StatusFigures['budget'], p: Paint): string | null {
 function partText(part: Part, f: StatusFigures, nowMs: number, p: Paint): string | null {
   switch (part) {
     case 'model':
-      return f.model === null ? null : clip(safeLine(shortModel(f.model)), MAX_MODEL_CELLS);
+      if (f.model === null) return null;
+      return `${clip(safeLine(shortModel(f.model)), MAX_MODEL_CELLS)}${f.fast === true ? ' fast' : ''}`;
     case 'cost':
       return f.sessionUsd === null ? null : usd(f.sessionUsd);
     case 'context':

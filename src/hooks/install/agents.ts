@@ -31,10 +31,11 @@ import { home } from '../../providers/fsutil.js';
 import { geminiRoots } from '../../providers/gemini/place.js';
 import type { Env } from '../../providers/types.js';
 import { agentHooks } from '../agents.js';
+import { DECIDING_EVENTS } from '../deciders.js';
 import type { HookAgent } from '../types.js';
 import { codexNotifyStatus, installCodexNotify, removeCodexNotify } from './codex-notify.js';
 import { readHookCommand } from './command.js';
-import type { JsonHooksSpec } from './json-hook-list.js';
+import { HOLD_ARG, type JsonHooksSpec } from './json-hook-list.js';
 import { installJsonHooks, jsonHooksStatus, removeJsonHooks } from './json-hooks.js';
 import {
   installOpencodePlugin,
@@ -117,8 +118,30 @@ const qwenDir = (env: Env): string => first(env.QWEN_HOME) ?? join(home(env), '.
 /** Codex's settings directory, `$CODEX_HOME` (the first, when several) else `~/.codex`. */
 const codexDir = (env: Env): string => codexRoots(env)[0]!.path;
 
-/** How the agent's setup is found, for `scope` (`cwd` for a project's settings). */
-export function agentSetup(agent: HookAgent, env: Env, scope: Scope, cwd: string): Setup {
+/**
+ * How much longer than its hold the agent lets a deciding hook run: the hook releases at the end of
+ * its hold and exits within a quarter of a second, so half a minute more is for a loaded machine,
+ * and the agent's own kill never comes first.
+ */
+const HOLD_TIMEOUT_MARGIN_SECONDS = 30;
+
+/** The deciding hooks for `seconds` of hold (`--approvals`), as the spec's `held`; null: only watch. */
+const heldSpec = (events: readonly string[], seconds: number | null): JsonHooksSpec['held'] | undefined =>
+  seconds === null
+    ? undefined
+    : { events, args: [HOLD_ARG, String(seconds)], element: group(seconds + HOLD_TIMEOUT_MARGIN_SECONDS) };
+
+/**
+ * How the agent's setup is found, for `scope` (`cwd` for a project's settings); `holdSeconds`: install
+ * deciding hooks that hold requests that long (`--approvals`), where the agent has one.
+ */
+export function agentSetup(
+  agent: HookAgent,
+  env: Env,
+  scope: Scope,
+  cwd: string,
+  holdSeconds: number | null = null,
+): Setup {
   if (scope === 'project' && agent !== 'claude') {
     const name = AGENT_NAMES[agent];
     return {
@@ -128,13 +151,13 @@ export function agentSetup(agent: HookAgent, env: Env, scope: Scope, cwd: string
       why: `cctop installs ${name}'s hooks for the user only (--scope user)`,
     };
   }
-  return SETUPS[agent](env, scope, cwd);
+  return SETUPS[agent](env, scope, cwd, holdSeconds);
 }
 
-type SetupOf = (env: Env, scope: Scope, cwd: string) => Setup;
+type SetupOf = (env: Env, scope: Scope, cwd: string, holdSeconds: number | null) => Setup;
 
 const SETUPS: Readonly<Record<HookAgent, SetupOf>> = {
-  claude: (env, scope, cwd) => {
+  claude: (env, scope, cwd, holdSeconds) => {
     const target =
       scope === 'project'
         ? {
@@ -151,6 +174,7 @@ const SETUPS: Readonly<Record<HookAgent, SetupOf>> = {
         element: group(HOOK_TIMEOUT_SECONDS),
         commandPaths: groupCommands,
         newFile: {},
+        held: heldSpec(DECIDING_EVENTS.claude ?? [], holdSeconds),
         notes: (doc) =>
           offNote(
             doc.disableAllHooks !== true,

@@ -27,17 +27,21 @@ export function cctopProgram(argv1: string | undefined = process.argv[1], node =
   return shellWords(ourCommand(argv1, node)).slice(0, -1);
 }
 
-/** The words of the hook command for one event. */
-export const hookArgv = (program: readonly string[], agent: HookAgent, event: string): string[] => [
-  ...program,
-  HOOK_WORD,
-  agent,
-  event,
-];
+/** The words of the hook command for one event (`extra`: a deciding hook's `--hold SECONDS`). */
+export const hookArgv = (
+  program: readonly string[],
+  agent: HookAgent,
+  event: string,
+  extra: readonly string[] = [],
+): string[] => [...program, HOOK_WORD, agent, event, ...extra];
 
 /** The hook command for one event, as a shell runs it. */
-export const hookCommand = (program: readonly string[], agent: HookAgent, event: string): string =>
-  hookArgv(program, agent, event).map(shellWord).join(' ');
+export const hookCommand = (
+  program: readonly string[],
+  agent: HookAgent,
+  event: string,
+  extra: readonly string[] = [],
+): string => hookArgv(program, agent, event, extra).map(shellWord).join(' ');
 
 /** Whether `word` names cctop's program (a `cctop` link, or the package's `cctop/dist/cli.js`). */
 export function isCctop(word: string): boolean {

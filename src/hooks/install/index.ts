@@ -30,11 +30,12 @@ export function chooseAgents(
   scope: Scope,
   cwd: string,
   named: readonly HookAgent[] | null,
+  holdSeconds: number | null = null,
 ): { setups: AgentSetup[]; skipped: Skipped[] } {
   const setups: AgentSetup[] = [];
   const skipped: Skipped[] = [];
   for (const agent of named ?? HOOK_AGENTS) {
-    const s = agentSetup(agent, env, scope, cwd);
+    const s = agentSetup(agent, env, scope, cwd, holdSeconds);
     if (s.kind === 'unsupported') skipped.push({ agent, name: s.name, why: s.why, missing: null });
     else if (named === null && !existsSync(s.setup.home))
       skipped.push({ agent, name: s.setup.name, why: 'not used here', missing: s.setup.home });

@@ -19,7 +19,7 @@ import { InstallError } from '../../install/settings-file.js';
 import type { Sidecar } from '../../install/sidecar.js';
 import { arr, type JsonObject, obj, str } from '../../model/json.js';
 import type { HookAgent } from '../types.js';
-import { readHookCommand } from './command.js';
+import { hookCommand, readHookCommand } from './command.js';
 
 export { sameValue };
 
@@ -37,7 +37,45 @@ export interface JsonHooksSpec {
   newFile: JsonObject;
   /** What the user must know about the file as it is (a setting that turns hooks off). */
   notes(doc: JsonObject): string[];
+  /**
+   * Deciding hooks (`cctop hooks install --approvals`): these events' commands hold requests
+   * (`args`: `--hold SECONDS`) and their elements give the agent's timeout room for the hold.
+   * Absent: every hook only watches.
+   */
+  held?: { events: readonly string[]; args: readonly string[]; element(command: string): JsonObject };
 }
+
+/** The command cctop installs for `event`, holding or not as the spec says. */
+export function commandFor(spec: JsonHooksSpec, program: readonly string[], event: string): string {
+  const held = spec.held?.events.includes(event) === true;
+  return hookCommand(program, spec.agent, event, held ? spec.held!.args : []);
+}
+
+/** The element cctop installs for `event` to run `command`. */
+export function elementFor(spec: JsonHooksSpec, event: string, command: string): JsonObject {
+  return spec.held?.events.includes(event) === true ? spec.held.element(command) : spec.element(command);
+}
+
+/** Whether `command` is this cctop's hook for `event`, watching or holding (any hold). */
+export function isCurrentCommand(
+  spec: JsonHooksSpec,
+  program: readonly string[],
+  event: string,
+  command: string,
+): boolean {
+  if (command === hookCommand(program, spec.agent, event)) return true;
+  const read = readHookCommand(command, program);
+  return (
+    read !== null &&
+    read.event === event &&
+    read.rest.length === 2 &&
+    read.rest[0] === HOLD_ARG &&
+    command === hookCommand(program, spec.agent, event, read.rest)
+  );
+}
+
+/** The flag of a deciding hook (`hooks/run.ts` reads it). */
+export const HOLD_ARG = '--hold';
 
 /** The levels `made` counts: the event's list, the `hooks` object, the file itself. */
 export const MADE_LIST = 1;

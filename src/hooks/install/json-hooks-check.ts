@@ -10,8 +10,14 @@
 import { readSettingsText } from '../../install/jsonc.js';
 import { InstallError, type SettingsFile } from '../../install/settings-file.js';
 import { arr, type JsonObject, obj } from '../../model/json.js';
-import { hookCommand } from './command.js';
-import { commandsOf, isMine, type JsonHooksSpec, type Mine, sameValue } from './json-hook-list.js';
+import {
+  commandFor,
+  commandsOf,
+  isMine,
+  type JsonHooksSpec,
+  type Mine,
+  sameValue,
+} from './json-hook-list.js';
 
 /**
  * The document without cctop's elements; a list that held only those goes too, and then an emptied
@@ -47,9 +53,7 @@ export function checkInstalled(mine: Mine, file: SettingsFile, text: string): vo
   const before = file.text === null || file.text.trim() === '' ? spec.newFile : file.value;
   const hooks = obj(obj(after)?.hooks);
   const complete = spec.events.every((event) =>
-    (arr(hooks?.[event]) ?? []).some((el) =>
-      commandsOf(spec, el).includes(hookCommand(program, spec.agent, event)),
-    ),
+    (arr(hooks?.[event]) ?? []).some((el) => commandsOf(spec, el).includes(commandFor(spec, program, event))),
   );
   if (!complete || !sameValue(withoutOurs(after, mine, before), withoutOurs(before, mine, before)))
     unsafe(spec);

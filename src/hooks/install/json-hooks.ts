@@ -23,17 +23,21 @@
  */
 import { findNodeAtLocation, getNodeValue, type Node } from 'jsonc-parser';
 import { commitEdit, type Plan } from '../../install/commit.js';
-import { addChild, removeChild, replaceNode, stripBom } from '../../install/json-text.js';
+import { addChild, removeChild, replaceNode, replaceValue, stripBom } from '../../install/json-text.js';
 import { type Layout, readSettingsText, settingsText } from '../../install/jsonc.js';
 import { InstallError, readSettings, type SettingsFile } from '../../install/settings-file.js';
 import { type Installed, readSidecar, type Sidecar } from '../../install/sidecar.js';
 import { arr, obj } from '../../model/json.js';
-import { hookCommand, missingPrograms, programOf } from './command.js';
+import { missingPrograms, programOf, readHookCommand } from './command.js';
 import {
+  commandFor,
   commandsOf,
+  elementFor,
   eventOfKey,
+  HOLD_ARG,
   hooksOf,
   innerAt,
+  isCurrentCommand,
   isMine,
   type JsonHooksSpec,
   keyOf,
@@ -106,8 +110,8 @@ function planInstall(
   let text = blank ? newFileText(spec, layout) : stripBom(file.text!);
 
   for (const event of spec.events) {
-    const command = hookCommand(program, spec.agent, event);
-    const want = spec.element(command);
+    const command = commandFor(spec, program, event);
+    const want = elementFor(spec, event, command);
     const root = rootOf(text, spec);
     const hooks = hooksOf(root, spec);
     if (hooks === null) {
@@ -147,8 +151,15 @@ function planInstall(
     stale.sort((a, b) => b.offset - a.offset);
     for (const at of stale) text = replaceNode(text, at, command);
     if (stale.length > 0) change.repointed.push(event);
-    const now = listOf(hooksOf(rootOf(text, spec), spec)!.node, event, spec)!;
-    const first = (now.node.children ?? []).find((el) => isMine(mine, getNodeValue(el), event))!;
+    let now = listOf(hooksOf(rootOf(text, spec), spec)!.node, event, spec)!;
+    let first = (now.node.children ?? []).find((el) => isMine(mine, getNodeValue(el), event))!;
+    // Held or not, the element's timeout follows (a deciding hook needs room for its hold).
+    if (!sameValue(getNodeValue(first), want)) {
+      text = replaceValue(text, first, want, layout);
+      if (stale.length === 0) change.repointed.push(event);
+      now = listOf(hooksOf(rootOf(text, spec), spec)!.node, event, spec)!;
+      first = (now.node.children ?? []).find((el) => isMine(mine, getNodeValue(el), event))!;
+    }
     side[keyOf(event)] = { ...(side[keyOf(event)] ?? { made: 0 }), wrote: getNodeValue(first) };
   }
 
@@ -223,6 +234,25 @@ function planRemove(
   return { kind: 'write', text: out, sidecar: left };
 }
 
+/** A note per event whose hook holds requests for an answer from cctop (`--approvals`), with how long. */
+function holdNotes(
+  spec: JsonHooksSpec,
+  program: readonly string[],
+  hooks: Record<string, unknown>,
+): string[] {
+  const notes: string[] = [];
+  for (const [event, list] of Object.entries(hooks))
+    for (const el of arr(list) ?? [])
+      for (const c of commandsOf(spec, el)) {
+        const read = readHookCommand(c, program);
+        if (read?.event === event && read.rest[0] === HOLD_ARG)
+          notes.push(
+            `${event} holds each request up to ${read.rest[1]} s for an answer from cctop (docs/act.md)`,
+          );
+      }
+  return notes;
+}
+
 /** How cctop's hooks stand in the file, read only. A file that does not read is reported, not refused. */
 export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[]): PartStatus {
   const status = emptyStatus(spec.target.path, spec.target.label, []);
@@ -246,9 +276,9 @@ export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[])
       if (ours.length > 0) status.extra.push(event);
       continue;
     }
-    const command = hookCommand(program, spec.agent, event);
     if (ours.length === 0) status.missing.push(event);
-    else if (ours.every((el) => commandsOf(spec, el).every((c) => c === command))) status.current.push(event);
+    else if (ours.every((el) => commandsOf(spec, el).every((c) => isCurrentCommand(spec, program, event, c))))
+      status.current.push(event);
     else {
       status.stale.push(event);
       for (const el of ours)
@@ -256,6 +286,6 @@ export function jsonHooksStatus(spec: JsonHooksSpec, program: readonly string[])
     }
   }
   status.gone = [...gone];
-  status.notes = spec.notes(file.value);
+  status.notes = [...spec.notes(file.value), ...holdNotes(spec, program, hooks)];
   return status;
 }

@@ -8,7 +8,7 @@
  */
 import { type JsonObject, obj } from '../../model/json.js';
 import { has, IS, Keys, kind, members, SkimError, value } from '../skim.js';
-import { count, objectAt, span } from './bytes-spans.js';
+import { count, is, objectAt, span } from './bytes-spans.js';
 import { type ClaudeLine, type ClaudeUsage, readUsage } from './record.js';
 
 const USAGE = new Keys([
@@ -19,8 +19,11 @@ const USAGE = new Keys([
   'cache_creation',
   'output_tokens_details',
   'iterations',
+  'speed',
 ]);
-const U = { input: 0, output: 1, read: 2, write: 3, split: 4, details: 5, iterations: 6 } as const;
+const U = { input: 0, output: 1, read: 2, write: 3, split: 4, details: 5, iterations: 6, speed: 7 } as const;
+/** The one `speed` that changes the price; any other word (`standard`) is the standard price. */
+const FAST = Buffer.from('fast');
 const ONE_HOUR = new Keys(['ephemeral_1h_input_tokens']);
 const THINKING = new Keys(['thinking_tokens']);
 
@@ -80,6 +83,7 @@ export function usageAt(b: Buffer, s: number, e: number, line: ClaudeLine): Clau
       cacheWrite: write,
       cacheWrite1h: Math.min(oneHour, write),
       reasoning,
+      fast: is(b, use, U.speed, FAST),
     };
   }
   if (has(use, U.iterations) && kind(b, use[2 * U.iterations]!) === IS.ARRAY) {

@@ -4,8 +4,9 @@
  * and of notification types; the events left out say nothing about state (a model switch, a
  * worktree, a file watched) or fire too often to be worth a process each (every model request).
  *
- * Every hook here only watches: cctop never answers, so Claude Code decides as it would without it
- * (an empty answer to `PermissionRequest` or `Elicitation` leaves the dialog to the user).
+ * Every hook here only watches: it prints nothing, so Claude Code decides as it would without it (an
+ * empty answer to `PermissionRequest` or `Elicitation` leaves the dialog to the user). The one that
+ * can decide, `PermissionRequest` installed with `--approvals`, is `decide.ts`'s.
  *
  * Imports nothing: `cctop hook` loads this on every event, and must start in milliseconds.
  */

@@ -13,6 +13,7 @@ import type { ConversationOptions, Provider, SubagentInfo } from '../types.js';
 import { claudeCalls } from './calls.js';
 import { claudeRecord } from './conversation.js';
 import { parse } from './parse.js';
+import { type ClaudeCarry, readClaudeCarry } from './parser.js';
 import { claudePlace } from './place.js';
 
 export { claudePlace, claudeRoots, DEFAULT_COMPACT_RATIO, DEFAULT_WINDOW, LONG_WINDOW } from './place.js';
@@ -80,9 +81,10 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const claude: Provider<'claude'> = {
+export const claude: Provider<'claude', ClaudeCarry> = {
   ...claudePlace,
   parse,
+  readCarry: readClaudeCarry,
   conversation,
   calls: (path) => claudeCalls(path, subagentFiles(path)),
   subagent,

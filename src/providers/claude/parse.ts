@@ -10,14 +10,9 @@ import { lineFromBytes } from './bytes.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, previous: ParseResult<ClaudeCarry> | null): ParseResult<ClaudeCarry> {
   return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new ClaudeParser(
-      facts,
-      (carry as ClaudeCarry | null) ?? emptyClaudeCarry(),
-      ledger,
-      file.role === 'subagent',
-    );
+    const parser = new ClaudeParser(facts, carry ?? emptyClaudeCarry(), ledger, file.role === 'subagent');
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });

@@ -20,10 +20,13 @@ import {
   tallyFailure,
   tallyTool,
 } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { type IdHash, idNumber, type LedgerBuilder, type RequestRecord } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { added, booleanOf, carriedCalls, listOf, numberOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt, promptTitleSettled } from '../title.js';
+import type { CarryReader } from '../types.js';
 import { claudePermission } from './permission.js';
 import type { ClaudeLine, ClaudeUsage } from './record.js';
 
@@ -56,6 +59,24 @@ export interface ClaudeCarry {
 }
 
 export const emptyClaudeCarry = (): ClaudeCarry => ({ pending: [], done: [], boundaryOpen: false });
+
+const responseIds = (v: unknown): [number, number, number] | undefined => {
+  const n = listOf(v, numberOf);
+  return n !== undefined && n.length === 3 ? [n[0]!, n[1]!, n[2]!] : undefined;
+};
+
+/** A `ClaudeCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readClaudeCarry: CarryReader<ClaudeCarry> = (stored) => {
+  const o = obj(stored);
+  if (o === null) return undefined;
+  const pending = carriedCalls(o.pending, numberOf);
+  const done = listOf(o.done, numberOf);
+  const boundaryOpen = booleanOf(o.boundaryOpen);
+  const recent = added(o.recent, (v) => listOf(v, responseIds), []);
+  if (pending === undefined || done === undefined || boundaryOpen === undefined || recent === undefined)
+    return undefined;
+  return { pending, done, boundaryOpen, recent };
+};
 
 const INTERRUPTED = '[Request interrupted by user';
 
@@ -237,6 +258,7 @@ export class ClaudeParser {
         reasoning: u.reasoning,
       },
       tools,
+      fast: u.fast,
     };
     if (key === null) {
       this.ledger.push(record);

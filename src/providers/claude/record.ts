@@ -19,6 +19,11 @@ export interface ClaudeUsage {
   cacheWrite1h: number;
   /** Thinking tokens inside `output`, when the record reports them. */
   reasoning: number | null;
+  /**
+   * Served in fast mode (`usage.speed: "fast"`, Claude Code 2.1.36 on): billed at a multiple of the
+   * standard price, which the pricing code owns (`model/pricing-speed.ts`).
+   */
+  fast: boolean;
 }
 
 export interface ClaudeAdvisor {
@@ -92,6 +97,7 @@ export function readUsage(u: JsonObject | null): ClaudeUsage | null {
     // Anything not marked one-hour is priced as the 5-minute tier.
     cacheWrite1h: Math.min(oneHour, cacheWrite),
     reasoning: details ? count(details.thinking_tokens) : null,
+    fast: u.speed === 'fast',
   };
 }
 

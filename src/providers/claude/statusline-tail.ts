@@ -1,7 +1,7 @@
 /**
- * The newest main-thread response at the end of one Claude Code transcript: its model and prompt
- * size, for the status line of a session the index has not built yet (a new session, or one that
- * moved on since the last refresh). Only the last `TAIL_BYTES` are read, newest line first, and the
+ * The newest main-thread response at the end of one Claude Code transcript: its model, its prompt
+ * size and whether it ran in fast mode, for the status line of a session the index has not built yet
+ * (a new session, or one that moved on since the last refresh), and for the `fast` mark of any. Only the last `TAIL_BYTES` are read, newest line first, and the
  * first response found answers; the lines go through the same projection the parser uses
  * (`lineFromJson`), so "prompt size" means here what it means in the index.
  *
@@ -33,6 +33,8 @@ export interface ClaudeTail {
   compactAt: number | null;
   /** When that response was written. */
   atMs: number | null;
+  /** True when that response was served in fast mode (`usage.speed: "fast"`); absent when not. */
+  fast?: true;
 }
 
 /** The last `TAIL_BYTES` of `path`, starting at a line; null when it cannot be read. */
@@ -91,7 +93,13 @@ export function claudeTail(path: string, env: Env, window: number | null): Claud
             cwd,
             root,
           });
-    return { model: l.model, contextUsed: used, compactAt: claudeCompactAt(env, known), atMs: l.ms };
+    return {
+      model: l.model,
+      contextUsed: used,
+      compactAt: claudeCompactAt(env, known),
+      atMs: l.ms,
+      ...(l.usage.fast ? { fast: true as const } : {}),
+    };
   }
   return null;
 }

@@ -27,6 +27,7 @@ import {
   READ_EVENTS,
   SAID_ITEMS,
   sandboxName,
+  spawnedBy,
   userWords,
 } from './record.js';
 
@@ -48,6 +49,7 @@ const PAYLOAD = new Keys([
   'info',
   'rate_limits',
   'role',
+  'source',
 ]);
 const P = {
   type: 0,
@@ -66,6 +68,7 @@ const P = {
   info: 13,
   rate_limits: 14,
   role: 15,
+  source: 16,
 } as const;
 const SUCCESS = new Keys(['success']);
 
@@ -167,6 +170,8 @@ export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine 
         id: txt(b, pay, P.id),
         cwd: txt(b, pay, P.cwd),
         branch: branchOf(parsed(b, pay, P.git)),
+        // A small object (or a word): parsed, unlike the instructions beside it.
+        parent: spawnedBy(parsed(b, pay, P.source)),
       };
     case 'turn_context': {
       const sandbox = sandboxName(parsed(b, pay, P.sandbox_policy));

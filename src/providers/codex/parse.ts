@@ -10,9 +10,9 @@ import { lineFromBytes } from './bytes.js';
 import { type CodexCarry, CodexParser, emptyCodexCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, previous: ParseResult<CodexCarry> | null): ParseResult<CodexCarry> {
   return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new CodexParser(facts, (carry as CodexCarry | null) ?? emptyCodexCarry(), ledger);
+    const parser = new CodexParser(facts, carry ?? emptyCodexCarry(), ledger);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });

@@ -14,11 +14,14 @@
  * something the model wrote (usage last: the calls so far are the next request's).
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
 import { noteToolName } from '../../model/tool-sets.js';
+import { added, booleanOf, carriedCalls, listOf, nullableString, numberOf, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import { type CodexLine, type CodexTokenUsage, sameUsage } from './record.js';
 
 export interface CodexCarry {
@@ -32,6 +35,17 @@ export interface CodexCarry {
   calls?: string[];
   /** Usage first: the ledger index of the request whose calls are arriving. */
   open?: number | null;
+  /**
+   * A spawned subagent's rollout whose replay of its parent may still be running: when the subagent
+   * was created (its `session_meta`'s stamp). Null once its own records have begun, or in any other
+   * rollout; absent in an older carry.
+   */
+  replayFrom?: number | null;
+  /**
+   * The newest prompt seen in that window, cut to a title (`oneLine`): the parent's replayed prompts
+   * come first, the subagent's own task last, so it is the subagent's title once the replay is over.
+   */
+  replayPrompt?: string | null;
 }
 
 export const emptyCodexCarry = (): CodexCarry => ({
@@ -42,7 +56,55 @@ export const emptyCodexCarry = (): CodexCarry => ({
   order: null,
   calls: [],
   open: null,
+  replayFrom: null,
+  replayPrompt: null,
 });
+
+const usageOf = (v: unknown): CodexTokenUsage | undefined => {
+  const o = obj(v);
+  if (o === null) return undefined;
+  const [input, cached, output, reasoning, total] = [o.input, o.cached, o.output, o.reasoning, o.total].map(
+    numberOf,
+  );
+  if (input === undefined || cached === undefined || output === undefined) return undefined;
+  if (reasoning === undefined || total === undefined) return undefined;
+  return { input, cached, output, reasoning, total };
+};
+
+const orderOf = (v: unknown): 'before' | 'after' | null | undefined =>
+  v === null || v === 'before' || v === 'after' ? v : undefined;
+
+const nullableNumber = (v: unknown): number | null | undefined => (v === null ? null : numberOf(v));
+
+/** A `CodexCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readCodexCarry: CarryReader<CodexCarry> = (stored) => {
+  const o = obj(stored);
+  if (o === null) return undefined;
+  const c = {
+    pending: carriedCalls(o.pending, stringOf),
+    model: nullableString(o.model),
+    previousTotal: o.previousTotal === null ? null : usageOf(o.previousTotal),
+    boundaryOpen: booleanOf(o.boundaryOpen),
+    order: added(o.order, orderOf, null),
+    calls: added(o.calls, (v) => listOf(v, stringOf), []),
+    open: added(o.open, nullableNumber, null),
+    replayFrom: added(o.replayFrom, nullableNumber, null),
+    replayPrompt: added(o.replayPrompt, nullableString, null),
+  };
+  const { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom, replayPrompt } = c;
+  if (pending === undefined || model === undefined || previousTotal === undefined) return undefined;
+  if (boundaryOpen === undefined || order === undefined || calls === undefined) return undefined;
+  if (open === undefined || replayFrom === undefined || replayPrompt === undefined) return undefined;
+  return { pending, model, previousTotal, boundaryOpen, order, calls, open, replayFrom, replayPrompt };
+};
+
+/**
+ * How long after a subagent's creation a record may be stamped and still be its parent's, replayed.
+ * Codex writes the parent's history into the new rollout as one batch at creation, every line stamped
+ * then (within milliseconds); a subagent's own first token count follows a model request, which takes
+ * seconds. A second tells them apart with room on both sides.
+ */
+export const REPLAY_MS = 1000;
 
 const minus = (a: CodexTokenUsage, b: CodexTokenUsage): CodexTokenUsage => ({
   input: a.input - b.input,
@@ -81,6 +143,8 @@ export class CodexParser {
   private order: 'before' | 'after' | null;
   private calls: string[];
   private open: number | null;
+  private replayFrom: number | null;
+  private replayPrompt: string | null;
 
   constructor(
     readonly facts: FileFacts,
@@ -94,6 +158,8 @@ export class CodexParser {
     this.order = carry.order ?? null;
     this.calls = [...(carry.calls ?? [])];
     this.open = carry.open ?? null;
+    this.replayFrom = carry.replayFrom ?? null;
+    this.replayPrompt = carry.replayPrompt ?? null;
   }
 
   carry(): CodexCarry {
@@ -105,7 +171,32 @@ export class CodexParser {
       order: this.order,
       calls: [...this.calls],
       open: this.open,
+      replayFrom: this.replayFrom,
+      replayPrompt: this.replayPrompt,
     };
+  }
+
+  /** The first `session_meta` is the rollout's own; a subagent's replay opens with its parent's. */
+  private spawned(l: Extract<CodexLine, { kind: 'meta' }>): void {
+    const f = this.facts;
+    if (f.sessionId !== null || f.parentSession != null || l.parent === null) return;
+    f.parentSession = l.parent;
+    this.replayFrom = l.ms;
+  }
+
+  /**
+   * Whether a line is the parent's history replayed into a subagent's rollout: stamped within
+   * `REPLAY_MS` of the subagent's creation. The first line stamped later ends the replay for good.
+   */
+  private replayed(ms: number | null): boolean {
+    if (this.replayFrom === null) return false;
+    if (ms !== null && ms >= this.replayFrom + REPLAY_MS) {
+      this.replayFrom = null;
+      noteFirstPrompt(this.facts, this.replayPrompt);
+      this.replayPrompt = null;
+      return false;
+    }
+    return true;
   }
 
   private call(l: Extract<CodexLine, { kind: 'call' }>): void {
@@ -125,6 +216,7 @@ export class CodexParser {
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
       case 'meta':
+        this.spawned(l);
         f.sessionId ??= l.id;
         f.cwd ??= l.cwd;
         if (l.branch !== null) f.gitBranch = l.branch;
@@ -143,7 +235,10 @@ export class CodexParser {
         }
         return;
       case 'tokens':
-        this.tokens(l);
+        if (this.replayed(l.ms)) {
+          // The parent's running total: the baseline the subagent's own first total is measured from.
+          if (l.total !== null) this.previousTotal = l.total;
+        } else this.tokens(l);
         return;
       case 'window':
         f.reportedWindow = l.window;
@@ -153,9 +248,11 @@ export class CodexParser {
         f.rateLimits = bounded(l.rateLimits) ?? f.rateLimits;
         return;
       case 'call':
-        this.call(l);
+        // The parent's calls, replayed, are the parent's: counted there.
+        if (!this.replayed(l.ms)) this.call(l);
         return;
       case 'output': {
+        // A replayed call was never opened here: its replayed output settles nothing.
         const name = l.id === null ? undefined : this.pending.settle(l.id);
         if (name !== undefined && l.failed) tallyFailure(f, name);
         f.live = { state: 'working', atMs: l.ms, detail: null, pendingTool: this.pending.newest() };
@@ -166,7 +263,8 @@ export class CodexParser {
         this.order = null;
         this.calls = [];
         this.open = null;
-        noteFirstPrompt(f, l.text);
+        if (this.replayed(l.ms)) this.replayPrompt = oneLine(l.text);
+        else noteFirstPrompt(f, l.text);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
       }
@@ -239,7 +337,8 @@ export class CodexParser {
       request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
       model,
-      sidechain: false,
+      // A spawned subagent's own request: counted with its parent's session, as a subagent's.
+      sidechain: f.parentSession != null,
       tokens: {
         input: Math.max(0, delta.input - cached),
         output: Math.max(0, delta.output),

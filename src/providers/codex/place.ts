@@ -21,12 +21,15 @@ export function codexRoots(env: Env): Root[] {
   return [{ path: join(home(env), '.codex'), origin: 'default' }];
 }
 
+/** The session id a rollout's file name ends with, or null. */
+export const rolloutId = (path: string): string | null => ROLLOUT_ID.exec(path)?.[1]?.toLowerCase() ?? null;
+
 function walk(dir: string, root: string, depth: number, problems: ProblemLog, out: SourceFile[]): void {
   if (depth > MAX_DEPTH) return;
   for (const e of list(dir, problems) ?? []) {
     if (e.name.endsWith('.jsonl') && isFile(dir, e)) {
       const path = child(dir, e.name);
-      const sessionHint = ROLLOUT_ID.exec(e.name)?.[1]?.toLowerCase() ?? null;
+      const sessionHint = rolloutId(e.name);
       const f = sourceFile({ provider: 'codex', path, root, sessionHint, role: 'main' }, problems);
       if (f) out.push(f);
     } else if (e.isDirectory()) {

@@ -27,7 +27,15 @@ export const sameUsage = (a: CodexTokenUsage, b: CodexTokenUsage): boolean =>
   a.total === b.total;
 
 export type CodexLine =
-  | { kind: 'meta'; ms: number | null; id: string | null; cwd: string | null; branch: string | null }
+  | {
+      kind: 'meta';
+      ms: number | null;
+      id: string | null;
+      cwd: string | null;
+      branch: string | null;
+      /** The thread that spawned this one, when it is a subagent's (`spawnedBy`). */
+      parent: string | null;
+    }
   | {
       kind: 'context';
       ms: number | null;
@@ -64,6 +72,17 @@ export type CodexLine =
   | { kind: 'said'; ms: number | null }
   | { kind: 'activity'; ms: number | null }
   | { kind: 'other'; ms: number | null };
+
+/**
+ * The thread a session was spawned by, from its `session_meta`'s `source`: a subagent's reads
+ * `{"subagent": {"thread_spawn": {"parent_thread_id": …, "depth": …, "agent_role": …}}}` (Codex's
+ * `SessionSource::SubAgent(SubAgentSource::ThreadSpawn)`); a session the person started reads `"cli"`,
+ * `"vscode"`, `"exec"`, and the harness's other subagents (`"review"`, `"compact"`) name no parent.
+ */
+export function spawnedBy(source: unknown): string | null {
+  const spawn = obj(obj(obj(source)?.subagent)?.thread_spawn);
+  return spawn ? text(spawn.parent_thread_id) : null;
+}
 
 /** A window of 0 is a placeholder, not a window. */
 export const positive = (v: unknown): number | null => {
@@ -189,6 +208,11 @@ export function userWords(message: string): string {
   return at === -1 ? message : message.slice(at + IDE_REQUEST.length);
 }
 
+function metaLine(ms: number | null, p: JsonObject): CodexLine {
+  const parent = spawnedBy(p.source);
+  return { kind: 'meta', ms, id: text(p.id), cwd: text(p.cwd), branch: text(obj(p.git)?.branch), parent };
+}
+
 export function lineFromJson(o: JsonObject): CodexLine {
   return lineFrom(str(o.type), str(o.timestamp), isoMs(o.timestamp), obj(o.payload) ?? {});
 }
@@ -207,7 +231,7 @@ export function lineFrom(
   const ptype = str(p.type);
   switch (type) {
     case 'session_meta':
-      return { kind: 'meta', ms, id: text(p.id), cwd: text(p.cwd), branch: text(obj(p.git)?.branch) };
+      return metaLine(ms, p);
     case 'turn_context': {
       const sandbox = sandboxName(p.sandbox_policy);
       const approval = str(p.approval_policy);

@@ -13,6 +13,7 @@ import type { ConversationOptions, Provider } from '../types.js';
 import { CopilotCalls } from './calls.js';
 import { CopilotConversation } from './conversation.js';
 import { parse } from './parse.js';
+import { type CopilotCarry, readCopilotCarry } from './parser.js';
 import { copilotPlace } from './place.js';
 
 export { workspaceSummary } from './parse.js';
@@ -84,4 +85,10 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const copilot: Provider<'copilot'> = { ...copilotPlace, parse, conversation, calls };
+export const copilot: Provider<'copilot', CopilotCarry> = {
+  ...copilotPlace,
+  parse,
+  readCarry: readCopilotCarry,
+  conversation,
+  calls,
+};

@@ -36,9 +36,12 @@ function readSummary(eventsPath: string): string | null {
   return head === null ? null : workspaceSummary(head.text);
 }
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(
+  file: SourceFile,
+  previous: ParseResult<CopilotCarry> | null,
+): ParseResult<CopilotCarry> {
   const result = readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new CopilotParser(facts, (carry as CopilotCarry | null) ?? emptyCopilotCarry(), ledger);
+    const parser = new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });

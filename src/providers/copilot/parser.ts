@@ -15,10 +15,13 @@
  * counted once, by its id.
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { added, booleanOf, carriedCalls, listOf, nullableString, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import type { CopilotLine, CopilotTokens } from './record.js';
 
 /** Call ids already counted, remembered so the second naming of a call is not counted again. */
@@ -38,6 +41,19 @@ export const emptyCopilotCarry = (): CopilotCarry => ({
   model: null,
   perRequest: false,
 });
+
+/** A `CopilotCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readCopilotCarry: CarryReader<CopilotCarry> = (stored) => {
+  const o = obj(stored);
+  if (o === null) return undefined;
+  const pending = carriedCalls(o.pending, stringOf);
+  const counted = listOf(o.counted, stringOf);
+  const model = nullableString(o.model);
+  const perRequest = added(o.perRequest, booleanOf, false);
+  if (pending === undefined || counted === undefined || model === undefined || perRequest === undefined)
+    return undefined;
+  return { pending, counted, model, perRequest };
+};
 
 export class CopilotParser {
   private pending: PendingCalls<string>;

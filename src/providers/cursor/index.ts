@@ -11,10 +11,12 @@
  * Finding the transcripts and the window rules are in `place.ts`; reading them is `parse.ts`: cctop
  * has no conversation reader for Cursor.
  */
+
+import { readNoCarry } from '../carry.js';
 import type { Provider } from '../types.js';
 import { parse } from './parse.js';
 import { cursorPlace } from './place.js';
 
 export { cursorPlace, cursorRoots } from './place.js';
 
-export const cursor: Provider<'cursor'> = { ...cursorPlace, parse };
+export const cursor: Provider<'cursor', null> = { ...cursorPlace, parse, readCarry: readNoCarry };

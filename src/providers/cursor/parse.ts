@@ -10,7 +10,7 @@ import type { ParseResult, SourceFile } from '../types.js';
 import { CursorParser, stampFileTimes } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, previous: ParseResult<null> | null): ParseResult<null> {
   const result = readJsonl(file, previous, (facts) => {
     const parser = new CursorParser(facts);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));

@@ -15,6 +15,7 @@ import { type CallLog, emptyCallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { arr, type JsonObject, obj } from '../../model/json.js';
 import { atifStep, atifSteps } from '../atif/conversation.js';
+import { readNoCarry } from '../carry.js';
 import { readOnly, splitMember } from '../sqlite.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { devinCalls } from './calls.js';
@@ -59,4 +60,10 @@ function calls(path: string): CallLog {
   return devinCalls(steps, statusesOf(readOnly(m.database), m.member));
 }
 
-export const devin: Provider<'devin'> = { ...devinPlace, parse, conversation, calls };
+export const devin: Provider<'devin', null> = {
+  ...devinPlace,
+  parse,
+  readCarry: readNoCarry,
+  conversation,
+  calls,
+};

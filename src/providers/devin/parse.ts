@@ -64,7 +64,7 @@ export function statusesOf(db: Database, session: string): Map<string, string> {
   return statuses;
 }
 
-export function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
   const m = splitMember(file.path);
   if (m === null) throw Object.assign(new Error('not a Devin session name'), { code: 'ENOENT' });
   const db = readOnly(m.database);

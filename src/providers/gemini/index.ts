@@ -21,6 +21,7 @@ import type { ConversationOptions, Provider } from '../types.js';
 import { GeminiCalls } from './calls.js';
 import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
 import { MAX_WHOLE_FILE_BYTES, parse } from './parse.js';
+import { type GeminiCarry, readGeminiCarry } from './parser.js';
 import { geminiPlace, SESSION_ID } from './place.js';
 
 export { MAX_WHOLE_FILE_BYTES } from './parse.js';
@@ -134,4 +135,10 @@ function calls(path: string): CallLog {
   return c.log;
 }
 
-export const gemini: Provider<'gemini'> = { ...geminiPlace, parse, conversation, calls };
+export const gemini: Provider<'gemini', GeminiCarry | null> = {
+  ...geminiPlace,
+  parse,
+  readCarry: readGeminiCarry,
+  conversation,
+  calls,
+};

@@ -12,7 +12,7 @@ import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
 import { readHead } from '../fsutil.js';
 import { isBlank, scanLines } from '../jsonl.js';
 import type { ParseResult, SourceFile } from '../types.js';
-import { GeminiChat, isGeminiCarry } from './parser.js';
+import { type GeminiCarry, GeminiChat } from './parser.js';
 import { conversationFrom, lineFromJson } from './record.js';
 
 /**
@@ -35,8 +35,11 @@ function projectRoot(chatPath: string): string | null {
   return text.length > 0 && head.whole && !text.includes('\n') ? text : null;
 }
 
-function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult {
-  const carry = previous !== null && isGeminiCarry(previous.carry) ? previous.carry : null;
+function parseJsonl(
+  file: SourceFile,
+  previous: ParseResult<GeminiCarry | null> | null,
+): ParseResult<GeminiCarry | null> {
+  const carry = previous?.carry ?? null;
   const tail = previous !== null && carry !== null;
   let facts: FileFacts;
   let ledger: LedgerBuilder;
@@ -80,7 +83,7 @@ function parseJsonl(file: SourceFile, previous: ParseResult | null): ParseResult
 }
 
 /** A whole-file `session-*.json`: rewritten in place, so always read from the start. */
-function parseWholeFile(file: SourceFile): ParseResult {
+function parseWholeFile(file: SourceFile): ParseResult<null> {
   const facts = emptyFacts();
   facts.cwd = projectRoot(file.path);
   const ledger = new LedgerBuilder();
@@ -119,6 +122,9 @@ function parseWholeFile(file: SourceFile): ParseResult {
   };
 }
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(
+  file: SourceFile,
+  previous: ParseResult<GeminiCarry | null> | null,
+): ParseResult<GeminiCarry | null> {
   return file.path.endsWith('.json') ? parseWholeFile(file) : parseJsonl(file, previous);
 }

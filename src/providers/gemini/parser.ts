@@ -26,12 +26,24 @@
  * built-in tools' own prompt, `tool`, billed as input); `thoughts` are billed as output and
  * reported as reasoning. A request's tokens then add up to the record's own `total`.
  */
-import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import {
+  type FileFacts,
+  isFileFacts,
+  noteModel,
+  noteTime,
+  oneLine,
+  tallyFailure,
+  tallyTool,
+} from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { listOf, nullableString, numberOf, stringOf } from '../carry.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import {
   callFailed,
+  type GeminiCall,
   type GeminiLine,
   type GeminiMessage,
   type GeminiMetadata,
@@ -55,12 +67,61 @@ export interface GeminiCarry {
   window: GeminiMessage[];
 }
 
-export function isGeminiCarry(v: unknown): v is GeminiCarry {
-  const c = v as GeminiCarry | null;
-  return (
-    c !== null && typeof c === 'object' && Array.isArray(c.window) && typeof c.settledRecords === 'number'
+const callOf = (v: unknown): GeminiCall | undefined => {
+  const o = obj(v);
+  if (o === null) return undefined;
+  const name = stringOf(o.name);
+  const status = nullableString(o.status);
+  const exitCode = o.exitCode === null ? null : numberOf(o.exitCode);
+  return name === undefined || status === undefined || exitCode === undefined
+    ? undefined
+    : { name, status, exitCode };
+};
+
+const tokensOf = (v: unknown): GeminiTokens | null | undefined => {
+  if (v === null) return null;
+  const o = obj(v);
+  if (o === null) return undefined;
+  const [input, output, cached, thoughts, tool] = [o.input, o.output, o.cached, o.thoughts, o.tool].map(
+    numberOf,
   );
-}
+  const total = o.total === null ? null : numberOf(o.total);
+  if (input === undefined || output === undefined || cached === undefined) return undefined;
+  if (thoughts === undefined || tool === undefined || total === undefined) return undefined;
+  return { input, output, cached, thoughts, tool, total };
+};
+
+const messageOf = (v: unknown): GeminiMessage | undefined => {
+  const o = obj(v);
+  if (o === null) return undefined;
+  const m = {
+    id: stringOf(o.id),
+    ms: o.ms === null ? null : numberOf(o.ms),
+    type: stringOf(o.type),
+    model: nullableString(o.model),
+    tokens: tokensOf(o.tokens),
+    calls: listOf(o.calls, callOf),
+    text: nullableString(o.text),
+  };
+  const { id, ms, type, model, tokens, calls, text } = m;
+  if (id === undefined || ms === undefined || type === undefined || model === undefined) return undefined;
+  if (tokens === undefined || calls === undefined || text === undefined) return undefined;
+  return { id, ms, type, model, tokens, calls, text };
+};
+
+/**
+ * A `GeminiCarry` (or the null a whole-file chat carries) as the index hands it back, checked: the
+ * open messages field by field, the settled facts by `isFileFacts`.
+ */
+export const readGeminiCarry: CarryReader<GeminiCarry | null> = (stored) => {
+  if (stored === null) return null;
+  const o = obj(stored);
+  if (o === null || !isFileFacts(o.settled)) return undefined;
+  const settledRecords = numberOf(o.settledRecords);
+  const window = listOf(o.window, messageOf);
+  if (settledRecords === undefined || window === undefined) return undefined;
+  return { settled: o.settled, settledRecords, window };
+};
 
 /** Tool statuses of a call not finished yet (Gemini CLI's scheduler states). */
 const IN_FLIGHT = new Set(['validating', 'scheduled', 'executing']);

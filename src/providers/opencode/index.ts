@@ -14,6 +14,7 @@
 import { basename } from 'node:path';
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
+import { readNoCarry } from '../carry.js';
 import { splitMember, validMember } from '../sqlite.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { OpenCodeCalls } from './calls.js';
@@ -70,4 +71,10 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const opencode: Provider<'opencode'> = { ...opencodePlace, parse, conversation, calls };
+export const opencode: Provider<'opencode', null> = {
+  ...opencodePlace,
+  parse,
+  readCarry: readNoCarry,
+  conversation,
+  calls,
+};

@@ -15,7 +15,7 @@ import { foldSession } from './parser.js';
 import { DATABASE_NAME } from './place.js';
 import { readStoredSession } from './storage.js';
 
-export function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
   const member = splitMember(file.path);
   const rows =
     member !== null && DATABASE_NAME.test(basename(member.database))

@@ -12,6 +12,7 @@ import type { ConversationOptions, Provider } from '../types.js';
 import { PiCalls } from './calls.js';
 import { entryHead, PiConversation, PiTree } from './conversation.js';
 import { parse } from './parse.js';
+import { type PiCarry, readPiCarry } from './parser.js';
 import { piPlace } from './place.js';
 
 export { piPlace, piRoots } from './place.js';
@@ -68,4 +69,4 @@ function calls(path: string): CallLog {
   return reader.c.log;
 }
 
-export const pi: Provider<'pi'> = { ...piPlace, parse, conversation, calls };
+export const pi: Provider<'pi', PiCarry> = { ...piPlace, parse, readCarry: readPiCarry, conversation, calls };

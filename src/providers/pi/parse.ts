@@ -9,9 +9,9 @@ import type { ParseResult, SourceFile } from '../types.js';
 import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, previous: ParseResult<PiCarry> | null): ParseResult<PiCarry> {
   return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new PiParser(facts, (carry as PiCarry | null) ?? emptyPiCarry(), ledger);
+    const parser = new PiParser(facts, carry ?? emptyPiCarry(), ledger);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });

@@ -7,10 +7,13 @@
  * a branch the user abandoned was still paid for, so it counts.
  */
 import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { carriedCalls, nullableString, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import type { PiLine, PiUsage } from './record.js';
 
 export interface PiCarry {
@@ -19,6 +22,14 @@ export interface PiCarry {
 }
 
 export const emptyPiCarry = (): PiCarry => ({ pending: [], model: null });
+
+/** A `PiCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readPiCarry: CarryReader<PiCarry> = (stored) => {
+  const o = obj(stored);
+  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
+  const model = o === null ? undefined : nullableString(o.model);
+  return pending === undefined || model === undefined ? undefined : { pending, model };
+};
 
 /** Output including reasoning: pi-ai reports reasoning inside `output` unless its total says apart. */
 export function outputOf(u: PiUsage): number {

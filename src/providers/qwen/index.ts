@@ -13,6 +13,7 @@ import type { ConversationOptions, Provider } from '../types.js';
 import { qwenCalls } from './calls.js';
 import { QwenConversation } from './conversation.js';
 import { parse } from './parse.js';
+import { type QwenCarry, readQwenCarry } from './parser.js';
 import { qwenPlace } from './place.js';
 
 export { qwenPlace, qwenRoots } from './place.js';
@@ -33,4 +34,10 @@ function conversation(path: string, o: ConversationOptions): Conversation {
   return sink.finish();
 }
 
-export const qwen: Provider<'qwen'> = { ...qwenPlace, parse, conversation, calls: qwenCalls };
+export const qwen: Provider<'qwen', QwenCarry> = {
+  ...qwenPlace,
+  parse,
+  readCarry: readQwenCarry,
+  conversation,
+  calls: qwenCalls,
+};

@@ -9,9 +9,9 @@ import type { ParseResult, SourceFile } from '../types.js';
 import { emptyQwenCarry, type QwenCarry, QwenParser } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
-export function parse(file: SourceFile, previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, previous: ParseResult<QwenCarry> | null): ParseResult<QwenCarry> {
   return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new QwenParser(facts, (carry as QwenCarry | null) ?? emptyQwenCarry(), ledger);
+    const parser = new QwenParser(facts, carry ?? emptyQwenCarry(), ledger);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });

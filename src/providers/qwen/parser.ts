@@ -8,10 +8,13 @@
  * inside); the line's own `totalTokenCount` says which, and a request's tokens add up to it.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
+import { carriedCalls, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
 import type { QwenLine, QwenUsage } from './record.js';
 
 export interface QwenCarry {
@@ -19,6 +22,13 @@ export interface QwenCarry {
 }
 
 export const emptyQwenCarry = (): QwenCarry => ({ pending: [] });
+
+/** A `QwenCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readQwenCarry: CarryReader<QwenCarry> = (stored) => {
+  const o = obj(stored);
+  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
+  return pending === undefined ? undefined : { pending };
+};
 
 export function requestTokens(u: QwenUsage): { input: number; cacheRead: number; output: number } {
   const inside = u.total !== null && u.thoughts > 0 && u.total === u.prompt + u.candidates;

@@ -8,10 +8,12 @@
  * Finding the chats and the window rules are in `place.ts`; reading one is `parse.ts`: cctop has no
  * conversation reader for Windsurf.
  */
+
+import { readNoCarry } from '../carry.js';
 import type { Provider } from '../types.js';
 import { parse } from './parse.js';
 import { windsurfPlace } from './place.js';
 
 export { MAX_CHAT_BYTES, windsurfPlace, windsurfRoots } from './place.js';
 
-export const windsurf: Provider<'windsurf'> = { ...windsurfPlace, parse };
+export const windsurf: Provider<'windsurf', null> = { ...windsurfPlace, parse, readCarry: readNoCarry };

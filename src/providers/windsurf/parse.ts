@@ -15,7 +15,7 @@ function projectOf(database: string): string | null {
   return head === null ? null : workspaceFolder(head.text);
 }
 
-export function parse(file: SourceFile, _previous: ParseResult | null): ParseResult {
+export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
   const m = splitMember(file.path);
   if (m === null) throw Object.assign(new Error('not a Windsurf chat name'), { code: 'ENOENT' });
   const tab = tabsOf(m.database, file).tabs.find((t) => t.id === m.member);

@@ -41,7 +41,8 @@ export type ScriptName =
   | 'resume'
   | 'stages'
   | 'mcp'
-  | 'handoff';
+  | 'handoff'
+  | 'ask';
 
 /** Whether the server holds a step's response until the test releases it. */
 export const isHeld = (step: Step): boolean => step.kind === 'held' || step.held === true;
@@ -91,6 +92,29 @@ export const SCRIPTS: Record<ScriptName, Step[]> = {
   handoff: [
     { kind: 'calls', calls: [{ command: 'cat cctop-handoff.md' }] },
     { kind: 'answer', text: 'I have read the handoff brief and carry on from there.' },
+  ],
+  // A question that wants words: Claude Code's AskUserQuestion, as 2.1.328's tool schema takes it.
+  ask: [
+    {
+      kind: 'tool',
+      call: {
+        name: 'AskUserQuestion',
+        args: {
+          questions: [
+            {
+              question: 'Which lab colour should the file be?',
+              header: 'Colour',
+              options: [
+                { label: 'red', description: 'The red file' },
+                { label: 'blue', description: 'The blue file' },
+              ],
+              multiSelect: false,
+            },
+          ],
+        },
+      },
+    },
+    { kind: 'answer', text: 'Noted the colour.' },
   ],
 };
 

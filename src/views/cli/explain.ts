@@ -10,8 +10,9 @@
  * Not here: deciding anything (`live/hook-state.ts`, `model/state.ts`).
  */
 
+import { approvalsDir, type JournalLine, openRequests, readApprovalJournal } from '../../approvals/store.js';
+import { type ApprovalRequest, settledWords, verdictWords } from '../../approvals/types.js';
 import { type HookEvent, isHookAgent } from '../../hooks/types.js';
-import { findSession } from '../../index/find.js';
 import { AgentStates } from '../../live/agent-state.js';
 import {
   type Claim,
@@ -24,6 +25,7 @@ import {
 import type { SessionDoc } from '../../model/document.js';
 import { type SessionState, type StateSource, WORKING_TTL_MS } from '../../model/state.js';
 import type { Env } from '../../providers/types.js';
+import { runtimeDir } from '../../runtime/dir.js';
 import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { type Paint, PLAIN, paint } from './color.js';
 import { demoEnv } from './demo.js';
@@ -35,6 +37,8 @@ import { snapshot } from './snapshots.js';
 
 /** Hook events printed; the journal keeps more, the newest are what decided. */
 const SHOWN_EVENTS = 12;
+/** Answers printed (`docs/act.md`): the newest; the journal of answers keeps more. */
+const SHOWN_ANSWERS = 12;
 
 /** Everything that bears on one session's state now. */
 interface Evidence {
@@ -44,6 +48,25 @@ interface Evidence {
   hook: Claim | null;
   registry: RegistryClaim | null;
   decided: { state: SessionState; source: StateSource; detail: string | null };
+  /** Held requests of the session: how each ended and every answer refused (`docs/act.md`), and those open. */
+  answers: JournalLine[];
+  open: ApprovalRequest[];
+}
+
+/** The session's lines of the journal of answers, and its requests still open. */
+function answersOf(
+  s: SessionDoc,
+  env: Env,
+  nowMs: number,
+): { answers: JournalLine[]; open: ApprovalRequest[] } {
+  const rt = runtimeDir(env);
+  if (rt.kind !== 'ok') return { answers: [], open: [] };
+  const mine = (r: ApprovalRequest) => r.agent === s.provider && r.session === s.id;
+  const dir = approvalsDir(rt.path);
+  return {
+    answers: readApprovalJournal(rt.path).filter((j) => mine(j.request)),
+    open: dir === null ? [] : openRequests(dir, nowMs).filter(mine),
+  };
 }
 
 function evidenceOf(s: SessionDoc, env: Env, nowMs: number): Evidence {
@@ -62,6 +85,7 @@ function evidenceOf(s: SessionDoc, env: Env, nowMs: number): Evidence {
     hook: agents.hooks.claim(s.provider, s.id, s.running, nowMs),
     registry,
     decided: claim ?? { state: s.state, source: 'inferred', detail: s.stateDetail },
+    ...answersOf(s, env, nowMs),
   };
 }
 
@@ -86,7 +110,32 @@ function evidenceJson(ev: Evidence): unknown {
       lastActiveAt: s.lastActiveAt,
     },
     process: { running: s.running, pids: s.process?.pids ?? [], cpu: s.process?.cpu ?? null },
+    answers: ev.answers.slice(-SHOWN_ANSWERS),
+    openRequests: ev.open,
   };
+}
+
+/** Each held request's end, each refused answer (who, from where, when), and those still open. */
+function answerLines(ev: Evidence, when: (ms: number | null) => string): string[] {
+  if (ev.answers.length === 0 && ev.open.length === 0)
+    return ['  no request of this session was held (cctop hooks install --approvals holds them)'];
+  const asked = (r: ApprovalRequest) =>
+    `${safeLine(r.tool ?? 'a request')}${r.input ? ` ${safeLine(r.input)}` : ''}`;
+  const line = (j: JournalLine): string => {
+    switch (j.kind) {
+      case 'settled':
+        return `  ${when(j.settlement.at).padStart(4)} ago  ${asked(j.request)}  → ${safeLine(settledWords(j.settlement))}, ${Math.round((j.settlement.at - j.request.at) / 1000)} s after it was asked`;
+      case 'refused':
+        return `  ${when(j.answer.at).padStart(4)} ago  ${asked(j.request)}  → refused ${safeLine(verdictWords(j.answer.verdict))} from ${safeLine(j.answer.by.who)} via ${j.answer.by.via} from ${safeLine(j.answer.by.from)}: ${safeLine(j.why)}`;
+    }
+  };
+  const lines: string[] = [];
+  for (const j of ev.answers.slice(-SHOWN_ANSWERS)) lines.push(line(j));
+  for (const r of ev.open)
+    lines.push(
+      `  open: ${asked(r)}, asked ${when(r.at)} ago (cctop approve ${safeLine(r.session)} allow|deny)`,
+    );
+  return lines;
 }
 
 const SOURCE_SENTENCE: Record<StateSource, string> = {
@@ -131,6 +180,8 @@ function evidenceLines(ev: Evidence, p: Paint): string[] {
     '',
     p.bold('hooks'),
     ...hookLines(ev, when),
+    p.bold('answers'),
+    ...answerLines(ev, when),
     p.bold('registry'),
     registry === null
       ? s.provider === 'claude'
@@ -163,16 +214,16 @@ export async function explainCommand(
   const query = positionals[0] ?? null;
   const env = o.demo ? demoEnv(io.env) : io.env;
   const snap = await snapshot(o, io.env, false, undefined, true);
-  const found = findSession(snap.document, query);
-  if (found.kind !== 'one') {
-    io.err(
-      found.kind === 'none'
-        ? `cctop: no session matches "${safeLine(query ?? '')}" (cctop --list shows them)`
-        : `cctop: "${safeLine(query ?? '')}" matches several sessions; give more of the id`,
-    );
-    return 2;
-  }
-  const ev = evidenceOf(found.session, env, Date.now());
+  // As `chat` and `report` find theirs: an ambiguous prefix is refused naming the sessions it matches.
+  const { chosenSession } = await import('./session.js');
+  const session = await chosenSession(
+    io,
+    query,
+    snap,
+    async () => 'no sessions found (cctop doctor says where cctop looked)',
+  );
+  if (session === null) return 2;
+  const ev = evidenceOf(session, env, Date.now());
   if (json) {
     io.out(terminalJson(evidenceJson(ev)));
     return 0;

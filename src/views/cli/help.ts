@@ -25,6 +25,8 @@ export const COMMANDS = [
   'statusline',
   'hooks',
   'hook',
+  'approve',
+  'pending',
   'mcp',
   'push',
   'store',
@@ -71,6 +73,8 @@ Usage:
   cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
   cctop hooks install   let the agents tell cctop each session's state (remove|status; docs/hooks.md)
   cctop hook AGENT ...  what the agents' hooks run: tells running cctops (docs/protocol.md)
+  cctop approve ID allow|deny   answer a session's permission request (--reason, --answer; --list;
+                        cctop pending lists them; needs hooks install --approvals; docs/act.md)
   cctop mcp             an MCP server for your agents: sessions, conflicts, waits (install; docs/mcp.md)
   cctop push            this machine's sessions and spend into the team store (--to, --every; docs/team.md)
   cctop store           the team store: migrate, status, budget set|list|remove (docs/team.md)
@@ -119,7 +123,17 @@ ${COMMON_OPTIONS}
 const COMMAND_HELP: Record<
   Exclude<
     CommandName,
-    'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'push' | 'store' | 'search' | 'help'
+    | 'serve'
+    | 'exec'
+    | 'statusline'
+    | 'hooks'
+    | 'mcp'
+    | 'push'
+    | 'store'
+    | 'search'
+    | 'help'
+    | 'approve'
+    | 'pending'
   >,
   string
 > = {
@@ -324,12 +338,7 @@ Options:
 `,
 };
 
-export function commandHelp(
-  command: Exclude<
-    CommandName,
-    'serve' | 'exec' | 'statusline' | 'hooks' | 'mcp' | 'push' | 'store' | 'search' | 'help'
-  >,
-): string {
+export function commandHelp(command: keyof typeof COMMAND_HELP): string {
   return COMMAND_HELP[command];
 }
 

@@ -56,6 +56,36 @@ describe('cctop hooks', () => {
     expect(existsSync(join(home.dir, '.codex', 'hooks.json'))).toBe(false);
   });
 
+  it('--approvals makes Claude Code’s permission hook hold (its timeout above the hold); a plain install makes it watch again', async () => {
+    agentsInUse();
+    const permissionHook = () =>
+      (
+        JSON.parse(readFileSync(join(home.dir, '.claude', 'settings.json'), 'utf8')) as {
+          hooks: { PermissionRequest: { hooks: { command: string; timeout: number }[] }[] };
+        }
+      ).hooks.PermissionRequest.map((g) =>
+        g.hooks.map((h) => [h.command.slice(h.command.indexOf(' hook ') + 1), h.timeout]),
+      );
+    expect(await main(['hooks', 'install', '--agent', 'claude,codex', '--approvals'], io)).toBe(0);
+    expect(permissionHook()).toEqual([[['hook claude PermissionRequest --hold 600', 630]]]);
+    expect(out.join('\n')).toContain(
+      '  permission requests wait up to 600 s for an answer from cctop (cctop approve, the table, the dashboard); its own dialog answers too',
+    );
+    expect(out.join('\n')).toContain(
+      '  its hooks cannot answer a permission request from cctop: they only watch (docs/act.md says why)',
+    );
+    out = [];
+    expect(await main(['hooks', 'status', '--agent', 'claude'], io)).toBe(0);
+    expect(out[0]).toMatch(/^Claude Code: installed/);
+    expect(out).toContain(
+      '    PermissionRequest holds each request up to 600 s for an answer from cctop (docs/act.md)',
+    );
+    expect(await main(['hooks', 'install', '--agent', 'claude'], io)).toBe(0);
+    expect(permissionHook()).toEqual([[['hook claude PermissionRequest', 10]]]);
+    expect(await main(['hooks', 'remove', '--agent', 'claude'], io)).toBe(0);
+    expect(readFileSync(join(home.dir, '.claude', 'settings.json'), 'utf8')).toBe(CLAUDE);
+  });
+
   it('reports what is installed and the last event each agent sent', async () => {
     agentsInUse();
     await main(['hooks', 'install', '--agent', 'claude'], io);

@@ -10,6 +10,8 @@
  * Not here: the edits (`hooks/install/`), or what `cctop hook` does (`hooks/run.ts`).
  */
 
+import { loadConfig } from '../../config/index.js';
+import { DECIDING_EVENTS } from '../../hooks/deciders.js';
 import {
   type AgentSetup,
   type AgentState,
@@ -33,7 +35,7 @@ import { runtimeDirPath } from '../../runtime/dir.js';
 import { peerSockets } from '../../runtime/peers.js';
 import { safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
-import { ago, tildify } from './format.js';
+import { ago, counted, tildify } from './format.js';
 import { closest } from './help.js';
 import type { Io } from './main.js';
 import { parse, UsageError } from './options.js';
@@ -41,7 +43,8 @@ import { parse, UsageError } from './options.js';
 export const HOOKS_HELP = `cctop hooks: let your agents tell cctop what each session is doing
 
 Usage:
-  cctop hooks install [--agent LIST] [--scope user|project]   put cctop's hooks in their settings
+  cctop hooks install [--agent LIST] [--scope user|project] [--approvals]
+                                                            put cctop's hooks in their settings
   cctop hooks remove  [--agent LIST] [--scope user|project]   take them out, each file as it was
   cctop hooks status  [--agent LIST] [--scope user|project]   what is installed, and the last event
 
@@ -57,6 +60,11 @@ Options:
   --scope user|project
                       the user's settings (default), or this project's (.claude/settings.json
                       in the current directory; Claude Code only)
+  --approvals         (install) also let cctop answer permission requests: the agent's own dialog
+                      shows as always, and whichever answers first decides, it or cctop approve,
+                      the live table, the dashboard or a notification (Claude Code; docs/act.md).
+                      Each request is held for [approvals] hold seconds (default 600). Without it,
+                      a new install makes the hooks watch only again.
   -j, --json          the outcome as JSON
   -h, --help          this help
 `;
@@ -64,6 +72,7 @@ Options:
 const FLAGS = {
   agent: { type: 'string' },
   scope: { type: 'string' },
+  approvals: { type: 'boolean' },
   json: { type: 'boolean', short: 'j' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -90,7 +99,10 @@ export async function hooksCommand(args: string[], io: Io, cwd: string = process
   }
   const scope = scopeOf(values.scope);
   const named = agentsOf(values.agent);
-  const { setups, skipped } = chooseAgents(io.env, scope, cwd, named);
+  if (values.approvals === true && action !== 'install')
+    throw new UsageError('--approvals goes with hooks install (remove takes every hook of cctop out)');
+  const holdSeconds = values.approvals === true ? loadConfig(io.env).config.approvals.holdSeconds : null;
+  const { setups, skipped } = chooseAgents(io.env, scope, cwd, named, holdSeconds);
   const program = cctopProgram();
   const refused = (err: unknown) => (err instanceof InstallError ? err.message : null);
   const h = home(io.env);
@@ -159,10 +171,18 @@ export async function hooksCommand(args: string[], io: Io, cwd: string = process
       io.out(`  ${doneLine(action, a.result, h)}`);
       for (const note of a.result.notes) io.out(`  ${p.amber(safeLine(note))}`);
     }
+    if (holdSeconds !== null) io.out(`  ${approvalsLine(r.setup.agent, holdSeconds)}`);
   }
   if (rows.length === 0 && skipped.length === 0) io.out('No agent to act on.');
   sayskipped(io, skipped, named === null, h, p);
   return failed ? 1 : 0;
+}
+
+/** What `--approvals` did for an agent: its requests held, or why they cannot be. */
+function approvalsLine(agent: HookAgent, seconds: number): string {
+  if (DECIDING_EVENTS[agent] !== undefined)
+    return `permission requests wait up to ${seconds} s for an answer from cctop (cctop approve, the table, the dashboard); its own dialog answers too`;
+  return 'its hooks cannot answer a permission request from cctop: they only watch (docs/act.md says why)';
 }
 
 function scopeOf(v: unknown): Scope {
@@ -212,16 +232,14 @@ function some(events: readonly string[]): string {
     : `${events.slice(0, SHOWN).join(', ')} and ${events.length - SHOWN} more`;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 function doneLine(action: Exclude<Action, 'status'>, d: PartDone, h: string): string {
   const file = tildify(d.file, h);
   const said: string[] = [];
-  if (d.added.length > 0) said.push(`added ${plural(d.added.length, 'hook')} (${some(d.added)})`);
-  if (d.repointed.length > 0) said.push(`repointed ${plural(d.repointed.length, 'hook')} to this cctop`);
+  if (d.added.length > 0) said.push(`added ${counted(d.added.length, 'hook')} (${some(d.added)})`);
+  if (d.repointed.length > 0) said.push(`repointed ${counted(d.repointed.length, 'hook')} to this cctop`);
   if (d.removed.length > 0)
     said.push(
-      `${action === 'install' ? 'took out ' : 'removed '}${plural(d.removed.length, 'hook')}${action === 'install' ? ' cctop no longer installs' : ''}`,
+      `${action === 'install' ? 'took out ' : 'removed '}${counted(d.removed.length, 'hook')}${action === 'install' ? ' cctop no longer installs' : ''}`,
     );
   if (said.length === 0)
     return `${file}: ${action === 'install' ? 'already in place' : 'no hook of cctop’s, nothing to remove'}`;
@@ -279,8 +297,8 @@ function partLine(s: PartStatus, h: string, p: Paint): string {
   if (s.stale.length > 0)
     said.push(
       s.gone.length > 0
-        ? `${plural(s.stale.length, 'hook')} run ${s.gone.map(safeLine).join(' and ')}, which is gone`
-        : `${plural(s.stale.length, 'hook')} run another cctop`,
+        ? `${counted(s.stale.length, 'hook')} run ${s.gone.map(safeLine).join(' and ')}, which is gone`
+        : `${counted(s.stale.length, 'hook')} run another cctop`,
     );
   if (s.extra.length > 0) said.push(`also ${some(s.extra)} (an older cctop’s)`);
   return `${file}: ${said.join('; ')}`;
@@ -317,7 +335,7 @@ export function hookDoctorLines(env: Env, p: Paint): string[] {
   const dir = runtimeDirPath(env);
   const listening = peerSockets(dir).filter((s) => pidRuns(s.pid)).length;
   lines.push(
-    `  ${p.dim(`runtime ${tildify(dir, h)}: ${listening === 0 ? 'no cctop running listens' : `${plural(listening, 'running cctop')} listening`}`)}`,
+    `  ${p.dim(`runtime ${tildify(dir, h)}: ${listening === 0 ? 'no cctop running listens' : `${counted(listening, 'running cctop')} listening`}`)}`,
   );
   return lines;
 }

@@ -27,6 +27,7 @@ import { type Level, presented, sessionCookie, type Tokens } from './auth.js';
 import { loopbackHostAllowed } from './bind.js';
 import { attachment } from './download.js';
 import { handoffRoutes } from './handoff.js';
+import { heldRoutes, isHeldAnswerPath, isSignedLinkPath } from './held.js';
 import type { RemoteFetches } from './hosts-fetch.js';
 import { hostRoutes } from './hosts-routes.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
@@ -195,7 +196,10 @@ function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
     if (
       c.req.method !== 'GET' &&
       c.req.method !== 'HEAD' &&
-      !(c.req.method === 'POST' && isActingPath(rawPath(c)))
+      !(
+        c.req.method === 'POST' &&
+        (isActingPath(rawPath(c)) || isHeldAnswerPath(rawPath(c)) || isSignedLinkPath(rawPath(c)))
+      )
     ) {
       c.header('Allow', 'GET, HEAD');
       return refuse(c, 405, 'this server only reads (GET), but for answering an approval');
@@ -215,6 +219,11 @@ function tokenGuard(d: AppDeps): MiddlewareHandler<Env> {
   return async (c, next) => {
     const path = new URL(c.req.url).pathname;
     if (PUBLIC.has(path)) return next();
+    // A signed answer link carries its own credential (`approvals/sign.ts`), checked by its route.
+    if (isSignedLinkPath(path)) {
+      c.set('level', 'read');
+      return next();
+    }
     if (d.tokens === null) {
       c.set('level', 'full');
       return next();
@@ -362,6 +371,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   hostRoutes(app, { remote: d.remote ?? null, resolve });
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
+  heldRoutes(app, d.env ?? null);
   searchRoutes(app, d.env ?? null);
   handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });

@@ -21,6 +21,7 @@ import { type Paint, paint } from '../cli/color.js';
 import { collisionLine } from '../collision-text.js';
 import { hiddenFromEnv, type Row } from './columns.js';
 import { DetailReader } from './detail.js';
+import { heldAnswers } from './held-answers.js';
 import { type KeyContext, onKey } from './input.js';
 import { ESCAPE_WAIT_MS, KeyDecoder } from './keys.js';
 import { alertNotification, collisionNotification, notification, WaitWatcher } from './notify.js';
@@ -103,6 +104,7 @@ class LiveTable {
     if ('agents' in watched) {
       const by = `the live table (pid ${process.pid})`;
       this.keys.answer = (run, request, behavior) => watched.agents.driven.answer(run, request, behavior, by);
+      this.keys.held = heldAnswers(o.live.env, (text) => this.say(text));
     }
     this.details = new DetailReader(this.live, this.deep, o.hosts ? remoteDetails(o.live, o.hosts) : null);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE), o.live.env.HOME ?? null);

@@ -8,6 +8,7 @@
 import type { AnswerResult } from '../../live/driven.js';
 import type { Row } from './columns.js';
 import { askHandoff, clipboard, handoffKey } from './handoff-key.js';
+import { askHeld, type HeldContext, heldKey } from './held-key.js';
 import type { Key } from './keys.js';
 import { resumeCommand } from './panels.js';
 import { keyOf, PANELS, SORTS, type ViewState } from './state.js';
@@ -29,6 +30,8 @@ export interface KeyContext {
   signal(sequence: string): void;
   /** Send an answer to a driven run's approval; null where this table hears of no runs (the demo). */
   answer: ((run: string, request: string, behavior: 'allow' | 'deny') => AnswerResult) | null;
+  /** Requests held by agents' deciding hooks (docs/act.md); null where none can be (the demo). */
+  held?: HeldContext | null;
 }
 
 /** How far the panel scrolls per key. */
@@ -59,6 +62,10 @@ export function onKey(v: ViewState, k: Key, c: KeyContext): void {
   }
   if (v.handoff !== null) {
     handoffKey(v, k, c);
+    return;
+  }
+  if (v.heldAsk !== null && c.held) {
+    heldKey(v, k, c.held);
     return;
   }
   if (v.filtering) {
@@ -226,8 +233,15 @@ function askAnswer(v: ViewState, c: KeyContext, behavior: 'allow' | 'deny'): voi
   const s = v.doc?.sessions.find((x) => keyOf(x) === v.selected);
   const d = s?.driven;
   const asked = d?.pending[0];
+  // Not a driven run: its agent's deciding hook may hold a request (docs/act.md).
+  if (d === undefined && s?.host === undefined && c.held && askHeld(v, s, behavior, c.held)) {
+    v.panel = 'info';
+    return;
+  }
   if (c.answer === null || d === undefined) {
-    c.say('a/d answer the approvals of runs that cctop/drive drives; this session is not one');
+    c.say(
+      'a/d answer a permission request held for cctop (cctop hooks install --approvals) or a driven run’s approval; this session has none',
+    );
     return;
   }
   if (asked === undefined) {

@@ -12,6 +12,7 @@ import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionReport } from '../../report/types.js';
 import type { HandoffTarget } from '../../share/targets.js';
+import type { HeldAsk } from './held-key.js';
 
 export const PANELS = ['info', 'tools', 'context', 'cost', 'chat', 'collisions'] as const;
 export type Panel = (typeof PANELS)[number];
@@ -94,6 +95,8 @@ export interface ViewState {
   confirm: Confirm | null;
   /** `O` asked which harness to hand a session to (`handoff-key.ts`); `target` is what Enter takes. */
   handoff: { key: string; target: HandoffTarget } | null;
+  /** `a`/`d` on a session whose agent holds a request: the answer being made (`held-key.ts`). */
+  heldAsk: HeldAsk | null;
 }
 
 /** An answer the person is asked to confirm: which run, which request, and what they saw. */
@@ -137,5 +140,6 @@ export function initialView(hidden: ReadonlySet<string>, home: string | null = n
     collisions: [],
     confirm: null,
     handoff: null,
+    heldAsk: null,
   };
 }

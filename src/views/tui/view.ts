@@ -11,6 +11,7 @@ import { clip } from '../cli/format.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { failureRate, type Row } from './columns.js';
 import { handoffQuestion } from './handoff-key.js';
+import { heldQuestion } from './held-key.js';
 import { hostsLine } from './hosts-line.js';
 import { overview } from './overview.js';
 import { panelLines } from './panels.js';
@@ -53,7 +54,8 @@ export const HELP = [
   '  y             copy the resume command',
   '  O             hand the session to another harness: copy its cctop handoff command',
   '  c             collisions: running sessions that wrote the same file (!) or repository (~) lately',
-  '  a d           allow or deny the approval a driven run (⇄) waits on, after y to confirm',
+  '  a d           allow (after y) or deny (a reason optional, Enter) the request a session waits on:',
+  '                held by cctop hooks install --approvals, or a driven run’s (⇄)',
   '  w             notifications on or off (bell and desktop notice: a session waits on you, a budget',
   '                reaches 80% or 100%, a session stalls, spends fast or repeats a failing call)',
   '  click         select a row         ?  this help         q  quit',
@@ -111,7 +113,7 @@ export function render(
     out.push(...shown);
     while (out.length < rows - 1) out.push('');
   }
-  const handoff = handoffQuestion(v);
+  const handoff = handoffQuestion(v) ?? heldQuestion(v);
   const hint = handoff
     ? p.amber(handoff)
     : v.confirm

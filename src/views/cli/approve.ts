@@ -1,0 +1,230 @@
+/**
+ * `cctop approve ID allow|deny [--reason TEXT]`, `cctop approve ID --answer TEXT`, and `cctop approve
+ * --list` (also `cctop pending`): answer a session's held request from any terminal of the same user,
+ * or see which are open. The oldest open request of the session is the one answered (an agent asks
+ * one thing at a time; a second waits behind the first).
+ *
+ * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
+ *
+ * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
+ */
+import { hostname, userInfo } from 'node:os';
+import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
+import {
+  allRequests,
+  appendApprovalJournal,
+  approvalsDir,
+  openRequests,
+  settlementOf,
+} from '../../approvals/store.js';
+import {
+  type Answer,
+  type Answerer,
+  MAX_ANSWER_CHARS,
+  settledWords,
+  type Verdict,
+} from '../../approvals/types.js';
+import type { Env } from '../../providers/types.js';
+import { runtimeDir } from '../../runtime/dir.js';
+import { safeLine } from '../terminal-text.js';
+import type { Io } from './main.js';
+import { parse, UsageError } from './options.js';
+
+/** What `cctop approve` exits with. */
+export const APPROVE_EXIT = {
+  /** The agent took the answer. */
+  delivered: 0,
+  /** The runtime directory was refused: nothing can be answered here. */
+  fault: 1,
+  usage: 2,
+  /** No open request of that session (none waits, or its hook is gone). */
+  none: 3,
+  /** Refused: answered first elsewhere, no longer open, or not the kind of answer it takes. */
+  refused: 4,
+  /** Written, but the holding hook had not taken it when the wait ended. */
+  unconfirmed: 5,
+} as const;
+
+export const APPROVE_HELP = `cctop approve: answer a session's permission request or question from any terminal
+
+Usage:
+  cctop approve ID allow                 let the tool call run
+  cctop approve ID deny [--reason TEXT]  refuse it; the reason is what the model is told
+  cctop approve ID --answer TEXT         answer a question that wants words (Claude Code's
+                                         AskUserQuestion), or send a plan back with them
+  cctop approve --list                   the open requests (also: cctop pending)
+
+ID is the agent's session id or the start of one. The oldest open request of that session is
+answered. The agent's own dialog stays up meanwhile: whichever answers first decides, and a late
+answer is refused with what happened. Needs \`cctop hooks install --approvals\` (docs/act.md).
+
+Exit codes: 0 the agent took the answer; 3 nothing of that session waits; 4 refused (answered
+first elsewhere, no longer open, or an answer it cannot take); 5 not taken yet (the hook had not
+looked when the wait ended); 1 no runtime directory; 2 a bad argument.
+
+Options:
+  --reason TEXT   with deny: what the model is told
+  --answer TEXT   words for a question
+  -l, --list      the open requests
+  -j, --json      as JSON
+  -h, --help      this help
+`;
+
+const FLAGS = {
+  reason: { type: 'string' },
+  answer: { type: 'string' },
+  list: { type: 'boolean', short: 'l' },
+  json: { type: 'boolean', short: 'j' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The answerer a command line is: this user, on this host (over ssh from where, when it is). */
+export function cliAnswerer(env: Env): Answerer {
+  let who = env.USER ?? 'unknown';
+  try {
+    who = userInfo().username;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): $USER stands.
+  }
+  const ssh = env.SSH_CONNECTION?.split(' ')[0];
+  return { via: 'cli', who, from: `${hostname()}${ssh ? ` (ssh from ${ssh})` : ''}` };
+}
+
+/** `cctop approve …` (`pending`: run as `cctop pending`, which lists). */
+export async function approveCommand(args: string[], io: Io, pending = false): Promise<number> {
+  const { values, positionals } = parse(args, FLAGS, pending ? 'pending' : 'approve');
+  if (values.help === true) {
+    io.out(APPROVE_HELP);
+    return 0;
+  }
+  const rt = runtimeDir(io.env);
+  if (rt.kind !== 'ok') {
+    io.err(`cctop: the runtime directory ${rt.path} is refused (${safeLine(rt.why)}): nothing is held there`);
+    return APPROVE_EXIT.fault;
+  }
+  const dir = approvalsDir(rt.path);
+  const now = Date.now();
+  if (pending || values.list === true) {
+    if (positionals.length > 0) throw new UsageError('approve --list takes no ID');
+    const open = dir === null ? [] : openRequests(dir, now);
+    if (values.json === true) {
+      io.out(JSON.stringify({ requests: open }));
+      return 0;
+    }
+    if (open.length === 0) {
+      io.out('No request waits for an answer.');
+      return 0;
+    }
+    for (const r of open) {
+      const asks =
+        r.kind === 'question' ? `asks: ${r.questions.join(' / ')}` : `${r.tool ?? '─'} ${r.input ?? ''}`;
+      io.out(
+        safeLine(
+          `${r.session}  ${r.agent}  ${r.kind}  waiting ${Math.round((now - r.at) / 1000)} s, ${Math.max(0, Math.round((r.expiresAt - now) / 1000))} s left  ${asks}`.trimEnd(),
+        ),
+      );
+    }
+    return 0;
+  }
+
+  const [id, word, ...more] = positionals;
+  if (id === undefined) throw new UsageError('approve needs a session ID (cctop approve --list shows them)');
+  if (more.length > 0) throw new UsageError(`approve: unexpected ${safeLine(more[0]!)}`);
+  const verdict = verdictOf(word, values.reason, values.answer);
+  if (dir === null) {
+    io.err(`cctop: no request of ${safeLine(id)} waits for an answer`);
+    return APPROVE_EXIT.none;
+  }
+  const picked = pickSession(dir, id, now);
+  if (picked.kind === 'ambiguous') {
+    io.err(`cctop: ${safeLine(id)} is the start of several waiting sessions: ${picked.sessions.join(', ')}`);
+    return APPROVE_EXIT.usage;
+  }
+  if (picked.kind === 'none') {
+    // The session's newest request, answered or released a moment ago: a late answer is told what became of it.
+    const last = allRequests(dir)
+      .filter((r) => r.session === id || (id.length > 0 && r.session.startsWith(id)))
+      .at(-1);
+    const settled = last === undefined ? null : settlementOf(dir, last.id);
+    if (last !== undefined && settled !== null) {
+      const late: Answer = { verdict, by: cliAnswerer(io.env), at: now };
+      const words = `no longer open: ${settledWords(settled)}`;
+      appendApprovalJournal(rt.path, { kind: 'refused', request: last, answer: late, why: words });
+      return said(io, { kind: 'refused', why: 'closed', words, request: last }, values.json === true);
+    }
+    io.err(
+      `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
+    );
+    return APPROVE_EXIT.none;
+  }
+  const request = picked.requests[0]!;
+  const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
+  const outcome = await answerRequest(
+    {
+      dir,
+      runtime: rt.path,
+      now: Date.now,
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+      confirmMs: ANSWER_CONFIRM_MS,
+    },
+    request,
+    answer,
+  );
+  return said(io, outcome, values.json === true);
+}
+
+function said(io: Io, o: AnswerOutcome, json: boolean): number {
+  const code =
+    o.kind === 'delivered'
+      ? APPROVE_EXIT.delivered
+      : o.kind === 'unconfirmed'
+        ? APPROVE_EXIT.unconfirmed
+        : APPROVE_EXIT.refused;
+  if (json) {
+    io.out(
+      JSON.stringify({
+        outcome: o.kind,
+        ...(o.kind === 'refused' ? { why: o.why, words: o.words } : {}),
+        request: o.request,
+      }),
+    );
+    return code;
+  }
+  const what = o.request === null ? '' : `${o.request.tool ?? 'the request'} of ${o.request.session}`;
+  switch (o.kind) {
+    case 'delivered':
+      io.out(safeLine(`Answered: ${what}`));
+      break;
+    case 'unconfirmed':
+      io.err(safeLine(`cctop: written for ${what}, but its hook has not taken it yet`));
+      break;
+    case 'refused':
+      io.err(safeLine(`cctop: refused: ${o.words}`));
+      break;
+  }
+  return code;
+}
+
+function verdictOf(word: string | undefined, reason: unknown, answer: unknown): Verdict {
+  const bounded = (s: string, flag: string): string => {
+    if (s.length > MAX_ANSWER_CHARS)
+      throw new UsageError(`${flag}: longer than ${MAX_ANSWER_CHARS} characters`);
+    return s;
+  };
+  if (typeof answer === 'string') {
+    if (word !== undefined || reason !== undefined)
+      throw new UsageError('approve ID --answer TEXT takes neither allow/deny nor --reason');
+    if (answer.trim() === '') throw new UsageError('--answer: say something');
+    return { kind: 'text', text: bounded(answer, '--answer') };
+  }
+  if (word === 'allow') {
+    if (reason !== undefined) throw new UsageError('--reason goes with deny');
+    return { kind: 'allow' };
+  }
+  if (word === 'deny')
+    return {
+      kind: 'deny',
+      reason: typeof reason === 'string' && reason.trim() !== '' ? bounded(reason, '--reason') : null,
+    };
+  throw new UsageError('approve ID takes allow, deny [--reason TEXT], or --answer TEXT');
+}
