@@ -83,6 +83,10 @@ async function runMain(): Promise<void> {
     out: (s) => writeOut(typeof s === 'string' ? Buffer.from(`${s}\n`) : Buffer.concat([s, NEWLINE])),
     write: (chunks) => writeOut(joined(chunks)),
     err: (s) => process.stderr.write(`${s}\n`),
+    page: async (text) => {
+      const { pageText } = await import('./views/cli/pager.js');
+      await pageText(text, process.env, (t) => process.stdout.write(t));
+    },
     isTty: process.stdout.isTTY === true,
     columns: process.stdout.columns,
     env: process.env,

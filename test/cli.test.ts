@@ -330,13 +330,13 @@ describe('what a person types gets an answer that says what to type instead', ()
   it('a filter that matches nothing says so, and how many sessions there are without it', () => {
     const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;
     expect(cctop(['--demo', '--list', '--provider', 'gemini'], home.env).out.trim()).toBe(
-      `No session matches --provider gemini (${all} sessions without this filter).`,
+      `No session matches --harness gemini (${all} sessions without this filter).`,
     );
     const tomorrow = day(Date.now() + DAY_MS);
     expect(
       cctop(['--demo', '--list', '--since', tomorrow, '--provider', 'claude'], home.env).out.trim(),
     ).toBe(
-      `No session matches --provider claude --since ${tomorrow} (${all} sessions without these filters).`,
+      `No session matches --harness claude --since ${tomorrow} (${all} sessions without these filters).`,
     );
   });
 
@@ -346,7 +346,7 @@ describe('what a person types gets an answer that says what to type instead', ()
       const r = cctop(['--demo', command, '--provider', 'gemini'], home.env);
       expect(r.code).toBe(2);
       expect(r.err.trim()).toBe(
-        `cctop: No session matches --provider gemini (${all} sessions without this filter).`,
+        `cctop: No session matches --harness gemini (${all} sessions without this filter).`,
       );
     }
   });
@@ -420,7 +420,7 @@ describe('what a person types gets an answer that says what to type instead', ()
         }
       };
       const all = (JSON.parse(cctop(['--demo', '--json'], home.env).out) as SessionDocument).sessions.length;
-      const empty = `no session matches --provider gemini (${all} sessions without this filter)`;
+      const empty = `no session matches --harness gemini (${all} sessions without this filter)`;
       expect(await run('--demo --provider gemini', empty)).toContain(empty);
       const refused = 'cctop: the live table shows every day; --since and --until are for --list';
       expect(await run('--demo --since 2026-11-29', refused)).toContain(refused);

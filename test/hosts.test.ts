@@ -163,7 +163,7 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
     sshd.alias({ name: 'bare' });
     const r = await cctop(['doctor', '--host', 'bare:/no/such/cctop']);
     expect(r.out).toContain('cctop is not installed on bare');
-    expect(r.out).toContain('ssh bare npm install -g cctop');
+    expect(r.out).toContain("ssh bare 'cd path/to/cctop-clone && npm ci && npm install -g .'");
   });
 
   it('a host behind a slow ProxyCommand does not hold the local rows past the wait', async () => {

@@ -115,6 +115,7 @@ export function foldEvent(s: RunSnapshot, e: Event): RunSnapshot {
     case 'compaction':
     case 'commands':
     case 'plan':
+    case 'notice':
       return s;
   }
 }

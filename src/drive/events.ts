@@ -86,7 +86,12 @@ export type Event =
   /** What the agent says it can do, once per run (Claude, ACP agents). */
   | { kind: 'commands'; commands: Commands }
   /** The agent's plan for the turn, whole, each time it changes (ACP agents). */
-  | { kind: 'plan'; entries: PlanEntry[] };
+  | { kind: 'plan'; entries: PlanEntry[] }
+  /**
+   * The agent's word about the run rather than the turn, as it says it (Codex's "Reconnecting...
+   * waiting for network"): so a run that waits says why at once. Never part of the answer.
+   */
+  | { kind: 'notice'; text: string };
 
 export type EventKind = Event['kind'];
 

@@ -184,6 +184,7 @@ export function enforceBounds(event: Event): Event {
   switch (event.kind) {
     case 'text':
     case 'thinking':
+    case 'notice':
       return { ...event, text: boundText(event.text) };
     case 'tool_call':
       return {

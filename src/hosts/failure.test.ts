@@ -80,7 +80,9 @@ describe('the fix', () => {
   it('says what to run for each failure', () => {
     expect(explain('devbox', { kind: 'host-key-unknown' })).toContain('run `ssh devbox` once');
     expect(explain('devbox', { kind: 'denied' })).toContain('ssh-copy-id devbox');
-    expect(explain('devbox', { kind: 'no-cctop' })).toContain('ssh devbox npm install -g cctop');
+    expect(explain('devbox', { kind: 'no-cctop' })).toContain(
+      "ssh devbox 'cd path/to/cctop-clone && npm ci && npm install -g .'",
+    );
     expect(explain('devbox', { kind: 'refused' })).toContain('sshd is not running');
     expect(explain('devbox', { kind: 'timeout', ms: 20_000 })).toContain('no answer within 20 s');
     expect(explain('devbox', { kind: 'version', remote: 0, ours: 1 })).toContain('too old');

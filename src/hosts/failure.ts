@@ -13,8 +13,21 @@
 import { MAX_REMOTE_DOCUMENT_BYTES } from './bounds.js';
 import type { SshRun } from './ssh.js';
 
-/** How to install cctop on another machine (the same package this one came from). */
-export const INSTALL_COMMAND = 'npm install -g cctop';
+/**
+ * How cctop gets onto a machine's PATH. It is not on the npm registry (`npm install -g cctop` finds
+ * nothing), so it is installed from a clone of its repository: `npm ci` builds it there and
+ * `npm install -g .` links that build onto PATH (`npm link` does the same; `npm pack` makes a tarball
+ * that `npm install -g ./cctop-<version>.tgz` installs on a machine without a clone).
+ */
+export const INSTALL_FROM_CLONE = 'npm ci && npm install -g .';
+
+/** The command that installs cctop on `host` from a clone there, as one line to paste. */
+export function installOn(host: string): string {
+  return `ssh ${host} 'cd path/to/cctop-clone && ${INSTALL_FROM_CLONE}'`;
+}
+
+/** How to update the cctop running here: in the clone it was installed from. */
+export const UPDATE_HERE = `in this cctop's clone, \`git pull && ${INSTALL_FROM_CLONE}\``;
 
 export type HostFailure =
   | { kind: 'no-ssh'; program: string; why: string }
@@ -114,7 +127,7 @@ export function explain(host: string, f: HostFailure): string {
     case 'unreachable':
       return `${host} cannot be reached: check the network or VPN, and that \`${sshTo(host)} true\` works`;
     case 'no-cctop':
-      return `cctop is not installed on ${host}, or not on the PATH of a non-interactive ssh session: run \`${sshTo(host)} ${INSTALL_COMMAND}\`, or name it: --host ${host}:/path/to/cctop`;
+      return `cctop is not installed on ${host}, or not on the PATH of a non-interactive ssh session: install it from a clone of cctop there (it is not on the npm registry), \`${installOn(host)}\`, or name it: --host ${host}:/path/to/cctop`;
     case 'no-node':
       return `cctop is on ${host} but node is not on the PATH of a non-interactive ssh session: give the path of a cctop that finds node, --host ${host}:/path/to/cctop, or add node's directory to the PATH in ~/.ssh/environment or the shell's non-interactive startup file`;
     case 'too-large':
@@ -124,10 +137,10 @@ export function explain(host: string, f: HostFailure): string {
     case 'ssh-failed':
       return `ssh to ${host} failed: run \`${sshTo(host)} true\` to see why`;
     case 'not-a-document':
-      return `the cctop on ${host} did not answer with a session document (${f.why}): install this cctop there, \`${sshTo(host)} ${INSTALL_COMMAND}\`, or name it: --host ${host}:/path/to/cctop`;
+      return `the cctop on ${host} did not answer with a session document (${f.why}): install this cctop there from a clone, \`${installOn(host)}\`, or name it: --host ${host}:/path/to/cctop`;
     case 'version':
       return f.remote > f.ours
-        ? `the cctop on ${host} is newer (session document version ${f.remote}, this one reads ${f.ours}): update this cctop, \`${INSTALL_COMMAND}\``
-        : `the cctop on ${host} is too old (session document version ${f.remote}, this one reads ${f.ours}): update it, \`${sshTo(host)} ${INSTALL_COMMAND}\``;
+        ? `the cctop on ${host} is newer (session document version ${f.remote}, this one reads ${f.ours}): update this cctop: ${UPDATE_HERE}`
+        : `the cctop on ${host} is too old (session document version ${f.remote}, this one reads ${f.ours}): update it from its clone there, \`${installOn(host)}\` after a \`git pull\``;
   }
 }

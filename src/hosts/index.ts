@@ -22,8 +22,10 @@ export {
   type Failed,
   firstLines,
   type HostFailure,
-  INSTALL_COMMAND,
+  INSTALL_FROM_CLONE,
+  installOn,
   runFailure,
+  UPDATE_HERE,
 } from './failure.js';
 export {
   type ChatQuery,

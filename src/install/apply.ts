@@ -21,6 +21,7 @@ import { readSettingsText, type Syntax, settingsText } from './jsonc.js';
 import {
   BACKUP_SUFFIX,
   ChangedMeanwhile,
+  deleteSettings,
   InstallError,
   readSettings,
   type SettingsFile,
@@ -81,6 +82,11 @@ function edit<O>(target: Target, decide: (f: SettingsFile, s: Sidecar) => Plan<O
       return { outcome: plan.outcome, wrote: null, backup: null };
     }
     try {
+      if (plan.write === DELETE) {
+        deleteSettings(file);
+        if (plan.sidecar !== null) writeSidecar(file.real, plan.sidecar);
+        return { outcome: plan.outcome, wrote: file.real, backup: null };
+      }
       mkdirSync(dirname(file.real), { recursive: true });
       // A displaced entry is recorded before the file loses it, so a crash between never loses it.
       if (plan.sidecarFirst && plan.sidecar !== null) writeSidecar(file.real, plan.sidecar);
@@ -93,10 +99,13 @@ function edit<O>(target: Target, decide: (f: SettingsFile, s: Sidecar) => Plan<O
   }
 }
 
+/** A plan's `write` for a file cctop made that holds nothing of anyone's now: it goes, with its backup. */
+const DELETE = Symbol('delete the file');
+
 interface Plan<O> {
   outcome: O;
-  /** The new text of the settings file; null to leave it as it is. */
-  write: string | null;
+  /** The new text of the settings file; null to leave it as it is; `DELETE` to take it away. */
+  write: string | null | typeof DELETE;
   /** The record to keep beside it; null to leave it as it is. */
   sidecar: Sidecar | null;
   /** Whether the record is written before the file (it holds what the file is about to lose). */
@@ -132,7 +141,9 @@ export function installEntry(target: Target, entry: Entry, o: { replace: boolean
     const set = placed(file, entry, entry.want);
     const record = {
       wrote: entry.want,
-      made: set.made,
+      // The file itself counts as made when there was none (as `json-member.ts` counts it), so
+      // taking the entry out again leaves no file where there was none.
+      made: set.made + (file.text === null ? 1 : 0),
       ...(found !== undefined ? { displaced: found } : {}),
     };
     return {
@@ -170,12 +181,13 @@ export function removeEntry(target: Target, entry: Entry): Done<RemoveOutcome> {
       restore !== undefined
         ? (withValueAt(file.value, entry.path, restore)?.doc ?? file.value)
         : withoutValueAt(file.value, entry.path, kept?.made ?? 0);
+    const madeFile = (kept?.made ?? 0) >= entry.path.length;
     return {
       outcome:
         found === undefined
           ? { kind: 'restored', restored: restore }
           : { kind: 'removed', restored: restore ?? null },
-      write: asBefore(file, doc) ?? settingsText(doc, file.layout),
+      write: madeFile && sameJson(doc, {}) ? DELETE : (asBefore(file, doc) ?? settingsText(doc, file.layout)),
       sidecar: rest,
       sidecarFirst: false,
     };

@@ -8,7 +8,8 @@
  * refresh while it stays crossed.
  *
  * - A budget notifies each level once per period, across restarts (`newCrossings` keeps the memory).
- * - A stall fires once per quiet spell; it re-arms when the session writes again.
+ * - A stall fires once per quiet spell; it re-arms when the session writes again. A session whose
+ *   tokens grew since the last refresh is not quiet, whatever times its records carry.
  * - A burn fires when the rate passes the limit, at most once per session per clock hour.
  * - An error loop fires once per streak; a success or another call ends the streak.
  *
@@ -22,6 +23,7 @@ import { type BudgetState, budgetStates, type Config, type Level, newCrossings }
 import type { CallLog } from '../model/calls.js';
 import type { SessionDoc, SessionDocument } from '../model/document.js';
 import type { LocalTime } from '../model/time.js';
+import { totalTokens } from '../model/usage.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import type { Env } from '../providers/types.js';
 import { spentOver } from '../spend/spent.js';
@@ -101,8 +103,15 @@ export function burnRate(s: SessionDoc, generatedMs: number, nowMs: number): num
 
 /** What the watcher remembers of one session between refreshes. */
 interface Seen {
-  /** `lastActiveAt` of the quiet spell a stall was fired for (or found at first sight). */
+  /** The quiet spell a stall was fired for (or found at first sight), as `spellOf` names it. */
   stalledAt: string | null;
+  /** The session's token total as last counted (null: it records none). */
+  tokens: number | null;
+  /**
+   * When its token total was last seen to grow: a session whose tokens grow is not stalled, whatever
+   * the times its records carry (a replay of old records, a harness stamping a turn's start).
+   */
+  grewAtMs: number | null;
   /** Whether the burn rate was past the limit last time, and the hour a burn last fired. */
   burning: boolean;
   burnHour: number | null;
@@ -147,6 +156,9 @@ export class AlertWatcher {
         this.seen.set(key, this.firstSight(s, input, generatedMs));
         continue;
       }
+      const tokens = totalTokens(s.tokens);
+      if (tokens !== null && seen.tokens !== null && tokens > seen.tokens) seen.grewAtMs = input.nowMs;
+      seen.tokens = tokens;
       const stall = this.stall(s, seen, alerts.stallMinutes, input.nowMs);
       if (stall) out.push(stall);
       const burn = this.burn(s, seen, alerts.burnUsdPerHour, generatedMs, input.nowMs);
@@ -187,7 +199,11 @@ export class AlertWatcher {
     const quiet = quietMs(s, input.nowMs);
     return {
       stalledAt:
-        stallMinutes !== null && quiet !== null && quiet >= stallMinutes * MINUTE_MS ? s.lastActiveAt : null,
+        stallMinutes !== null && quiet !== null && quiet >= stallMinutes * MINUTE_MS
+          ? spellOf(s, null)
+          : null,
+      tokens: totalTokens(s.tokens),
+      grewAtMs: null,
       burning: burnUsdPerHour !== null && rate !== null && rate > burnUsdPerHour,
       burnHour: null,
       failed: s.tools.failed ?? 0,
@@ -196,10 +212,13 @@ export class AlertWatcher {
   }
 
   private stall(s: SessionDoc, seen: Seen, minutes: number | null, nowMs: number): Alert | null {
-    const quiet = quietMs(s, nowMs);
+    const written = quietMs(s, nowMs);
+    const quiet =
+      written === null || seen.grewAtMs === null ? written : Math.min(written, nowMs - seen.grewAtMs);
     if (minutes === null || quiet === null || quiet < minutes * MINUTE_MS) return null;
-    if (seen.stalledAt === s.lastActiveAt) return null;
-    seen.stalledAt = s.lastActiveAt;
+    const spell = spellOf(s, seen.grewAtMs);
+    if (seen.stalledAt === spell) return null;
+    seen.stalledAt = spell;
     return { kind: 'stall', session: s, quietMinutes: Math.floor(quiet / MINUTE_MS) };
   }
 
@@ -290,6 +309,9 @@ function shortened(argument: string): string {
 }
 
 /** How long a working session has been quiet; null when it is not working, or not burning anything. */
+/** A quiet spell's name: it starts at the newest record, or at the last growth of the tokens if later. */
+const spellOf = (s: SessionDoc, grewAtMs: number | null): string => `${s.lastActiveAt}@${grewAtMs ?? ''}`;
+
 function quietMs(s: SessionDoc, nowMs: number): number | null {
   // Waiting on a permission prompt is the wait notification's news; a session no process runs
   // spends nothing.

@@ -20,7 +20,13 @@
 import { agentHooks } from '../hooks/agents.js';
 import { type HookEvent, type HookMeaning, providerOfAgent } from '../hooks/types.js';
 import type { ProviderId } from '../model/facts.js';
-import { isAskUserTool, type SessionState, type StateSource, WORKING_TTL_MS } from '../model/state.js';
+import {
+  isAskUserTool,
+  type SessionState,
+  type StateSource,
+  UNRUN_WORKING_GRACE_MS,
+  WORKING_TTL_MS,
+} from '../model/state.js';
 
 /** A permission request answered sooner than this is never shown as waiting (see the module comment). */
 export const PERMISSION_HOLD_MS = 1_500;
@@ -163,6 +169,9 @@ export class HookStates {
     // Only held requests: the session was mid-turn (an agent asks for permission only while working).
     state ??= 'working';
     if (running !== true && nowMs - newest.at > WORKING_TTL_MS) return null;
+    // A turn whose process cctop looked for and did not find was cut off (a timeout, Ctrl-C): the
+    // hooks' last word is not news past the grace, as for a transcript (`shownState`).
+    if (state === 'working' && running === false && nowMs - newest.at > UNRUN_WORKING_GRACE_MS) return null;
     const teller = state === 'waiting' ? waitTeller(trail, newest) : newest;
     return { state, source: 'hook', detail: detailOf(teller, state), atMs: newest.at };
   }

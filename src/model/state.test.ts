@@ -46,8 +46,10 @@ describe('the waiting rule', () => {
   });
 
   it('other states pass through unchanged', () => {
-    for (const state of ['working', 'error', 'idle'] as const)
+    for (const state of ['error', 'idle'] as const)
       expect(shownState(quiet(70 * DAY, false, state), NOW)).toBe(state);
+    for (const running of [true, null])
+      expect(shownState(quiet(70 * DAY, running, 'working'), NOW)).toBe('working');
   });
 
   it('applying the rule to what it returned changes nothing', () => {

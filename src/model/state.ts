@@ -40,6 +40,15 @@ const HOUR_MS = 60 * MINUTE_MS;
 export const WORKING_TTL_MS = 15 * MINUTE_MS;
 
 /**
+ * How long a `working` session stays working once cctop looked for its process and found none: a
+ * run that was killed (a driven run's timeout, Ctrl-C, a crash) leaves its transcript mid-turn, and
+ * reading that as busy for the whole `WORKING_TTL_MS` put a `●` on a session nothing ran. Two
+ * minutes covers a process paired late (the table is read seconds after the files, and a process
+ * that just started may not have written where it is yet), and is an eighth of the lapse it cuts.
+ */
+export const UNRUN_WORKING_GRACE_MS = 2 * MINUTE_MS;
+
+/**
  * How long a question stays open when cctop cannot see whether a process could answer it: a harness
  * it does not match to processes, a machine whose process table it cannot read, the demo. A day
  * covers a question left open overnight; one older than that, with nothing in sight to answer it,
@@ -84,15 +93,21 @@ export interface ShownStateInputs {
 
 /**
  * The waiting rule, and the only place it lives: a session is waiting only while something can still
- * answer it. A question whose process runs stays open however long it waits. One whose process cctop
+ * answer it. Its twin for `working`: a session cctop looked for a process of and found none is
+ * working only within `UNRUN_WORKING_GRACE_MS` of its last write. A question whose process runs stays open however long it waits. One whose process cctop
  * looked for and did not find lapses to `idle` after `WORKING_TTL_MS` of quiet (the grace covers a
  * process matched late or run where cctop cannot see it); one whose process cctop cannot look for
- * lapses after `UNSEEN_WAITING_TTL_MS`. Other states pass through: `working` has lapsed already.
+ * lapses after `UNSEEN_WAITING_TTL_MS`. Other states pass through (`working` with a process, or where
+cctop cannot look, has lapsed in `stateNow` already).
  *
  * Applying it again to what it returned changes nothing, so a view counting a document that was
  * already settled (or came from another machine) may apply it without harm.
  */
 export function shownState(s: ShownStateInputs, nowMs: number): SessionState {
+  if (s.state === 'working' && s.running === false) {
+    const activeMs = s.lastActiveAt === null ? Number.NaN : Date.parse(s.lastActiveAt);
+    return Number.isFinite(activeMs) && nowMs - activeMs <= UNRUN_WORKING_GRACE_MS ? 'working' : 'idle';
+  }
   if (s.state !== 'waiting' || s.running === true) return s.state;
   const lapse = s.running === false ? WORKING_TTL_MS : UNSEEN_WAITING_TTL_MS;
   const activeMs = s.lastActiveAt === null ? Number.NaN : Date.parse(s.lastActiveAt);

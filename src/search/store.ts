@@ -40,8 +40,12 @@ import {
 
 export const SEARCH_FILE = 'search.sqlite';
 
-/** Bumped when the tables change shape: an older index is dropped and every transcript read again. */
-export const SEARCH_SCHEMA = 1;
+/**
+ * Bumped when the tables change shape, or when the readers put different rows in them: an older
+ * index is dropped and every transcript read again. 2: text a harness injected is no longer the
+ * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions).
+ */
+export const SEARCH_SCHEMA = 2;
 
 /** How long a writer waits for another cctop's transaction. */
 const BUSY_TIMEOUT_MS = 5000;

@@ -8,7 +8,7 @@
  * Not here: which flags the remote is given (the command's, `views/cli/spend-hosts.ts`) or summing
  * the answers (`merge.ts`).
  */
-import { explain, type HostSpec, INSTALL_COMMAND, runFailure, runRemote } from '../hosts/index.js';
+import { explain, type HostSpec, installOn, runFailure, runRemote, UPDATE_HERE } from '../hosts/index.js';
 import type { Env } from '../providers/types.js';
 import { REPORTS_VERSION } from './json.js';
 import type { Read } from './remote-read.js';
@@ -30,13 +30,13 @@ export interface ReportHost {
 
 /** Why an answer that is not the report asked for is not counted, and what to run. */
 function refusedWhy(host: string, report: string, why: string): string {
-  return `the cctop on ${host} did not answer with the ${report} report asked for (${why}): install this cctop there, \`ssh ${host} ${INSTALL_COMMAND}\`, or name it: --host ${host}:/path/to/cctop`;
+  return `the cctop on ${host} did not answer with the ${report} report asked for (${why}): install this cctop there from a clone, \`${installOn(host)}\`, or name it: --host ${host}:/path/to/cctop`;
 }
 
 function versionWhy(host: string, remote: number): string {
   return remote > REPORTS_VERSION
-    ? `the cctop on ${host} is newer (reports version ${remote}, this one reads ${REPORTS_VERSION}): update this cctop, \`${INSTALL_COMMAND}\``
-    : `the cctop on ${host} is too old (reports version ${remote}, this one reads ${REPORTS_VERSION}): update it, \`ssh ${host} ${INSTALL_COMMAND}\``;
+    ? `the cctop on ${host} is newer (reports version ${remote}, this one reads ${REPORTS_VERSION}): update this cctop: ${UPDATE_HERE}`
+    : `the cctop on ${host} is too old (reports version ${remote}, this one reads ${REPORTS_VERSION}): update it from its clone there, \`${installOn(host)}\` after a \`git pull\``;
 }
 
 /** `args` (a report command, `--json`, its flags) run by the cctop on `host`, read by `read`. */

@@ -40,7 +40,7 @@ export async function checkSchema(client: pg.Client): Promise<SchemaCheck> {
   return {
     kind: 'newer',
     at,
-    message: `the store's schema is version ${at}, newer than this cctop knows (${SCHEMA_VERSION}): update cctop (npm install -g cctop)`,
+    message: `the store's schema is version ${at}, newer than this cctop knows (${SCHEMA_VERSION}): update cctop (in its clone, \`git pull && npm ci && npm install -g .\`)`,
   };
 }
 

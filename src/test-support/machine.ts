@@ -15,7 +15,7 @@
 import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ProviderId } from '../model/facts.js';
+import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { memberPath } from '../providers/sqlite.js';
 import { FakeHome, REPO } from './corpus.js';
 
@@ -24,8 +24,23 @@ const LAB = join(REPO, 'lab', 'fixtures');
 /** Every file the history holds is this old: finished sessions, not live ones. */
 export const HISTORY_MTIME_MS = Date.parse('2026-10-01T00:00:00Z');
 
-/** The harnesses recorded in the lab, whose `home` trees are copied as they are. */
-const RECORDED: ProviderId[] = ['claude', 'codex', 'gemini', 'qwen', 'copilot', 'pi'];
+/**
+ * How each harness's history is written, keyed by every id in `PROVIDERS`: a harness added there does
+ * not compile until it says here how its files are made, so it is in the robustness suites at once.
+ * A harness recorded in the lab names the directory under `$HOME` its `home` trees hold.
+ */
+const HISTORY = {
+  claude: { recorded: '.claude' },
+  codex: { recorded: '.codex' },
+  gemini: { recorded: '.gemini' },
+  qwen: { recorded: '.qwen' },
+  copilot: { recorded: '.copilot' },
+  pi: { recorded: '.pi' },
+  opencode: { write: (m: Machine) => m.opencodeStorage() },
+  cursor: { write: (m: Machine) => m.cursor() },
+  devin: { write: (m: Machine) => m.devin() },
+  windsurf: { write: (m: Machine) => m.windsurf() },
+} satisfies Record<ProviderId, { recorded: string } | { write: (m: Machine) => void }>;
 
 /** One file (or database value) a harness reads, as the robustness suite may damage it. */
 export interface HistoryFile {
@@ -59,11 +74,9 @@ export class Machine {
   static build(providers: readonly ProviderId[] = ALL): Machine {
     const m = new Machine();
     for (const p of providers) {
-      if (RECORDED.includes(p)) m.recorded(p);
-      else if (p === 'opencode') m.opencodeStorage();
-      else if (p === 'cursor') m.cursor();
-      else if (p === 'devin') m.devin();
-      else if (p === 'windsurf') m.windsurf();
+      const how: { recorded: string } | { write: (m: Machine) => void } = HISTORY[p];
+      if ('recorded' in how) m.recorded(p, how.recorded);
+      else how.write(m);
     }
     m.age(m.home.dir);
     return m;
@@ -75,23 +88,15 @@ export class Machine {
     this.files.set(provider, list);
   }
 
-  private recorded(provider: ProviderId): void {
+  private recorded(provider: ProviderId, root: string): void {
     const dir = join(LAB, provider);
     for (const c of readdirSync(dir).sort()) cpSync(join(dir, c, 'home'), this.home.dir, { recursive: true });
-    const roots: Record<string, string> = {
-      claude: '.claude',
-      codex: '.codex',
-      gemini: '.gemini',
-      qwen: '.qwen',
-      copilot: '.copilot',
-      pi: '.pi',
-    };
-    for (const path of walk(join(this.home.dir, roots[provider]!)))
+    for (const path of walk(join(this.home.dir, root)))
       if (path.endsWith('.jsonl')) this.add(provider, { path, owner: path });
   }
 
   /** OpenCode's `storage/` tree (1.1), one session per lab run, from the rows its database holds. */
-  private opencodeStorage(): void {
+  opencodeStorage(): void {
     const storage = join(this.home.dir, '.local', 'share', 'opencode', 'storage');
     for (const c of readdirSync(join(LAB, 'opencode')).sort()) {
       // Opened from a copy: even a read-only open of a WAL database writes `-shm` beside it, and the
@@ -142,7 +147,7 @@ export class Machine {
   }
 
   /** Cursor's agent transcripts, in the shape of the corpus's (`role` + `message.content` blocks). */
-  private cursor(): void {
+  cursor(): void {
     const dir = join(this.home.dir, '.cursor', 'projects', 'home-me-app', 'agent-transcripts');
     for (const [id, command] of [
       ['c1', 'ls -la'],
@@ -171,7 +176,7 @@ export class Machine {
   }
 
   /** Devin's session database and ATIF trajectories (the layout `devin.test.ts` writes). */
-  private devin(): void {
+  devin(): void {
     const dir = join(this.home.dir, '.local', 'share', 'devin', 'cli');
     mkdirSync(join(dir, 'transcripts'), { recursive: true });
     const db = new Database(join(dir, 'sessions.db'));
@@ -225,7 +230,7 @@ export class Machine {
   }
 
   /** Windsurf's workspace databases (the layout `windsurf.test.ts` writes): chat data as a JSON value. */
-  private windsurf(): void {
+  windsurf(): void {
     for (const ws of ['ws1', 'ws2']) {
       const dir = join(this.home.dir, '.config', 'Windsurf', 'User', 'workspaceStorage', ws);
       mkdirSync(dir, { recursive: true });
@@ -271,19 +276,8 @@ export class Machine {
   }
 }
 
-/** Every harness, in the tables' order. */
-export const ALL: readonly ProviderId[] = [
-  'claude',
-  'codex',
-  'gemini',
-  'copilot',
-  'opencode',
-  'pi',
-  'cursor',
-  'windsurf',
-  'devin',
-  'qwen',
-];
+/** Every harness, in the tables' order: the one list, not a copy of it. */
+export const ALL: readonly ProviderId[] = PROVIDERS;
 
 function* walk(dir: string): Generator<string> {
   let entries: import('node:fs').Dirent[];

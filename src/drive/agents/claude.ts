@@ -92,7 +92,14 @@ export function flattenContent(v: unknown): string {
   return blocks.map((b) => str(obj(b)?.text) ?? JSON.stringify(b)).join('\n');
 }
 
+/** The status an API gives a request without a usable credential. */
+const HTTP_UNAUTHORIZED = 401;
+
 function contentBlocks(r: JsonObject, s: ParseState, fromAssistant: boolean): Event[] {
+  // Without a usable login Claude Code (2.1.328) answers with a synthetic message marked
+  // `error: "authentication_failed"` and a result with no `api_error_status`: the API's 401, said
+  // only here, so a run that is not logged in exits as one.
+  if (fromAssistant && str(r.error) === 'authentication_failed') s.terminal.errorStatus = HTTP_UNAUTHORIZED;
   const out = fromAssistant ? liveUsage(r, s) : [];
   const blocks = arr(obj(r.message)?.content);
   if (blocks === null) return out;
@@ -229,7 +236,7 @@ function result(r: JsonObject, s: ParseState): void {
   // explanation is the answer text itself, so `errorMessage` stays empty here.
   if (r.is_error === true) {
     t.stop = { kind: 'error' };
-    t.errorStatus = count(r.api_error_status);
+    t.errorStatus = count(r.api_error_status) ?? t.errorStatus;
   } else {
     t.stop = stopFrom(r.stop_reason);
   }

@@ -117,7 +117,8 @@ function item(r: JsonObject, s: ParseState): Event[] {
 }
 
 export const codexDialect: Dialect = {
-  recognizes: (type) => type.startsWith('thread.') || type.startsWith('turn.') || type.startsWith('item.'),
+  recognizes: (type) =>
+    type === 'error' || type.startsWith('thread.') || type.startsWith('turn.') || type.startsWith('item.'),
   modelOf: () => null,
   read(r, s) {
     const tid = str(r.thread_id);
@@ -144,6 +145,13 @@ export const codexDialect: Dialect = {
       case 'item.updated':
       case 'item.completed':
         return item(r, s);
+      case 'error': {
+        // Not the turn failing (that is `turn.failed`): Codex saying why the run is not moving yet,
+        // "Reconnecting... 2/5 (…)", then "waiting for network" for a minute or more. Said at once,
+        // a run with no network explains itself instead of printing nothing.
+        const message = str(r.message);
+        return message === null ? [] : [{ kind: 'notice', text: message }];
+      }
       default:
         return [];
     }

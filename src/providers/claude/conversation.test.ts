@@ -119,15 +119,18 @@ describe('a Claude Code conversation', () => {
     expect(c.turns[0]).toMatchObject({ kind: 'compaction', role: 'system' });
   });
 
-  it('a slash command expansion is attributed to the harness and reads as the command typed', () => {
+  it('a slash command typed is the person, reading as the command typed; what it printed is the harness', () => {
     expect(
       chat(['{"type":"user","timestamp":"t1","message":{"content":"<command-name>/clear</command-name>"}}'])
         .turns[0]!.role,
-    ).toBe('system');
+    ).toBe('user');
     const c = chat([
       '{"type":"user","timestamp":"t1","message":{"content":"<command-name>/loop</command-name>\\n<command-message>loop</command-message>\\n<command-args>5m</command-args>\\n<local-command-stdout>started</local-command-stdout>"}}',
     ]);
-    expect(c.turns[0]!.text).toBe('/loop 5m\n\nstarted');
+    expect(c.turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', '/loop 5m'],
+      ['system', 'started'],
+    ]);
   });
 
   it('a slash command written message-first (Claude Code 1.0.x) reads as the command typed', () => {
@@ -135,7 +138,7 @@ describe('a Claude Code conversation', () => {
     const c = chat([
       '{"type":"user","timestamp":"t1","version":"1.0.51","message":{"role":"user","content":"<command-message>generate-feature is running\\u2026</command-message>\\n<command-name>/generate-feature</command-name>\\n<command-args>a login page</command-args>"}}',
     ]);
-    expect(c.turns[0]).toMatchObject({ role: 'system', text: '/generate-feature a login page' });
+    expect(c.turns[0]).toMatchObject({ role: 'user', text: '/generate-feature a login page' });
   });
 
   it('a command that printed nothing is just the command', () => {
@@ -391,9 +394,10 @@ if (HAVE_CORPUS) {
       expect(c.earlier).toBe(0);
       expect(c.turns).toHaveLength(35);
       const system = c.turns.filter((t) => t.role === 'system');
-      expect(system.map((t) => t.text.slice(0, 7))).toEqual(['Caveat:', '/clear']);
+      expect(system.map((t) => t.text.slice(0, 7))).toEqual(['Caveat:']);
       const users = c.turns.filter((t) => t.role === 'user');
-      expect(users).toHaveLength(3);
+      expect(users).toHaveLength(4);
+      expect(users[0]!.text).toBe('/clear');
       const calls = c.turns.flatMap((t) => t.tools);
       expect(calls).toHaveLength(27);
       expect(calls.filter((t) => t.failed)).toHaveLength(1);

@@ -5,13 +5,15 @@
  * and with extended thinking nearly every record carries a thinking block); a tool result ends the
  * reply it answers; thinking is a turn of its own; a result lands on its call by id however far
  * later in the file it comes; a compaction summary is a seam, not a message; text the harness put in
- * a user record is the harness speaking, tidied.
+ * a user record is the harness speaking, tidied. Who wrote a user row is the row's own word where it
+ * gives one (`rowSource`), else read from the text: a slash command typed is the person's, its
+ * expansion (`isMeta`) and every tagged block are the harness's, a subagent's prompt is its parent's.
  */
 import { type Conversation, type Delta, newTool, type TurnSink } from '../../model/conversation.js';
 import { arr, bool, type JsonObject, obj, str } from '../../model/json.js';
 import { prettyToolName, toolDetail } from '../../model/tools.js';
 import { blocksOf, flattenContent } from '../conversation-util.js';
-import { isHarnessText, tidyHarnessText } from './harness-text.js';
+import { isHarnessText, tagged, tidyHarnessText } from './harness-text.js';
 
 /** The patch an edit applied, recorded on the record carrying its result. */
 function claudeDelta(record: JsonObject): Delta | null {
@@ -29,7 +31,40 @@ function claudeDelta(record: JsonObject): Delta | null {
   return delta.added > 0 || delta.removed > 0 ? delta : null;
 }
 
-function userRecord(sink: TurnSink, record: JsonObject, ts: string): void {
+/**
+ * Who wrote a user row, where Claude Code says so (`rowSource`, written from 2.1.332): `local` is the
+ * person at the terminal; `harness` (Claude Code itself) and `hook` (the user's hooks) are not.
+ * Null where the row does not say, or says `recorded` (a row carried over from another session: that
+ * says where the row came from, not who wrote it), and the text rules decide.
+ */
+function rowSpeaker(record: JsonObject): 'person' | 'harness' | null {
+  switch (str(record.rowSource)) {
+    case 'local':
+      return 'person';
+    case 'harness':
+    case 'hook':
+      return 'harness';
+    default:
+      // ponytail: a value this reader has not met falls back to the text rules, as an older row does.
+      return null;
+  }
+}
+
+/**
+ * A slash command the person typed (`<command-name>/loop</command-name><command-args>5m</…>`), as
+ * they typed it, and what it printed when the same row carries that (`<local-command-stdout>`).
+ */
+function typedCommand(text: string): { said: string; printed: string } | null {
+  const name = tagged(text, 'command-name');
+  if (name === null) return null;
+  const args = (tagged(text, 'command-args') ?? '').trim();
+  return {
+    said: `${name.trim()} ${args}`.trim(),
+    printed: (tagged(text, 'local-command-stdout') ?? '').trim(),
+  };
+}
+
+function userRecord(sink: TurnSink, record: JsonObject, ts: string, sidechain: boolean): void {
   const content = obj(record.message)?.content;
   let delta = claudeDelta(record);
   let text = '';
@@ -62,9 +97,26 @@ function userRecord(sink: TurnSink, record: JsonObject, ts: string): void {
     sink.push('system', 'compaction', ts, text);
     return;
   }
-  if (isHarnessText(text) || (hadResult && bool(record.isMeta))) {
+  // A command the model ran (a skill through a tool) sits beside that tool's result; only one on a
+  // row of its own was typed.
+  const typed = hadResult || bool(record.isMeta) ? null : typedCommand(text);
+  const speaker = rowSpeaker(record);
+  // In a subagent's own transcript every user row is its parent agent or the harness speaking: the
+  // prompt it was given is not the person's. `isMeta` marks text Claude Code added and hides from the
+  // person (a command's expanded prompt, a caveat), wherever it sits.
+  const byHarness =
+    sidechain ||
+    (speaker !== null
+      ? speaker === 'harness'
+      : bool(record.isMeta) || (typed === null && isHarnessText(text)));
+  if (byHarness) {
     const tidy = tidyHarnessText(text);
     if (tidy.trim().length > 0) sink.push('system', 'message', ts, tidy);
+    return;
+  }
+  if (typed !== null) {
+    sink.push('user', 'message', ts, typed.said);
+    if (typed.printed.length > 0) sink.push('system', 'message', ts, typed.printed);
     return;
   }
   sink.push('user', 'message', ts, text);
@@ -107,7 +159,7 @@ function assistantRecord(sink: TurnSink, record: JsonObject, ts: string): void {
 export function claudeRecord(sink: TurnSink, record: JsonObject, includeSidechain = false): void {
   if (!includeSidechain && bool(record.isSidechain)) return;
   const ts = str(record.timestamp) ?? '';
-  if (record.type === 'user') userRecord(sink, record, ts);
+  if (record.type === 'user') userRecord(sink, record, ts, includeSidechain && bool(record.isSidechain));
   else if (record.type === 'assistant') assistantRecord(sink, record, ts);
 }
 

@@ -3,11 +3,13 @@
  *
  * Codex writes a call as its own record with nothing tying it to the message that issued it, so a
  * call joins the assistant reply in progress; its output, later, lands on it by `call_id`. A call
- * repeated when a turn is retried is the same call. The environment block and other text Codex
- * wraps in tags inside a user message is the harness speaking.
+ * repeated when a turn is retried is the same call. The environment block, a project's AGENTS.md
+ * and other text Codex puts in a user message is the harness speaking: said so by the message's own
+ * `provenance` where it has one (0.169), read from the text where not; a subagent's prompt is its
+ * parent's.
  */
 import { joinText, MAX_DIFF_LINES, newTool, type TurnRole, type TurnSink } from '../../model/conversation.js';
-import { type JsonObject, obj, parseJson, readJson, str } from '../../model/json.js';
+import { arr, type JsonObject, obj, parseJson, readJson, str } from '../../model/json.js';
 import { applyPatch, prettyToolName, toolDetail } from '../../model/tools.js';
 import { isHarnessText, tidyHarnessText } from '../claude/harness-text.js';
 import { blocksOf, flattenContent } from '../conversation-util.js';
@@ -36,8 +38,27 @@ export function outputText(output: unknown): string {
   return flattenContent(output);
 }
 
+/** The head of the block Codex injects with a project's AGENTS.md (0.1xx): its instructions, not the person's. */
+const AGENTS_MD_HEAD = /^# AGENTS\.md instructions for /;
+
+/**
+ * Who wrote a user message, where Codex says so: from 0.169 each content item carries a
+ * `provenance` (`user` for the person; `harness`, `skills` and others for what Codex added). Null
+ * where it does not say, or the items disagree, and the text rules decide.
+ */
+function provenanceOf(payload: JsonObject): 'person' | 'harness' | null {
+  const items = arr(obj(payload.internal_chat_message_metadata_passthrough)?.content_item_metadata);
+  if (items === null || items.length === 0) return null;
+  const kinds = items.map((i) => str(obj(obj(i)?.provenance)?.type));
+  if (kinds.every((k) => k === 'user')) return 'person';
+  if (kinds.every((k) => k !== null && k !== 'user')) return 'harness';
+  return null;
+}
+
 export class CodexConversation {
   private seenCalls = new Set<string>();
+  /** This rollout is a spawned subagent's (its `session_meta` names a parent): its prompt is the parent's. */
+  private subagent = false;
 
   constructor(private readonly sink: TurnSink) {}
 
@@ -47,6 +68,11 @@ export class CodexConversation {
     if (payload === null) return;
     const type = record.type === 'response_item' ? str(payload.type) : str(record.type);
     switch (type) {
+      case 'session_meta':
+        // `source` is a word for a person's session ("cli", "exec"), `{ subagent: … }` for a spawned
+        // one (`{ thread_spawn: { parent_thread_id } }`, or a word such as "review").
+        if ((obj(payload.source)?.subagent ?? null) !== null) this.subagent = true;
+        return;
       case 'message':
         this.message(payload, ts);
         return;
@@ -81,8 +107,13 @@ export class CodexConversation {
     let role: TurnRole =
       payload.role === 'user' ? 'user' : payload.role === 'assistant' ? 'assistant' : 'system';
     let shown = text;
-    // `system` and `developer` are the harness; so is a tag block it wraps into a user message.
-    if (role === 'user' && isHarnessText(text)) {
+    // `system` and `developer` are the harness; so is what it puts in a user message: a tag block
+    // (the environment), a project's AGENTS.md, a subagent's prompt from its parent.
+    const said = provenanceOf(payload);
+    const injected =
+      this.subagent ||
+      (said !== null ? said === 'harness' : isHarnessText(text) || AGENTS_MD_HEAD.test(text.trimStart()));
+    if (role === 'user' && injected) {
       role = 'system';
       shown = tidyHarnessText(text);
       if (shown.trim().length === 0) return;

@@ -5,9 +5,11 @@
  * Every field comes from the agent and is made safe to print where it is placed (`safeLine`,
  * `safeText`); the caller passes every line once more through `printable` on its way out.
  */
+
+import { spec } from '../../drive/agents/index.js';
 import { type CredentialSource, credentialWords } from '../../drive/credentials.js';
 import type { DriveError } from '../../drive/errors.js';
-import { type Event, type Outcome, succeeded } from '../../drive/events.js';
+import { type Event, isNamedAgent, type Outcome, succeeded } from '../../drive/events.js';
 import { totalTokens, type Usage } from '../../model/usage.js';
 import { safeLine, safeText } from '../terminal-text.js';
 import type { Paint } from './color.js';
@@ -63,6 +65,8 @@ export function describeOutcome(o: Outcome, p: Paint): string[] {
     const why = o.errorMessage ?? (o.text !== '' ? o.text : null);
     if (why !== null)
       lines.push(p.red(`${o.errorStatus !== null ? `${o.errorStatus}: ` : ''}${oneLine(why)}`));
+    // Not logged in (exit 5): the agent's own way to log in.
+    if (o.errorStatus === 401 && isNamedAgent(o.agent)) lines.push(p.amber(spec(o.agent).loginHint));
     if (o.stop.kind === 'unfinished' && o.unparsed > 0) {
       lines.push(
         p.amber(`${o.unparsed} lines were not understood; the first: ${oneLine(o.firstUnparsed ?? '')}`),
@@ -142,6 +146,9 @@ export class Transcript {
               : `· compaction ${e.compaction.ok ? 'done' : `refused: ${oneLine(e.compaction.error ?? '')}`}`,
           ),
         );
+        return;
+      case 'notice':
+        this.note(p.amber(clip(`! ${oneLine(e.text)}`, PREVIEW_CELLS)));
         return;
       case 'plan': {
         const mark = { completed: '[x]', in_progress: '[>]', pending: '[ ]' } as const;

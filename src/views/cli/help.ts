@@ -44,7 +44,7 @@ export const isCommand = (word: string): word is CommandName =>
 
 /** The flags every one-shot output takes, as every help lists them. */
 const COMMON_OPTIONS = `  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
-  --provider claude,codex          only these harnesses
+  --harness claude,codex           only these harnesses (--provider: the same)
   --since DATE, --until DATE       only activity on these local days (YYYY-MM-DD, e.g. 2026-11-29)
   --timezone ZONE                  days and hours in this zone (default: the system's)
   --demo                           read the sample history that ships with cctop
@@ -229,7 +229,8 @@ ${COMMON_OPTIONS}
 Usage: cctop chat [ID] [options]
 
 ${SESSION_ID} Prints the newest turns; when there are earlier ones, the first line says
-how to page back.
+how to page back. On a terminal the text goes through $CCTOP_PAGER, else $PAGER, else less
+(LESS=FRX unless set), as git log does; PAGER=cat turns it off; piped, it is never paged.
 
 Options:
   --before SEQ                     the turns before turn #SEQ (page back)
@@ -319,7 +320,7 @@ Options:
   --notify-format json|ntfy|slack  the webhook's format (over notify.format; default json)
   --no-desktop                     no desktop notifications (over notify.desktop)
   --delay SECONDS                  how often transcripts are re-read (default 2)
-  -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --no-cache,
+  -p, --plan retail|max|included, --harness claude,codex, --timezone ZONE, --no-cache,
   --threads N                      as for cctop --list
   -h, --help                       this help
 `,
@@ -329,7 +330,8 @@ Usage: cctop pricing update
 
 Fetches the newest model price catalogue (genai-prices, or $CCTOP_PRICES_URL) into cctop's cache
 directory ($CCTOP_CACHE_DIR, else ~/.cache/cctop); every other command prices offline from it. The
-only command that uses the network.
+only command that uses the network. Without it, set CCTOP_PRICES_URL to a copy this machine can
+reach: another https:// URL, or file:///path/to/data.json.
 
 Options:
   -h, --help                       this help

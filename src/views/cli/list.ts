@@ -92,7 +92,9 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
       ? allIncluded
         ? `${usd(spent)} included in plan`
         : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
-      : NO_PRICE;
+      : rows.some((s) => s.cost.unpriced.length > 0)
+        ? NO_PRICE
+        : 'no usage recorded';
     if (out.length > 0) out.push('');
     out.push(p.bold(`${provider.label} — ${counted(rows.length, 'session')} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));

@@ -34,6 +34,11 @@ export interface Io {
    */
   write?(chunks: readonly (string | Uint8Array)[]): void;
   err(s: string): void;
+  /**
+   * Long text for a person at a terminal, through their pager (`pager.ts`); resolves once they have
+   * left it. Absent (tests, a library caller): the text goes to `out`.
+   */
+  page?(text: string): Promise<void>;
   isTty: boolean;
   columns: number | undefined;
   env: Env;

@@ -39,7 +39,7 @@ taken out; the file as it was is kept beside it (<name>.cctop.bak). See docs/mcp
 Options:
   --agent LIST        only these agents, separated by commas (default: those used here)
   -j, --json          the outcome as JSON (install, remove, status)
-  --plan, --provider, --demo, --no-cache
+  --plan, --harness, --demo, --no-cache
                       for the server: as for cctop --list
   -h, --help          this help
 `;

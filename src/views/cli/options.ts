@@ -22,7 +22,7 @@ export interface CommonOptions {
   useIndex: boolean;
   /** `--threads N`, or undefined for one per core. */
   threads: number | undefined;
-  /** The flags that leave sessions out, as typed (`--provider gemini`), to say what matched nothing. */
+  /** The flags that leave sessions out, as typed (`--harness gemini`), to say what matched nothing. */
   filters: string[];
 }
 
@@ -59,7 +59,7 @@ export function parseProviders(v: string | undefined): ProviderId[] | null {
   const out: ProviderId[] = [];
   for (const name of v.split(',').map((s) => s.trim().toLowerCase())) {
     const id = PROVIDERS.find((p) => p === name);
-    if (!id) throw new UsageError(`--provider ${name}: expected one of ${PROVIDERS.join(', ')}`);
+    if (!id) throw new UsageError(`--harness ${name}: expected one of ${PROVIDERS.join(', ')}`);
     out.push(id);
   }
   return out;
@@ -106,7 +106,9 @@ export function commonOptions(values: Record<string, unknown>): CommonOptions {
   const untilMs = parseDay('until', values.until as string | undefined, time, true);
   if (sinceMs !== null && untilMs !== null && untilMs <= sinceMs)
     throw new UsageError('--until is before --since');
-  const filters = FILTER_FLAGS.filter((f) => typeof values[f] === 'string').map((f) => `--${f} ${values[f]}`);
+  const filters = FILTER_FLAGS.filter((f) => typeof values[f] === 'string').map(
+    (f) => `${flagWord(f)} ${values[f]}`,
+  );
   return {
     plan: parsePlan(values.plan as string | undefined),
     providers: parseProviders(values.provider as string | undefined),
@@ -141,6 +143,32 @@ const EXPECTED: Record<string, () => string> = {
   agent: () => 'a subagent id (cctop report lists them)',
 };
 
+/**
+ * Other spellings of a flag, each the name of the one it stands for. The harness is the word the
+ * tables, `--by harness`, the config's budgets and the store use, so `--harness` is the flag's
+ * name; `--provider` (its first name, and the word other tools use) is read as the same flag and is
+ * what this cctop passes to another machine's, which may be older.
+ */
+const ALIASES: Record<string, string> = { harness: 'provider' };
+
+/** `args` with each alias spelled as the flag it stands for, where `options` has that flag. */
+function withAliases(args: string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const end = args.indexOf('--');
+  return args.map((a, i) => {
+    // Everything after `--` is a positional, however it is spelled.
+    if (end !== -1 && i > end) return a;
+    const m = /^--([a-z-]+)(=.*)?$/.exec(a);
+    const target = m ? ALIASES[m[1]!] : undefined;
+    return m && target !== undefined && options[target] !== undefined && options[m[1]!] === undefined
+      ? `--${target}${m[2] ?? ''}`
+      : a;
+  });
+}
+
+/** How a flag is named to the user (`--harness`, not its older spelling). */
+export const flagWord = (name: string): string =>
+  `--${Object.keys(ALIASES).find((alias) => ALIASES[alias] === name) ?? name}`;
+
 /** Where a user reads the options of `command` (the bare `cctop` when null). */
 export const helpOf = (command: string | null): string =>
   command === null ? 'cctop --help' : `cctop ${command} --help`;
@@ -157,7 +185,7 @@ export function parse(
 ): Parsed {
   // Not strict: Node's strict mode throws its own sentences; each token is checked here instead.
   const { values, positionals, tokens } = parseArgs({
-    args,
+    args: withAliases(args, options),
     options,
     allowPositionals: true,
     strict: false,

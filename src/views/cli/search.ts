@@ -54,7 +54,7 @@ transcripts are left unread it says so, and the next search reads on (--wait rea
 The index lives beside cctop's session index (docs/search.md).
 
 Options:
-  --provider claude,codex          only these harnesses
+  --harness claude,codex           only these harnesses (--provider: the same)
   --project TEXT                   only sessions whose project path contains TEXT
   --since DATE, --until DATE       only turns on these local days (YYYY-MM-DD)
   --timezone ZONE                  days in this zone (default: the system's)

@@ -156,8 +156,13 @@ async function remoteChat(a: Asking): Promise<number> {
     return 0;
   }
   const head: ChatHead = { provider, id: session, title, project, host };
-  if (values.markdown) io.out(renderMarkdown(head, c));
-  else for (const line of renderChat(head, c, paint(io.isTty, io.env), columnsOf(io), at)) io.out(line);
+  const { showPaged } = await import('./pager.js');
+  await showPaged(
+    io,
+    values.markdown
+      ? [renderMarkdown(head, c)]
+      : renderChat(head, c, paint(io.isTty, io.env), columnsOf(io), at),
+  );
   return 0;
 }
 

@@ -158,7 +158,10 @@ export async function sessionCommand(
         ...c,
       }),
     );
-  else if (values.markdown) io.out(renderMarkdown(s, c));
-  else io.out(renderChat(s, c, p, columns, at).join('\n'));
+  else {
+    // On a terminal the conversation is paged as `git log` is; piped, it is written as it is.
+    const { showPaged } = await import('./pager.js');
+    await showPaged(io, values.markdown ? [renderMarkdown(s, c)] : renderChat(s, c, p, columns, at));
+  }
   return 0;
 }

@@ -97,7 +97,7 @@ export const unfiltered = (o: CommonOptions): CommonOptions => ({
   filters: [],
 });
 
-/** `no session matches --provider gemini (12 sessions without this filter)` */
+/** `no session matches --harness gemini (12 sessions without this filter)` */
 export function nothingMatches(filters: readonly string[], total: number): string {
   const sessions = `${counted(total, 'session')}`;
   return `no session matches ${filters.join(' ')} (${sessions} without ${filters.length === 1 ? 'this filter' : 'these filters'})`;

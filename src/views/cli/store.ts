@@ -104,7 +104,7 @@ async function migrateCommand(io: Io, url: string): Promise<number> {
     const before = await schemaVersion(c.client);
     if (before > SCHEMA_VERSION) {
       io.err(
-        `cctop store migrate: the store's schema is version ${before}, newer than this cctop knows (${SCHEMA_VERSION}): update cctop (npm install -g cctop)`,
+        `cctop store migrate: the store's schema is version ${before}, newer than this cctop knows (${SCHEMA_VERSION}): update cctop (in its clone, \`git pull && npm ci && npm install -g .\`)`,
       );
       return 1;
     }

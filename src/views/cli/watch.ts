@@ -6,7 +6,7 @@
  * watcher takes the sending over from a table or a dashboard, and a second watcher waits.
  *
  *   cctop watch [--notify URL] [--notify-format json|ntfy|slack] [--no-desktop] [--delay 2] [--plan …]
- *               [--provider …] [--timezone ZONE] [--no-cache] [--threads N]
+ *               [--harness …] [--timezone ZONE] [--no-cache] [--threads N]
  *
  * Prints one line per notice it sends (stdout) and what goes wrong (stderr); runs until SIGINT or
  * SIGTERM, and gives the lock back when it stops. Exit codes as everywhere: 2 for a bad argument, 1

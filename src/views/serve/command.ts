@@ -1,7 +1,7 @@
 /**
  * `cctop serve`: the live dashboard, each session's report and conversation, in a browser.
  *
- *   cctop serve [--bind 127.0.0.1] [--port 7777] [--plan …] [--delay 2] [--provider …] [--demo]
+ *   cctop serve [--bind 127.0.0.1] [--port 7777] [--plan …] [--delay 2] [--harness …] [--demo]
  *               [--token-file PATH | --no-token] [--host [user@]host[:path]]…
  *
  * Prints the link (with its token) and serves until interrupted. Exit codes as everywhere: 2 for a
@@ -34,7 +34,7 @@ Usage: cctop serve [options]
                        else the config's hosts; docs/hosts.md)
   --store              the team dashboard, read from the team store instead (cctop serve --store --help;
                        docs/team.md)
-  -p, --plan retail|max|included, --provider claude,codex, --timezone ZONE, --demo, --no-cache,
+  -p, --plan retail|max|included, --harness claude,codex, --timezone ZONE, --demo, --no-cache,
   --threads N          as for cctop --list
 `;
 

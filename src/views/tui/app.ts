@@ -12,9 +12,9 @@ import type { Alert } from '../../live/alerts.js';
 import { CollisionWatch } from '../../live/collision-watch.js';
 import { DeepReader } from '../../live/deep.js';
 import { type LiveOptions, LiveSessions } from '../../live/engine.js';
+import { type Sample, updateRates } from '../../live/token-rates.js';
 import type { Collision } from '../../model/collision.js';
-import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import { totalTokens } from '../../model/usage.js';
+import type { SessionDocument } from '../../model/document.js';
 import { MachineNotifier } from '../../notify/notifier.js';
 import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
@@ -53,40 +53,11 @@ export interface TuiOptions {
 
 /** How often the screen is redrawn with nothing new (ages tick, marks expire). */
 const TICK_MS = 1000;
-/** Weight of the newest sample in the token-rate average. */
-const RATE_SMOOTHING = 0.4;
 /** A status message stays this long. */
 const STATUS_MS = 4000;
 
-/** Token rates are shown per minute. */
-const MINUTE_MS = 60_000;
-
 export async function runTui(o: TuiOptions): Promise<number> {
   return new LiveTable(o).run();
-}
-
-/** Each session's token total at the last refresh, to tell its rate from the next. */
-type Sample = { tokens: number; at: number };
-
-/** Fold a refresh into each session's smoothed token rate (tokens a minute). */
-function updateRates(
-  rates: Map<string, number>,
-  previous: Map<string, Sample>,
-  sessions: SessionDoc[],
-  now: number,
-): void {
-  for (const s of sessions) {
-    const key = keyOf(s);
-    // Token rate: the smoothed change between refreshes.
-    const total = totalTokens(s.tokens) ?? 0;
-    const before = previous.get(key);
-    if (before && now > before.at) {
-      const perMinute = ((total - before.tokens) / (now - before.at)) * MINUTE_MS;
-      const old = rates.get(key) ?? perMinute;
-      rates.set(key, old + RATE_SMOOTHING * (perMinute - old));
-    }
-    previous.set(key, { tokens: total, at: now });
-  }
 }
 
 /** One run of the live table: its state, its timers and its listeners, from the first draw to quit. */
@@ -136,7 +107,7 @@ class LiveTable {
       this.keys.held = heldAnswers(o.live.env, (text) => this.say(text));
     }
     this.details = new DetailReader(this.live, this.deep, o.hosts ? remoteDetails(o.live, o.hosts) : null);
-    this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE));
+    this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE), o.live.env.HOME ?? null);
     this.notifier = o.notify
       ? new MachineNotifier({
           env: o.live.env,
@@ -230,7 +201,7 @@ class LiveTable {
   private readonly onUpdate = (doc: SessionDocument) => {
     const v = this.v;
     const now = Date.now();
-    updateRates(v.rates, this.previousTokens, doc.sessions, now);
+    updateRates(v.rates, this.previousTokens, doc.sessions, now, keyOf);
     for (const c of this.waits.update(doc.sessions)) {
       if (c.into !== 'error') v.rang.set(keyOf(c.session), now + RANG_MARK_MS);
       if (v.notify) this.screen.signal(notification(c));

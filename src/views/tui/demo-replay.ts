@@ -2,6 +2,11 @@
  * `cctop --demo` on a terminal: a couple of the sample sessions are replayed into their transcripts
  * in real time, so the table's rows move, states change and a notification fires, on a machine
  * with no agent history at all.
+ *
+ * A replayed record is stamped with the moment it is written, as the agent would have written it:
+ * with the sample's own (older) times a working row read LAST `4m` while it grew, and the stall
+ * alert fired on it. When a replay starts over its totals fall; the token rate starts over with
+ * them (`live/token-rates.ts`).
  */
 import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,11 +36,28 @@ function transcripts(dir: string): string[] {
   return out;
 }
 
+/** A timestamp in a record, as the demo's files write them. */
+const ISO = /"(20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)"/g;
+
+/** A record as if written at `nowMs`: every time it carries is that moment. */
+export function stamped(line: string, nowMs: number): string {
+  const at = `"${new Date(nowMs).toISOString()}"`;
+  return line.replace(ISO, at);
+}
+
+export interface Replaying {
+  /** Marks the replayed sessions as running (no real process runs a demo session). */
+  annotate: Annotator;
+  stop: () => void;
+  /** Append the next record of each replay now (the timer does this every `STEP_MS`). */
+  step: () => void;
+}
+
 /**
- * Start replaying the two most recent sessions of the demo home. Returns the annotator that marks
- * them as running (no real process runs a demo session) and a stop function.
+ * Start replaying the two most recent sessions of the demo home. `now` is the clock the replayed
+ * records are stamped with.
  */
-export function startReplay(home: string): { annotate: Annotator; stop: () => void } {
+export function startReplay(home: string, now: () => number = Date.now): Replaying {
   const newest = transcripts(home)
     .map((p) => ({ p, m: statSync(p).mtimeMs }))
     .sort((a, b) => b.m - a.m)
@@ -53,24 +75,25 @@ export function startReplay(home: string): { annotate: Annotator; stop: () => vo
     return r;
   });
   let waitUntil = 0;
-  const timer = setInterval(() => {
-    if (Date.now() < waitUntil) return;
+  const step = () => {
+    if (now() < waitUntil) return;
     let done = true;
     for (const r of replays) {
       if (r.at < r.lines.length) {
-        appendFileSync(r.path, r.lines[r.at++]!);
+        appendFileSync(r.path, stamped(r.lines[r.at++]!, now()));
         done = false;
       }
     }
     if (done) {
-      waitUntil = Date.now() + RESTART_MS;
+      waitUntil = now() + RESTART_MS;
       for (const r of replays) {
         truncateSync(r.path, 0);
         appendFileSync(r.path, r.lines.slice(0, r.head).join(''));
         r.at = r.head;
       }
     }
-  }, STEP_MS);
+  };
+  const timer = setInterval(step, STEP_MS);
   timer.unref();
   const running = new Set(newest);
   return {
@@ -84,5 +107,6 @@ export function startReplay(home: string): { annotate: Annotator; stop: () => vo
       return changed;
     },
     stop: () => clearInterval(timer),
+    step,
   };
 }

@@ -20,6 +20,7 @@ import {
   padStart,
   percent,
   shortModel,
+  tildify,
   tokens,
   UNKNOWN,
   usd,
@@ -54,6 +55,9 @@ const SOURCE_WORDS: Record<StateSource, string> = {
 
 export function resumeCommand(s: SessionDoc): string | null {
   if (s.id.startsWith('-')) return null;
+  // A row for a driven run that has not named its session yet (`live/driven-doc.ts`) carries the
+  // run's own id, which no harness can resume.
+  if (s.driven !== undefined && s.driven.session === null) return null;
   // The harness says how it resumes a session (its own words); the table only quotes them.
   const words = placeById(s.provider).resumeCommand?.(s.id);
   if (words === undefined) return null;
@@ -68,13 +72,21 @@ function pending(s: SessionDoc): string {
   return s.state === 'idle' ? `  last call unanswered: ${tool}` : `  pending ${tool}`;
 }
 
-function infoPanel(s: SessionDoc, p: Paint, columns: number): string[] {
+function infoPanel(s: SessionDoc, p: Paint, columns: number, home: string | null): string[] {
   const out = [
     kv('session', `${placeById(s.provider).label} ${safeLine(s.id)}`, p),
     kv('title', safeLine(s.title ?? UNKNOWN), p),
     kv('project', `${safeLine(s.project ?? UNKNOWN)}${s.branch ? `  (${safeLine(s.branch)})` : ''}`, p),
     // Another machine's session (`--host`): its file and its resume command are that machine's.
-    kv('file', `${s.host === undefined ? '' : `${safeLine(s.host)}:`}${safeLine(s.file)}`, p),
+    kv(
+      'file',
+      s.host === undefined
+        ? home === null
+          ? safeLine(s.file)
+          : tildify(s.file, home)
+        : `${safeLine(s.host)}:${safeLine(s.file)}`,
+      p,
+    ),
     kv(
       'model',
       `${s.models.map(shortModel).join(', ') || UNKNOWN}${s.reasoningEffort ? `  effort ${safeLine(s.reasoningEffort)}` : ''}`,
@@ -262,7 +274,7 @@ function conversationLines(c: Conversation, p: Paint, columns: number): string[]
 export function panelLines(v: ViewState, s: SessionDoc, p: Paint, columns: number, now: number): string[] {
   switch (v.panel) {
     case 'info':
-      return infoPanel(s, p, columns);
+      return infoPanel(s, p, columns, v.home);
     case 'tools':
       return toolsPanel(v.detail, p, columns);
     case 'context':

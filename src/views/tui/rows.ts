@@ -87,17 +87,23 @@ export function drivenTag(s: SessionDoc): string {
   return `⇄ ${safeLine(d.program)}${ask} · `;
 }
 
+/** Each state's mark: filled while a process runs the session (or cctop cannot look), hollow when none does. */
+export const STATE_SHAPES: Record<SessionState, readonly [running: string, stopped: string]> = {
+  working: ['●', '○'],
+  waiting: ['▲', '△'],
+  error: ['✖', '✕'],
+  idle: ['•', '·'],
+};
+
+/** The empty table, for a newcomer: what shows a sample, and what says where cctop looked. */
+const NO_SESSIONS =
+  'no sessions yet: cctop --demo shows a sample history; cctop doctor says where cctop looked';
+
 function mark(s: SessionDoc, rangUntil: number | undefined, now: number, p: Paint): string {
   if (rangUntil !== undefined && rangUntil > now) return p.amber('◉');
   if (s.inferred === 'probably-waiting') return p.amber('?');
   const stopped = s.running === false;
-  const shapes: Record<SessionState, [string, string]> = {
-    working: ['●', '○'],
-    waiting: ['▲', '△'],
-    error: ['✖', '✕'],
-    idle: ['•', '·'],
-  };
-  const glyph = shapes[s.state][stopped ? 1 : 0];
+  const glyph = STATE_SHAPES[s.state][stopped ? 1 : 0];
   switch (s.state) {
     case 'working':
       return stopped ? p.dim(glyph) : p.green(glyph);
@@ -183,8 +189,6 @@ export function table(
     else lines.push(text);
   }
   if (rows.length === 0)
-    lines.push(
-      p.dim(v.filter ? `  nothing matches "${safeLine(v.filter)}"` : `  ${v.empty ?? 'no sessions yet'}`),
-    );
+    lines.push(p.dim(v.filter ? `  nothing matches "${safeLine(v.filter)}"` : `  ${v.empty ?? NO_SESSIONS}`));
   return { lines, top };
 }

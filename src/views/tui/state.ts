@@ -59,6 +59,11 @@ export type Fetching<T> =
   | { kind: 'failed'; error: string };
 
 export interface ViewState {
+  /**
+   * The home the sessions were read from (`$HOME`; the demo's own copy under `--demo`): a path under
+   * it is shown from `~`, so the demo shows no temporary directory and a path reads shorter.
+   */
+  home: string | null;
   doc: SessionDocument | null;
   selected: string | null;
   top: number;
@@ -108,8 +113,9 @@ export const keyOf = (s: Pick<SessionDoc, 'provider' | 'id' | 'host'>): string =
   s.host === undefined ? `${s.provider}\u0000${s.id}` : `${s.host}\u0000${s.provider}\u0000${s.id}`;
 
 /** The view as it opens: nothing loaded yet, newest first, following, the Info panel. */
-export function initialView(hidden: ReadonlySet<string>): ViewState {
+export function initialView(hidden: ReadonlySet<string>, home: string | null = null): ViewState {
   return {
+    home,
     doc: null,
     selected: null,
     top: 0,
