@@ -14,7 +14,7 @@
 import type { Plan } from '../model/tool-kinds.js';
 import { placeById } from '../providers/places.js';
 import { fenced, inlineCode, markdownLine } from '../views/markdown-text.js';
-import { safeLine, safeText } from '../views/terminal-text.js';
+import { safeText } from '../views/terminal-text.js';
 import type { HandoffFacts } from './facts.js';
 import type { HandoffTarget } from './targets.js';
 
