@@ -70,6 +70,10 @@ describe('a named pipe at the config path', () => {
       env: { PATH: process.env.PATH ?? '', ...home.env, CCTOP_CONFIG: config },
     });
     try {
+      let err = '';
+      child.stderr?.on('data', (d) => {
+        err += d;
+      });
       const base = await new Promise<string>((resolve, reject) => {
         let out = '';
         child.stdout?.on('data', (d) => {
@@ -81,6 +85,12 @@ describe('a named pipe at the config path', () => {
       });
       for (const path of ['/api/sessions', '/api/info', '/api/sessions'])
         expect((await fetch(`${base}${path}`, { signal: AbortSignal.timeout(HANG_MS) })).status).toBe(200);
+      // And --no-token says what it gives away.
+      await expect
+        .poll(() => err)
+        .toContain(
+          'cctop serve: --no-token: every user of this machine can read what this server shows; it is read-only (nothing can be answered or typed through it). Keep the token to act.',
+        );
     } finally {
       child.kill('SIGKILL');
     }
