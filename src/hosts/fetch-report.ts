@@ -190,6 +190,7 @@ const PROBLEM_KINDS: readonly ProblemKind[] = [
   'inconsistent-usage',
   'unpriced-model',
   'cache',
+  'session-note',
 ];
 
 function problemOf(v: unknown): Problem | null {

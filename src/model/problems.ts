@@ -11,7 +11,8 @@ export type ProblemKind =
   | 'partial-line' // a last line without its newline, left unread
   | 'inconsistent-usage' // token counts that do not add up
   | 'unpriced-model' // usage on a model the price catalogue does not know
-  | 'cache'; // the index could not be used
+  | 'cache' // the index could not be used
+  | 'session-note'; // a session that was read, where one lookup beside it failed (its figure fell back)
 
 export interface Problem {
   kind: ProblemKind;

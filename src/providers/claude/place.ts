@@ -76,8 +76,10 @@ function settingsPin(path: string): boolean {
   let pinned = pinCache.get(path);
   if (pinned === undefined) {
     pinned = false;
-    // Most projects have no such file: a stat that cannot throw is much cheaper than a failed read.
+    // Most projects have no such file: a failed open is cheap, and its result is kept per path.
     const read = readRegularText(path, MAX_SETTINGS_READ_BYTES);
+    // A lookup that could not be made (a name too long, no permission) is said, by the fence.
+    if (read.kind === 'failed') throw Object.assign(new Error(read.reason), { code: read.code ?? undefined });
     if (read.kind === 'read') {
       try {
         const model = (JSON.parse(read.text) as { model?: unknown }).model;

@@ -35,6 +35,7 @@ const KIND_TITLE: Record<ProblemKind, string> = {
   'inconsistent-usage': 'Token counts that do not add up',
   'unpriced-model': 'Models without a price (shown as no price, never $0)',
   cache: 'Index',
+  'session-note': 'Notes on sessions that were read (a lookup beside them failed; the figure fell back)',
 };
 
 /** The config file (its budgets, what is wrong in it) and whether cctop is Claude Code's status line. */
