@@ -38,6 +38,9 @@ function cctop(args: string[]) {
 }
 
 const SETTINGS = '{\n  "model": "opus"\n}\n';
+const ROOT = process.geteuid?.() === 0;
+/** nogroup's gid on Debian: a group root is not in. */
+const NOBODY_GROUP = 65534;
 const settingsPath = () => join(home.dir, '.claude', 'settings.json');
 
 function settings(mode: number): string {
@@ -112,6 +115,16 @@ describe('a read-only settings file', () => {
     expect(cctop(['hooks', 'remove', '--agent', 'claude']).code).toBe(0);
     expect(state(path)).toMatchObject({ text: SETTINGS, mode: 0o640 });
   });
+
+  it.skipIf(!ROOT)(
+    `install keeps the file’s group${ROOT ? '' : ' (skipped: needs root to give a file a group the user is not in; run as root)'}`,
+    () => {
+      const path = settings(0o640);
+      chownSync(path, process.geteuid!(), NOBODY_GROUP);
+      expect(cctop(['hooks', 'install', '--agent', 'claude']).code).toBe(0);
+      expect(state(path)).toMatchObject({ mode: 0o640, uid: process.geteuid!(), gid: NOBODY_GROUP });
+    },
+  );
 });
 
 describe('a read-only settings directory', () => {
@@ -130,7 +143,6 @@ describe('a read-only settings directory', () => {
     });
 });
 
-const ROOT = process.geteuid?.() === 0;
 /** nobody's uid on Debian and most Linux systems. */
 const NOBODY = 65534;
 

@@ -10,7 +10,7 @@
  *
  * Not here: what goes into the file (`apply.ts` decides), or which file an agent reads (`targets.ts`).
  */
-import { realpathSync, unlinkSync } from 'node:fs';
+import { realpathSync, statSync, unlinkSync } from 'node:fs';
 import { type JsonObject, obj } from '../model/json.js';
 import { describeFsError } from '../model/problems.js';
 import { readRegularText } from '../regular-file.js';
@@ -130,7 +130,9 @@ export function writeSettings(file: SettingsText, text: string): { backup: strin
       // once read-only would then refuse the next backup. Only the user's: settings hold tokens.
       writeAtomically(backup, file.text, 0o600);
     }
-    writeAtomically(file.real, text, file.mode);
+    // The group too: the temporary file gets the user's primary group, the file may have had another.
+    const gid = statSync(file.real, { throwIfNoEntry: false })?.gid ?? null;
+    writeAtomically(file.real, text, file.mode, gid);
   } catch (err) {
     throw notChanged(file.path, err);
   }
