@@ -116,6 +116,14 @@ describe('a named pipe an agent or its settings name', () => {
     expect(r.out + r.err).toContain(`${settings} is a named pipe, not a file; nothing was changed`);
   });
 
+  it('cctop exec --schema refuses a pipe at once (exit 2)', () => {
+    const schema = fifoAt(join(home.dir, 'schema.json'));
+    const r = cctop(['exec', 'claude', '--schema', schema, 'hi'], home.env);
+    expect(r.signal, `exec did not end within ${HANG_MS} ms`).toBeNull();
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`cctop exec: --schema ${schema}: it is a named pipe, not a file`);
+  });
+
   it('--list answers when Claude Code’s settings.json is a pipe', () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     fifoAt(join(home.dir, '.claude', 'settings.json'));
