@@ -6,10 +6,10 @@
  *
  * Not here: what the settings do (budgets are `budgets.ts`), or where the file is (`path.ts`).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
 import { parse, TomlError } from 'smol-toml';
-import { describeFsError } from '../model/problems.js';
 import type { Env } from '../providers/types.js';
+import { readRegular } from '../regular-file.js';
 import { keyLines, lineOf } from './lines.js';
 import { configPath } from './path.js';
 import { readConfig } from './read.js';
@@ -71,39 +71,32 @@ function tomlReason(err: TomlError): string {
   return first.replace(/^Invalid TOML document:\s*/, '') || 'not valid TOML';
 }
 
-/** The file's text, read up to `MAX_CONFIG_BYTES`; a file that does not exist is `missing`. */
+/**
+ * The file's text, read up to `MAX_CONFIG_BYTES`; a file that does not exist is `missing`. Opened
+ * without waiting and read only when it is a regular file (`regular-file.ts`): a named pipe at this
+ * path would otherwise hold every command that reads the config, and a running `serve`, for good.
+ */
 function readBounded(path: string): Read {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR: a parent is a file, so there is no config file there either.
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    return { kind: 'failed', reason: `${path} is not readable (${describeFsError(err)})` };
-  }
-  try {
-    if (fstatSync(fd).isDirectory()) return { kind: 'failed', reason: `${path} is a directory, not a file` };
-    // One byte more than the bound tells a file at the bound from a larger one, whatever stat said.
-    const buf = Buffer.alloc(MAX_CONFIG_BYTES + 1);
-    let n = 0;
-    while (n < buf.length) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
-      if (got === 0) break;
-      n += got;
-    }
-    if (n > MAX_CONFIG_BYTES)
+  const r = readRegular(path, MAX_CONFIG_BYTES);
+  switch (r.kind) {
+    case 'missing':
+      return r;
+    case 'not-file':
+      return { kind: 'failed', reason: `${path} is ${r.what}, not a file` };
+    case 'too-large':
       return {
         kind: 'failed',
         reason: `${path} is larger than ${MAX_CONFIG_BYTES >> 20} MiB, so it is not a config`,
       };
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(buf.subarray(0, n));
-    return { kind: 'read', text };
-  } catch (err) {
-    if (err instanceof TypeError) return { kind: 'failed', reason: `${path} is not UTF-8 text` };
-    return { kind: 'failed', reason: `${path} is not readable (${describeFsError(err)})` };
-  } finally {
-    closeSync(fd);
+    case 'failed':
+      return { kind: 'failed', reason: `${path} is not readable (${r.reason})` };
+    case 'read':
+      try {
+        return { kind: 'read', text: new TextDecoder('utf-8', { fatal: true }).decode(r.bytes) };
+      } catch {
+        // The decoder's only error: bytes that are not UTF-8.
+        return { kind: 'failed', reason: `${path} is not UTF-8 text` };
+      }
   }
 }
 

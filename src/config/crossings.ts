@@ -17,9 +17,10 @@
  *
  * Not here: deciding levels (`budgets.ts`) or sending the notice (the view that asked).
  */
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheDir } from '../paths.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../private.js';
 import type { Env } from '../providers/types.js';
 import type { BudgetState, Level } from './budgets.js';
 
@@ -159,8 +160,8 @@ function writeMemory(path: string, memory: Memory): boolean {
   const budgets = [...memory].map(([key, n]) => ({ key, ...n }));
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(tmp, `${JSON.stringify({ version: VERSION, budgets })}\n`);
+    privateDir(dirname(path));
+    writeFileSync(tmp, `${JSON.stringify({ version: VERSION, budgets })}\n`, { mode: PRIVATE_FILE_MODE });
     renameSync(tmp, path);
     return true;
   } catch {

@@ -197,6 +197,7 @@ const PROBLEM_KINDS: readonly ProblemKind[] = [
   'unpriced-model',
   'untimed-requests',
   'cache',
+  'session-note',
 ];
 
 function problemOf(v: unknown): Problem | null {

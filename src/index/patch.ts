@@ -57,6 +57,7 @@ const FILE_PROBLEMS: ReadonlySet<ProblemKind> = new Set([
   // A main file's window lookup that failed (see `fileProblems` in sessions.ts).
   'unreadable',
   'vanished',
+  'session-note',
 ]);
 
 export interface PatchInput {

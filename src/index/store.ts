@@ -14,11 +14,12 @@
  *
  * Not here: deciding what to re-read (`scan.ts`), parsing (the providers).
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { encodeToolSets } from '../model/tool-sets.js';
+import { privateDir, privateFile } from '../private.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
 import { ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
@@ -127,7 +128,8 @@ export class IndexStore {
   static open(dir: string): OpenResult {
     const path = join(dir, INDEX_FILE);
     try {
-      mkdirSync(dir, { recursive: true });
+      // Private: the index holds what every session said and did (`private.ts`).
+      privateDir(dir);
     } catch (err) {
       return { kind: 'bypassed', notice: unusableDir(dir, err) };
     }
@@ -177,6 +179,7 @@ export class IndexStore {
 
   private static attempt(path: string): IndexStore {
     const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    privateFile(path);
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
       // Takes effect on a new file only (before its first table); an older index gets it when it

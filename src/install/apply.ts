@@ -13,16 +13,19 @@
  * Not here: where an agent keeps its settings (`targets.ts`) or what an entry looks like (its owner,
  * e.g. `statusline/install.ts`).
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { JsonObject } from '../model/json.js';
+import { readRegularText } from '../regular-file.js';
 import { type Entry, sameJson, valueAt, withoutValueAt, withValueAt } from './entry.js';
 import { readSettingsText, type Syntax, settingsText } from './jsonc.js';
+import { assertMayChange } from './permission.js';
 import {
   BACKUP_SUFFIX,
   ChangedMeanwhile,
   deleteSettings,
   InstallError,
+  MAX_SETTINGS_BYTES,
   readSettings,
   type SettingsFile,
   writeSettings,
@@ -77,6 +80,8 @@ function edit<O>(target: Target, decide: (f: SettingsFile, s: Sidecar) => Plan<O
   for (let attempt = 0; ; attempt++) {
     const file = readSettings(target.path, target.syntax);
     const plan = decide(file, readSidecar(file.real));
+    // Judged before anything is written, so a refusal leaves the file and its record as they were.
+    if (plan.write !== null || plan.sidecar !== null) assertMayChange(file.path, file.real);
     if (plan.write === null) {
       if (plan.sidecar !== null) writeSidecar(file.real, plan.sidecar);
       return { outcome: plan.outcome, wrote: null, backup: null };
@@ -199,12 +204,9 @@ export function removeEntry(target: Target, entry: Entry): Done<RemoveOutcome> {
  * kept it): the file comes back byte for byte, comments and number spellings included.
  */
 function asBefore(file: SettingsFile, doc: JsonObject): string | null {
-  let text: string;
-  try {
-    text = readFileSync(`${file.real}${BACKUP_SUFFIX}`, 'utf8');
-  } catch {
-    return null;
-  }
+  const r = readRegularText(`${file.real}${BACKUP_SUFFIX}`, MAX_SETTINGS_BYTES);
+  if (r.kind !== 'read') return null;
+  const text = r.text;
   const read = readSettingsText(text, 'jsonc');
   return read.kind === 'read' && sameJson(read.value, doc) ? text : null;
 }

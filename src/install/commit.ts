@@ -9,6 +9,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { assertMayChange } from './permission.js';
 import { ChangedMeanwhile, deleteSettings, type SettingsText, writeSettings } from './settings-file.js';
 import { readSidecar, type Sidecar, writeSidecar } from './sidecar.js';
 
@@ -42,6 +43,8 @@ export function commitEdit<F extends SettingsText>(
   for (let attempt = 0; ; attempt++) {
     const file = read();
     const plan = decide(file, readSidecar(file.real));
+    // Judged before anything is written, so a refusal leaves the file and its record as they were.
+    if (plan.kind !== 'none' || plan.sidecar !== null) assertMayChange(file.path, file.real);
     try {
       switch (plan.kind) {
         case 'none':

@@ -10,8 +10,10 @@
  *
  * Not here: what goes into the file (`apply.ts` decides), or which file an agent reads (`targets.ts`).
  */
-import { copyFileSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
+import { realpathSync, statSync, unlinkSync } from 'node:fs';
 import { type JsonObject, obj } from '../model/json.js';
+import { describeFsError } from '../model/problems.js';
+import { readRegularText } from '../regular-file.js';
 import { writeAtomically } from './atomic.js';
 import { type Layout, NEW_LAYOUT, readSettingsText, type Syntax } from './jsonc.js';
 
@@ -65,26 +67,22 @@ export interface SettingsText {
  */
 export function readSettingsRaw(path: string): SettingsText {
   const real = realOf(path);
-  let text: string | null = null;
-  let mode: number | null = null;
-  try {
-    const st = statSync(real);
-    if (!st.isFile()) throw new InstallError(`${path} is not a file`);
-    if (st.size > MAX_SETTINGS_BYTES)
+  // Without waiting, and only a regular file: a named pipe at the path would hold the installer.
+  const r = readRegularText(real, MAX_SETTINGS_BYTES);
+  switch (r.kind) {
+    case 'missing':
+      return { path, real, text: null, mode: null };
+    case 'not-file':
+      throw new InstallError(`${path} is ${r.what}, not a file; nothing was changed`);
+    case 'too-large':
       throw new InstallError(
-        `${path} is ${st.size} bytes, more than cctop will rewrite (${MAX_SETTINGS_BYTES})`,
+        `${path} is ${r.size} bytes, more than cctop will rewrite (${MAX_SETTINGS_BYTES})`,
       );
-    mode = st.mode & 0o7777;
-    text = readFileSync(real, 'utf8');
-  } catch (err) {
-    if (err instanceof InstallError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT')
-      throw new InstallError(
-        `${path} could not be read (${code ?? (err as Error).message}); nothing was changed`,
-      );
+    case 'failed':
+      throw new InstallError(`${path} could not be read (${r.code ?? r.reason}); nothing was changed`);
+    case 'read':
+      return { path, real, text: r.text, mode: r.stat.mode & 0o7777 };
   }
-  return { path, real, text, mode };
 }
 
 /** Read and parse the file; a missing file reads as `{}`. Throws `InstallError` for anything else. */
@@ -102,6 +100,17 @@ export function readSettings(path: string, syntax: Syntax): SettingsFile {
   return { path, real, text, value, layout: read.layout, mode };
 }
 
+/**
+ * A write the file system refused (a read-only mount, a permission the mode bits did not show, a
+ * full disk), as a refusal: the write goes to a temporary file renamed over the old one last, so a
+ * failure before the rename leaves the file as it was.
+ */
+function notChanged(path: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === undefined) return err;
+  return new InstallError(`${path} could not be written (${describeFsError(err)}); nothing was changed`);
+}
+
 /** Thrown when the file changed between reading it and writing it (the agent saved it meanwhile). */
 export class ChangedMeanwhile extends Error {}
 
@@ -114,11 +123,19 @@ export function writeSettings(file: SettingsText, text: string): { backup: strin
   const now = readNow(file.real);
   if (now !== file.text) throw new ChangedMeanwhile(`${file.path} changed while cctop was writing it`);
   let backup: string | null = null;
-  if (file.text !== null) {
-    backup = `${file.real}${BACKUP_SUFFIX}`;
-    copyFileSync(file.real, backup);
+  try {
+    if (file.text !== null) {
+      backup = `${file.real}${BACKUP_SUFFIX}`;
+      // Written afresh, never copied over: a copy keeps the old file's mode, and a backup of a file
+      // once read-only would then refuse the next backup. Only the user's: settings hold tokens.
+      writeAtomically(backup, file.text, 0o600);
+    }
+    // The group too: the temporary file gets the user's primary group, the file may have had another.
+    const gid = statSync(file.real, { throwIfNoEntry: false })?.gid ?? null;
+    writeAtomically(file.real, text, file.mode, gid);
+  } catch (err) {
+    throw notChanged(file.path, err);
   }
-  writeAtomically(file.real, text, file.mode);
   return { backup };
 }
 
@@ -130,7 +147,11 @@ export function writeSettings(file: SettingsText, text: string): { backup: strin
 export function deleteSettings(file: SettingsText): void {
   if (readNow(file.real) !== file.text)
     throw new ChangedMeanwhile(`${file.path} changed while cctop was writing it`);
-  unlinkSync(file.real);
+  try {
+    unlinkSync(file.real);
+  } catch (err) {
+    throw notChanged(file.path, err);
+  }
   try {
     unlinkSync(`${file.real}${BACKUP_SUFFIX}`);
   } catch {
@@ -139,9 +160,6 @@ export function deleteSettings(file: SettingsText): void {
 }
 
 function readNow(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
+  const r = readRegularText(path, MAX_SETTINGS_BYTES);
+  return r.kind === 'read' ? r.text : null;
 }

@@ -10,8 +10,9 @@
  *
  * Not here: the settings file itself (`settings-file.ts`).
  */
-import { readFileSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { type JsonObject, obj } from '../model/json.js';
+import { readRegularText } from '../regular-file.js';
 import { writeAtomically } from './atomic.js';
 import { InstallError } from './settings-file.js';
 
@@ -39,15 +40,21 @@ export type Sidecar = Record<string, Installed>;
 
 export const entryKey = (path: readonly string[]): string => path.join('.');
 
+/**
+ * The most of a record read: it holds a few entries cctop wrote (a status line, a server, hooks), a
+ * few KiB; 1 MiB is far past any it writes.
+ */
+const MAX_SIDECAR_BYTES = 1024 * 1024;
+
 /** The record beside `settingsReal` (empty when there is none). A record that does not read is refused. */
 export function readSidecar(settingsReal: string): Sidecar {
   const path = `${settingsReal}${SIDECAR_SUFFIX}`;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return {};
-  }
+  // Without waiting, and only a regular file; absent (or not a file cctop could have written) is none.
+  const r = readRegularText(path, MAX_SIDECAR_BYTES);
+  if (r.kind === 'missing') return {};
+  if (r.kind !== 'read')
+    throw new InstallError(`${path} is not a record cctop can read; move it aside and run this again`);
+  const text = r.text;
   let parsed: JsonObject | null = null;
   try {
     parsed = obj(JSON.parse(text));

@@ -12,7 +12,8 @@ export type ProblemKind =
   | 'inconsistent-usage' // token counts that do not add up
   | 'unpriced-model' // usage on a model the price catalogue does not know
   | 'untimed-requests' // requests without a timestamp: in their session, in no day or block
-  | 'cache'; // the index could not be used
+  | 'cache' // the index could not be used
+  | 'session-note'; // a session that was read, where one lookup beside it failed (its figure fell back)
 
 export interface Problem {
   kind: ProblemKind;

@@ -6,8 +6,9 @@
  *
  * Not here: offsets and day arithmetic (`time.ts` reads them from `Date`, which needs no `Intl`).
  */
-import { mkdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { privateDir } from '../private.js';
 
 let memoPath: string | null = null;
 
@@ -39,7 +40,7 @@ export function systemTimeZone(): string {
   }
   const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
   try {
-    mkdirSync(dirname(memoPath), { recursive: true });
+    privateDir(dirname(memoPath));
     const tmp = `${memoPath}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify({ key, name }));
     renameSync(tmp, memoPath);

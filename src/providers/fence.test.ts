@@ -77,7 +77,7 @@ describe('a throw inside one harness’s reader costs that harness’s files, ne
       for (const s of mine)
         expect(doc.problems).toContainEqual(
           expect.objectContaining({
-            kind: 'unreadable',
+            kind: 'session-note',
             path: s.file,
             detail: expect.stringContaining('injected'),
           }),
@@ -178,7 +178,7 @@ describe('a throw inside one harness’s reader costs that harness’s files, ne
 });
 
 describe('a cwd no settings file can be looked up under (Claude Code)', () => {
-  it('a 300-character name or a NUL in the cwd is a problem on that session; the others are listed', async () => {
+  it('a 300-character name or a NUL in the cwd is a note on that session; the others are listed', async () => {
     const home = new FakeHome();
     try {
       const line = (id: string, cwd: string) =>
@@ -202,12 +202,12 @@ describe('a cwd no settings file can be looked up under (Claude Code)', () => {
       expect(doc.sessions.every((s) => s.context.window === 200_000)).toBe(true);
       expect(doc.problems.map((x) => [x.kind, x.path.split('/').pop(), x.detail])).toEqual([
         [
-          'unreadable',
+          'session-note',
           'long.jsonl',
           'looking up its context window: ENAMETOOLONG: a name in the path is longer than the file system allows',
         ],
         [
-          'unreadable',
+          'session-note',
           'nul.jsonl',
           'looking up its context window: the path holds a NUL byte, which no file name can',
         ],

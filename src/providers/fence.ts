@@ -96,7 +96,10 @@ export function discoverSources(
  * the window is what the harness reported or the catalogue knows, and the problem says why.
  */
 export function sessionWindow(place: ProviderPlace, q: WindowQuery, file: string): Fenced<number | null> {
-  return fenced(file, 'looking up its context window', () => place.contextWindow(q));
+  const w = fenced(file, 'looking up its context window', () => place.contextWindow(q));
+  // The session itself was read: a failed lookup in its `cwd` (a name too long for the file system,
+  // a directory it may not enter) is a note on it, not a file cctop could not read.
+  return w.kind === 'failed' ? { kind: 'failed', problem: { ...w.problem, kind: 'session-note' } } : w;
 }
 
 /** The window to show whatever the lookup did: the fallback when it failed. */

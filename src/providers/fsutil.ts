@@ -10,11 +10,11 @@
  *   root's own links resolved first). A transcript that leads out of the tree (to `/etc/shadow`, to
  *   a key) is not read; a problem names the link and where it leads, never what is there.
  */
+
 import {
   closeSync,
   type Dirent,
   lstatSync,
-  openSync,
   readdirSync,
   readSync,
   realpathSync,
@@ -24,6 +24,7 @@ import {
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
+import { openRegular } from '../regular-file.js';
 import type { Env, SourceFile } from './types.js';
 
 export function home(env: Env): string {
@@ -204,12 +205,10 @@ export function isFile(parent: string, e: Dirent): boolean {
  * opened. Only the start is read: such a file is never worth reading whole.
  */
 export function readHead(path: string, maxBytes: number): { text: string; whole: boolean } | null {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return null;
-  }
+  // Without waiting, and only a regular file: a named pipe there would hold the whole scan.
+  const opened = openRegular(path);
+  if (opened.kind !== 'file') return null;
+  const fd = opened.fd;
   try {
     const buf = Buffer.alloc(maxBytes);
     const n = readSync(fd, buf, 0, maxBytes, 0);

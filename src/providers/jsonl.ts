@@ -10,7 +10,9 @@
  * in the middle of it. The caller accepts it only if it is complete (it parses); otherwise it is left
  * for the next pass and the returned `end` stops before it.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+import { closeSync, readSync } from 'node:fs';
+import { openRegular } from '../regular-file.js';
 
 /** Read granularity: large enough that a 90 MB file is ~90 system calls, small enough to stay cheap. */
 export const CHUNK_BYTES = 1 << 20;
@@ -70,9 +72,15 @@ export function scanLines(
   ) => boolean | undefined,
   maxLineBytes = MAX_LINE_BYTES,
 ): LineScan {
-  const fd = openSync(path, 'r');
+  // Without waiting, and only a regular file: a named pipe named like a transcript would hold the scan.
+  const opened = openRegular(path);
+  if (opened.kind === 'missing') throw Object.assign(new Error(`${path}: no such file`), { code: 'ENOENT' });
+  if (opened.kind === 'not-file') throw new Error(`${path} is ${opened.what}, not a file`);
+  if (opened.kind === 'failed')
+    throw Object.assign(new Error(`${path}: ${opened.reason}`), { code: opened.code ?? undefined });
+  const fd = opened.fd;
   try {
-    const st = fstatSync(fd);
+    const st = opened.stat;
     const size = st.size;
     const result: LineScan = {
       end: from,

@@ -16,7 +16,7 @@
  *
  * Not here: deciding what to read (`catch-up.ts`) or what a query means (`query.ts`).
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -24,6 +24,7 @@ import { isCorruption, setAside } from '../index/damage.js';
 import type { ReadPoint } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError } from '../model/problems.js';
+import { privateDir, privateFile } from '../private.js';
 import { rankedQuery } from './ranked.js';
 import {
   type FileMeta,
@@ -174,7 +175,8 @@ export class SearchDb {
   static open(dir: string): SearchOpen {
     const path = join(dir, SEARCH_FILE);
     try {
-      mkdirSync(dir, { recursive: true });
+      // Private: the index holds what every session said and did (`private.ts`).
+      privateDir(dir);
     } catch (err) {
       return { kind: 'unavailable', why: cannotUse(dir, err) };
     }
@@ -203,6 +205,7 @@ export class SearchDb {
 
   private static attempt(path: string): SearchDb {
     const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    privateFile(path);
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
       // Before the first table, or it has no effect: see `PAGE_BYTES`.

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { later } from '../later.js';
 import { packageRoot } from '../paths.js';
 import type { Env } from '../providers/types.js';
-import { type RefreshStart, startRefreshOnce } from './refresh-lock.js';
+import { LOCK_STALE_MS, type RefreshStart, startRefreshOnce } from './refresh-lock.js';
+
+/**
+ * How long a background refresh may run before it stops itself (`refresh-watchdog.ts`). Building a
+ * 1.2 GiB history from nothing takes about 15 s on two cores; five minutes is twenty times that, and
+ * half of `LOCK_STALE_MS`, so a stuck refresh is gone long before its lock could be taken over and a
+ * second one started beside it.
+ */
+export const REFRESH_BUDGET_MS = LOCK_STALE_MS / 2;
 
 /** Nice value of the refresh: below the agent's and the terminal's, so it yields to them on a busy machine. */
 export const REFRESH_NICE = 10;
@@ -35,7 +43,7 @@ export function launcher(
     const options: SpawnOptions = { detached: true, stdio: 'ignore', env: { ...env } };
     const child: ChildProcess = childProcess().spawn(
       process.execPath,
-      [script, token, String(seen ?? 'none')],
+      [script, token, String(seen ?? 'none'), String(REFRESH_BUDGET_MS)],
       options,
     );
     // A spawn that fails reports it as an event; the status line has nothing to do about it.

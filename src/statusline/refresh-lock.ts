@@ -11,19 +11,11 @@
  *
  * Not here: what the refresh does (`refresh.ts`), or how it is started (the caller's `launch`).
  */
-import {
-  closeSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, ftruncateSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { obj, parseJson } from '../model/json.js';
 import { pidRuns } from '../pid.js';
+import { privateDir } from '../private.js';
 
 export const LOCK_FILE = 'statusline-refresh.lock';
 
@@ -120,7 +112,7 @@ function claim(path: string, nowMs: number): number | null {
     const code = (err as NodeJS.ErrnoException).code;
     // No cache directory yet (a first run): made, and asked again.
     if (code === 'ENOENT') {
-      mkdirSync(dirname(path), { recursive: true });
+      privateDir(dirname(path));
       return retry(path);
     }
     if (code !== 'EEXIST') throw err;

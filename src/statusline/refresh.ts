@@ -9,7 +9,7 @@
  *
  * Not here: the lock that keeps refreshes to one at a time (`refresh-lock.ts`).
  */
-import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { budgetStates, loadConfig, periodDays } from '../config/index.js';
 import type { SessionIndex } from '../index/session-index.js';
@@ -18,6 +18,7 @@ import type { SessionDoc } from '../model/document.js';
 import { money } from '../model/money.js';
 import type { LocalTime } from '../model/time.js';
 import { cacheDir } from '../paths.js';
+import { PRIVATE_FILE_MODE, privateDir } from '../private.js';
 import type { Env } from '../providers/types.js';
 import { activeBlock, BLOCK_MS, blockReport } from '../spend/blocks.js';
 import { spentOver } from '../spend/spent.js';
@@ -85,8 +86,9 @@ export interface Refreshed {
 
 /** Keep `d` in `cacheDir`, replacing the last one in one step (a reader never sees half of it). */
 export function writeDigest(cacheDir: string, d: Digest): void {
-  mkdirSync(cacheDir, { recursive: true });
-  writeAtomically(digestPath(cacheDir), JSON.stringify(d), null);
+  privateDir(cacheDir);
+  // Private: the digest names sessions, models and spend.
+  writeAtomically(digestPath(cacheDir), JSON.stringify(d), PRIVATE_FILE_MODE);
 }
 
 /** Refresh the index under `env` and keep the digest of what it answered. */
@@ -147,12 +149,12 @@ function nearestBudget(index: Index, env: Env, nowMs: number): Digest['budget'] 
 export function logRefresh(dir: string, line: string): void {
   const path = join(dir, REFRESH_LOG);
   try {
-    mkdirSync(dir, { recursive: true });
+    privateDir(dir);
     if ((statSync(path, { throwIfNoEntry: false })?.size ?? 0) > MAX_LOG_BYTES) {
       const kept = readFileSync(path, 'utf8').split('\n').filter(Boolean).slice(-LOG_LINES_KEPT);
-      writeAtomically(path, `${kept.join('\n')}\n`, null);
+      writeAtomically(path, `${kept.join('\n')}\n`, PRIVATE_FILE_MODE);
     }
-    appendFileSync(path, `${line}\n`);
+    appendFileSync(path, `${line}\n`, { mode: PRIVATE_FILE_MODE });
   } catch {
     // A log that cannot be written loses a line, nothing else.
   }

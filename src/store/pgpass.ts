@@ -7,10 +7,11 @@
  *
  * Not here: connecting (`connect.ts`).
  */
-import { readFileSync, statSync } from 'node:fs';
+
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Env } from '../providers/types.js';
+import { readRegularText } from '../regular-file.js';
 
 /** The largest password file read: a few lines per database; a bigger file is not one. */
 export const MAX_PGPASS_BYTES = 1 << 20;
@@ -42,15 +43,12 @@ function fieldsOf(line: string): string[] | null {
 /** The password for `q` from the file, or undefined when it has none (or cannot be used). */
 export function pgpassLookup(env: Env, q: PassQuery): string | undefined {
   const path = env.PGPASSFILE || join(env.HOME || homedir(), '.pgpass');
-  let text: string;
-  try {
-    const st = statSync(path);
-    if (!st.isFile() || st.size > MAX_PGPASS_BYTES) return undefined;
-    if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) return undefined;
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  // Without waiting, and only a regular file within the bound (`regular-file.ts`); the mode is the
+  // open file's, so it is the one checked that is read.
+  const r = readRegularText(path, MAX_PGPASS_BYTES);
+  if (r.kind !== 'read') return undefined;
+  if (process.platform !== 'win32' && (r.stat.mode & 0o077) !== 0) return undefined;
+  const text = r.text;
   // A socket directory counts as "localhost", as libpq counts it.
   const host = q.host.startsWith('/') ? 'localhost' : q.host;
   const wanted = [host, String(q.port), q.database, q.user];

@@ -113,7 +113,7 @@ function pendingOf(
 
 /** Whether the store still has this machine's `pushers` row (see the module comment). */
 async function storeKnowsUs(client: pg.Client, host: string): Promise<boolean> {
-  const r = await client.query('SELECT 1 FROM pushers WHERE developer = current_user AND host = $1', [host]);
+  const r = await client.query('SELECT 1 FROM pushers WHERE developer = session_user AND host = $1', [host]);
   return (r.rowCount ?? 0) > 0;
 }
 

@@ -6,8 +6,12 @@
  *
  * Who may do what is part of the schema, because the database enforces it, not cctop:
  * - `cctop_pusher`: developers' roles are members. Row-level security lets a member see and write
- *   only rows whose `developer` is its own role (`current_user`), so identity is the database's own
- *   authentication and a pusher cannot change another developer's rows.
+ *   only rows whose `developer` is the role it logged in as (`session_user`), so identity is the
+ *   database's own authentication and a pusher cannot change another developer's rows. Not
+ *   `current_user`: a member may `SET ROLE cctop_pusher`, and rows written as the shared role would
+ *   belong to no developer (version 1 allowed that; version 2 closes it). `SET ROLE` cannot change
+ *   `session_user`; only a superuser's `SET SESSION AUTHORIZATION` can. And no row may name one of
+ *   the group roles as its developer at all (a check on each table).
  * - `cctop_reader`: the dashboard's role. Reads everything, writes nothing.
  * - `cctop_budgets`: may edit the team budgets (`cctop store budget set`).
  * The group roles are made by the first migration when missing (roles belong to the cluster, not to
@@ -17,7 +21,7 @@
  */
 
 /** The schema this cctop writes and reads. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface Migration {
   version: number;
@@ -48,6 +52,23 @@ CREATE POLICY ${table}_own ON ${table} TO ${ROLES.pusher}
 CREATE POLICY ${table}_read ON ${table} FOR SELECT TO ${ROLES.reader} USING (true);
 GRANT SELECT, INSERT, UPDATE ON ${table} TO ${ROLES.pusher};
 GRANT SELECT ON ${table} TO ${ROLES.reader};`;
+
+/** The group roles, as an SQL list: no row may be a group role's. */
+const GROUP_ROLES = Object.values(ROLES)
+  .map((r) => `'${r}'`)
+  .join(', ');
+
+/**
+ * Version 2 on a table of developers' rows: the rows written as a group role (by `SET ROLE`) go, no
+ * row may name one again, and a pusher's own rows are those of the role it logged in as.
+ */
+const realDeveloper = (table: string) => `
+DELETE FROM ${table} WHERE developer IN (${GROUP_ROLES});
+ALTER TABLE ${table} ADD CONSTRAINT ${table}_real_developer CHECK (developer NOT IN (${GROUP_ROLES}));
+ALTER TABLE ${table} ALTER COLUMN developer SET DEFAULT session_user;
+DROP POLICY ${table}_own ON ${table};
+CREATE POLICY ${table}_own ON ${table} TO ${ROLES.pusher}
+  USING (developer = session_user) WITH CHECK (developer = session_user);`;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -142,6 +163,17 @@ CREATE TABLE cctop_schema (
   applied_at timestamptz NOT NULL DEFAULT now()
 );
 GRANT SELECT ON cctop_schema TO ${ROLES.pusher}, ${ROLES.reader}, ${ROLES.budgets};
+`,
+  },
+  {
+    version: 2,
+    summary:
+      'rows belong to the developer who logged in: SET ROLE to the shared pusher role no longer writes rows attributed to no developer, and rows it wrote are removed',
+    sql: `
+${realDeveloper('sessions')}
+${realDeveloper('spend_daily')}
+${realDeveloper('pushers')}
+ALTER TABLE budgets ALTER COLUMN updated_by SET DEFAULT session_user;
 `,
   },
 ];

@@ -55,7 +55,7 @@ export type RemoteStatus =
   | { reachable: false; error: string }
   | {
       reachable: true;
-      /** The role the store sees (`current_user`). */
+      /** The role the store sees (`session_user`: the one logged in, whose rows a push writes). */
       role: string;
       schema: { at: number; wanted: number; problem: string | null };
       /** Each machine name's `pushers` row (`at` null: none yet), when the schema is this cctop's. */
@@ -70,14 +70,14 @@ export async function remoteStatus(env: Env, url: string, hosts: readonly string
   if (c.kind === 'failed') return { reachable: false, error: c.error };
   const client = c.client;
   try {
-    const role = (await client.query<{ u: string }>('SELECT current_user AS u')).rows[0]?.u ?? '?';
+    const role = (await client.query<{ u: string }>('SELECT session_user AS u')).rows[0]?.u ?? '?';
     const check = await checkSchema(client);
     const at = check.kind === 'current' ? SCHEMA_VERSION : check.at;
     const schema = { at, wanted: SCHEMA_VERSION, problem: check.kind === 'current' ? null : check.message };
     if (check.kind !== 'current') return { reachable: true, role, schema, pushed: [], error: null };
     try {
       const r = await client.query<{ host: string; pushed_at: Date; cctop_version: string }>(
-        'SELECT host, pushed_at, cctop_version FROM pushers WHERE developer = current_user AND host = ANY($1::text[])',
+        'SELECT host, pushed_at, cctop_version FROM pushers WHERE developer = session_user AND host = ANY($1::text[])',
         [hosts],
       );
       const pushed = hosts.map((host) => {

@@ -4,7 +4,7 @@
  * batch, never part of it. Each table is one `INSERT … SELECT FROM unnest($1::text[], …) ON CONFLICT
  * DO UPDATE`: a batch is five statements whatever its size, and every value is a parameter.
  *
- * `developer` is never sent: its column defaults to `current_user`, and row-level security refuses
+ * `developer` is never sent: its column defaults to `session_user` (the role that logged in), and row-level security refuses
  * rows of any other role, so the conflict target (the primary key) only ever meets the pusher's own
  * rows.
  *

@@ -149,4 +149,29 @@ describe('answering a driven run from the dashboard', () => {
     const res = await fetch(`${url}/api/sessions`, { method: 'POST', headers: { ...bearer(), Origin: url } });
     expect(res.status).toBe(405);
   });
+  // Last: it starts and closes a second server on the agent states the other tests share.
+  it('a --no-token server is read-only: a forged same-origin answer from another local process is refused', async () => {
+    const open = await serve(home, { env: { ...home.env, CCTOP_RUNTIME_DIR: runtime }, agents, token: null });
+    try {
+      const w = await waitingRun();
+      const there = base(open);
+      const info = (await (await fetch(`${there}/api/info`)).json()) as { level: string };
+      expect(info.level).toBe('read');
+      // Any local user can send what a browser would: the page's own Origin and Sec-Fetch-Site.
+      const forged = await fetch(`${there}/api/runs/${encodeURIComponent(w.id)}/answer`, {
+        method: 'POST',
+        headers: { Origin: there, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ request: 'req-1', behavior: 'allow' }),
+      });
+      expect(forged.status).toBe(403);
+      expect(((await forged.json()) as { error: string }).error).toBe(
+        'this link is read-only: it cannot answer approvals',
+      );
+      expect(w.inner.answers).toEqual([]);
+      w.inner.end(scriptedOutcome());
+      await w.done;
+    } finally {
+      await open.close();
+    }
+  });
 });

@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SessionDocument } from '../../src/model/document.js';
-import { ROLES } from '../../src/store/schema.js';
+import { ROLES, SCHEMA_VERSION } from '../../src/store/schema.js';
 import { HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 import {
   ADMIN_ROLE,
@@ -129,8 +129,9 @@ describe.skipIf(!READY)(`cctop push into a real PostgreSQL${SKIPPED}`, () => {
     expect(first.err).toBe('');
     expect(first.code).toBe(0);
     expect(first.out).toMatch(/^Applied migration 1: sessions, spend per day/m);
+    expect(first.out).toMatch(/^Applied migration 2: rows belong to the developer who logged in/m);
     const again = await admin.run(['store', 'migrate', '--to', admin.url]);
-    expect(again.out).toContain('already at schema version 1');
+    expect(again.out).toContain(`already at schema version ${SCHEMA_VERSION}`);
     for (const r of DEVELOPERS) await pg.sql(`GRANT ${ROLES.pusher} TO ${r}`);
 
     // The rows the refused push queued go with the first push that can deliver them.

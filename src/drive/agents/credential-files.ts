@@ -8,12 +8,13 @@
  * are read (a FIFO planted where a config file belongs would otherwise block the open forever), and
  * anything it cannot read or parse is simply not known.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type ParseError, parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { type JsonObject, obj, str } from '../../model/json.js';
+import { readRegularText } from '../../regular-file.js';
 import type { Env } from '../env.js';
 
 /**
@@ -34,29 +35,10 @@ export const isSet = (env: Env, name: string): boolean => (env[name] ?? '').trim
 export const firstSet = (env: Env, names: readonly string[]): string | null =>
   names.find((n) => isSet(env, n)) ?? null;
 
-/**
- * A file's text when it is a regular file within the bound; null otherwise. `O_NONBLOCK` keeps the
- * open itself from waiting on a FIFO; the `fstat` then refuses anything that is not a plain file.
- */
+/** A file's text when it is a regular file within the bound (`regular-file.ts`); null otherwise. */
 export function readSmallFile(path: string): string | null {
-  let fd: number;
-  try {
-    // Windows has no O_NONBLOCK (and no FIFOs in the file system to fear).
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_CREDENTIAL_FILE_BYTES) return null;
-    const buf = Buffer.alloc(st.size);
-    const n = readSync(fd, buf, 0, st.size, 0);
-    return buf.toString('utf8', 0, n);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  const r = readRegularText(path, MAX_CREDENTIAL_FILE_BYTES);
+  return r.kind === 'read' ? r.text : null;
 }
 
 /**

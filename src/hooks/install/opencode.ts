@@ -15,12 +15,14 @@
  *
  * Not here: what the events mean (`providers/opencode/hooks.ts`).
  */
-import { mkdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeAtomically } from '../../install/atomic.js';
+import { assertMayChange } from '../../install/permission.js';
 import { InstallError, MAX_SETTINGS_BYTES } from '../../install/settings-file.js';
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
+import { readRegularText } from '../../regular-file.js';
 import { HOOK_WORD, missingPrograms } from './command.js';
 import { emptyDone, emptyStatus, type PartDone, type PartStatus } from './types.js';
 
@@ -145,17 +147,18 @@ export const CctopHooks = async ({ directory } = {}) => {
 
 /** The file's text, null when there is none; refused when it cannot be read or is not a file. */
 function readPlugin(path: string): string | null {
-  try {
-    const st = statSync(path);
-    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES)
+  // Without waiting, and only a regular file: a named pipe at the path would hold the installer.
+  const r = readRegularText(path, MAX_SETTINGS_BYTES);
+  switch (r.kind) {
+    case 'missing':
+      return null;
+    case 'read':
+      return r.text;
+    case 'not-file':
+    case 'too-large':
       throw new InstallError(`${path} is not a plugin file cctop can read; nothing was changed`);
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    if (err instanceof InstallError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new InstallError(
-      `${path} could not be read (${(err as NodeJS.ErrnoException).code}); nothing was changed`,
-    );
+    case 'failed':
+      throw new InstallError(`${path} could not be read (${r.code ?? r.reason}); nothing was changed`);
   }
 }
 
@@ -188,6 +191,7 @@ export function installOpencodePlugin(
     throw new InstallError(
       `${path} is not cctop's plugin (it was not written by cctop); nothing was changed`,
     );
+  assertMayChange(path, path);
   mkdirSync(dirname(path), { recursive: true });
   writeAtomically(path, want, null);
   if (now === null) out.added.push(...events);
@@ -204,6 +208,7 @@ export function removeOpencodePlugin(path: string, events: readonly string[]): P
     out.notes.push('the file there is not cctop’s; left as it is');
     return out;
   }
+  assertMayChange(path, path);
   unlinkSync(path);
   out.removed.push(...events);
   return { ...out, wrote: true };

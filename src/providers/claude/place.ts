@@ -3,9 +3,10 @@
  * run answering from the index needs. Reading a transcript or a conversation is not here (see
  * `index.ts`): a warm run never reads one, so it should not load the parser to find the files.
  */
-import { readFileSync, statSync } from 'node:fs';
+
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
+import { MAX_SETTINGS_READ_BYTES, readRegularText } from '../../regular-file.js';
 import { isUuid, nodeRuns, programName } from '../argv.js';
 import { child, dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import type { Env, ProcessRule, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
@@ -75,10 +76,13 @@ function settingsPin(path: string): boolean {
   let pinned = pinCache.get(path);
   if (pinned === undefined) {
     pinned = false;
-    // Most projects have no such file: a stat that cannot throw is much cheaper than a failed read.
-    if (statSync(path, { throwIfNoEntry: false })?.isFile()) {
+    // Most projects have no such file: a failed open is cheap, and its result is kept per path.
+    const read = readRegularText(path, MAX_SETTINGS_READ_BYTES);
+    // A lookup that could not be made (a name too long, no permission) is said, by the fence.
+    if (read.kind === 'failed') throw Object.assign(new Error(read.reason), { code: read.code ?? undefined });
+    if (read.kind === 'read') {
       try {
-        const model = (JSON.parse(readFileSync(path, 'utf8')) as { model?: unknown }).model;
+        const model = (JSON.parse(read.text) as { model?: unknown }).model;
         pinned = typeof model === 'string' && model.includes('[1m]');
       } catch {
         pinned = false;

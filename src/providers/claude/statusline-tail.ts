@@ -11,9 +11,11 @@
  * What this does not do: cost (a tail holds part of a session; Claude Code's own figure is on stdin),
  * subagents, or anything past the first response found.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+import { closeSync, readSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parseObject } from '../../model/json.js';
+import { openRegular } from '../../regular-file.js';
 import type { Env } from '../types.js';
 import { claudePlace } from './place.js';
 import { lineFromJson } from './record.js';
@@ -39,10 +41,13 @@ export interface ClaudeTail {
 
 /** The last `TAIL_BYTES` of `path`, starting at a line; null when it cannot be read. */
 function tailText(path: string): string | null {
-  let fd: number | null = null;
+  // The path is what Claude Code's stdin says: opened without waiting, and read only when it is a
+  // regular file (a named pipe there would hold the status line for good).
+  const opened = openRegular(path);
+  if (opened.kind !== 'file') return null;
+  const fd = opened.fd;
   try {
-    fd = openSync(path, 'r');
-    const size = fstatSync(fd).size;
+    const size = opened.stat.size;
     const start = Math.max(0, size - TAIL_BYTES);
     const buf = Buffer.alloc(size - start);
     const got = readSync(fd, buf, 0, buf.length, start);
@@ -52,7 +57,7 @@ function tailText(path: string): string | null {
   } catch {
     return null;
   } finally {
-    if (fd !== null) closeSync(fd);
+    closeSync(fd);
   }
 }
 

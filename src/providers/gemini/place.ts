@@ -4,10 +4,11 @@
  * a conversation is not here (see `index.ts`): a warm run never reads one, so it should not load
  * the parser to find the files.
  */
-import { readFileSync, statSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { parseObject } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
+import { MAX_SETTINGS_READ_BYTES, readRegularText } from '../../regular-file.js';
 import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import type { Env, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
 
@@ -75,9 +76,10 @@ function settingsRatio(path: string): number {
   let ratio = ratios.get(path);
   if (ratio === undefined) {
     ratio = DEFAULT_COMPACT_RATIO;
-    if (statSync(path, { throwIfNoEntry: false })?.isFile()) {
+    const read = readRegularText(path, MAX_SETTINGS_READ_BYTES);
+    if (read.kind === 'read') {
       try {
-        const s = parseObject(readFileSync(path, 'utf8'));
+        const s = parseObject(read.text);
         const model = s?.model as { compressionThreshold?: unknown } | undefined;
         const older = s?.chatCompression as { contextPercentageThreshold?: unknown } | undefined;
         const v = model?.compressionThreshold ?? older?.contextPercentageThreshold;

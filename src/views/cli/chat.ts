@@ -7,7 +7,7 @@
 import type { Conversation, ToolUse, Turn } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
-import { fenced, inlineCode } from '../markdown-text.js';
+import { fenced, inlineCode, markdownBody, markdownLine } from '../markdown-text.js';
 import { printable, safeLine, safeText } from '../terminal-text.js';
 import { type Paint, PLAIN } from './color.js';
 import { counted } from './format.js';
@@ -23,7 +23,7 @@ export type ChatHead = Pick<SessionDoc, 'provider' | 'id' | 'title' | 'project'>
 const onHost = (s: ChatHead): string => (s.host === undefined ? '' : ` on ${safeLine(s.host)}`);
 
 /** Inline Markdown code of a field from the transcript. */
-const code = (text: string): string => inlineCode(safeLine(text));
+const code = (text: string): string => inlineCode(text);
 
 export function when(ts: string): string {
   const ms = Date.parse(ts);
@@ -89,11 +89,11 @@ export function renderChat(
 
 export function renderMarkdown(s: ChatHead, c: Conversation): string {
   const agent = placeById(s.provider).label;
-  if (!c.supported) return `_${safeLine(c.note ?? 'no conversation reader for this harness')}_\n`;
+  if (!c.supported) return `_${markdownLine(c.note ?? 'no conversation reader for this harness')}_\n`;
   const out: string[] = [
-    `# ${safeLine(s.title ?? s.id)}`,
+    `# ${markdownLine(s.title ?? s.id)}`,
     '',
-    `${agent} session ${code(s.id)}${s.project ? ` in ${code(s.project)}` : ''}${onHost(s)}`,
+    `${agent} session ${code(s.id)}${s.project ? ` in ${code(s.project)}` : ''}${s.host === undefined ? '' : ` on ${markdownLine(s.host)}`}`,
     '',
   ];
   if (c.earlier > 0) out.push(`_${c.earlier} earlier turns not shown._`, '');
@@ -102,13 +102,13 @@ export function renderMarkdown(s: ChatHead, c: Conversation): string {
     if (t.text.length > 0)
       out.push(
         t.kind === 'message' && t.role !== 'system'
-          ? safeText(t.text)
-          : `> ${safeText(t.text).replace(/\n/g, '\n> ')}`,
+          ? markdownBody(t.text)
+          : `> ${markdownBody(t.text).replace(/\n/g, '\n> ')}`,
         '',
       );
     for (const tool of t.tools) {
-      out.push(`- ${toolMark(tool)} **${safeLine(tool.name)}** ${code(tool.detail)}`);
-      if (tool.result) out.push('', fenced(safeText(tool.result)), '');
+      out.push(`- ${toolMark(tool)} **${markdownLine(tool.name)}** ${code(tool.detail)}`);
+      if (tool.result) out.push('', fenced(tool.result), '');
     }
     if (t.tools.length > 0) out.push('');
   }

@@ -4,15 +4,20 @@
  * read (a file name can hold an escape sequence): each is made safe to print, and so is every line.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { checkCatalogue } from '../../index/catalogue.js';
 import type { Snapshot } from '../../index/snapshot.js';
+import { INDEX_FILE } from '../../index/store.js';
 import { claudeSettings, entryStatus } from '../../install/index.js';
 import type { Problem, ProblemKind } from '../../model/problems.js';
 import { notificationLines } from '../../notify/doctor.js';
+import { cacheDir } from '../../paths.js';
+import { privacyOf } from '../../private.js';
 import { home } from '../../providers/fsutil.js';
 import { PROVIDER_LIST } from '../../providers/index.js';
 import type { Env } from '../../providers/types.js';
+import { SEARCH_FILE } from '../../search/store.js';
 import { ourCommand, statuslineEntry } from '../../statusline/install.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
@@ -31,6 +36,7 @@ const KIND_TITLE: Record<ProblemKind, string> = {
   'unpriced-model': 'Models without a price (shown as no price, never $0)',
   'untimed-requests': 'Requests without a timestamp (in their session, in no day or block)',
   cache: 'Index',
+  'session-note': 'Notes on sessions that were read (a lookup beside them failed; the figure fell back)',
 };
 
 /** The config file (its budgets, what is wrong in it) and whether cctop is Claude Code's status line. */
@@ -57,6 +63,24 @@ function settingsLines(env: Env, h: string, p: Paint): string[] {
     status = p.amber(`cannot be read: ${safeLine((err as Error).message)}`);
   }
   lines.push(`${p.bold('Claude Code status line')}  ${status}`);
+  return lines;
+}
+
+/**
+ * Whether cctop's cache (the index and the search index hold every session's words) is private to
+ * this user: its directory and its two databases, and any that were found wider and narrowed.
+ */
+function privacyLines(env: Env, h: string, p: Paint): string[] {
+  const dir = cacheDir(env);
+  const lines: string[] = [];
+  for (const path of [dir, join(dir, INDEX_FILE), join(dir, SEARCH_FILE)]) {
+    const seen = privacyOf(path);
+    if (seen === null) continue;
+    const said = seen.private ? seen.said : p.amber(seen.said);
+    lines.push(
+      path === dir ? `${p.bold('Cache')}  ${tildify(path, h)} ${said}` : `  ${tildify(path, h)} ${said}`,
+    );
+  }
   return lines;
 }
 
@@ -90,6 +114,7 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
   const broken = checkCatalogue(c);
   if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
   for (const line of settingsLines(env, h, p)) out(line);
+  for (const line of privacyLines(env, h, p)) out(line);
   out('');
   for (const line of notificationLines(env, p)) out(line);
   out('');

@@ -3,10 +3,11 @@
  * request they make for drive. Every mistake is an {@link ExecUsageError} whose message says what
  * to type instead; checking the request against what an agent can do is drive's job, not this one.
  */
-import { readFileSync } from 'node:fs';
+
 import { AUTH_REQUIREMENTS, isAuthRequirement } from '../../drive/credentials.js';
 import { AGENTS } from '../../drive/events.js';
 import { isPermission, PERMISSIONS, type Request } from '../../drive/request.js';
+import { readRegularText } from '../../regular-file.js';
 import { APPROVAL_MODES, type ApprovalMode } from './exec-approvals.js';
 import { byName, everyInstalled, type Found, fromFlag, type Target } from './exec-targets.js';
 import type { Io } from './main.js';
@@ -17,6 +18,9 @@ import { parse as parseOptions } from './options.js';
  * it only stops `cctop exec -` from reading an endless pipe into memory.
  */
 const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
+
+/** A JSON Schema for `--schema` is a few KiB; 1 MiB is far past any written by hand or generated. */
+const MAX_SCHEMA_BYTES = 1024 * 1024;
 
 export const EXEC_HELP = `cctop exec: run an agent headlessly and print what it does
 
@@ -79,9 +83,16 @@ async function readStdin(): Promise<string> {
 }
 
 function readSchema(path: string): Record<string, unknown> {
+  // Without waiting, and only a regular file (`regular-file.ts`): a named pipe is not waited on.
+  const r = readRegularText(path, MAX_SCHEMA_BYTES);
+  if (r.kind === 'missing') throw new ExecUsageError(`--schema ${path}: no such file`);
+  if (r.kind === 'not-file') throw new ExecUsageError(`--schema ${path}: it is ${r.what}, not a file`);
+  if (r.kind === 'too-large')
+    throw new ExecUsageError(`--schema ${path}: larger than ${MAX_SCHEMA_BYTES} bytes`);
+  if (r.kind === 'failed') throw new ExecUsageError(`--schema ${path}: ${r.reason}`);
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(r.text);
   } catch (e) {
     throw new ExecUsageError(`--schema ${path}: ${(e as Error).message}`);
   }

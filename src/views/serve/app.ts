@@ -225,7 +225,10 @@ function tokenGuard(d: AppDeps): MiddlewareHandler<Env> {
       return next();
     }
     if (d.tokens === null) {
-      c.set('level', 'full');
+      // `--no-token`: anyone on this machine can connect to a loopback port (another user's
+      // process, a forged Origin), so nothing here may act: the page reads, and the acting routes
+      // refuse. Acting needs the full token (docs/security.md).
+      c.set('level', 'read');
       return next();
     }
     const p = presented(c.req.raw, d.port());

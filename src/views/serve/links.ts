@@ -132,6 +132,11 @@ export async function dashboardCommand<O extends { bind: string }>(
   try {
     const running = await d.start(options, tokenOf(io, d.command, tokenFile, noToken));
     printLinks(io, d.command, running.links, options.bind);
+    // Loopback is not private: every local account can connect, and an Origin header is only words.
+    if (noToken)
+      io.err(
+        `${d.command}: --no-token: every user of this machine can read what this server shows; it is read-only (nothing can be answered or typed through it). Keep the token to act.`,
+      );
     await (stop ?? untilSignal());
     await running.close();
     return 0;
