@@ -19,7 +19,7 @@ import {
 } from '../../src/test-support/owned.js';
 import { type RunningServer, type ServeOptions, startServer } from '../../src/views/serve/index.js';
 
-/** The session `ownedHome` writes with more than one window of turns (`MAX_TURNS`): 120 prompts, each with a call and an answer. */
+/** The session `ownedHome` writes with more than one window of turns (`MAX_TURNS`): 120 prompts, each with a call and an answer (360 turns). */
 export const LONG_CODEX = '019b2e76-d124-7592-9cac-2ec05abbca08';
 
 /** The lab's Claude Code runs, as `ownedHome` lays them out: the id and where its transcript is. */
