@@ -243,3 +243,14 @@ export function writeLongCodex(
   utimesSync(path, ENDED_MTIME_MS / 1000, ENDED_MTIME_MS / 1000);
   return path;
 }
+
+/** One of the demo's Claude Code sessions, by its project folder and id. */
+export const demoClaude = (slug: string, id: string): string =>
+  join(DEMO_HOME, '.claude', 'projects', slug, `${id}.jsonl`);
+
+/** One of the demo's Codex rollouts, by its session id. */
+export function demoCodex(id: string): string {
+  const found = DEMO_CODEX.find((f) => f.endsWith(`-${id}.jsonl`));
+  if (found === undefined) throw new Error(`the demo has no Codex session ${id}`);
+  return found;
+}
