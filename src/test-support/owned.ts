@@ -254,3 +254,12 @@ export function demoCodex(id: string): string {
   if (found === undefined) throw new Error(`the demo has no Codex session ${id}`);
   return found;
 }
+
+/**
+ * A path inside the shared corpus beside the repository (`../shared/corpus`), or null where there is
+ * none (a user's clone). A test may add cases from it when present; it registers none without it.
+ */
+export function optionalCorpus(...parts: string[]): string | null {
+  const path = join(REPO, '..', 'shared', 'corpus', ...parts);
+  return existsSync(path) ? path : null;
+}
