@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHome } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON, recordNotifications } from './chromium.js';
 import { base, claude, serve, TOKEN, until } from './helpers.js';
@@ -23,7 +24,7 @@ if (!HAVE_CHROMIUM) console.warn(NO_CHROMIUM_REASON);
 
 const ID = 'budget-0001';
 
-describe.runIf(HAVE_CHROMIUM)('budgets and alerts in Chromium', () => {
+describe.runIf(HAVE_CHROMIUM)(`budgets and alerts in Chromium${unless(HAVE_CHROMIUM, WHY.chromium)}`, () => {
   let home: FakeHome;
   let s: RunningServer;
   let browser: Browser;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHome, REPO } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import type { SearchResults } from '../../src/views/serve/search.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
@@ -76,7 +77,7 @@ describe('GET /api/search', () => {
   });
 });
 
-describe.runIf(HAVE_CHROMIUM)('the search box in Chromium', () => {
+describe.runIf(HAVE_CHROMIUM)(`the search box in Chromium${unless(HAVE_CHROMIUM, WHY.chromium)}`, () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
