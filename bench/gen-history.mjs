@@ -5,6 +5,12 @@
 // beside the repository is read, so `npm run bench` works on a clone.
 //
 //   node bench/gen-history.mjs --out DIR [--mb 1200] [--seed 7] [--codex-share 0.3]
+//                              [--sources demo,lab,made-up]
+//
+// `--sources` picks what sessions are made of (all three by default). The lab's Claude Code 2.1.328
+// transcripts write one record per content block of a response, each with the response's usage;
+// ccusage counts those differently from the lab's ledger (and from cctop), so a comparison with
+// ccusage leaves `lab` out.
 //
 // Sizes follow a heavy real user's profile (3,142 files, 1.24 GiB; per file p50 105 KB, p90 654 KB,
 // p99 5.4 MB, largest 87 MB): `--mb 1200` makes about 4,000 files, `--mb 200` about 700. Each file
@@ -36,12 +42,20 @@ for (let i = 2; i < process.argv.length; i++) {
   if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
 }
 if (!args.out) {
-  console.error('usage: node bench/gen-history.mjs --out DIR [--mb 1200] [--seed 7] [--codex-share 0.3]');
+  console.error(
+    'usage: node bench/gen-history.mjs --out DIR [--mb 1200] [--seed 7] [--codex-share 0.3] [--sources demo,lab,made-up]',
+  );
   process.exit(2);
 }
 const SEED = Number(args.seed ?? 7) >>> 0 || 7;
 const TARGET_BYTES = Number(args.mb ?? 1200) * 1024 * 1024;
 const CODEX_SHARE = Number(args['codex-share'] ?? 0.3);
+const SOURCES = new Set((args.sources ?? 'demo,lab,made-up').split(','));
+for (const x of SOURCES)
+  if (!['demo', 'lab', 'made-up'].includes(x)) {
+    console.error(`--sources: ${x} is not one of demo, lab, made-up`);
+    process.exit(2);
+  }
 
 let seed = SEED;
 const rand = () => {
@@ -265,18 +279,23 @@ const demoClaude = jsonlUnder(join(root, 'demo', 'home', '.claude', 'projects'))
 );
 const labClaude = jsonlUnder(join(root, 'lab', 'fixtures', 'claude'));
 const claudeSources = [
-  ...demoClaude.map(records),
-  ...labClaude.map(records),
-  ...Array.from({ length: 6 }, (_, i) => madeUpClaude(4 + i * 3)),
+  ...(SOURCES.has('demo') ? demoClaude.map(records) : []),
+  ...(SOURCES.has('lab') ? labClaude.map(records) : []),
+  ...(SOURCES.has('made-up') ? Array.from({ length: 6 }, (_, i) => madeUpClaude(4 + i * 3)) : []),
 ].filter((lines) => lines.some((l) => l.type === 'assistant' && l.message?.usage));
 
 // Codex chains are made of rollouts in one shape (codex-cli 0.58's, as the demo's are): the lab's
 // 0.169 rollouts carry records of their own beside the running totals, so they are not spliced in.
 const demoCodex = jsonlUnder(join(root, 'demo', 'home', '.codex', 'sessions'));
 const codexSources = [
-  ...demoCodex.map(records),
-  ...Array.from({ length: 4 }, (_, i) => madeUpCodex(5 + i * 4)),
+  ...(SOURCES.has('demo') ? demoCodex.map(records) : []),
+  ...(SOURCES.has('made-up') ? Array.from({ length: 4 }, (_, i) => madeUpCodex(5 + i * 4)) : []),
 ].filter((lines) => lines.some((l) => l.type === 'event_msg' && l.payload?.type === 'token_count'));
+
+if (claudeSources.length === 0 || codexSources.length === 0) {
+  console.error(`--sources ${[...SOURCES].join(',')} gives no Claude Code or no Codex sessions to copy`);
+  process.exit(2);
+}
 
 // ---- sizes ---------------------------------------------------------------------------------------
 
