@@ -139,7 +139,7 @@ describe.skipIf(!HAVE_SSHD)(`cctop with --host, against a real sshd${unless(HAVE
     const r = await cctop(['--list', '--host', `box:${remoteCctop}`], { COLUMNS: '120' });
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
-    expect(lines.find((l) => l.includes('LAST'))).toMatch(/HOST\s+LAST/);
+    expect(lines.find((l) => l.includes('LAST'))).toMatch(/HOST\s+ID\s+LAST/);
     expect(lines.filter((l) => /^\s+\S+\s+box\s/.test(l))).toHaveLength(2);
     expect(r.out).toMatch(/Codex — 1 session/);
     expect(r.out).toMatch(/Claude Code — 2 sessions/);

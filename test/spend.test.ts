@@ -59,9 +59,17 @@ describe('spend per period', () => {
       ['2026-11-09', 1_000, null],
     ]);
     expect(doc.totals.cost).toEqual({ usd: 10.5, included: 0, unpricedTokens: 1_000 });
-    const table = run(['daily']).out;
-    expect(table).toMatch(/2026-11-09 .* no price/);
-    expect(table).toMatch(/total .*\$10\.50/);
+    // The whole table, row by row: a changed figure anywhere in it fails here.
+    expect(run(['daily', '--timezone', 'UTC'], { COLUMNS: '120' }).out).toBe(
+      [
+        'day                   input   output  cache rd  cache wr    total       cost  models',
+        '2026-11-02                0     300k         0         0     300k      $4.50 ████████████      sonnet-4.5',
+        '2026-11-03                0     400k         0         0     400k      $6.00 ████████████████  sonnet-4.5',
+        '2026-11-09                0     1.0k         0         0     1.0k   no price                   a-model-nobody-prices',
+        'total                     0     701k         0         0     701k     $10.50',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('counts days in the zone asked for: in New York the late request of the 2nd and the first of the 3rd share a day', () => {
@@ -112,7 +120,21 @@ describe('spend per period', () => {
       expect(p.groups.reduce((n: number, g: { totalTokens: number }) => n + g.totalTokens, 0)).toBe(
         p.totalTokens,
       );
-    expect(run(['daily', '--by', 'tool']).out).toMatch(/└ Bash/);
+    expect(run(['daily', '--by', 'tool', '--timezone', 'UTC'], { COLUMNS: '80' }).out).toBe(
+      [
+        'day                   total       cost',
+        '2026-11-02             300k      $4.50 ████████████',
+        '  └ (none)             200k      $3.00',
+        '  └ Bash                50k      $0.75',
+        '  └ Read                50k      $0.75',
+        '2026-11-03             400k      $6.00 ████████████████',
+        '  └ (none)             400k      $6.00',
+        '2026-11-09             1.0k   no price',
+        '  └ (none)             1.0k   no price',
+        'total                  701k     $10.50',
+        '',
+      ].join('\n'),
+    );
   });
 
   it("blocks finds Claude's 5-hour windows and the gap between them", () => {

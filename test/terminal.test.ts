@@ -124,7 +124,8 @@ afterEach(() => home.cleanup());
 
 describe('a hostile transcript, printed by every command', () => {
   it('cctop --list shows its cwd, title, model and id as marks, with no escape left', () => {
-    const r = cctop(['--list'], home.env);
+    // Wide enough for the whole title beside the ID column: the marks stand where the escapes were.
+    const r = cctop(['--list'], { ...home.env, COLUMNS: '120' });
     expect(r.code, r.err).toBe(0);
     expect(firstActive(r.out)).toBeNull();
     expect(r.out).toContain(MARK);

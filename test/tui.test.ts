@@ -142,7 +142,7 @@ describe.skipIf(!HAVE_TMUX)(`cctop in a terminal${unless(HAVE_TMUX, WHY.tmux)}`,
     expect(lines[0]).toMatch(/^cctop {2}hour \$/);
     expect(lines.every((l) => l.length <= WIDTH)).toBe(true);
     // The config's budget, with nothing spent today.
-    await until('the budget in the header', (l) => l[0]?.includes('tui-test $0/$0.01 0%') === true);
+    await until('the budget in the header', (l) => l[0]?.includes('tui-test $0.00/$0.01 0%') === true);
   });
 
   it('narrows the rows to those matching a filter, and Esc brings them back', async () => {

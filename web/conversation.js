@@ -12,7 +12,7 @@
 /** @import { Child } from './dom.js' */
 
 import { fill, h } from './dom.js';
-import { clean, localTime } from './format.js';
+import { clean, counted, localTime } from './format.js';
 
 /** Pages fetched in a row to reach a `#turn-N` link (200 turns each). */
 const MAX_PAGES_TO_LINK = 50;
@@ -202,7 +202,7 @@ export class Conversation {
         ? h(
             'p',
             { class: 'dim' },
-            `${count} turn${count === 1 ? '' : 's'} shown`,
+            `${counted(count, 'turn')} shown`,
             this.earlier > 0 ? ` · ${this.earlier} earlier ` : '',
             this.earlier > 0 ? olderButton : null,
           )

@@ -23,7 +23,7 @@ import {
 } from './dashboard-columns.js';
 import { needsYou, spendSummary } from './dashboard-summary.js';
 import { fill, h, navLink, sessionHref, setText, targetOf } from './dom.js';
-import { basename, clean, harness, STATE_MARK } from './format.js';
+import { basename, clean, counted, harness, STATE_MARK } from './format.js';
 import { hostLines, silentHosts } from './hosts.js';
 import { SearchBox } from './search.js';
 
@@ -351,7 +351,7 @@ export class Dashboard {
         ? h(
             'p',
             { class: 'dim' },
-            `cctop could not read everything (${doc.problems.length} problem${doc.problems.length === 1 ? '' : 's'}, first: ${first.kind} ${first.path}); cctop doctor lists them.`,
+            `cctop could not read everything (${counted(doc.problems.length, 'problem')}, first: ${first.kind} ${first.path}); cctop doctor lists them.`,
           )
         : null,
     );

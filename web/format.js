@@ -12,7 +12,17 @@
 import { HARNESS } from './harnesses.js';
 import { duration, UNKNOWN } from './shared-format.js';
 
-export { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from './shared-format.js';
+export {
+  ago,
+  counted,
+  duration,
+  NO_PRICE,
+  percent,
+  shortModel,
+  tokens,
+  UNKNOWN,
+  usd,
+} from './shared-format.js';
 export { totalTokens } from './shared-usage.js';
 
 /**

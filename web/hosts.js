@@ -7,7 +7,7 @@
 /** @import { HostStatus } from '../src/model/document.js' */
 
 import { h } from './dom.js';
-import { ago, clean, ms } from './format.js';
+import { ago, clean, counted, ms } from './format.js';
 
 /**
  * The machines that stopped answering but whose last rows are still shown.
@@ -21,7 +21,7 @@ export function silentHosts(hosts) {
 /**
  * @param {number} n
  */
-const sessions = (n) => `${n} session${n === 1 ? '' : 's'}`;
+const sessions = (n) => counted(n, 'session');
 
 /**
  * One machine's line.

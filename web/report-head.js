@@ -10,6 +10,7 @@ import { h } from './dom.js';
 import {
   basename,
   clean,
+  counted,
   duration,
   harness,
   localTime,
@@ -57,7 +58,7 @@ function figures(s) {
     statCard(
       'Context',
       percent(s.context.used, s.context.compactAt),
-      `${tokens(s.context.used)} of ${tokens(s.context.compactAt)}${s.compactions ? ` · ${s.compactions} compactions` : ''}`,
+      `${tokens(s.context.used)} of ${tokens(s.context.compactAt)}${s.compactions ? ` · ${counted(s.compactions, 'compaction')}` : ''}`,
     ),
     statCard(
       'Tools',

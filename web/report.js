@@ -9,7 +9,17 @@
 
 import { barChart, lineChart, meter } from './charts.js';
 import { h, navLink, sessionHref } from './dom.js';
-import { clean, localTime, msText, shortModel, tokens, totalTokens, UNKNOWN, usd } from './format.js';
+import {
+  clean,
+  counted,
+  localTime,
+  msText,
+  shortModel,
+  tokens,
+  totalTokens,
+  UNKNOWN,
+  usd,
+} from './format.js';
 
 /** Hours a session may span and still get a chart per hour; past four days, per day reads better. */
 const MAX_HOURLY_SPAN = 96;
@@ -159,7 +169,7 @@ function costCard(r) {
 function contextCard(r) {
   const chart = contextChart(r);
   const n = r.context.compactions.length;
-  const marked = n ? `; ${n} compaction${n === 1 ? '' : 's'} marked` : '';
+  const marked = n ? `; ${counted(n, 'compaction')} marked` : '';
   return section(
     'Context window',
     'context',

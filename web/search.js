@@ -10,7 +10,7 @@
 /** @import { SearchResults } from '../src/views/serve/search.js' */
 
 import { fill, h, navLink, sessionHref } from './dom.js';
-import { basename, clean, harness, localTime } from './format.js';
+import { basename, clean, counted, harness, localTime } from './format.js';
 
 /** Typing settles this long before a search is sent: one per pause, not one per key. */
 const SETTLE_MS = 300;
@@ -136,9 +136,9 @@ export class SearchBox {
     const n = body.results.length;
     fill(
       this.status,
-      n === 0 ? 'No conversation matches.' : `${n} result${n === 1 ? '' : 's'}, best first.`,
+      n === 0 ? 'No conversation matches.' : `${counted(n, 'result')}, best first.`,
       body.behind
-        ? ` Results may be behind: ${body.behind.files} transcript${body.behind.files === 1 ? '' : 's'} not read yet; search again to read on.`
+        ? ` Results may be behind: ${counted(body.behind.files, 'transcript')} not read yet; search again to read on.`
         : '',
     );
     fill(this.list, body.results.map(hitEl));

@@ -14,14 +14,16 @@
 /** @import { Child } from './dom.js' */
 
 import { h, s } from './dom.js';
-import { basename, clean, harness, shortModel, tokens, usd } from './format.js';
+import { basename, clean, harness, NO_PRICE, shortModel, tokens, usd } from './format.js';
 
 /** Groups drawn in their own colour; the rest are summed as `other`, so the legend stays readable. */
 const SERIES = 6;
 /** The folded groups' key: NUL begins no harness id, model name or project path, so none is mistaken for it. */
 const OTHER = '\u0000other';
+
 /** What a cost no price is known for reads as: unknown, never `$0.00`. */
-export const NO_PRICE = 'no price';
+export { NO_PRICE } from './format.js';
+
 /**
  * The chart is drawn at its box's width in pixels (text stays 11px on a phone and on a wide screen),
  * within these bounds; its height is fixed.

@@ -24,3 +24,36 @@ export function findSession(doc: Pick<SessionDocument, 'sessions'>, query: strin
   if (matches.length === 0) return { kind: 'none' };
   return { kind: 'many', candidates: matches.slice(0, MAX_CANDIDATES) };
 }
+
+/** The shortest a short id gets: fewer characters would collide as soon as a history grows. */
+export const MIN_SHORT_ID = 4;
+
+/**
+ * The longest a short id gets: a Codex id's first 13 characters are the millisecond it was created
+ * (UUID v7), so two ids alike that far are rare, and a column wider than that crowds the title. Ids
+ * still alike past it are shown cut; typed, such a prefix is refused naming both sessions.
+ */
+export const MAX_SHORT_ID = 13;
+
+/**
+ * The short id of each session (as `gh … list` and `git log --oneline` show one): the same number
+ * of leading characters for every id, as few as keep each one apart from every other id of
+ * `sessions`, so that each is a prefix `findSession` resolves to its session alone.
+ */
+export function shortIds(sessions: readonly Pick<SessionDoc, 'id'>[]): {
+  length: number;
+  of(id: string): string;
+} {
+  const ids = [...new Set(sessions.map((s) => s.id))].sort();
+  let length = MIN_SHORT_ID;
+  // Sorted, an id shares its longest prefix with a neighbour: one past that keeps it apart.
+  for (let i = 1; i < ids.length; i++) {
+    const a = ids[i - 1]!;
+    const b = ids[i]!;
+    let same = 0;
+    while (same < a.length && same < b.length && a[same] === b[same]) same++;
+    length = Math.max(length, same + 1);
+  }
+  length = Math.min(length, MAX_SHORT_ID);
+  return { length, of: (id) => id.slice(0, length) };
+}

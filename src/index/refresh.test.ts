@@ -8,20 +8,13 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
-import {
-  claudeResponse,
-  corpus,
-  FakeHome,
-  HAVE_CORPUS,
-  jsonl,
-  NO_CORPUS_REASON,
-  REPO,
-} from '../test-support/corpus.js';
+import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { damagePages } from '../test-support/damage.js';
+import { labFile } from '../test-support/lines.js';
 import { takeSnapshot } from './snapshot.js';
 import { INDEX_FILE, MAX_DAMAGED_KEPT } from './store.js';
 
@@ -243,92 +236,88 @@ describe('the index: reuse, tailing, re-reading and history', () => {
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `the index on real transcripts${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
-    let home: FakeHome;
-    beforeEach(() => {
-      home = new FakeHome();
-    });
-    afterEach(() => home.cleanup());
+const DEMO_BILLING = join(REPO, 'demo', 'home', '.claude', 'projects', '-home-sam-src-billing');
 
-    it('tokens and cost are identical cold, warm, and after a transcript grows line by line', async () => {
-      const source = corpus('claude-code', 'transcripts', 'agentcmd__full-session-four.jsonl');
-      const lines = readFileSync(source, 'utf8').split('\n').filter(Boolean);
-      const path = home.claudeFile('-w', 'grow.jsonl');
-      home.write(path, '');
-      home.codexFromCorpus(
-        'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl',
-      );
-      const snap = (useIndex: boolean) =>
-        takeSnapshot({
-          env: home.env,
-          plan: 'retail',
-          providers: null,
-          sinceMs: null,
-          untilMs: null,
-          useIndex,
-          nowMs: Date.parse('2026-11-29T12:00:00Z'),
-        });
-      // Append the real session in uneven pieces, scanning in between, as a live agent would be read.
-      for (let i = 0; i < lines.length; ) {
-        const n = 1 + (i % 7);
-        appendFileSync(path, `${lines.slice(i, i + n).join('\n')}\n`);
-        i += n;
-        await snap(true);
-      }
-      const warm = await snap(true);
-      const cold = await snap(false);
-      expect(comparable(warm.document)).toEqual(comparable(cold.document));
-      const grown = warm.document.sessions.find((s) => s.id === 'grow')!;
-      expect([
-        grown.tokens.input,
-        grown.tokens.output,
-        grown.tokens.cacheRead,
-        grown.tokens.cacheWrite,
-      ]).toEqual([48, 228, 1_178_761, 64_499]);
-      expect(grown.tools).toMatchObject({ calls: 27, failed: 1 });
-    });
+describe('the index on recorded and demo transcripts', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
 
-    it('a transcript appended to while it is being read ends in the same totals as a cold read', async () => {
-      const source = corpus(
-        'claude-code',
-        'transcripts',
-        'happy-cli__400429ba-c1e1-4ef5-a7ec-fe40608df53b.trimmed.jsonl',
-      );
-      const path = home.claudeFile('-w', 'live.jsonl');
-      home.write(path, '');
-      // A separate process writes the real transcript in small pieces while scans run.
-      const writer = spawn(process.execPath, [
-        '-e',
-        `const fs=require('fs');const d=fs.readFileSync(${JSON.stringify(source)});let i=0;const t=setInterval(()=>{const n=Math.min(d.length,i+7919);fs.appendFileSync(${JSON.stringify(path)},d.subarray(i,n));i=n;if(i>=d.length){clearInterval(t)}},1);`,
-      ]);
-      const done = new Promise((r) => writer.on('close', r));
-      const snap = (useIndex: boolean) =>
-        takeSnapshot({
-          env: home.env,
-          plan: 'retail',
-          providers: null,
-          sinceMs: null,
-          untilMs: null,
-          useIndex,
-          nowMs: Date.parse('2026-11-29T12:00:00Z'),
-        });
-      let last = 0;
-      while (writer.exitCode === null) {
-        // Let the event loop see the writer's exit between scans.
-        await new Promise((r) => setTimeout(r, 5));
-        const out = (await snap(true)).document.sessions[0]?.tokens.output ?? 0;
-        expect(out).toBeGreaterThanOrEqual(last);
-        last = out;
-      }
-      await done;
-      const warm = await snap(true);
-      expect(comparable(warm.document)).toEqual(comparable((await snap(false)).document));
-      expect(warm.document.sessions[0]!.tokens.output).toBe(35_923);
-    });
-  },
-);
+  it('tokens and cost are identical cold, warm, and after a transcript grows line by line', async () => {
+    // Claude Code 2.1.328 in the lab's `fail` script, and a Codex 0.169.0 rollout beside it.
+    const lines = readFileSync(labFile('claude', 'fail'), 'utf8').split('\n').filter(Boolean);
+    const path = home.claudeFile('-w', 'grow.jsonl');
+    home.write(path, '');
+    home.copy(labFile('codex', 'fail'), home.codexFile(basename(labFile('codex', 'fail'))));
+    const snap = (useIndex: boolean) =>
+      takeSnapshot({
+        env: home.env,
+        plan: 'retail',
+        providers: null,
+        sinceMs: null,
+        untilMs: null,
+        useIndex,
+        nowMs: Date.parse('2026-11-29T12:00:00Z'),
+      });
+    // Append the recorded session in uneven pieces, scanning in between, as a live agent would be read.
+    for (let i = 0; i < lines.length; ) {
+      const n = 1 + (i % 7);
+      appendFileSync(path, `${lines.slice(i, i + n).join('\n')}\n`);
+      i += n;
+      await snap(true);
+    }
+    const warm = await snap(true);
+    const cold = await snap(false);
+    expect(comparable(warm.document)).toEqual(comparable(cold.document));
+    const grown = warm.document.sessions.find((s) => s.id === 'grow')!;
+    expect([
+      grown.tokens.input,
+      grown.tokens.output,
+      grown.tokens.cacheRead,
+      grown.tokens.cacheWrite,
+    ]).toEqual([21_542, 44, 21_626, 85]);
+    // The figures the lab server answered with (its ledger), and the script's one failing command.
+    expect(grown.tools).toMatchObject({ calls: 1, failed: 1 });
+  });
+
+  it('a transcript appended to while it is being read ends in the same totals as a cold read', async () => {
+    // The bundled demo's longest session: 228 lines, 227 KB.
+    const source = join(DEMO_BILLING, 'a0d12928-daca-4076-a4ae-776fe074bc1e.jsonl');
+    const path = home.claudeFile('-w', 'live.jsonl');
+    home.write(path, '');
+    // A separate process writes the transcript in small pieces while scans run.
+    const writer = spawn(process.execPath, [
+      '-e',
+      `const fs=require('fs');const d=fs.readFileSync(${JSON.stringify(source)});let i=0;const t=setInterval(()=>{const n=Math.min(d.length,i+7919);fs.appendFileSync(${JSON.stringify(path)},d.subarray(i,n));i=n;if(i>=d.length){clearInterval(t)}},1);`,
+    ]);
+    const done = new Promise((r) => writer.on('close', r));
+    const snap = (useIndex: boolean) =>
+      takeSnapshot({
+        env: home.env,
+        plan: 'retail',
+        providers: null,
+        sinceMs: null,
+        untilMs: null,
+        useIndex,
+        nowMs: Date.parse('2026-11-29T12:00:00Z'),
+      });
+    let last = 0;
+    while (writer.exitCode === null) {
+      // Let the event loop see the writer's exit between scans.
+      await new Promise((r) => setTimeout(r, 5));
+      const out = (await snap(true)).document.sessions[0]?.tokens.output ?? 0;
+      expect(out).toBeGreaterThanOrEqual(last);
+      last = out;
+    }
+    await done;
+    const warm = await snap(true);
+    expect(comparable(warm.document)).toEqual(comparable((await snap(false)).document));
+    // Its 75 responses, each counted once at its fullest (worked out by a script over the file).
+    expect(warm.document.sessions[0]!.tokens.output).toBe(34_157);
+  });
+});
 
 describe('several cctops at once', () => {
   it('three concurrent runs share one new index and all answer correctly', async () => {

@@ -1,18 +1,12 @@
-import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Annotator, Plan, SessionDocument } from '../model/document.js';
 import { totalsOf } from '../model/totals.js';
 import { buildReport } from '../report/build.js';
-import {
-  claudeResponse,
-  corpus,
-  FakeHome,
-  HAVE_CORPUS,
-  jsonl,
-  NO_CORPUS_REASON,
-} from '../test-support/corpus.js';
+import { claudeResponse, corpus, FakeHome, HAVE_CORPUS, jsonl, REPO } from '../test-support/corpus.js';
+import { demoFiles, labFile, labHome } from '../test-support/lines.js';
 import type { KeptInputs } from './kept.js';
 import { asciiJson, documentJson } from './render.js';
 import { SessionIndex } from './session-index.js';
@@ -466,95 +460,105 @@ describe('the session index: kept, patched and built answers', () => {
     expect(ix.sessions().map((s) => [s.id, s.tokens.output, s.deleted])).toEqual([['a', 5, true]]);
   });
 
-  it.skipIf(!HAVE_CORPUS)(
-    'agrees with a full build on real transcripts with subagents and tool failures',
-    async () => {
-      home.claudeFromCorpus('agentcmd__full-session-five.jsonl');
-      home.claudeFromCorpus('happy-cli__0-say-lol-session.jsonl');
-      home.codexFromCorpus(
-        'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
-      );
-      const built = await snap();
-      const kept = await snap();
-      expect(kept.strategy).toBe('kept');
-      expect(kept.document.sessions.length).toBeGreaterThanOrEqual(3);
-      expect(kept.json().toString()).toBe(
-        documentJson({ ...built.document, generatedAt: kept.document.generatedAt }).toString(),
-      );
-    },
-  );
-  it.skipIf(!HAVE_CORPUS)(
-    'through a random run of growing, new, resumed and deleted real transcripts, every answer equals a cold read',
-    async () => {
-      // Real transcripts fed in line by line over twelve passes; one is later "resumed" into a new
-      // file that repeats its responses (the patch must decline), one is deleted.
+  /** Split a transcript into its lines, each with its newline. */
+  const linesOf = (path: string) => readFileSync(path, 'utf8').split(/(?<=\n)/);
+
+  /**
+   * Feed Claude transcripts and a Codex rollout in, line by line over twelve passes; one is later
+   * "resumed" into a new file that repeats its responses (the patch must decline), one is deleted.
+   * Every answer must equal a cold read.
+   */
+  async function randomRun(sources: string[][], codex: string[], codexName: string): Promise<void> {
+    const paths = sources.map((_, i) => home.claudeFile('-work-demo', `s${i}.jsonl`));
+    const codexPath = home.codexFile(codexName);
+    const fed = sources.map(() => 0);
+    let codexFed = 0;
+    const ways: string[] = [];
+    let seed = 7;
+    const random = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (let pass = 0; pass < 12; pass++) {
+      for (const [i, lines] of sources.entries()) {
+        if (pass > 0 && random() < 0.5) continue;
+        const take = Math.ceil(random() * lines.length * 0.3);
+        const more = lines.slice(fed[i], fed[i]! + take).join('');
+        fed[i] = Math.min(lines.length, fed[i]! + take);
+        if (more.length > 0)
+          home.write(paths[i]!, (existsSync(paths[i]!) ? readFileSync(paths[i]!, 'utf8') : '') + more);
+      }
+      if (pass % 3 === 0) {
+        codexFed = Math.min(codex.length, codexFed + Math.ceil(codex.length / 4));
+        home.write(codexPath, codex.slice(0, codexFed).join(''));
+      }
+      if (pass === 6)
+        home.write(home.claudeFile('-work-demo', 'resumed.jsonl'), readFileSync(paths[0]!, 'utf8'));
+      if (pass === 9) rmSync(paths[1]!);
+      const at = NOON + pass * 60_000;
+      const indexed = await snap({ nowMs: at });
+      const cold = await snap({ nowMs: at, useIndex: false });
+      const strip = (s: Snapshot) => {
+        const d = JSON.parse(s.json().toString()) as SessionDocument;
+        // A cold read cannot know a deleted transcript (nor count it in the totals); everything
+        // else must be the same, and the totals are those of the sessions.
+        expect(d.totals).toEqual(totalsOf(d.sessions));
+        const sessions = d.sessions.filter((x) => !x.deleted);
+        return { ...d, sessions, totals: totalsOf(sessions) };
+      };
+      // Compared as text: key order and list order must agree too, not only the values.
+      expect(JSON.stringify(strip(indexed)), `pass ${pass}`).toBe(JSON.stringify(strip(cold)));
+      ways.push(indexed.strategy);
+    }
+    // The run went every way: built (the first pass, and again where a patch declined) and patched;
+    // once a patch is written back, a run with nothing changed answers from the kept build.
+    expect(ways[0]).toBe('built');
+    expect(ways.slice(1)).toContain('built');
+    expect(ways.filter((w) => w === 'patched').length).toBeGreaterThanOrEqual(2);
+    const settled = NOON + 60 * 60_000;
+    await snap({ nowMs: settled });
+    expect((await snap({ nowMs: settled + 1000 })).strategy).toBe('kept');
+  }
+
+  // The bundled demo history (Claude Code sessions, one with a subagent, and Codex rollouts) and the
+  // lab's recordings of the real CLIs: tool failures, parallel calls, a resumed session.
+  const DEMO = join(REPO, 'demo', 'home');
+  const DEMO_CODEX = 'rollout-2026-10-31T06-00-00-019ac7fd-d1f6-74ea-81a6-b0113778a839.jsonl';
+
+  it('agrees with a full build on recorded and demo transcripts with subagents and tool failures', async () => {
+    cpSync(DEMO, home.dir, { recursive: true });
+    for (const agent of ['claude', 'codex', 'gemini', 'qwen'])
+      for (const name of ['fail', 'parallel']) cpSync(labHome(agent, name), home.dir, { recursive: true });
+    const built = await snap();
+    const kept = await snap();
+    expect(kept.strategy).toBe('kept');
+    // The demo's 5 Claude Code sessions and 3 Codex rollouts, and the 8 recorded runs.
+    expect(kept.document.sessions).toHaveLength(16);
+    expect(kept.document.sessions.some((x) => x.subagentFiles > 0)).toBe(true);
+    expect(kept.document.sessions.some((x) => (x.tools.failed ?? 0) > 0)).toBe(true);
+    expect(kept.json().toString()).toBe(
+      documentJson({ ...built.document, generatedAt: kept.document.generatedAt }).toString(),
+    );
+  });
+
+  it('through a random run of growing, new, resumed and deleted transcripts, every answer equals a cold read', async () => {
+    const claude = demoFiles('.claude').filter((f) => !f.includes('/subagents/'));
+    const sources = [...claude.slice(0, 3), labFile('claude', 'parallel')].map(linesOf);
+    const codex = linesOf(demoFiles('.codex').find((f) => f.endsWith(DEMO_CODEX))!);
+    await randomRun(sources, codex, DEMO_CODEX);
+  });
+
+  if (HAVE_CORPUS) {
+    // An extra case over `../shared/corpus`, registered only where it is present.
+    it('through a random run of real transcripts from ../shared/corpus, every answer equals a cold read', async () => {
       const sources = [
         'agentcmd__full-session-five.jsonl',
         'agentcmd__full-session-two.jsonl',
         'happy-cli__duplicate-assistant-response.jsonl',
         'happy-cli__task_sdk.jsonl',
-      ].map((f) => readFileSync(corpus('claude-code', 'transcripts', f), 'utf8').split(/(?<=\n)/));
-      const codex = readFileSync(
-        corpus(
-          'codex',
-          'rollouts',
-          'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
-        ),
-        'utf8',
-      ).split(/(?<=\n)/);
-      const paths = sources.map((_, i) => home.claudeFile('-work-demo', `s${i}.jsonl`));
-      const codexPath = home.codexFile(
-        'rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
-      );
-      const fed = sources.map(() => 0);
-      let codexFed = 0;
-      const ways: string[] = [];
-      let seed = 7;
-      const random = () => {
-        seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-        return seed / 2 ** 32;
-      };
-      for (let pass = 0; pass < 12; pass++) {
-        for (const [i, lines] of sources.entries()) {
-          if (pass > 0 && random() < 0.5) continue;
-          const take = Math.ceil(random() * lines.length * 0.3);
-          const more = lines.slice(fed[i], fed[i]! + take).join('');
-          fed[i] = Math.min(lines.length, fed[i]! + take);
-          if (more.length > 0)
-            home.write(paths[i]!, (existsSync(paths[i]!) ? readFileSync(paths[i]!, 'utf8') : '') + more);
-        }
-        if (pass % 3 === 0) {
-          codexFed = Math.min(codex.length, codexFed + Math.ceil(codex.length / 4));
-          home.write(codexPath, codex.slice(0, codexFed).join(''));
-        }
-        if (pass === 6)
-          home.write(home.claudeFile('-work-demo', 'resumed.jsonl'), readFileSync(paths[0]!, 'utf8'));
-        if (pass === 9) rmSync(paths[1]!);
-        const at = NOON + pass * 60_000;
-        const indexed = await snap({ nowMs: at });
-        const cold = await snap({ nowMs: at, useIndex: false });
-        const strip = (s: Snapshot) => {
-          const d = JSON.parse(s.json().toString()) as SessionDocument;
-          // A cold read cannot know a deleted transcript (nor count it in the totals); everything
-          // else must be the same, and the totals are those of the sessions.
-          expect(d.totals).toEqual(totalsOf(d.sessions));
-          const sessions = d.sessions.filter((x) => !x.deleted);
-          return { ...d, sessions, totals: totalsOf(sessions) };
-        };
-        // Compared as text: key order and list order must agree too, not only the values.
-        expect(JSON.stringify(strip(indexed)), `pass ${pass}`).toBe(JSON.stringify(strip(cold)));
-        ways.push(indexed.strategy);
-      }
-      // The run went every way: built (the first pass, the resumed copy) and patched; once a patch
-      // is written back, a run with nothing changed answers from the kept build.
-      expect(ways[0]).toBe('built');
-      expect(ways[6]).toBe('built');
-      expect(ways.filter((w) => w === 'patched').length).toBeGreaterThanOrEqual(2);
-      const settled = NOON + 60 * 60_000;
-      await snap({ nowMs: settled });
-      expect((await snap({ nowMs: settled + 1000 })).strategy).toBe('kept');
-    },
-  );
-  if (!HAVE_CORPUS) console.log(NO_CORPUS_REASON);
-  void corpus;
+      ].map((f) => linesOf(corpus('claude-code', 'transcripts', f)));
+      const name = 'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl';
+      await randomRun(sources, linesOf(corpus('codex', 'rollouts', name)), name.replace(/^agentcmd__/, ''));
+    });
+  }
 });

@@ -165,7 +165,9 @@ function subagentsOf(
 function heavyCalls(log: CallLog): Pick<Report['tools'], 'slowest' | 'heaviest'> {
   return {
     slowest: log.calls
-      .filter((c) => c.startMs !== null && c.endMs !== null)
+      // A call whose end is stamped at its start has no duration recorded (Codex writes one time for
+      // both): absent, not a call of 0s.
+      .filter((c) => c.startMs !== null && c.endMs !== null && c.endMs > c.startMs)
       .map((c) => ({
         tool: c.name,
         detail: c.detail,

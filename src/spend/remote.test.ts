@@ -172,6 +172,8 @@ describe('a remote spend report, read as hostile input', () => {
       compact: false,
       home: '/home/me',
       paid: false,
+      columns: 120,
+      time: new LocalTime('UTC'),
     });
     expect(lines.join('\n')).not.toContain('\u001b');
   });

@@ -58,7 +58,7 @@ describe('the status line', () => {
       limits: null,
       budget: null,
     };
-    expect(statusLine({ ...unknown, todayUsd: 0 }, DEFAULT_FORMAT, NOW, PLAIN)).toBe('today $0');
+    expect(statusLine({ ...unknown, todayUsd: 0 }, DEFAULT_FORMAT, NOW, PLAIN)).toBe('today $0.00');
     expect(statusLine(unknown, DEFAULT_FORMAT, NOW, PLAIN)).toBe(NOTHING);
   });
 

@@ -1,7 +1,11 @@
 /**
  * Test helpers: the shared corpus (read-only, beside the repository) and throw-away agent homes.
  *
- * Tests that need `../shared/corpus` skip with a message when it is absent (a user's clone).
+ * The corpus is third-party and never in a clone: no test may need it. A test reads what it asserts
+ * from what the repository owns (the lab's recordings in `lab/fixtures/`, the demo history in
+ * `demo/home`, records written in the test) and may add cases over `../shared/corpus` where
+ * `HAVE_CORPUS` says it is present; those are registered only then, so a clone neither runs nor skips
+ * them. `NO_CORPUS_REASON` names the corpus for a suite that still skips without it.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +17,6 @@ export const REPO = join(here, '..', '..');
 export const CORPUS = join(REPO, '..', 'shared', 'corpus');
 export const HAVE_CORPUS = existsSync(CORPUS);
 export const NO_CORPUS_REASON = `the shared corpus is not at ${CORPUS}; corpus tests are skipped`;
-
-if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 
 export const corpus = (...parts: string[]): string => join(CORPUS, ...parts);
 

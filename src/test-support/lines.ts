@@ -1,6 +1,8 @@
 /**
- * Every line of the corpus (and of the bundled demo and the lab's recorded runs) for a harness, for
- * tests that compare the fast extractors with a full parse.
+ * The files the tests read: the lab's recorded runs of the real CLIs (`lab/fixtures/`) and the bundled
+ * demo history (`demo/home`), in every clone; and the shared corpus (`../shared/corpus`), only where it
+ * is present. The corpus is an optional extra: `corpusFiles` is empty without it, and no test may need
+ * it for its main assertion.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +47,21 @@ export function corpusFiles(sub: string): string[] {
 export function labFiles(agent: string): string[] {
   return jsonlUnder(join(REPO, 'lab', 'fixtures', agent));
 }
+
+/** The home a real CLI wrote in one recorded lab case (`lab/fixtures/<agent>/<name>/home`). */
+export const labHome = (agent: string, name: string): string =>
+  join(REPO, 'lab', 'fixtures', agent, name, 'home');
+
+/** The one transcript a real CLI wrote in one recorded lab case. */
+export function labFile(agent: string, name: string): string {
+  const files = jsonlUnder(labHome(agent, name));
+  if (files.length !== 1 || files[0] === undefined)
+    throw new Error(`lab/fixtures/${agent}/${name} holds ${files.length} transcripts, not one`);
+  return files[0];
+}
+
+/** The recorded lab cases of every agent: one script each, `resume` a second prompt in the same session. */
+export const LAB_CASES = ['text', 'call', 'fail', 'parallel', 'resume'] as const;
 
 export function demoFiles(sub: string): string[] {
   return jsonlUnder(join(REPO, 'demo', 'home', sub));

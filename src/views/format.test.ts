@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as terminal from './cli/format.js';
-import { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from './format.js';
+import { ago, counted, duration, percent, shortModel, tokens, UNKNOWN, usd } from './format.js';
 
 const NOW = Date.parse('2026-03-02T12:00:00Z');
 
@@ -23,13 +23,21 @@ describe('how a number reads, in every view', () => {
 
   it('spend reads short, and a bundled plan reads incl', () => {
     expect([0, 0.004, 3.2, 1204.4, 250_000].map((v) => usd(v))).toEqual([
-      '$0',
+      '$0.00',
       '<$0.01',
       '$3.20',
       '$1,204',
       '$250k',
     ]);
     expect(usd(12, true)).toBe('incl');
+  });
+
+  it('a count says its noun in the singular for one: 1 compaction, not 1 compactions', () => {
+    expect([0, 1, 2].map((n) => counted(n, 'compaction'))).toEqual([
+      '0 compactions',
+      '1 compaction',
+      '2 compactions',
+    ]);
   });
 
   it('tokens read in at most four characters', () => {
@@ -75,5 +83,15 @@ describe('how a number reads, in every view', () => {
     );
     for (const m of ['claude-opus-4-1-20250805', 'claude-haiku-4-5', 'gemini-2.5-pro', 'o3', ''])
       expect(shortModel(m)).toBe(terminal.shortModel(m));
+  });
+});
+
+describe('a path in a terminal cell', () => {
+  it('keeps its end, the project’s own name, and loses its start when it does not fit', () => {
+    expect(terminal.shortPath('/home/sam/src/billing', '/home/sam', 24)).toBe('~/src/billing');
+    expect(terminal.shortPath('/srv/work/clients/acme/the-invoice-service', '/home/sam', 24)).toBe(
+      '…cme/the-invoice-service',
+    );
+    expect(terminal.width(terminal.shortPath('/srv/work/clients/acme/the-invoice-service', '', 24))).toBe(24);
   });
 });

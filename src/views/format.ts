@@ -16,6 +16,12 @@
 export const UNKNOWN = '─';
 
 /**
+ * What every view shows for money spent on models with no price (and nothing priced beside it):
+ * tokens were spent, their cost is not known. Never `$0.00`.
+ */
+export const NO_PRICE = 'no price';
+
+/**
  * How long ago `ms` was, in the largest whole unit: `42s`, `5m`, `3h`, `12d`, `2y`. NaN (a timestamp
  * that did not parse) is unknown like null.
  */
@@ -44,17 +50,24 @@ export function duration(ms: number | null): string {
 }
 
 /**
- * Dollars, short: `$0`, `<$0.01`, `$3.20`, `$1,204`, `$250k`. `included` (the plan bundles it) reads
- * `incl` whatever the amount, since the user pays nothing more for it.
+ * Dollars, short, the one way every view writes money (the terminal's tables, reports and status
+ * line, the dashboard and the team dashboard): `$0.00`, `<$0.01`, `$3.20`, `$1,204`, `$250k`; `─`
+ * when no price is known. `included` (the plan bundles it) reads `incl` whatever the amount, since
+ * the user pays nothing more for it.
  */
 export function usd(v: number | null, included = false): string {
   if (included) return 'incl';
   if (v === null) return UNKNOWN;
-  if (v === 0) return '$0';
+  if (v === 0) return '$0.00';
   if (v < 0.01) return '<$0.01';
   if (v < 1000) return `$${v.toFixed(2)}`;
   if (v < 100_000) return `$${Math.round(v).toLocaleString('en-US')}`;
   return `$${(v / 1000).toFixed(0)}k`;
+}
+
+/** A count with its noun, in the plural unless it is one: `1 compaction`, `3 compactions`. */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** A token count, at most four characters: `950`, `9.5k`, `95k`, `9.5M`, `950M`, `9.5G`. */

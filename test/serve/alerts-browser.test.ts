@@ -61,7 +61,7 @@ describe.runIf(HAVE_CHROMIUM)(`budgets and alerts in Chromium${unless(HAVE_CHROM
     await page.goto(`${base(s)}/?t=${TOKEN}`);
     await page.waitForSelector('table.sessions tbody tr');
     await until('the budgets card', async () => (await card().textContent())?.includes('one cent') === true);
-    expect(await card().textContent()).toContain('one cent: $0 of $0.01 today (0%)');
+    expect(await card().textContent()).toContain('one cent: $0.00 of $0.01 today (0%)');
   });
 
   it('a request that puts the budget over its limit notifies once and turns the card red', async () => {

@@ -10,7 +10,7 @@
 // Absent is not zero: a cost nobody could price reads "no price", a value nobody recorded `─`.
 
 import { HARNESS } from './harnesses.js';
-import { ago, shortModel, UNKNOWN, usd } from './shared-format.js';
+import { ago, NO_PRICE, shortModel, UNKNOWN, usd } from './shared-format.js';
 
 /** @typedef {import('../../src/views/team/answer.js').TeamAnswer} TeamAnswer */
 /** @typedef {import('../../src/views/team/answer.js').SessionAnswer} SessionAnswer */
@@ -55,7 +55,7 @@ const harnessName = (id) => /** @type {Record<string, string>} */ (HARNESS)[id] 
  * @param {number} unpricedTokens
  */
 function money(cost, unpricedTokens) {
-  if (cost === null) return unpricedTokens > 0 ? 'no price' : UNKNOWN;
+  if (cost === null) return unpricedTokens > 0 ? NO_PRICE : UNKNOWN;
   return unpricedTokens > 0 ? `${usd(cost)}+` : usd(cost);
 }
 

@@ -1,7 +1,9 @@
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_CHARS, MAX_TURNS, TurnSink } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, REPO } from '../../test-support/corpus.js';
+import { corpusFiles, demoFiles, LAB_CASES, labFile, labFiles } from '../../test-support/lines.js';
 import { claudeRecord } from './conversation.js';
 import { isHarnessText } from './harness-text.js';
 import { claude } from './index.js';
@@ -283,22 +285,104 @@ describe('a Claude Code conversation', () => {
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `real Claude Code conversations${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
-    const read = (file: string, before: number | null = null) =>
-      claude.conversation!(corpus('claude-code', 'transcripts', file), { before, agent: null });
+const DEMO = join(REPO, 'demo', 'home', '.claude', 'projects');
 
-    it('every real transcript reads, with every tool result landing on a call', async () => {
-      const { readdirSync } = await import('node:fs');
-      for (const name of readdirSync(corpus('claude-code', 'transcripts')).filter((n) =>
-        n.endsWith('.jsonl'),
-      )) {
-        const c = read(name);
-        expect(c.supported, name).toBe(true);
-        expect(c.turns.length, name).toBeGreaterThan(0);
-      }
+describe('Claude Code conversations recorded in the lab (2.1.328) and in the bundled demo', () => {
+  const read = (path: string, before: number | null = null, agent: string | null = null) =>
+    claude.conversation!(path, { before, agent });
+
+  it('every recorded and every demo transcript reads, and every call of a finished lab run has its result', () => {
+    const files = [
+      ...labFiles('claude'),
+      ...demoFiles('.claude'),
+      // The corpus's top folder only: its subfolders hold single lines and subagents, not sessions.
+      ...corpusFiles('claude-code/transcripts').filter(
+        (f) => dirname(f) === corpus('claude-code', 'transcripts'),
+      ),
+    ].filter((f) => !f.includes('/subagents/'));
+    expect(files.length).toBeGreaterThanOrEqual(LAB_CASES.length + 5);
+    for (const file of files) {
+      const c = read(file);
+      expect(c.supported, file).toBe(true);
+      expect(c.turns.length, file).toBeGreaterThan(0);
+    }
+    for (const file of labFiles('claude')) {
+      const calls = read(file).turns.flatMap((t) => t.tools);
+      expect(calls.length, file).toBeLessThanOrEqual(2);
+      expect(calls.filter((t) => t.result === null).length, file).toBe(0);
+    }
+  });
+
+  // The lab's `call` script: the prompt, a reply calling Bash `echo lab-call-ok` (which printed
+  // lab-call-ok), then a reply in words once the result came back.
+  it('a prompt, a call with its result, and the answer after it', () => {
+    const c = read(labFile('claude', 'call'));
+    expect(c.earlier).toBe(0);
+    expect(c.turns.map((t) => t.role)).toEqual(['user', 'assistant', 'assistant']);
+    expect(c.turns[0]!.text).toBe('[lab:call] Follow the lab script call.');
+    const calls = c.turns.flatMap((t) => t.tools);
+    expect(calls.map((t) => [t.name, t.failed])).toEqual([['Bash', false]]);
+    expect(calls[0]!.result).toContain('lab-call-ok');
+    expect(c.turns.at(-1)!.text).toBe('The command printed lab-call-ok.');
+  });
+
+  it('a command that exits non-zero is a failed call', () => {
+    const calls = read(labFile('claude', 'fail')).turns.flatMap((t) => t.tools);
+    expect(calls.map((t) => [t.name, t.failed])).toEqual([['Bash', true]]);
+  });
+
+  it('lines added and removed are kept on each edit (the demo: three edits of +2 −1)', () => {
+    const c = read(join(DEMO, '-home-sam-src-docs', 'f98c2860-e7f8-42c8-aee1-25d2bb382356.jsonl'));
+    const edits = c.turns.flatMap((t) => t.tools).filter((t) => t.name === 'Edit');
+    expect(edits.map((t) => [t.added, t.removed])).toEqual([
+      [2, 1],
+      [2, 1],
+      [2, 1],
+    ]);
+  });
+
+  it('a permission prompt the user interrupted: the refused call failed and the interruption is the user turn', () => {
+    // As Claude Code 2.0 wrote it when the user pressed Esc at a permission prompt.
+    const c = chat([
+      '{"type":"user","timestamp":"t0","message":{"role":"user","content":"write notes.txt"}}',
+      '{"type":"assistant","timestamp":"t1","message":{"content":[{"type":"tool_use","id":"tw","name":"Write","input":{"file_path":"/w/notes.txt"}}]}}',
+      '{"type":"user","timestamp":"t2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tw","content":"Permission prompt was aborted.","is_error":true}]}}',
+      '{"type":"user","timestamp":"t3","message":{"role":"user","content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]}}',
+    ]);
+    const tool = c.turns.flatMap((t) => t.tools)[0]!;
+    expect(tool.failed).toBe(true);
+    expect(c.turns.at(-1)).toMatchObject({
+      role: 'user',
+      text: '[Request interrupted by user for tool use]',
     });
+  });
+
+  it('paging back with before=SEQ returns the window that ends just before that turn', () => {
+    const file = join(DEMO, '-home-sam-src-billing', 'a0d12928-daca-4076-a4ae-776fe074bc1e.jsonl');
+    const all = read(file);
+    expect(all.turns.length).toBeGreaterThan(2);
+    const middle = all.turns[Math.floor(all.turns.length / 2)]!.seq;
+    const page = read(file, middle);
+    expect(page.turns.length).toBeGreaterThan(0);
+    expect(page.turns.at(-1)!.seq).toBeLessThan(middle);
+    expect(page.turns.every((t) => t.seq < middle)).toBe(true);
+  });
+
+  it("a subagent's own conversation is read by its agent id", () => {
+    const parent = join(DEMO, '-home-sam-src-billing', 'a0d12928-daca-4076-a4ae-776fe074bc1e.jsonl');
+    const c = read(parent, null, 'a3a6448476ea5ca32');
+    expect(c.supported).toBe(true);
+    expect(c.turns.length).toBeGreaterThan(0);
+    expect(read(parent, null, 'nope').supported).toBe(false);
+    expect(read(parent, null, '../../etc').supported).toBe(false);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // Extra cases over `../shared/corpus`, registered only where it is present.
+  describe('Claude Code 2.0 conversations from ../shared/corpus', () => {
+    const read = (file: string) =>
+      claude.conversation!(corpus('claude-code', 'transcripts', file), { before: null, agent: null });
 
     // Claude Code 2.0.27, 89 lines, worked out by reading the file: it opens with the /clear caveat and
     // command, then one user request that the agent answers in 27 tool calls over many replies.
@@ -310,54 +394,13 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(system.map((t) => t.text.slice(0, 7))).toEqual(['Caveat:', '/clear']);
       const users = c.turns.filter((t) => t.role === 'user');
       expect(users).toHaveLength(3);
-      expect(users[0]!.text.startsWith('Can you add the first two initials')).toBe(true);
-      expect(users[1]!.text).toBe('does it get the logged in user from the authStore?');
       const calls = c.turns.flatMap((t) => t.tools);
       expect(calls).toHaveLength(27);
       expect(calls.filter((t) => t.failed)).toHaveLength(1);
-      // Every call but a still-running one has its result: none was lost between files of records.
       expect(calls.filter((t) => t.result === null)).toHaveLength(0);
       const edits = calls.filter((t) => t.name === 'Edit');
       expect(edits.reduce((n, t) => n + t.added, 0)).toBe(39);
       expect(edits.reduce((n, t) => n + t.removed, 0)).toBe(15);
     });
-
-    it('a permission prompt the user interrupted: the refused call failed and the interruption is the user turn', () => {
-      const c = read('happy-cli__permission-prompt-aborted-with-interrupt.jsonl');
-      const tool = c.turns.flatMap((t) => t.tools)[0]!;
-      expect(tool.failed).toBe(true);
-      expect(c.turns.at(-1)).toMatchObject({
-        role: 'user',
-        text: '[Request interrupted by user for tool use]',
-      });
-    });
-
-    it('paging back with before=SEQ returns the window that ends just before that turn', () => {
-      const all = read('happy-cli__400429ba-c1e1-4ef5-a7ec-fe40608df53b.trimmed.jsonl');
-      const last = all.turns.at(-1)!.seq;
-      const page = read('happy-cli__400429ba-c1e1-4ef5-a7ec-fe40608df53b.trimmed.jsonl', all.turns[0]!.seq);
-      expect(page.turns.at(-1)!.seq).toBeLessThan(all.turns[0]!.seq);
-      expect(last).toBeGreaterThan(all.turns[0]!.seq);
-    });
-
-    it("a subagent's own conversation is read by its agent id", () => {
-      const dir = corpus('claude-code', 'transcripts', 'agent-sessions__subagent');
-      const c = claude.conversation!(`${dir}/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl`, {
-        before: null,
-        agent: 'a0ad4f44468bdf20d',
-      });
-      expect(c.supported).toBe(true);
-      expect(c.turns.length).toBeGreaterThan(0);
-      const missing = claude.conversation!(`${dir}/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl`, {
-        before: null,
-        agent: 'nope',
-      });
-      expect(missing.supported).toBe(false);
-      const traversal = claude.conversation!(`${dir}/0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f.jsonl`, {
-        before: null,
-        agent: '../../etc',
-      });
-      expect(traversal.supported).toBe(false);
-    });
-  },
-);
+  });
+}

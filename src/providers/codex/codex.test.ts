@@ -1,15 +1,179 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
-import { labFiles } from '../../test-support/lines.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
+import { corpusFiles, demoFiles, LAB_CASES, labFile, labFiles } from '../../test-support/lines.js';
 import { documentOf, parsed, parseFile } from '../../test-support/parse.js';
 import { toolsOf } from '../../test-support/tools.js';
 import { outputFailed } from './record.js';
 
 /**
- * Per-file expectations for the real Codex rollouts (codex-cli 0.40, gpt-5-codex), worked out apart
- * from cctop: an independent script summing `last_token_usage` per `token_count` event, and the
- * failures read off the tool outputs (non-zero exit codes, sandbox refusals, rejected patches).
+ * What Codex 0.169.0 wrote in each recorded lab case (`lab/fixtures/codex/<case>/`), worked out apart
+ * from cctop: the sums of the figures the lab server answered with (its `ledger.json`; Codex counts
+ * cached tokens inside `input_tokens`, the server and cctop apart), the calls it scripted, and the one
+ * failure the `fail` script's command that exits non-zero.
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  { input: number; cacheRead: number; output: number; reasoning: number; calls: number; failed: number }
+> = {
+  text: { input: 4_946, cacheRead: 4_946, output: 15, reasoning: 4, calls: 0, failed: 0 },
+  call: { input: 9_943, cacheRead: 9_942, output: 36, reasoning: 11, calls: 1, failed: 0 },
+  fail: { input: 9_947, cacheRead: 9_945, output: 44, reasoning: 15, calls: 1, failed: 1 },
+  parallel: { input: 10_001, cacheRead: 10_000, output: 52, reasoning: 19, calls: 2, failed: 0 },
+  resume: { input: 14_996, cacheRead: 14_995, output: 93, reasoning: 36, calls: 1, failed: 0 },
+};
+
+describe('Codex 0.169.0 rollouts recorded in the conformance lab', () => {
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, tool calls and failures are what the server answered`, () => {
+      const want = LAB[name];
+      const p = parsed('codex', labFile('codex', name));
+      const s = documentOf([p]).sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        reasoning: want.reasoning,
+        cacheWrite: null,
+      });
+      expect(s.tools.calls).toBe(want.calls);
+      expect(s.tools.failed).toBe(want.failed);
+      expect(s.models).toEqual(['gpt-5-codex']);
+      expect(p.result.facts.badLines).toBe(0);
+    });
+  }
+
+  it('the session id, project, context window and title come from the rollout itself', () => {
+    const p = parsed('codex', labFile('codex', 'call'));
+    expect(p.result.facts.sessionId).toBe('01a2337e-7431-7350-9b6b-d8fb1359c4ab');
+    const s = documentOf([p]).sessions[0]!;
+    expect(s.project).toBe('/tmp/cctop-lab-codex-3dAXOl/call/work');
+    // The window Codex reports in its `token_count` events, not a table's figure for the model.
+    expect(s.context.window).toBe(258_400);
+    // Codex 0.169.0 names no title here: the first prompt is the title.
+    expect(s.title).toBe('[lab:call] Follow the lab script call.');
+  });
+
+  it('every recorded and every demo rollout parses without a bad line', () => {
+    const files = [...labFiles('codex'), ...demoFiles('.codex'), ...corpusFiles('codex/rollouts')];
+    expect(files.length).toBeGreaterThanOrEqual(LAB_CASES.length + 3);
+    for (const file of files) expect(parsed('codex', file).result.facts.badLines, file).toBe(0);
+  });
+});
+
+describe('Codex rollout headers and errors (records written for these tests in the format of codex-cli 0.40 and 0.53)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const meta = (payload: Record<string, unknown>) => ({
+    timestamp: '2026-11-29T10:00:00.000Z',
+    type: 'session_meta',
+    payload: { id: 'sess-1', timestamp: '2026-11-29T10:00:00.000Z', cwd: '/home/kim/api', ...payload },
+  });
+  const usage = {
+    input_tokens: 1200,
+    cached_input_tokens: 1000,
+    output_tokens: 80,
+    reasoning_output_tokens: 40,
+    total_tokens: 1280,
+  };
+  const tokens = (at: string, extra: Record<string, unknown> = {}) => ({
+    timestamp: at,
+    type: 'event_msg',
+    payload: {
+      type: 'token_count',
+      info: { total_token_usage: usage, last_token_usage: usage, model_context_window: 272_000 },
+      ...extra,
+    },
+  });
+
+  it('the branch comes from the header and the reasoning effort from the turn context', () => {
+    // codex-cli 0.40 wrote `git` into session_meta and `effort` into turn_context.
+    const path = home.write(
+      home.codexFile('rollout-meta.jsonl'),
+      jsonl(
+        meta({
+          cli_version: '0.40.0',
+          originator: 'codex_cli_rs',
+          git: { commit_hash: 'abc123', branch: 'feat/retry-queue' },
+        }),
+        {
+          timestamp: '2026-11-29T10:00:01.000Z',
+          type: 'turn_context',
+          payload: {
+            cwd: '/home/kim/api',
+            approval_policy: 'on-request',
+            model: 'gpt-5-codex',
+            effort: 'high',
+            summary: 'auto',
+          },
+        },
+        {
+          timestamp: '2026-11-29T10:00:01.000Z',
+          type: 'event_msg',
+          payload: { type: 'user_message', message: 'why does the retry queue drain twice?', kind: 'plain' },
+        },
+        tokens('2026-11-29T10:00:05.000Z'),
+      ),
+    );
+    const s = documentOf([parsed('codex', path)]).sessions[0]!;
+    expect(s.project).toBe('/home/kim/api');
+    expect(s.branch).toBe('feat/retry-queue');
+    expect(s.reasoningEffort).toBe('high');
+    expect(s.context.window).toBe(272_000);
+    expect(s.title).toBe('why does the retry queue drain twice?');
+  });
+
+  // codex-cli 0.53: a rate-limit snapshot on a token_count event, then the error event.
+  const rateLimited = () =>
+    home.write(
+      home.codexFile('rollout-limited.jsonl'),
+      jsonl(
+        meta({ cli_version: '0.53.0', originator: 'codex_cli_rs', source: 'cli' }),
+        tokens('2026-11-29T10:00:05.000Z'),
+        {
+          timestamp: '2026-11-29T10:00:06.000Z',
+          type: 'event_msg',
+          payload: {
+            type: 'token_count',
+            info: null,
+            rate_limits: {
+              primary: { used_percent: 97, window_minutes: 300, resets_at: 1_795_000_000 },
+              secondary: { used_percent: 40, window_minutes: 10_080, resets_at: 1_795_500_000 },
+            },
+          },
+        },
+        {
+          timestamp: '2026-11-29T10:00:07.000Z',
+          type: 'event_msg',
+          payload: { type: 'error', error: { kind: 'rate_limit', message: 'Rate limit exceeded' } },
+        },
+      ),
+    );
+
+  it('a rate-limit error event leaves the session in error, with the snapshot kept', () => {
+    const s = documentOf([parsed('codex', rateLimited())]).sessions[0]!;
+    expect(s.state).toBe('error');
+    expect(s.stateDetail).toBe('Rate limit exceeded');
+    expect(s.rateLimits).not.toBeNull();
+  });
+
+  it('a model named nowhere in the rollout is "no price", not $0', () => {
+    const s = documentOf([parsed('codex', rateLimited())]).sessions[0]!;
+    expect(s.tokens.output).toBe(80);
+    expect(s.cost.usd).toBeNull();
+    expect(s.cost.unpriced).toEqual(['unknown']);
+  });
+});
+
+/**
+ * Per-file expectations for real Codex rollouts of codex-cli 0.40 (gpt-5-codex) in the shared corpus,
+ * checked only where `../shared/corpus` is present; worked out apart from cctop: an independent script
+ * summing `last_token_usage` per `token_count` event, and the failures read off the tool outputs
+ * (non-zero exit codes, sandbox refusals, rejected patches).
  */
 const EXPECTED: Record<
   string,
@@ -59,9 +223,8 @@ const EXPECTED: Record<
   },
 };
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Codex rollouts from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+if (HAVE_CORPUS) {
+  describe('Codex 0.40 rollouts from ../shared/corpus', () => {
     for (const [file, want] of Object.entries(EXPECTED)) {
       it(`${file.slice(0, 48)}…: tokens, tool calls and failures`, () => {
         const s = documentOf([parsed('codex', corpus('codex', 'rollouts', file))]).sessions[0]!;
@@ -77,43 +240,8 @@ describe.skipIf(!HAVE_CORPUS)(
         expect(s.models).toEqual(['gpt-5-codex']);
       });
     }
-
-    it('the session id, project, branch and context window come from the rollout itself', () => {
-      const s = documentOf([
-        parsed(
-          'codex',
-          corpus(
-            'codex',
-            'rollouts',
-            'agentcmd__rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl',
-          ),
-        ),
-      ]).sessions[0]!;
-      expect(s.project).toBe('/Users/jnarowski/Dev/spectora/src/spectora-labs-monorepo-v2');
-      expect(s.branch).toBe('feat/add-prisma-v5');
-      expect(s.reasoningEffort).toBe('high');
-      expect(s.context.window).toBe(272_000);
-      expect(s.title?.startsWith('Evaluate @packages/services')).toBe(true);
-    });
-
-    it('a rate-limit error event leaves the session in error, with the snapshot kept', () => {
-      const s = documentOf([
-        parsed('codex', corpus('codex', 'rollouts', 'agent-sessions__codex_053_rate_limit.synthetic.jsonl')),
-      ]).sessions[0]!;
-      expect(s.state).toBe('error');
-      expect(s.stateDetail).toBe('Rate limit exceeded');
-      expect(s.rateLimits).not.toBeNull();
-    });
-
-    it('a model named nowhere in the rollout is "no price", not $0', () => {
-      const s = documentOf([
-        parsed('codex', corpus('codex', 'rollouts', 'agent-sessions__codex_053_rate_limit.synthetic.jsonl')),
-      ]).sessions[0]!;
-      expect(s.cost.usd).toBeNull();
-      expect(s.cost.unpriced).toEqual(['unknown']);
-    });
-  },
-);
+  });
+}
 
 describe('Codex token accounting (records written for these tests in the rollout format of codex-cli 0.40+)', () => {
   let home: FakeHome;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TurnSink } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS } from '../../test-support/corpus.js';
+import { corpusFiles, demoFiles, LAB_CASES, labFile, labFiles } from '../../test-support/lines.js';
 import { CodexConversation } from './conversation.js';
 import { codex } from './index.js';
 
@@ -70,9 +71,47 @@ describe('a Codex conversation', () => {
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `real Codex conversations${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+describe('Codex conversations recorded in the lab (0.169.0) and in the bundled demo', () => {
+  const read = (path: string) => codex.conversation!(path, { before: null, agent: null });
+
+  // The lab's `call` script: the harness's instructions and environment, the prompt, a shell call
+  // `echo lab-call-ok` that printed lab-call-ok, then the answer.
+  it('the harness preamble, the request, the call with its output, and the answer', () => {
+    const c = read(labFile('codex', 'call'));
+    expect(c.turns[0]!.role).toBe('system');
+    const users = c.turns.filter((t) => t.role === 'user');
+    expect(users.map((t) => t.text)).toEqual(['[lab:call] Follow the lab script call.']);
+    const calls = c.turns.flatMap((t) => t.tools);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.failed).toBe(false);
+    expect(calls[0]!.result).toContain('lab-call-ok');
+    expect(c.turns.at(-1)).toMatchObject({ role: 'assistant', text: 'The command printed lab-call-ok.' });
+  });
+
+  it('a command that exits non-zero is a failed call', () => {
+    const calls = read(labFile('codex', 'fail')).turns.flatMap((t) => t.tools);
+    expect(calls.map((t) => t.failed)).toEqual([true]);
+  });
+
+  it('the reasoning summaries Codex kept are turns of their own (the demo)', () => {
+    for (const file of demoFiles('.codex')) {
+      expect(
+        read(file).turns.some((t) => t.kind === 'reasoning'),
+        file,
+      ).toBe(true);
+    }
+  });
+
+  it('every recorded and every demo rollout reads', () => {
+    const files = [...labFiles('codex'), ...demoFiles('.codex'), ...corpusFiles('codex/rollouts')];
+    expect(files.length).toBeGreaterThanOrEqual(LAB_CASES.length + 3);
+    for (const file of files) expect(read(file).supported, file).toBe(true);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // An extra case over `../shared/corpus`, registered only where it is present.
+  describe('a Codex 0.40 conversation from ../shared/corpus', () => {
     // codex-cli 0.40, read by hand: the environment block, the IDE-context request, then 16 shell and
     // plan calls of which three failed (a bash syntax error and two `sed` runs on a missing file).
     it('rollout 01997ea4: the request, 16 calls, three failed, each with its output', () => {
@@ -82,27 +121,14 @@ describe.skipIf(!HAVE_CORPUS)(
           'rollouts',
           'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl',
         ),
-        {
-          before: null,
-          agent: null,
-        },
+        { before: null, agent: null },
       );
       expect(c.turns[0]!.role).toBe('system');
-      const users = c.turns.filter((t) => t.role === 'user');
-      expect(users[0]!.text).toContain('When I load the dashboard, I see 4 queries');
       const calls = c.turns.flatMap((t) => t.tools);
       expect(calls).toHaveLength(16);
       expect(calls.filter((t) => t.failed)).toHaveLength(3);
       expect(calls.every((t) => t.result !== null)).toBe(true);
       expect(c.turns.some((t) => t.kind === 'reasoning')).toBe(true);
     });
-
-    it('every real rollout reads', async () => {
-      const { readdirSync } = await import('node:fs');
-      for (const name of readdirSync(corpus('codex', 'rollouts')).filter((n) => n.endsWith('.jsonl'))) {
-        const c = codex.conversation!(corpus('codex', 'rollouts', name), { before: null, agent: null });
-        expect(c.supported, name).toBe(true);
-      }
-    });
-  },
-);
+  });
+}

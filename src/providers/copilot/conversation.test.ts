@@ -1,18 +1,45 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, jsonl, tempDir } from '../../test-support/corpus.js';
+import { labFile, labFiles } from '../../test-support/lines.js';
 import type { ConversationOptions } from '../types.js';
 import { copilot } from './index.js';
 
 const main: ConversationOptions = { before: null, agent: null };
 const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
   copilot.conversation!(path, { ...main, ...o });
-const state = (name: string) => corpus('copilot-cli', 'session-state', name);
+describe('Copilot CLI 1.0.102 sessions recorded in the conformance lab', () => {
+  // The lab's `call` script: the prompt, a reply calling bash `echo lab-call-ok`, then the answer.
+  it('the prompt, the call with its output, the answer', () => {
+    const c = chat(labFile('copilot', 'call'));
+    expect(c.turns.filter((t) => t.role !== 'system').map((t) => [t.role, t.text])).toEqual([
+      ['user', '[lab:call] Follow the lab script call.'],
+      ['assistant', ''],
+      ['assistant', 'The command printed lab-call-ok.'],
+    ]);
+    const tools = c.turns.flatMap((t) => t.tools);
+    expect(tools).toEqual([
+      expect.objectContaining({ name: 'bash', detail: 'echo lab-call-ok', failed: false }),
+    ]);
+    expect(tools[0]!.result).toContain('lab-call-ok');
+  });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Copilot CLI sessions from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+  it('a command that exits non-zero is marked failed', () => {
+    const tools = chat(labFile('copilot', 'fail')).turns.flatMap((t) => t.tools);
+    expect(tools.map((t) => t.failed)).toEqual([true]);
+  });
+
+  it('every recorded session reads', () => {
+    for (const file of labFiles('copilot')) expect(chat(file).supported, file).toBe(true);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // Extra cases over `../shared/corpus` (trimmed fixtures of other versions), registered only where it
+  // is present.
+  describe('Copilot CLI sessions from ../shared/corpus', () => {
+    const state = (name: string) => corpus('copilot-cli', 'session-state', name);
     it('events.jsonl of 1.0.11 (a trimmed fixture): the prompt, the call with its output, the answer', () => {
       const c = chat(state('aaaabbbb-1111-2222-3333-ccccddddeeee/events.jsonl'));
       expect(c.turns.map((t) => [t.role, t.text])).toEqual([
@@ -56,8 +83,8 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(c.turns[3]!.tools[0]).toMatchObject({ result: 'line1\nline2\nline3', failed: false });
       expect(c.turns[6]!.tools[0]).toMatchObject({ detail: 'echo hi', result: null });
     });
-  },
-);
+  });
+}
 
 /** Events shaped as Copilot CLI 1.0 writes them (the SDK's `session-events.schema.json`), trimmed. */
 let n = 0;
@@ -229,6 +256,32 @@ describe('a Copilot CLI session (written for these tests)', () => {
     expect(chat(path).turns.map((t) => [t.role, t.kind, t.text])).toEqual([
       ['system', 'compaction', 'We fixed the parser.'],
     ]);
+  });
+
+  it('an error before the prompt and an interruption are the harness speaking; a call started unasked is still running', () => {
+    // As 1.0.77 wrote them: `session.error` ahead of the first prompt, `abort` with its reason; and,
+    // as 0.0.420 did, a `tool.execution_start` with no request on any message.
+    const c = chat(
+      write(
+        ev('session.start', { sessionId: 's1', copilotVersion: '1.0.77', context: { cwd: '/w' } }),
+        ev('session.error', {
+          errorType: 'query',
+          message: 'the model refused the request',
+          statusCode: 400,
+        }),
+        ev('user.message', { content: 'list the files' }),
+        ev('assistant.message', { content: 'Listing them.', toolRequests: [] }),
+        ev('tool.execution_start', { toolCallId: 'c9', toolName: 'bash', arguments: { command: 'echo hi' } }),
+        ev('abort', { reason: 'user initiated' }),
+      ),
+    );
+    expect(c.turns.map((t) => [t.role, t.text])).toEqual([
+      ['system', 'error: the model refused the request'],
+      ['user', 'list the files'],
+      ['assistant', 'Listing them.'],
+      ['system', 'interrupted: user initiated'],
+    ]);
+    expect(c.turns[2]!.tools[0]).toMatchObject({ name: 'bash', detail: 'echo hi', result: null });
   });
 
   it('pages back from a turn, and skips a line that is not JSON', () => {

@@ -1,9 +1,10 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
+import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { parseFile } from '../../test-support/parse.js';
 import { labRequestTools, toolsOf } from '../../test-support/tools.js';
 import { copilot, workspaceSummary } from './index.js';
@@ -27,13 +28,120 @@ const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
 const state = (home: FakeHome, ...parts: string[]) => join(home.dir, '.copilot', 'session-state', ...parts);
 
 /**
+ * What Copilot CLI 1.0.102 wrote in each recorded lab case (`lab/fixtures/copilot/<case>/`), worked out
+ * apart from cctop: the sums of the figures the lab server answered with (its `ledger.json`; Copilot
+ * counts the cached part inside `inputTokens`, the server and cctop apart), the calls it scripted, the
+ * one failure of the `fail` script, and the prompt of its newest request as the context.
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    reasoning: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+  }
+> = {
+  text: {
+    input: 6_058,
+    cacheRead: 6_058,
+    output: 15,
+    reasoning: 4,
+    requests: 1,
+    calls: 0,
+    failed: 0,
+    context: 12_116,
+  },
+  call: {
+    input: 12_159,
+    cacheRead: 12_157,
+    output: 36,
+    reasoning: 11,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 12_199,
+  },
+  fail: {
+    input: 12_162,
+    cacheRead: 12_161,
+    output: 44,
+    reasoning: 15,
+    requests: 2,
+    calls: 1,
+    failed: 1,
+    context: 12_204,
+  },
+  parallel: {
+    input: 12_199,
+    cacheRead: 12_198,
+    output: 52,
+    reasoning: 19,
+    requests: 2,
+    calls: 2,
+    failed: 0,
+    context: 12_272,
+  },
+  resume: {
+    input: 18_303,
+    cacheRead: 18_303,
+    output: 93,
+    reasoning: 36,
+    requests: 3,
+    calls: 1,
+    failed: 0,
+    context: 12_276,
+  },
+};
+
+describe('Copilot CLI 1.0.102 sessions recorded in the conformance lab', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, requests, tool calls, failures and context are what the server answered`, async () => {
+      const want = LAB[name];
+      cpSync(labHome('copilot', name), home.dir, { recursive: true });
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        reasoning: want.reasoning,
+        cacheWrite: 0,
+      });
+      expect(s.requests).toBe(want.requests);
+      expect(s.tools).toMatchObject({ calls: want.calls, failed: want.failed });
+      expect(s.context.used).toBe(want.context);
+      expect(s.models).toEqual(['gpt-4.1']);
+    });
+  }
+
+  it('identity, project and title come from the session folder, its start and its first prompt', async () => {
+    cpSync(labHome('copilot', 'call'), home.dir, { recursive: true });
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe('a209e303-0bbe-4fed-918a-9394856777a1');
+    expect(s.project).toBe('/tmp/cctop-lab-copilot-3s07Q1/call/work');
+    expect(s.title).toBe('[lab:call] Follow the lab script call.');
+    expect(s.model).toBe('gpt-4.1');
+  });
+});
+
+/**
  * The corpus has no real Copilot CLI session: its three files are synthetic fixtures modelled on the
  * format (Copilot CLI 1.0.11, 1.0.77 and 0.0.420, per their `copilotVersion`). Expectations were read
- * off the files by hand.
+ * off the files by hand. Checked only where `../shared/corpus` is present; the lab's recordings and the
+ * events written below are what every clone runs.
  */
-describe.skipIf(!HAVE_CORPUS)(
-  `Copilot CLI sessions from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+if (HAVE_CORPUS) {
+  describe('Copilot CLI sessions from ../shared/corpus', () => {
     let home: FakeHome;
     beforeEach(() => {
       home = new FakeHome();
@@ -91,8 +199,8 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(s.tools).toMatchObject({ calls: 2, failed: 0 });
       expect(s.tokens.input).toBeNull();
     });
-  },
-);
+  });
+}
 
 /** Events written for these tests in the shape of Copilot CLI 1.0 `events.jsonl`. */
 describe('Copilot CLI events (written for these tests from the documented format)', () => {
@@ -193,6 +301,95 @@ describe('Copilot CLI events (written for these tests from the documented format
     const s = (await snap(home)).document.sessions[0]!;
     expect(s.tools.byTool).toEqual({ bash: { calls: 1, failed: 1 }, view: { calls: 1, failed: 0 } });
     expect(s.title).toBe('fix the build');
+  });
+
+  it('1.0.11: branch from the start; with no shutdown and no usage event there are no tokens (absent, not 0)', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        ev('session.start', {
+          sessionId: 's1',
+          copilotVersion: '1.0.11',
+          context: { cwd: '/work/app', gitRoot: '/work/app', branch: 'main' },
+        }),
+        ev('user.message', { content: 'list the files' }),
+        ev('assistant.turn_start', { turnId: '0' }),
+        ev('assistant.message', {
+          content: '',
+          toolRequests: [{ toolCallId: 'c1', name: 'bash', arguments: { command: 'ls' } }],
+        }),
+        ev('tool.execution_start', { toolCallId: 'c1', toolName: 'bash', arguments: { command: 'ls' } }),
+        ev('tool.execution_complete', { toolCallId: 'c1', success: true, result: { content: 'a\nb' } }),
+        ev('assistant.message', { content: 'Two files: a and b.', toolRequests: [] }),
+        ev('assistant.turn_end', { turnId: '0' }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe('s1');
+    expect(s.project).toBe('/work/app');
+    expect(s.branch).toBe('main');
+    expect(s.tools).toMatchObject({ calls: 1, failed: 0 });
+    expect(s.tokens).toEqual({
+      input: null,
+      output: null,
+      cacheRead: null,
+      cacheWrite: null,
+      reasoning: null,
+    });
+    expect(s.cost.usd).toBeNull();
+  });
+
+  it('1.0.77: model and effort from a model change, the shutdown’s totals under its current model, an abort', async () => {
+    home.write(
+      state(home, 's1', 'events.jsonl'),
+      jsonl(
+        start,
+        ev('session.model_change', { newModel: 'gpt-5-mini', reasoningEffort: 'medium' }),
+        ev('user.message', { content: 'list the files' }),
+        ev('abort', { reason: 'user initiated' }),
+        // No per-model breakdown: `tokenDetails` carries the totals, the prompt whole (100, of which
+        // 5 read from cache), and `currentTokens` what the context holds.
+        ev('session.shutdown', {
+          shutdownType: 'routine',
+          currentModel: 'gpt-5-mini',
+          currentTokens: 120,
+          modelMetrics: { 'gpt-5-mini': { requests: { count: 1, cost: 1 } } },
+          tokenDetails: {
+            input: { tokenCount: 100 },
+            output: { tokenCount: 15 },
+            cache_read: { tokenCount: 5 },
+          },
+        }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.model).toBe('gpt-5-mini');
+    expect(s.reasoningEffort).toBe('medium');
+    expect(s.tokens).toEqual({ input: 95, output: 15, cacheRead: 5, cacheWrite: 0, reasoning: null });
+    expect(s.requests).toBe(1);
+    expect(s.context.used).toBe(120);
+    expect(s.aborts).toBe(1);
+  });
+
+  it('0.0.420: the model comes from a model change when the start names none', async () => {
+    home.write(
+      state(home, 'flat-old.jsonl'),
+      jsonl(
+        ev('session.start', {
+          sessionId: 'flat-old',
+          copilotVersion: '0.0.420',
+          context: { cwd: '/work/app' },
+        }),
+        ev('session.model_change', { newModel: 'gpt-5' }),
+        ev('user.message', { content: 'Step 1' }),
+        ev('assistant.message', { content: 'Ok', toolRequests: [] }),
+      ),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe('flat-old');
+    expect(s.model).toBe('gpt-5');
+    expect(s.title).toBe('Step 1');
+    expect(s.tokens.input).toBeNull();
   });
 
   it('the summary in workspace.yaml is the title', async () => {

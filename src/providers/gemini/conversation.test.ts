@@ -1,9 +1,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_TURNS, TurnSink } from '../../model/conversation.js';
+import { MAX_TEXT_CHARS, MAX_TURNS, TurnSink } from '../../model/conversation.js';
 import type { JsonObject } from '../../model/json.js';
-import { corpus, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, jsonl, tempDir } from '../../test-support/corpus.js';
+import { WHOLE_FILE_CHAT_PROMPT, wholeFileChat } from '../../test-support/gemini-chat.js';
+import { labFile, labFiles } from '../../test-support/lines.js';
 import { unifiedDelta } from '../conversation-util.js';
 import type { ConversationOptions } from '../types.js';
 import { geminiMessage } from './conversation.js';
@@ -13,7 +15,6 @@ import { WINDOW_MESSAGES } from './parser.js';
 const main: ConversationOptions = { before: null, agent: null };
 const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
   gemini.conversation!(path, { ...main, ...o });
-const sessions = (name: string) => corpus('gemini-cli', 'sessions', name);
 
 /** Messages shaped as Gemini CLI 0.40+ writes them (`chatRecordingTypes.ts`), trimmed. */
 const header = {
@@ -40,104 +41,132 @@ const shell = (id: string, command: string, status: string, output: string) => (
   result: [{ functionResponse: { id, name: 'run_shell_command', response: { output } } }],
 });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Gemini CLI chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
-    it('a whole-file chat (gemini-2.5-pro): three prompts, every reply, thoughts apart, 13 calls: 2 did not run, 2 exited non-zero', () => {
+describe('a whole-file Gemini CLI chat (the `.json` form before 0.40, written for these tests)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => cleanup());
+  const write = (prompt?: string): string => {
+    const path = join(dir, 'session-2025-10-29T09-00-c0ffee00.json');
+    writeFileSync(path, JSON.stringify(wholeFileChat(prompt), null, 2));
+    return path;
+  };
+
+  it('two prompts, every reply, thoughts apart, six calls: three marked failed, with why', () => {
+    const c = chat(write());
+    expect(c.supported).toBe(true);
+    expect(c.earlier).toBe(0);
+    // 2 prompts, 5 replies, 2 of them with thoughts ahead of them.
+    expect(c.turns.map((t) => [t.role, t.kind])).toEqual([
+      ['user', 'message'],
+      ['assistant', 'reasoning'],
+      ['assistant', 'message'],
+      ['assistant', 'reasoning'],
+      ['assistant', 'message'],
+      ['assistant', 'message'],
+      ['assistant', 'message'],
+      ['user', 'message'],
+      ['assistant', 'message'],
+    ]);
+    expect(c.turns.filter((t) => t.role === 'user').map((t) => t.text)).toEqual([
+      WHOLE_FILE_CHAT_PROMPT,
+      "thanks, that's all",
+    ]);
+    expect(c.turns[1]!.text).toBe('Reading the file first\nI will read hello.txt before changing it.');
+    const tools = c.turns.flatMap((t) => t.tools);
+    expect(tools).toHaveLength(6);
+    expect(tools[0]).toMatchObject({
+      name: 'read_file',
+      detail: '/tmp/demo/hello.txt',
+      result: 'Hi from the demo',
+      failed: false,
+    });
+    // The refused `list_directory .`, the shell command that exited 1 (recorded as `success`), and
+    // the one the person cancelled.
+    expect(tools.filter((t) => t.failed).map((t) => [t.name, t.detail])).toEqual([
+      ['run_shell_command', 'npm test'],
+      ['list_directory', '.'],
+      ['run_shell_command', 'python3'],
+    ]);
+    expect(tools.filter((t) => t.failed).map((t) => (t.result ?? '').split('\n')[0])).toEqual([
+      'Command: npm test',
+      'Path must be absolute: .',
+      '[Operation Cancelled] Reason: User cancelled the operation.',
+    ]);
+    // The reply that said what it would do carries its calls.
+    expect(c.turns[5]).toMatchObject({ role: 'assistant', text: 'I will write a note and run the tests.' });
+    expect(c.turns[5]!.tools.map((t) => t.name)).toEqual(['write_file', 'run_shell_command']);
+    // Turns are numbered in order, from zero, with nothing skipped.
+    expect(c.turns.map((t) => t.seq)).toEqual([...Array(9).keys()]);
+    expect(c.turns.at(-1)).toMatchObject({ role: 'assistant', text: 'Done.' });
+  });
+
+  it('a written file carries the diff Gemini CLI showed; an edit with none reads its own old and new text', () => {
+    const tools = chat(write()).turns.flatMap((t) => t.tools);
+    const note = tools.find((t) => t.name === 'write_file')!;
+    expect(note).toMatchObject({ detail: '/tmp/demo/NOTES.md', added: 2, removed: 0 });
+    expect(note.diff[0]).toBe('@@ -0,0 +1,2 @@');
+    expect(tools.find((t) => t.name === 'replace')).toMatchObject({
+      detail: '/tmp/demo/hello.txt',
+      added: 1,
+      removed: 1,
+      diff: ['-Hi from the demo', '+Bye from the demo'],
+      failed: false,
+    });
+  });
+
+  it('a long prompt is cut, and says so', () => {
+    const c = chat(write(`please ${'read every file and '.repeat(MAX_TEXT_CHARS / 10)}then stop`));
+    expect(c.turns[0]).toMatchObject({ role: 'user', clipped: true });
+    expect(c.turns[0]!.text.length).toBeLessThanOrEqual(MAX_TEXT_CHARS + 1);
+  });
+});
+
+describe('a Gemini CLI 0.61.0 chat recorded in the conformance lab', () => {
+  // The lab's `call` script: the prompt, a reply calling `echo lab-call-ok`, then the answer.
+  it('the JSONL form: the prompt, a call with its output, the answer', () => {
+    const c = chat(labFile('gemini', 'call'));
+    const users = c.turns.filter((t) => t.role === 'user');
+    expect(users.at(-1)!.text).toContain('[lab:call] Follow the lab script call.');
+    const tools = c.turns.flatMap((t) => t.tools);
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatchObject({ name: 'run_shell_command', failed: false });
+    expect(tools[0]!.result).toContain('lab-call-ok');
+    expect(c.turns.at(-1)!.role).toBe('assistant');
+  });
+
+  it('a command that exits non-zero is marked failed', () => {
+    const tools = chat(labFile('gemini', 'fail')).turns.flatMap((t) => t.tools);
+    expect(tools.map((t) => t.failed)).toEqual([true]);
+  });
+
+  it('every recorded chat reads', () => {
+    for (const file of labFiles('gemini')) expect(chat(file).supported, file).toBe(true);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // Extra cases over `../shared/corpus`, registered only where it is present.
+  describe('Gemini CLI chats from ../shared/corpus', () => {
+    const sessions = (name: string) => corpus('gemini-cli', 'sessions', name);
+
+    it('a whole-file chat (gemini-2.5-pro): three prompts, 13 calls, four marked failed', () => {
       const c = chat(sessions('agentcmd__session-2025-10-27T19-55-981c87cb.json'));
-      expect(c.supported).toBe(true);
-      // 3 user messages, 15 gemini messages that say something or call, 12 of them with thoughts.
       expect(c.turns).toHaveLength(30);
-      expect(c.earlier).toBe(0);
-      expect(c.turns.filter((t) => t.role === 'user').map((t) => t.text)).toEqual([
-        'Can you make me an ai agent in python that I can execute built in pythin',
-        'python',
-        'can you audit this codebase and provide me with detailed suggestions for improvement?',
-      ]);
       expect(c.turns.filter((t) => t.kind === 'reasoning')).toHaveLength(12);
-      expect(c.turns[1]!.text).toBe(
-        "Considering Project Structure\nI've started by listing the files in the current directory. This gives me a better lay of the land, allowing me to start the creation of a Python AI agent that can execute Python code with a solid understanding of the project's structure.",
-      );
       const tools = c.turns.flatMap((t) => t.tools);
       expect(tools).toHaveLength(13);
-      expect(tools[0]).toMatchObject({
-        name: 'list_directory',
-        detail: '/Users/jnarowski/Dev/playground/src/test-project/',
-        result: 'Directory /Users/jnarowski/Dev/playground/src/test-project/ is empty.',
-        failed: false,
-      });
-      // The person cancelled `python3`; `list_directory .` was refused for a relative path; two
-      // installs Gemini CLI recorded as `success` exited 127 and 1.
-      expect(tools.filter((t) => t.failed).map((t) => [t.name, t.detail])).toEqual([
-        ['run_shell_command', 'python3'],
-        ['list_directory', '.'],
-        ['run_shell_command', 'pip install RestrictedPython'],
-        ['run_shell_command', 'pip3 install RestrictedPython'],
-      ]);
-      expect(tools.filter((t) => t.failed).map((t) => (t.result ?? '').split('\n')[0])).toEqual([
-        '[Operation Cancelled] Reason: User cancelled the operation.',
-        'Path must be absolute: .',
-        'Command: pip install RestrictedPython',
-        'Command: pip3 install RestrictedPython',
-      ]);
-      // The reply that said it would start the interpreter carries the cancelled call.
-      expect(c.turns[9]).toMatchObject({
-        role: 'assistant',
-        kind: 'message',
-        text: 'I will now start the python interpreter. You can press `ctrl + f` to focus into the shell and provide input.',
-      });
-      // Turns are numbered in order, from zero, with nothing skipped.
-      expect(c.turns.map((t) => t.seq)).toEqual([...Array(30).keys()]);
+      expect(tools.filter((t) => t.failed)).toHaveLength(4);
     });
 
-    it('a large chat (gemini-3-pro-preview): 62 calls, two failed, written files carry the diff Gemini CLI showed', () => {
+    it('a large chat (gemini-3-pro-preview): 62 calls, two failed', () => {
       const c = chat(sessions('metaphi__session-2026-01-30T06-08-7befeae5.json'));
-      expect(c.turns).toHaveLength(62);
       const tools = c.turns.flatMap((t) => t.tools);
       expect(tools).toHaveLength(62);
       expect(tools.filter((t) => t.failed).map((t) => t.name)).toEqual(['activate_skill', 'push_files']);
-      expect(tools.find((t) => t.name === 'activate_skill')!.result).toBe(
-        'Skill "figma-to-code" not found. Available skills are:',
-      );
-      // Its `fileDiff` adds 8 lines to a new manifest, 56 to the new Sidebar.
-      const manifest = tools.find((t) => t.detail === 'ground_truth/manifest.json')!;
-      expect(manifest).toMatchObject({ name: 'write_file', added: 8, removed: 0 });
-      expect(manifest.diff[0]).toBe('@@ -0,0 +1,8 @@');
-      expect(tools.find((t) => t.detail === 'src/components/layout/Sidebar.tsx')).toMatchObject({
-        added: 56,
-      });
-      // A long prompt is cut, and says so.
-      expect(c.turns[0]).toMatchObject({ role: 'user', clipped: true });
     });
 
-    it('an edit with no recorded diff reads its change from its own old and new text', () => {
-      const c = chat(sessions('agentcmd__session-2025-10-29T10-36-453aa339.json'));
-      const edit = c.turns.flatMap((t) => t.tools).find((t) => t.name === 'replace')!;
-      expect(edit).toMatchObject({
-        detail: '/private/tmp/gemini-test/created.txt',
-        added: 1,
-        removed: 1,
-        diff: ['-Hello from Gemini CLI', '+Goodbye from Gemini CLI'],
-        failed: false,
-      });
-      expect(c.turns.at(-1)).toMatchObject({ role: 'assistant', text: 'Done.' });
-    });
-
-    it('the JSONL form (0.40, a trimmed fixture): a prompt, a call with its output, the answer', () => {
-      const c = chat(sessions('agent-sessions__gemini-jsonl_v040.synthetic.jsonl'));
-      expect(c.turns.map((t) => [t.role, t.text])).toEqual([
-        ['user', 'Say hello and list files.'],
-        ['assistant', ''],
-        ['assistant', 'Hello! I listed the files.'],
-      ]);
-      expect(c.turns[1]!.tools[0]).toMatchObject({
-        name: 'run_shell_command',
-        detail: 'ls -F',
-        result: 'Output: AgentSessions/\nREADME.md\nProcess Group PGID: 12345',
-      });
-    });
-
-    it('single messages kept from real chats: a refused call and a failed write are marked, with why', () => {
+    it('single messages kept from real chats: a refused call is marked, with why', () => {
       const sink = new TurnSink();
       const message = JSON.parse(
         readFileSync(sessions('agentcmd-individual-messages/tool-result-error.json'), 'utf8'),
@@ -149,11 +178,9 @@ describe.skipIf(!HAVE_CORPUS)(
         ['reasoning', []],
         ['message', [['.', 'Path must be absolute: .', true]]],
       ]);
-      const c = chat(sessions('agentcmd__session-2025-10-29T10-39-a63242d9.json'));
-      expect(c.turns.flatMap((t) => t.tools).map((t) => [t.name, t.failed])).toEqual([['write_file', true]]);
     });
-  },
-);
+  });
+}
 
 describe('a Gemini CLI JSONL chat (written for these tests in the shape of 0.40)', () => {
   let dir: string;

@@ -1,9 +1,11 @@
-import { appendFileSync, copyFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
+import { WHOLE_FILE_CHAT_ID, WHOLE_FILE_CHAT_PROMPT, wholeFileChat } from '../../test-support/gemini-chat.js';
+import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { gemini } from './index.js';
 import { callFailed, shellExitCode } from './record.js';
@@ -33,11 +35,166 @@ function chats(home: FakeHome, project = 'p1', root = '/work/app'): string {
 }
 
 /**
- * Per-file expectations for the corpus chats (Gemini CLI, gemini-2.5-pro and gemini-3 models), worked
+ * What Gemini CLI 0.61.0 wrote in each recorded lab case (`lab/fixtures/gemini/<case>/`), worked out
+ * apart from cctop: the sums of the figures the lab server answered with (its `ledger.json`), the calls
+ * it scripted, the one failure of the `fail` script, and the prompt of its newest request as the
+ * context (what it sent, cached part included).
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    reasoning: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+  }
+> = {
+  text: {
+    input: 5_883,
+    cacheRead: 5_883,
+    output: 15,
+    reasoning: 4,
+    requests: 1,
+    calls: 0,
+    failed: 0,
+    context: 11_766,
+  },
+  call: {
+    input: 11_822,
+    cacheRead: 11_820,
+    output: 36,
+    reasoning: 11,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 11_875,
+  },
+  fail: {
+    input: 11_827,
+    cacheRead: 11_825,
+    output: 44,
+    reasoning: 15,
+    requests: 2,
+    calls: 1,
+    failed: 1,
+    context: 11_883,
+  },
+  parallel: {
+    input: 11_871,
+    cacheRead: 11_870,
+    output: 52,
+    reasoning: 19,
+    requests: 2,
+    calls: 2,
+    failed: 0,
+    context: 11_964,
+  },
+  resume: {
+    input: 17_807,
+    cacheRead: 17_804,
+    output: 93,
+    reasoning: 36,
+    requests: 3,
+    calls: 1,
+    failed: 0,
+    context: 11_953,
+  },
+};
+
+describe('Gemini CLI 0.61.0 chats recorded in the conformance lab', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, requests, tool calls, failures and context are what the server answered`, async () => {
+      const want = LAB[name];
+      cpSync(labHome('gemini', name), home.dir, { recursive: true });
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        reasoning: want.reasoning,
+        cacheWrite: null,
+      });
+      expect(s.requests).toBe(want.requests);
+      expect(s.tools.calls).toBe(want.calls);
+      expect(s.tools.failed).toBe(want.failed);
+      expect(s.context.used).toBe(want.context);
+      expect(s.models).toEqual(['gemini-2.5-flash']);
+      expect(s.cost.usd).not.toBeNull();
+      // The project is the folder Gemini CLI named in `.project_root`.
+      expect(s.project).toBe(`/tmp/cctop-lab-gemini-PuKtGq/${name}/work`);
+    });
+  }
+});
+
+describe('a whole-file Gemini CLI chat (the `.json` form before 0.40, written for these tests)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  const write = (name = 'session-2025-10-29T09-00-c0ffee00.json') =>
+    home.write(join(chats(home), name), JSON.stringify(wholeFileChat(), null, 2));
+
+  it('tokens, requests, tool calls, failures and context, as worked out by hand', async () => {
+    write();
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.tokens).toEqual({
+      input: 14_050,
+      cacheRead: 7_000,
+      output: 260,
+      reasoning: 158,
+      cacheWrite: null,
+    });
+    expect(s.requests).toBe(5);
+    expect(s.tools.calls).toBe(6);
+    // The `error` and the shell command that exited 1; the cancelled call did not run.
+    expect(s.tools.failed).toBe(2);
+    expect(s.context.used).toBe(4_450);
+    expect(s.models).toEqual(['gemini-2.5-pro']);
+    expect(s.cost.usd).not.toBeNull();
+    expect(s.project).toBe('/work/app');
+  });
+
+  it('the session id and title come from the chat, and the window is the model’s at half for compaction', async () => {
+    write();
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe(WHOLE_FILE_CHAT_ID);
+    expect(s.title).toBe(WHOLE_FILE_CHAT_PROMPT);
+    expect(s.context.window).toBe(1_048_576);
+    expect(s.context.compactAt).toBe(524_288);
+    expect(s.startedAt).toBe('2025-10-29T09:00:00.000Z');
+  });
+
+  it('a chat migrated to `.jsonl` on resume is read once, from the `.jsonl`', async () => {
+    const dir = chats(home);
+    write('session-a.json');
+    // What Gemini CLI writes on resume: the same chat, one record a line, then whatever follows.
+    const { messages, ...meta } = wholeFileChat();
+    home.write(join(dir, 'session-a.jsonl'), jsonl(meta, ...messages));
+    const doc = (await snap(home)).document;
+    expect(doc.sessions).toHaveLength(1);
+    expect(doc.sessions[0]!.file.endsWith('session-a.jsonl')).toBe(true);
+    expect(doc.sessions[0]!.requests).toBe(5);
+  });
+});
+
+/**
+ * Per-file expectations for the chats in the shared corpus (Gemini CLI, gemini-2.5-pro and gemini-3 models), worked
  * out apart from cctop by a short script over the files: for each `gemini` message with `tokens`,
  * input − cached + tool, cached, output + thoughts, thoughts; every tool call, and those with status
  * `error` or a shell result ending in a non-zero `Exit Code`; the newest request's prompt (input +
- * tool) as the context.
+ * tool) as the context. Checked only where `../shared/corpus` is present.
  */
 const EXPECTED: Record<
   string,
@@ -147,9 +304,8 @@ const EXPECTED: Record<
   },
 };
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Gemini CLI chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+if (HAVE_CORPUS) {
+  describe('Gemini CLI chats from ../shared/corpus', () => {
     let home: FakeHome;
     beforeEach(() => {
       home = new FakeHome();
@@ -177,39 +333,8 @@ describe.skipIf(!HAVE_CORPUS)(
         expect(s.project).toBe('/work/app');
       });
     }
-
-    it('the session id and title come from the chat, and the window is the model’s at half for compaction', async () => {
-      const dir = chats(home);
-      home.copy(
-        corpus('gemini-cli', 'sessions', 'agentcmd__session-2025-10-29T10-36-453aa339.json'),
-        join(dir, 'session-2025-10-29T10-36-453aa339.json'),
-      );
-      const s = (await snap(home)).document.sessions[0]!;
-      expect(s.id).toBe('453aa339-7d2b-4709-a41a-b0b73beaff85');
-      expect(s.title).toBe("Change 'Hello' to 'Goodbye' in /tmp/gemini-test/created.txt");
-      expect(s.context.window).toBe(1_048_576);
-      expect(s.context.compactAt).toBe(524_288);
-      expect(s.startedAt).toBe('2025-10-29T10:37:00.099Z');
-    });
-
-    it('a chat migrated to `.jsonl` on resume is read once, from the `.jsonl`', async () => {
-      const dir = chats(home);
-      const from = corpus('gemini-cli', 'sessions', 'agentcmd__session-2025-10-29T10-36-453aa339.json');
-      home.copy(from, join(dir, 'session-a.json'));
-      // What Gemini CLI writes on resume: the same chat, one record a line, then whatever follows.
-      const old = JSON.parse(readFileSync(from, 'utf8')) as {
-        messages: unknown[];
-        [k: string]: unknown;
-      };
-      const { messages, ...meta } = old;
-      home.write(join(dir, 'session-a.jsonl'), jsonl(meta, ...messages));
-      const doc = (await snap(home)).document;
-      expect(doc.sessions).toHaveLength(1);
-      expect(doc.sessions[0]!.file.endsWith('session-a.jsonl')).toBe(true);
-      expect(doc.sessions[0]!.requests).toBe(4);
-    });
-  },
-);
+  });
+}
 
 /** Records written for these tests in the JSONL format of Gemini CLI 0.40+ (`chatRecordingTypes.ts`). */
 describe('Gemini CLI chat records (written for these tests from the documented format)', () => {

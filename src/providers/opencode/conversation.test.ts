@@ -1,7 +1,10 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, tempDir } from '../../test-support/corpus.js';
+import { labHome } from '../../test-support/lines.js';
+import { STORAGE_T0, writeOpenCodeStorage } from '../../test-support/opencode-storage.js';
 import { closeAll, memberPath } from '../sqlite.js';
 import type { ConversationOptions } from '../types.js';
 import { opencode } from './index.js';
@@ -9,11 +12,100 @@ import { opencode } from './index.js';
 const main: ConversationOptions = { before: null, agent: null };
 const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
   opencode.conversation!(path, { ...main, ...o });
-const stored = (name: string) => corpus('opencode', 'storage', 'session', 'proj_test', name);
+describe('an OpenCode `storage/` tree (the layout before 1.2, written for these tests)', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => {
+    ({ dir, cleanup } = tempDir());
+    writeOpenCodeStorage(join(dir, 'storage'));
+  });
+  afterEach(() => cleanup());
+  const stored = (id: string) => join(dir, 'storage', 'session', 'proj_test', `${id}.json`);
 
-describe.skipIf(!HAVE_CORPUS)(
-  `OpenCode storage tree from the corpus (a synthetic fixture of 1.3.17)${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+  it('a prompt, then one reply holding its call and its words', () => {
+    const c = chat(stored('ses_hello'));
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', 'hello'],
+      ['assistant', 'message', 'Two files.'],
+    ]);
+    expect(c.turns[1]!.tools).toEqual([
+      expect.objectContaining({ name: 'bash', detail: 'ls', result: 'index.html\nmain.js', failed: false }),
+    ]);
+    expect(c.turns[0]!.ts).toBe(new Date(STORAGE_T0 + 1000).toISOString());
+  });
+
+  it('a call that exited 2, OpenCode’s own words, thinking, the interruption, the compaction', () => {
+    const c = chat(stored('ses_check'));
+    // The reply's parts in order: tool, OpenCode's synthetic text, reasoning, step-start, step-finish,
+    // compaction; the message ended with MessageAbortedError.
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', 'run the check'],
+      ['assistant', 'message', ''],
+      ['system', 'message', 'Command failed with exit code 2.'],
+      ['assistant', 'reasoning', 'The lint step fails; looking at why.'],
+      ['system', 'message', 'interrupted'],
+      ['system', 'compaction', 'compacted'],
+      ['user', 'message', 'try again'],
+      ['assistant', 'message', 'Ok'],
+    ]);
+    // OpenCode recorded the call `completed`, with `metadata.exit` 2: the command failed.
+    expect(c.turns[1]!.tools).toEqual([
+      expect.objectContaining({
+        name: 'bash',
+        detail: 'npm run check',
+        result: 'check failed: 3 lint errors',
+        failed: true,
+      }),
+    ]);
+  });
+});
+
+describe('an OpenCode 1.18.33 database recorded in the conformance lab', () => {
+  let dir: string;
+  let cleanup: () => void;
+  beforeEach(() => ({ dir, cleanup } = tempDir()));
+  afterEach(() => {
+    closeAll();
+    cleanup();
+  });
+  // A copy, so that opening the database leaves the recording as it was.
+  const db = (name: string) => {
+    cpSync(labHome('opencode', name), dir, { recursive: true });
+    return join(dir, '.local', 'share', 'opencode', 'opencode.db');
+  };
+  const only = (path: string) => {
+    const r = new Database(path, { readonly: true });
+    try {
+      const ids = r.prepare('SELECT id FROM session').all() as { id: string }[];
+      expect(ids).toHaveLength(1);
+      return ids[0]!.id;
+    } finally {
+      r.close();
+    }
+  };
+
+  // The lab's `call` script: the prompt, a reply calling bash `echo lab-call-ok`, then the answer.
+  it('the prompt, the call with its output, the answer', () => {
+    const path = db('call');
+    const c = chat(memberPath(path, only(path)));
+    expect(c.turns.find((t) => t.role === 'user')!.text).toBe('[lab:call] Follow the lab script call.');
+    const tools = c.turns.flatMap((t) => t.tools);
+    expect(tools).toEqual([expect.objectContaining({ name: 'bash', failed: false })]);
+    expect(tools[0]!.result).toContain('lab-call-ok');
+    expect(c.turns.at(-1)).toMatchObject({ role: 'assistant', text: 'The command printed lab-call-ok.' });
+  });
+
+  it('a command that exits non-zero is marked failed', () => {
+    const path = db('fail');
+    const tools = chat(memberPath(path, only(path))).turns.flatMap((t) => t.tools);
+    expect(tools.map((t) => t.failed)).toEqual([true]);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // Extra cases over `../shared/corpus`, registered only where it is present.
+  describe('an OpenCode storage tree from ../shared/corpus (a synthetic fixture of 1.3.17)', () => {
+    const stored = (name: string) => corpus('opencode', 'storage', 'session', 'proj_test', name);
     it('the small session: the prompt, then one reply holding its call and its words', () => {
       const c = chat(stored('ses_s_stage0_small.json'));
       expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
@@ -50,8 +142,8 @@ describe.skipIf(!HAVE_CORPUS)(
         }),
       ]);
     });
-  },
-);
+  });
+}
 
 /**
  * An `opencode.db` written for these tests in the tables of OpenCode 1.2+ (`session.sql.ts`); `data`

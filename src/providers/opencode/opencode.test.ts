@@ -4,7 +4,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { ProblemLog } from '../../model/problems.js';
-import { corpus, FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, FakeHome, HAVE_CORPUS } from '../../test-support/corpus.js';
+import { LAB_CASES, labHome } from '../../test-support/lines.js';
+import { writeOpenCodeStorage } from '../../test-support/opencode-storage.js';
 import { toolsOf } from '../../test-support/tools.js';
 import { closeAll } from '../sqlite.js';
 import { opencode } from './index.js';
@@ -26,9 +28,151 @@ const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}
 
 const dataDir = (home: FakeHome) => join(home.dir, '.local', 'share', 'opencode');
 
-describe.skipIf(!HAVE_CORPUS)(
-  `OpenCode storage tree from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+/**
+ * What OpenCode 1.18.33 wrote in each recorded lab case (`lab/fixtures/opencode/<case>/`, its
+ * `opencode.db`), worked out apart from cctop: the sums of the figures the lab server answered with
+ * (its `ledger.json`, less the one side request that titles the session, which OpenCode does not keep
+ * on a message), the calls it scripted, the one failure of the `fail` script, and the prompt of its
+ * newest request as the context.
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    reasoning: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+  }
+> = {
+  text: {
+    input: 3_844,
+    cacheRead: 3_843,
+    output: 17,
+    reasoning: 5,
+    requests: 1,
+    calls: 0,
+    failed: 0,
+    context: 7_687,
+  },
+  call: {
+    input: 7_719,
+    cacheRead: 7_718,
+    output: 44,
+    reasoning: 15,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 7_748,
+  },
+  fail: {
+    input: 7_723,
+    cacheRead: 7_723,
+    output: 56,
+    reasoning: 21,
+    requests: 2,
+    calls: 1,
+    failed: 1,
+    context: 7_754,
+  },
+  parallel: {
+    input: 7_751,
+    cacheRead: 7_750,
+    output: 68,
+    reasoning: 27,
+    requests: 2,
+    calls: 2,
+    failed: 0,
+    context: 7_803,
+  },
+  resume: {
+    input: 11_626,
+    cacheRead: 11_624,
+    output: 123,
+    reasoning: 51,
+    requests: 3,
+    calls: 1,
+    failed: 0,
+    context: 7_793,
+  },
+};
+
+describe('OpenCode 1.18.33 databases recorded in the conformance lab', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => {
+    closeAll();
+    home.cleanup();
+  });
+
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, requests, tool calls, failures and context are what the server answered`, async () => {
+      const want = LAB[name];
+      cpSync(labHome('opencode', name), home.dir, { recursive: true });
+      const sessions = (await snap(home)).document.sessions;
+      expect(sessions).toHaveLength(1);
+      const s = sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        reasoning: want.reasoning,
+        cacheWrite: 0,
+      });
+      expect(s.requests).toBe(want.requests);
+      expect(s.tools).toMatchObject({ calls: want.calls, failed: want.failed });
+      expect(s.context.used).toBe(want.context);
+      expect(s.models).toEqual(['lab-model']);
+    });
+  }
+});
+
+describe('an OpenCode `storage/` tree (the layout before 1.2, written for these tests)', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+    writeOpenCodeStorage(join(dataDir(home), 'storage'));
+  });
+  afterEach(() => home.cleanup());
+
+  it('each session file is a session, with its title and directory', async () => {
+    const doc = (await snap(home)).document;
+    expect(doc.sessions.map((s) => [s.id, s.title, s.project]).sort()).toEqual([
+      ['ses_check', 'Run the failing check', '/work/api'],
+      ['ses_hello', 'Say hello', '/work/web'],
+    ]);
+  });
+
+  it('one step billed, a bash call that exited 2, an aborted response, a compaction', async () => {
+    const s = (await snap(home)).document.sessions.find((x) => x.id === 'ses_check')!;
+    // The step-finish part carries the request (300 in, 40 out); the message repeats it and is not
+    // counted again. Neither writes a cost as a number, so the catalogue prices gpt-4o-mini.
+    expect(s.tokens).toEqual({ input: 300, output: 40, cacheRead: 0, cacheWrite: 0, reasoning: 0 });
+    expect(s.requests).toBe(1);
+    expect(s.cost.source).toBe('estimated');
+    // OpenCode recorded the bash call `completed`, with `metadata.exit` 2: the command failed.
+    expect(s.tools).toMatchObject({ calls: 1, failed: 1 });
+    expect(s.aborts).toBe(1);
+    expect(s.compactions).toBe(1);
+  });
+
+  it('a session with a tool call but no tokens: absent, not zero', async () => {
+    const s = (await snap(home)).document.sessions.find((x) => x.id === 'ses_hello')!;
+    expect(s.tokens.input).toBeNull();
+    expect(s.cost.usd).toBeNull();
+    expect(s.tools).toMatchObject({ calls: 1, failed: 0 });
+    expect(s.model).toBe('gpt-4o-mini');
+  });
+});
+
+if (HAVE_CORPUS) {
+  // Extra cases over `../shared/corpus`, registered only where it is present.
+  describe('an OpenCode storage tree from ../shared/corpus', () => {
     let home: FakeHome;
     beforeEach(() => {
       home = new FakeHome();
@@ -65,8 +209,8 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(s.tools).toMatchObject({ calls: 1, failed: 0 });
       expect(s.model).toBe('gpt-4o-mini');
     });
-  },
-);
+  });
+}
 
 /**
  * An `opencode.db` written for these tests with the tables of OpenCode 1.2+ (`session.sql.ts`): the

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, jsonl, tempDir } from '../../test-support/corpus.js';
+import { labFile } from '../../test-support/lines.js';
 import type { ConversationOptions } from '../types.js';
 import { entryHead } from './conversation.js';
 import { pi } from './index.js';
@@ -10,9 +11,34 @@ const main: ConversationOptions = { before: null, agent: null };
 const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
   pi.conversation!(path, { ...main, ...o });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `a Pi session from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+describe('Pi 0.73.1 sessions recorded in the conformance lab', () => {
+  // The lab's `call` script: the prompt, a reply calling bash `echo lab-call-ok`, then the answer.
+  it('the prompt, the call with its output, the answer', () => {
+    const c = chat(labFile('pi', 'call'));
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', '[lab:call] Follow the lab script call.'],
+      ['assistant', 'message', ''],
+      ['assistant', 'message', 'The command printed lab-call-ok.'],
+    ]);
+    expect(c.turns[1]!.tools).toEqual([
+      expect.objectContaining({ name: 'bash', detail: 'echo lab-call-ok', failed: false }),
+    ]);
+    expect(c.turns[1]!.tools[0]!.result).toContain('lab-call-ok');
+    expect(c.turns[0]!.ts).toBe('2026-12-01T21:42:15.327Z');
+  });
+
+  it('a command that exits non-zero is marked failed', () => {
+    expect(
+      chat(labFile('pi', 'fail'))
+        .turns.flatMap((t) => t.tools)
+        .map((t) => t.failed),
+    ).toEqual([true]);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // An extra case over `../shared/corpus`, registered only where it is present.
+  describe('a Pi session from ../shared/corpus', () => {
     it('format 3, run against a fixture model: two prompts, two answers, two compactions with their summaries', () => {
       const c = chat(corpus('other-agents', 'pi', 'agent-sessions__pi-small.jsonl'));
       expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
@@ -25,8 +51,8 @@ describe.skipIf(!HAVE_CORPUS)(
       ]);
       expect(c.turns[0]!.ts).toBe('2026-05-12T01:02:27.673Z');
     });
-  },
-);
+  });
+}
 
 /** Entries shaped as Pi writes them (`session-manager.ts`, format 3), trimmed. */
 let n = 0;
@@ -83,6 +109,38 @@ describe('a Pi session (written for these tests)', () => {
     writeFileSync(path, jsonl(...lines));
     return path;
   };
+
+  it('a compaction is a seam that keeps its summary, and the session goes on after it', () => {
+    // As Pi 0.73 writes a compaction entry: on the branch, with the summary the model wrote.
+    const compaction = (id: string, parent: string, summary: string) => ({
+      type: 'compaction',
+      id,
+      parentId: parent,
+      timestamp: '2026-05-12T01:03:00.000Z',
+      summary,
+      firstKeptEntryId: 'u1',
+      tokensBefore: 19,
+      details: { readFiles: [], modifiedFiles: [] },
+      fromHook: false,
+    });
+    const c = chat(
+      write(
+        header,
+        user('u1', null, 'what does hello.py print?'),
+        assistant('a1', 'u1', [{ type: 'text', text: 'A greeting.' }]),
+        compaction('c1', 'a1', 'The user asked what hello.py prints: a greeting.'),
+        user('u2', 'c1', 'and in French?'),
+        assistant('a2', 'u2', [{ type: 'text', text: 'Bonjour.' }]),
+      ),
+    );
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', 'what does hello.py print?'],
+      ['assistant', 'message', 'A greeting.'],
+      ['system', 'compaction', 'The user asked what hello.py prints: a greeting.'],
+      ['user', 'message', 'and in French?'],
+      ['assistant', 'message', 'Bonjour.'],
+    ]);
+  });
 
   it('a response keeps its blocks in order: thinking apart, text and calls together, results by id', () => {
     const path = write(

@@ -1,7 +1,9 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
+import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { pi } from './index.js';
 
@@ -21,9 +23,72 @@ const snap = (home: FakeHome, env: Record<string, string> = {}) =>
 
 const sessions = (home: FakeHome, ...parts: string[]) => join(home.dir, '.pi', 'agent', 'sessions', ...parts);
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Pi sessions from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+/**
+ * What Pi 0.73.1 wrote in each recorded lab case (`lab/fixtures/pi/<case>/`), worked out apart from
+ * cctop: the sums of the figures the lab server answered with (its `ledger.json`), the calls it
+ * scripted, the one failure of the `fail` script, and the prompt of its newest request as the context.
+ * Pi records no reasoning apart from output: unknown, not 0.
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+  }
+> = {
+  text: { input: 716, cacheRead: 716, output: 15, requests: 1, calls: 0, failed: 0, context: 1_432 },
+  call: { input: 1_463, cacheRead: 1_462, output: 36, requests: 2, calls: 1, failed: 0, context: 1_492 },
+  fail: { input: 1_470, cacheRead: 1_469, output: 44, requests: 2, calls: 1, failed: 1, context: 1_504 },
+  parallel: { input: 1_493, cacheRead: 1_492, output: 52, requests: 2, calls: 2, failed: 0, context: 1_545 },
+  resume: { input: 2_240, cacheRead: 2_238, output: 93, requests: 3, calls: 1, failed: 0, context: 1_540 },
+};
+
+describe('Pi 0.73.1 sessions recorded in the conformance lab', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, requests, tool calls, failures and context are what the server answered`, async () => {
+      const want = LAB[name];
+      cpSync(labHome('pi', name), home.dir, { recursive: true });
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        cacheWrite: 0,
+        reasoning: null,
+      });
+      expect(s.requests).toBe(want.requests);
+      expect(s.tools).toMatchObject({ calls: want.calls, failed: want.failed });
+      expect(s.context.used).toBe(want.context);
+    });
+  }
+
+  it('identity, project, model and effort from the session; Pi’s zero cost left to the catalogue, which does not know the model', async () => {
+    cpSync(labHome('pi', 'call'), home.dir, { recursive: true });
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe('01a2338e-ef32-7318-bb71-074e4deb887d');
+    expect(s.project).toBe('/tmp/cctop-lab-pi-KNFaqE/call/work');
+    expect(s.model).toBe('lab-model');
+    expect(s.reasoningEffort).toBe('off');
+    expect(s.title).toBe('[lab:call] Follow the lab script call.');
+    expect(s.cost.usd).toBeNull();
+    expect(s.cost.unpriced).toEqual(['lab-model']);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // An extra case over `../shared/corpus`, registered only where it is present.
+  describe('a Pi session from ../shared/corpus', () => {
     let home: FakeHome;
     beforeEach(() => {
       home = new FakeHome();
@@ -50,8 +115,8 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(s.title).toBe('Read hello.py and summarize what it prints without editing files.');
       expect(s.context.used).toBe(12);
     });
-  },
-);
+  });
+}
 
 /** Lines written for these tests in Pi's session format 3 (pi-ai messages inside `message` entries). */
 describe('Pi session lines (written for these tests from the documented format)', () => {
@@ -101,6 +166,28 @@ describe('Pi session lines (written for these tests from the documented format)'
       stopReason: o.stop ?? 'stop',
       ...(o.error ? { errorMessage: o.error } : {}),
     });
+
+  it('each compaction entry is a compaction', async () => {
+    // As Pi 0.73 writes one: the summary, the first entry kept, the size before.
+    const compaction = (id: string) => ({
+      type: 'compaction',
+      id,
+      parentId: null,
+      timestamp: '2026-11-29T10:00:02.000Z',
+      summary: 'The session so far, in short.',
+      firstKeptEntryId: 'e1',
+      tokensBefore: 1170,
+      details: { readFiles: [], modifiedFiles: [] },
+      fromHook: false,
+    });
+    home.write(
+      sessions(home, '--work-app--', 'a.jsonl'),
+      jsonl(header, answer(), compaction('c1'), answer(), compaction('c2')),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.compactions).toBe(2);
+    expect(s.requests).toBe(2);
+  });
 
   it('Pi’s own cost is kept as reported when above zero', async () => {
     home.write(sessions(home, '--work-app--', 'a.jsonl'), jsonl(header, answer({ cost: 0.0123 })));

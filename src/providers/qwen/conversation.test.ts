@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, tempDir } from '../../test-support/corpus.js';
+import { corpus, HAVE_CORPUS, jsonl, tempDir } from '../../test-support/corpus.js';
+import { labFile } from '../../test-support/lines.js';
 import type { ConversationOptions } from '../types.js';
 import { qwen } from './index.js';
 
@@ -9,9 +10,39 @@ const main: ConversationOptions = { before: null, agent: null };
 const chat = (path: string, o: Partial<ConversationOptions> = {}) =>
   qwen.conversation!(path, { ...main, ...o });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `a Qwen Code chat from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+describe('a Qwen Code 0.24.4 chat recorded in the conformance lab', () => {
+  // The lab's `call` script, with Qwen Code's system and telemetry records between: the prompt, a reply
+  // calling `echo lab-call-ok`, then the answer.
+  it('the prompt, the call with its output, the answer; telemetry and system records are not turns', () => {
+    const c = chat(labFile('qwen', 'call'));
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', '[lab:call] Follow the lab script call.'],
+      ['assistant', 'message', ''],
+      ['assistant', 'message', 'The command printed lab-call-ok.'],
+    ]);
+    expect(c.turns[1]!.tools).toEqual([
+      expect.objectContaining({ name: 'run_shell_command', failed: false }),
+    ]);
+    expect(c.turns[1]!.tools[0]!.result).toContain('lab-call-ok');
+    expect(c.turns.map((t) => t.ts)).toEqual([
+      '2026-12-01T21:38:49.894Z',
+      '2026-12-01T21:38:52.967Z',
+      '2026-12-01T21:38:55.218Z',
+    ]);
+  });
+
+  it('a command that exits non-zero is marked failed', () => {
+    expect(
+      chat(labFile('qwen', 'fail'))
+        .turns.flatMap((t) => t.tools)
+        .map((t) => t.failed),
+    ).toEqual([true]);
+  });
+});
+
+if (HAVE_CORPUS) {
+  // An extra case over `../shared/corpus`, registered only where it is present.
+  describe('a Qwen Code chat from ../shared/corpus', () => {
     it('0.18.1: a prompt, a refused call with its error, the answer; telemetry is not a turn', () => {
       const c = chat(corpus('other-agents', 'qwen-code', 'splitrail__qwen_code.jsonl'));
       // 8 records: 1 user, 2 assistant, 1 tool_result, 4 system.
@@ -34,8 +65,8 @@ describe.skipIf(!HAVE_CORPUS)(
         '2026-06-15T14:40:22.976Z',
       ]);
     });
-  },
-);
+  });
+}
 
 /** Records shaped as Qwen Code writes them (`chatRecordingService.ts`, 0.18 to 0.24), trimmed. */
 let n = 0;

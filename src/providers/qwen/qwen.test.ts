@@ -1,7 +1,9 @@
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../../test-support/corpus.js';
+import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
+import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { qwen } from './index.js';
 
@@ -22,9 +24,116 @@ const snap = (home: FakeHome, env: Record<string, string> = {}) =>
 const chats = (home: FakeHome, ...parts: string[]) =>
   join(home.dir, '.qwen', 'projects', '-tmp-qwentest', 'chats', ...parts);
 
-describe.skipIf(!HAVE_CORPUS)(
-  `Qwen Code chats from the corpus${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
+/**
+ * What Qwen Code 0.24.4 wrote in each recorded lab case (`lab/fixtures/qwen/<case>/`), worked out apart
+ * from cctop: the sums of the figures the lab server answered with (its `ledger.json`; each response
+ * is written again in a `ui_telemetry` record, which must not count twice), the calls it scripted, the
+ * one failure of the `fail` script, and the prompt of its newest request as the context.
+ */
+const LAB: Record<
+  (typeof LAB_CASES)[number],
+  {
+    input: number;
+    cacheRead: number;
+    output: number;
+    reasoning: number;
+    requests: number;
+    calls: number;
+    failed: number;
+    context: number;
+  }
+> = {
+  text: {
+    input: 9_005,
+    cacheRead: 9_004,
+    output: 15,
+    reasoning: 4,
+    requests: 1,
+    calls: 0,
+    failed: 0,
+    context: 18_009,
+  },
+  call: {
+    input: 18_065,
+    cacheRead: 18_065,
+    output: 36,
+    reasoning: 11,
+    requests: 2,
+    calls: 1,
+    failed: 0,
+    context: 18_120,
+  },
+  fail: {
+    input: 18_070,
+    cacheRead: 18_069,
+    output: 44,
+    reasoning: 15,
+    requests: 2,
+    calls: 1,
+    failed: 1,
+    context: 18_127,
+  },
+  parallel: {
+    input: 18_121,
+    cacheRead: 18_120,
+    output: 52,
+    reasoning: 19,
+    requests: 2,
+    calls: 2,
+    failed: 0,
+    context: 18_223,
+  },
+  resume: {
+    input: 27_157,
+    cacheRead: 27_155,
+    output: 93,
+    reasoning: 36,
+    requests: 3,
+    calls: 1,
+    failed: 0,
+    context: 18_168,
+  },
+};
+
+describe('Qwen Code 0.24.4 chats recorded in the conformance lab', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  for (const name of LAB_CASES) {
+    it(`${name}: tokens, requests (telemetry not counted again), calls, failures and context`, async () => {
+      const want = LAB[name];
+      cpSync(labHome('qwen', name), home.dir, { recursive: true });
+      const s = (await snap(home)).document.sessions[0]!;
+      expect(s.tokens).toEqual({
+        input: want.input,
+        cacheRead: want.cacheRead,
+        output: want.output,
+        reasoning: want.reasoning,
+        cacheWrite: null,
+      });
+      expect(s.requests).toBe(want.requests);
+      expect(s.tools).toMatchObject({ calls: want.calls, failed: want.failed });
+      expect(s.context.used).toBe(want.context);
+      expect(s.model).toBe('qwen3-coder-plus');
+    });
+  }
+
+  it('identity, project and title come from the records', async () => {
+    cpSync(labHome('qwen', 'fail'), home.dir, { recursive: true });
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.id).toBe('f4585b58-5d50-40e8-929f-fd6f4d623930');
+    expect(s.project).toBe('/tmp/cctop-lab-qwen-p7xgEs/fail/work');
+    expect(s.title).toBe('[lab:fail] Follow the lab script fail.');
+    expect(s.tools.byTool).toEqual({ run_shell_command: { calls: 1, failed: 1 } });
+  });
+});
+
+if (HAVE_CORPUS) {
+  // An extra case over `../shared/corpus`, registered only where it is present.
+  describe('a Qwen Code chat from ../shared/corpus', () => {
     let home: FakeHome;
     beforeEach(() => {
       home = new FakeHome();
@@ -51,8 +160,8 @@ describe.skipIf(!HAVE_CORPUS)(
       expect(s.context.used).toBe(600);
       expect(s.cost.usd).toBeNull();
     });
-  },
-);
+  });
+}
 
 /** Lines written for these tests in the shape Qwen Code 0.18 records. */
 describe('Qwen Code chat lines (written for these tests from the documented format)', () => {

@@ -19,7 +19,7 @@ import { budgetJson } from '../../spend/json.js';
 import type { ReportHost } from '../../spend/remote.js';
 import { safeLine, terminalJson } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, padEnd, padStart, percent, tildify, usd, width } from './format.js';
+import { clip, NO_PRICE, padEnd, padStart, percent, tildify, usd, width } from './format.js';
 import type { Io } from './main.js';
 import { hostsLine } from './spend-hosts.js';
 
@@ -28,9 +28,6 @@ const BAR_CELLS = 20;
 
 /** Budget names are cut to this many cells so the numbers stay in line. */
 const NAME_CELLS = 24;
-
-/** What a budget with no priced spend shows: unknown, never `$0.00`. */
-const NO_PRICE = 'no price';
 
 export interface BudgetOptions {
   /** The config, loaded once by the caller (whose `[reports]` zone also made `time`). */

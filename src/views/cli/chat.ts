@@ -10,6 +10,7 @@ import { placeById } from '../../providers/places.js';
 import { fenced, inlineCode } from '../markdown-text.js';
 import { printable, safeLine, safeText } from '../terminal-text.js';
 import { type Paint, PLAIN } from './color.js';
+import { counted } from './format.js';
 
 /**
  * What the conversation's heading names: the session, its harness, its title and project, and for
@@ -59,9 +60,7 @@ export function renderChat(
   out.push(p.bold(safeLine(s.title ?? s.id)) + p.dim(`  ${s.provider} ${safeLine(s.id)}${onHost(s)}`));
   if (c.earlier > 0)
     out.push(
-      p.dim(
-        `… ${c.earlier} earlier turn${c.earlier === 1 ? '' : 's'} (page back with --before ${c.turns[0]?.seq ?? 0})`,
-      ),
+      p.dim(`… ${counted(c.earlier, 'earlier turn')} (page back with --before ${c.turns[0]?.seq ?? 0})`),
     );
   for (const t of c.turns) {
     const mark = t.seq === at ? '▶▶' : '──';

@@ -8,7 +8,7 @@
 import { type Config, loadConfig } from '../../config/index.js';
 import { home } from '../../providers/fsutil.js';
 import { safeLine } from '../terminal-text.js';
-import { padEnd, padStart, tildify, usd, width } from './format.js';
+import { counted, padEnd, padStart, tildify, usd, width } from './format.js';
 import type { Io } from './main.js';
 import { UsageError } from './options.js';
 
@@ -38,7 +38,7 @@ export function configCommand(io: Io, args: readonly string[]): number {
     return 0;
   }
   const n = loaded.warnings.length;
-  io.out(`${where}: ${n === 0 ? 'ok' : `${n} warning${n === 1 ? '' : 's'}`}`);
+  io.out(`${where}: ${n === 0 ? 'ok' : `${counted(n, 'warning')}`}`);
   for (const w of loaded.warnings) io.out(`warning: ${safeLine(w)}`);
   for (const line of summary(loaded.config, home(io.env))) io.out(line);
   return 0;

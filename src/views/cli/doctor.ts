@@ -16,7 +16,7 @@ import type { Env } from '../../providers/types.js';
 import { ourCommand, statuslineEntry } from '../../statusline/install.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
-import { tildify } from './format.js';
+import { counted, tildify } from './format.js';
 import { hookDoctorLines } from './hooks.js';
 import type { Io } from './main.js';
 import { version } from './version.js';
@@ -38,7 +38,7 @@ function settingsLines(env: Env, h: string, p: Paint): string[] {
   const where = tildify(loaded.path, h);
   const config = !loaded.found
     ? `${p.bold('Config')}  ${where} ${p.dim('(none: no budgets)')}`
-    : `${p.bold('Config')}  ${where}, ${loaded.config.budgets.length} budget${loaded.config.budgets.length === 1 ? '' : 's'}`;
+    : `${p.bold('Config')}  ${where}, ${counted(loaded.config.budgets.length, 'budget')}`;
   const lines = [config];
   for (const w of [loaded.error ?? [], ...loaded.warnings].flat()) lines.push(`  ${p.amber(safeLine(w))}`);
   let status: string;
@@ -70,13 +70,13 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
     const roots = s.discovery.roots.filter((r) => r.provider === provider.id);
     if (roots.length === 0) continue;
     const sessions = s.document.sessions.filter((x) => x.provider === provider.id).length;
-    out(`  ${provider.label}: ${sessions} session${sessions === 1 ? '' : 's'}`);
+    out(`  ${provider.label}: ${counted(sessions, 'session')}`);
     for (const r of roots) {
       const held = s.document.sessions.filter(
         (x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`),
       ).length;
       const state = existsSync(r.path)
-        ? `${r.files} file${r.files === 1 ? '' : 's'}, ${held} session${held === 1 ? '' : 's'}`
+        ? `${counted(r.files, 'file')}, ${counted(held, 'session')}`
         : p.dim('not present');
       out(`    ${tildify(r.path, h)} ${p.dim(`(${r.origin})`)}  ${state}`);
     }

@@ -11,7 +11,6 @@
  */
 
 import { type HookEvent, isHookAgent } from '../../hooks/types.js';
-import { findSession } from '../../index/find.js';
 import { AgentStates } from '../../live/agent-state.js';
 import {
   type Claim,
@@ -163,16 +162,16 @@ export async function explainCommand(
   const query = positionals[0] ?? null;
   const env = o.demo ? demoEnv(io.env) : io.env;
   const snap = await snapshot(o, io.env, false, undefined, true);
-  const found = findSession(snap.document, query);
-  if (found.kind !== 'one') {
-    io.err(
-      found.kind === 'none'
-        ? `cctop: no session matches "${safeLine(query ?? '')}" (cctop --list shows them)`
-        : `cctop: "${safeLine(query ?? '')}" matches several sessions; give more of the id`,
-    );
-    return 2;
-  }
-  const ev = evidenceOf(found.session, env, Date.now());
+  // As `chat` and `report` find theirs: an ambiguous prefix is refused naming the sessions it matches.
+  const { chosenSession } = await import('./session.js');
+  const session = await chosenSession(
+    io,
+    query,
+    snap,
+    async () => 'no sessions found (cctop doctor says where cctop looked)',
+  );
+  if (session === null) return 2;
+  const ev = evidenceOf(session, env, Date.now());
   if (json) {
     io.out(terminalJson(evidenceJson(ev)));
     return 0;

@@ -33,7 +33,7 @@ import { runtimeDirPath } from '../../runtime/dir.js';
 import { peerSockets } from '../../runtime/peers.js';
 import { safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
-import { ago, tildify } from './format.js';
+import { ago, counted, tildify } from './format.js';
 import { closest } from './help.js';
 import type { Io } from './main.js';
 import { parse, UsageError } from './options.js';
@@ -212,16 +212,14 @@ function some(events: readonly string[]): string {
     : `${events.slice(0, SHOWN).join(', ')} and ${events.length - SHOWN} more`;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
 function doneLine(action: Exclude<Action, 'status'>, d: PartDone, h: string): string {
   const file = tildify(d.file, h);
   const said: string[] = [];
-  if (d.added.length > 0) said.push(`added ${plural(d.added.length, 'hook')} (${some(d.added)})`);
-  if (d.repointed.length > 0) said.push(`repointed ${plural(d.repointed.length, 'hook')} to this cctop`);
+  if (d.added.length > 0) said.push(`added ${counted(d.added.length, 'hook')} (${some(d.added)})`);
+  if (d.repointed.length > 0) said.push(`repointed ${counted(d.repointed.length, 'hook')} to this cctop`);
   if (d.removed.length > 0)
     said.push(
-      `${action === 'install' ? 'took out ' : 'removed '}${plural(d.removed.length, 'hook')}${action === 'install' ? ' cctop no longer installs' : ''}`,
+      `${action === 'install' ? 'took out ' : 'removed '}${counted(d.removed.length, 'hook')}${action === 'install' ? ' cctop no longer installs' : ''}`,
     );
   if (said.length === 0)
     return `${file}: ${action === 'install' ? 'already in place' : 'no hook of cctop’s, nothing to remove'}`;
@@ -279,8 +277,8 @@ function partLine(s: PartStatus, h: string, p: Paint): string {
   if (s.stale.length > 0)
     said.push(
       s.gone.length > 0
-        ? `${plural(s.stale.length, 'hook')} run ${s.gone.map(safeLine).join(' and ')}, which is gone`
-        : `${plural(s.stale.length, 'hook')} run another cctop`,
+        ? `${counted(s.stale.length, 'hook')} run ${s.gone.map(safeLine).join(' and ')}, which is gone`
+        : `${counted(s.stale.length, 'hook')} run another cctop`,
     );
   if (s.extra.length > 0) said.push(`also ${some(s.extra)} (an older cctop’s)`);
   return `${file}: ${said.join('; ')}`;
@@ -317,7 +315,7 @@ export function hookDoctorLines(env: Env, p: Paint): string[] {
   const dir = runtimeDirPath(env);
   const listening = peerSockets(dir).filter((s) => pidRuns(s.pid)).length;
   lines.push(
-    `  ${p.dim(`runtime ${tildify(dir, h)}: ${listening === 0 ? 'no cctop running listens' : `${plural(listening, 'running cctop')} listening`}`)}`,
+    `  ${p.dim(`runtime ${tildify(dir, h)}: ${listening === 0 ? 'no cctop running listens' : `${counted(listening, 'running cctop')} listening`}`)}`,
   );
   return lines;
 }

@@ -19,6 +19,7 @@ import {
 } from '../../hosts/index.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
+import { counted } from './format.js';
 import { hostsOf, passedOn } from './hosts.js';
 import type { Io } from './main.js';
 
@@ -62,7 +63,7 @@ async function checkHost(
   const skipped = r.skipped > 0 ? `, ${r.skipped} unreadable` : '';
   return {
     lines: [
-      `  ${p.bold(safeLine(host.name))}  ${p.green('ok')} ${version.version}, ${n} session${n === 1 ? '' : 's'}${skipped}, answered in ${(r.ms / 1000).toFixed(1)} s`,
+      `  ${p.bold(safeLine(host.name))}  ${p.green('ok')} ${version.version}, ${counted(n, 'session')}${skipped}, answered in ${(r.ms / 1000).toFixed(1)} s`,
     ],
     ok: true,
   };

@@ -4,24 +4,14 @@
  * to print (`../terminal-text.ts`) before it is measured, and every line once more before it is returned.
  */
 import { basename } from 'node:path';
+import { shortIds } from '../../index/find.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { SessionState, StateSource } from '../../model/state.js';
-import { totalTokens } from '../../model/usage.js';
 import { PLACE_LIST } from '../../providers/places.js';
+import { type Column, type ColumnKey, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import {
-  ago,
-  clip,
-  duration,
-  padEnd,
-  padStart,
-  percent,
-  shortModel,
-  tokens,
-  UNKNOWN,
-  usd,
-} from './format.js';
+import { clip, counted, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
 
 export const STATE_MARK: Record<SessionState, string> = {
   working: '●',
@@ -30,32 +20,8 @@ export const STATE_MARK: Record<SessionState, string> = {
   idle: '·',
 };
 
-interface Column {
-  title: string;
-  width: number;
-  align: 'left' | 'right';
-  cell(s: SessionDoc, nowMs: number): string;
-}
-
-const ms = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
-
-const COLUMNS: Column[] = [
-  { title: 'LAST', width: 4, align: 'right', cell: (s, now) => ago(ms(s.lastActiveAt), now) },
-  {
-    title: 'DUR',
-    width: 5,
-    align: 'right',
-    cell: (s) => {
-      const a = ms(s.startedAt);
-      const b = ms(s.lastActiveAt);
-      return a === null || b === null ? UNKNOWN : duration(b - a);
-    },
-  },
-  { title: 'COST', width: 7, align: 'right', cell: (s) => usd(s.cost.usd, s.cost.included) },
-  { title: 'TOKENS', width: 6, align: 'right', cell: (s) => tokens(totalTokens(s.tokens)) },
-  { title: 'CTX', width: 4, align: 'right', cell: (s) => percent(s.context.used, s.context.compactAt) },
-  { title: 'MODEL', width: 13, align: 'left', cell: (s) => shortModel(s.model) },
-];
+/** The columns `--list` shows, from the one set every session table picks from (`../columns.ts`). */
+const LIST_KEYS: readonly ColumnKey[] = ['id', 'active', 'duration', 'cost', 'tokens', 'ctx', 'model'];
 
 /** The project's folder and the title, the way a row names its session; safe to print. */
 export function label(s: SessionDoc): string {
@@ -85,22 +51,33 @@ function colourState(p: Paint, state: SessionState, text: string): string {
 const HOST_CELLS = 12;
 
 /**
- * The HOST column, only when some row comes from another machine (`--host`): the machine's name,
- * blank for this one.
+ * The columns of this list: HOST only when some row comes from another machine (`--host`), as wide
+ * as its longest name; ID as wide as the short ids.
  */
-function hostColumn(doc: SessionDocument): Column[] {
+function shownColumns(doc: SessionDocument, idLength: number): Column[] {
   const names = doc.sessions.flatMap((s) => (s.host === undefined ? [] : [safeLine(s.host)]));
-  if (names.length === 0) return [];
-  const w = Math.min(HOST_CELLS, Math.max(4, ...names.map((n) => n.length)));
+  const host: Column[] =
+    names.length === 0
+      ? []
+      : [
+          {
+            ...SESSION_COLUMNS.host,
+            width: Math.min(HOST_CELLS, Math.max(4, ...names.map((n) => n.length))),
+          },
+        ];
   return [
-    { title: 'HOST', width: w, align: 'left', cell: (s) => (s.host === undefined ? '' : safeLine(s.host)) },
+    ...host,
+    ...columnsOf(LIST_KEYS).map((c) =>
+      c.key === 'id' ? { ...c, width: Math.max(c.title.length, idLength) } : c,
+    ),
   ];
 }
 
 /** The table as lines, for a terminal `columns` wide. */
 export function renderList(doc: SessionDocument, columns: number, p: Paint, nowMs: number): string[] {
   const out: string[] = [];
-  const shown = [...hostColumn(doc), ...COLUMNS];
+  const short = shortIds(doc.sessions);
+  const shown = shownColumns(doc, short.length);
   const fixed = 2 + 3 + shown.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(10, columns - fixed);
   const header = `  ${padEnd('', 2)} ${shown.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
@@ -115,13 +92,13 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
       ? allIncluded
         ? `${usd(spent)} included in plan`
         : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
-      : 'no price';
+      : NO_PRICE;
     if (out.length > 0) out.push('');
-    out.push(p.bold(`${provider.label} — ${rows.length} session${rows.length === 1 ? '' : 's'} · ${money}`));
+    out.push(p.bold(`${provider.label} — ${counted(rows.length, 'session')} · ${money}`));
     out.push(p.dim(header.slice(0, columns)));
     for (const s of rows) {
       const cells = shown.map((c) => {
-        const v = c.cell(s, nowMs);
+        const v = c.cell({ s, rate: null, short: short.of(s.id) }, nowMs);
         return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
       });
       const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
@@ -130,7 +107,7 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
   }
   if (out.length > 0) {
     out.push('');
-    const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX: % of compact point`;
+    const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
     out.push(p.dim(clip(legend, columns)));
     // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
     if (doc.sessions.some((s) => s.stateSource !== 'inferred'))

@@ -203,12 +203,40 @@ async function tuiCommand(io: Io, o: CommonOptions, values: Record<string, unkno
   }
 }
 
+/**
+ * The commands `--demo` does not apply to, and why: each acts on this machine's own agents, files or
+ * store, or answers one real session, and the demo history is none of those. Said, rather than
+ * refused as an unknown option, since options go anywhere on the line.
+ */
+const NO_DEMO: Partial<Record<CommandName, string>> = {
+  watch:
+    'it notifies you (desktop, webhook) as your own sessions change, and the demo history is not yours (cctop --demo shows the live table)',
+  statusline:
+    'it prints the line of the Claude Code session that runs it, from what Claude Code sends on stdin (cctop --demo --list shows the demo)',
+  hooks: "it installs cctop into your agents' settings files, and no agent runs the demo's sessions",
+  pricing:
+    'the prices it updates are the ones every command uses, the demo included: run cctop pricing update',
+  push: "it sends your own sessions' spend to a team store, and the demo's are not yours to send",
+  store: "it looks after a team store's database, which holds nothing of the demo",
+  config: 'the demo reads the same config file as everything else: run cctop config without it',
+  exec: 'it runs a real agent CLI, which the demo has none of (cctop --demo report shows a session in depth)',
+};
+
+/** `--demo` among a command's options (not after `--`, where words are the command's own). */
+const asksDemo = (args: readonly string[]): boolean => {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).includes('--demo');
+};
+
 export async function main(argv: string[], io: Io): Promise<number> {
   keepZoneNameIn(join(cacheDir(io.env), ZONE_FILE));
   try {
     const { command, args } = splitCommand(argv);
     if (command === null) return await rootCommand(io, args);
     if (!isCommand(command)) throw unknownCommand(command);
+    const noDemo = NO_DEMO[command];
+    if (noDemo !== undefined && asksDemo(args))
+      throw new UsageError(`--demo does not apply to ${command}: ${noDemo}`);
     return await run(command, args, io);
   } catch (err) {
     if (err instanceof UsageError) {

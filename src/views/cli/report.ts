@@ -7,12 +7,27 @@
  * (`safeLine`) where it is placed, and every line once more (`printable`) before it is returned.
  */
 
+import type { Breakdown } from '../../model/calls.js';
 import type { SessionDoc } from '../../model/document.js';
+import { LocalTime } from '../../model/time.js';
 import { totalTokens } from '../../model/usage.js';
 import type { SessionReport } from '../../report/types.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, duration, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from './format.js';
+import {
+  clip,
+  counted,
+  duration,
+  localClock,
+  padEnd,
+  padStart,
+  percent,
+  shortModel,
+  shortPath,
+  tokens,
+  UNKNOWN,
+  usd,
+} from './format.js';
 
 const SPARK = '▁▂▃▄▅▆▇█';
 
@@ -84,7 +99,30 @@ function costSection(r: SessionReport, p: Paint, w: number): string[] {
   );
 }
 
-function contextSection(r: SessionReport, p: Paint, w: number): string[] {
+/**
+ * What fills the context window (`Breakdown`): the measured parts, the estimated ones, and what is
+ * left unaccounted for; the report's Context section and the live table's Context panel both.
+ */
+export function breakdownLines(b: Breakdown, p: Paint): string[] {
+  const row = (label: string, n: number, how: string) =>
+    `  ${padEnd(label, 16)} ${padStart(n < 0 ? `-${tokens(-n)}` : tokens(n), 7)}  ${p.dim(how)}`;
+  return [
+    row('window', b.window, 'measured: the latest request'),
+    row('startup', b.startup, 'measured: system prompt, tools, memory, summary'),
+    row('tool output', b.toolOutput, 'estimated'),
+    row('tool input', b.toolInput, 'estimated'),
+    row('attachments', b.attachments, 'estimated'),
+    row('your messages', b.user, 'estimated'),
+    row('assistant text', b.assistant, 'estimated'),
+    row('unaccounted', b.unaccounted, 'thinking and reminders are not in the transcript'),
+  ];
+}
+
+/** A moment the transcript recorded, on the clock of `zone`; `─` for one it did not. */
+const localStamp = (iso: string | null, zone: LocalTime): string =>
+  localClock(iso === null ? Number.NaN : Date.parse(iso), zone);
+
+function contextSection(r: SessionReport, p: Paint, w: number, zone: LocalTime): string[] {
   const out: string[] = [];
   if (r.context.series.length > 0)
     out.push(
@@ -93,9 +131,12 @@ function contextSection(r: SessionReport, p: Paint, w: number): string[] {
         w - 4,
       )}`,
     );
+  const n = r.context.compactions.length;
   out.push(
-    `  ${r.context.compactions.length} compaction${r.context.compactions.length === 1 ? '' : 's'}${r.context.compactions.length > 0 ? `, last ${safeLine(r.context.compactions.at(-1) ?? UNKNOWN)}` : ''}`,
+    `  ${counted(n, 'compaction')}${n > 0 ? `, the last at ${localStamp(r.context.compactions.at(-1) ?? null, zone)} ${safeLine(zone.timeZone)}` : ''}`,
   );
+  if (r.context.breakdown !== null)
+    out.push('  what fills it now:', ...breakdownLines(r.context.breakdown, p));
   return section(
     p,
     `Context ${percent(r.context.used, r.context.compactAt)} of the compaction point (${tokens(r.context.used)} of ${tokens(r.context.compactAt)})`,
@@ -124,6 +165,7 @@ function toolSections(r: SessionReport, p: Paint, w: number): string[] {
     }
     out.push(...section(p, 'Failures, grouped by tool and argument', lines));
   }
+  // A harness that stamps no call's end (Codex) gives no slowest calls: said, not shown as 0s.
   if (r.tools.slowest.length > 0) {
     const lines = r.tools.slowest
       .slice(0, CALLS_SHOWN)
@@ -132,7 +174,12 @@ function toolSections(r: SessionReport, p: Paint, w: number): string[] {
           `  ${padStart(duration(c.ms).replace(/^0m$/, `${Math.round(c.ms / 1000)}s`), 6)}  ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
       );
     out.push(...section(p, 'Slowest calls', lines));
-  }
+  } else if (r.tools.calls > 0)
+    out.push(
+      ...section(p, 'Slowest calls', [
+        `  ${padStart(UNKNOWN, 6)}  ${p.dim('this harness records no call durations')}`,
+      ]),
+    );
   if (r.tools.heaviest.length > 0) {
     const lines = r.tools.heaviest
       .slice(0, CALLS_SHOWN)
@@ -140,6 +187,8 @@ function toolSections(r: SessionReport, p: Paint, w: number): string[] {
         (c) =>
           `  ${padStart(`+${tokens(c.growth)}`, 7)}${c.shared ? '*' : ' '} ${safeLine(c.tool)} ${clip(safeLine(c.detail), w - 20)}`,
       );
+    if (r.tools.heaviest.slice(0, CALLS_SHOWN).some((c) => c.shared))
+      lines.push(p.dim('  * made together with other calls: the growth after them is theirs together'));
     out.push(...section(p, 'Calls that grew the context most', lines));
   }
   return out;
@@ -149,7 +198,7 @@ function filesSection(r: SessionReport, p: Paint, w: number): string[] {
   if (r.files.length === 0) return [];
   const lines = r.files.slice(0, FILES_SHOWN).map((f) => {
     const change = f.writes > 0 ? p.green(`+${f.added}`) + ' ' + p.red(`-${f.removed}`) : '';
-    return `  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${clip(safeLine(f.path), w - 30)} ${change}`;
+    return `  ${padStart(`${f.reads}r ${f.writes}w`, 8)}  ${shortPath(f.path, '', w - 30)} ${change}`;
   });
   return section(p, `Files (${r.files.length})`, lines);
 }
@@ -175,12 +224,19 @@ function problemsSection(r: SessionReport, p: Paint, w: number): string[] {
   return section(p, `Could not read (${r.problems.length})`, lines);
 }
 
-export function renderReport(r: SessionReport, p: Paint, columns: number): string[] {
+export function renderReport(
+  r: SessionReport,
+  p: Paint,
+  columns: number,
+  /** The zone its moments are shown in (`--timezone`); absent: the system's. */
+  timeZone?: string,
+): string[] {
   const w = Math.max(MIN_WIDTH, Math.min(columns, MAX_WIDTH));
+  const zone = new LocalTime(timeZone);
   const out = [
     ...headLines(r.session, p, w),
     ...costSection(r, p, w),
-    ...contextSection(r, p, w),
+    ...contextSection(r, p, w, zone),
     ...toolSections(r, p, w),
     ...filesSection(r, p, w),
     ...subagentsSection(r, p, w),

@@ -21,7 +21,7 @@ import {
 import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
 import { demoEnv } from './demo.js';
-import { tildify } from './format.js';
+import { counted, tildify } from './format.js';
 import type { Io } from './main.js';
 import { parse, parseDay, parseProviders, parseTimeZone, UsageError } from './options.js';
 
@@ -124,7 +124,7 @@ const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 :
 
 /** What to say when the budget ran out before every changed transcript was read. */
 export function behindLine(b: Behind): string {
-  return `results may be behind: ${b.files} transcript${b.files === 1 ? '' : 's'} (${mb(b.bytes)}) not read yet; search again to read on, or add --wait`;
+  return `results may be behind: ${counted(b.files, 'transcript')} (${mb(b.bytes)}) not read yet; search again to read on, or add --wait`;
 }
 
 export async function searchCommand(args: string[], io: Io): Promise<number> {

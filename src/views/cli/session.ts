@@ -6,13 +6,14 @@
  * What it prints is made safe by the renderers; the candidates' ids and labels here, and the JSON
  * (whose strings may hold C1 and bidi controls that `JSON.stringify` leaves raw), are made safe here.
  */
-import { findSession } from '../../index/find.js';
+import { findSession, MAX_CANDIDATES } from '../../index/find.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import type { Conversation } from '../../model/conversation.js';
 import { unsupported } from '../../model/conversation.js';
 import type { SessionDoc } from '../../model/document.js';
 import { conversationOf, providerById } from '../../providers/index.js';
 import { reportFor } from '../../report/of-snapshot.js';
+import type { SessionReport as Report } from '../../report/types.js';
 import { printable, safeLine, terminalJson } from '../terminal-text.js';
 import { renderChat, renderMarkdown } from './chat.js';
 import { chatWindow } from './chat-at.js';
@@ -58,6 +59,42 @@ export async function chosenSession(
   return found.session;
 }
 
+/**
+ * The subagent `asked` names among the session's (its agent id, or a prefix of it naming one), or
+ * false after saying why there is none: several match (listed), or none does (the session's listed).
+ * A harness whose subagents the report cannot name is asked with the id as typed.
+ */
+async function chosenAgent(
+  io: Io,
+  s: SessionDoc,
+  asked: string,
+  report: () => Promise<Report>,
+): Promise<string | false> {
+  const known = (await report()).subagents;
+  const exact = known.find((a) => a.agent === asked);
+  if (exact) return exact.agent;
+  const matches = known.filter((a) => a.agent.startsWith(asked));
+  if (matches.length === 1) return matches[0]!.agent;
+  const list = (agents: Report['subagents']) => {
+    for (const a of agents.slice(0, MAX_CANDIDATES))
+      io.err(
+        printable(`  ${safeLine(a.agent)}  ${a.title === null ? '' : safeLine(a.title)}`.trimEnd(), PLAIN),
+      );
+  };
+  if (matches.length > 1) {
+    io.err(
+      `cctop: "${safeLine(asked)}" matches ${matches.length} subagents of this session; give more of the id:`,
+    );
+    list(matches);
+    return false;
+  }
+  // Not one the report names: the harness may still know it (an id as it spells it).
+  if (known.length === 0 || !providerById(s.provider).subagent) return asked;
+  io.err(`cctop: this session has no subagent "${safeLine(asked)}"; its subagents:`);
+  list(known);
+  return false;
+}
+
 export async function sessionCommand(
   io: Io,
   command: 'chat' | 'report',
@@ -89,11 +126,13 @@ export async function sessionCommand(
   if (command === 'report') {
     const report = await reportFor(s, snap, whole);
     if (values.json) io.out(terminalJson(report));
-    else for (const line of renderReport(report, p, columns)) io.out(line);
+    else for (const line of renderReport(report, p, columns, snap.document.timeZone)) io.out(line);
     return 0;
   }
   const { before, at } = chatWindow(values);
-  const agent = typeof values.agent === 'string' ? values.agent : null;
+  const asked = typeof values.agent === 'string' ? values.agent : null;
+  const agent = asked === null ? null : await chosenAgent(io, s, asked, () => reportFor(s, snap, whole));
+  if (agent === false) return 2;
   const provider = providerById(s.provider);
   let c: Conversation;
   if (s.deleted)
@@ -101,6 +140,11 @@ export async function sessionCommand(
       'the transcript of this session has been deleted; its numbers live on in the index, its words do not',
     );
   else c = conversationOf(provider, s.file, { before, agent });
+  // A subagent asked for and not read is a failure to say, not an empty conversation.
+  if (agent !== null && !c.supported) {
+    io.err(`cctop: ${safeLine(c.note ?? `no subagent ${agent}`)}`);
+    return 2;
+  }
   if (at !== null && c.supported && !c.turns.some((t) => t.seq === at))
     io.err(`cctop: this conversation shows no turn #${at}; here are its turns before #${before}`);
   if (values.json)

@@ -10,7 +10,7 @@ import type { Annotator } from '../../model/document.js';
 import { home } from '../../providers/fsutil.js';
 import type { Env } from '../../providers/types.js';
 import { demoEnv } from './demo.js';
-import { tildify } from './format.js';
+import { counted, tildify } from './format.js';
 import type { CommonOptions } from './options.js';
 
 /**
@@ -71,7 +71,7 @@ export const unfiltered = (o: CommonOptions): CommonOptions => ({
 
 /** `no session matches --provider gemini (12 sessions without this filter)` */
 export function nothingMatches(filters: readonly string[], total: number): string {
-  const sessions = `${total} session${total === 1 ? '' : 's'}`;
+  const sessions = `${counted(total, 'session')}`;
   return `no session matches ${filters.join(' ')} (${sessions} without ${filters.length === 1 ? 'this filter' : 'these filters'})`;
 }
 

@@ -6,13 +6,29 @@
  * Names (models, projects) come from transcripts: `safeLine` (through `tildify`, `shortModel` and
  * the padding helpers) strips anything a terminal would act on before a name is printed.
  */
+
+import { money as money6 } from '../../model/money.js';
+import type { LocalTime } from '../../model/time.js';
 import type { Block, BlockReport } from '../../spend/blocks.js';
 import type { Group, PeriodReport, PeriodRow } from '../../spend/periods.js';
 import type { SpendTally } from '../../spend/tally.js';
 import { DIMENSIONS, type Dimension, type Ranked, type WhereReport } from '../../spend/where.js';
 import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { duration, padEnd, padStart, shortModel, tildify, tokens, UNKNOWN, usd } from './format.js';
+import {
+  duration,
+  localClock,
+  NO_PRICE,
+  padEnd,
+  padStart,
+  shortModel,
+  shortPath,
+  tokens,
+  UNKNOWN,
+  usd,
+  width,
+  zoneName,
+} from './format.js';
 
 /** Cells of the cost bar; a full bar is the most expensive row shown. */
 const BAR_CELLS = 16;
@@ -34,12 +50,19 @@ export interface TableStyle {
   home: string;
   /** Show what is paid (`--plan`): the retail cost less what the plan bundles. */
   paid: boolean;
+  /** The terminal's width: a line that would pass it is laid out on two. */
+  columns: number;
+  /** The zone times are shown in (`--timezone`, or the system's). */
+  time: LocalTime;
 }
 
 const money = (t: SpendTally, paid: boolean): string => {
   const u = t.cost.usd;
-  if (u === null) return t.cost.unpricedTokens > 0 ? 'no price' : UNKNOWN;
-  return usd(paid ? u - (t.cost.included ?? 0) : u);
+  if (u === null) return t.cost.unpricedTokens > 0 ? NO_PRICE : UNKNOWN;
+  if (!paid) return usd(u);
+  const included = t.cost.included ?? 0;
+  // All of it in the plan: `incl`, as `--list` says, not a $0 beside a bar of what it would cost.
+  return usd(money6(u - included), included > 0 && money6(u - included) === 0);
 };
 
 const FULL = [
@@ -70,7 +93,7 @@ function header(first: string, firstWidth: number, s: TableStyle): string {
 
 function groupLabel(key: string, by: PeriodReport['by'] | 'breakdown', s: TableStyle): string {
   if (by === 'model' || by === 'breakdown') return shortModel(key);
-  if (by === 'project') return tail(tildify(key, s.home), LABEL - 4);
+  if (by === 'project') return shortPath(key, s.home, LABEL - 4);
   return safeLine(key);
 }
 
@@ -89,11 +112,6 @@ function periodLines(r: PeriodReport, row: PeriodRow, max: number, s: TableStyle
   return lines;
 }
 
-/** The end of a path, which names the project, when the whole does not fit. */
-function tail(path: string, cells: number): string {
-  return path.length <= cells ? path : `…${path.slice(path.length - cells + 1)}`;
-}
-
 const NAMES = { day: 'day', week: 'week of', month: 'month' } as const;
 
 export function periodTable(r: PeriodReport, s: TableStyle): string[] {
@@ -105,14 +123,26 @@ export function periodTable(r: PeriodReport, s: TableStyle): string[] {
   return out;
 }
 
-const clock = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+/** A block's state beside its bar: whether it runs still, and whether it passed the token limit. */
+function blockState(b: Block & { kind: 'block' }, nowMs: number): string {
+  return [b.active ? `active, ${duration(b.endMs - nowMs)} left` : '', b.overLimit ? 'over limit' : '']
+    .filter(Boolean)
+    .join(', ');
+}
 
-function blockLine(b: Block & { kind: 'block' }, max: number, nowMs: number, s: TableStyle): string {
+function blockLine(
+  b: Block & { kind: 'block' },
+  max: number,
+  nowMs: number,
+  s: TableStyle,
+  /** The widest state of the table, so the models line up under each other past it. */
+  stateCells: number,
+): string {
   const share = b.cost.usd === null || max <= 0 ? 0 : b.cost.usd / max;
-  const state = b.active ? s.paint.amber(`active, ${duration(b.endMs - nowMs)} left`) : '';
-  const over = b.overLimit ? s.paint.red(' over limit') : '';
+  const state = padEnd(blockState(b, nowMs), stateCells);
+  const shown = b.overLimit ? s.paint.red(state) : b.active ? s.paint.amber(state) : state;
   const models = s.compact ? '' : `  ${b.models.map(shortModel).join(', ')}`;
-  return `${clock(b.startMs)}  ${padStart(String(b.requests), 5)} ${padStart(tokens(b.totalTokens), 8)} ${padStart(money(b, s.paid), 10)} ${s.paint.green(padEnd(bar(share), BAR_CELLS))} ${state}${over}${models}`.trimEnd();
+  return `${localClock(b.startMs, s.time)}  ${padStart(String(b.requests), 5)} ${padStart(tokens(b.totalTokens), 8)} ${padStart(money(b, s.paid), 10)} ${s.paint.green(padEnd(bar(share), BAR_CELLS))}${stateCells > 0 ? ` ${shown}` : ''}${models}`.trimEnd();
 }
 
 export function blockTable(r: BlockReport, nowMs: number, s: TableStyle): string[] {
@@ -120,13 +150,19 @@ export function blockTable(r: BlockReport, nowMs: number, s: TableStyle): string
   const max = Math.max(0, ...r.blocks.map((b) => (b.kind === 'block' ? (b.cost.usd ?? 0) : 0)));
   const out = [
     s.paint.dim(
-      `${padEnd('start (UTC)', 16)}  ${padStart('reqs', 5)} ${padStart('tokens', 8)} ${padStart('cost', 10)}`,
+      `${padEnd(`start (${zoneName(s.time, nowMs)})`, 16)}  ${padStart('reqs', 5)} ${padStart('tokens', 8)} ${padStart('cost', 10)}`,
     ),
   ];
+  const stateCells = Math.max(
+    0,
+    ...r.blocks.map((b) => (b.kind === 'block' ? width(blockState(b, nowMs)) : 0)),
+  );
   for (const b of r.blocks) {
     if (b.kind === 'gap')
-      out.push(s.paint.dim(`${clock(b.startMs)}  (no block for ${duration(b.endMs - b.startMs)})`));
-    else out.push(blockLine(b, max, nowMs, s));
+      out.push(
+        s.paint.dim(`${localClock(b.startMs, s.time)}  (no block for ${duration(b.endMs - b.startMs)})`),
+      );
+    else out.push(blockLine(b, max, nowMs, s, stateCells));
   }
   const active = r.blocks.at(-1);
   if (active?.kind === 'block' && active.active) out.push(...activeLines(active, nowMs, s));
@@ -137,12 +173,12 @@ export function blockTable(r: BlockReport, nowMs: number, s: TableStyle): string
 function activeLines(b: Block & { kind: 'block' }, nowMs: number, s: TableStyle): string[] {
   const lines = [
     s.paint.bold(
-      `active block: ${clock(b.startMs)} to ${clock(b.endMs)} UTC, ${duration(b.endMs - nowMs)} left`,
+      `active block: ${localClock(b.startMs, s.time)} to ${localClock(b.endMs, s.time)} ${s.time.timeZone}, ${duration(b.endMs - nowMs)} left`,
     ),
   ];
   const r = b.burnRate;
   if (r !== null) {
-    const perMinute = r.usdPerMinute === null ? 'no price' : `${usd(r.usdPerMinute)}/min`;
+    const perMinute = r.usdPerMinute === null ? NO_PRICE : `${usd(r.usdPerMinute)}/min`;
     lines.push(`  burn rate: ${tokens(Math.round(r.tokensPerMinute))} tokens/min, ${perMinute}`);
   }
   const p = b.projection;
@@ -170,11 +206,12 @@ export const RANKED_SHOWN = 8;
 function rankedLines(d: Dimension, rows: Ranked[], s: TableStyle): string[] {
   const out = [s.paint.bold(TITLES[d])];
   for (const r of rows.slice(0, RANKED_SHOWN)) {
+    const cells = s.compact ? 24 : 36;
     const label =
-      d === 'project' ? tildify(r.key, s.home) : d === 'model' ? shortModel(r.key) : safeLine(r.key);
+      d === 'project' ? shortPath(r.key, s.home, cells) : d === 'model' ? shortModel(r.key) : safeLine(r.key);
     const share = r.share === null ? UNKNOWN : `${Math.round(r.share * 100)}%`;
     out.push(
-      `  ${padEnd(label, s.compact ? 24 : 36)} ${padStart(money(r, s.paid), 10)} ${padStart(share, 4)} ${s.paint.green(padEnd(bar(r.share ?? 0, 10), 10))} ${padStart(change(r), 6)}`,
+      `  ${padEnd(label, cells)} ${padStart(money(r, s.paid), 10)} ${padStart(share, 4)} ${s.paint.green(padEnd(bar(r.share ?? 0, 10), 10))} ${padStart(change(r), 6)}`,
     );
   }
   if (rows.length > RANKED_SHOWN) out.push(s.paint.dim(`  and ${rows.length - RANKED_SHOWN} more`));
@@ -184,12 +221,14 @@ function rankedLines(d: Dimension, rows: Ranked[], s: TableStyle): string[] {
 export function whereTable(r: WhereReport, s: TableStyle): string[] {
   const range = r.period.from === r.period.to ? r.period.from : `${r.period.from} to ${r.period.to}`;
   const before = r.previousTotal.cost.usd;
-  const out = [
-    s.paint.bold(`${money(r.total, s.paid)} spent ${range}`) +
-      s.paint.dim(
-        ` (${before === null ? 'nothing priced' : usd(before)} the period before, ${r.previous.from} to ${r.previous.to})`,
-      ),
-  ];
+  const spent = `${money(r.total, s.paid)} spent ${range}`;
+  const then = `(${before === null ? 'nothing priced' : usd(before)} the period before, ${r.previous.from} to ${r.previous.to})`;
+  // The period before goes under the period when both do not fit on one line (the compact layout's
+  // lines fit 80 cells, whatever the terminal).
+  const out =
+    width(spent) + 1 + width(then) <= (s.compact ? Math.min(s.columns, COMPACT_COLUMNS) : s.columns)
+      ? [`${s.paint.bold(spent)} ${s.paint.dim(then)}`]
+      : [s.paint.bold(spent), s.paint.dim(then)];
   if (r.total.requests === 0) return [...out, 'No spend in this period.'];
   for (const d of DIMENSIONS) out.push('', ...rankedLines(d, r.ranked[d], s));
   return out;

@@ -54,13 +54,15 @@ async function load(io: Io, o: CommonOptions, env: Io['env']): Promise<Loaded> {
   return { o, nowMs, sessions: u.sessions, time: u.time, fromDay, toDay };
 }
 
-function styleOf(io: Io, values: Values, plan: Plan): TableStyle {
+function styleOf(io: Io, values: Values, plan: Plan, time: LocalTime): TableStyle {
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 120;
   return {
     paint: paint(io.isTty, io.env),
     compact: values.compact === true || columns <= COMPACT_COLUMNS,
     home: home(io.env),
     paid: plan !== 'retail',
+    columns,
+    time,
   };
 }
 
@@ -137,7 +139,7 @@ export async function periodCommand(
       }),
       hosts,
     );
-  const style = styleOf(io, values, o.plan);
+  const style = styleOf(io, values, o.plan, l.time);
   return printTable(io, periodTable(r, style), hosts, style);
 }
 
@@ -187,7 +189,7 @@ export async function blocksCommand(
     const doc = blocksJson(blocks, { nowMs: l.nowMs, plan: o.plan, tokenLimit: r.tokenLimit, ...hours });
     return printJson(io, doc, hosts);
   }
-  const style = styleOf(io, values, o.plan);
+  const style = styleOf(io, values, o.plan, l.time);
   return printTable(io, blockTable({ ...r, blocks }, l.nowMs, style), hosts, style);
 }
 
@@ -227,6 +229,6 @@ export async function whereCommand(
   const hosts = answered?.hosts ?? null;
   if (values.json === true)
     return printJson(io, whereJson(r, { nowMs: l.nowMs, timeZone: l.time.timeZone, plan: o.plan }), hosts);
-  const style = styleOf(io, values, o.plan);
+  const style = styleOf(io, values, o.plan, l.time);
   return printTable(io, whereTable(r, style), hosts, style);
 }

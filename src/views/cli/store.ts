@@ -15,6 +15,7 @@ import { migrate, schemaVersion } from '../../store/migrate.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../store/schema.js';
 import { type LocalStatus, localStatus, type RemoteStatus, remoteStatus } from '../../store/status.js';
 import { safeLine, terminalJson } from '../terminal-text.js';
+import { counted } from './format.js';
 import { closest } from './help.js';
 import type { Io } from './main.js';
 import { parse, UsageError } from './options.js';
@@ -135,9 +136,7 @@ function hostLines(local: LocalStatus, remote: RemoteStatus): string[] {
   );
   const q = local.queue;
   lines.push(
-    q.rows === 0
-      ? 'queue      empty'
-      : `queue      ${q.rows} row${q.rows === 1 ? '' : 's'} waiting since ${q.oldest}`,
+    q.rows === 0 ? 'queue      empty' : `queue      ${counted(q.rows, 'row')} waiting since ${q.oldest}`,
   );
   if (q.lastError !== null)
     lines.push(`           last error at ${q.lastErrorAt ?? '?'}: ${safeLine(q.lastError)}`);

@@ -55,7 +55,7 @@ describe('budgets in the header', () => {
     const v = view([budget('day', 20, 25), budget('month claude', 400, 100)]);
     const wide = render(v, PLAIN, 200, 30, NOW).lines[0]!;
     expect(wide).toMatch(
-      /^cctop {2}hour \$0 · today \$0 · 7d \$0 · 30d \$0 {3}day \$25\.00\/\$20\.00 125% {3}month claude \$100\.00\/\$400\.00 25% {3}● 0 working/,
+      /^cctop {2}hour \$0\.00 · today \$0\.00 · 7d \$0\.00 · 30d \$0\.00 {3}day \$25\.00\/\$20\.00 125% {3}month claude \$100\.00\/\$400\.00 25% {3}● 0 working/,
     );
     const narrow = render(v, PLAIN, 90, 30, NOW).lines[0]!;
     expect(narrow).toContain('day $25.00/$20.00 125%');

@@ -1,167 +1,39 @@
 /**
- * The columns of the live table: what each shows, how wide it is, and which go first when the
- * terminal narrows (from the right; the project/title column stays and takes what is left). A cell
- * that shows a transcript's words (model, branch, permission mode) shows them made safe to print.
+ * The columns of the live table: which of the session columns (`../columns.ts`) it shows, and which
+ * go first when the terminal narrows: a column no row has anything in, then from the right (the
+ * project/title column stays and takes what is left).
  */
 import type { SessionDoc } from '../../model/document.js';
-import { totalTokens } from '../../model/usage.js';
-import { placeById } from '../../providers/places.js';
-import { ago, duration, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { UNKNOWN, width } from '../cli/format.js';
 import { label } from '../cli/list.js';
-import { safeLine } from '../terminal-text.js';
+import { type Column, type ColumnKey, columnsOf, type Row } from '../columns.js';
 
-export interface Row {
-  s: SessionDoc;
-  /** Smoothed tokens per minute, when two refreshes have seen it. */
-  rate: number | null;
-}
+export { type Column, failureRate, permission, type Row } from '../columns.js';
 
-export interface Column {
-  key: string;
-  title: string;
-  width: number;
-  align: 'left' | 'right';
-  cell(r: Row, now: number): string;
-}
-
-const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
-
-/** The PERM column: as wide as its widest word, `BYPASS` (`read-only` is shown as `ro` to fit). */
-const PERM_WIDTH = 6;
-
-/**
- * The PERM cell: the session's permission as its provider read it. A mode no provider knows shows
- * the harness's own words, cut to the cell; a document from a newer cctop (`--host`) may hold a
- * permission this one does not know, and shows nothing rather than a guess.
- */
-export function permission(s: Pick<SessionDoc, 'permission' | 'permissionMode'>): string {
-  const p = s.permission;
-  if (p === null || p === undefined) return UNKNOWN;
-  switch (p) {
-    case 'ask':
-    case 'edits':
-    case 'plan':
-    case 'auto':
-    case 'deny':
-      return p;
-    case 'read-only':
-      return 'ro';
-    case 'bypass':
-      return 'BYPASS';
-    case 'unknown':
-      return s.permissionMode === null ? UNKNOWN : safeLine(s.permissionMode).slice(0, PERM_WIDTH);
-    default:
-      return newerPermission(p);
-  }
-}
-
-/** Unreachable by type, so a new permission fails to compile above; a newer cctop can still send one. */
-const newerPermission = (_: never): string => UNKNOWN;
-
-const lastHour = (s: SessionDoc) => s.cost.byHour?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
-const today = (s: SessionDoc) => s.cost.byDay?.usd.at(-1) ?? (s.cost.usd === null ? null : 0);
-
-function memory(bytes: number): string {
-  if (bytes < 1 << 20) return `${Math.round(bytes / 1024)}K`;
-  if (bytes < 1 << 30) return `${Math.round(bytes / (1 << 20))}M`;
-  return `${(bytes / (1 << 30)).toFixed(1)}G`;
-}
-
-export function failureRate(s: SessionDoc): string {
-  if (s.tools.failed === null) return UNKNOWN;
-  if (s.tools.calls === 0) return '0%';
-  return `${Math.round((s.tools.failed / s.tools.calls) * 100)}%`;
-}
-
-/** The HOST column's width: a longer machine name is cut (the Info panel and `--json` have it whole). */
-const HOST_WIDTH = 10;
+/** The live table's columns, in display order (from `../columns.ts`, where every column is declared). */
+const LIVE_KEYS: readonly ColumnKey[] = [
+  // Shown only while some row is another machine's (`--host`).
+  'host',
+  'active',
+  'duration',
+  'cost',
+  'cost_hour',
+  'cost_today',
+  'ctx',
+  'cpu',
+  'mem',
+  'tools',
+  'errors',
+  'tokens',
+  'tok_rate',
+  'model',
+  'harness',
+  'perm',
+  'branch',
+];
 
 /** Every column but the status mark and the project/title, in display order. */
-export const COLUMNS: Column[] = [
-  // Shown only while some row is another machine's (`--host`); blank for this machine's rows.
-  { key: 'host', title: 'HOST', width: HOST_WIDTH, align: 'left', cell: (r) => r.s.host ?? '' },
-  {
-    key: 'active',
-    title: 'LAST',
-    width: 4,
-    align: 'right',
-    cell: (r, now) => ago(ms(r.s.lastActiveAt), now),
-  },
-  {
-    key: 'duration',
-    title: 'DUR',
-    width: 5,
-    align: 'right',
-    cell: (r) => {
-      const a = ms(r.s.startedAt);
-      const b = ms(r.s.lastActiveAt);
-      return a === null || b === null ? UNKNOWN : duration(b - a);
-    },
-  },
-  { key: 'cost', title: 'COST', width: 7, align: 'right', cell: (r) => usd(r.s.cost.usd, r.s.cost.included) },
-  {
-    key: 'cost_hour',
-    title: '$/1H',
-    width: 6,
-    align: 'right',
-    cell: (r) => usd(lastHour(r.s), r.s.cost.included),
-  },
-  {
-    key: 'cost_today',
-    title: '$/24H',
-    width: 7,
-    align: 'right',
-    cell: (r) => usd(today(r.s), r.s.cost.included),
-  },
-  {
-    key: 'ctx',
-    title: 'CTX%',
-    width: 4,
-    align: 'right',
-    cell: (r) => percent(r.s.context.used, r.s.context.compactAt),
-  },
-  {
-    key: 'cpu',
-    title: 'CPU%',
-    width: 5,
-    align: 'right',
-    cell: (r) =>
-      r.s.process?.cpu === null || r.s.process === null ? UNKNOWN : `${Math.round(r.s.process.cpu)}`,
-  },
-  {
-    key: 'mem',
-    title: 'MEM',
-    width: 5,
-    align: 'right',
-    cell: (r) => (r.s.process ? memory(r.s.process.memory) : UNKNOWN),
-  },
-  { key: 'tools', title: 'TOOLS', width: 5, align: 'right', cell: (r) => String(r.s.tools.calls) },
-  { key: 'errors', title: 'ERR%', width: 4, align: 'right', cell: (r) => failureRate(r.s) },
-  { key: 'tokens', title: 'TOKENS', width: 6, align: 'right', cell: (r) => tokens(totalTokens(r.s.tokens)) },
-  {
-    key: 'tok_rate',
-    title: 'TOK/M',
-    width: 5,
-    align: 'right',
-    cell: (r) => (r.rate === null ? UNKNOWN : tokens(Math.round(r.rate))),
-  },
-  { key: 'model', title: 'MODEL', width: 13, align: 'left', cell: (r) => shortModel(r.s.model) },
-  {
-    key: 'harness',
-    title: 'HARNESS',
-    width: 7,
-    align: 'left',
-    cell: (r) => placeById(r.s.provider).label.split(' ')[0]!,
-  },
-  { key: 'perm', title: 'PERM', width: PERM_WIDTH, align: 'left', cell: (r) => permission(r.s) },
-  {
-    key: 'branch',
-    title: 'BRANCH',
-    width: 14,
-    align: 'left',
-    cell: (r) => (r.s.branch === null ? UNKNOWN : safeLine(r.s.branch)),
-  },
-];
+export const COLUMNS: Column[] = columnsOf(LIVE_KEYS);
 
 /** The project/title cell: the project's folder, then the title, as `cctop --list` names a session. */
 export const projectTitle = (s: SessionDoc): string => label(s);
@@ -169,10 +41,51 @@ export const projectTitle = (s: SessionDoc): string => label(s);
 /** The narrowest the project/title column gets before other columns are dropped. */
 export const MIN_TITLE = 16;
 
-/** Columns that fit `columns` cells, dropping from the right, minus the ones the user hid. */
-export function visibleColumns(columns: number, hidden: ReadonlySet<string>): Column[] {
-  const wanted = COLUMNS.filter((c) => !hidden.has(c.key));
+/**
+ * How wide the project/title column would be, were there room: enough for a project's name and the
+ * start of its title (`billing · The invoice parser rejects…`), which is what tells rows apart.
+ */
+export const TITLE_WANT = 40;
+
+/**
+ * What the rows say about the columns: the widest title, and the columns in which no row shows
+ * anything (CPU% where no process is seen). Kept per rows array (`rowsOf` keeps one per change of the
+ * document), so a redraw with nothing new does not look at every session again. Whether a cell is
+ * unknown does not move with the clock, so the first redraw's moment answers for the others.
+ */
+const seen = new WeakMap<readonly Row[], { titles: number; empty: ReadonlySet<string> }>();
+
+function rowsSay(rows: readonly Row[], now: number): { titles: number; empty: ReadonlySet<string> } {
+  const known = seen.get(rows);
+  if (known) return known;
+  const empty = new Set(
+    rows.length === 0
+      ? []
+      : COLUMNS.filter((c) => rows.every((r) => c.cell(r, now) === UNKNOWN)).map((c) => c.key),
+  );
+  const titles = rows.reduce((n, r) => Math.max(n, width(projectTitle(r.s))), 0);
+  const said = { titles, empty };
+  seen.set(rows, said);
+  return said;
+}
+
+/**
+ * Columns that fit `columns` cells, minus the ones the user hid. When they do not all fit beside the
+ * title at the width it wants, the columns no row has anything in go first, then columns from the
+ * right until the title has `MIN_TITLE`.
+ */
+export function visibleColumns(
+  columns: number,
+  hidden: ReadonlySet<string>,
+  rows: readonly Row[] = [],
+  now = 0,
+): Column[] {
+  let wanted = COLUMNS.filter((c) => !hidden.has(c.key));
+  const { titles, empty } = rowsSay(rows, now);
   // Two for the status mark, then each column and its separator, then the title.
+  const all = wanted.reduce((n, c) => n + c.width + 1, 0);
+  if (2 + all + Math.min(TITLE_WANT, Math.max(MIN_TITLE, titles)) > columns)
+    wanted = wanted.filter((c) => !empty.has(c.key));
   const budget = columns - 2 - MIN_TITLE;
   const out: Column[] = [];
   let used = 0;

@@ -12,8 +12,8 @@ import type { StateSource } from '../../model/state.js';
 import { totalTokens } from '../../model/usage.js';
 import { placeById } from '../../providers/places.js';
 import type { Paint } from '../cli/color.js';
-import { clip, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
-import { sparkline } from '../cli/report.js';
+import { clip, counted, padEnd, padStart, percent, shortModel, tokens, UNKNOWN, usd } from '../cli/format.js';
+import { breakdownLines, sparkline } from '../cli/report.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
 import { collisionsPanel } from './collisions-panel.js';
@@ -178,18 +178,7 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
   const report = ready?.report ?? remoteReport(d);
   const b = ready?.log.breakdown ?? report?.context.breakdown ?? null;
   if (b) {
-    const row = (label: string, n: number, how: string) =>
-      `  ${padEnd(label, 16)} ${padStart(tokens(n), 7)}  ${p.dim(how)}`;
-    out.push(row('window', b.window, 'measured: the latest request'));
-    out.push(row('startup', b.startup, 'measured: system prompt, tools, memory, summary'));
-    out.push(row('tool output', b.toolOutput, 'estimated'));
-    out.push(row('tool input', b.toolInput, 'estimated'));
-    out.push(row('attachments', b.attachments, 'estimated'));
-    out.push(row('your messages', b.user, 'estimated'));
-    out.push(row('assistant text', b.assistant, 'estimated'));
-    out.push(
-      `  ${padEnd('unaccounted', 16)} ${padStart(b.unaccounted < 0 ? `-${tokens(-b.unaccounted)}` : tokens(b.unaccounted), 7)}  ${p.dim('thinking and reminders are not in the transcript')}`,
-    );
+    out.push(...breakdownLines(b, p));
   } else if (d?.kind === 'loading') out.push(p.dim('  reading the transcript…'));
   else if (d?.kind === 'remote' && d.report.kind !== 'read') out.push(...(fetchState(d, d.report, p) ?? []));
   else out.push(p.dim('  no breakdown for this harness'));
@@ -202,7 +191,7 @@ function contextPanel(s: SessionDoc, d: Detail | null, p: Paint, columns: number
       )}`,
     );
     const n = report?.context.compactions.length ?? 0;
-    out.push(p.dim(`  how it filled, request by request; ${n} compaction${n === 1 ? '' : 's'}`));
+    out.push(p.dim(`  how it filled, request by request; ${counted(n, 'compaction')}`));
   }
   return out.map((l) => clip(l, columns));
 }

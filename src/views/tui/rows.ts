@@ -147,7 +147,7 @@ export function table(
   height: number,
   now: number,
 ): { lines: string[]; top: number } {
-  const cols = visibleColumns(columns, hiddenNow(v));
+  const cols = visibleColumns(columns, hiddenNow(v), rows, now);
   const silent = silentHosts(v);
   const fixed = 2 + cols.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(8, columns - fixed);

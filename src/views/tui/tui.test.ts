@@ -179,6 +179,24 @@ describe('the screen', () => {
     expect(header(60)).toContain('PROJECT · TITLE');
   });
 
+  it('at 80 columns drops CPU% and MEM, which no row fills, before the title shrinks', () => {
+    // No process is seen for any of these sessions, nor a rate yet: CPU%, MEM and TOK/M would be ─
+    // on every row. Before, the title had 16 cells beside them.
+    const r = render(state(sessions()), PLAIN, 80, 30, NOW);
+    expect(r.lines[1]).toBe(
+      '  LAST   DUR    COST   $/1H   $/24H CTX% TOOLS ERR% TOKENS PROJECT · TITLE      ',
+    );
+    expect(r.lines.find((l) => l.includes('alpha ·'))).toBe(
+      '>   5s  1h00   $1.25  $0.00   $0.00  48%     9  11%   322k alpha · the alpha ta…',
+    );
+    // With room for them, and as soon as one row has a process, they stay.
+    expect(render(state(sessions()), PLAIN, 200, 30, NOW).lines[1]).toContain('CPU%   MEM');
+    const running = session('iota', {
+      process: { pids: [42], cpu: 12, memory: 300 << 20, command: 'claude' },
+    });
+    expect(render(state([...sessions(), running]), PLAIN, 80, 30, NOW).lines[1]).toContain('CPU%   MEM');
+  });
+
   it('hides the columns CCTOP_COLUMNS_HIDE names', () => {
     const hidden = hiddenFromEnv('cpu, MEM,tok_rate');
     const header = render(state(sessions(), { hidden }), PLAIN, 200, 30, NOW).lines[1]!;
