@@ -623,7 +623,8 @@ describe('stopping a run', () => {
     bin.add('codex', [{ out: { type: 'thread.started', thread_id: 't' } }, { hang: true }]);
     const abort = new AbortController();
     const r = stream(req({ agent: 'codex', signal: abort.signal }));
-    await sleep(200);
+    // Abort once the agent runs (its first line has arrived), not after a guess at how long that takes.
+    expect((await r[Symbol.asyncIterator]().next()).done).toBe(false);
     abort.abort();
     expect((await failure(r.outcome)).kind).toBe('cancelled');
     await r.closed;
