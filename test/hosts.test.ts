@@ -73,8 +73,11 @@ function startsDim(lines: string[], row: RegExp): boolean {
   const styles = [...before.matchAll(/\u001b\[([\d;]*)m/g)].map((m) => m[1]!.split(';'));
   let dim = false;
   for (const codes of styles)
-    for (const c of codes) {
-      if (c === '' || c === '0' || c === '22') dim = false;
+    for (let i = 0; i < codes.length; i++) {
+      const c = codes[i];
+      // 38 and 48 set a colour whose own numbers follow (5;n or 2;r;g;b): none of them is a style.
+      if (c === '38' || c === '48') i += codes[i + 1] === '5' ? 2 : 4;
+      else if (c === '' || c === '0' || c === '22') dim = false;
       else if (c === '2') dim = true;
     }
   return dim;
