@@ -20,9 +20,7 @@ for (let i = 2; i < process.argv.length; i++) {
   if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
 }
 if (!args.history) {
-  console.error(
-    'usage: node bench/live.mjs --history DIR [--idle 60]  (DIR from ../shared/bench/gen-history.mjs)',
-  );
+  console.error('usage: node bench/live.mjs --history DIR [--idle 60]  (DIR from bench/gen-history.mjs)');
   process.exit(2);
 }
 if (spawnSync('tmux', ['-V']).status !== 0) {

@@ -5,7 +5,7 @@
 //
 //   node bench/reports.mjs --history DIR [--runs 7]
 //
-// DIR is a history from ../shared/bench/gen-history.mjs (e.g. /work/bench-data/h1200). The index is
+// DIR is a history from bench/gen-history.mjs (e.g. /work/bench-data/h1200). The index is
 // made warm first (one `cctop --json`) in a cache directory of its own. Prints the median wall time
 // of each, cctop's ratio to ccusage and to `node -e 0`, and checks that cctop's daily totals equal
 // ccusage's (tokens exactly, cost within a cent).

@@ -4,7 +4,7 @@
 //   npm run bench -- --history DIR [--runs 3] [--mb 1200]
 //
 // Without --history (or when DIR is empty) a history is built first with
-// ../shared/bench/gen-history.mjs. Times, in order, each several runs with the median reported:
+// bench/gen-history.mjs. Times, in order, each several runs with the median reported:
 //   cat        reading every byte once (the floor)
 //   ccusage    `ccusage session --json --offline` (native binary, installed by `npm run peers`)
 //   cold       `cctop --json --no-cache` (every file parsed, index untouched)
@@ -45,7 +45,7 @@ const cli = join(root, 'dist', 'cli.js');
 let history = args.history;
 if (!history || !existsSync(join(history, 'manifest.json'))) {
   history = history ?? mkdtempSync(join(tmpdir(), 'cctop-history-'));
-  const gen = join(root, '..', 'shared', 'bench', 'gen-history.mjs');
+  const gen = join(root, 'bench', 'gen-history.mjs');
   console.log(`building a ${args.mb ?? 1200} MiB history in ${history} …`);
   execFileSync(process.execPath, [gen, '--out', history, '--mb', String(args.mb ?? 1200)], {
     stdio: 'inherit',

@@ -4,7 +4,7 @@
 //   node bench/search.mjs --history DIR [--runs 7]
 //
 // Without --history (or when DIR has no manifest.json) a 1,200 MiB history is built first with
-// ../shared/bench/gen-history.mjs in a temporary directory, and removed at the end. Measures:
+// bench/gen-history.mjs in a temporary directory, and removed at the end. Measures:
 //   size      the search index (search.sqlite) against the transcripts' bytes (target: at most 1/4)
 //   build     `cctop search --wait WORD` on an empty search index (the session index already warm:
 //             `cctop --json` runs first, untimed), with its peak memory
@@ -55,7 +55,7 @@ let madeHistory = false;
 if (!history || !existsSync(join(history, 'manifest.json'))) {
   history = history ?? mkdtempSync(join(tmpdir(), 'cctop-history-'));
   madeHistory = args.history === undefined;
-  const gen = join(root, '..', 'shared', 'bench', 'gen-history.mjs');
+  const gen = join(root, 'bench', 'gen-history.mjs');
   console.log(`building a ${args.mb ?? 1200} MiB history in ${history} …`);
   execFileSync(process.execPath, [gen, '--out', history, '--mb', String(args.mb ?? 1200)], {
     stdio: 'inherit',

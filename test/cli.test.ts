@@ -10,13 +10,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
 import { CLI, type Ran, runCli } from '../src/test-support/cli-run.js';
-import {
-  claudeResponse,
-  FakeHome,
-  HAVE_CORPUS,
-  jsonl,
-  NO_CORPUS_REASON,
-} from '../src/test-support/corpus.js';
+import { claudeResponse, FakeHome, jsonl } from '../src/test-support/corpus.js';
+import { addClaude, addCodex, labTranscript, sessionIdOf } from '../src/test-support/owned.js';
+import { unless, WHY } from '../src/test-support/skips.js';
 import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 import { width } from '../src/views/cli/format.js';
 
@@ -117,82 +113,78 @@ describe('arguments', () => {
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)(
-  `cctop on real transcripts${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-  () => {
-    it('--json prints the session document with every field the schema promises', () => {
-      home.claudeFromCorpus('agentcmd__full-session-four.jsonl');
-      home.codexFromCorpus(
-        'agentcmd__rollout-2025-09-24T20-12-23-01997ea4-a70d-7da3-8c20-c736db82a7c5.jsonl',
+describe('cctop on transcripts the real CLIs wrote (the lab’s recordings)', () => {
+  it('--json prints the session document with every field the schema promises', () => {
+    addClaude(home.dir, labTranscript('claude', 'call'));
+    const rollout = addCodex(home.dir, labTranscript('codex', 'call'));
+    const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+    expect(doc.sessions).toHaveLength(2);
+    for (const s of doc.sessions) {
+      expect(Object.keys(s)).toEqual(
+        expect.arrayContaining([
+          'provider',
+          'id',
+          'file',
+          'project',
+          'title',
+          'model',
+          'models',
+          'startedAt',
+          'lastActiveAt',
+          'state',
+          'running',
+          'tokens',
+          'cost',
+          'context',
+          'tools',
+          'compactions',
+        ]),
       );
-      const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
-      expect(doc.sessions).toHaveLength(2);
-      for (const s of doc.sessions) {
-        expect(Object.keys(s)).toEqual(
-          expect.arrayContaining([
-            'provider',
-            'id',
-            'file',
-            'project',
-            'title',
-            'model',
-            'models',
-            'startedAt',
-            'lastActiveAt',
-            'state',
-            'running',
-            'tokens',
-            'cost',
-            'context',
-            'tools',
-            'compactions',
-          ]),
-        );
-        // No agent process runs these copied transcripts (Linux and macOS can look; elsewhere it is unknown).
-        if (process.platform === 'linux') expect(s.running).toBe(false);
-        expect(s.cost.byHour?.usd).toHaveLength(48);
-        expect(s.cost.byDay?.usd).toHaveLength(31);
-      }
-      const codex = doc.sessions.find((s) => s.provider === 'codex')!;
-      expect(codex.tokens.cacheWrite).toBeNull();
-      expect(codex.id).toBe('01997ea4-a70d-7da3-8c20-c736db82a7c5');
-    });
+      // No agent process runs these copied transcripts (Linux and macOS can look; elsewhere it is unknown).
+      if (process.platform === 'linux') expect(s.running).toBe(false);
+      expect(s.cost.byHour?.usd).toHaveLength(48);
+      expect(s.cost.byDay?.usd).toHaveLength(31);
+    }
+    const codex = doc.sessions.find((s) => s.provider === 'codex')!;
+    expect(codex.tokens.cacheWrite).toBeNull();
+    expect(codex.id).toBe(sessionIdOf(rollout));
+    expect(codex.id).toBe('01a2337e-7431-7350-9b6b-d8fb1359c4ab');
+  });
 
-    it('doctor lists the roots, the sessions found and the lines it could not read', () => {
-      home.claudeFromCorpus('agentcmd__full-session-two.jsonl');
-      home.write(home.claudeFile('-broken', 'b.jsonl'), 'this is not json\n{"also":\n');
-      const r = cctop(['doctor'], home.env);
-      expect(r.code).toBe(0);
-      expect(r.out).toContain('Claude Code: 2 sessions');
-      expect(r.out).toContain('~/.claude');
-      expect(r.out).toContain('Lines that are not JSON');
-      expect(r.out).toContain('b.jsonl');
-    });
+  it('doctor lists the roots, the sessions found and the lines it could not read', () => {
+    addClaude(home.dir, labTranscript('claude', 'text'));
+    home.write(home.claudeFile('-broken', 'b.jsonl'), 'this is not json\n{"also":\n');
+    const r = cctop(['doctor'], home.env);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Claude Code: 2 sessions');
+    expect(r.out).toContain('~/.claude');
+    expect(r.out).toContain('Lines that are not JSON');
+    expect(r.out).toContain('b.jsonl');
+  });
 
-    it('an unpriced model shows as no price (─), is null in JSON, and doctor names it', () => {
-      home.write(
-        home.claudeFile('-w', 'x.jsonl'),
-        jsonl({
-          type: 'assistant',
-          sessionId: 'x',
-          timestamp: '2026-11-29T10:00:00Z',
-          requestId: 'r',
-          message: {
-            id: 'm',
-            role: 'assistant',
-            model: 'claude-imaginary-9',
-            content: [],
-            usage: { input_tokens: 5, output_tokens: 5 },
-          },
-        }),
-      );
-      const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
-      expect(doc.sessions[0]!.cost.usd).toBeNull();
-      expect(cctop(['--list'], home.env).out).toMatch(/ ─ +10 /);
-      expect(cctop(['doctor'], home.env).out).toContain('claude-imaginary-9');
-    });
-  },
-);
+  it('an unpriced model shows as no price (─), is null in JSON, and doctor names it', () => {
+    home.write(
+      home.claudeFile('-w', 'x.jsonl'),
+      jsonl({
+        type: 'assistant',
+        sessionId: 'x',
+        timestamp: '2026-11-29T10:00:00Z',
+        requestId: 'r',
+        message: {
+          id: 'm',
+          role: 'assistant',
+          model: 'claude-imaginary-9',
+          content: [],
+          usage: { input_tokens: 5, output_tokens: 5 },
+        },
+      }),
+    );
+    const doc = JSON.parse(cctop(['--json'], home.env).out) as SessionDocument;
+    expect(doc.sessions[0]!.cost.usd).toBeNull();
+    expect(cctop(['--list'], home.env).out).toMatch(/ ─ +10 /);
+    expect(cctop(['doctor'], home.env).out).toContain('claude-imaginary-9');
+  });
+});
 
 describe('a warm answer', () => {
   let home: FakeHome;
@@ -393,7 +385,7 @@ describe('what a person types gets an answer that says what to type instead', ()
   });
 
   it.skipIf(!HAVE_TMUX)(
-    'the live table says which filter matched nothing, and refuses a day range it would ignore',
+    `the live table says which filter matched nothing, and refuses a day range it would ignore${unless(HAVE_TMUX, WHY.tmux)}`,
     async () => {
       // A server of its own for each run: a new session on a socket whose server is still shutting
       // down can fail to start, and the run then waits out its deadline on an empty screen.

@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
 import { type Ran, runCli } from '../src/test-support/cli-run.js';
-import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { FakeHome } from '../src/test-support/corpus.js';
 import { cleanupHosts, hostsEnv, newHosts } from '../src/test-support/hosts-env.js';
-import { HAVE_SSHD, NO_SSHD_REASON, type TestSshd } from '../src/test-support/sshd.js';
+import { addClaude, addCodex, demoClaude, demoCodex, labTranscript } from '../src/test-support/owned.js';
+import { unless, WHY } from '../src/test-support/skips.js';
+import { HAVE_SSHD, type TestSshd } from '../src/test-support/sshd.js';
 import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 
-const READY = HAVE_SSHD && HAVE_CORPUS;
 const TMUX_SOCKET = `cctop-hosts-test-${process.pid}`;
 /** How long the live table may take to show a step: a poll is every 15 s, a login and a scan on top. */
 const PATIENCE_MS = 45_000;
@@ -60,16 +61,36 @@ function processesWith(needle: string): number {
   return n;
 }
 
-const SKIPPED = READY ? '' : ` (skipped: ${HAVE_SSHD ? NO_CORPUS_REASON : NO_SSHD_REASON})`;
+/**
+ * Whether the row matching `row` on a captured screen (`capture-pane -e`) starts in dim text. tmux
+ * writes a style only where it changes, so a dim row under another dim row carries no sequence of
+ * its own: read the styles set since the last reset before it.
+ */
+function startsDim(lines: string[], row: RegExp): boolean {
+  const at = lines.findIndex((l) => row.test(l));
+  if (at < 0) return false;
+  const before = `${lines.slice(0, at).join('\n')}\n${/^(\u001b\[[\d;]*m)*/.exec(lines[at]!)![0]}`;
+  const styles = [...before.matchAll(/\u001b\[([\d;]*)m/g)].map((m) => m[1]!.split(';'));
+  let dim = false;
+  for (const codes of styles)
+    for (let i = 0; i < codes.length; i++) {
+      const c = codes[i];
+      // 38 and 48 set a colour whose own numbers follow (5;n or 2;r;g;b): none of them is a style.
+      if (c === '38' || c === '48') i += codes[i + 1] === '5' ? 2 : 4;
+      else if (c === '' || c === '0' || c === '22') dim = false;
+      else if (c === '2') dim = true;
+    }
+  return dim;
+}
 
-describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () => {
+describe.skipIf(!HAVE_SSHD)(`cctop with --host, against a real sshd${unless(HAVE_SSHD, WHY.sshd)}`, () => {
   beforeAll(async () => {
     ({ sshd, local, remote } = newHosts());
-    local.claudeFromCorpus('agentcmd__full-session-four.jsonl');
-    remote.claudeFromCorpus('agentcmd__full-session-two.jsonl');
-    remote.codexFromCorpus(
-      'agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl',
-    );
+    // This machine: a lab run (the newest session); box: two of the demo's, a Claude Code session
+    // newer than its Codex one.
+    addClaude(local.dir, labTranscript('claude', 'text'));
+    addClaude(remote.dir, demoClaude('-home-sam-src-webapp', 'c2e6f295-9659-488f-a728-481824e8b02c'));
+    addCodex(remote.dir, demoCodex('019ac7fd-d1f6-74ea-81a6-b0113778a839'));
     remoteCctop = sshd.remoteCctop(remote.dir);
     sshd.alias({ name: 'box' });
     sshd.alias({ name: 'stranger', identity: sshd.strangerKey });
@@ -169,7 +190,7 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
   it('a host behind a slow ProxyCommand does not hold the local rows past the wait', async () => {
     const r = await cctop(['--list', '--host', 'slow', '--host', `box:${remoteCctop}`], { COLUMNS: '120' });
     expect(r.code).toBe(0);
-    expect(r.out).toContain('agent-workflows-monorepo-v2');
+    expect(r.out).toContain('work · [lab:text]');
     expect(r.out.split('\n').filter((l) => /^\s+\S+\s+box\s/.test(l))).toHaveLength(2);
     expect(r.err).toContain(`could not read slow: no answer within ${WAIT_S} s`);
     // The wait, plus a generous margin for a loaded machine; the proxy alone would take 47 s.
@@ -178,10 +199,10 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
   });
 
   it.skipIf(!HAVE_TMUX)(
-    `the live table shows two hosts' rows marked, refuses to act on them, and keeps a silent host's rows dim${HAVE_TMUX ? '' : ' (skipped: tmux is not installed (apt-get install tmux))'}`,
+    `the live table shows two hosts' rows marked, refuses to act on them, and keeps a silent host's rows dim${unless(HAVE_TMUX, WHY.tmux)}`,
     async () => {
       const twinHome = new FakeHome();
-      twinHome.claudeFromCorpus('agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl');
+      addClaude(twinHome.dir, demoClaude('-home-sam-src-docs', 'f98c2860-e7f8-42c8-aee1-25d2bb382356'));
       const twinCctop = sshd.remoteCctop(twinHome.dir, 'twin-cctop');
       sshd.alias({ name: 'twin' });
       const term = new Terminal(TMUX_SOCKET, 'hosts', PATIENCE_MS);
@@ -201,7 +222,7 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
         // This machine's row, the newest, is first, with nothing in its HOST cell.
         const first = both[both.findIndex((l) => l.includes('PROJECT · TITLE')) + 1]!;
         expect(first.slice(2, 12).trim()).toBe('');
-        expect(first).toContain('feat/final-re');
+        expect(first).toContain('work · [lab:text]');
         // Select a row of box (sorted by last activity: the local row, then box's Claude session).
         term.keys('j');
         term.keys('y');
@@ -218,15 +239,16 @@ describe.skipIf(!READY)(`cctop with --host, against a real sshd${SKIPPED}`, () =
         );
         expect(rowsOf('box')(silent)).toHaveLength(2);
         expect(rowsOf('twin')(silent)).toHaveLength(1);
-        // Drawn dim (SGR 2), the selected row aside (inverse video).
-        const coloured = term.tmux('capture-pane', '-p', '-e', '-t', 'hosts').stdout.split('\n');
-        const twinRow = coloured.find((l) => /twin\s+\d/.test(l))!;
-        expect(twinRow).toMatch(/^\u001b\[(0;)?2m/);
+        // Drawn dim (SGR 2), the selected row aside (inverse video). twin is asked on its own
+        // schedule, so its rows dim when its own next answer fails: wait for that, not for box's.
+        await term.until('twin’s row drawn dim', (l) => startsDim(l, /twin\s+\d/), 200, true);
       } finally {
         term.stop();
         twinHome.cleanup();
       }
     },
+    // Each host is polled on its own schedule (HOST_POLL_MS), so the steps above may each wait a poll.
+    4 * PATIENCE_MS,
   );
 
   it('with sshd stopped, the local rows are still printed, the host is named on stderr, and it exits 0', async () => {

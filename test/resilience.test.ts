@@ -10,8 +10,9 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { INDEX_FILE } from '../src/index/store.js';
 import type { SessionDocument } from '../src/model/document.js';
-import { claudeResponse, FakeHome, HAVE_CORPUS, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { claudeResponse, FakeHome, REPO } from '../src/test-support/corpus.js';
 import { damagePages } from '../src/test-support/damage.js';
+import { addClaude, DEMO_WITH_SUBAGENT, labTranscript } from '../src/test-support/owned.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 
@@ -38,10 +39,10 @@ beforeEach(() => {
 });
 afterEach(() => home.cleanup());
 
-describe.skipIf(!HAVE_CORPUS)(`a damaged index${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`, () => {
+describe('a damaged index', () => {
   it('is moved aside and rebuilt once: the answer is the --no-cache answer, stderr says so in one line, doctor names it', () => {
-    const grown = home.claudeFromCorpus('agentcmd__full-session-four.jsonl');
-    home.claudeFromCorpus('agentcmd__full-session-five.jsonl');
+    const grown = addClaude(home.dir, DEMO_WITH_SUBAGENT);
+    addClaude(home.dir, labTranscript('claude', 'parallel'));
     expect(cctop(['--json'], home.env).code).toBe(0);
     const cache = home.env.CCTOP_CACHE_DIR!;
     damagePages(join(cache, INDEX_FILE), 'files');

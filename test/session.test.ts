@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Conversation } from '../src/model/conversation.js';
 import type { SessionReport } from '../src/report/types.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
+import { addClaude, DEMO_WITH_SUBAGENT, sessionIdOf } from '../src/test-support/owned.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 const run = (args: string[], env: Record<string, string>) => {
@@ -177,33 +178,31 @@ describe('cctop report', () => {
     expect(sum).toBeCloseTo(r.session.cost.usd!, 6);
   });
 
-  it.skipIf(!HAVE_CORPUS)(
-    `lists a session's subagents with what they cost${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-    () => {
-      const dir = corpus('claude-code', 'transcripts', 'agent-sessions__subagent');
-      const id = '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f';
-      home.copy(`${dir}/${id}.jsonl`, home.claudeFile('-tmp', `${id}.jsonl`));
-      home.copy(
-        `${dir}/${id}/subagents/agent-a0ad4f44468bdf20d.jsonl`,
-        home.claudeFile('-tmp', `${id}/subagents/agent-a0ad4f44468bdf20d.jsonl`),
-      );
-      home.copy(
-        `${dir}/${id}/subagents/agent-a0ad4f44468bdf20d.meta.json`,
-        home.claudeFile('-tmp', `${id}/subagents/agent-a0ad4f44468bdf20d.meta.json`),
-      );
-      const r = JSON.parse(run(['report', id.slice(0, 8), '--json'], home.env).out) as SessionReport;
-      expect(r.subagents).toHaveLength(1);
-      expect(r.subagents[0]).toMatchObject({
-        agent: 'a0ad4f44468bdf20d',
-        type: 'general-purpose',
-        title: 'Search the repo for TODO comments',
-      });
-      const c = JSON.parse(
-        run(['chat', id.slice(0, 8), '--agent', 'a0ad4f44468bdf20d', '--json'], home.env).out,
-      ) as Conversation;
-      expect(c.turns[0]!.text).toBe('Search the repo for TODO comments');
-    },
-  );
+  it("lists a session's subagents with what they cost, and the kind Claude Code wrote beside each", () => {
+    // The demo's billing session ran one subagent; Claude Code writes its kind in a .meta.json beside it.
+    const path = addClaude(home.dir, DEMO_WITH_SUBAGENT, '-tmp');
+    const id = sessionIdOf(path);
+    const agent = 'a3a6448476ea5ca32';
+    home.write(
+      home.claudeFile('-tmp', `${id}/subagents/agent-${agent}.meta.json`),
+      JSON.stringify({ agentType: 'Explore' }),
+    );
+    const r = JSON.parse(run(['report', id.slice(0, 8), '--json'], home.env).out) as SessionReport;
+    expect(r.subagents).toHaveLength(1);
+    expect(r.subagents[0]).toMatchObject({
+      agent,
+      type: 'Explore',
+      title: 'Find every caller of parseInvoice and list them.',
+      models: ['claude-haiku-4-5-20251001'],
+      requests: 17,
+      calls: 14,
+    });
+    expect(r.subagents[0]!.usd).toBeCloseTo(0.152493, 6);
+    const c = JSON.parse(
+      run(['chat', id.slice(0, 8), '--agent', agent, '--json'], home.env).out,
+    ) as Conversation;
+    expect(c.turns[0]!.text).toBe('Find every caller of parseInvoice and list them.');
+  });
 
   it('prints a readable report on a terminal-less run', () => {
     home.write(home.claudeFile('-w-app', 's1.jsonl'), loopingSession('s1'));

@@ -5,11 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
+import { addClaude, DEMO_WITH_SUBAGENT, sessionIdOf, writeLongCodex } from '../src/test-support/owned.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 const LONG_CODEX = '01997e76-d124-7592-9cac-2ec05abbca08';
-const LONG_CODEX_FILE = `agentcmd__rollout-2025-09-24T19-22-20-${LONG_CODEX}.jsonl`;
 
 let home: FakeHome;
 beforeEach(() => {
@@ -161,30 +161,29 @@ describe('cctop handoff', () => {
 });
 
 describe('cctop export', () => {
-  it.skipIf(!HAVE_CORPUS)(
-    `writes every turn of a long Codex session (codex-cli 0.39, 272 turns), not only the newest window${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`,
-    () => {
-      home.codexFromCorpus(LONG_CODEX_FILE);
-      const md = run(['export', LONG_CODEX.slice(0, 8)]);
-      expect(md.code, md.err).toBe(0);
-      const headings = md.out.match(/^## #\d+ /gm) ?? [];
-      expect(headings).toHaveLength(272);
-      expect(headings[0]).toBe('## #0 ');
-      expect(headings.at(-1)).toBe('## #271 ');
-      expect(md.out).not.toMatch(CONTROLS);
-      expect(outsideFences(md.out)).not.toMatch(/<[a-z!/]/i);
-      const json = run(['export', LONG_CODEX.slice(0, 8), '--format', 'json']);
-      const j = JSON.parse(json.out) as {
-        version: number;
-        session: { id: string };
-        turns: { seq: number }[];
-      };
-      expect(j.session.id).toBe(LONG_CODEX);
-      expect(j.turns).toHaveLength(272);
-      expect(j.turns.map((t) => t.seq)).toEqual([...Array(272).keys()]);
-      expect(json.out).not.toMatch(/[<>]/);
-    },
-  );
+  it('writes every turn of a long Codex session (360 turns), not only the newest window', () => {
+    // 120 prompts, each a call and an answer: more turns than one window of the conversation holds (MAX_TURNS).
+    writeLongCodex(home.dir, LONG_CODEX, 120);
+    const md = run(['export', LONG_CODEX.slice(0, 8)]);
+    expect(md.code, md.err).toBe(0);
+    const headings = md.out.match(/^## #\d+ /gm) ?? [];
+    expect(headings).toHaveLength(360);
+    expect(headings[0]).toBe('## #0 ');
+    expect(headings.at(-1)).toBe('## #359 ');
+    expect(md.out).toContain('Step 120: run the check again and say what it printed.');
+    expect(md.out).not.toMatch(CONTROLS);
+    expect(outsideFences(md.out)).not.toMatch(/<[a-z!/]/i);
+    const json = run(['export', LONG_CODEX.slice(0, 8), '--format', 'json']);
+    const j = JSON.parse(json.out) as {
+      version: number;
+      session: { id: string };
+      turns: { seq: number }[];
+    };
+    expect(j.session.id).toBe(LONG_CODEX);
+    expect(j.turns).toHaveLength(360);
+    expect(j.turns.map((t) => t.seq)).toEqual([...Array(360).keys()]);
+    expect(json.out).not.toMatch(/[<>]/);
+  });
 
   it('makes hostile text safe in Markdown: no control characters, no HTML outside code', () => {
     hostileSession('/w/app');
@@ -213,24 +212,22 @@ describe('cctop export', () => {
     expect(j.turns[1]!.tools[0]!.result).toContain('</script>');
   });
 
-  it.skipIf(!HAVE_CORPUS)('--subagents adds each subagent’s conversation after the session’s own', () => {
-    const dir = corpus('claude-code', 'transcripts', 'agent-sessions__subagent');
-    const id = '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f';
-    const sub = `${id}/subagents/agent-a0ad4f44468bdf20d`;
-    for (const name of [`${id}.jsonl`, `${sub}.jsonl`, `${sub}.meta.json`])
-      home.copy(join(dir, name), home.claudeFile('-work-sub', name));
+  it('--subagents adds each subagent’s conversation after the session’s own', () => {
+    // The demo's billing session ran one subagent, and Claude Code wrote its kind beside it.
+    const id = sessionIdOf(addClaude(home.dir, DEMO_WITH_SUBAGENT, '-work-sub'));
+    const agent = 'a3a6448476ea5ca32';
+    home.write(
+      home.claudeFile('-work-sub', `${id}/subagents/agent-${agent}.meta.json`),
+      JSON.stringify({ agentType: 'Explore' }),
+    );
     const j = JSON.parse(run(['export', id, '--format', 'json', '--subagents']).out) as {
       turns: unknown[];
       subagents: { agent: string; type: string; turns: unknown[]; note: string | null }[];
     };
-    expect(j.turns.length).toBeGreaterThan(0);
-    expect(j.subagents.map((a) => [a.agent, a.type, a.note])).toEqual([
-      ['a0ad4f44468bdf20d', 'general-purpose', null],
-    ]);
-    expect(j.subagents[0]!.turns.length).toBeGreaterThan(0);
-    expect(run(['export', id, '--subagents']).out).toContain(
-      '# Subagent `a0ad4f44468bdf20d` (general-purpose)',
-    );
+    expect(j.turns).toHaveLength(90);
+    expect(j.subagents.map((a) => [a.agent, a.type, a.note])).toEqual([[agent, 'Explore', null]]);
+    expect(j.subagents[0]!.turns).toHaveLength(20);
+    expect(run(['export', id, '--subagents']).out).toContain(`# Subagent \`${agent}\` (Explore)`);
     expect(run(['export', id, '--format', 'json']).out).toContain('"subagents":[]');
   });
 

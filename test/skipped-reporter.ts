@@ -1,28 +1,59 @@
 /**
- * Ends `npm test` by naming every test that was skipped, so nothing is skipped silently. A suite that
- * skips for a missing part says why in its name (`… (skipped: tmux is not installed (apt-get install
- * tmux))`), and that reason is printed once per suite with the number of tests it covered; a test
- * that says why in its own name is listed with its reason.
+ * Ends `npm test` with every skipped test, grouped by the reason it was skipped, and fails the run
+ * when a skip gives no reason: a test that skips silently is coverage lost without anyone noticing.
+ *
+ * A reason is written into the name of the test or of a suite around it, as `… (skipped: <reason>;
+ * <command that removes it>)` (see `src/test-support/skips.ts`). A test skipped at run time with
+ * `ctx.skip(note)` may give it as its note instead. `describe.runIf(x)` skips too when x is false, so
+ * its name needs the reason as much as `skipIf`'s does.
+ *
+ * Not here: deciding what to skip (each suite does, from what the machine has).
  */
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+
+/** `(skipped: reason)` at the end of a name, or anywhere inside it (a suite may add more after it). */
+const REASON = /\(skipped: ((?:[^()]|\([^()]*\))*)\)/;
+
+/** The reason a skipped test gives: in its own name, its note, or the nearest suite's name that has one. */
+export function reasonOf(t: TestCase): string | null {
+  const own = REASON.exec(t.name)?.[1];
+  if (own !== undefined) return own;
+  const result = t.result();
+  if (result.state === 'skipped' && result.note) return result.note;
+  for (let p = t.parent; p.type === 'suite'; p = p.parent) {
+    const why = REASON.exec(p.name)?.[1];
+    if (why !== undefined) return why;
+  }
+  return null;
+}
 
 export default class SkippedReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const bySuite = new Map<string, number>();
+    const byReason = new Map<string, number>();
+    const silent: string[] = [];
+    let total = 0;
     for (const m of modules) {
       for (const t of m.children.allTests('skipped')) {
-        const suite = t.parent.type === 'suite' ? t.parent.fullName : m.moduleId;
-        // A test that says why it skips (`… (skipped: reason)`) is listed with its reason.
-        const why = /\(skipped: (.*)\)$/.exec(t.name)?.[1];
-        const key = why === undefined ? suite : `${suite}: ${why}`;
-        bySuite.set(key, (bySuite.get(key) ?? 0) + 1);
+        total++;
+        const why = reasonOf(t);
+        if (why === null) silent.push(`${m.moduleId.replace(`${process.cwd()}/`, '')} > ${t.fullName}`);
+        else byReason.set(why, (byReason.get(why) ?? 0) + 1);
       }
     }
-    if (bySuite.size === 0) {
+    if (total === 0) {
       console.log('\nskipped: nothing');
       return;
     }
-    console.log(`\nskipped: ${[...bySuite.values()].reduce((a, b) => a + b, 0)} test(s)`);
-    for (const [suite, n] of bySuite) console.log(`  ${n} × ${suite}`);
+    console.log(`\nskipped: ${total} test(s)`);
+    for (const [why, n] of [...byReason].sort((a, b) => b[1] - a[1]))
+      console.log(`  ${String(n).padStart(4)} × ${why}`);
+    if (silent.length > 0) {
+      console.log(
+        `\n${silent.length} test(s) skipped without saying why (name the reason and the command that removes it, as "… (skipped: <reason>; <command>)"):`,
+      );
+      for (const name of silent) console.log(`  ${name}`);
+      // Vitest has already set the exit code from the tests; a silent skip fails the run on top of it.
+      process.exitCode = 1;
+    }
   }
 }

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeBin } from '../src/drive/test-support/fake-agent.js';
 import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
+import { unless, WHY } from '../src/test-support/skips.js';
 import { execCommand } from '../src/views/cli/exec.js';
 import type { Io } from '../src/views/cli/main.js';
 
@@ -210,7 +211,7 @@ describe('a hostile transcript, printed by every command', () => {
 const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
 if (!HAVE_TMUX) console.warn('tmux is not installed; the test in a real terminal is skipped');
 
-describe.skipIf(!HAVE_TMUX)('cctop --list in a real terminal (tmux)', () => {
+describe.skipIf(!HAVE_TMUX)(`cctop --list in a real terminal (tmux)${unless(HAVE_TMUX, WHY.tmux)}`, () => {
   const SOCKET = `cctop-terminal-${process.pid}`;
   const tmux = (...args: string[]) =>
     spawnSync('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], { encoding: 'utf8', timeout: 10_000 });

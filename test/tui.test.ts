@@ -1,18 +1,25 @@
 /**
  * The live table as a user meets it: the built `cctop` running in a real terminal (tmux), driven
- * by keystrokes and read back from the screen. The history is made of real transcripts from the
- * shared corpus. Skipped, with the reason printed, when tmux or the corpus is missing.
+ * by keystrokes and read back from the screen. The history is the demo's sessions and one the real
+ * Claude Code wrote in the lab. Skipped, saying why, when tmux is missing.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON, REPO } from '../src/test-support/corpus.js';
+import { FakeHome, jsonl, REPO } from '../src/test-support/corpus.js';
+import {
+  addClaude,
+  addCodex,
+  DEMO_CODEX,
+  DEMO_HOME,
+  DEMO_WITH_SUBAGENT,
+  labTranscript,
+} from '../src/test-support/owned.js';
+import { unless, WHY } from '../src/test-support/skips.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
 const HAVE_TMUX = spawnSync('tmux', ['-V']).status === 0;
-const NO_TMUX_REASON = 'tmux is not installed (apt-get install tmux); the live-table tests are skipped';
-if (!HAVE_TMUX) console.warn(NO_TMUX_REASON);
 
 const SOCKET = `cctop-test-${process.pid}`;
 const WIDTH = 160;
@@ -45,46 +52,50 @@ function tableRows(lines: string[]): string[] {
   return lines.slice(header + 1, tabs < 0 ? undefined : tabs).filter((l) => l.trim().length > 0);
 }
 
-const ready = HAVE_TMUX && HAVE_CORPUS;
-/** The session the tests append to, under the id its records carry. */
-const HEY_ID = 'cfa1e878-62b5-4e40-b281-bbf9b250d766';
-/** What every record of that session carries, as Claude Code 2.0.14 wrote it. */
+const DEMO_CLAUDE_DIR = join(DEMO_HOME, '.claude', 'projects');
+/** The session the tests append to (the demo's docs session), under the id its records carry. */
+const HEY_ID = 'f98c2860-e7f8-42c8-aee1-25d2bb382356';
+/** What every record of that session carries, as the demo wrote it (Claude Code 2.1's shape). */
 const HEY_RECORD = {
-  cwd: '/Users/jnarowski/Dev/sourceborn/src/agent-workflows-monorepo-v2',
+  cwd: '/home/sam/src/docs',
   sessionId: HEY_ID,
-  version: '2.0.14',
+  version: '2.1.80',
   gitBranch: 'main',
   isSidechain: false,
   userType: 'external',
 };
-if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
+/** The lab's Claude Code run that called one tool (Bash), the session the filter finds. */
+const LAB_CALL = labTranscript('claude', 'call');
 /** How each session's row reads at this width (the project, then the start of the title). */
 const TITLES = {
-  hey: 'agent-workflows-monorepo-v2 · Hey',
-  button: 'agent-workflows-monorepo-v2 · please',
-  auth: 'agent-workflows-monorepo-v2 · Can you',
-  task: 'happy-cli · Task Tool Web Search',
-  codex: 'spectora-labs-monorepo-v2 · Quality',
+  hey: 'docs · Write a README section',
+  button: 'webapp · The signup form double',
+  auth: 'billing · Invoice parser rewrite',
+  task: 'work · [lab:call] Follow the lab',
+  codex: 'httpc · The HTTP client retries',
 };
 
-describe.skipIf(!ready)('cctop in a terminal', () => {
+describe.skipIf(!HAVE_TMUX)(`cctop in a terminal${unless(HAVE_TMUX, WHY.tmux)}`, () => {
   let home: FakeHome;
   let hey: string;
   let agent: ChildProcess;
 
   beforeAll(() => {
     home = new FakeHome();
-    hey = home.claudeFromCorpus('agentcmd__full-session-three.jsonl', '-work-demo', HEY_ID);
+    hey = addClaude(home.dir, join(DEMO_CLAUDE_DIR, '-home-sam-src-docs', `${HEY_ID}.jsonl`));
     // A stand-in for the agent that resumed this session: a process named `claude` with the session
     // id on its command line, which is how cctop tells which process runs which session.
     mkdirSync(join(home.dir, 'bin'));
     const fake = join(home.dir, 'bin', 'claude');
     writeFileSync(fake, 'setInterval(() => {}, 60_000);\n');
     agent = spawn(process.execPath, [fake, '--resume', HEY_ID], { stdio: 'ignore' });
-    home.claudeFromCorpus('agentcmd__full-session-two.jsonl');
-    home.claudeFromCorpus('agent-workflows-v2__8f079ffe-995f-42ba-b089-84de56817b6f.jsonl');
-    home.claudeFromCorpus('happy-cli__task_sdk.jsonl', '-work-happy');
-    home.codexFromCorpus('agentcmd__rollout-2025-09-25T08-02-05-0199812e-64f0-7f73-91fc-095dda01c36e.jsonl');
+    addClaude(
+      home.dir,
+      join(DEMO_CLAUDE_DIR, '-home-sam-src-webapp', 'c2e6f295-9659-488f-a728-481824e8b02c.jsonl'),
+    );
+    addClaude(home.dir, DEMO_WITH_SUBAGENT);
+    addClaude(home.dir, LAB_CALL, '-work-lab');
+    addCodex(home.dir, DEMO_CODEX.find((f) => f.includes('019ac7fd-d1f6-74ea-81a6-b0113778a839'))!);
     // A budget of one cent a day: nothing is spent today until a test appends a request.
     const config = join(home.dir, 'config.toml');
     writeFileSync(config, '[[budget]]\nname = "tui-test"\nperiod = "day"\nusd = 0.01\n');
@@ -136,28 +147,27 @@ describe.skipIf(!ready)('cctop in a terminal', () => {
 
   it('narrows the rows to those matching a filter, and Esc brings them back', async () => {
     keys('/');
-    typed('happy');
+    typed('lab:call');
     keys('Enter');
-    const narrowed = tableRows(await until('only the happy-cli row', (l) => tableRows(l).length === 1));
+    const narrowed = tableRows(await until('only the lab row', (l) => tableRows(l).length === 1));
     expect(narrowed[0]).toContain(TITLES.task);
     keys('Escape');
     await until('all rows again', (l) => tableRows(l).length === 5);
   });
 
   it('opens the panels for the selected row: the info and its tool activity', async () => {
-    // Select the happy-cli session with the filter, then keep it selected once the filter is cleared.
+    // Select the lab session with the filter, then keep it selected once the filter is cleared.
     keys('/');
-    typed('happy');
+    typed('lab:call');
     keys('Enter');
-    await until('the happy-cli session selected', (l) =>
-      l.some((x) => x.includes('happy-cli__task_sdk.jsonl')),
-    );
+    await until('the lab session selected', (l) => l.some((x) => x.includes(basename(LAB_CALL))));
     keys('Right');
+    // It ran one command, `echo lab-call-ok`, which succeeded.
     const tools = await until(
       'the tool activity panel',
-      (l) => l.some((x) => x.includes('[Tool activity]') && true) && l.some((x) => /[✓✗] Task\b/.test(x)),
+      (l) => l.some((x) => x.includes('[Tool activity]')) && l.some((x) => /[✓✗] Bash\b/.test(x)),
     );
-    expect(tools.some((l) => /✓ WebSearch|✓ Task/.test(l))).toBe(true);
+    expect(tools.some((l) => /✓ Bash/.test(l))).toBe(true);
     keys('Left');
     keys('Escape');
     await until('all rows again', (l) => tableRows(l).length === 5);

@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
 import { CLI } from '../src/test-support/cli-run.js';
-import { corpus, FakeHome, HAVE_CORPUS, jsonl, NO_CORPUS_REASON } from '../src/test-support/corpus.js';
+import { FakeHome, jsonl } from '../src/test-support/corpus.js';
+import { DEMO_HOME } from '../src/test-support/owned.js';
+import { unless, WHY } from '../src/test-support/skips.js';
 import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
-
-if (!HAVE_TMUX) console.warn('tmux is not installed (apt-get install tmux); the live-table count is skipped');
-if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -36,15 +35,23 @@ const COPILOT_AGES = {
 const WAITING = ['a0000000-0000-4000-8000-0000000002b0', 'c0000000-0000-4000-8000-000000000005'];
 
 /**
- * The history: each Claude session is the AskUserQuestion line Claude Code 2.0.26 wrote (from the
- * corpus) under its own id and time; each Copilot session is a start and an `ask_user` request in the
- * events format of Copilot CLI 1.0.77 (the corpus has no real Copilot session that asks).
+ * The history: each Claude session is the demo's AskUserQuestion line (Claude Code 2.1's shape, from
+ * `demo/home`) under its own id and time; each Copilot session is a start and an `ask_user` request in
+ * the events format of Copilot CLI 1.0.77 (no recording holds a Copilot session that asks).
  */
 function writeHistory(home: FakeHome): void {
-  const [asked] = readFileSync(
-    corpus('claude-code', 'transcripts', 'agentcmd-individual-lines', 'tool-questions.jsonl'),
+  const asked = readFileSync(
+    join(
+      DEMO_HOME,
+      '.claude',
+      'projects',
+      '-home-sam-src-billing',
+      '764f8035-34f4-4dde-aea5-48b7af15c48f.jsonl',
+    ),
     'utf8',
-  ).split('\n');
+  )
+    .split('\n')
+    .find((l) => l.includes('"name":"AskUserQuestion"'));
   const line = JSON.parse(asked!) as Record<string, unknown>;
   const now = Date.now();
   for (const [id, ago] of Object.entries(CLAUDE_AGES)) {
@@ -87,7 +94,7 @@ function cctop(args: string[], env: Record<string, string>) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-describe.skipIf(!HAVE_CORPUS)('every view counts the same sessions as waiting', () => {
+describe('every view counts the same sessions as waiting', () => {
   let home: FakeHome;
   beforeAll(() => {
     home = new FakeHome();
@@ -139,22 +146,31 @@ describe.skipIf(!HAVE_CORPUS)('every view counts the same sessions as waiting', 
     }
   });
 
-  it.skipIf(!HAVE_TMUX)('the live table’s header counts the same two as waiting', async () => {
-    const term = new Terminal(`cctop-waiting-${process.pid}`, 'live', PATIENCE_MS);
-    term.cctop(home.dir, { ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' }, '', 200, 30);
-    try {
-      const deadline = Date.now() + PATIENCE_MS;
-      let header = '';
-      // The first picture may come before every row is read: wait for all six.
-      while (Date.now() < deadline) {
-        const lines = term.screen();
-        header = lines[0] ?? '';
-        if (lines.filter((l) => l.includes(' ask')).length >= 6 && /waiting/.test(header)) break;
-        await new Promise((r) => setTimeout(r, 150));
+  it.skipIf(!HAVE_TMUX)(
+    `the live table’s header counts the same two as waiting${unless(HAVE_TMUX, WHY.tmux)}`,
+    async () => {
+      const term = new Terminal(`cctop-waiting-${process.pid}`, 'live', PATIENCE_MS);
+      term.cctop(
+        home.dir,
+        { ...home.env, PATH: process.env.PATH ?? '', TERM: 'xterm-256color' },
+        '',
+        200,
+        30,
+      );
+      try {
+        const deadline = Date.now() + PATIENCE_MS;
+        let header = '';
+        // The first picture may come before every row is read: wait for all six.
+        while (Date.now() < deadline) {
+          const lines = term.screen();
+          header = lines[0] ?? '';
+          if (lines.filter((l) => l.includes(' ask')).length >= 6 && /waiting/.test(header)) break;
+          await new Promise((r) => setTimeout(r, 150));
+        }
+        expect(header).toMatch(new RegExp(`▲ ${WAITING.length} waiting`));
+      } finally {
+        term.stop();
       }
-      expect(header).toMatch(new RegExp(`▲ ${WAITING.length} waiting`));
-    } finally {
-      term.stop();
-    }
-  });
+    },
+  );
 });

@@ -1,33 +1,25 @@
 /**
- * Developers' machines for the team-store tests: throw-away homes with real transcripts from the
- * shared corpus (each home its own mix of Claude Code and Codex sessions, in two projects), and the
+ * Developers' machines for the team-store tests: throw-away homes with transcripts the repository owns
+ * (the lab's recordings of the real CLIs and the demo history, `owned.ts`; each home its own mix of
+ * Claude Code and Codex sessions, in two projects), and the
  * built `cctop` run in them as a given database role, its password in a `PGPASSFILE` (as `~/.pgpass`
  * would hold it) or in `PGPASSWORD`, never on the command line.
  *
  * Not here: the PostgreSQL server (`postgres.ts`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CLI, ended, type Ran } from './cli-run.js';
-import { corpus, FakeHome } from './corpus.js';
+import { FakeHome } from './corpus.js';
+import { addClaude, addCodex, OWNED_CLAUDE, OWNED_CODEX, sessionIdOf } from './owned.js';
 import { passwordOf, type TestPostgres } from './postgres.js';
 
 export { CLI, ended, type Ran } from './cli-run.js';
 
-/** The corpus transcripts homes are made of (the 2 MB one left out: it would only slow every scan). */
-const CLAUDE = readdirSafe(corpus('claude-code', 'transcripts')).filter(
-  (f) => f.endsWith('.jsonl') && !f.includes('trimmed'),
-);
-const CODEX = readdirSafe(corpus('codex', 'rollouts')).filter((f) => f.endsWith('.jsonl'));
-
-function readdirSafe(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
+/** The transcripts homes are made of: the lab's and the demo's, in a fixed order. */
+const CLAUDE = OWNED_CLAUDE;
+const CODEX = OWNED_CODEX;
 
 /** A developer's machine: a home, and cctop run in it as `role` against `pg`'s database `db`. */
 export class StoreHome {
@@ -44,13 +36,10 @@ export class StoreHome {
   ) {
     for (let k = 0; k < 4; k++) {
       const file = CLAUDE[(n * 3 + k) % CLAUDE.length]!;
-      this.home.claudeFromCorpus(
-        file,
-        k % 2 === 0 ? '-work-shop' : '-work-api',
-        `${n}-${basename(file, '.jsonl')}`,
-      );
+      // Each home's copy is a session of its own (a new id), as two developers' sessions would be.
+      addClaude(this.home.dir, file, k % 2 === 0 ? '-work-shop' : '-work-api', `${n}-${sessionIdOf(file)}`);
     }
-    this.home.codexFromCorpus(CODEX[n % CODEX.length]!);
+    addCodex(this.home.dir, CODEX[n % CODEX.length]!);
     this.passfile = join(this.home.dir, 'pgpass');
     writeFileSync(this.passfile, `127.0.0.1:${pg.port}:*:${role}:${passwordOf(role)}\n`, { mode: 0o600 });
   }

@@ -53,9 +53,9 @@ export class Terminal {
     );
   }
 
-  /** The screen's lines as they are now. */
-  screen(): string[] {
-    return this.tmux('capture-pane', '-p', '-t', this.name).stdout.split('\n');
+  /** The screen's lines as they are now; with `sgr`, with the colour and style sequences drawn. */
+  screen(sgr = false): string[] {
+    return this.tmux('capture-pane', '-p', ...(sgr ? ['-e'] : []), '-t', this.name).stdout.split('\n');
   }
 
   keys(...k: string[]): void {
@@ -63,13 +63,13 @@ export class Terminal {
   }
 
   /** Wait until the screen satisfies `ok`; fail, naming `what`, with the screen as it last was. */
-  async until(what: string, ok: (lines: string[]) => boolean, everyMs = 200): Promise<string[]> {
+  async until(what: string, ok: (lines: string[]) => boolean, everyMs = 200, sgr = false): Promise<string[]> {
     const deadline = Date.now() + this.patienceMs;
-    let lines = this.screen();
+    let lines = this.screen(sgr);
     while (!ok(lines)) {
       if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
       await new Promise((r) => setTimeout(r, everyMs));
-      lines = this.screen();
+      lines = this.screen(sgr);
     }
     return lines;
   }

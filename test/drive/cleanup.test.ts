@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, exists, FakeBin } from '../../src/drive/test-support/fake-agent.js';
 import { REPO } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 
 const DRIVE = join(REPO, 'dist', 'drive', 'index.js');
 const BUILT = existsSync(DRIVE);
@@ -70,7 +71,7 @@ async function agentsGone(): Promise<boolean> {
   return eventually(() => !exists(rec.pid) && rec.grandchild !== undefined && !exists(rec.grandchild), 6000);
 }
 
-describe.skipIf(!BUILT)('when the program using drive ends', () => {
+describe.skipIf(!BUILT)(`when the program using drive ends${unless(BUILT, WHY.built)}`, () => {
   it('on SIGTERM, the agents go and the program then dies of the signal', async () => {
     const { child, exit } = program('');
     await untilReady(child);

@@ -12,6 +12,7 @@ import { FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
 import { AgentStates } from '../../src/live/agent-state.js';
 import { peerSockets } from '../../src/runtime/peers.js';
 import { REPO } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import { EXIT, execCommand } from '../../src/views/cli/exec.js';
 import type { Io } from '../../src/views/cli/main.js';
 
@@ -97,7 +98,7 @@ describe('cctop exec --approvals', () => {
 
   const EXEC = join(REPO, 'dist', 'views', 'cli', 'exec.js');
   it.skipIf(!existsSync(EXEC))(
-    'ask: with no terminal to ask on, refuses before starting the agent',
+    `ask: with no terminal to ask on, refuses before starting the agent${unless(existsSync(EXEC), WHY.built)}`,
     async () => {
       bin.add('claude', [{ out: INIT }, { hang: true }]);
       const script = `import { execCommand } from ${JSON.stringify(`file://${EXEC}`)};

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionStore } from '../../src/drive/sessions.js';
 import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-support/fake-agent.js';
 import { REPO } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import { EXIT, execCommand } from '../../src/views/cli/exec.js';
 import type { Io } from '../../src/views/cli/main.js';
 
@@ -274,7 +275,7 @@ process.exitCode = await execCommand(process.argv.slice(1), {
   return { child, done, out: () => out };
 }
 
-describe.skipIf(!BUILT)('cctop exec as a process', () => {
+describe.skipIf(!BUILT)(`cctop exec as a process${unless(BUILT, WHY.built)}`, () => {
   it('reads the prompt from stdin with -', async () => {
     bin.add('codex', codexTurn, { expectArgs: ['--json', 'a prompt\nover two lines\n'] });
     const p = execProcess(['codex', '-']);

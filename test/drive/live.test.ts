@@ -31,8 +31,7 @@ describe('the real agents', () => {
           expect(o.unparsed, `unparsed output, first: ${o.firstUnparsed}`).toBe(0);
         } catch (e) {
           if (e instanceof DriveError && e.failure.kind === 'not_authenticated') {
-            console.warn(`live drive test: ${e.message}; skipped`);
-            ctx.skip();
+            ctx.skip(`${agent} is installed but not logged in (${e.message}); log in to ${agent}`);
           }
           throw e;
         }

@@ -23,11 +23,12 @@ import { eventually, exists, FakeBin, type Step } from '../../src/drive/test-sup
 import {
   FIRST_RUN,
   ROLLOUT_BEFORE_THIRD_RUN,
+  SECOND_RUN,
   THIRD_RUN,
   THREAD,
   writeRollout,
 } from '../../src/test-support/codex-thread.js';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
+import { optionalCorpus } from '../../src/test-support/owned.js';
 
 let bin: FakeBin;
 beforeEach(() => {
@@ -199,48 +200,66 @@ describe('a plain run', () => {
   });
 });
 
-describe.skipIf(!HAVE_CORPUS)('replaying real captures', () => {
-  if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
-  const codexDir = corpus('codex', 'exec-json');
-  const codexFiles = HAVE_CORPUS ? readdirSync(codexDir).filter((f) => f.endsWith('.jsonl')) : [];
-
-  it.each(codexFiles)('codex 0.46.0 %s', async (file) => {
-    const lines = readFileSync(join(codexDir, file), 'utf8').split('\n').filter(Boolean);
+describe('replaying real captures', () => {
+  // The lab's recording of one Codex thread (codex-cli 0.169.0), run three times: each replayed as the
+  // CLI printed it must end as that run ended.
+  it.each([
+    ['a new thread that ran a command', FIRST_RUN, 'The command printed lab-call-ok.'],
+    ['a resume whose command exited 3', SECOND_RUN, 'The command failed with exit code 3.'],
+    ['a resume that only answered', THIRD_RUN, 'pong: the lab answers with text only.'],
+  ])('codex 0.169.0 exec --json: %s', async (_what, lines, answer) => {
     bin.add('codex', [...lines.map((out): Step => ({ out })), { exit: 0 }], {
       expectArgs: ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', '--json', 'say pong'],
     });
     const o = await run(req({ agent: 'codex' }));
-    expect(o.session).toMatch(/^019a2d7/);
+    expect(o.session).toBe(THREAD);
     expect(o.usage.contextTokens, 'Codex context stays unknown').toBeNull();
-    if (file.includes('multi-1')) expect(o.stop).toEqual({ kind: 'unfinished' });
-    else {
-      expect(o.stop).toEqual({ kind: 'completed' });
-      expect(o.text).not.toBe('');
-      expect(o.usage.output).toBeGreaterThan(0);
-    }
+    expect(o.stop).toEqual({ kind: 'completed' });
+    expect(o.text).toBe(answer);
+    expect(o.usage.output).toBeGreaterThan(0);
   });
 
-  it('claude 1.0.x: a run whose tool was refused permission', async () => {
-    // happy-cli's capture of claude -p stream messages, collected by its author into a JSON array.
-    const records = JSON.parse(
-      readFileSync(corpus('claude-code', 'stream-json', 'happy-cli__sample-error.json'), 'utf8'),
-    ) as unknown[];
-    bin.add(
-      'claude',
-      records.map((out): Step => ({ out: out as object })),
-    );
-    const r = stream(req({ agent: 'claude' }));
-    const events = await collect(r);
-    const o = await r.outcome;
-    expect(events[0]).toMatchObject({ kind: 'started', session: 'f64d3bc8-d6b0-4ccc-bbda-a1197b3d7b2d' });
-    const calls = events.filter((e) => e.kind === 'tool_call');
-    const results = events.filter((e) => e.kind === 'tool_result');
-    expect(calls.length).toBeGreaterThan(0);
-    expect(results).toContainEqual(expect.objectContaining({ ok: false }));
-    expect(o.stop.kind).toBe('completed');
-    expect(o.text).not.toBe('');
-    expect(o.usage.costUsd).toBeGreaterThan(0);
-  });
+  // More captures (codex 0.46.0) where the shared corpus is beside the repository; none without it.
+  const codexDir = optionalCorpus('codex', 'exec-json');
+  const codexFiles = codexDir === null ? [] : readdirSync(codexDir).filter((f) => f.endsWith('.jsonl'));
+  for (const file of codexFiles)
+    it(`codex 0.46.0 ${file} (from the shared corpus)`, async () => {
+      const lines = readFileSync(join(codexDir!, file), 'utf8').split('\n').filter(Boolean);
+      bin.add('codex', [...lines.map((out): Step => ({ out })), { exit: 0 }], {
+        expectArgs: ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', '--json', 'say pong'],
+      });
+      const o = await run(req({ agent: 'codex' }));
+      expect(o.session).toMatch(/^019a2d7/);
+      expect(o.usage.contextTokens, 'Codex context stays unknown').toBeNull();
+      if (file.includes('multi-1')) expect(o.stop).toEqual({ kind: 'unfinished' });
+      else {
+        expect(o.stop).toEqual({ kind: 'completed' });
+        expect(o.text).not.toBe('');
+        expect(o.usage.output).toBeGreaterThan(0);
+      }
+    });
+
+  const refused = optionalCorpus('claude-code', 'stream-json', 'happy-cli__sample-error.json');
+  if (refused !== null)
+    it('claude 1.0.x: a run whose tool was refused permission (from the shared corpus)', async () => {
+      // happy-cli's capture of claude -p stream messages, collected by its author into a JSON array.
+      const records = JSON.parse(readFileSync(refused, 'utf8')) as unknown[];
+      bin.add(
+        'claude',
+        records.map((out): Step => ({ out: out as object })),
+      );
+      const r = stream(req({ agent: 'claude' }));
+      const events = await collect(r);
+      const o = await r.outcome;
+      expect(events[0]).toMatchObject({ kind: 'started', session: 'f64d3bc8-d6b0-4ccc-bbda-a1197b3d7b2d' });
+      const calls = events.filter((e) => e.kind === 'tool_call');
+      const results = events.filter((e) => e.kind === 'tool_result');
+      expect(calls.length).toBeGreaterThan(0);
+      expect(results).toContainEqual(expect.objectContaining({ ok: false }));
+      expect(o.stop.kind).toBe('completed');
+      expect(o.text).not.toBe('');
+      expect(o.usage.costUsd).toBeGreaterThan(0);
+    });
 });
 
 describe('approvals over the stream-json control channel', () => {
@@ -604,7 +623,8 @@ describe('stopping a run', () => {
     bin.add('codex', [{ out: { type: 'thread.started', thread_id: 't' } }, { hang: true }]);
     const abort = new AbortController();
     const r = stream(req({ agent: 'codex', signal: abort.signal }));
-    await sleep(200);
+    // Abort once the agent runs (its first line has arrived), not after a guess at how long that takes.
+    expect((await r[Symbol.asyncIterator]().next()).done).toBe(false);
     abort.abort();
     expect((await failure(r.outcome)).kind).toBe('cancelled');
     await r.closed;

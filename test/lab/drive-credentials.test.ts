@@ -18,6 +18,7 @@ import { geminiRecipe } from '../../src/test-support/lab/agents/gemini.js';
 import { qwenRecipe } from '../../src/test-support/lab/agents/qwen.js';
 import { agentBin, labEnv, makeHome, PINS, type Recipe } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import { promptFor } from './conformance.js';
 
 const CASES: { recipe: Recipe; credential: CredentialSource }[] = [
@@ -65,24 +66,30 @@ function request(recipe: Recipe, n: string) {
 for (const { recipe, credential } of CASES) {
   const pin = PINS[recipe.id];
   const bin = agentBin(recipe.id);
-  describe.skipIf(!bin)(`${pin.package}@${pin.version}${bin ? '' : ' (skipped: npm run agents)'}`, () => {
-    it('runs under the API key the lab gives it, and the outcome says which', async () => {
-      const o = await run({ ...request(recipe, recipe.id), auth: 'api-key' });
-      expect(o.stop.kind).toBe('completed');
-      expect(o.credential).toEqual(credential);
-    });
-  });
+  describe.skipIf(!bin)(
+    `${pin.package}@${pin.version}${unless(bin !== null, WHY.agent(`${pin.package}@${pin.version}`))}`,
+    () => {
+      it('runs under the API key the lab gives it, and the outcome says which', async () => {
+        const o = await run({ ...request(recipe, recipe.id), auth: 'api-key' });
+        expect(o.stop.kind).toBe('completed');
+        expect(o.credential).toEqual(credential);
+      });
+    },
+  );
 }
 
-describe.skipIf(!agentBin('claude'))('a lab run that requires a login', () => {
-  it('is refused before Claude is started, naming the key it would use instead', async () => {
-    const from = server.ledger.length;
-    const error = await run({ ...request(claudeRecipe, 'login'), auth: 'login' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(DriveError);
-    expect((error as DriveError).failure).toMatchObject({
-      kind: 'auth_missing',
-      found: { kind: 'api-key', variable: 'ANTHROPIC_API_KEY', from: 'environment' },
+describe.skipIf(!agentBin('claude'))(
+  `a lab run that requires a login${unless(agentBin('claude') !== null, WHY.agent(`${PINS.claude.package}@${PINS.claude.version}`))}`,
+  () => {
+    it('is refused before Claude is started, naming the key it would use instead', async () => {
+      const from = server.ledger.length;
+      const error = await run({ ...request(claudeRecipe, 'login'), auth: 'login' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DriveError);
+      expect((error as DriveError).failure).toMatchObject({
+        kind: 'auth_missing',
+        found: { kind: 'api-key', variable: 'ANTHROPIC_API_KEY', from: 'environment' },
+      });
+      expect(server.ledger.length).toBe(from);
     });
-    expect(server.ledger.length).toBe(from);
-  });
-});
+  },
+);

@@ -1,16 +1,17 @@
 /**
  * `cctop serve` over real HTTP on 127.0.0.1: who gets in, what is refused before it is read, and
- * what the JSON API answers, on a history copied from the shared corpus.
+ * what the JSON API answers, on a history made of the lab's recorded runs, the demo and a long session the test writes.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../src/index/snapshot.js';
 import type { Conversation } from '../../src/model/conversation.js';
 import type { SessionDocument } from '../../src/model/document.js';
 import type { SessionReport } from '../../src/report/types.js';
-import { FakeHome, HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
+import { FakeHome } from '../../src/test-support/corpus.js';
 import type { Io } from '../../src/views/cli/main.js';
 import { RUN_HEADER, SEQ_HEADER } from '../../src/views/serve/app.js';
 import { cookieName } from '../../src/views/serve/auth.js';
@@ -22,17 +23,16 @@ import {
   base,
   bearer,
   claude,
-  corpusHome,
   get,
+  LAB_CLAUDE,
   LONG_CODEX,
+  ownedHome,
   raw,
   serve,
   statusOf,
   TOKEN,
   until,
 } from './helpers.js';
-
-if (!HAVE_CORPUS) console.warn(NO_CORPUS_REASON);
 
 type Chat = Conversation & { stamp: string; unchanged?: true };
 const json = async <T>(res: Response): Promise<T> => (await res.json()) as T;
@@ -51,13 +51,13 @@ function io(env: Record<string, string>): Io & { lines: string[]; errors: string
   };
 }
 
-describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
+describe('cctop serve over HTTP', () => {
   let home: FakeHome;
   let s: RunningServer;
   let url: string;
 
   beforeAll(async () => {
-    home = corpusHome();
+    home = ownedHome();
     s = await serve(home);
     url = base(s);
   });
@@ -188,7 +188,8 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
     });
 
     it('an ambiguous prefix is a 409 that lists the candidates', async () => {
-      const res = await get(s.port, '/api/report/0199');
+      // The lab's five Codex runs were recorded within a minute: their ids share the prefix.
+      const res = await get(s.port, '/api/report/01a2337e');
       expect(res.status).toBe(409);
       expect(JSON.parse(res.body).candidates.length).toBeGreaterThan(1);
     });
@@ -303,8 +304,8 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
     });
 
     it('a line appended to a transcript changes the stamp and the conversation', async () => {
-      const path = home.claudeFile('-work-corpus', 'happy-cli__0-say-lol-session.jsonl');
-      const id = 'happy-cli__0-say-lol-session';
+      const { id, rel } = LAB_CLAUDE.text;
+      const path = join(home.dir, rel);
       const before = await json<Chat>(await fetch(`${url}/api/chat/${id}`, { headers: bearer() }));
       appendFileSync(path, claude.user(id, 'one more question from the test'));
       const after = await json<Chat>(
@@ -372,8 +373,8 @@ describe.runIf(HAVE_CORPUS)('cctop serve over HTTP', () => {
       });
       follower.whole(first);
       appendFileSync(
-        home.claudeFile('-work-corpus', 'happy-cli__task_sdk.jsonl'),
-        claude.title('happy-cli__task_sdk', 'Renamed while the stream was open'),
+        join(home.dir, LAB_CLAUDE.call.rel),
+        claude.title(LAB_CLAUDE.call.id, 'Renamed while the stream was open'),
       );
       let fed = 0;
       await until('the page to hold the new title', () => {

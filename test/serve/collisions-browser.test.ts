@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../../src/model/document.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON, recordNotifications } from './chromium.js';
 import { base, bearer, claude, serve, TOKEN, until } from './helpers.js';
@@ -27,7 +28,7 @@ if (!HAVE_CHROMIUM) console.warn(NO_CHROMIUM_REASON);
 const A = 'collide-a-0001';
 const B = 'collide-b-0002';
 
-describe.runIf(HAVE_CHROMIUM)('collisions in Chromium', () => {
+describe.runIf(HAVE_CHROMIUM)(`collisions in Chromium${unless(HAVE_CHROMIUM, WHY.chromium)}`, () => {
   let home: FakeHome;
   let s: RunningServer;
   let browser: Browser;

@@ -4,18 +4,19 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeHome, HAVE_CORPUS } from '../../src/test-support/corpus.js';
+import type { FakeHome } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { type Browser, HAVE_CHROMIUM, launch } from './chromium.js';
-import { base, corpusHome, LONG_CODEX, serve } from './helpers.js';
+import { base, LONG_CODEX, ownedHome, serve } from './helpers.js';
 
-describe.skipIf(!HAVE_CORPUS || !HAVE_CHROMIUM)('the Hand off button', () => {
+describe.skipIf(!HAVE_CHROMIUM)(`the Hand off button${unless(HAVE_CHROMIUM, WHY.chromium)}`, () => {
   let home: FakeHome;
   let s: RunningServer;
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {
-    home = corpusHome();
+    home = ownedHome();
     s = await serve(home);
     browser = await launch();
     page = await browser.page();

@@ -6,17 +6,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeHome } from '../../src/test-support/corpus.js';
-import { HAVE_CORPUS, NO_CORPUS_REASON } from '../../src/test-support/corpus.js';
 import type { HandoffAnswer } from '../../src/views/serve/api.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
-import { base, bearer, corpusHome, LONG_CODEX, serve } from './helpers.js';
+import { base, bearer, LONG_CODEX, ownedHome, serve } from './helpers.js';
 
-describe.skipIf(!HAVE_CORPUS)(`GET /api/handoff/:id${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`, () => {
+describe('GET /api/handoff/:id', () => {
   let home: FakeHome;
   let s: RunningServer;
   let url: string;
   beforeAll(async () => {
-    home = corpusHome();
+    home = ownedHome();
     s = await serve(home);
     url = base(s);
   });

@@ -1,27 +1,47 @@
 /**
- * Shared by the serve tests: a history built from the shared corpus, a server started in-process on
+ * Shared by the serve tests: a history built from what the repository owns (`ownedHome`), a server started in-process on
  * 127.0.0.1, and raw HTTP for the requests a well-behaved client would never send.
  */
-import { appendFileSync, readdirSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { corpus, FakeHome, jsonl } from '../../src/test-support/corpus.js';
+import { join, relative } from 'node:path';
+import { FakeHome, jsonl } from '../../src/test-support/corpus.js';
+import {
+  addDemo,
+  addLabRuns,
+  LAB_CASES,
+  LAB_FIXTURES,
+  type LabCase,
+  labTranscript,
+  sessionIdOf,
+  writeLongCodex,
+} from '../../src/test-support/owned.js';
 import { type RunningServer, type ServeOptions, startServer } from '../../src/views/serve/index.js';
 
-/** Every top-level Claude transcript and Codex rollout of the corpus, copied into a fake home. */
-export function corpusHome(): FakeHome {
+/** The session `ownedHome` writes with more than one window of turns (`MAX_TURNS`): 120 prompts, each with a call and an answer (360 turns). */
+export const LONG_CODEX = '019b2e76-d124-7592-9cac-2ec05abbca08';
+
+/** The lab's Claude Code runs, as `ownedHome` lays them out: the id and where its transcript is. */
+export const LAB_CLAUDE = Object.fromEntries(
+  LAB_CASES.map((c) => {
+    const path = labTranscript('claude', c);
+    return [c, { id: sessionIdOf(path), rel: relative(join(LAB_FIXTURES, 'claude', c, 'home'), path) }];
+  }),
+) as Record<LabCase, { id: string; rel: string }>;
+
+/**
+ * A history made only of what the repository owns: every recorded lab run (Claude Code, Codex,
+ * Gemini CLI, Qwen Code, Pi, Copilot, one opencode), the demo history, and one long Codex session
+ * the test writes. More than 40 sessions; the shared corpus is not needed.
+ */
+export function ownedHome(): FakeHome {
   const home = new FakeHome();
-  for (const f of readdirSync(corpus('claude-code', 'transcripts'))) {
-    if (f.endsWith('.jsonl')) home.claudeFromCorpus(f, '-work-corpus');
-  }
-  for (const f of readdirSync(corpus('codex', 'rollouts'))) {
-    if (f.endsWith('.jsonl')) home.codexFromCorpus(f);
-  }
+  addLabRuns(home.dir);
+  addDemo(home.dir);
+  writeLongCodex(home.dir, LONG_CODEX, 120);
   return home;
 }
-
-/** The corpus session with more than one window of turns (codex-cli 0.39, 272 turns). */
-export const LONG_CODEX = '01997e76-d124-7592-9cac-2ec05abbca08';
 
 export const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuvwxyz';
 

@@ -10,10 +10,12 @@
  */
 import { appendFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpus, FakeHome, HAVE_CORPUS } from '../../src/test-support/corpus.js';
+import { FakeHome } from '../../src/test-support/corpus.js';
+import { DEMO_HOME } from '../../src/test-support/owned.js';
 import type { WholeFrame } from '../../src/views/serve/delta.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import { claude, serve, TOKEN, until } from './helpers.js';
@@ -21,6 +23,8 @@ import { claude, serve, TOKEN, until } from './helpers.js';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
+/** The demo's smallest session (a docs fix, 21 lines), copied many times. */
+const SMALL = 'f98c2860-e7f8-42c8-aee1-25d2bb382356';
 const SESSIONS = 500;
 const CLIENTS = 100;
 const UPDATES = 25;
@@ -34,7 +38,7 @@ function retained(): number {
 
 const MB = 1024 * 1024;
 
-describe.runIf(HAVE_CORPUS)('100 event streams that stop reading', () => {
+describe('100 event streams that stop reading', () => {
   let home: FakeHome;
   let s: RunningServer;
   const clients: ClientRequest[] = [];
@@ -44,7 +48,7 @@ describe.runIf(HAVE_CORPUS)('100 event streams that stop reading', () => {
     home = new FakeHome();
     for (let i = 0; i < SESSIONS; i++)
       home.copy(
-        corpus('claude-code', 'transcripts', 'agent-sessions__claude-small.synthetic.jsonl'),
+        join(DEMO_HOME, '.claude', 'projects', '-home-sam-src-docs', `${SMALL}.jsonl`),
         home.claudeFile('-work-many', `s-${String(i).padStart(4, '0')}.jsonl`),
       );
     path = home.claudeFile('-work-many', 's-0000.jsonl');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../../src/test-support/corpus.js';
+import { unless, WHY } from '../../src/test-support/skips.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
 import type { SpendAnswer } from '../../src/views/serve/spend.js';
 import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from './chromium.js';
@@ -26,7 +27,7 @@ declare const document: { documentElement: { scrollWidth: number } };
 
 if (!HAVE_CHROMIUM) console.warn(NO_CHROMIUM_REASON);
 
-describe.runIf(HAVE_CHROMIUM)('the Spend screen in Chromium', () => {
+describe.runIf(HAVE_CHROMIUM)(`the Spend screen in Chromium${unless(HAVE_CHROMIUM, WHY.chromium)}`, () => {
   let home: FakeHome;
   let s: RunningServer;
   let browser: Browser;

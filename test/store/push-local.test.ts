@@ -21,7 +21,8 @@ import {
 } from '../../src/store/local.js';
 import { pgpassLookup } from '../../src/store/pgpass.js';
 import type { SpendRow } from '../../src/store/rows.js';
-import { corpus, HAVE_CORPUS, NO_CORPUS_REASON, tempDir } from '../../src/test-support/corpus.js';
+import { tempDir } from '../../src/test-support/corpus.js';
+import { labTranscript } from '../../src/test-support/owned.js';
 import { documentOf, parsed } from '../../src/test-support/parse.js';
 import { UsageError } from '../../src/views/cli/options.js';
 import { parseEvery } from '../../src/views/cli/push.js';
@@ -60,9 +61,8 @@ const entry = (item: PushItem, queuedAt: string): QueueEntry => ({
   item,
 });
 
-describe.skipIf(!HAVE_CORPUS)(`the rows a push makes${HAVE_CORPUS ? '' : ` (${NO_CORPUS_REASON})`}`, () => {
-  const doc = () =>
-    documentOf([parsed('claude', corpus('claude-code', 'transcripts', 'agentcmd__full-session-two.jsonl'))]);
+describe('the rows a push makes', () => {
+  const doc = () => documentOf([parsed('claude', labTranscript('claude', 'call'))]);
 
   test('a session title and branch leave the machine only with --titles, the state detail never', () => {
     const d = doc();
