@@ -143,7 +143,7 @@ describe('bad input', () => {
 
   const root = process.getuid?.() === 0;
   it.skipIf(root)(
-    `an unreadable project directory is reported with the fix, and the other projects still show${root ? ' (skipped: running as root, where permission bits do not apply)' : ''}`,
+    `an unreadable project directory is reported with the fix, and the other projects still show${root ? ' (skipped: running as root, where permission bits do not apply; run the tests as another user)' : ''}`,
     () => {
       const locked = home.write(home.claudeFile('-locked', 'a.jsonl'), good('a'));
       home.write(home.claudeFile('-open', 'b.jsonl'), good('b'));

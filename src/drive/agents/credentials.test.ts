@@ -331,11 +331,14 @@ describe('a required kind of credential', () => {
 });
 
 describe('config files', () => {
-  it.skipIf(process.platform === 'win32')('a FIFO where auth.json belongs is not waited on', () => {
-    mkdirSync(join(home, '.codex'), { recursive: true });
-    execFileSync('mkfifo', [join(home, '.codex', 'auth.json')]);
-    expect(expectFor('codex')).toEqual({ kind: 'unknown' });
-  });
+  it.skipIf(process.platform === 'win32')(
+    `a FIFO where auth.json belongs is not waited on${process.platform === 'win32' ? ' (skipped: Windows has no mkfifo; run on Linux or macOS)' : ''}`,
+    () => {
+      mkdirSync(join(home, '.codex'), { recursive: true });
+      execFileSync('mkfifo', [join(home, '.codex', 'auth.json')]);
+      expect(expectFor('codex')).toEqual({ kind: 'unknown' });
+    },
+  );
 
   it('one larger than the bound is not read', () => {
     const big = { auth_mode: 'chatgpt', pad: 'x'.repeat(MAX_CREDENTIAL_FILE_BYTES) };

@@ -108,7 +108,7 @@ describe('whether the process behind a record still runs', () => {
   });
 
   it.skipIf(ownStart() === null)(
-    'a pid since reused by another process does not count as the session',
+    `a pid since reused by another process does not count as the session${ownStart() === null ? ' (skipped: this system gives no process start times (Linux /proc or macOS ps); run on Linux or macOS)' : ''}`,
     () => {
       put(process.pid, { ...recorded('print-busy.json'), procStart: '1', pidDomain: undefined });
       expect(readClaudeRegistry(env()).entries[0]!.alive).toBe(false);

@@ -179,7 +179,7 @@ function run(
 describe('many status lines at once, on the build', () => {
   const bin = join(REPO, 'dist', 'statusline', 'bin.js');
   it.skipIf(!existsSync(bin))(
-    'start one refresh between them, which leaves the digest they read next',
+    `start one refresh between them, which leaves the digest they read next${existsSync(bin) ? '' : ' (skipped: the CLI is not built in dist/; npm run build)'}`,
     async () => {
       home.write(home.claudeFile('-w', 's.jsonl'), claudeResponse('1', 10, new Date().toISOString(), 5000));
       const input = JSON.stringify({ session_id: 's', transcript_path: home.claudeFile('-w', 's.jsonl') });
@@ -223,7 +223,7 @@ describe('a refresh started late, on the build', () => {
   };
 
   it.skipIf(!existsSync(script))(
-    'does nothing when another refresh wrote a digest after its status line looked, and runs when none did',
+    `does nothing when another refresh wrote a digest after its status line looked, and runs when none did${existsSync(script) ? '' : ' (skipped: the CLI is not built in dist/; npm run build)'}`,
     async () => {
       home.write(home.claudeFile('-w', 's.jsonl'), claudeResponse('1', 10, new Date().toISOString(), 5000));
       freshDigest(1);
