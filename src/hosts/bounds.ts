@@ -37,6 +37,14 @@ export const MAX_CONTROL_PATH_BYTES = 104 - 1 - 17;
 export const CONNECT_TIMEOUT_S = 10;
 
 /**
+ * When cctop's own wait for a host is about as short as `CONNECT_TIMEOUT_S`, the two would expire
+ * together and whichever a loaded machine ran first would name the failure ("no answer within N s"
+ * or ssh's "cannot be reached"). cctop's wait is the one the person set, so ssh's is then put this
+ * many seconds past it and only ever stops a connect cctop has already given up on.
+ */
+export const CONNECT_AFTER_WAIT_S = 3;
+
+/**
  * How long a one-shot command (`--list`, `--json`, `doctor`) waits for each host's whole answer
  * (connect, log in, the remote cctop's run) before printing without it. A warm remote index answers
  * in well under a second; a cold one on a large history can take longer, and then keeps building

@@ -66,7 +66,9 @@ describe('ssh’s arguments', () => {
   it('take their wait from CCTOP_HOST_TIMEOUT when it is a number of seconds', () => {
     expect(hostWaitMs({ CCTOP_HOST_TIMEOUT: '2.5' })).toBe(2500);
     expect(hostWaitMs({ CCTOP_HOST_TIMEOUT: 'soon' })).toBe(hostWaitMs({}));
-    expect(sshArgs(host, 'cmd', { CCTOP_RUNTIME_DIR: dir }, 3_000)).toContain('ConnectTimeout=3');
+    // ssh's own connect timeout outlasts a short wait, so the failure is always named by the wait.
+    expect(sshArgs(host, 'cmd', { CCTOP_RUNTIME_DIR: dir }, 3_000)).toContain('ConnectTimeout=6');
+    expect(sshArgs(host, 'cmd', { CCTOP_RUNTIME_DIR: dir }, 10_000)).toContain('ConnectTimeout=13');
   });
 });
 

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import type { Env } from '../providers/types.js';
 import { runtimeDir } from '../runtime/dir.js';
 import {
+  CONNECT_AFTER_WAIT_S,
   CONNECT_TIMEOUT_S,
   CONTROL_PERSIST_S,
   HOST_WAIT_MS,
@@ -96,7 +97,9 @@ export function controlPath(host: HostSpec, env: Env): string | null {
 
 /** ssh's arguments for running `command` on `host`. */
 export function sshArgs(host: HostSpec, command: string, env: Env, waitMs: number): string[] {
-  const connect = Math.max(1, Math.min(CONNECT_TIMEOUT_S, Math.ceil(waitMs / 1000)));
+  const waitS = Math.max(1, Math.ceil(waitMs / 1000));
+  const connect =
+    waitS > CONNECT_TIMEOUT_S + CONNECT_AFTER_WAIT_S ? CONNECT_TIMEOUT_S : waitS + CONNECT_AFTER_WAIT_S;
   const args = [
     '-T',
     '-o',
