@@ -168,6 +168,18 @@ describe('cctop quota', () => {
   });
 });
 
+describe('the quota beside the sessions', () => {
+  it("--list names each harness's quota in its heading, stale as stale", async () => {
+    const r = await runCli(['--list'], { ...home.env, COLUMNS: '120' });
+    expect(r.code, r.err).toBe(0);
+    const headings = r.out.split('\n').filter((l) => / — \d+ sessions? · /.test(l));
+    expect(headings).toEqual([
+      'Claude Code — 1 session · $1.80 est. · quota 5h 42% · 7d 10%',
+      'Codex — 1 session · no price · quota 5h stale · 7d 30%',
+    ]);
+  });
+});
+
 describe('a hostile .claude.json', () => {
   it('a FIFO in its place does not block cctop quota: the source is said to be unreadable', async () => {
     const other = new FakeHome();

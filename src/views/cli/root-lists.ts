@@ -6,6 +6,9 @@
  * Not here: the live table (`../tui/`), or how a list is drawn (`list.ts`).
  */
 import type { LiveSession } from '../../live/collisions-once.js';
+import type { SessionDoc } from '../../model/document.js';
+import type { QuotaFigure } from '../../model/quota.js';
+import { gatherQuota } from '../../quota/gather.js';
 import { paint } from './color.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
@@ -27,7 +30,9 @@ export async function listCommand(
   const { renderList } = await import('./list.js');
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
   const colors = paint(io.isTty, io.env);
-  for (const line of renderList(doc, columns, colors, Date.now())) io.out(line);
+  const nowMs = Date.now();
+  for (const line of renderList(doc, columns, colors, nowMs, listQuota(o, io, s.document.sessions, nowMs)))
+    io.out(line);
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
     const { budgetLine } = await import('./money.js');
@@ -35,6 +40,19 @@ export async function listCommand(
     if (line !== null) io.out(line);
   }
   return 0;
+}
+
+/** The quota in the list's headings: the agents' own figures, without the pace (the list shows none). */
+function listQuota(o: CommonOptions, io: Io, sessions: SessionDoc[], nowMs: number): QuotaFigure[] {
+  if (o.demo) return [];
+  return gatherQuota({
+    env: io.env,
+    sessions,
+    usage: [],
+    providers: o.providers,
+    nowMs,
+    startOfTodayMs: nowMs,
+  }).quota;
 }
 
 export async function jsonCommand(
