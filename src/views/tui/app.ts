@@ -16,6 +16,7 @@ import type { Collision } from '../../model/collision.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { totalTokens } from '../../model/usage.js';
 import { MachineNotifier } from '../../notify/notifier.js';
+import { gatherQuota } from '../../quota/gather.js';
 import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
 import { collisionLine } from '../collision-text.js';
@@ -52,6 +53,14 @@ export interface TuiOptions {
 
 /** How often the screen is redrawn with nothing new (ages tick, marks expire). */
 const TICK_MS = 1000;
+
+/**
+ * How often the header's quota is read again. Claude Code refreshes its own cache at most once a
+ * minute and the status line's note changes once a response; every 15 s keeps the header within a
+ * response of the truth, while `.claude.json` (a few MiB for a heavy user) is parsed four times a
+ * minute rather than on every two-second refresh.
+ */
+const QUOTA_EVERY_MS = 15_000;
 /** Weight of the newest sample in the token-rate average. */
 const RATE_SMOOTHING = 0.4;
 /** A status message stays this long. */
@@ -225,6 +234,9 @@ class LiveTable {
     this.say(`${collisionLine(fresh[0]!)}${more}`);
   };
 
+  /** When the header's quota was last read (`QUOTA_EVERY_MS`). */
+  private quotaReadMs = Number.NEGATIVE_INFINITY;
+
   private readonly onUpdate = (doc: SessionDocument) => {
     const v = this.v;
     const now = Date.now();
@@ -242,6 +254,17 @@ class LiveTable {
         },
         () => {},
       );
+    }
+    if (now - this.quotaReadMs >= QUOTA_EVERY_MS) {
+      this.quotaReadMs = now;
+      v.quota = gatherQuota({
+        env: this.o.live.env,
+        sessions: doc.sessions,
+        usage: [],
+        providers: this.o.live.providers,
+        nowMs: now,
+        startOfTodayMs: now,
+      }).quota;
     }
     v.doc = this.withHosts(doc);
     v.revision++;
