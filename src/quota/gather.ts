@@ -16,6 +16,7 @@ import {
   type QuotaPace,
   type SpentTokens,
 } from '../model/quota.js';
+import type { LocalTime } from '../model/time.js';
 import { totalTokens } from '../model/usage.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
@@ -43,6 +44,13 @@ export interface QuotaInputs {
   providers: readonly ProviderId[] | null;
   nowMs: number;
   startOfTodayMs: number;
+}
+
+const DAY = 86_400_000;
+
+/** The start of the local day holding `nowMs`, in `time`'s zone: where "today's burn" starts. */
+export function startOfToday(time: LocalTime, nowMs: number): number {
+  return time.dayNumber(nowMs) * DAY - time.offsetMinutes(nowMs) * 60_000;
 }
 
 const wants = (providers: readonly ProviderId[] | null, p: ProviderId) =>

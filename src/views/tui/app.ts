@@ -216,7 +216,7 @@ class LiveTable {
     this.notifier?.alerts(alerts);
     const now = Date.now();
     for (const a of alerts) {
-      if (a.kind !== 'budget') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
+      if (a.kind !== 'budget' && a.kind !== 'quota') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
       if (this.v.notify) this.screen.signal(alertNotification(a));
     }
     const more = alerts.length > 1 ? ` (and ${alerts.length - 1} more)` : '';
