@@ -31,6 +31,19 @@ describe("the status line's note of the quota", () => {
     ]);
   });
 
+  it('the same figures within a minute are not written again; a changed figure is', () => {
+    const dir = join(t.dir, 'again');
+    const limits = { fiveHour: { usedPercent: 42, resetsAtMs: NOW + 3_600_000 }, sevenDay: null };
+    keepLimits(dir, limits, NOW - 30_000);
+    keepLimits(dir, limits, NOW);
+    expect(readLimitsNote(dir, NOW)[0]?.fetchedAt).toBe(new Date(NOW - 30_000).toISOString());
+    keepLimits(dir, { ...limits, fiveHour: { usedPercent: 43, resetsAtMs: NOW + 3_600_000 } }, NOW);
+    expect(readLimitsNote(dir, NOW)[0]).toMatchObject({
+      usedPercent: 43,
+      fetchedAt: new Date(NOW).toISOString(),
+    });
+  });
+
   it('a note whose window has reset since reads as stale', () => {
     const dir = join(t.dir, 'old');
     keepLimits(

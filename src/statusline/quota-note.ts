@@ -24,14 +24,30 @@ const MAX_NOTE_BYTES = 4096;
 
 const NOTE_VERSION = 1;
 
+/**
+ * A note holding the same figures is written again only when older than this: the status line runs
+ * after every message, and an unchanged figure needs no write (and no fsync) each time, while its age
+ * (what `cctop quota` shows) stays within a minute of the truth.
+ */
+export const NOTE_REFRESH_MS = 60_000;
+
 /** Keep what Claude Code sent at `nowMs`; a failure to write costs only this source's freshness. */
 export function keepLimits(dir: string, limits: Limits, nowMs: number): void {
   const w = (l: LimitWindow | null) =>
     l === null ? null : { usedPercent: l.usedPercent, resetsAtMs: l.resetsAtMs };
+  const figures = JSON.stringify({ fiveHour: w(limits.fiveHour), sevenDay: w(limits.sevenDay) });
+  const path = join(dir, NOTE_FILE);
+  const had = readWholeFile(path, MAX_NOTE_BYTES);
+  if (had.kind === 'read') {
+    const o = obj(parseJson(had.text));
+    const atMs = num(o?.atMs);
+    const same = o !== null && JSON.stringify({ fiveHour: o.fiveHour, sevenDay: o.sevenDay }) === figures;
+    if (same && atMs !== null && nowMs >= atMs && nowMs - atMs < NOTE_REFRESH_MS) return;
+  }
   try {
     mkdirSync(dir, { recursive: true });
     writeAtomically(
-      join(dir, NOTE_FILE),
+      path,
       JSON.stringify({
         v: NOTE_VERSION,
         atMs: nowMs,
