@@ -201,7 +201,17 @@ export type WholeFile =
   | { kind: 'absent' }
   | { kind: 'refused'; why: 'not-a-file' | 'too-large' | 'unreadable' };
 
+export type WholeBytes =
+  | { kind: 'read'; bytes: Buffer; mtimeMs: number }
+  | Exclude<WholeFile, { kind: 'read' }>;
+
 export function readWholeFile(path: string, maxBytes: number): WholeFile {
+  const r = readWholeBytes(path, maxBytes);
+  return r.kind === 'read' ? { kind: 'read', text: r.bytes.toString('utf8'), mtimeMs: r.mtimeMs } : r;
+}
+
+/** The same, as bytes: for a caller that finds what it needs in them before decoding any. */
+export function readWholeBytes(path: string, maxBytes: number): WholeBytes {
   let fd: number;
   try {
     // Windows has no O_NONBLOCK (and no FIFOs in the file system to fear).
@@ -216,7 +226,8 @@ export function readWholeFile(path: string, maxBytes: number): WholeFile {
     const st = fstatSync(fd);
     if (!st.isFile()) return { kind: 'refused', why: 'not-a-file' };
     if (st.size > maxBytes) return { kind: 'refused', why: 'too-large' };
-    const buf = Buffer.alloc(st.size);
+    // Not zeroed first: only the bytes read are ever looked at (the `subarray` below).
+    const buf = Buffer.allocUnsafe(st.size);
     let n = 0;
     // A file that grows while it is read is read up to the size it had: the rest is the next read's.
     while (n < st.size) {
@@ -224,7 +235,7 @@ export function readWholeFile(path: string, maxBytes: number): WholeFile {
       if (got === 0) break;
       n += got;
     }
-    return { kind: 'read', text: buf.toString('utf8', 0, n), mtimeMs: st.mtimeMs };
+    return { kind: 'read', bytes: buf.subarray(0, n), mtimeMs: st.mtimeMs };
   } catch {
     // EIO, EISDIR on an odd file system: it cannot be read now; the caller says it is unknown.
     return { kind: 'refused', why: 'unreadable' };

@@ -131,3 +131,51 @@ describe('hostile files at the path', () => {
     expect(readClaudeQuota(deep, NOW).kind).toBe('none');
   });
 });
+
+describe('finding the cache in a large file', () => {
+  it('a prompt in the history that quotes the key is not taken for the cache', () => {
+    const path = join(t.dir, 'quoted.json');
+    const quoted = `{"cachedUsageUtilization": {"fetchedAtMs": 1, "utilization": {"five_hour": {"utilization": 99}}}}`;
+    writeFileSync(
+      path,
+      JSON.stringify({
+        projects: { '/w': { history: [{ display: quoted }] } },
+        cachedUsageUtilization: cache(),
+      }),
+    );
+    const read = readClaudeQuota(path, NOW);
+    if (read.kind !== 'figures') throw new Error(read.kind);
+    expect(read.figures.find((f) => f.window === '5h')?.usedPercent).toBe(37);
+  });
+
+  it('the cache is read wherever it sits among the members, spaced as any writer spaces it', () => {
+    const path = join(t.dir, 'spaced.json');
+    writeFileSync(
+      path,
+      JSON.stringify(
+        { numStartups: 4, oauthAccount: { accountUuid: ACCOUNT }, cachedUsageUtilization: cache() },
+        null,
+        2,
+      ),
+    );
+    expect(readClaudeQuota(path, NOW).kind).toBe('figures');
+  });
+
+  it('a cache object that never closes reads as none', () => {
+    const path = join(t.dir, 'unclosed.json');
+    writeFileSync(path, `{"cachedUsageUtilization": {"fetchedAtMs": 1, "utilization": {"five_hour": {`);
+    expect(readClaudeQuota(path, NOW).kind).toBe('none');
+  });
+
+  it('the other account’s cache is still refused when the login is written after it', () => {
+    const path = join(t.dir, 'order.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        cachedUsageUtilization: cache(),
+        oauthAccount: { accountUuid: 'ffffffff-0000-4000-8000-000000000002' },
+      }),
+    );
+    expect(readClaudeQuota(path, NOW).kind).toBe('none');
+  });
+});

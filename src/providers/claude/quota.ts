@@ -19,7 +19,7 @@
 import { join } from 'node:path';
 import { text as nonEmpty, num, obj, parseJson, str } from '../../model/json.js';
 import { type QuotaFigure, type QuotaWindow, resetPassed } from '../../model/quota.js';
-import { home, readWholeFile } from '../fsutil.js';
+import { home, readWholeBytes } from '../fsutil.js';
 import type { Env } from '../types.js';
 import { claudeRoots } from './place.js';
 
@@ -56,7 +56,7 @@ export type ClaudeQuotaRead =
 
 /** The cached quota in Claude Code's config file at `path`. */
 export function readClaudeQuota(path: string, nowMs: number): ClaudeQuotaRead {
-  const file = readWholeFile(path, MAX_CLAUDE_JSON_BYTES);
+  const file = readWholeBytes(path, MAX_CLAUDE_JSON_BYTES);
   switch (file.kind) {
     case 'absent':
       return { kind: 'absent' };
@@ -71,8 +71,83 @@ export function readClaudeQuota(path: string, nowMs: number): ClaudeQuotaRead {
               : 'not readable',
       };
     case 'read':
-      return cachedQuota(parseJson(file.text), nowMs);
+      return cachedQuota(
+        {
+          cachedUsageUtilization: memberObject(file.bytes, 'cachedUsageUtilization'),
+          oauthAccount: memberObject(file.bytes, 'oauthAccount'),
+        },
+        nowMs,
+      );
   }
+}
+
+/**
+ * The most of one member's object read. The cache is a few hundred bytes (a handful of windows and
+ * limits), the account a few hundred more; 1 MiB is far past both and bounds the scan of a file
+ * whose member never closes.
+ */
+const MAX_MEMBER_BYTES = 1024 * 1024;
+
+/**
+ * The object value of member `key`, found in the bytes rather than by parsing the whole file: a heavy
+ * user's `.claude.json` is megabytes of project history, and parsing 9 MiB of it took 90 ms here
+ * where the two members need well under one. A key inside a string value is written with escaped
+ * quotes (`\"key\"`), so an unescaped `"key":` is a member. Known limit: the first such member is
+ * taken, so a nested object with the same key before the top-level one would be read instead (Claude
+ * Code writes neither key anywhere else). Null when absent, unclosed within the bound, or not JSON.
+ */
+export function memberObject(bytes: Buffer, key: string): unknown {
+  const needle = Buffer.from(`"${key}"`);
+  for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + 1)) {
+    if (at > 0 && bytes[at - 1] === BACKSLASH) continue;
+    let i = skipSpace(bytes, at + needle.length);
+    if (bytes[i] !== COLON) continue;
+    i = skipSpace(bytes, i + 1);
+    if (bytes[i] !== OPEN_BRACE) return null;
+    const end = objectEnd(bytes, i);
+    return end === null ? null : parseJson(bytes.toString('utf8', i, end));
+  }
+  return null;
+}
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const SPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+function skipSpace(bytes: Buffer, from: number): number {
+  let i = from;
+  while (i < bytes.length && SPACE.has(bytes[i]!)) i++;
+  return i;
+}
+
+/**
+ * Where the object opening at `start` closes (one past its `}`), minding strings; null past the bound.
+ * Bytes, not characters: no byte of a multi-byte UTF-8 character is an ASCII one, so the structure
+ * reads the same.
+ */
+function objectEnd(bytes: Buffer, start: number): number | null {
+  let depth = 0;
+  let inString = false;
+  const limit = Math.min(bytes.length, start + MAX_MEMBER_BYTES);
+  for (let i = start; i < limit; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return null;
 }
 
 /** The figures in a parsed config file; what does not read is not known (never a throw). */
