@@ -12,6 +12,7 @@
 import { fill, h, navLink, sessionHref } from './dom.js';
 import { ago, clean, harness, label, ms, percent, recentSpend, STATE_MARK, usd } from './format.js';
 import { budgetsNow, onBudgets } from './notices.js';
+import { quotaCard } from './quota.js';
 
 /** An error this recent still stops its agent; an older one is history, not something to act on. */
 const RECENT_ERROR_MS = 3_600_000;
@@ -171,6 +172,7 @@ export function spendSummary(doc) {
       sumSpend(doc.sessions, (r) => r.week),
     ),
     budgetCard(),
+    quotaCard(),
     h(
       'div',
       { class: 'stat' },

@@ -97,6 +97,7 @@ harness = "claude"
 error_loop = 5
 stall_minutes = 10
 burn_usd_per_hour = 30
+quota_percent = 85
 
 [reports]
 timezone = "Europe/Paris"
@@ -116,7 +117,12 @@ url = "https://example.test/store"
         harness: 'claude',
       },
     ]);
-    expect(loaded.config.alerts).toEqual({ errorLoop: 5, stallMinutes: 10, burnUsdPerHour: 30 });
+    expect(loaded.config.alerts).toEqual({
+      errorLoop: 5,
+      stallMinutes: 10,
+      burnUsdPerHour: 30,
+      quotaPercent: 85,
+    });
     expect(loaded.config.reports).toEqual({ timeZone: 'Europe/Paris', startOfWeek: 'sunday' });
     expect(loaded.config.hosts).toEqual(['build-box']);
     expect(loaded.config.store).toEqual({ url: 'https://example.test/store' });
@@ -233,8 +239,15 @@ usd = 400
   });
 
   it('0 turns an alert off', () => {
-    const loaded = parsed('[alerts]\nerror_loop = 0\nstall_minutes = 0\nburn_usd_per_hour = 0\n');
-    expect(loaded.config.alerts).toEqual({ errorLoop: null, stallMinutes: null, burnUsdPerHour: null });
+    const loaded = parsed(
+      '[alerts]\nerror_loop = 0\nstall_minutes = 0\nburn_usd_per_hour = 0\nquota_percent = 0\n',
+    );
+    expect(loaded.config.alerts).toEqual({
+      errorLoop: null,
+      stallMinutes: null,
+      burnUsdPerHour: null,
+      quotaPercent: null,
+    });
     expect(loaded.warnings).toEqual([]);
   });
 

@@ -177,7 +177,7 @@ function readAlerts(v: unknown, warn: Warn): Alerts {
     warn('alerts', `alerts is ${shown(v)}, not a table ([alerts]); the default alerts hold`);
     return alerts;
   }
-  unknownKeys(v, 'alerts', ['error_loop', 'stall_minutes', 'burn_usd_per_hour'], warn);
+  unknownKeys(v, 'alerts', ['error_loop', 'stall_minutes', 'burn_usd_per_hour', 'quota_percent'], warn);
   // Called before the setting is assigned, so `fallback` is still its default.
   const bad = (key: string, message: string, fallback: number | null) =>
     warn(
@@ -209,6 +209,11 @@ function readAlerts(v: unknown, warn: Warn): Alerts {
   else if (typeof burn === 'number' && Number.isFinite(burn) && burn > 0) alerts.burnUsdPerHour = burn;
   else if (burn !== undefined)
     bad('burn_usd_per_hour', 'expected dollars an hour above 0 (0 turns it off)', alerts.burnUsdPerHour);
+  const quota = v.quota_percent;
+  if (quota === 0) alerts.quotaPercent = null;
+  else if (typeof quota === 'number' && quota > 0 && quota <= 100) alerts.quotaPercent = quota;
+  else if (quota !== undefined)
+    bad('quota_percent', 'expected a percentage above 0, up to 100 (0 turns it off)', alerts.quotaPercent);
   return alerts;
 }
 

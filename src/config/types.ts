@@ -37,6 +37,8 @@ export interface Alerts {
   stallMinutes: number | null;
   /** Notify when a session spends faster than this, in dollars an hour; null when turned off. */
   burnUsdPerHour: number | null;
+  /** Notify when a quota window (`cctop quota`) passes this share, in percent; null when turned off. */
+  quotaPercent: number | null;
 }
 
 /** The shapes a webhook can be sent in (`docs/notifications.md`). */
@@ -86,7 +88,7 @@ export const DEFAULT_HOLD_SECONDS = 600;
 export function defaultConfig(): Config {
   return {
     budgets: [],
-    alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null },
+    alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null, quotaPercent: 90 },
     reports: { timeZone: null, startOfWeek: 'monday' },
     notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],

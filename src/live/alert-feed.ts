@@ -12,6 +12,7 @@
 import { type BudgetState, loadConfig } from '../config/index.js';
 import type { SessionDoc } from '../model/document.js';
 import type { Env } from '../providers/types.js';
+import { gatherQuota, type QuotaReport, startOfToday } from '../quota/gather.js';
 import { type Alert, AlertWatcher } from './alerts.js';
 import { DeepReader } from './deep.js';
 import type { LiveSessions } from './engine.js';
@@ -24,6 +25,13 @@ export const MIN_PASS_MS = 5_000;
  * (midnight) starts within it.
  */
 export const ALERT_TICK_MS = 30_000;
+
+/**
+ * How long the quota read for one pass serves the next ones. Claude Code refreshes its own cache at
+ * most once a minute; reading `.claude.json` (a few MiB for a heavy user) and pacing every window
+ * from every session's cells on each 5-second pass would cost more than the news is worth.
+ */
+export const QUOTA_EVERY_MS = 15_000;
 
 export interface AlertFeedOptions {
   live: LiveSessions;
@@ -50,6 +58,7 @@ export class AlertFeed {
   private due = Infinity;
   private lastPass = -Infinity;
   private stopped = true;
+  private quota: { atMs: number; report: QuotaReport } | null = null;
 
   constructor(private readonly o: AlertFeedOptions) {
     this.ownDeep = o.deep === undefined;
@@ -121,6 +130,21 @@ export class AlertFeed {
       config: loaded.config,
       nowMs,
       time: this.o.live.localTime,
+      quota: () => {
+        if (this.quota === null || nowMs - this.quota.atMs >= QUOTA_EVERY_MS)
+          this.quota = {
+            atMs: nowMs,
+            report: gatherQuota({
+              env: this.o.env,
+              sessions: doc.sessions,
+              usage: this.o.live.usage(),
+              providers: null,
+              nowMs,
+              startOfTodayMs: startOfToday(this.o.live.localTime, nowMs),
+            }),
+          };
+        return this.quota.report;
+      },
     });
     this.o.onBudgets?.(this.watcher.budgets);
     if (alerts.length > 0) this.o.onAlerts(alerts);

@@ -87,7 +87,7 @@ const doc = (sessions: SessionDoc[], atMs: number): SessionDocument => ({
 });
 
 type Alerts = Config['alerts'];
-const OFF: Alerts = { errorLoop: null, stallMinutes: null, burnUsdPerHour: null };
+const OFF: Alerts = { errorLoop: null, stallMinutes: null, burnUsdPerHour: null, quotaPercent: null };
 
 function config(alerts: Partial<Alerts>, budgets: Budget[] = []): Config {
   return {

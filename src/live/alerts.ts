@@ -22,10 +22,12 @@
 import { type BudgetState, budgetStates, type Config, type Level, newCrossings } from '../config/index.js';
 import type { CallLog } from '../model/calls.js';
 import type { SessionDoc, SessionDocument } from '../model/document.js';
+import type { QuotaFigure } from '../model/quota.js';
 import type { LocalTime } from '../model/time.js';
 import { totalTokens } from '../model/usage.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import type { Env } from '../providers/types.js';
+import type { QuotaReport } from '../quota/gather.js';
 import { spentOver } from '../spend/spent.js';
 import { trailingStreaks } from './streaks.js';
 
@@ -38,7 +40,15 @@ export type Alert =
   /** A session spends faster than the limit (`burnRate` says how the rate is measured). */
   | { kind: 'burn'; session: SessionDoc; usdPerHour: number; limitUsdPerHour: number }
   /** A session failed the same call (tool and input) `count` times in a row. */
-  | { kind: 'error-loop'; session: SessionDoc; tool: string; input: string; count: number };
+  | { kind: 'error-loop'; session: SessionDoc; tool: string; input: string; count: number }
+  /**
+   * A quota window (`cctop quota`) passed the config's share, or at today's burn runs out before it
+   * resets (cctop's estimate, `runsOutAt`). About an account, not one session.
+   */
+  | { kind: 'quota'; figure: QuotaFigure; crossed: QuotaCrossing; nowMs: number };
+
+/** Why a quota window alerts. */
+export type QuotaCrossing = { why: 'threshold'; percent: number } | { why: 'runs-out'; at: string };
 
 /** What the watcher looks at after a refresh. */
 export interface AlertInput {
@@ -49,6 +59,8 @@ export interface AlertInput {
   nowMs: number;
   /** The zone the usage cells' days are in. */
   time: LocalTime;
+  /** The accounts' quota and its pace; absent where the view reads none. */
+  quota?: () => Pick<QuotaReport, 'quota' | 'pace'>;
 }
 
 /** Reads one session's calls in full (the live views' `DeepReader`, off the main thread). */
@@ -132,6 +144,8 @@ export class AlertWatcher {
   private errorLoop: number | null = null;
   private nowMs = 0;
   private states: BudgetState[] = [];
+  /** The quota crossings already told (or found at the first look), by window, reset and why. */
+  private quotaTold: Set<string> | null = null;
 
   constructor(private readonly o: AlertWatcherOptions) {}
 
@@ -146,6 +160,7 @@ export class AlertWatcher {
     this.nowMs = input.nowMs;
     this.errorLoop = alerts.errorLoop;
     const out = this.budgetAlerts(input);
+    out.push(...this.quotaAlerts(input));
     const generatedMs = Date.parse(input.doc.generatedAt);
     const present = new Set<string>();
     for (const s of input.doc.sessions) {
@@ -191,6 +206,36 @@ export class AlertWatcher {
       state,
       level: state.level === 'ok' ? 'near' : state.level,
     }));
+  }
+
+  /**
+   * A window passing the threshold, or projected to run out before it resets: once per window per
+   * reset (the reset time names the window's period). The first look sets what was already crossed,
+   * without telling it, as for a session's first sight.
+   */
+  private quotaAlerts(input: AlertInput): Alert[] {
+    const limit = input.config.alerts.quotaPercent;
+    if (input.quota === undefined) return [];
+    const { quota, pace } = input.quota();
+    const first = this.quotaTold === null;
+    const told = this.quotaTold ?? new Set<string>();
+    this.quotaTold = told;
+    const out: Alert[] = [];
+    const tell = (figure: QuotaFigure, crossed: QuotaCrossing) => {
+      const key = [figure.harness, figure.account, figure.window, figure.resetsAt, crossed.why].join(
+        '\u0000',
+      );
+      if (told.has(key)) return;
+      told.add(key);
+      if (!first) out.push({ kind: 'quota', figure, crossed, nowMs: input.nowMs });
+    };
+    for (const f of quota) {
+      if (f.stale || f.usedPercent === null) continue;
+      if (limit !== null && f.usedPercent >= limit) tell(f, { why: 'threshold', percent: limit });
+      const p = pace.find((x) => x.harness === f.harness && x.window === f.window);
+      if (p?.beforeReset === true && p.runsOutAt !== null) tell(f, { why: 'runs-out', at: p.runsOutAt });
+    }
+    return out;
   }
 
   private firstSight(s: SessionDoc, input: AlertInput, generatedMs: number): Seen {

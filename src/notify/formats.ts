@@ -34,6 +34,7 @@ const NTFY_TAG: Record<NoticeKind, string> = {
   stall: 'zzz',
   'burn-rate': 'fire',
   collision: 'warning',
+  quota: 'battery',
 };
 
 /** The body of the `json` format. */

@@ -31,6 +31,7 @@ export const NOTICE_KINDS = [
   'stall',
   'burn-rate',
   'collision',
+  'quota',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -93,6 +94,8 @@ export type Notice =
   | (NoticeCommon & { kind: 'stall' | 'burn-rate' | 'error-loop'; session: NoticeSession })
   /** A budget reached 80% or 100% of its limit: about no one session. */
   | (NoticeCommon & { kind: 'budget'; session: null })
+  /** A quota window passed the config's share, or runs out before it resets: about an account. */
+  | (NoticeCommon & { kind: 'quota'; session: null })
   /** Running sessions writing the same file (or, `asked` null, the same repository); `session` is the first. */
   | (NoticeCommon & { kind: 'collision'; session: NoticeSession; sessions: NoticeSession[] });
 
@@ -280,6 +283,20 @@ export function alertNotice(a: Alert, ctx: NoticeContext): Notice {
     );
     return { kind: 'budget', session: null, ...c };
   }
+  if (a.kind === 'quota') {
+    const f = a.figure;
+    // One notice per window per period (its reset time) and reason, whichever process saw it.
+    const c = common(
+      ctx,
+      {
+        key: ['quota', f.harness, f.account ?? '', f.window, f.resetsAt ?? '', a.crossed.why],
+        harness: f.harness,
+        project: null,
+      },
+      { title: t.title, text: line, asked: null, url: null },
+    );
+    return { kind: 'quota', session: null, ...c };
+  }
   const s = a.session;
   const session = noticeSession(s);
   const base = { harness: s.provider, project: s.project };
@@ -395,7 +412,7 @@ export function readNotice(v: unknown): Notice | null {
     url: url !== null && /^https?:\/\/[\x21-\x7e]{1,2048}$/.test(url) ? url : null,
     at,
   };
-  if (o.kind === 'budget') return { kind: 'budget', session: null, ...c };
+  if (o.kind === 'budget' || o.kind === 'quota') return { kind: o.kind, session: null, ...c };
   const session = readSession(o.session);
   if (session === null) return null;
   switch (o.kind) {

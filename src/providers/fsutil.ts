@@ -13,8 +13,11 @@
 
 import {
   closeSync,
+  constants,
   type Dirent,
+  fstatSync,
   lstatSync,
+  openSync,
   readdirSync,
   readSync,
   realpathSync,
@@ -213,6 +216,60 @@ export function readHead(path: string, maxBytes: number): { text: string; whole:
     const buf = Buffer.alloc(maxBytes);
     const n = readSync(fd, buf, 0, maxBytes, 0);
     return { text: buf.toString('utf8', 0, n), whole: n < maxBytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A small file an agent keeps (its config, its cache), read whole without ever waiting on it: the
+ * open is non-blocking, so a FIFO planted at the path does not hang the open; `fstat` on the open
+ * descriptor then refuses anything that is not a regular file, and a file larger than `maxBytes` is
+ * not read at all (the caller's bound says why that number). Read only: nothing is ever written.
+ */
+export type WholeFile =
+  | { kind: 'read'; text: string; mtimeMs: number }
+  | { kind: 'absent' }
+  | { kind: 'refused'; why: 'not-a-file' | 'too-large' | 'unreadable' };
+
+export type WholeBytes =
+  | { kind: 'read'; bytes: Buffer; mtimeMs: number }
+  | Exclude<WholeFile, { kind: 'read' }>;
+
+export function readWholeFile(path: string, maxBytes: number): WholeFile {
+  const r = readWholeBytes(path, maxBytes);
+  return r.kind === 'read' ? { kind: 'read', text: r.bytes.toString('utf8'), mtimeMs: r.mtimeMs } : r;
+}
+
+/** The same, as bytes: for a caller that finds what it needs in them before decoding any. */
+export function readWholeBytes(path: string, maxBytes: number): WholeBytes {
+  let fd: number;
+  try {
+    // Windows has no O_NONBLOCK (and no FIFOs in the file system to fear).
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? { kind: 'absent' }
+      : { kind: 'refused', why: 'unreadable' };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { kind: 'refused', why: 'not-a-file' };
+    if (st.size > maxBytes) return { kind: 'refused', why: 'too-large' };
+    // Not zeroed first: only the bytes read are ever looked at (the `subarray` below).
+    const buf = Buffer.allocUnsafe(st.size);
+    let n = 0;
+    // A file that grows while it is read is read up to the size it had: the rest is the next read's.
+    while (n < st.size) {
+      const got = readSync(fd, buf, n, st.size - n, n);
+      if (got === 0) break;
+      n += got;
+    }
+    return { kind: 'read', bytes: buf.subarray(0, n), mtimeMs: st.mtimeMs };
+  } catch {
+    // EIO, EISDIR on an odd file system: it cannot be read now; the caller says it is unknown.
+    return { kind: 'refused', why: 'unreadable' };
   } finally {
     closeSync(fd);
   }

@@ -8,7 +8,8 @@
 import type { Period } from '../config/index.js';
 import type { Alert } from '../live/alerts.js';
 import type { SessionDoc } from '../model/document.js';
-import { percent, usd } from './format.js';
+import { SOURCE_LABEL } from '../model/quota.js';
+import { duration, percent, usd } from './format.js';
 
 /** A session's name in an alert is cut to this many characters: the sentence after it matters more. */
 const LABEL_CHARS = 60;
@@ -53,6 +54,18 @@ export function alertText(a: Alert): AlertText {
         title: `Error loop: ${label(a.session)}`,
         body: `${a.tool} failed ${a.count} times in a row${a.input ? `: ${a.input}` : ''}`,
       };
+    case 'quota': {
+      const f = a.figure;
+      const name = `${f.harness} ${f.window}`;
+      const resets = f.resetsAt === null ? '' : `, resets in ${duration(Date.parse(f.resetsAt) - a.nowMs)}`;
+      const used = `${Math.round(f.usedPercent ?? 0)}% used (${SOURCE_LABEL[f.source]})${resets}`;
+      return a.crossed.why === 'threshold'
+        ? { title: `Quota past ${a.crossed.percent}%: ${name}`, body: used }
+        : {
+            title: `Quota runs out before it resets: ${name}`,
+            body: `${used}; at today's burn it runs out in ${duration(Date.parse(a.crossed.at) - a.nowMs)} (${SOURCE_LABEL.estimate})`,
+          };
+    }
   }
 }
 

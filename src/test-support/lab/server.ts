@@ -154,7 +154,54 @@ function structuredAnswer(body: Record<string, unknown>): string | null {
   return JSON.stringify(out);
 }
 
-export async function startLabServer(o: { dumpDir?: string } = {}): Promise<LabServer> {
+/**
+ * The quota a subscription's server reports on every response, which the stand-in sends when asked
+ * so the real CLIs write it where they keep it: used percent of the five-hour and the weekly window,
+ * and when each resets (epoch seconds).
+ */
+export interface LabQuota {
+  fiveHourPercent: number;
+  fiveHourResetS: number;
+  weekPercent: number;
+  weekResetS: number;
+}
+
+/**
+ * The rate-limit headers each API's CLI reads, with their names as the pinned CLIs read them:
+ * Anthropic's unified headers (Claude Code 2.1.328 reads `anthropic-ratelimit-unified-{5h,7d}-
+ * {utilization,reset,status}` with utilization as a fraction) and Codex's (`x-codex-{primary,
+ * secondary}-{used-percent,window-minutes,reset-at}`, in codex 0.169.0's binary). Other APIs get none.
+ */
+export function quotaHeaders(api: Api, q: LabQuota): Record<string, string> {
+  switch (api) {
+    case 'anthropic':
+      return {
+        'anthropic-ratelimit-unified-status': 'allowed',
+        'anthropic-ratelimit-unified-reset': String(q.fiveHourResetS),
+        'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+        'anthropic-ratelimit-unified-5h-status': 'allowed',
+        'anthropic-ratelimit-unified-5h-utilization': String(q.fiveHourPercent / 100),
+        'anthropic-ratelimit-unified-5h-reset': String(q.fiveHourResetS),
+        'anthropic-ratelimit-unified-7d-status': 'allowed',
+        'anthropic-ratelimit-unified-7d-utilization': String(q.weekPercent / 100),
+        'anthropic-ratelimit-unified-7d-reset': String(q.weekResetS),
+      };
+    case 'responses':
+      return {
+        'x-codex-primary-used-percent': String(q.fiveHourPercent),
+        'x-codex-primary-window-minutes': '300',
+        'x-codex-primary-reset-at': String(q.fiveHourResetS),
+        'x-codex-secondary-used-percent': String(q.weekPercent),
+        'x-codex-secondary-window-minutes': '10080',
+        'x-codex-secondary-reset-at': String(q.weekResetS),
+      };
+    case 'chat':
+    case 'gemini':
+      return {};
+  }
+}
+
+export async function startLabServer(o: { dumpDir?: string; quota?: LabQuota } = {}): Promise<LabServer> {
   const ledger: LedgerEntry[] = [];
   const refused: Refusal[] = [];
   let seq = 0;
@@ -234,7 +281,11 @@ export async function startLabServer(o: { dumpDir?: string } = {}): Promise<LabS
           : r.api === 'chat'
             ? chatReply(parsed, responseId, content.answer, content.calls, figures)
             : geminiReply(parsed, content.answer, content.calls, figures);
-    res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-cache' });
+    res.writeHead(reply.status, {
+      'content-type': reply.contentType,
+      'cache-control': 'no-cache',
+      ...(o.quota === undefined ? {} : quotaHeaders(r.api, o.quota)),
+    });
     const [first, ...rest] = reply.chunks;
     if (!aux && at && isHeld(at.step) && !released) {
       // The first event goes out, so the agent sees a live response it must wait on.

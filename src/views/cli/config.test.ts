@@ -60,7 +60,7 @@ describe('cctop config', () => {
       'budgets: 2',
       '  daily         day     $50.00  every session',
       '  month claude  month  $400.00  claude',
-      'alerts: error loop after 5 failures · stall after 10 min · burn rate off',
+      'alerts: error loop after 5 failures · stall after 10 min · burn rate off · quota past 90%',
       'reports: days in the system zone · weeks start monday',
     ]);
   });

@@ -63,7 +63,8 @@ function summary(config: Config, homeDir: string): string[] {
   lines.push(
     `alerts: error loop ${off(alerts.errorLoop, (v) => `after ${v} failures`)} · ` +
       `stall ${off(alerts.stallMinutes, (v) => `after ${v} min`)} · ` +
-      `burn rate ${off(alerts.burnUsdPerHour, (v) => `over ${usd(v)}/h`)}`,
+      `burn rate ${off(alerts.burnUsdPerHour, (v) => `over ${usd(v)}/h`)} · ` +
+      `quota ${off(alerts.quotaPercent, (v) => `past ${v}%`)}`,
   );
   const zone = reports.timeZone === null ? 'the system zone' : safeLine(reports.timeZone);
   lines.push(`reports: days in ${zone} · weeks start ${reports.startOfWeek}`);

@@ -21,6 +21,7 @@ export const COMMANDS = [
   'blocks',
   'spend',
   'budget',
+  'quota',
   'config',
   'statusline',
   'hooks',
@@ -69,6 +70,8 @@ Usage:
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
   cctop budget          each budget of the config file: spent, limit, share (exits 1 when one is over)
+  cctop quota           the subscription quota: each window used, when it resets, its source and age,
+                        and when it runs out at today's burn (--json; docs/quota.md)
   cctop config path     where the config file is (config check: what is wrong in it; docs/config.md)
   cctop statusline      the line Claude Code's statusLine runs (install|remove|status; docs/statusline.md)
   cctop hooks install   let the agents tell cctop each session's state (remove|status; docs/hooks.md)
@@ -194,6 +197,23 @@ Options:
   -j, --json                       the budgets as JSON
   --host [USER@]HOST[:PATH]        count another machine's spend against these budgets, read over
                                    ssh (repeatable; also CCTOP_HOSTS and the config's hosts)
+${COMMON_OPTIONS}
+`,
+  quota: `cctop quota: the subscription quota people run out of
+
+Usage: cctop quota [options]
+
+Each rate-limit window of each account on this machine (5h, 7d, 7d-opus, 7d-sonnet, extra): how
+much is used, when it resets, which source said so and how long ago. Sources: Claude Code's own
+cache in ~/.claude.json, what Claude Code last sent cctop's status line, and the newest rate
+limits a Codex rollout holds. A figure whose window has reset since is printed as stale.
+
+Under the table, cctop's estimate (the pace): the tokens this machine spent inside each window,
+today's burn, whether the window runs out before it resets, and which running session spends it
+fastest. See docs/quota.md.
+
+Options:
+  -j, --json                       the figures and the pace as JSON
 ${COMMON_OPTIONS}
 `,
   config: `cctop config: the config file

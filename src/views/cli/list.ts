@@ -6,9 +6,11 @@
 import { basename } from 'node:path';
 import { shortIds } from '../../index/find.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { QuotaFigure } from '../../model/quota.js';
 import type { SessionState, StateSource } from '../../model/state.js';
 import { PLACE_LIST } from '../../providers/places.js';
 import { type Column, type ColumnKey, columnsOf, SESSION_COLUMNS } from '../columns.js';
+import { quotaBrief } from '../quota-brief.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { clip, counted, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
@@ -74,7 +76,14 @@ function shownColumns(doc: SessionDocument, idLength: number): Column[] {
 }
 
 /** The table as lines, for a terminal `columns` wide. */
-export function renderList(doc: SessionDocument, columns: number, p: Paint, nowMs: number): string[] {
+export function renderList(
+  doc: SessionDocument,
+  columns: number,
+  p: Paint,
+  nowMs: number,
+  /** The accounts' quota (`cctop quota`), shown in its harness's heading; none when not asked for. */
+  quota: readonly QuotaFigure[] = [],
+): string[] {
   const out: string[] = [];
   const short = shortIds(doc.sessions);
   const shown = shownColumns(doc, short.length);
@@ -96,7 +105,9 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
         ? NO_PRICE
         : 'no usage recorded';
     if (out.length > 0) out.push('');
-    out.push(p.bold(`${provider.label} — ${counted(rows.length, 'session')} · ${money}`));
+    const brief = quotaBrief(quota, provider.id);
+    const heading = `${provider.label} — ${counted(rows.length, 'session')} · ${money}`;
+    out.push(p.bold(brief === null ? heading : clip(`${heading} · ${brief}`, columns)));
     out.push(p.dim(header.slice(0, columns)));
     for (const s of rows) {
       const cells = shown.map((c) => {

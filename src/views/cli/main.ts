@@ -99,6 +99,7 @@ const FLAGS = {
     json: { type: 'boolean', short: 'j' },
     host: { type: 'string', multiple: true },
   },
+  quota: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
   config: HELP_FLAG,
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
   pricing: HELP_FLAG,
@@ -362,6 +363,13 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
         throw new UsageError(`${command} takes no arguments (got ${positionals[0]})`);
       const { moneyCommand } = await import('./money.js');
       return moneyCommand(io, command, commonOptions(values), values);
+    }
+    case 'quota': {
+      const { values, positionals } = parse(args, FLAGS.quota, command);
+      if (values.help) return said(io, commandHelp(command));
+      if (positionals.length > 0) throw new UsageError(`quota takes no arguments (got ${positionals[0]})`);
+      const { quotaCommand } = await import('./quota-command.js');
+      return quotaCommand(io, commonOptions(values), values.json === true);
     }
     case 'hook':
       return hookCommand(args, io);

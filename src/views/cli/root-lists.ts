@@ -6,6 +6,8 @@
  * Not here: the live table (`../tui/`), or how a list is drawn (`list.ts`).
  */
 import type { LiveSession } from '../../live/collisions-once.js';
+import type { SessionDoc } from '../../model/document.js';
+import type { QuotaFigure } from '../../model/quota.js';
 import { paint } from './color.js';
 import { namesHosts } from './hosts-named.js';
 import type { Io } from './main.js';
@@ -34,7 +36,8 @@ export async function listCommand(
   const { renderList } = await import('./list.js');
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
   const colors = paint(io.isTty, io.env);
-  const lines = renderList(doc, columns, colors, Date.now());
+  const nowMs = Date.now();
+  const lines = renderList(doc, columns, colors, nowMs, await listQuota(o, io, s.document.sessions, nowMs));
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
     const { budgetLine } = await import('./money.js');
@@ -44,6 +47,28 @@ export async function listCommand(
   // The table as one answer, written at once.
   io.out(lines.join('\n'));
   return 0;
+}
+
+/**
+ * The quota in the list's headings: the agents' own figures, without the pace (the list shows none).
+ * Loaded only here, so `--json` and the other one-shots do not load the quota readers.
+ */
+async function listQuota(
+  o: CommonOptions,
+  io: Io,
+  sessions: SessionDoc[],
+  nowMs: number,
+): Promise<QuotaFigure[]> {
+  if (o.demo) return [];
+  const { gatherQuota } = await import('../../quota/gather.js');
+  return gatherQuota({
+    env: io.env,
+    sessions,
+    usage: [],
+    providers: o.providers,
+    nowMs,
+    startOfTodayMs: nowMs,
+  }).quota;
 }
 
 export async function jsonCommand(

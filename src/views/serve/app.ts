@@ -33,6 +33,7 @@ import { hostRoutes } from './hosts-routes.js';
 import { agentId, type Checked, seq, sessionId, stamp } from './ids.js';
 import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
+import { quotaRoutes } from './quota.js';
 import { assetAnswer, tokenToCookie } from './respond.js';
 import { searchRoutes } from './search.js';
 import { spendRoutes } from './spend.js';
@@ -378,6 +379,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   searchRoutes(app, d.env ?? null);
   handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
+  quotaRoutes(app, { live: d.live, ready: d.current, env: d.env ?? null });
   app.notFound((c) => refuse(c, 404, 'not found'));
   app.onError((err, c) => {
     process.stderr.write(`cctop serve: ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}\n`);

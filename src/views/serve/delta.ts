@@ -69,11 +69,11 @@ export interface BudgetsFrame {
  */
 export interface AlertFrame {
   run: string;
-  kind: 'budget' | 'stall' | 'burn' | 'error-loop' | 'collision';
+  kind: 'budget' | 'stall' | 'burn' | 'error-loop' | 'collision' | 'quota';
   /** What to say: a short title and one sentence, plain text (the same words as the terminal's). */
   title: string;
   body: string;
-  /** The session it is about, for a click to open (a collision's newest writer); null for a budget. */
+  /** The session it is about, for a click to open (a collision's newest writer); null for a budget or a quota. */
   session: SessionRef | null;
   /** Names the alert, so two tabs of one browser show it once (a notification's `tag`). */
   tag: string;

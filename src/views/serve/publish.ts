@@ -156,7 +156,8 @@ export class Publication {
   /** The `alert` event for `a`. */
   alert(a: Alert): Uint8Array {
     const { title, body } = alertText(a);
-    const session = a.kind === 'budget' ? null : { provider: a.session.provider, id: a.session.id };
+    const session =
+      a.kind === 'budget' || a.kind === 'quota' ? null : { provider: a.session.provider, id: a.session.id };
     const frame: AlertFrame = { run: this.run, kind: a.kind, title, body, session, tag: alertTag(a) };
     return encodeNotice('alert', JSON.stringify(frame));
   }
@@ -201,6 +202,8 @@ function alertTag(a: Alert): string {
       return `burn-${a.session.provider}-${a.session.id}-${a.usdPerHour.toFixed(2)}`;
     case 'error-loop':
       return `loop-${a.session.provider}-${a.session.id}-${a.tool}-${a.count}`;
+    case 'quota':
+      return `quota-${a.figure.harness}-${a.figure.account ?? ''}-${a.figure.window}-${a.figure.resetsAt ?? ''}-${a.crossed.why}`;
   }
 }
 

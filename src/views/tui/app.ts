@@ -16,6 +16,7 @@ import { type Sample, updateRates } from '../../live/token-rates.js';
 import type { Collision } from '../../model/collision.js';
 import type { SessionDocument } from '../../model/document.js';
 import { MachineNotifier } from '../../notify/notifier.js';
+import { gatherQuota } from '../../quota/gather.js';
 import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
 import { collisionLine } from '../collision-text.js';
@@ -53,6 +54,14 @@ export interface TuiOptions {
 
 /** How often the screen is redrawn with nothing new (ages tick, marks expire). */
 const TICK_MS = 1000;
+
+/**
+ * How often the header's quota is read again. Claude Code refreshes its own cache at most once a
+ * minute and the status line's note changes once a response; every 15 s keeps the header within a
+ * response of the truth, while `.claude.json` (a few MiB for a heavy user) is parsed four times a
+ * minute rather than on every two-second refresh.
+ */
+const QUOTA_EVERY_MS = 15_000;
 /** A status message stays this long. */
 const STATUS_MS = 4000;
 
@@ -180,7 +189,7 @@ class LiveTable {
     this.notifier?.alerts(alerts);
     const now = Date.now();
     for (const a of alerts) {
-      if (a.kind !== 'budget') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
+      if (a.kind !== 'budget' && a.kind !== 'quota') this.v.rang.set(keyOf(a.session), now + RANG_MARK_MS);
       if (this.v.notify) this.screen.signal(alertNotification(a));
     }
     const more = alerts.length > 1 ? ` (and ${alerts.length - 1} more)` : '';
@@ -197,6 +206,9 @@ class LiveTable {
     const more = fresh.length > 1 ? ` (and ${fresh.length - 1} more)` : '';
     this.say(`${collisionLine(fresh[0]!)}${more}`);
   };
+
+  /** When the header's quota was last read (`QUOTA_EVERY_MS`). */
+  private quotaReadMs = Number.NEGATIVE_INFINITY;
 
   private readonly onUpdate = (doc: SessionDocument) => {
     const v = this.v;
@@ -215,6 +227,17 @@ class LiveTable {
         },
         () => {},
       );
+    }
+    if (now - this.quotaReadMs >= QUOTA_EVERY_MS) {
+      this.quotaReadMs = now;
+      v.quota = gatherQuota({
+        env: this.o.live.env,
+        sessions: doc.sessions,
+        usage: [],
+        providers: this.o.live.providers,
+        nowMs: now,
+        startOfTodayMs: now,
+      }).quota;
     }
     v.doc = this.withHosts(doc);
     v.revision++;

@@ -11,6 +11,7 @@ import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import { countStates } from '../../model/state.js';
 import { type Paint, PLAIN } from '../cli/color.js';
 import { clip, percent, usd, width } from '../cli/format.js';
+import { quotaBrief } from '../quota-brief.js';
 import { safeLine } from '../terminal-text.js';
 import { collisionCount } from './collisions-panel.js';
 import type { ViewState } from './state.js';
@@ -61,16 +62,27 @@ export function overview(v: ViewState, p: Paint, columns: number): string {
     const collisions = collisionCount(v.collisions, q);
     return `${q.green('●')} ${working} working  ${q.amber('▲')} ${waiting} waiting${probably > 0 ? ` ${q.amber('?')} ${probably} probably` : ''}${collisions === null ? '' : `  ${collisions}`}`;
   };
-  const line = (q: Paint, n: number, b: number) => {
+  // The quota, per harness that has a figure: `claude quota 5h 37% · 7d 12%`.
+  const quota = QUOTA_HARNESSES.flatMap((h) => {
+    const brief = quotaBrief(v.quota, h);
+    return brief === null ? [] : [`${h} ${safeLine(brief)}`];
+  });
+  const line = (q: Paint, n: number, b: number, withQuota: boolean) => {
     const spend = spans.slice(0, n).join(' · ');
     const budgets = v.budgets.slice(0, b).map((s) => budgetUse(s, q));
-    return [`${q.bold('cctop')}  ${spend}`, ...budgets, agents(q)].join('   ');
+    return [`${q.bold('cctop')}  ${spend}`, ...budgets, ...(withQuota ? quota : []), agents(q)].join('   ');
   };
-  // On a narrow terminal the agent counts matter most, then the budgets, then the longer spend windows.
-  for (const [n, b] of fits(spans.length, v.budgets.length))
-    if (width(line(PLAIN, n, b)) <= columns) return line(p, n, b);
+  // On a narrow terminal the agent counts matter most, then the budgets, then the quota, then the
+  // longer spend windows.
+  for (const withQuota of quota.length > 0 ? [true, false] : [false])
+    for (const [n, b] of fits(spans.length, v.budgets.length))
+      if ((!withQuota || b === v.budgets.length) && width(line(PLAIN, n, b, withQuota)) <= columns)
+        return line(p, n, b, withQuota);
   return clip(`${p.bold('cctop')}  ${agents(p)}`, columns);
 }
+
+/** The harnesses whose quota cctop reads. */
+const QUOTA_HARNESSES = ['claude', 'codex'] as const;
 
 /** What the header may hold, most first: every spend window, then fewer; then fewer budgets. */
 function* fits(spans: number, budgets: number): Generator<[number, number]> {

@@ -10,6 +10,7 @@ import type { CallLog } from '../../model/calls.js';
 import type { Collision } from '../../model/collision.js';
 import type { Conversation } from '../../model/conversation.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { QuotaFigure } from '../../model/quota.js';
 import type { SessionReport } from '../../report/types.js';
 import type { HandoffTarget } from '../../share/targets.js';
 import type { HeldAsk } from './held-key.js';
@@ -89,6 +90,8 @@ export interface ViewState {
   revision: number;
   /** Where each budget of the config file stands (the header shows them); empty when none is set. */
   budgets: readonly BudgetState[];
+  /** The accounts' quota (`cctop quota`'s figures, without the pace); the header names 5h and 7d. */
+  quota: readonly QuotaFigure[];
   /** Running sessions writing the same file or repository (`live/collision-watch.ts`); a new list on each change. */
   collisions: readonly Collision[];
   /** An answer to a driven run's approval, shown and waiting for `y` before it is sent. */
@@ -137,6 +140,7 @@ export function initialView(hidden: ReadonlySet<string>, home: string | null = n
     empty: null,
     revision: 0,
     budgets: [],
+    quota: [],
     collisions: [],
     confirm: null,
     handoff: null,
