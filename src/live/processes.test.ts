@@ -79,6 +79,9 @@ describe('pairing processes with sessions', () => {
   });
 });
 
+/** How long the stand-in agent may take to start its child on a loaded machine. */
+const START_BUDGET_MS = 20_000;
+
 describe.skipIf(process.platform !== 'linux')(
   `a real process on this machine${process.platform !== 'linux' ? ' (skipped: /proc is Linux only)' : ''}`,
   () => {
@@ -95,7 +98,12 @@ describe.skipIf(process.platform !== 'linux')(
         const id = '0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f';
         const child = spawn(bin, ['--resume', id], { cwd: t.dir, stdio: 'ignore', detached: true });
         try {
-          await new Promise((r) => setTimeout(r, 400));
+          // Wait for the stand-in to have started its own child (a loaded machine takes its time),
+          // then look once more with a table of our own.
+          const deadline = Date.now() + START_BUDGET_MS;
+          const started = () =>
+            (new ProcessTable().agents()?.find((a) => a.pid === child.pid)?.tree.length ?? 0) >= 2;
+          while (!started() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
           const table = new ProcessTable();
           const found = table.agents()!.find((a) => a.pid === child.pid);
           expect(found).toBeDefined();
