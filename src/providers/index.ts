@@ -7,6 +7,7 @@
  * each, filed under its own id, or it does not compile.
  */
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { amp } from './amp/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -22,7 +23,19 @@ import { windsurf } from './windsurf/index.js';
 /** Each id's provider; the mapped type holds each entry to its own id. */
 export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
 
-const FULL: ProviderTable = { claude, codex, gemini, copilot, opencode, pi, cursor, windsurf, devin, qwen };
+const FULL: ProviderTable = {
+  claude,
+  codex,
+  gemini,
+  copilot,
+  opencode,
+  pi,
+  cursor,
+  windsurf,
+  devin,
+  qwen,
+  amp,
+};
 
 /** In the order the tables list them. */
 export const PROVIDER_LIST: readonly Provider[] = PROVIDERS.map((id) => FULL[id]);

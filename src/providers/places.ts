@@ -10,6 +10,7 @@
  */
 import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { ampPlace } from './amp/place.js';
 import { claudePlace } from './claude/place.js';
 import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
@@ -36,6 +37,7 @@ const PLACES: PlaceTable = {
   windsurf: windsurfPlace,
   devin: devinPlace,
   qwen: qwenPlace,
+  amp: ampPlace,
 };
 
 /** In the order the tables list them. */

@@ -1,0 +1,99 @@
+/**
+ * cctop against the native ccusage on each source's recorded home: for every session ccusage finds,
+ * cctop finds the same one with the same input, output, cache-read and cache-write tokens and the
+ * same cost within a cent, and neither finds a session the other does not.
+ *
+ * The homes are in `lab/fixtures/sources/<source>/home`; each source's own variable points ccusage
+ * and cctop there as well as `HOME`. Skipped, saying so, when the binary is absent (`npm run peers`).
+ */
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SessionDocument } from '../src/model/document.js';
+import { REPO, tempDir } from '../src/test-support/corpus.js';
+
+/** The native ccusage that `npm run peers` installs into `.peers/` (or `$CCUSAGE_BIN`). */
+function nativeCcusage(): string | null {
+  const bin =
+    process.env.CCUSAGE_BIN ??
+    join(
+      REPO,
+      '.peers',
+      'node_modules',
+      '@ccusage',
+      `ccusage-${process.platform}-${process.arch}`,
+      'bin',
+      'ccusage',
+    );
+  try {
+    accessSync(bin, constants.X_OK);
+    return bin;
+  } catch {
+    // Not installed (or not executable): the comparison is skipped, naming the command that installs it.
+    return null;
+  }
+}
+
+const BIN = nativeCcusage();
+const CLI = join(REPO, 'dist', 'cli.js');
+const why = !BIN
+  ? 'the native ccusage binary is not installed; npm run peers'
+  : !existsSync(CLI)
+    ? 'cctop is not built; npm run build'
+    : null;
+
+interface PeerSession {
+  sessionId: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheCreationTokens: number;
+  totalTokens: number;
+  totalCost: number;
+}
+
+/** Each source, and the variables that point it at its home (relative to the home). */
+const SOURCES: { id: string; env: (home: string) => Record<string, string> }[] = [
+  { id: 'amp', env: (h) => ({ AMP_DATA_DIR: join(h, '.local', 'share', 'amp') }) },
+];
+
+describe.skipIf(why !== null)(
+  `cctop and ccusage agree on each source's home${why ? ` (skipped: ${why})` : ''}`,
+  () => {
+    const cache = tempDir('cctop-sources-a-');
+    afterAll(() => cache.cleanup());
+
+    for (const source of SOURCES) {
+      it(`${source.id}: the same sessions, every token total, the cost within a cent`, () => {
+        const home = join(REPO, 'lab', 'fixtures', 'sources', source.id, 'home');
+        const env = {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          TZ: 'UTC',
+          CCTOP_CACHE_DIR: join(cache.dir, source.id),
+          ...source.env(home),
+        };
+        const peer = JSON.parse(
+          execFileSync(BIN!, [source.id, 'session', '--json', '--offline'], { env, encoding: 'utf8' }),
+        ) as { sessions: PeerSession[] };
+        const ours = JSON.parse(
+          execFileSync(process.execPath, [CLI, '--json', '--provider', source.id], { env, encoding: 'utf8' }),
+        ) as SessionDocument;
+        // A home with one session would not show sessions kept apart.
+        expect(peer.sessions.length).toBeGreaterThanOrEqual(3);
+        expect(ours.sessions.map((s) => s.id).sort()).toEqual(peer.sessions.map((s) => s.sessionId).sort());
+        for (const p of peer.sessions) {
+          const s = ours.sessions.find((m) => m.id === p.sessionId)!;
+          expect(
+            [s.tokens.input, s.tokens.output, s.tokens.cacheRead, s.tokens.cacheWrite],
+            p.sessionId,
+          ).toEqual([p.inputTokens, p.outputTokens, p.cacheReadTokens, p.cacheCreationTokens]);
+          expect(Math.abs((s.cost.usd ?? Number.NaN) - p.totalCost), `${p.sessionId} cost`).toBeLessThan(
+            0.01,
+          );
+        }
+      });
+    }
+  },
+);
