@@ -24,6 +24,7 @@ export const PROVIDERS = [
   'devin',
   'qwen',
   'amp',
+  'droid',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

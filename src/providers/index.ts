@@ -13,6 +13,7 @@ import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
+import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
@@ -35,6 +36,7 @@ const FULL: ProviderTable = {
   devin,
   qwen,
   amp,
+  droid,
 };
 
 /** In the order the tables list them. */

@@ -16,6 +16,7 @@ import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
 import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
+import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
@@ -38,6 +39,7 @@ const PLACES: PlaceTable = {
   devin: devinPlace,
   qwen: qwenPlace,
   amp: ampPlace,
+  droid: droidPlace,
 };
 
 /** In the order the tables list them. */
