@@ -25,6 +25,7 @@ export const PROVIDERS = [
   'qwen',
   'amp',
   'droid',
+  'codebuff',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

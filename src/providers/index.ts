@@ -9,6 +9,7 @@
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { amp } from './amp/index.js';
 import { claude } from './claude/index.js';
+import { codebuff } from './codebuff/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
@@ -37,6 +38,7 @@ const FULL: ProviderTable = {
   qwen,
   amp,
   droid,
+  codebuff,
 };
 
 /** In the order the tables list them. */

@@ -12,6 +12,7 @@ import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { ampPlace } from './amp/place.js';
 import { claudePlace } from './claude/place.js';
+import { codebuffPlace } from './codebuff/place.js';
 import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
 import { cursorPlace } from './cursor/place.js';
@@ -40,6 +41,7 @@ const PLACES: PlaceTable = {
   qwen: qwenPlace,
   amp: ampPlace,
   droid: droidPlace,
+  codebuff: codebuffPlace,
 };
 
 /** In the order the tables list them. */

@@ -1,11 +1,11 @@
 /**
  * Reading a harness file that is one JSON document rewritten in place (an Amp thread, a Droid
- * settings file): stat it, read it whole within a bound, and hand the object to the provider's
- * reader. Not for transcripts that grow by lines (`read.ts` tails those).
+ * settings file, a Codebuff chat): stat it, read it whole within a bound, and hand the document to
+ * the provider's reader. Not for transcripts that grow by lines (`read.ts` tails those).
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { emptyFacts, type FileFacts, noteBadLine } from '../model/facts.js';
-import { type JsonObject, obj, readJson } from '../model/json.js';
+import { arr, type JsonObject, obj, readJson } from '../model/json.js';
 import { LedgerBuilder } from '../model/ledger.js';
 import type { ParseResult, SourceFile } from './types.js';
 
@@ -19,6 +19,22 @@ export const MAX_DOCUMENT_BYTES = 64 << 20;
 export function readWholeJson(
   file: SourceFile,
   read: (o: JsonObject, facts: FileFacts, ledger: LedgerBuilder) => void,
+): ParseResult<null> {
+  return readWhole(file, obj, read);
+}
+
+/** Read `file` as one JSON array (Codebuff's chat) and let `read` fill the facts and ledger from it. */
+export function readWholeJsonArray(
+  file: SourceFile,
+  read: (a: unknown[], facts: FileFacts, ledger: LedgerBuilder) => void,
+): ParseResult<null> {
+  return readWhole(file, arr, read);
+}
+
+function readWhole<T>(
+  file: SourceFile,
+  shape: (v: unknown) => T | null,
+  read: (v: T, facts: FileFacts, ledger: LedgerBuilder) => void,
 ): ParseResult<null> {
   const facts = emptyFacts();
   const ledger = new LedgerBuilder();
@@ -35,9 +51,9 @@ export function readWholeJson(
   if (body !== null) {
     facts.lines = 1;
     const r = readJson(body);
-    const o = r.kind === 'read' ? obj(r.value) : null;
-    if (o === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
-    else read(o, facts, ledger);
+    const v = r.kind === 'read' ? shape(r.value) : null;
+    if (v === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
+    else read(v, facts, ledger);
   }
   return {
     facts,
