@@ -61,13 +61,20 @@ type Disagreement =
   /** ccusage finds no price for the model and shows $0. */
   | { kind: 'unpriced'; usd: number }
   /** ccusage counts an OpenAI-style prompt whole as input, its cached part again as cache reads. */
-  | { kind: 'cached-twice'; usd: number };
+  | { kind: 'cached-twice'; usd: number }
+  /** ccusage adds reasoning tokens to output that already holds them, and prices them twice. */
+  | { kind: 'reasoning-twice'; usd: number };
 
 /** Each source, the variables that point it at its home, and where ccusage is wrong. */
 const SOURCES: {
   id: string;
   env: (home: string) => Record<string, string>;
   wrong?: Record<string, Disagreement>;
+  /**
+   * Whether the tokens ccusage counts in its total but in no column are already inside output (Hermes's
+   * reasoning) rather than apart from it (Droid's thinking).
+   */
+  apartInsideOutput?: boolean;
 }[] = [
   { id: 'amp', env: (h) => ({ AMP_DATA_DIR: join(h, '.local', 'share', 'amp') }) },
   {
@@ -87,6 +94,14 @@ const SOURCES: {
     // `prompt_tokens` 1,200 of which `cached_tokens` 1,000, `completion_tokens` 300 (gpt-5): 200
     // uncached at $1.25, 1,000 cached at $0.125, 300 out at $10 per million is $0.003375.
     wrong: { 'manicode/web/2026-01-09T10-00-00.000Z': { kind: 'cached-twice', usd: 0.003375 } },
+  },
+  {
+    id: 'hermes',
+    env: (h) => ({ HERMES_HOME: join(h, '.hermes') }),
+    apartInsideOutput: true,
+    // gpt-5, no cost recorded: 3,000 in at $1.25, 12,000 cached at $0.125, 2,200 out (its 1,500
+    // reasoning among them) at $10 per million is $0.02725.
+    wrong: { '20260114_101000_c7e810': { kind: 'reasoning-twice', usd: 0.02725 } },
   },
 ];
 
@@ -114,13 +129,19 @@ describe.skipIf(why !== null)(
         ) as SessionDocument;
         // A home with one session would not show sessions kept apart.
         expect(peer.sessions.length).toBeGreaterThanOrEqual(3);
-        expect(ours.sessions.map((s) => s.id).sort()).toEqual(peer.sessions.map((s) => s.sessionId).sort());
+        // A session kept in a database is `<database>#<id>` to cctop; ccusage names it by the id.
+        const idOf = (id: string) => id.slice(id.lastIndexOf('#') + 1);
+        expect(ours.sessions.map((s) => idOf(s.id)).sort()).toEqual(
+          peer.sessions.map((s) => s.sessionId).sort(),
+        );
         for (const p of peer.sessions) {
-          const s = ours.sessions.find((m) => m.id === p.sessionId)!;
+          const s = ours.sessions.find((m) => idOf(m.id) === p.sessionId)!;
           // Tokens ccusage counts in the total but in none of its columns (Droid's thinking tokens) it
           // prices as output; cctop counts them in output (and as its reasoning).
           const apart =
             p.totalTokens - p.inputTokens - p.outputTokens - p.cacheReadTokens - p.cacheCreationTokens;
+          // Hermes's reasoning, which ccusage adds to the total, is cctop's reasoning inside output.
+          if (source.apartInsideOutput) expect(s.tokens.reasoning, p.sessionId).toBe(apart);
           const wrong = source.wrong?.[p.sessionId];
           const cost = Math.abs((s.cost.usd ?? Number.NaN) - (wrong?.usd ?? p.totalCost));
           expect(cost, `${p.sessionId}: cctop $${s.cost.usd}, ccusage $${p.totalCost}`).toBeLessThan(
@@ -128,14 +149,15 @@ describe.skipIf(why !== null)(
           );
           // Where ccusage is wrong, it still is: else the README's evidence is stale.
           if (wrong?.kind === 'unpriced') expect(p.totalCost).toBe(0);
-          if (wrong?.kind === 'cached-twice') expect(p.totalCost).toBeGreaterThan(s.cost.usd!);
+          if (wrong?.kind === 'cached-twice' || wrong?.kind === 'reasoning-twice')
+            expect(p.totalCost).toBeGreaterThan(s.cost.usd!);
           const cachedAgain = wrong?.kind === 'cached-twice' ? p.cacheReadTokens : 0;
           expect(
             [s.tokens.input, s.tokens.output, s.tokens.cacheRead, s.tokens.cacheWrite],
             p.sessionId,
           ).toEqual([
             p.inputTokens - cachedAgain,
-            p.outputTokens + apart,
+            p.outputTokens + (source.apartInsideOutput ? 0 : apart),
             p.cacheReadTokens,
             p.cacheCreationTokens,
           ]);

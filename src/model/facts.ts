@@ -26,6 +26,7 @@ export const PROVIDERS = [
   'amp',
   'droid',
   'codebuff',
+  'hermes',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

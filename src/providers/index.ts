@@ -16,6 +16,7 @@ import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
+import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
@@ -39,6 +40,7 @@ const FULL: ProviderTable = {
   amp,
   droid,
   codebuff,
+  hermes,
 };
 
 /** In the order the tables list them. */

@@ -19,6 +19,7 @@ import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
 import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
+import { hermesPlace } from './hermes/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
@@ -42,6 +43,7 @@ const PLACES: PlaceTable = {
   amp: ampPlace,
   droid: droidPlace,
   codebuff: codebuffPlace,
+  hermes: hermesPlace,
 };
 
 /** In the order the tables list them. */
