@@ -27,6 +27,7 @@ export const PROVIDERS = [
   'droid',
   'codebuff',
   'hermes',
+  'goose',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

@@ -16,6 +16,7 @@ import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
+import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
@@ -41,6 +42,7 @@ const FULL: ProviderTable = {
   droid,
   codebuff,
   hermes,
+  goose,
 };
 
 /** In the order the tables list them. */

@@ -19,6 +19,7 @@ import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
 import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
+import { goosePlace } from './goose/place.js';
 import { hermesPlace } from './hermes/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
@@ -44,6 +45,7 @@ const PLACES: PlaceTable = {
   droid: droidPlace,
   codebuff: codebuffPlace,
   hermes: hermesPlace,
+  goose: goosePlace,
 };
 
 /** In the order the tables list them. */
