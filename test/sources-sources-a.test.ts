@@ -105,6 +105,7 @@ const SOURCES: {
   },
   // `$GOOSE_PATH_ROOT` names a folder laid out otherwise (`data/sessions`): this home is the default one.
   { id: 'goose', env: () => ({}) },
+  { id: 'kilo', env: (h) => ({ KILO_DATA_DIR: join(h, '.local', 'share', 'kilo') }) },
 ];
 
 describe.skipIf(why !== null)(

@@ -28,6 +28,7 @@ export const PROVIDERS = [
   'codebuff',
   'hermes',
   'goose',
+  'kilo',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

@@ -18,6 +18,7 @@ import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { goose } from './goose/index.js';
 import { hermes } from './hermes/index.js';
+import { kilo } from './kilo/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
@@ -43,6 +44,7 @@ const FULL: ProviderTable = {
   codebuff,
   hermes,
   goose,
+  kilo,
 };
 
 /** In the order the tables list them. */

@@ -21,6 +21,7 @@ import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
 import { goosePlace } from './goose/place.js';
 import { hermesPlace } from './hermes/place.js';
+import { kiloPlace } from './kilo/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
@@ -46,6 +47,7 @@ const PLACES: PlaceTable = {
   codebuff: codebuffPlace,
   hermes: hermesPlace,
   goose: goosePlace,
+  kilo: kiloPlace,
 };
 
 /** In the order the tables list them. */
