@@ -1,7 +1,8 @@
 /**
  * Kilo Code (its CLI): sessions in `kilo.db` (`$KILO_DATA_DIR`, else `~/.local/share/kilo`), in
- * OpenCode's format, read with OpenCode's readers. Finding them is `place.ts`; reading one into
- * facts is `parse.ts`; its conversation and calls are here, a child session's (a task's) by its id.
+ * OpenCode's format. Finding them is `place.ts` (with OpenCode's listing); reading one into facts is
+ * Kilo's own `parse.ts`; its conversation and calls are OpenCode's readers over the same rows, a
+ * child session's (a task's) by its id.
  */
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';

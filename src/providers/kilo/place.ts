@@ -2,7 +2,7 @@
  * Where Kilo Code's CLI keeps its sessions: `kilo.db` in its data folder (`$KILO_DATA_DIR`, a
  * comma-separated list as ccusage reads it, else `~/.local/share/kilo`). Kilo's CLI is a fork of
  * OpenCode and keeps OpenCode's database unchanged (`session`, `message` and `part` tables), so the
- * sessions are listed by OpenCode's reader; only where they are, and their names, are Kilo's.
+ * sessions are listed by OpenCode's listing; where they are, and their names, are Kilo's.
  * A session is named `<kilo.db>#<id>`; a child session (a task) counts toward the one that ran it.
  */
 import { existsSync } from 'node:fs';
