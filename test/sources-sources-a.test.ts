@@ -7,7 +7,7 @@
  * and cctop there as well as `HOME`. Skipped, saying so, when the binary is absent (`npm run peers`).
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../src/model/document.js';
@@ -27,8 +27,9 @@ function nativeCcusage(): string | null {
       'ccusage',
     );
   try {
+    // A folder passes the executable check (as root, anything does): it must be a file.
     accessSync(bin, constants.X_OK);
-    return bin;
+    return statSync(bin).isFile() ? bin : null;
   } catch {
     // Not installed (or not executable): the comparison is skipped, naming the command that installs it.
     return null;
