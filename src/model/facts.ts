@@ -23,6 +23,12 @@ export const PROVIDERS = [
   'windsurf',
   'devin',
   'qwen',
+  'amp',
+  'droid',
+  'codebuff',
+  'hermes',
+  'goose',
+  'kilo',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

@@ -7,12 +7,18 @@
  * each, filed under its own id, or it does not compile.
  */
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { amp } from './amp/index.js';
 import { claude } from './claude/index.js';
+import { codebuff } from './codebuff/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
+import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
+import { goose } from './goose/index.js';
+import { hermes } from './hermes/index.js';
+import { kilo } from './kilo/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
@@ -22,7 +28,24 @@ import { windsurf } from './windsurf/index.js';
 /** Each id's provider; the mapped type holds each entry to its own id. */
 export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
 
-const FULL: ProviderTable = { claude, codex, gemini, copilot, opencode, pi, cursor, windsurf, devin, qwen };
+const FULL: ProviderTable = {
+  claude,
+  codex,
+  gemini,
+  copilot,
+  opencode,
+  pi,
+  cursor,
+  windsurf,
+  devin,
+  qwen,
+  amp,
+  droid,
+  codebuff,
+  hermes,
+  goose,
+  kilo,
+};
 
 /** In the order the tables list them. */
 export const PROVIDER_LIST: readonly Provider[] = PROVIDERS.map((id) => FULL[id]);

@@ -10,12 +10,18 @@
  */
 import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { ampPlace } from './amp/place.js';
 import { claudePlace } from './claude/place.js';
+import { codebuffPlace } from './codebuff/place.js';
 import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
 import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
+import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
+import { goosePlace } from './goose/place.js';
+import { hermesPlace } from './hermes/place.js';
+import { kiloPlace } from './kilo/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
@@ -36,6 +42,12 @@ const PLACES: PlaceTable = {
   windsurf: windsurfPlace,
   devin: devinPlace,
   qwen: qwenPlace,
+  amp: ampPlace,
+  droid: droidPlace,
+  codebuff: codebuffPlace,
+  hermes: hermesPlace,
+  goose: goosePlace,
+  kilo: kiloPlace,
 };
 
 /** In the order the tables list them. */

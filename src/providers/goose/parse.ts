@@ -1,0 +1,56 @@
+/**
+ * Reading a Goose session (its row and its messages) into facts and its ledger record: what the
+ * index calls for every session whose fingerprint moved, and where this provider's parser version is
+ * digested from (`index/version.ts`).
+ */
+import { emptyFacts } from '../../model/facts.js';
+import type { JsonObject } from '../../model/json.js';
+import { LedgerBuilder } from '../../model/ledger.js';
+import { columnsOf, type Database, readOnly, splitMember, tablesOnly } from '../sqlite.js';
+import type { ParseResult, SourceFile } from '../types.js';
+import { foldSession } from './parser.js';
+import { TABLES } from './place.js';
+import { type GooseMessage, messageFrom, sessionFrom } from './record.js';
+
+/**
+ * The messages of one session read at most: a long session is a few thousand; past this the newest
+ * are left out rather than the read held up (the totals are in the session row anyway).
+ */
+export const MAX_MESSAGES = 20_000;
+
+export function messagesOf(db: Database, session: string): GooseMessage[] {
+  const cols = columnsOf(db, 'messages');
+  if (!cols.has('session_id') || !cols.has('content_json')) return [];
+  const pick = (c: string) => (cols.has(c) ? c : 'NULL');
+  const rows = db
+    .prepare(
+      `SELECT ${pick('role')} AS role, content_json, ${pick('created_timestamp')} AS created_timestamp
+      FROM messages WHERE session_id = ? ORDER BY ${cols.has('id') ? 'id' : 'rowid'} LIMIT ${MAX_MESSAGES}`,
+    )
+    .all(session) as JsonObject[];
+  return rows.map(messageFrom);
+}
+
+export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
+  const m = splitMember(file.path);
+  if (m === null) throw Object.assign(new Error('not a Goose session name'), { code: 'ENOENT' });
+  const db = readOnly(m.database);
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(m.member) as JsonObject | undefined;
+  const session = row ? sessionFrom(row) : null;
+  if (session === null) throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
+  const facts = emptyFacts();
+  const ledger = new LedgerBuilder();
+  foldSession(facts, ledger, session, messagesOf(db, m.member));
+  facts.lines = 1;
+  return {
+    facts,
+    carry: null,
+    ledger: ledger.build(),
+    offset: 0,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ino: file.ino,
+    pendingBytes: 0,
+  };
+}

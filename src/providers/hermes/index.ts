@@ -1,0 +1,68 @@
+/**
+ * Hermes Agent: its sessions in `state.db` in its home (`$HERMES_HOME`, else `~/.hermes`), each
+ * named `<state.db>#<id>`. Finding them is `place.ts`; reading one into facts is `parse.ts`; its
+ * conversation (the session's messages) is here.
+ */
+import {
+  type Conversation,
+  MAX_RESULT_CHARS,
+  MAX_TEXT_CHARS,
+  newTool,
+  resultText,
+  TurnSink,
+  unsupported,
+} from '../../model/conversation.js';
+import { prettyToolName, toolDetail } from '../../model/tools.js';
+import { readNoCarry } from '../carry.js';
+import { head } from '../conversation-util.js';
+import { readOnly, splitMember } from '../sqlite.js';
+import type { ConversationOptions, Provider } from '../types.js';
+import { messagesOf, parse } from './parse.js';
+import { hermesPlace } from './place.js';
+
+export { hermesPlace, hermesRoots } from './place.js';
+
+function conversation(path: string, o: ConversationOptions): Conversation {
+  if (o.agent !== null) return unsupported('cctop reads no subagents of a Hermes session');
+  const m = splitMember(path);
+  if (m === null) return unsupported('not a Hermes session');
+  const sink = new TurnSink(o.before, o.feed);
+  try {
+    for (const msg of messagesOf(readOnly(m.database), m.member)) {
+      const ts = msg.ms === null ? '' : new Date(msg.ms).toISOString();
+      switch (msg.role) {
+        case 'user':
+          if (msg.content.trim().length > 0)
+            sink.push('user', 'message', ts, head(msg.content, MAX_TEXT_CHARS));
+          break;
+        case 'assistant': {
+          if (msg.content.trim().length === 0 && msg.calls.length === 0) break;
+          sink.appendText(sink.openAssistant(ts, null), head(msg.content, MAX_TEXT_CHARS));
+          for (const [id, name, args] of msg.calls) {
+            const input = typeof args === 'string' ? args : (args ?? null);
+            const { detail, full } = toolDetail(name, input);
+            sink.addTool(sink.openAssistant(ts, null), id, newTool(prettyToolName(name), detail, full));
+          }
+          break;
+        }
+        case 'tool':
+          // Hermes records no outcome: a result is shown, never as failed.
+          if (msg.answers !== null)
+            sink.resolve(msg.answers, resultText(head(msg.content, MAX_RESULT_CHARS)), false, null);
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (err) {
+    return unsupported(`could not read the session: ${(err as Error).message}`);
+  }
+  return sink.finish();
+}
+
+export const hermes: Provider<'hermes', null> = {
+  ...hermesPlace,
+  parse,
+  readCarry: readNoCarry,
+  conversation,
+};
