@@ -40,6 +40,13 @@ const HISTORY = {
   cursor: { write: (m: Machine) => m.cursor() },
   devin: { write: (m: Machine) => m.devin() },
   windsurf: { write: (m: Machine) => m.windsurf() },
+  // Built from each format as documented (none of these CLIs runs in the lab): `lab/fixtures/sources/`.
+  amp: { write: (m: Machine) => m.source('amp', /\.json$/) },
+  droid: { write: (m: Machine) => m.source('droid', /\.settings\.json$/) },
+  codebuff: { write: (m: Machine) => m.source('codebuff', /chat-messages\.json$/) },
+  hermes: { write: (m: Machine) => m.source('hermes', /\.db$/) },
+  goose: { write: (m: Machine) => m.source('goose', /\.db$/) },
+  kilo: { write: (m: Machine) => m.source('kilo', /\.db$/) },
 } satisfies Record<ProviderId, { recorded: string } | { write: (m: Machine) => void }>;
 
 /** One file (or database value) a harness reads, as the robustness suite may damage it. */
@@ -93,6 +100,19 @@ export class Machine {
     for (const c of readdirSync(dir).sort()) cpSync(join(dir, c, 'home'), this.home.dir, { recursive: true });
     for (const path of walk(join(this.home.dir, root)))
       if (path.endsWith('.jsonl')) this.add(provider, { path, owner: path });
+  }
+
+  /**
+   * A source's fixture home (`lab/fixtures/sources/<id>/home`), copied in whole; the files matching
+   * `damageable` are the ones the robustness suite may damage (a database file owns every session in it).
+   */
+  source(provider: ProviderId, damageable: RegExp): void {
+    const from = join(LAB, 'sources', provider, 'home');
+    cpSync(from, this.home.dir, { recursive: true });
+    for (const path of walk(from)) {
+      const copy = join(this.home.dir, path.slice(from.length + 1));
+      if (damageable.test(copy)) this.add(provider, { path: copy, owner: copy });
+    }
   }
 
   /** OpenCode's `storage/` tree (1.1), one session per lab run, from the rows its database holds. */
