@@ -23,6 +23,7 @@ export const PROVIDERS = [
   'windsurf',
   'devin',
   'qwen',
+  'kimi',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

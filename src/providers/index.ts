@@ -13,6 +13,7 @@ import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
 import { gemini } from './gemini/index.js';
+import { kimi } from './kimi/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
@@ -22,7 +23,19 @@ import { windsurf } from './windsurf/index.js';
 /** Each id's provider; the mapped type holds each entry to its own id. */
 export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
 
-const FULL: ProviderTable = { claude, codex, gemini, copilot, opencode, pi, cursor, windsurf, devin, qwen };
+const FULL: ProviderTable = {
+  claude,
+  codex,
+  gemini,
+  copilot,
+  opencode,
+  pi,
+  cursor,
+  windsurf,
+  devin,
+  qwen,
+  kimi,
+};
 
 /** In the order the tables list them. */
 export const PROVIDER_LIST: readonly Provider[] = PROVIDERS.map((id) => FULL[id]);

@@ -16,6 +16,7 @@ import { copilotPlace } from './copilot/place.js';
 import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
 import { geminiPlace } from './gemini/place.js';
+import { kimiPlace } from './kimi/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
@@ -36,6 +37,7 @@ const PLACES: PlaceTable = {
   windsurf: windsurfPlace,
   devin: devinPlace,
   qwen: qwenPlace,
+  kimi: kimiPlace,
 };
 
 /** In the order the tables list them. */
