@@ -73,6 +73,7 @@ function usageFrom(v: unknown): KimiUsage | null {
     output: output ?? 0,
     cacheRead: cacheRead ?? 0,
     cacheWrite: cacheWrite ?? 0,
+    totalOnly: false,
   };
   return parts.input + parts.output + parts.cacheRead + parts.cacheWrite === 0 ? null : parts;
 }
