@@ -1,6 +1,6 @@
 /**
  * cctop against ccusage (its native binary, `npm run peers`) on the recorded homes of the sources
- * ccusage reads and cctop added in this wave (Kimi CLI here), one home per source under
+ * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI), one home per source under
  * `lab/fixtures/sources/<source>/home`: the same sessions, every token total of each session
  * exactly, and each session's cost within a cent. The fixtures are built from the formats as the
  * sources write them (each provider's `record.ts` says which), with several sessions, cached tokens,
@@ -49,11 +49,19 @@ interface PeerSession {
   outputTokens: number;
   cacheReadTokens: number;
   cacheCreationTokens: number;
+  /** With reasoning, which its `outputTokens` leaves out. */
+  totalTokens: number;
   totalCost: number;
 }
 
 /** Each source, with the environment variable that points both tools at its data. */
-const SOURCES = [{ id: 'kimi', env: (home: string) => ({ KIMI_DATA_DIR: join(home, '.kimi') }) }] as const;
+const SOURCES = [
+  {
+    id: 'antigravity',
+    env: (home: string) => ({ ANTIGRAVITY_DATA_DIR: join(home, '.gemini', 'antigravity-cli') }),
+  },
+  { id: 'kimi', env: (home: string) => ({ KIMI_DATA_DIR: join(home, '.kimi') }) },
+] as const;
 
 describe.skipIf(skip)(
   `cctop and ccusage agree on each source's recorded home${skip ? ` (skipped: ${why})` : ''}`,
@@ -85,15 +93,20 @@ describe.skipIf(skip)(
 
         const theirs = peer.sessions.map((s) => ({
           id: s.sessionId,
-          tokens: [s.inputTokens, s.outputTokens, s.cacheReadTokens, s.cacheCreationTokens],
+          tokens: [s.inputTokens, s.outputTokens, s.cacheReadTokens, s.cacheCreationTokens, s.totalTokens],
         }));
         const mine = ours.sessions.map((s) => ({
           id: s.id,
+          // cctop's output holds the reasoning (shown apart as well); ccusage's leaves it out.
           tokens: [
             s.tokens.input ?? 0,
-            s.tokens.output ?? 0,
+            (s.tokens.output ?? 0) - (s.tokens.reasoning ?? 0),
             s.tokens.cacheRead ?? 0,
             s.tokens.cacheWrite ?? 0,
+            (s.tokens.input ?? 0) +
+              (s.tokens.output ?? 0) +
+              (s.tokens.cacheRead ?? 0) +
+              (s.tokens.cacheWrite ?? 0),
           ],
         }));
         const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);

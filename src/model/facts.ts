@@ -23,6 +23,7 @@ export const PROVIDERS = [
   'windsurf',
   'devin',
   'qwen',
+  'antigravity',
   'kimi',
 ] as const;
 

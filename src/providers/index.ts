@@ -7,6 +7,7 @@
  * each, filed under its own id, or it does not compile.
  */
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { antigravity } from './antigravity/index.js';
 import { claude } from './claude/index.js';
 import { codex } from './codex/index.js';
 import { copilot } from './copilot/index.js';
@@ -34,6 +35,7 @@ const FULL: ProviderTable = {
   windsurf,
   devin,
   qwen,
+  antigravity,
   kimi,
 };
 

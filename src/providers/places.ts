@@ -10,6 +10,7 @@
  */
 import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
+import { antigravityPlace } from './antigravity/place.js';
 import { claudePlace } from './claude/place.js';
 import { codexPlace } from './codex/place.js';
 import { copilotPlace } from './copilot/place.js';
@@ -37,6 +38,7 @@ const PLACES: PlaceTable = {
   windsurf: windsurfPlace,
   devin: devinPlace,
   qwen: qwenPlace,
+  antigravity: antigravityPlace,
   kimi: kimiPlace,
 };
 
