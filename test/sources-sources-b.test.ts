@@ -1,6 +1,6 @@
 /**
  * cctop against ccusage (its native binary, `npm run peers`) on the recorded homes of the sources
- * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI), one home per source under
+ * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI, OpenClaw), one home per source under
  * `lab/fixtures/sources/<source>/home`: the same sessions, every token total of each session
  * exactly, and each session's cost within a cent. The fixtures are built from the formats as the
  * sources write them (each provider's `record.ts` says which), with several sessions, cached tokens,
@@ -61,6 +61,7 @@ const SOURCES = [
     env: (home: string) => ({ ANTIGRAVITY_DATA_DIR: join(home, '.gemini', 'antigravity-cli') }),
   },
   { id: 'kimi', env: (home: string) => ({ KIMI_DATA_DIR: join(home, '.kimi') }) },
+  { id: 'openclaw', env: (home: string) => ({ OPENCLAW_DIR: join(home, '.openclaw') }) },
 ] as const;
 
 describe.skipIf(skip)(

@@ -25,6 +25,7 @@ export const PROVIDERS = [
   'qwen',
   'antigravity',
   'kimi',
+  'openclaw',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

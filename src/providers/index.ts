@@ -15,6 +15,7 @@ import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
 import { gemini } from './gemini/index.js';
 import { kimi } from './kimi/index.js';
+import { openclaw } from './openclaw/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
@@ -37,6 +38,7 @@ const FULL: ProviderTable = {
   qwen,
   antigravity,
   kimi,
+  openclaw,
 };
 
 /** In the order the tables list them. */

@@ -18,6 +18,7 @@ import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
 import { geminiPlace } from './gemini/place.js';
 import { kimiPlace } from './kimi/place.js';
+import { openclawPlace } from './openclaw/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
@@ -40,6 +41,7 @@ const PLACES: PlaceTable = {
   qwen: qwenPlace,
   antigravity: antigravityPlace,
   kimi: kimiPlace,
+  openclaw: openclawPlace,
 };
 
 /** In the order the tables list them. */
