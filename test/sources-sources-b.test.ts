@@ -1,6 +1,6 @@
 /**
  * cctop against ccusage (its native binary, `npm run peers`) on the recorded homes of the sources
- * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI, OpenClaw), one home per source under
+ * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI, OpenClaw, Grok Build), one home per source under
  * `lab/fixtures/sources/<source>/home`: the same sessions, every token total of each session
  * exactly, and each session's cost within a cent. The fixtures are built from the formats as the
  * sources write them (each provider's `record.ts` says which), with several sessions, cached tokens,
@@ -54,14 +54,29 @@ interface PeerSession {
   totalCost: number;
 }
 
-/** Each source, with the environment variable that points both tools at its data. */
+/**
+ * Each source, with the environment variable that points both tools at its data, and whether
+ * ccusage's `outputTokens` for it holds the reasoning (cctop's output always does, and says the
+ * reasoning apart): for Antigravity ccusage leaves the thinking out of the output and adds it to the
+ * total; for Grok Build the CLI's own output already holds it.
+ */
 const SOURCES = [
   {
     id: 'antigravity',
     env: (home: string) => ({ ANTIGRAVITY_DATA_DIR: join(home, '.gemini', 'antigravity-cli') }),
+    peerOutputHoldsReasoning: false,
   },
-  { id: 'kimi', env: (home: string) => ({ KIMI_DATA_DIR: join(home, '.kimi') }) },
-  { id: 'openclaw', env: (home: string) => ({ OPENCLAW_DIR: join(home, '.openclaw') }) },
+  {
+    id: 'kimi',
+    env: (home: string) => ({ KIMI_DATA_DIR: join(home, '.kimi') }),
+    peerOutputHoldsReasoning: true,
+  },
+  {
+    id: 'openclaw',
+    env: (home: string) => ({ OPENCLAW_DIR: join(home, '.openclaw') }),
+    peerOutputHoldsReasoning: true,
+  },
+  { id: 'grok', env: (home: string) => ({ GROK_HOME: join(home, '.grok') }), peerOutputHoldsReasoning: true },
 ] as const;
 
 describe.skipIf(skip)(
@@ -98,10 +113,9 @@ describe.skipIf(skip)(
         }));
         const mine = ours.sessions.map((s) => ({
           id: s.id,
-          // cctop's output holds the reasoning (shown apart as well); ccusage's leaves it out.
           tokens: [
             s.tokens.input ?? 0,
-            (s.tokens.output ?? 0) - (s.tokens.reasoning ?? 0),
+            (s.tokens.output ?? 0) - (source.peerOutputHoldsReasoning ? 0 : (s.tokens.reasoning ?? 0)),
             s.tokens.cacheRead ?? 0,
             s.tokens.cacheWrite ?? 0,
             (s.tokens.input ?? 0) +

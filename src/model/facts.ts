@@ -26,6 +26,7 @@ export const PROVIDERS = [
   'antigravity',
   'kimi',
   'openclaw',
+  'grok',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

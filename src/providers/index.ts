@@ -14,6 +14,7 @@ import { copilot } from './copilot/index.js';
 import { cursor } from './cursor/index.js';
 import { devin } from './devin/index.js';
 import { gemini } from './gemini/index.js';
+import { grok } from './grok/index.js';
 import { kimi } from './kimi/index.js';
 import { openclaw } from './openclaw/index.js';
 import { opencode } from './opencode/index.js';
@@ -39,6 +40,7 @@ const FULL: ProviderTable = {
   antigravity,
   kimi,
   openclaw,
+  grok,
 };
 
 /** In the order the tables list them. */

@@ -17,6 +17,7 @@ import { copilotPlace } from './copilot/place.js';
 import { cursorPlace } from './cursor/place.js';
 import { devinPlace } from './devin/place.js';
 import { geminiPlace } from './gemini/place.js';
+import { grokPlace } from './grok/place.js';
 import { kimiPlace } from './kimi/place.js';
 import { openclawPlace } from './openclaw/place.js';
 import { opencodePlace } from './opencode/place.js';
@@ -42,6 +43,7 @@ const PLACES: PlaceTable = {
   antigravity: antigravityPlace,
   kimi: kimiPlace,
   openclaw: openclawPlace,
+  grok: grokPlace,
 };
 
 /** In the order the tables list them. */
