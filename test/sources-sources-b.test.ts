@@ -1,6 +1,6 @@
 /**
  * cctop against ccusage (its native binary, `npm run peers`) on the recorded homes of the sources
- * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI, OpenClaw, Grok Build), one home per source under
+ * ccusage reads and cctop added in this wave (Antigravity, Kimi CLI, OpenClaw, Grok Build, ZCode), one home per source under
  * `lab/fixtures/sources/<source>/home`: the same sessions, every token total of each session
  * exactly, and each session's cost within a cent. The fixtures are built from the formats as the
  * sources write them (each provider's `record.ts` says which), with several sessions, cached tokens,
@@ -77,6 +77,11 @@ const SOURCES = [
     peerOutputHoldsReasoning: true,
   },
   { id: 'grok', env: (home: string) => ({ GROK_HOME: join(home, '.grok') }), peerOutputHoldsReasoning: true },
+  {
+    id: 'zcode',
+    env: (home: string) => ({ ZCODE_HOME: join(home, '.zcode') }),
+    peerOutputHoldsReasoning: true,
+  },
 ] as const;
 
 describe.skipIf(skip)(

@@ -27,6 +27,7 @@ export const PROVIDERS = [
   'kimi',
   'openclaw',
   'grok',
+  'zcode',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

@@ -22,6 +22,7 @@ import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
 import { windsurf } from './windsurf/index.js';
+import { zcode } from './zcode/index.js';
 
 /** Each id's provider; the mapped type holds each entry to its own id. */
 export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
@@ -41,6 +42,7 @@ const FULL: ProviderTable = {
   kimi,
   openclaw,
   grok,
+  zcode,
 };
 
 /** In the order the tables list them. */

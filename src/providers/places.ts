@@ -25,6 +25,7 @@ import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
 import type { ProviderPlace } from './types.js';
 import { windsurfPlace } from './windsurf/place.js';
+import { zcodePlace } from './zcode/place.js';
 
 /** Each id's place; the mapped type holds each entry to its own id. */
 export type PlaceTable = { readonly [K in ProviderId]: ProviderPlace<K> };
@@ -44,6 +45,7 @@ const PLACES: PlaceTable = {
   kimi: kimiPlace,
   openclaw: openclawPlace,
   grok: grokPlace,
+  zcode: zcodePlace,
 };
 
 /** In the order the tables list them. */

@@ -1,0 +1,111 @@
+/**
+ * Reading one ZCode session out of its usage database into facts and ledger records: what the index
+ * calls for every changed session, and where this provider's parser version is digested from
+ * (`index/version.ts`). Not here: listing the sessions (`place.ts`).
+ *
+ * One `completed` row is one billed request (an `error` or `cancelled` attempt records no tokens,
+ * and counts as an error for the session's state); its id is its identity, so a database copied
+ * under a second root counts once. ZCode's `input_tokens` holds the cached parts
+ * (`computed_total_tokens` is input + output): they are taken out of it, each held to what is left.
+ * ZCode records no cost, so every request is priced from the catalogue. The schema ccusage reads
+ * has no title; a `title` column, where a build has one, names the session.
+ */
+
+import { emptyFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
+import { type JsonObject, str, text } from '../../model/json.js';
+import { hashString, LedgerBuilder } from '../../model/ledger.js';
+import { columnsOf, readOnly, splitMember, tablesOnly } from '../sqlite.js';
+import type { ParseResult, SourceFile } from '../types.js';
+import { TABLES } from './place.js';
+
+/** Requests read per session: a long day is a few thousand; past this the rest is not read. */
+export const MAX_REQUESTS = 200_000;
+
+const tokens = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
+
+export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
+  const m = splitMember(file.path);
+  if (m === null) throw Object.assign(new Error('not a ZCode session name'), { code: 'ENOENT' });
+  const db = readOnly(m.database);
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  const facts = emptyFacts();
+  const ledger = new LedgerBuilder();
+  facts.sessionId = m.member;
+  facts.recordsOutcomes = false;
+
+  const session = columnsOf(db, 'session');
+  if (session.has('id')) {
+    const cols = ['directory', 'title'].filter((c) => session.has(c));
+    const row =
+      cols.length === 0
+        ? undefined
+        : (db.prepare(`SELECT ${cols.join(', ')} FROM session WHERE id = ?`).get(m.member) as
+            | JsonObject
+            | undefined);
+    facts.cwd = text(row?.directory);
+    const title = text(row?.title);
+    if (title !== null) facts.titles.custom = oneLine(title);
+  }
+
+  const rows = db
+    .prepare(
+      `SELECT id, started_at, model_id, status, input_tokens, output_tokens, reasoning_tokens,
+        cache_creation_input_tokens, cache_read_input_tokens
+      FROM model_usage WHERE session_id = ? ORDER BY started_at LIMIT ${MAX_REQUESTS + 1}`,
+    )
+    .all(m.member) as JsonObject[];
+  if (rows.length > MAX_REQUESTS) {
+    facts.oversizedLines = 1;
+    rows.length = MAX_REQUESTS;
+  }
+  for (const r of rows) {
+    facts.lines++;
+    const ms = typeof r.started_at === 'number' && r.started_at > 0 ? r.started_at : null;
+    noteTime(facts, ms);
+    const status = str(r.status);
+    if (status !== 'completed') {
+      facts.live = { state: status === 'cancelled' ? 'idle' : 'error', atMs: ms, detail: status };
+      if (status === 'cancelled') facts.aborts++;
+      continue;
+    }
+    const model = text(r.model_id)?.trim();
+    if (!model || ms === null) continue;
+    const input = tokens(r.input_tokens);
+    const cacheRead = Math.min(tokens(r.cache_read_input_tokens), input);
+    const cacheWrite = Math.min(tokens(r.cache_creation_input_tokens), input - cacheRead);
+    const output = tokens(r.output_tokens);
+    if (input + output === 0) continue;
+    noteModel(facts, model);
+    facts.mainModel = model;
+    const id = text(r.id);
+    ledger.push({
+      key: id === null ? null : hashString(`zcode\u0000${id}`),
+      request: 0,
+      tsMs: ms,
+      model,
+      sidechain: false,
+      tokens: {
+        input: input - cacheRead - cacheWrite,
+        output,
+        cacheRead,
+        cacheWrite5m: cacheWrite,
+        cacheWrite1h: null,
+        // ZCode's column is there but zero in every row seen; as the GLM API counts it, inside output.
+        reasoning: tokens(r.reasoning_tokens) || null,
+      },
+    });
+    facts.context = { prompt: input, model, atMs: ms };
+    facts.live = { state: 'idle', atMs: ms, detail: 'reply' };
+  }
+  return {
+    facts,
+    carry: null,
+    ledger: ledger.build(),
+    offset: 0,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ino: file.ino,
+    pendingBytes: 0,
+  };
+}
