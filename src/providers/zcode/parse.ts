@@ -3,20 +3,19 @@
  * calls for every changed session, and where this provider's parser version is digested from
  * (`index/version.ts`). Not here: listing the sessions (`place.ts`).
  *
- * One `completed` row is one billed request (an `error` or `cancelled` attempt records no tokens,
- * and counts as an error for the session's state); its id is its identity, so a database copied
- * under a second root counts once. ZCode's `input_tokens` holds the cached parts
- * (`computed_total_tokens` is input + output): they are taken out of it, each held to what is left.
- * ZCode records no cost, so every request is priced from the catalogue. The schema ccusage reads
- * has no title; a `title` column, where a build has one, names the session.
+ * One `completed` row is one billed request (`record.ts` reads a row); an `error` or `cancelled`
+ * attempt records no tokens and sets the session's state. A request's id is its identity, so a
+ * database copied under a second root counts once. ZCode records no cost, so every request is
+ * priced from the catalogue. The schema ccusage reads has no title; a `title` column, where a build
+ * has one, names the session.
  */
-
 import { emptyFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
-import { type JsonObject, str, text } from '../../model/json.js';
+import { type JsonObject, text } from '../../model/json.js';
 import { hashString, LedgerBuilder } from '../../model/ledger.js';
 import { columnsOf, readOnly, splitMember, tablesOnly } from '../sqlite.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { TABLES } from './place.js';
+import { rowOf } from './record.js';
 
 /** Requests read per session: a long day is a few thousand; past this the rest is not read. */
 export const MAX_REQUESTS = 200_000;
@@ -61,42 +60,45 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   }
   for (const r of rows) {
     facts.lines++;
-    const ms = typeof r.started_at === 'number' && r.started_at > 0 ? r.started_at : null;
-    noteTime(facts, ms);
-    const status = str(r.status);
-    if (status !== 'completed') {
-      facts.live = { state: status === 'cancelled' ? 'idle' : 'error', atMs: ms, detail: status };
-      if (status === 'cancelled') facts.aborts++;
-      continue;
+    const row = rowOf(r);
+    noteTime(facts, row.ms);
+    switch (row.kind) {
+      case 'attempt':
+        if (row.status === 'cancelled') facts.aborts++;
+        facts.live = {
+          state: row.status === 'cancelled' ? 'idle' : 'error',
+          atMs: row.ms,
+          detail: row.status === null ? null : oneLine(row.status, 40),
+        };
+        break;
+      case 'empty':
+        break;
+      case 'request':
+        noteModel(facts, row.model);
+        facts.mainModel = row.model;
+        ledger.push({
+          key: row.id === null ? null : hashString(`zcode\u0000${row.id}`),
+          request: 0,
+          tsMs: row.ms,
+          model: row.model,
+          sidechain: false,
+          tokens: {
+            input: row.input,
+            output: row.output,
+            cacheRead: row.cacheRead,
+            cacheWrite5m: row.cacheWrite,
+            cacheWrite1h: null,
+            reasoning: row.reasoning,
+          },
+        });
+        facts.context = {
+          prompt: row.input + row.cacheRead + row.cacheWrite,
+          model: row.model,
+          atMs: row.ms,
+        };
+        facts.live = { state: 'idle', atMs: row.ms, detail: 'reply' };
+        break;
     }
-    const model = text(r.model_id)?.trim();
-    if (!model || ms === null) continue;
-    const input = tokens(r.input_tokens);
-    const cacheRead = Math.min(tokens(r.cache_read_input_tokens), input);
-    const cacheWrite = Math.min(tokens(r.cache_creation_input_tokens), input - cacheRead);
-    const output = tokens(r.output_tokens);
-    if (input + output === 0) continue;
-    noteModel(facts, model);
-    facts.mainModel = model;
-    const id = text(r.id);
-    ledger.push({
-      key: id === null ? null : hashString(`zcode\u0000${id}`),
-      request: 0,
-      tsMs: ms,
-      model,
-      sidechain: false,
-      tokens: {
-        input: input - cacheRead - cacheWrite,
-        output,
-        cacheRead,
-        cacheWrite5m: cacheWrite,
-        cacheWrite1h: null,
-        // ZCode's column is there but zero in every row seen; as the GLM API counts it, inside output.
-        reasoning: tokens(r.reasoning_tokens) || null,
-      },
-    });
-    facts.context = { prompt: input, model, atMs: ms };
-    facts.live = { state: 'idle', atMs: ms, detail: 'reply' };
   }
   return {
     facts,
