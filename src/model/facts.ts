@@ -29,6 +29,11 @@ export const PROVIDERS = [
   'hermes',
   'goose',
   'kilo',
+  'antigravity',
+  'kimi',
+  'openclaw',
+  'grok',
+  'zcode',
 ] as const;
 
 export type ProviderId = (typeof PROVIDERS)[number];

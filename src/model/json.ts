@@ -50,12 +50,14 @@ export const MAX_JSON_DEPTH = 256;
  * Why a line was not read. Only the reason is kept, never the bytes: a transcript may be a link to
  * any file, and its first line may be a password hash.
  */
-export type BadLineReason = 'not-json-object' | 'too-deep';
+export type BadLineReason = 'not-json-object' | 'too-deep' | 'not-protobuf';
 
 /** The words `cctop doctor` uses for a reason. */
 export const BAD_LINE_REASON: Record<BadLineReason, string> = {
   'not-json-object': 'is not a JSON object',
   'too-deep': `nests deeper than ${MAX_JSON_DEPTH} levels`,
+  /** A database row whose blob should be a protobuf message (Antigravity's) and is not. */
+  'not-protobuf': 'is not a protobuf message',
 };
 
 const QUOTE = 0x22;

@@ -8,6 +8,7 @@
  */
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { amp } from './amp/index.js';
+import { antigravity } from './antigravity/index.js';
 import { claude } from './claude/index.js';
 import { codebuff } from './codebuff/index.js';
 import { codex } from './codex/index.js';
@@ -17,13 +18,17 @@ import { devin } from './devin/index.js';
 import { droid } from './droid/index.js';
 import { gemini } from './gemini/index.js';
 import { goose } from './goose/index.js';
+import { grok } from './grok/index.js';
 import { hermes } from './hermes/index.js';
 import { kilo } from './kilo/index.js';
+import { kimi } from './kimi/index.js';
+import { openclaw } from './openclaw/index.js';
 import { opencode } from './opencode/index.js';
 import { pi } from './pi/index.js';
 import { qwen } from './qwen/index.js';
 import type { Provider } from './types.js';
 import { windsurf } from './windsurf/index.js';
+import { zcode } from './zcode/index.js';
 
 /** Each id's provider; the mapped type holds each entry to its own id. */
 export type ProviderTable = { readonly [K in ProviderId]: Provider<K> };
@@ -45,6 +50,11 @@ const FULL: ProviderTable = {
   hermes,
   goose,
   kilo,
+  antigravity,
+  kimi,
+  openclaw,
+  grok,
+  zcode,
 };
 
 /** In the order the tables list them. */

@@ -11,6 +11,7 @@
 import type { Plan } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { ampPlace } from './amp/place.js';
+import { antigravityPlace } from './antigravity/place.js';
 import { claudePlace } from './claude/place.js';
 import { codebuffPlace } from './codebuff/place.js';
 import { codexPlace } from './codex/place.js';
@@ -20,13 +21,17 @@ import { devinPlace } from './devin/place.js';
 import { droidPlace } from './droid/place.js';
 import { geminiPlace } from './gemini/place.js';
 import { goosePlace } from './goose/place.js';
+import { grokPlace } from './grok/place.js';
 import { hermesPlace } from './hermes/place.js';
 import { kiloPlace } from './kilo/place.js';
+import { kimiPlace } from './kimi/place.js';
+import { openclawPlace } from './openclaw/place.js';
 import { opencodePlace } from './opencode/place.js';
 import { piPlace } from './pi/place.js';
 import { qwenPlace } from './qwen/place.js';
 import type { ProviderPlace } from './types.js';
 import { windsurfPlace } from './windsurf/place.js';
+import { zcodePlace } from './zcode/place.js';
 
 /** Each id's place; the mapped type holds each entry to its own id. */
 export type PlaceTable = { readonly [K in ProviderId]: ProviderPlace<K> };
@@ -48,6 +53,11 @@ const PLACES: PlaceTable = {
   hermes: hermesPlace,
   goose: goosePlace,
   kilo: kiloPlace,
+  antigravity: antigravityPlace,
+  kimi: kimiPlace,
+  openclaw: openclawPlace,
+  grok: grokPlace,
+  zcode: zcodePlace,
 };
 
 /** In the order the tables list them. */

@@ -47,6 +47,11 @@ const HISTORY = {
   hermes: { write: (m: Machine) => m.source('hermes', /\.db$/) },
   goose: { write: (m: Machine) => m.source('goose', /\.db$/) },
   kilo: { write: (m: Machine) => m.source('kilo', /\.db$/) },
+  antigravity: { write: (m: Machine) => m.source('antigravity', /\.db$/) },
+  kimi: { write: (m: Machine) => m.source('kimi', /wire\.jsonl$/) },
+  openclaw: { write: (m: Machine) => m.source('openclaw', /\.jsonl$/) },
+  grok: { write: (m: Machine) => m.source('grok', /updates\.jsonl$/) },
+  zcode: { write: (m: Machine) => m.source('zcode', /\.sqlite$/) },
 } satisfies Record<ProviderId, { recorded: string } | { write: (m: Machine) => void }>;
 
 /** One file (or database value) a harness reads, as the robustness suite may damage it. */

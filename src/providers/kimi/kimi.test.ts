@@ -1,0 +1,113 @@
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { takeSnapshot } from '../../index/snapshot.js';
+import { FakeHome, REPO } from '../../test-support/corpus.js';
+
+const NOW = Date.parse('2026-11-29T12:00:00Z');
+
+const snap = (home: FakeHome, env: Record<string, string> = {}) =>
+  takeSnapshot({
+    env: { ...home.env, ...env },
+    plan: 'retail',
+    providers: ['kimi'],
+    sinceMs: null,
+    untilMs: null,
+    useIndex: false,
+    nowMs: NOW,
+    threads: 1,
+  });
+
+const wire = (home: FakeHome, session: string) =>
+  join(home.dir, '.kimi', 'sessions', 'a1b2', session, 'wire.jsonl');
+const line = (ts: number, type: string, payload: object) =>
+  JSON.stringify({ timestamp: ts, message: { type, payload } });
+const usage = (ts: number, id: string, u: object) =>
+  line(ts, 'StatusUpdate', { token_usage: u, message_id: id });
+const T = 1_770_983_426.5;
+
+describe('Kimi CLI wire files', () => {
+  let home: FakeHome;
+  beforeEach(() => {
+    home = new FakeHome();
+  });
+  afterEach(() => home.cleanup());
+
+  it('the recorded home: three sessions, titles from the first prompt, the failed shell call named', async () => {
+    cpSync(join(REPO, 'lab', 'fixtures', 'sources', 'kimi', 'home'), home.dir, { recursive: true });
+    const doc = (await snap(home)).document;
+    const rows = doc.sessions
+      .map((s) => [s.id, s.title, s.model, s.requests, s.tools.byTool])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(rows).toEqual([
+      [
+        '7b1e0d2a-0001',
+        'list the failing tests and fix the first one',
+        'kimi-k2',
+        3,
+        { Shell: { calls: 1, failed: 1 }, ReadFile: { calls: 1, failed: 0 } },
+      ],
+      ['7b1e0d2a-0002', 'write a changelog entry', 'kimi-k2', 3, {}],
+      ['7b1e0d2a-0003', 'explain this repository', 'kimi-k2', 2, {}],
+    ]);
+  });
+
+  it('each step is billed once with its cached parts apart, and a step of only a total counts it as output', async () => {
+    home.write(
+      wire(home, 's1'),
+      [
+        JSON.stringify({ type: 'metadata', protocol_version: '1.3' }),
+        line(T, 'TurnBegin', { user_input: 'hello' }),
+        usage(T + 1, 'm1', { input_other: 100, output: 50, input_cache_read: 400, input_cache_creation: 20 }),
+        // The same line written again (a copied folder): one step.
+        usage(T + 1, 'm1', { input_other: 100, output: 50, input_cache_read: 400, input_cache_creation: 20 }),
+        usage(T + 2, 'm2', { total: 432 }),
+        // No tokens at all: not a request.
+        usage(T + 3, 'm3', { input_other: 0, output: 0, input_cache_read: 0, input_cache_creation: 0 }),
+        '',
+      ].join('\n'),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.requests).toBe(2);
+    expect(s.tokens).toEqual({ input: 100, output: 482, cacheRead: 400, cacheWrite: 20, reasoning: null });
+    // The context is the newest prompt whose parts are known: the bare total does not say one.
+    expect(s.context.used).toBe(520);
+  });
+
+  it("the model is the config's, and Kimi's own default when the config names none (which has no price)", async () => {
+    const lines = [
+      line(T, 'TurnBegin', { user_input: 'x' }),
+      usage(T + 1, 'm1', { input_other: 10, output: 5 }),
+      '',
+    ];
+    home.write(wire(home, 's1'), lines.join('\n'));
+    const bare = (await snap(home)).document.sessions[0]!;
+    expect([bare.model, bare.cost.usd, bare.cost.unpriced]).toEqual([
+      'kimi-for-coding',
+      null,
+      ['kimi-for-coding'],
+    ]);
+    home.write(join(home.dir, '.kimi', 'config.json'), '{"model":"kimi-k2.5"}');
+    home.write(wire(home, 's2'), lines.join('\n'));
+    const named = (await snap(home)).document.sessions.find((s) => s.id === 's2')!;
+    expect(named.model).toBe('kimi-k2.5');
+    expect(named.cost.usd).toBeGreaterThan(0);
+  });
+
+  it('$KIMI_DATA_DIR names the roots, comma-separated, instead of ~/.kimi', async () => {
+    const elsewhere = join(home.dir, 'other');
+    home.write(join(elsewhere, 'sessions', 'g', 's9', 'wire.jsonl'), `${usage(T, 'm', { output: 7 })}\n`);
+    home.write(wire(home, 'ignored'), `${usage(T, 'm', { output: 3 })}\n`);
+    const doc = (await snap(home, { KIMI_DATA_DIR: `${elsewhere}, ${join(home.dir, 'none')}` })).document;
+    expect(doc.sessions.map((s) => [s.id, s.tokens.output])).toEqual([['s9', 7]]);
+  });
+
+  it('an interrupted step counts as an abort and leaves the session idle', async () => {
+    home.write(
+      wire(home, 's1'),
+      [line(T, 'TurnBegin', { user_input: 'go' }), line(T + 1, 'StepInterrupted', {}), ''].join('\n'),
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect(s.aborts).toBe(1);
+  });
+});

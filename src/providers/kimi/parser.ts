@@ -1,0 +1,130 @@
+/**
+ * Kimi CLI wire lines → session facts and ledger records, one line at a time, resumable.
+ *
+ * Every `StatusUpdate` with token usage is one billed step. Its identity is its `message_id` and
+ * its time together: the wire repeats neither, so a key is there only to keep a line written twice
+ * (a copied session folder) from counting twice within this file. The model is the one the config
+ * names, which the caller reads; the wire itself never says.
+ */
+import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
+import { hashString, type LedgerBuilder } from '../../model/ledger.js';
+import { isAskUserTool } from '../../model/state.js';
+import { carriedCalls, stringOf } from '../carry.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
+import { noteFirstPrompt } from '../title.js';
+import type { CarryReader } from '../types.js';
+import type { KimiLine } from './record.js';
+
+export interface KimiCarry {
+  /** Tool calls made and not yet answered, to name the tool a result answers. */
+  pending: CarriedCall<string>[];
+  /** Calls of the step under way: the next usage update bills them. */
+  step: string[];
+}
+
+export const emptyKimiCarry = (): KimiCarry => ({ pending: [], step: [] });
+
+/** A `KimiCarry` as the index hands it back, checked (`providers/carry.ts`). */
+export const readKimiCarry: CarryReader<KimiCarry> = (stored) => {
+  const o = obj(stored);
+  if (o === null) return undefined;
+  const pending = carriedCalls(o.pending, stringOf);
+  const step =
+    Array.isArray(o.step) && o.step.every((s) => typeof s === 'string') ? (o.step as string[]) : undefined;
+  return pending === undefined || step === undefined ? undefined : { pending, step };
+};
+
+/** Calls remembered for the step under way; a step that makes more is still billed, its list cut. */
+const MAX_STEP_CALLS = 256;
+
+export class KimiParser {
+  private pending: PendingCalls<string>;
+  private step: string[];
+
+  constructor(
+    readonly facts: FileFacts,
+    carry: KimiCarry,
+    private readonly ledger: LedgerBuilder,
+    /** The session, for the identity of its steps. */
+    private readonly session: string,
+    /** The model the config names (Kimi's default when it names none). */
+    private readonly model: string,
+  ) {
+    this.pending = new PendingCalls(carry.pending);
+    this.step = [...carry.step];
+  }
+
+  carry(): KimiCarry {
+    return { pending: this.pending.carry(), step: [...this.step] };
+  }
+
+  line(l: KimiLine): void {
+    const f = this.facts;
+    if (l.kind !== 'other') noteTime(f, l.ms);
+    switch (l.kind) {
+      case 'turn':
+        noteFirstPrompt(f, l.text);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'usage':
+        this.usage(l);
+        return;
+      case 'call':
+        tallyTool(f, l.name);
+        if (l.id !== null) this.pending.open(l.id, l.name);
+        if (this.step.length < MAX_STEP_CALLS) this.step.push(l.name);
+        f.live = isAskUserTool(l.name)
+          ? { state: 'waiting', atMs: l.ms, detail: l.name }
+          : { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'result': {
+        const name = (l.id !== null ? this.pending.settle(l.id) : undefined) ?? '(unknown)';
+        if (l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'interrupted':
+        f.aborts++;
+        f.live = { state: 'idle', atMs: l.ms, detail: 'interrupted' };
+        return;
+      case 'compaction':
+        f.compactions++;
+        return;
+      case 'turn-end':
+        f.live = { state: 'idle', atMs: l.ms, detail: 'reply' };
+        return;
+      case 'other':
+        return;
+    }
+  }
+
+  private usage(l: Extract<KimiLine, { kind: 'usage' }>): void {
+    const f = this.facts;
+    noteModel(f, this.model);
+    f.mainModel = this.model;
+    const u = l.usage;
+    const identity = `kimi\u0000${this.session}\u0000${l.messageId ?? ''}\u0000${l.ms ?? ''}`;
+    this.ledger.push({
+      key: hashString(identity),
+      request: 0,
+      tsMs: l.ms ?? f.lastMs ?? 0,
+      model: this.model,
+      sidechain: false,
+      tokens: {
+        input: u.input,
+        output: u.output,
+        cacheRead: u.cacheRead,
+        cacheWrite5m: u.cacheWrite,
+        cacheWrite1h: null,
+        reasoning: null,
+      },
+      // The update follows the step's calls: those are the calls it billed.
+      tools: this.step,
+    });
+    this.step = [];
+    // A bare total says nothing of the prompt: the context stays what the last full update said.
+    if (!u.totalOnly)
+      f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: this.model, atMs: l.ms };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Where Kimi CLI's sessions are: `sessions/<work dir hash>/<session id>/wire.jsonl` under
+ * `$KIMI_DATA_DIR` (comma-separated roots, as ccusage reads it) or `~/.kimi`. The half of the provider
+ * a run answering from the index needs; reading a wire file is `parse.ts`.
+ *
+ * Known limit: Kimi's work directories are named by a hash here (the paths are in `kimi.json`), so a
+ * session's working directory is not shown.
+ */
+import { join } from 'node:path';
+import type { ProblemLog } from '../../model/problems.js';
+import { dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
+import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+
+/** The one file of a session that records its usage (`context.jsonl` beside it holds the prompt history). */
+export const WIRE_FILE = 'wire.jsonl';
+
+export function kimiRoots(env: Env): Root[] {
+  const set = dirList(env.KIMI_DATA_DIR);
+  if (set.length > 0) return set.map((path) => ({ path, origin: '$KIMI_DATA_DIR' }));
+  return [{ path: join(home(env), '.kimi'), origin: 'default' }];
+}
+
+function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const root of roots) {
+    const sessions = join(root.path, 'sessions');
+    for (const group of list(sessions, problems) ?? []) {
+      if (!isDir(sessions, group)) continue;
+      const groupDir = join(sessions, group.name);
+      for (const session of list(groupDir, problems) ?? []) {
+        if (!isDir(groupDir, session)) continue;
+        const dir = join(groupDir, session.name);
+        const wire = (list(dir, problems) ?? []).find((e) => e.name === WIRE_FILE && isFile(dir, e));
+        if (!wire) continue;
+        const f = sourceFile(
+          {
+            provider: 'kimi',
+            path: join(dir, WIRE_FILE),
+            root: root.path,
+            sessionHint: session.name,
+            role: 'main',
+          },
+          problems,
+        );
+        if (f) out.push(f);
+      }
+    }
+  }
+  return out;
+}
+
+export const kimiPlace: ProviderPlace<'kimi'> = {
+  id: 'kimi',
+  label: 'Kimi CLI',
+  vendor: null,
+  appendOnly: true,
+  bundledUnderMax: false,
+  roots: kimiRoots,
+  discover,
+  compactRatio: () => null,
+  contextWindow: reportedOrKnownWindow,
+  noConversation: "cctop reads Kimi CLI's usage, tools and prompts, not its conversation yet",
+  // `kimi --session <id>` reopens a session by the id its folder is named after.
+  resumeCommand: (id) => ['kimi', '--session', id],
+};
