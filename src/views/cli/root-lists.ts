@@ -25,6 +25,22 @@ export async function listCommand(
 ): Promise<number> {
   // Other machines (`--host`) are read while this one's index refreshes.
   const remote = await remoteOf(io, values, o.demo);
+  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
+  const colors = paint(io.isTty, io.env);
+  // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document built.
+  const warm = remote === null ? await warmSnapshot(o, io.env) : null;
+  if (warm !== null && warm.count > 0) {
+    const { renderRows, rowOfFacts } = await import('./list.js');
+    const rows = warm.listed().map((f) => rowOfFacts(f, f));
+    const lines = renderRows(rows, o.plan, columns, colors, Date.now());
+    if (o.filters.length === 0) {
+      const { budgetLine } = await import('./money.js');
+      const line = await budgetLine(io, () => warm.usage(), warm.time, colors);
+      if (line !== null) lines.push(line);
+    }
+    io.out(lines.join('\n'));
+    return 0;
+  }
   const s = await snapshot(o, io.env);
   const doc = remote ? await remote.merged(s.document) : s.document;
   if (doc.sessions.length === 0) {
@@ -32,8 +48,6 @@ export async function listCommand(
     return 0;
   }
   const { renderList } = await import('./list.js');
-  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
-  const colors = paint(io.isTty, io.env);
   const lines = renderList(doc, columns, colors, Date.now());
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
