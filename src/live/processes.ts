@@ -21,6 +21,7 @@ export interface ProcessInfo {
   /** Process start, ms since the epoch. */
   startMs: number;
   argv: string[];
+  /** Its working directory: read for agents only (Linux), and null where it cannot be. */
   cwd: string | null;
   /** CPU seconds used so far (user + system). */
   cpuSeconds: number;
@@ -76,12 +77,15 @@ export function linuxProcesses(): ProcessInfo[] {
         .split('\0')
         .filter((a) => a.length > 0);
       if (argv.length === 0) continue; // a kernel thread
+      // Only an agent's working directory pairs sessions (`agents`): a readlink for every other
+      // process would be a third of the look, on every one-shot.
       let cwd: string | null = null;
-      try {
-        cwd = readlinkSync(`/proc/${name}/cwd`);
-      } catch {
-        // another user's process: no cwd, still counted in trees
-      }
+      if (agentOf(argv) !== null)
+        try {
+          cwd = readlinkSync(`/proc/${name}/cwd`);
+        } catch {
+          // another user's process: no cwd, still counted in trees
+        }
       out.push({
         pid: Number(name),
         ppid,
