@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The scan benchmark: cctop against the native ccusage binary on the same history, in one run.
 //
-//   npm run bench -- --history DIR [--runs 3] [--mb 1200]
+//   npm run bench -- --history DIR [--runs 3] [--mb 1200] [--small DIR] [--cli OTHER/dist/cli.js]
 //
 // Without --history (or when DIR is empty) a history is built first with
 // bench/gen-history.mjs. Times, in order, each several runs with the median reported:
@@ -40,7 +40,8 @@ for (let i = 2; i < process.argv.length; i++) {
   if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
 }
 const runs = Number(args.runs ?? 3);
-const cli = join(root, 'dist', 'cli.js');
+// `--cli PATH`: another build's cli.js (an A/B against the commit before, run in the same sitting).
+const cli = args.cli ?? join(root, 'dist', 'cli.js');
 
 let history = args.history;
 if (!history || !existsSync(join(history, 'manifest.json'))) {

@@ -195,14 +195,16 @@ describe('a warm answer', () => {
 
   const noClock = (out: string) => out.replace(/"generatedAt": ?"[^"]*"/g, '');
 
-  it('cctop --json and cctop daily --json with nothing changed print what the index printed, without opening it', () => {
-    const at = new Date(Date.now() - 5 * 60_000).toISOString();
+  it('cctop --json, --list and daily --json with nothing changed print what the index printed, without opening it', () => {
+    // Mid-minute, so LAST reads the same in both runs.
+    const at = new Date(Date.now() - 5.5 * 60_000).toISOString();
     home.write(
       home.claudeFile('-w', 'a.jsonl'),
       claudeResponse('m1', 40, at, 7) + claudeResponse('m2', 9, at, 3),
     );
     const json = cctop(['--json'], home.env);
     const daily = cctop(['daily', '--json'], home.env);
+    const list = cctop(['--list'], home.env);
     expect(json.code).toBe(0);
     const cache = join(home.dir, '.cache', 'cctop');
     expect(readdirSync(cache).filter((n) => n.startsWith('warm-'))).toHaveLength(1);
@@ -214,6 +216,10 @@ describe('a warm answer', () => {
     const warmDaily = cctop(['daily', '--json'], home.env);
     expect(warmDaily.err).toBe('');
     expect(noClock(warmDaily.out)).toBe(noClock(daily.out));
+    const warmList = cctop(['--list'], home.env);
+    expect(warmList.err).toBe('');
+    expect(warmList.out).toBe(list.out);
+    expect(warmList.out).toContain('5m');
     // A new transcript in the folder: through the index again (which finds it damaged and says so).
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('m3', 5, at, 1));
     const moved = cctop(['--json'], home.env);

@@ -13,6 +13,7 @@ import { type Tally, tallyOf } from '../model/totals.js';
 import type { UsageCell } from '../model/usage-cells.js';
 import { docOf, type ShowClock } from './render.js';
 import {
+  decodeFacts,
   decodeSpend,
   decodeUsage,
   encodeRecord,
@@ -22,6 +23,7 @@ import {
   keptFacts,
   type LiveInputs,
   recordOfHead,
+  type SessionFacts,
   type SessionRecord,
   signatureOf,
 } from './session-record.js';
@@ -49,7 +51,26 @@ export interface Held {
   text(): FactsText;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
+  /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
+  listed(): ListedFacts;
 }
+
+/** The facts a `--list` row reads that the head (and its tally) does not hold. */
+export interface ListedFacts {
+  startedAt: string | null;
+  title: string | null;
+  model: string | null;
+  used: number | null;
+  compactAt: number | null;
+}
+
+const listedOf = (f: SessionFacts): ListedFacts => ({
+  startedAt: f.startedAt,
+  title: f.title,
+  model: f.model,
+  used: f.context.used,
+  compactAt: f.context.compactAt,
+});
 
 /** A record just built (or reused from the last build) as held. */
 class BuiltHeld implements Held {
@@ -102,6 +123,10 @@ class BuiltHeld implements Held {
   sealed(): Buffer {
     this.bytes ??= encodeRecord(this.r).record;
     return this.bytes;
+  }
+
+  listed(): ListedFacts {
+    return listedOf(this.r.facts);
   }
 }
 
@@ -176,6 +201,11 @@ class KeptHeld implements Held {
 
   sealed(): Buffer {
     return this.h.sealed.record;
+  }
+
+  listed(): ListedFacts {
+    // Only the facts: the spend and usage parts stay bytes.
+    return listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
   }
 }
 

@@ -17,9 +17,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
 import { totalsOf } from '../model/totals.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
+import { paint } from '../views/cli/color.js';
+import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Strategy } from './strategies.js';
 import { readWarm } from './warm.js';
+
+/** `--list` without colour, to compare the tables by their text. */
+const PLAIN = paint(false, {});
 
 /** Histories tried: each takes about a second on two cores. */
 const RUNS = Number(process.env.CCTOP_PATCH_RUNS ?? 12);
@@ -198,6 +203,11 @@ describe('every strategy answers exactly as a cold read', () => {
               seen.add('snapshot');
               expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
                 indexed.json().toString(),
+              );
+              // `--list` from the kept facts, as from the document.
+              const rows = warm.snapshot.listed().map((f) => rowOfFacts(f, f));
+              expect(renderRows(rows, 'retail', 120, PLAIN, h.nowMs), `step ${n} (--list)`).toEqual(
+                renderList(indexed.document, 120, PLAIN, h.nowMs),
               );
             }
           }

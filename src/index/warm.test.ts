@@ -8,7 +8,9 @@ import { appendFileSync, readdirSync, readFileSync, utimesSync, writeFileSync } 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cacheDir } from '../paths.js';
-import { claudeResponse, FakeHome } from '../test-support/corpus.js';
+import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
+import { paint } from '../views/cli/color.js';
+import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
 import { takeSnapshot } from './snapshot.js';
 import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
 
@@ -41,6 +43,39 @@ describe('the warm snapshot', () => {
     if (r.kind !== 'answered') return;
     expect(r.snapshot.json().toString()).toBe((await answer(NOON + 1000)).json().toString());
     expect(r.snapshot.count).toBe(indexed.document.sessions.length);
+  });
+
+  it('prints the --list table from its kept facts as the index prints it from the document, hostile titles made safe', async () => {
+    const at = (ago: number) => new Date(NOON - ago).toISOString();
+    const prompt = (text: string, ago: number) =>
+      jsonl({
+        type: 'user',
+        sessionId: 's',
+        cwd: '/w',
+        uuid: `p-${ago}`,
+        timestamp: at(ago),
+        message: { role: 'user', content: text },
+      });
+    home.write(
+      home.claudeFile('-w', 'a.jsonl'),
+      prompt('fix the \u001b[2Jbuild', 20 * 60_000) + claudeResponse('a', 5, at(10 * 60_000), 2),
+      NOON - 10 * 60_000,
+    );
+    transcript('b.jsonl', 3 * GROWING_MS);
+    await answer();
+    const r = warm(NOON + 1000);
+    if (r.kind !== 'answered') throw new Error(`the snapshot declined: ${reason(r)}`);
+    const plain = paint(false, {});
+    const kept = renderRows(
+      r.snapshot.listed().map((f) => rowOfFacts(f, f)),
+      'retail',
+      100,
+      plain,
+      NOON + 1000,
+    );
+    expect(kept).toEqual(renderList((await answer(NOON + 1000)).document, 100, plain, NOON + 1000));
+    expect(kept.join('\n')).toContain('fix the');
+    expect(kept.join('\n')).not.toContain('\u001b');
   });
 
   it('declines when a transcript that may be growing grew, or a new one appeared', async () => {

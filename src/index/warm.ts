@@ -1,10 +1,11 @@
 /**
  * The warm snapshot: beside the index, one file per scope holding what a warm one-shot prints, so
- * that `cctop --json` or `cctop daily --json` with nothing changed costs one read, one freshness
+ * that `cctop --json`, `--list` or `cctop daily --json` with nothing changed costs one read, one freshness
  * check, the live fields joined and one write. It is written when a one-shot's refresh settles
  * (kept, patched or built) and holds, in the document's order, each session's sealed record (the
  * bytes the index keeps: facts as printed text, spend, usage cells) and what is shown of it without
- * parsing anything (its head), with the totals, the problems as a build keeps them, and what
+ * parsing anything (its head), apart from them the few facts a `cctop --list` row reads (so the list
+ * needs no session document), with the totals, the problems as a build keeps them, and what
  * discovery saw: every directory it asked to list with the time it had, and every transcript with
  * its size, time and inode.
  *
@@ -42,6 +43,7 @@ import { type Problem, ProblemLog } from '../model/problems.js';
 import type { LiveSignal } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
+import { totalTokens } from '../model/usage.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
 import { dirTime } from '../providers/fsutil.js';
@@ -64,7 +66,7 @@ import {
 } from './session-record.js';
 
 /** The layout of the file; another number is another layout, and declines. */
-const WARM_FORMAT = 1;
+const WARM_FORMAT = 3;
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -111,6 +113,41 @@ interface WarmHeader {
   problems: KeptProblem[];
   totals: DocumentTotals;
   sessions: WarmSession[];
+  /** The length of the `--list` facts (`ListedRow`s, JSON) between the header and the records. */
+  listedBytes: number;
+}
+
+/**
+ * What `cctop --list` reads of a session besides its head: kept apart from the header, in its order,
+ * so that `--json` does not parse them. A tuple: 4,000 of them are parsed by each warm `--list`.
+ */
+type ListedRow = [
+  startedAt: string | null,
+  title: string | null,
+  model: string | null,
+  used: number | null,
+  compactAt: number | null,
+  tokens: number | null,
+  included: boolean,
+  unpriced: boolean,
+];
+
+/** A session as a `--list` row reads it (`ListFacts` in `views/cli/list.ts`), with its live fields. */
+export interface WarmListed {
+  provider: ProviderId;
+  id: string;
+  project: string | null;
+  title: string | null;
+  lastActiveAt: string | null;
+  startedAt: string | null;
+  model: string | null;
+  usd: number | null;
+  included: boolean;
+  tokens: number | null;
+  unpriced: boolean;
+  context: { used: number | null; compactAt: number | null };
+  state: Shown['state'];
+  stateSource: Shown['stateSource'];
 }
 
 // ---- Writing -----------------------------------------------------------------------------------
@@ -148,9 +185,21 @@ export function keepWarm(a: WarmAnswer): void {
     }
     const sessions: WarmSession[] = [];
     const records: Buffer[] = [];
+    const listed: ListedRow[] = [];
     let at = 0;
     for (const h of a.held) {
       const record = h.sealed();
+      const l = h.listed();
+      listed.push([
+        l.startedAt,
+        l.title,
+        l.model,
+        l.used,
+        l.compactAt,
+        totalTokens(h.tally.tokens),
+        h.tally.included,
+        h.tally.unpricedTokens > 0,
+      ]);
       sessions.push({
         provider: h.provider,
         id: h.id,
@@ -166,6 +215,7 @@ export function keepWarm(a: WarmAnswer): void {
       records.push(record);
       at += record.length;
     }
+    const list = Buffer.from(JSON.stringify(listed));
     const header: WarmHeader = {
       format: WARM_FORMAT,
       scope: a.scope,
@@ -175,11 +225,12 @@ export function keepWarm(a: WarmAnswer): void {
       problems: a.problems,
       totals: totalsOfTallies(a.held.map((h) => h.tally)),
       sessions,
+      listedBytes: list.length,
     };
     // Session text is ASCII already (the records are); the header's paths may not be.
     const head = Buffer.from(JSON.stringify(header));
     const prefix = Buffer.alloc(PREFIX_BYTES);
-    const body = Buffer.concat([head, ...records]);
+    const body = Buffer.concat([head, list, ...records]);
     prefix.writeUInt32LE(head.length, 0);
     prefix.writeUInt32LE(crc32(body) >>> 0, 4);
     prefix.write(a.digest.slice(0, DIGEST_CHARS).padEnd(DIGEST_CHARS), 8, 'latin1');
@@ -280,11 +331,14 @@ export function readWarm(o: WarmOptions): WarmReading {
   const header = headerOf(b.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headBytes));
   if (header === null) return discarded(path, 'the snapshot is of another version');
   if (header.scope !== scope) return discarded(path, 'the snapshot is of other options');
+  const listAt = PREFIX_BYTES + headBytes;
+  if (listAt + header.listedBytes > b.length) return discarded(path, 'the snapshot is damaged');
   const moved = movedSince(header, o.nowMs);
   if (moved !== null) return declined(moved);
+  const list = b.subarray(listAt, listAt + header.listedBytes);
   return {
     kind: 'answered',
-    snapshot: new WarmSnapshot(header, b.subarray(PREFIX_BYTES + headBytes), time, o),
+    snapshot: new WarmSnapshot(header, list, b.subarray(listAt + header.listedBytes), time, o),
   };
 }
 
@@ -327,6 +381,7 @@ export class WarmSnapshot {
 
   constructor(
     private readonly h: WarmHeader,
+    private readonly listBytes: Buffer,
     private readonly pack: Buffer,
     time: LocalTime,
     private readonly o: WarmOptions,
@@ -413,6 +468,35 @@ export class WarmSnapshot {
     );
   }
 
+  /**
+   * Every session as a `cctop --list` row reads it, with the live fields joined when it was read: no
+   * record is decoded.
+   */
+  listed(): WarmListed[] {
+    const rows = listedOf(this.listBytes.toString('utf8'), this.count);
+    if (rows === null) throw new Error("the warm snapshot's --list facts do not read");
+    return this.h.sessions.map((s, i) => {
+      const [startedAt, title, model, used, compactAt, tokens, included, unpriced] = rows[i]!;
+      const live = this.shown[i]!;
+      return {
+        provider: s.provider,
+        id: s.id,
+        project: s.project,
+        title,
+        lastActiveAt: s.lastActiveAt,
+        startedAt,
+        model,
+        usd: s.usd,
+        included,
+        tokens,
+        unpriced,
+        context: { used, compactAt },
+        state: live.state,
+        stateSource: live.stateSource,
+      };
+    });
+  }
+
   /** Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them. */
   usage(): SessionUsage[] {
     return this.h.sessions.map((s) => {
@@ -461,7 +545,36 @@ function isHeader(v: unknown): v is WarmHeader {
     !problems.every((p) => isObj(p) && isObj(p.problem) && nullable(p.after, 'number'))
   )
     return false;
-  return isObj(totals) && Array.isArray(sessions) && sessions.every(isSession);
+  return (
+    typeof v.listedBytes === 'number' && isObj(totals) && Array.isArray(sessions) && sessions.every(isSession)
+  );
+}
+
+/** The `--list` facts, `count` of them, or null when they are not what `keepWarm` writes. */
+function listedOf(text: string, count: number): ListedRow[] | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Passed the CRC yet is not JSON: another layout.
+    return null;
+  }
+  return Array.isArray(v) && v.length === count && v.every(isListedRow) ? v : null;
+}
+
+function isListedRow(r: unknown): r is ListedRow {
+  return (
+    Array.isArray(r) &&
+    r.length === 8 &&
+    nullable(r[0], 'string') &&
+    nullable(r[1], 'string') &&
+    nullable(r[2], 'string') &&
+    nullable(r[3], 'number') &&
+    nullable(r[4], 'number') &&
+    nullable(r[5], 'number') &&
+    typeof r[6] === 'boolean' &&
+    typeof r[7] === 'boolean'
+  );
 }
 
 function isSession(s: unknown): s is WarmSession {

@@ -21,6 +21,7 @@ export interface ProcessInfo {
   /** Process start, ms since the epoch. */
   startMs: number;
   argv: string[];
+  /** Its working directory: read for agents only (Linux), and null where it cannot be. */
   cwd: string | null;
   /** CPU seconds used so far (user + system). */
   cpuSeconds: number;
@@ -57,12 +58,31 @@ function bootTimeMs(): number {
 
 let boot: number | null = null;
 
-/** Every process on a Linux machine, from `/proc`. Processes we may not look into are skipped. */
+/**
+ * Every process on a Linux machine, from `/proc`, or none when no agent runs (then nothing is paired
+ * or summed, and reading every process's stat would be most of a one-shot's look). Processes we may
+ * not look into are skipped.
+ */
 export function linuxProcesses(): ProcessInfo[] {
-  boot ??= bootTimeMs();
-  const out: ProcessInfo[] = [];
+  const named: { name: string; argv: string[]; agent: boolean }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${name}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((a) => a.length > 0);
+    } catch {
+      // exited while we looked
+      continue;
+    }
+    if (argv.length === 0) continue; // a kernel thread
+    named.push({ name, argv, agent: agentOf(argv) !== null });
+  }
+  if (!named.some((p) => p.agent)) return [];
+  boot ??= bootTimeMs();
+  const out: ProcessInfo[] = [];
+  for (const { name, argv, agent } of named) {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       // The command name is in parentheses and may itself contain spaces and parentheses.
@@ -72,16 +92,15 @@ export function linuxProcesses(): ProcessInfo[] {
       const stime = Number(rest[12]);
       const start = Number(rest[19]);
       const rssPages = Number(rest[21]);
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8')
-        .split('\0')
-        .filter((a) => a.length > 0);
-      if (argv.length === 0) continue; // a kernel thread
+      // Only an agent's working directory pairs sessions (`agents`): a readlink for every other
+      // process would be a third of the look.
       let cwd: string | null = null;
-      try {
-        cwd = readlinkSync(`/proc/${name}/cwd`);
-      } catch {
-        // another user's process: no cwd, still counted in trees
-      }
+      if (agent)
+        try {
+          cwd = readlinkSync(`/proc/${name}/cwd`);
+        } catch {
+          // another user's process: no cwd, still counted in trees
+        }
       out.push({
         pid: Number(name),
         ppid,

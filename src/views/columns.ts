@@ -32,6 +32,21 @@ export interface Column {
 
 const ms = (iso: string | null) => (iso === null ? null : Date.parse(iso));
 
+/**
+ * The cells a row computes from a few facts, apart so that a view holding those facts without the
+ * document (`cctop --list` from the warm snapshot) prints them the same.
+ */
+export const cells = {
+  id: (id: string, short: string | undefined) => safeLine(short ?? id.slice(0, ID_WIDTH)),
+  active: (lastActiveAt: string | null, now: number) => ago(ms(lastActiveAt), now),
+  duration: (startedAt: string | null, lastActiveAt: string | null) => {
+    const a = ms(startedAt);
+    const b = ms(lastActiveAt);
+    return a === null || b === null ? UNKNOWN : duration(b - a);
+  },
+  tokens: (total: number | null) => tokens(total),
+};
+
 /** The PERM column: as wide as its widest word, `BYPASS` (`read-only` is shown as `ro` to fit). */
 export const PERM_WIDTH = 6;
 
@@ -103,25 +118,21 @@ export const SESSION_COLUMNS = {
     title: 'ID',
     width: ID_WIDTH,
     align: 'left',
-    cell: (r) => safeLine(r.short ?? r.s.id.slice(0, ID_WIDTH)),
+    cell: (r) => cells.id(r.s.id, r.short),
   },
   active: {
     key: 'active',
     title: 'LAST',
     width: 4,
     align: 'right',
-    cell: (r, now) => ago(ms(r.s.lastActiveAt), now),
+    cell: (r, now) => cells.active(r.s.lastActiveAt, now),
   },
   duration: {
     key: 'duration',
     title: 'DUR',
     width: 5,
     align: 'right',
-    cell: (r) => {
-      const a = ms(r.s.startedAt);
-      const b = ms(r.s.lastActiveAt);
-      return a === null || b === null ? UNKNOWN : duration(b - a);
-    },
+    cell: (r) => cells.duration(r.s.startedAt, r.s.lastActiveAt),
   },
   cost: {
     key: 'cost',
@@ -173,7 +184,7 @@ export const SESSION_COLUMNS = {
     title: 'TOKENS',
     width: 6,
     align: 'right',
-    cell: (r) => tokens(totalTokens(r.s.tokens)),
+    cell: (r) => cells.tokens(totalTokens(r.s.tokens)),
   },
   tok_rate: {
     key: 'tok_rate',

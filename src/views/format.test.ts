@@ -22,11 +22,12 @@ describe('how a number reads, in every view', () => {
   });
 
   it('spend reads short, and a bundled plan reads incl', () => {
-    expect([0, 0.004, 3.2, 1204.4, 250_000].map((v) => usd(v))).toEqual([
+    expect([0, 0.004, 3.2, 1204.4, 99_999.6, 250_000].map((v) => usd(v))).toEqual([
       '$0.00',
       '<$0.01',
       '$3.20',
       '$1,204',
+      '$100,000',
       '$250k',
     ]);
     expect(usd(12, true)).toBe('incl');

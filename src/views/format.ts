@@ -61,8 +61,15 @@ export function usd(v: number | null, included = false): string {
   if (v === 0) return '$0.00';
   if (v < 0.01) return '<$0.01';
   if (v < 1000) return `$${v.toFixed(2)}`;
-  if (v < 100_000) return `$${Math.round(v).toLocaleString('en-US')}`;
+  // Grouped by hand: the first `toLocaleString` loads the locale data (about 50 ms of a warm `--list`).
+  if (v < 100_000) return `$${thousands(Math.round(v))}`;
   return `$${(v / 1000).toFixed(0)}k`;
+}
+
+/** A whole number from 1,000 to 100,000 as en-US writes it: one comma. */
+function thousands(n: number): string {
+  const digits = String(n);
+  return `${digits.slice(0, -3)},${digits.slice(-3)}`;
 }
 
 /** A count with its noun, in the plural unless it is one: `1 compaction`, `3 compactions`. */

@@ -5,15 +5,16 @@
  */
 import { basename } from 'node:path';
 import { shortIds } from '../../index/find.js';
-import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { Plan, SessionContext, SessionDoc, SessionDocument } from '../../model/document.js';
+import type { ProviderId } from '../../model/facts.js';
 import type { QuotaFigure } from '../../model/quota.js';
 import type { SessionState, StateSource } from '../../model/state.js';
 import { PLACE_LIST } from '../../providers/places.js';
-import { type Column, type ColumnKey, columnsOf, SESSION_COLUMNS } from '../columns.js';
+import { type Column, type ColumnKey, cells, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { quotaBrief } from '../quota-brief.js';
 import { printable, safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, counted, NO_PRICE, padEnd, padStart, UNKNOWN, usd } from './format.js';
+import { clip, counted, NO_PRICE, padEnd, padStart, percent, shortModel, UNKNOWN, usd } from './format.js';
 
 export const STATE_MARK: Record<SessionState, string> = {
   working: '●',
@@ -26,7 +27,7 @@ export const STATE_MARK: Record<SessionState, string> = {
 const LIST_KEYS: readonly ColumnKey[] = ['id', 'active', 'duration', 'cost', 'tokens', 'ctx', 'model'];
 
 /** The project's folder and the title, the way a row names its session; safe to print. */
-export function label(s: SessionDoc): string {
+export function label(s: Pick<SessionDoc, 'project' | 'title' | 'id'>): string {
   const project = s.project ? safeLine(basename(s.project)) : null;
   const title = s.title ? safeLine(s.title) : null;
   if (project && title) return `${project} · ${title}`;
@@ -53,11 +54,113 @@ function colourState(p: Paint, state: SessionState, text: string): string {
 const HOST_CELLS = 12;
 
 /**
+ * A row of the list as the table reads it: a session document, or what the warm snapshot keeps of
+ * one (`ListFacts`), which prints the same cells without the document being built.
+ */
+export interface ListRow {
+  provider: ProviderId;
+  id: string;
+  host: string | undefined;
+  state: SessionState;
+  stateSource: StateSource;
+  usd: number | null;
+  included: boolean;
+  /** Whether some of its tokens are on a model without a price (else no price means no usage). */
+  unpriced: boolean;
+  /** The PROJECT · TITLE cell, safe to print. */
+  label(): string;
+  cell(c: Column, short: string, nowMs: number): string;
+}
+
+/**
+ * What `--list` shows of a session beyond its live fields and its tally: the facts its cells read,
+ * small enough for the warm snapshot to keep beside each session.
+ */
+export interface ListFacts {
+  provider: ProviderId;
+  id: string;
+  project: string | null;
+  title: string | null;
+  lastActiveAt: string | null;
+  startedAt: string | null;
+  model: string | null;
+  usd: number | null;
+  included: boolean;
+  /** All its tokens (`totalTokens`), null when none was counted. */
+  tokens: number | null;
+  /** Whether some of its tokens are on a model without a price. */
+  unpriced: boolean;
+  context: Pick<SessionContext, 'used' | 'compactAt'>;
+}
+
+const rowOfDoc = (s: SessionDoc): ListRow => ({
+  provider: s.provider,
+  id: s.id,
+  host: s.host,
+  state: s.state,
+  stateSource: s.stateSource,
+  usd: s.cost.usd,
+  included: s.cost.included,
+  unpriced: s.cost.unpriced.length > 0,
+  label: () => label(s),
+  cell: (c, short, nowMs) => c.cell({ s, rate: null, short }, nowMs),
+});
+
+/** A row from kept facts and the live fields joined now; its cells are the columns' own (`cells`). */
+export function rowOfFacts(f: ListFacts, live: Pick<SessionDoc, 'state' | 'stateSource'>): ListRow {
+  return {
+    provider: f.provider,
+    id: f.id,
+    host: undefined,
+    state: live.state,
+    stateSource: live.stateSource,
+    usd: f.usd,
+    included: f.included,
+    unpriced: f.unpriced,
+    label: () => label(f),
+    cell: (c, short, nowMs) => factsCell(c.key, f, short, nowMs),
+  };
+}
+
+function factsCell(key: ColumnKey, f: ListFacts, short: string, nowMs: number): string {
+  switch (key) {
+    case 'id':
+      return cells.id(f.id, short);
+    case 'active':
+      return cells.active(f.lastActiveAt, nowMs);
+    case 'duration':
+      return cells.duration(f.startedAt, f.lastActiveAt);
+    case 'cost':
+      return usd(f.usd, f.included);
+    case 'tokens':
+      return cells.tokens(f.tokens);
+    case 'ctx':
+      return percent(f.context.used, f.context.compactAt);
+    case 'model':
+      return shortModel(f.model);
+    case 'host':
+      return '';
+    // Not among `LIST_KEYS`: the kept facts do not hold what these read.
+    case 'cost_hour':
+    case 'cost_today':
+    case 'cpu':
+    case 'mem':
+    case 'tools':
+    case 'errors':
+    case 'tok_rate':
+    case 'harness':
+    case 'perm':
+    case 'branch':
+      throw new Error(`--list from kept facts has no ${key} column`);
+  }
+}
+
+/**
  * The columns of this list: HOST only when some row comes from another machine (`--host`), as wide
  * as its longest name; ID as wide as the short ids.
  */
-function shownColumns(doc: SessionDocument, idLength: number): Column[] {
-  const names = doc.sessions.flatMap((s) => (s.host === undefined ? [] : [safeLine(s.host)]));
+function shownColumns(rows: readonly ListRow[], idLength: number): Column[] {
+  const names = rows.flatMap((s) => (s.host === undefined ? [] : [safeLine(s.host)]));
   const host: Column[] =
     names.length === 0
       ? []
@@ -84,24 +187,36 @@ export function renderList(
   /** The accounts' quota (`cctop quota`), shown in its harness's heading; none when not asked for. */
   quota: readonly QuotaFigure[] = [],
 ): string[] {
+  return renderRows(doc.sessions.map(rowOfDoc), doc.plan, columns, p, nowMs, quota);
+}
+
+/** The table of `rows` (in the document's order) as lines, for a terminal `columns` wide. */
+export function renderRows(
+  all: readonly ListRow[],
+  plan: Plan,
+  columns: number,
+  p: Paint,
+  nowMs: number,
+  quota: readonly QuotaFigure[] = [],
+): string[] {
   const out: string[] = [];
-  const short = shortIds(doc.sessions);
-  const shown = shownColumns(doc, short.length);
+  const short = shortIds(all);
+  const shown = shownColumns(all, short.length);
   const fixed = 2 + 3 + shown.reduce((n, c) => n + c.width + 1, 0);
   const titleWidth = Math.max(10, columns - fixed);
   const header = `  ${padEnd('', 2)} ${shown.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
 
   for (const provider of PLACE_LIST) {
-    const rows = doc.sessions.filter((s) => s.provider === provider.id);
+    const rows = all.filter((s) => s.provider === provider.id);
     if (rows.length === 0) continue;
-    const spent = rows.reduce((n, s) => n + (s.cost.usd ?? 0), 0);
-    const anyPriced = rows.some((s) => s.cost.usd !== null);
-    const allIncluded = rows.every((s) => s.cost.included || s.cost.usd === null);
+    const spent = rows.reduce((n, s) => n + (s.usd ?? 0), 0);
+    const anyPriced = rows.some((s) => s.usd !== null);
+    const allIncluded = rows.every((s) => s.included || s.usd === null);
     const money = anyPriced
       ? allIncluded
         ? `${usd(spent)} included in plan`
-        : `${usd(spent)} ${doc.plan === 'retail' ? 'est.' : ''}`.trim()
-      : rows.some((s) => s.cost.unpriced.length > 0)
+        : `${usd(spent)} ${plan === 'retail' ? 'est.' : ''}`.trim()
+      : rows.some((s) => s.unpriced)
         ? NO_PRICE
         : 'no usage recorded';
     if (out.length > 0) out.push('');
@@ -110,12 +225,13 @@ export function renderList(
     out.push(p.bold(brief === null ? heading : clip(`${heading} · ${brief}`, columns)));
     out.push(p.dim(header.slice(0, columns)));
     for (const s of rows) {
-      const cells = shown.map((c) => {
-        const v = c.cell({ s, rate: null, short: short.of(s.id) }, nowMs);
+      const id = short.of(s.id);
+      const texts = shown.map((c) => {
+        const v = s.cell(c, id, nowMs);
         return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
       });
       const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
-      out.push(`  ${mark} ${cells.join(' ')} ${padEnd(label(s), titleWidth).trimEnd()}`);
+      out.push(`  ${mark} ${texts.join(' ')} ${padEnd(s.label(), titleWidth).trimEnd()}`);
     }
   }
   if (out.length > 0) {
@@ -123,7 +239,7 @@ export function renderList(
     const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
     out.push(p.dim(clip(legend, columns)));
     // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
-    if (doc.sessions.some((s) => s.stateSource !== 'inferred'))
+    if (all.some((s) => s.stateSource !== 'inferred'))
       out.push(
         p.dim(
           clip(

@@ -27,6 +27,26 @@ export async function listCommand(
 ): Promise<number> {
   // Other machines (`--host`) are read while this one's index refreshes.
   const remote = await remoteOf(io, values, o.demo);
+  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
+  const colors = paint(io.isTty, io.env);
+  // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document built.
+  const warm = remote === null ? await warmSnapshot(o, io.env) : null;
+  const listed = warm !== null && warm.count > 0 ? warm.listed() : [];
+  // Known limit: Codex's quota comes from its sessions' rate limits, which the snapshot's kept
+  // facts do not hold, so a list with Codex sessions is answered by the index.
+  if (warm !== null && listed.length > 0 && !listed.some((f) => f.provider === 'codex')) {
+    const { renderRows, rowOfFacts } = await import('./list.js');
+    const rows = listed.map((f) => rowOfFacts(f, f));
+    const nowMs = Date.now();
+    const lines = renderRows(rows, o.plan, columns, colors, nowMs, await listQuota(o, io, [], nowMs));
+    if (o.filters.length === 0) {
+      const { budgetLine } = await import('./money.js');
+      const line = await budgetLine(io, () => warm.usage(), warm.time, colors);
+      if (line !== null) lines.push(line);
+    }
+    io.out(lines.join('\n'));
+    return 0;
+  }
   const s = await snapshot(o, io.env);
   const doc = remote ? await remote.merged(s.document) : s.document;
   if (doc.sessions.length === 0) {
@@ -34,8 +54,6 @@ export async function listCommand(
     return 0;
   }
   const { renderList } = await import('./list.js');
-  const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
-  const colors = paint(io.isTty, io.env);
   const nowMs = Date.now();
   const lines = renderList(doc, columns, colors, nowMs, await listQuota(o, io, s.document.sessions, nowMs));
   // Budgets count every session: a list some flag narrowed does not hold what they count.
