@@ -268,22 +268,6 @@ export class IndexStore {
     return row ? (JSON.parse(row.carry) as unknown) : null;
   }
 
-  /**
-   * The files whose reader met record types or fields it does not know (`FileFacts.drift`): only
-   * those rows' drift, read out of the stored facts by SQLite, so doctor never loads a whole table.
-   */
-  driftRows(): { provider: string; path: string; drift: string }[] {
-    return this.watched(
-      () =>
-        this.db
-          .prepare(
-            `SELECT provider, path, json_extract(facts, '$.drift') AS drift FROM files
-             WHERE deleted = 0 AND json_extract(facts, '$.drift') IS NOT NULL`,
-          )
-          .all() as { provider: string; path: string; drift: string }[],
-    );
-  }
-
   /** Every cached price (a few hundred entries at most). */
   loadPrices(): Map<string, string> {
     const rows = this.watched(

@@ -93,7 +93,11 @@ export class DriftTally {
     this.version = this.reader.version(o) ?? this.version;
     const t = this.reader.type(o);
     const drift = () => this.of(this.version);
-    if (t !== null && !known.types.has(t)) note(drift().types, t, lineNo);
+    if (t !== null && !known.types.has(t)) {
+      // A type it does not know is one finding: its fields are all new, and say nothing more.
+      note(drift().types, t, lineNo);
+      return;
+    }
     for (const f of this.reader.fields(o)) if (!known.fields.has(f)) note(drift().fields, f, lineNo);
   }
 }

@@ -1,21 +1,18 @@
 /**
  * `cctop doctor`'s drift section: per harness and per CLI version seen in the files, the record types
  * and fields its reader does not know (counted as files were read, `providers/drift.ts`, and kept in
- * the index), so a release that adds records is seen the day it is installed. Names come from the
+ * the index with the rest of a file's facts: doctor builds from every file, read now or kept), so a
+ * release that adds records is seen the day it is installed. Names come from the
  * files: each is made safe to print by the caller's `printable`, and cut here to one short line.
  * Not here: counting (the readers do), or judging whether a new name matters (a person does).
  */
 import type { ParsedFile } from '../../index/sessions.js';
-import { IndexStore } from '../../index/store.js';
-import { PROVIDERS, type ProviderId } from '../../model/facts.js';
-import { parseJson } from '../../model/json.js';
+import type { ProviderId } from '../../model/facts.js';
 import { driftOf, MORE, NO_VERSION } from '../../providers/drift.js';
 import { placeById } from '../../providers/places.js';
 import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { counted, tildify } from './format.js';
-
-const isProviderId = (v: string): v is ProviderId => (PROVIDERS as readonly string[]).includes(v);
 
 /** Names listed per version and kind: the count says how many more there are. */
 export const MAX_NAMES_SHOWN = 8;
@@ -33,37 +30,11 @@ interface Group {
   fields: Map<string, Named>;
 }
 
-/**
- * Each file's drift: from every file this run parsed, when it built (so `--no-cache` opens no
- * index), else from the index in `dir`, which answered it and holds every file's facts.
- */
-function driftSources(
-  files: readonly ParsedFile[] | null,
-  dir: string,
-): { provider: string; path: string; drift: unknown }[] {
-  const fromFiles = () =>
-    (files ?? [])
-      .filter((f) => f.result.facts.drift)
-      .map((f) => ({ provider: f.file.provider, path: f.file.path, drift: f.result.facts.drift }));
-  if (files !== null) return fromFiles();
-  const opened = IndexStore.open(dir);
-  if (opened.kind !== 'open') return [];
-  try {
-    return opened.store.driftRows().map((r) => ({ ...r, drift: parseJson(r.drift) }));
-  } catch {
-    // A damaged index says nothing of drift: doctor's problems report the damage itself.
-    return [];
-  } finally {
-    opened.store.close();
-  }
-}
-
 /** The unknowns of every file, summed per harness and version. */
-export function driftGroups(files: readonly ParsedFile[] | null, dir: string, h: string): Group[] {
+export function driftGroups(files: readonly ParsedFile[] | null, h: string): Group[] {
   const groups = new Map<string, Group>();
-  for (const src of driftSources(files, dir)) {
-    if (!isProviderId(src.provider)) continue;
-    for (const [version, d] of Object.entries(driftOf(src.drift) ?? {})) {
+  for (const { file: src, result } of files ?? []) {
+    for (const [version, d] of Object.entries(driftOf(result.facts.drift) ?? {})) {
       const key = `${src.provider}\u0000${version}`;
       let g = groups.get(key);
       if (g === undefined) {

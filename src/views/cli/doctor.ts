@@ -128,7 +128,7 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
     for (const line of store) out(`  ${line}`);
   }
 
-  const drift = driftLines(driftGroups(s.files, cacheDir(env), h), p);
+  const drift = driftLines(driftGroups(s.files, h), p);
   if (drift.length > 0) out('');
   for (const line of drift) out(line);
 
