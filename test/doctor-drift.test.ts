@@ -70,6 +70,12 @@ describe('the pinned harness versions write nothing their readers do not know', 
     for (const file of files) expect(parsed('claude', file).result.facts.drift ?? null, file).toBeNull();
   });
 
+  it('every line Codex 0.169.0 wrote in the lab is known', () => {
+    const files = labFiles('codex');
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect(parsed('codex', file).result.facts.drift ?? null, file).toBeNull();
+  });
+
   it('doctor over the lab’s Claude Code sessions has no drift section', () => {
     for (const file of labFiles('claude')) home.copy(file, home.claudeFile('-lab', file.split('/').at(-1)!));
     const r = doctor('--no-cache');
@@ -95,6 +101,28 @@ describe('a version that writes what cctop does not read is named in doctor', ()
     const again = doctor();
     expect(section(again.stdout)).toEqual(want);
     expect(again.status).toBe(0);
+  });
+
+  it('a Codex rollout names the version its session_meta gave, for a payload type added after it', () => {
+    const recorded = readFileSync(labFile('codex', 'call'), 'utf8').replace(
+      /"cli_version":"[^"]*"/,
+      '"cli_version":"0.172.0"',
+    );
+    const name = labFile('codex', 'call').split('/').at(-1)!;
+    const added = Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({
+        timestamp: `2026-12-07T06:00:${String(10 + i)}Z`,
+        type: 'event_msg',
+        payload: { type: 'status_line_snapshot', thread_id: 't' },
+      }),
+    );
+    home.write(home.codexFile(name), `${recorded}${added.join('\n')}\n`);
+    const out = section(doctor('--no-cache').stdout);
+    expect(out.slice(0, 3)).toEqual([
+      'Records cctop does not read (a newer CLI wrote them)',
+      '  Codex 0.172.0: 1 record type cctop does not read',
+      `    type event_msg/status_line_snapshot ×12, first at ~/.codex/sessions/2025/09/25/${name}:${recorded.split('\n').length}`,
+    ]);
   });
 
   it('a hostile type name is printed inert and cut short', () => {

@@ -153,6 +153,8 @@ export interface FileFacts {
   inconsistentUsage: number;
   /** What the reader did not know in this file, per CLI version; absent in facts kept before. */
   drift?: DriftFacts | null;
+  /** The CLI version the newest record that named one was written by (kept for the next pass). */
+  cliVersion?: string | null;
 }
 
 export function emptyFacts(): FileFacts {

@@ -59,12 +59,15 @@ function note(table: Record<string, Seen>, name: string, line: number): void {
 /** One file's pass: the samples taken so far and the version of the newest record that named one. */
 export class DriftTally {
   private readonly sampled = new Map<string | null, number>();
-  private version: string | null = null;
+  private version: string | null;
 
   constructor(
-    private readonly facts: { drift?: DriftFacts | null },
+    private readonly facts: { drift?: DriftFacts | null; cliVersion?: string | null },
     private readonly reader: DriftReader,
-  ) {}
+  ) {
+    // A harness that names its version once (Codex, in the first record) still has it on a later pass.
+    this.version = facts.cliVersion ?? null;
+  }
 
   private of(version: string | null): VersionDrift {
     this.facts.drift ??= {};
@@ -90,7 +93,11 @@ export class DriftTally {
     this.sampled.set(key, n + 1);
     const o = parseObject(b.toString('utf8', start, end));
     if (o === null) return;
-    this.version = this.reader.version(o) ?? this.version;
+    const named = this.reader.version(o);
+    if (named !== null && named !== this.version) {
+      this.version = named;
+      this.facts.cliVersion = named;
+    }
     const t = this.reader.type(o);
     const drift = () => this.of(this.version);
     if (t !== null && !known.types.has(t)) {
