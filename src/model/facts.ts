@@ -86,6 +86,23 @@ export interface ContextReading {
   atMs: number | null;
 }
 
+/** One unknown name: how often it was seen, and where first (a line number in the file, from 1). */
+export interface Seen {
+  count: number;
+  line: number;
+}
+
+export interface VersionDrift {
+  types: Record<string, Seen>;
+  /** Fields are counted in the sampled records only: a count says "at least". */
+  fields: Record<string, Seen>;
+}
+
+/**
+ * Record types and fields the reader does not know (`providers/drift.ts`), per CLI version (`?`: the records named none) in one file.
+ */
+export type DriftFacts = Record<string, VersionDrift>;
+
 export interface FileFacts {
   /** The session id the file's own records carry, when they carry one. */
   sessionId: string | null;
@@ -145,6 +162,10 @@ export interface FileFacts {
   firstBad: BadLine | null;
   /** Requests whose usage did not add up (counted, priced as far as possible). */
   inconsistentUsage: number;
+  /** What the reader did not know in this file, per CLI version; absent in facts kept before. */
+  drift?: DriftFacts | null;
+  /** The CLI version the newest record that named one was written by (kept for the next pass). */
+  cliVersion?: string | null;
 }
 
 export function emptyFacts(): FileFacts {

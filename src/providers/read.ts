@@ -13,8 +13,8 @@ import type { ParseResult, SourceFile } from './types.js';
 export type LineVerdict = 'read' | BadLineReason;
 
 export interface LineSink<C> {
-  /** Feed one line. */
-  line(buf: Buffer, start: number, end: number): LineVerdict;
+  /** Feed one line; `lineNo` is its number in the file, from 1. */
+  line(buf: Buffer, start: number, end: number, lineNo: number): LineVerdict;
   /** Provider state to carry to the next pass. */
   carry(): C;
 }
@@ -71,7 +71,7 @@ export function readJsonl<C>(
   const sink = open(facts, previous?.carry ?? null, ledger);
   const before = facts.lines;
   const scan = scanLines(file.path, previous?.offset ?? 0, (buf, start, end, unterminated, index) => {
-    const verdict = sink.line(buf, start, end);
+    const verdict = sink.line(buf, start, end, before + index + 1);
     if (verdict === 'read') return true;
     // The writer may be mid-line: an incomplete last line is left for the next pass, not counted.
     if (unterminated) return false;

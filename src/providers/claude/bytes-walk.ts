@@ -35,6 +35,8 @@ const TOP = new Keys([
   'requestId',
   'toolUseResult',
   'data',
+  'isVirtual',
+  'ranByToolUseId',
 ]);
 export const T = {
   type: 0,
@@ -58,6 +60,8 @@ export const T = {
   requestId: 18,
   toolUseResult: 19,
   data: 20,
+  isVirtual: 21,
+  ranByToolUseId: 22,
 } as const;
 
 const MESSAGE = new Keys(['role', 'id', 'model', 'stop_reason', 'usage', 'content']);

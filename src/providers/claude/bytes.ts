@@ -109,8 +109,13 @@ export function lineFromBytes(b: Buffer, start: number, end: number): ClaudeLine
   // A repeated `message` key: the walk noted the last one, which is the one JSON.parse keeps. A
   // repeated `toolUseResult` likewise; both are vanishingly rare and the tests cover them.
   let requestId = hashAt(b, top, T.requestId);
-  let haveMessage = noted.sawMessage && objectAt(b, top, T.message) !== null;
-  if (line.type === 'progress') {
+  // A virtual row (`isVirtualRow` in record.ts) keeps no message: its calls are the harness's.
+  const virtual =
+    line.type === 'host-row' ||
+    flag(b, top, T.isVirtual) ||
+    (has(top, T.ranByToolUseId) && kind(b, top[2 * T.ranByToolUseId]!) === IS.STRING);
+  let haveMessage = !virtual && noted.sawMessage && objectAt(b, top, T.message) !== null;
+  if (line.type === 'progress' && !virtual) {
     haveMessage = false;
     const data = objectAt(b, top, T.data);
     if (data) {

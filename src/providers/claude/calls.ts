@@ -18,7 +18,7 @@ import { CallCollector, type CallLog, type FileAccess } from '../../model/calls.
 import { arr, isoMs, type JsonObject, obj, str } from '../../model/json.js';
 import { eachObject, flattenContent } from '../conversation-util.js';
 import { isHarnessText } from './harness-text.js';
-import { patchCounts } from './record.js';
+import { isVirtualRow, patchCounts } from './record.js';
 
 /**
  * Characters per token for text cctop cannot have the model count: fitted on real Claude sessions
@@ -125,6 +125,8 @@ class ClaudeCalls {
       this.segment = emptySegment();
     }
     if (main) countSegment(this.segment, r, message);
+    // A script's or REPL's own calls (Claude Code 2.1.332) are the harness's, not the model's.
+    if (isVirtualRow(r)) return;
     if (r.type === 'assistant' && message) {
       const u = obj(message.usage);
       if (main && u && message.model !== '<synthetic>') {

@@ -4,16 +4,32 @@
  * here: finding the files (`place.ts`), or the conversation and calls readers (`index.ts`), so an edit
  * to those does not make the index read the files again.
  */
+import { DriftTally } from '../drift.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { CLAUDE_DRIFT } from './known.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
 export function parse(file: SourceFile, previous: ParseResult<ClaudeCarry> | null): ParseResult<ClaudeCarry> {
   return readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new ClaudeParser(facts, carry ?? emptyClaudeCarry(), ledger, file.role === 'subagent');
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
+    const drift = new DriftTally(facts, CLAUDE_DRIFT);
+    let type: string | null | undefined;
+    const read = extracting(lineFromBytes, lineFromJson, (l) => {
+      type = l.type;
+      parser.line(l);
+    });
+    return {
+      line: (b, s, e, lineNo) => {
+        type = undefined;
+        const verdict = read(b, s, e);
+        // What this reader does not know, counted from the type the extractor already read.
+        if (verdict === 'read') drift.line(b, s, e, lineNo, type);
+        return verdict;
+      },
+      carry: () => parser.carry(),
+    };
   });
 }

@@ -135,6 +135,17 @@ export function patchCounts(result: unknown): { added: number; removed: number }
   return { added, removed };
 }
 
+/**
+ * Whether a record is a call the harness ran on the model's behalf, not the model's own: Claude Code
+ * 2.1.332 writes the calls a script or REPL tool makes as `host-row` records, and marks such rows
+ * `isVirtual` with the id of the model's tool call that ran them (`ranByToolUseId`). The model made
+ * one call (the script); counting what the script did as the model's tools, calls and failures would
+ * show a session making calls its model never asked for.
+ */
+export function isVirtualRow(o: JsonObject): boolean {
+  return o.type === 'host-row' || o.isVirtual === true || typeof o.ranByToolUseId === 'string';
+}
+
 const hashOf = (s: string | null): IdHash | null => (s === null ? null : hashString(s));
 const idOf = (s: string | null): number | null => (s === null ? null : idNumber(hashString(s)));
 
@@ -195,9 +206,11 @@ export function lineFromJson(o: JsonObject): ClaudeLine {
     if (leaf && s) line.summary = { leaf: idNumber(hashString(leaf)), text: s };
   }
 
-  let message = obj(o.message);
+  // A virtual row's message is the harness's call, not a model response: nothing in it is counted.
+  const virtual = isVirtualRow(o);
+  let message = virtual ? null : obj(o.message);
   let requestId = hashOf(text(o.requestId));
-  if (line.type === 'progress') {
+  if (line.type === 'progress' && !virtual) {
     // Older Claude Code logged a subagent's responses inside the parent's `progress` records.
     const wrapped = obj(obj(o.data)?.message);
     const inner = wrapped ? obj(wrapped.message) : null;

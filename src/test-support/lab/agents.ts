@@ -27,14 +27,26 @@ export const LAB_RUN_TIMEOUT_MS = 90_000;
 /** Output kept from one run; an agent printing more than this is cut (and the test sees it). */
 export const MAX_RUN_OUTPUT_BYTES = 4 * 1024 * 1024;
 
-export const PINS: Record<LabAgentId, Pin> = JSON.parse(
-  readFileSync(join(REPO, 'lab', 'agents.json'), 'utf8'),
-);
-
 export function agentsDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.CCTOP_AGENTS_DIR) return env.CCTOP_AGENTS_DIR;
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cctop-agents');
 }
+
+/**
+ * The versions the lab runs: the pins (`lab/agents.json`), or, with `CCTOP_LAB_AGENTS=newest` (the
+ * drift run, `npm run agents -- --newest`), the newest versions it installed beside them and listed
+ * in `newest.json` in the agents' cache; an agent it could not install keeps its pin.
+ */
+function pinsOf(env: NodeJS.ProcessEnv): Record<LabAgentId, Pin> {
+  const pinned: Record<LabAgentId, Pin> = JSON.parse(readFileSync(join(REPO, 'lab', 'agents.json'), 'utf8'));
+  if (env.CCTOP_LAB_AGENTS !== 'newest') return pinned;
+  const newest: Partial<Record<LabAgentId, Pin>> = JSON.parse(
+    readFileSync(join(agentsDir(env), 'newest.json'), 'utf8'),
+  );
+  return { ...pinned, ...newest };
+}
+
+export const PINS: Record<LabAgentId, Pin> = pinsOf(process.env);
 
 /** The pinned executable, or null when `npm run agents` has not installed it. */
 export function agentBin(id: LabAgentId): string | null {

@@ -21,6 +21,7 @@ import { SEARCH_FILE } from '../../search/store.js';
 import { ourCommand, statuslineEntry } from '../../statusline/install.js';
 import { printable, safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
+import { driftGroups, driftLines } from './doctor-drift.js';
 import { counted, tildify } from './format.js';
 import { hookDoctorLines } from './hooks.js';
 import type { Io } from './main.js';
@@ -126,6 +127,10 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
     out(p.bold('Team store'));
     for (const line of store) out(`  ${line}`);
   }
+
+  const drift = driftLines(driftGroups(s.files, h), p);
+  if (drift.length > 0) out('');
+  for (const line of drift) out(line);
 
   const problems = s.document.problems;
   const byKind = new Map<ProblemKind, Problem[]>();

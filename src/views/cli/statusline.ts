@@ -29,6 +29,9 @@ Usage:
   cctop statusline install [--replace] make it Claude Code's status line (settings.json)
   cctop statusline remove              take it out again (a status line it replaced comes back)
   cctop statusline status              what Claude Code's status line is now
+  cctop statusline --codex [--cwd DIR] the same line for the newest Codex session in DIR (default:
+                                       here), for a tmux status or a prompt: Codex runs no
+                                       status line command of its own
 
 The line: the model, this session's cost and context use, today's spend over every session,
 Claude's 5-hour and 7-day limits (else the active 5-hour block's cost and time left), and a
@@ -47,6 +50,8 @@ Options:
 const FLAGS = {
   format: { type: 'string' },
   replace: { type: 'boolean' },
+  codex: { type: 'boolean' },
+  cwd: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -74,6 +79,14 @@ export async function statuslineCommand(
   const [word, ...more] = positionals;
   if (more.length > 0)
     throw new UsageError(`statusline takes one of ${ACTIONS.join(', ')} (got ${positionals.join(' ')})`);
+  if (values.cwd !== undefined && values.codex !== true)
+    throw new UsageError('--cwd is for cctop statusline --codex');
+  if (values.codex === true) {
+    if (word !== undefined) throw new UsageError('--codex is for the line itself (cctop statusline --codex)');
+    const { printCodexLine } = await import('./statusline-codex.js');
+    const format = await formatOf(typeof values.format === 'string' ? values.format : undefined);
+    return printCodexLine(io, format, typeof values.cwd === 'string' ? values.cwd : process.cwd());
+  }
   if (word === undefined) {
     if (values.replace === true) throw new UsageError('--replace is for cctop statusline install');
     return printLine(

@@ -1,0 +1,104 @@
+/**
+ * What cctop knows of Codex's rollout records, for `cctop doctor`'s drift count
+ * (`providers/drift.ts`): each record's type (`type`, or `type/payload.type`) and top-level fields, as
+ * the versions it was written against write them (0.169.0 in the lab, releases back to 0.40 before).
+ * A name missing here is one a newer Codex added, counted against the `cli_version` its
+ * `session_meta` named. Not here: what any record means (`record.ts`).
+ */
+import { type JsonObject, obj, str } from '../../model/json.js';
+import type { DriftReader, Known } from '../drift.js';
+
+export const CODEX_KNOWN: Known = {
+  types: new Set([
+    'session_meta',
+    'turn_context',
+    'world_state',
+    'token_usage_record',
+    'compacted',
+    'inter_agent_communication_metadata',
+    // `codex exec --json`'s events, when a stream is saved as a rollout.
+    'thread.started',
+    'turn.started',
+    'turn.completed',
+    'item.started',
+    'item.completed',
+    // A record whose payload does not open with its type is sampled under the record's type alone.
+    'event_msg',
+    'response_item',
+    ...[
+      'account/rateLimits/updated',
+      'agent_message',
+      'agent_reasoning',
+      'collab_agent_interaction_end',
+      'collab_agent_spawn_end',
+      'collab_close_end',
+      'collab_waiting_end',
+      'context_compacted',
+      'dynamic_tool_call_request',
+      'dynamic_tool_call_response',
+      'entered_review_mode',
+      'error',
+      'exec_command_end',
+      'exited_review_mode',
+      'guardian_assessment',
+      'image_generation_end',
+      'item_completed',
+      'mcp_tool_call_end',
+      'patch_apply_end',
+      'sub_agent_activity',
+      'task_complete',
+      'task_started',
+      'thread_goal_updated',
+      'thread_name_updated',
+      'thread_settings_applied',
+      'token_count',
+      'turn_aborted',
+      'undo_completed',
+      'user_message',
+      'view_image_tool_call',
+      'web_search_end',
+    ].map((t) => `event_msg/${t}`),
+    ...[
+      'agent_message',
+      'custom_tool_call',
+      'custom_tool_call_output',
+      'function_call',
+      'function_call_output',
+      'ghost_snapshot',
+      'image_generation_call',
+      'local_shell_call',
+      'message',
+      'reasoning',
+      'tool_search_call',
+      'tool_search_output',
+      'web_search_call',
+    ].map((t) => `response_item/${t}`),
+  ]),
+  fields: new Set(['timestamp', 'ordinal', 'type', 'payload', 'metadata', 'item', 'thread_id', 'usage']),
+};
+
+/** Bytes looked at for a record's type: Codex writes `timestamp`, `ordinal` and `type` first. */
+const PEEK_BYTES = 256;
+const TYPE_AT =
+  /^\{"timestamp":"[^"]*"(?:,"ordinal":\d+)?,"type":"([a-z_.]+)"(?:,"payload":\{"type":"([a-z_/]+)")?/;
+
+/**
+ * A record's type from its first bytes, without parsing it, for the lines past their samples; `undefined`
+ * when the line is not laid out as Codex writes it (the tally then samples it as a typeless line).
+ */
+export function peekCodexType(b: Buffer, start: number, end: number): string | undefined {
+  const m = TYPE_AT.exec(b.toString('latin1', start, Math.min(end, start + PEEK_BYTES)));
+  if (m === null) return undefined;
+  return m[2] === undefined ? m[1] : `${m[1]}/${m[2]}`;
+}
+
+export const CODEX_DRIFT: DriftReader = {
+  known: CODEX_KNOWN,
+  type: (o: JsonObject) => {
+    const type = str(o.type);
+    const inner = str(obj(o.payload)?.type);
+    return type !== null && inner !== null ? `${type}/${inner}` : type;
+  },
+  version: (o: JsonObject) => (o.type === 'session_meta' ? str(obj(o.payload)?.cli_version) : null),
+  fields: (o: JsonObject) => Object.keys(o),
+};
