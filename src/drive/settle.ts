@@ -115,6 +115,12 @@ function tokensSince(l: Ledger, fromMs: number): TokenCounts {
   return sums;
 }
 
+/**
+ * Whether two names are one model: the same, or one the other under its provider's prefix (OpenCode's
+ * stream names `lab/lab-model`, its session file `lab-model`).
+ */
+const sameModel = (a: string, b: string): boolean => a === b || a.endsWith(`/${b}`) || b.endsWith(`/${a}`);
+
 const TOKEN_KEYS = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const;
 
 /** Each stream result, settled by the file's record of the same call where the stream left it open. */
@@ -174,7 +180,7 @@ export function settle(i: SettleInput): Outcome {
   if (model === null && found.mainModel !== null) {
     model = found.mainModel;
     modelFrom = 'file';
-  } else if (model !== null && found.mainModel !== null && model !== found.mainModel) {
+  } else if (model !== null && found.mainModel !== null && !sameModel(model, found.mainModel)) {
     problems.push({ kind: 'model', stream: model, file: found.mainModel });
   }
   const truth: Truth = { file: found.file.path, model: modelFrom, usageFromFile, results, problems };

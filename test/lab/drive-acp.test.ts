@@ -126,6 +126,9 @@ describe.skipIf(!bin)(
       expect(of(d, 'tool_result')).toEqual([{ kind: 'tool_result', id: calls[0]!.id, ok: null, output: '' }]);
       expect(results(d)).toContain('lab-call-ok');
       expect(d.outcome.text).toBe(entriesOf(d.ledger, ['call']).at(-1)!.answer);
+      // The session file the run wrote was read, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
     });
 
     it('parallel calls each get their own result, matched by id', async () => {
