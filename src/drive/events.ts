@@ -169,6 +169,56 @@ export interface Outcome {
   errorStatus: number | null;
   /** The agent's own description of a failed turn, when it gives one apart from the answer. */
   errorMessage: string | null;
+  /**
+   * What the session's own file settled once the run ended, and where each fact came from: the
+   * stream, or the file where the stream left it open (docs/drive.md, "One truth").
+   */
+  truth: Truth;
+}
+
+/** Where a fact of the outcome came from: the agent's stream, or the session file it wrote. */
+export type FactSource = 'stream' | 'file';
+
+/** A tool result of the run as settled: the stream's word, or the file's where the stream gave none. */
+export interface SettledResult {
+  id: string;
+  /** The tool's name as the file records it; null when the file was not read. */
+  name: string | null;
+  ok: boolean | null;
+  from: FactSource;
+  /** A shell command's exit code, where the file records one. */
+  exitCode: number | null;
+}
+
+/** Where the stream and the session file said different things about the same run. */
+export type TruthProblem =
+  | { kind: 'result'; id: string; stream: boolean; file: boolean }
+  | { kind: 'model'; stream: string; file: string };
+
+export interface Truth {
+  /**
+   * The session file read once the run ended; null when none was (an agent cctop reads no files of,
+   * a run with no session, or a file not found where the agent's environment says it keeps them).
+   */
+  file: string | null;
+  /** Where `Outcome.model` came from; null when neither said. */
+  model: FactSource | null;
+  /** The token figures the file filled in where the stream carried none (Copilot's). */
+  usageFromFile: (keyof TokenCounts)[];
+  /** Every tool result of the run with an id, in the order the stream gave them. */
+  results: SettledResult[];
+  problems: TruthProblem[];
+}
+
+/** The truth of a run nothing settled: every fact is the stream's. */
+export function streamTruth(model: string | null, results: readonly SettledResult[]): Truth {
+  return {
+    file: null,
+    model: model === null ? null : 'stream',
+    usageFromFile: [],
+    results: [...results],
+    problems: [],
+  };
 }
 
 /** The run completed: the agent said the turn ended normally. */

@@ -14,7 +14,7 @@
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { specFor } from './acp/spec.js';
 import { expectCredential } from './agents/credentials.js';
 import { type AgentSpec, type Baseline, checkCommandLine, type Invocation, spec } from './agents/index.js';
@@ -33,6 +33,7 @@ import { EventQueue } from './queue.js';
 import { type Plan, planRequest, type Request } from './request.js';
 import type { Run, RunStats } from './run-types.js';
 import type { Lease } from './sessions.js';
+import { MAX_STREAM_RESULTS, type StreamResult, settle } from './settle.js';
 import { type Ended, judge, outcomeOf, type StopReason } from './verdict.js';
 
 // Part of running an agent as callers know it (`cctop/drive` and the tests import it from here).
@@ -73,6 +74,14 @@ class AgentRun implements Run {
   private lease: Lease | null = null;
   private bindName: ((session: string) => void) | null = null;
   private tempDir: string | null = null;
+  /** The environment the agent was given: where its session files are, for `settle`. */
+  private env: NodeJS.ProcessEnv = {};
+  /** When the agent was spawned; null until it was. */
+  private startedMs: number | null = null;
+  /** The tool results the stream gave with an id, for `settle` (bounded by `MAX_STREAM_RESULTS`). */
+  private readonly results: StreamResult[] = [];
+  /** The program an `acp` run starts, whose provider reads its files; null on other runs. */
+  private acpProgram: string | null = null;
   private resolveOutcome!: (o: Outcome) => void;
   private rejectOutcome!: (e: unknown) => void;
   private resolveClosed!: () => void;
@@ -121,6 +130,9 @@ class AgentRun implements Run {
     if (this.signal?.aborted) throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
     const parent = request.parentEnv ?? process.env;
     const env = childEnv(parent, request.env ?? 'minimal', this.spec.credentials, request.setEnv ?? {});
+    this.env = env;
+    const program = request.acp?.command[0];
+    this.acpProgram = program === undefined ? null : basename(program);
     this.credential = expectCredential(this.agent, request.auth, env, plan);
     const path = locate(this.bin, env);
     if (path === null) {
@@ -157,6 +169,7 @@ class AgentRun implements Run {
 
   /** Spawn the agent and wire its pipes, its stdin, the timeout and the caller's abort signal. */
   private launch(path: string, inv: Invocation, env: NodeJS.ProcessEnv, plan: Plan): void {
+    this.startedMs = Date.now();
     const child = spawnGroup(path, inv.args, plan.cwd, env);
     child.on('error', (e) => {
       // Only a failure to start arrives here before `spawn`; later ones (a failed kill) change nothing.
@@ -209,6 +222,8 @@ class AgentRun implements Run {
         }
         this.bindName = null;
       }
+      if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
+        this.results.push({ id: event.id, ok: event.ok });
       this.queue.push(event);
     }
   }
@@ -290,7 +305,7 @@ class AgentRun implements Run {
     this.group?.release();
     this.conversation.abandon();
     const ended = this.ended();
-    const outcome = outcomeOf(ended);
+    const outcome = this.settled(outcomeOf(ended));
     const error = failure ?? judge(outcome, ended);
     this.lease?.release();
     if (this.tempDir !== null) rmSync(this.tempDir, { recursive: true, force: true });
@@ -302,6 +317,35 @@ class AgentRun implements Run {
       this.queue.end();
     }
     this.resolveClosed();
+  }
+
+  /**
+   * The outcome with what the session file settles (`settle.ts`), once an agent that ran has ended;
+   * a cancelled run is not read after: its caller has gone.
+   */
+  private settled(o: Outcome): Outcome {
+    const withResults: Outcome = {
+      ...o,
+      truth: {
+        ...o.truth,
+        results: this.results.map((r) => ({
+          id: r.id,
+          name: null,
+          ok: r.ok,
+          from: 'stream',
+          exitCode: null,
+        })),
+      },
+    };
+    if (this.startedMs === null || this.stopping === 'cancelled') return withResults;
+    return settle({
+      agent: this.agent,
+      acpProgram: this.acpProgram,
+      outcome: withResults,
+      env: this.env,
+      startedMs: this.startedMs,
+      results: this.results,
+    });
   }
 
   private ended(): Ended {

@@ -12,7 +12,7 @@ import type { AgentSpec, Baseline } from './agents/index.js';
 import type { Breakdown, TurnRecord } from './conversation.js';
 import type { CredentialSource } from './credentials.js';
 import { DriveError } from './errors.js';
-import { type AgentId, isBlocking, type Outcome, type RateLimit } from './events.js';
+import { type AgentId, isBlocking, type Outcome, type RateLimit, streamTruth } from './events.js';
 import type { Plan } from './request.js';
 
 /**
@@ -69,6 +69,7 @@ export function outcomeOf(e: Ended): Outcome {
     structured: t.structured,
     errorStatus: t.errorStatus,
     errorMessage: t.errorMessage,
+    truth: streamTruth(t.model, []),
     ...(t.acp !== undefined && { acp: t.acp }),
   };
 }

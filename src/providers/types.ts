@@ -136,6 +136,23 @@ export interface Provider<K extends ProviderId = ProviderId, C = unknown> extend
    * takes) and the kind of agent, where the harness records one. Absent: the file's path names it.
    */
   subagent?(path: string): SubagentInfo;
+  /**
+   * Every finished tool call of the session whose main transcript is `path`, by the id the harness
+   * gave it, and whether it failed as this provider reads it: what drive settles a run's stream
+   * against once the run has ended (`drive/settle.ts`). Absent for a harness whose files name no
+   * call ids.
+   */
+  callOutcomes?(path: string): CallOutcome[];
+}
+
+/** One finished tool call as a session's own file records it. */
+export interface CallOutcome {
+  /** The harness's id for the call, as its stream names it too. */
+  id: string;
+  name: string;
+  failed: boolean;
+  /** A shell command's exit code, where the file records one. */
+  exitCode: number | null;
 }
 
 /** A subagent as its harness names it. */

@@ -112,9 +112,11 @@ describe.skipIf(!bin)(
         agentVersion: pin.version,
         protocolVersion: 1,
       });
-      // Gemini fills none of ACP's usage fields: unknown, not zero.
-      expect(d.outcome.usage.input).toBeNull();
-      expect(d.outcome.usage.output).toBeNull();
+      // Gemini fills none of ACP's usage fields; its chat file has them, and they are the server's.
+      const entries = entriesOf(d.ledger, ['text']);
+      expect(d.outcome.usage.input).toBe(entries.reduce((a, e) => a + (e.figures.input ?? 0), 0));
+      expect(d.outcome.usage.output).toBe(entries.reduce((a, e) => a + (e.figures.output ?? 0), 0));
+      expect(d.outcome.truth.usageFromFile).toEqual(expect.arrayContaining(['input', 'output']));
       expect(of(d, 'commands')).toHaveLength(1);
     });
 
@@ -126,6 +128,19 @@ describe.skipIf(!bin)(
       expect(of(d, 'tool_result')).toEqual([{ kind: 'tool_result', id: calls[0]!.id, ok: null, output: '' }]);
       expect(results(d)).toContain('lab-call-ok');
       expect(d.outcome.text).toBe(entriesOf(d.ledger, ['call']).at(-1)!.answer);
+      // The session file the run wrote was read, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
+    });
+
+    it('a command that exits 3: ACP says completed, the chat file says failed, and the outcome settles it from there', async () => {
+      const d = await drive('fail');
+      const calls = of(d, 'tool_call');
+      expect(of(d, 'tool_result').map((e) => e.ok)).toEqual([null]);
+      expect(d.outcome.truth.results).toEqual([
+        { id: calls[0]!.id, name: 'run_shell_command', ok: false, from: 'file', exitCode: 3 },
+      ]);
+      expect(d.outcome.truth.problems).toEqual([]);
     });
 
     it('parallel calls each get their own result, matched by id', async () => {

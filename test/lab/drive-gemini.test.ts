@@ -117,9 +117,18 @@ describe.skipIf(!bin)(
       expect(u.cacheWrite).toBeNull();
     });
 
-    it('a command that exits 3 has no verdict (Gemini says success); the model was told its exit code', async () => {
+    it('a command that exits 3 has no verdict in the stream (Gemini says success); the session file settles it failed, and the outcome says so', async () => {
       const d = await drive('fail');
       expect(results(d).map((e) => [e.ok, e.output])).toEqual([[null, 'lab-fail-out']]);
+      const id = results(d)[0]!.id!;
+      expect(d.outcome.truth.results).toEqual([
+        { id, name: 'run_shell_command', ok: false, from: 'file', exitCode: 3 },
+      ]);
+      expect(d.outcome.truth.file).toMatch(/chats[/\\]session-[^/\\]+\.jsonl?$/);
+      expect(d.outcome.truth.problems).toEqual([]);
+      // The model and the tokens were in the stream: the file only confirmed them.
+      expect(d.outcome.truth.model).toBe('stream');
+      expect(d.outcome.truth.usageFromFile).toEqual([]);
       expect(
         entriesOf(d.ledger, ['fail'])
           .flatMap((e) => e.results)

@@ -173,6 +173,9 @@ describe.skipIf(!bin)(
       expect(u.costUsd).toBeCloseTo(priced / 1e6, 12);
       expect(d.outcome.threadCostUsd).toBeNull();
       expect(entries.map((e) => sent(e).reasoning_effort)).toEqual(['high', 'high']);
+      // The session file the run wrote was read, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
     });
 
     it('a command that exits 3 failed, though OpenCode says completed', async () => {

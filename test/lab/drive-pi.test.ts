@@ -147,6 +147,9 @@ describe.skipIf(!bin)(
       // The lab's model has no price in Pi's table: Pi says 0, which is not a price.
       expect(u.costUsd).toBeNull();
       expect(d.outcome.threadUsage).toBeNull();
+      // The session file the run wrote was read, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
     });
 
     it('the cost is Pi’s own price of each call, summed, when its model has one', async () => {

@@ -118,12 +118,17 @@ describe.skipIf(!bin)(
       expect(u.input).toBe(sum(entries, (e) => e.figures.input));
       expect(u.cacheRead).toBe(sum(entries, (e) => e.figures.cacheRead));
       expect(u.output).toBe(sum(entries, (e) => e.figures.output));
-      // The stream has no reasoning count and no cache writes: unknown, not 0.
-      expect(u.reasoning).toBeNull();
+      // The stream has no reasoning count: the session file's is the server's. Neither records cache
+      // writes: unknown, not 0.
+      expect(u.reasoning).toBe(sum(entries, (e) => e.figures.reasoning));
+      expect(d.outcome.truth.usageFromFile).toEqual(['reasoning']);
       expect(u.cacheWrite).toBeNull();
       expect(u.contextTokens).toBe(entries.at(-1)!.prompt);
       // Live usage: one event per model call.
       expect(d.events.filter((e) => e.kind === 'usage')).toHaveLength(entries.length);
+      // The session file the run wrote was read, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
     });
 
     it('a command that exits 3 is a failed result, and the model was told its exit code', async () => {

@@ -34,11 +34,11 @@ interface DriveRules {
   /** The shell tool, as drive and the session document both name it. */
   shell: string;
   /**
-   * Whether the agent's stream carries token counts: Copilot 1.0.102's `--output-format json`
-   * has none (its usage records go only to its session file, which `cctop --json` reads), so its
-   * outcome's tokens are null, never 0.
+   * Where the outcome's token counts come from: the agent's stream, or its session file. Copilot
+   * 1.0.102's `--output-format json` carries none (its usage records go only to its session file),
+   * so drive settles them from that file once the run ends, as `cctop --json` reads it.
    */
-  tokens: boolean;
+  tokens: 'stream' | 'file';
   /** The reasoning figure: Codex reports the server's; Claude counts its own (0: the lab never thinks). */
   reasoning: 'server' | 'own' | 'none';
   cacheWrite: boolean;
@@ -55,7 +55,7 @@ const AGENTS: DriveRules[] = [
   {
     recipe: claudeRecipe,
     shell: 'Bash',
-    tokens: true,
+    tokens: 'stream',
     reasoning: 'own',
     cacheWrite: true,
     thread: true,
@@ -64,7 +64,7 @@ const AGENTS: DriveRules[] = [
   {
     recipe: codexRecipe,
     shell: 'exec_command',
-    tokens: true,
+    tokens: 'stream',
     reasoning: 'server',
     cacheWrite: false,
     thread: true,
@@ -73,9 +73,10 @@ const AGENTS: DriveRules[] = [
   {
     recipe: copilotRecipe,
     shell: 'bash',
-    tokens: false,
-    reasoning: 'none',
-    cacheWrite: false,
+    tokens: 'file',
+    // Its session file records cache writes and reasoning for every request (0 over Chat Completions).
+    reasoning: 'server',
+    cacheWrite: true,
     thread: false,
     approvals: false,
   },
@@ -151,13 +152,16 @@ for (const rules of AGENTS) {
         expect(d.outcome.text).toContain(entries.at(-1)!.answer!);
         expect(d.outcome.stop.kind).toBe('completed');
         const u = d.outcome.usage;
-        const want = (f: (e: LedgerEntry) => number | null) => (rules.tokens ? sum(entries, f) : null);
+        const want = (f: (e: LedgerEntry) => number | null) => sum(entries, f);
         expect(u.input).toBe(want((e) => e.figures.input));
         expect(u.cacheRead).toBe(want((e) => e.figures.cacheRead));
         expect(u.output).toBe(want((e) => e.figures.output));
         expect(u.cacheWrite).toBe(rules.cacheWrite ? want((e) => e.figures.cacheWrite) : null);
         const reasoning = { server: want((e) => e.figures.reasoning), own: 0, none: null }[rules.reasoning];
         expect(u.reasoning).toBe(reasoning);
+        expect(d.outcome.truth.usageFromFile.length > 0).toBe(rules.tokens === 'file');
+        expect(d.outcome.truth.file).not.toBeNull();
+        expect(d.outcome.truth.problems).toEqual([]);
       });
 
       it('a command that exits 3 is a failed result', async () => {

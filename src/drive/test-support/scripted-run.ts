@@ -3,7 +3,7 @@
  * the watchers of driven runs are tested with. `respond` takes an answer only for an approval it
  * emitted and not yet answered, as a real run does.
  */
-import type { Decision, Event, Outcome } from '../events.js';
+import { type Decision, type Event, type Outcome, streamTruth } from '../events.js';
 import type { Run } from '../run.js';
 
 /** A run whose events and end the test decides: what the announcer wraps, without an agent. */
@@ -88,4 +88,5 @@ export const scriptedOutcome = (): Outcome => ({
   errorStatus: null,
   errorMessage: null,
   credential: null,
+  truth: streamTruth('claude-sonnet-4-5', []),
 });

@@ -14,15 +14,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CallCollector, type CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
-import { arr, type JsonObject, obj, parseObject, parseObjectAt } from '../../model/json.js';
+import { arr, type JsonObject, obj, parseObject, parseObjectAt, str, text } from '../../model/json.js';
 import { readHead } from '../fsutil.js';
 import { scanLines } from '../jsonl.js';
-import type { ConversationOptions, Provider } from '../types.js';
+import type { CallOutcome, ConversationOptions, Provider } from '../types.js';
 import { GeminiCalls } from './calls.js';
-import { GeminiReplay, geminiMessage, MAX_REWINDS } from './conversation.js';
+import { GeminiReplay, geminiMessage, IN_FLIGHT, MAX_REWINDS } from './conversation.js';
 import { MAX_WHOLE_FILE_BYTES, parse } from './parse.js';
 import { type GeminiCarry, readGeminiCarry } from './parser.js';
 import { geminiPlace, SESSION_ID } from './place.js';
+import { callFailed, shellExitCode } from './record.js';
 
 export { MAX_WHOLE_FILE_BYTES } from './parse.js';
 export { DEFAULT_COMPACT_RATIO, DEFAULT_WINDOW, geminiPlace, geminiRoots } from './place.js';
@@ -42,6 +43,12 @@ function sessionIdOf(path: string): string | null {
   const m = head === null ? null : /"sessionId"\s*:\s*"([^"\\]{1,128})"/.exec(head.text);
   return m && SESSION_ID.test(m[1]!) ? m[1]! : null;
 }
+
+/**
+ * Calls one chat's outcomes list: a driven run settles its own few, and a chat with more calls than
+ * this has never been seen (the report's own bound per message is 512).
+ */
+const MAX_CALL_OUTCOMES = 10_000;
 
 const REWIND_MARK = Buffer.from('"$rewindTo"');
 
@@ -135,10 +142,32 @@ function calls(path: string): CallLog {
   return c.log;
 }
 
+/**
+ * Every finished call of a chat by Gemini CLI's call id, failed as the report reads it: a shell
+ * command that exited non-zero failed whatever status Gemini CLI gave it (its stream says `success`).
+ */
+function callOutcomes(path: string): CallOutcome[] {
+  const out: CallOutcome[] = [];
+  eachMessage(path, (m) => {
+    if (str(m.type) !== 'gemini') return;
+    for (const raw of arr(m.toolCalls) ?? []) {
+      const call = obj(raw);
+      const id = call === null ? null : text(call.id);
+      if (call === null || id === null || out.length >= MAX_CALL_OUTCOMES) continue;
+      const status = str(call.status);
+      if (status === null || IN_FLIGHT.has(status)) continue;
+      const exitCode = shellExitCode(call);
+      out.push({ id, name: text(call.name) ?? 'tool', failed: callFailed(status, exitCode), exitCode });
+    }
+  });
+  return out;
+}
+
 export const gemini: Provider<'gemini', GeminiCarry | null> = {
   ...geminiPlace,
   parse,
   readCarry: readGeminiCarry,
   conversation,
   calls,
+  callOutcomes,
 };

@@ -3,7 +3,8 @@
  *
  * - `ask`: the person at this terminal. The tool and its whole input are shown (made safe to print),
  *   and `y` allows it; anything else denies it. Questions are asked one at a time, in the order the
- *   agent asked them. Read from the controlling terminal (`/dev/tty`), never from stdin, which may
+ *   agents asked them, each labelled with its agent when several run at once (`--all`): one
+ *   terminal, one question on it. Read from the controlling terminal (`/dev/tty`), never from stdin, which may
  *   be the prompt; with no terminal there is no one to ask, and the command refuses before it starts.
  * - `remote`: the people watching in a running cctop (the live table's `a`/`d`, the dashboard's
  *   Allow and Deny; `docs/protocol.md`, "Driven runs"). Here, only a word on stderr saying where the
@@ -29,11 +30,17 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 type Approval = Extract<Event, { kind: 'approval_request' }>;
 
-/** Answers approvals as they come; `close()` once the run is over. */
+/**
+ * Answers approvals as they come; `close()` once the runs are over. `who` names the agent that asks
+ * when several run at once (`--all`), null when one does.
+ */
 export interface Approver {
-  onApproval(e: Approval, run: Run): void;
+  onApproval(e: Approval, run: Run, who: string | null): void;
   close(): void;
 }
+
+/** The agent a question is from, in front of it, when several agents run at once. */
+const from = (who: string | null): string => (who === null ? '' : `[${safeText(who)}] `);
 
 /** The person at a terminal, asked one question at a time: `y` allows, anything else denies. */
 export class TerminalApprover implements Approver {
@@ -49,10 +56,10 @@ export class TerminalApprover implements Approver {
     this.#lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })[Symbol.asyncIterator]();
   }
 
-  onApproval(e: Approval, run: Run): void {
+  onApproval(e: Approval, run: Run, who: string | null): void {
     this.#queue = this.#queue.then(async () => {
       this.write(
-        `\n${this.p.amber(`${safeText(e.tool)} asks to run:`)}\n  ${safeText(inputText(e.input))}\nAllow? [y/N] `,
+        `\n${this.p.amber(`${from(who)}${safeText(e.tool)} asks to run:`)}\n  ${safeText(inputText(e.input))}\nAllow? [y/N] `,
       );
       const line = await this.#lines.next();
       const yes = line.done !== true && /^\s*y(es)?\s*$/i.test(line.value);
@@ -108,11 +115,11 @@ export function terminalApprover(p: Paint, path = '/dev/tty'): Approver | string
 /** Leaves the answer to running cctops, and says where the question went. */
 export function remoteApprover(env: Env, err: (line: string) => void, p: Paint): Approver {
   return {
-    onApproval(e) {
+    onApproval(e, _run, who) {
       const watchers = peerSockets(runtimeDirPath(env)).length;
       err(
         p.amber(
-          `${safeText(e.tool)} waits for an answer: ${safeText(inputText(e.input)).slice(0, 200)}\n  ${
+          `${from(who)}${safeText(e.tool)} waits for an answer: ${safeText(inputText(e.input)).slice(0, 200)}\n  ${
             watchers === 0
               ? 'no cctop is running to see it: start `cctop` (then a or d) or `cctop serve` in another terminal'
               : `answer it in a running cctop (the live table: a or d; the dashboard: Allow or Deny)`

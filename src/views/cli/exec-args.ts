@@ -189,7 +189,7 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
   }
   if (rest.length === 0) throw new ExecUsageError('no prompt (give it as an argument, or - to read stdin)');
   const prompt = rest.length === 1 && rest[0] === '-' ? await readStdin() : rest.join(' ');
-  const approvals = approvalsOf(values, all);
+  const approvals = approvalsOf(values);
   // Approvals are asked in the agent's own ask mode; read-only would leave nothing to ask.
   const permission = values.permission ?? (approvals === null ? 'read-only' : 'default');
   if (!isPermission(permission)) {
@@ -228,11 +228,10 @@ export async function parseExec(args: string[], io: Io): Promise<Parsed | 'help'
   return { agents, approvals, all, json: values.json === true, request, prompt };
 }
 
-/** `--approvals`, checked: one agent's questions, answered here or from a running cctop. */
-function approvalsOf(values: ExecFlags, all: boolean): ApprovalMode | null {
+/** `--approvals`, checked: the agents' questions, answered here or from a running cctop. */
+function approvalsOf(values: ExecFlags): ApprovalMode | null {
   if (values.approvals === undefined) return null;
   if (!(APPROVAL_MODES as readonly string[]).includes(values.approvals))
     throw new ExecUsageError(`--approvals ${values.approvals}: one of ${APPROVAL_MODES.join(', ')}`);
-  if (all) throw new ExecUsageError('--approvals answers one agent: run the agents one at a time');
   return values.approvals as ApprovalMode;
 }

@@ -75,6 +75,49 @@ export function describeOutcome(o: Outcome, p: Paint): string[] {
   }
   const u = usageLine(o.usage, p);
   if (u !== '') lines.push(u);
+  lines.push(...truthLines(o, p));
+  return lines;
+}
+
+/** What a tool result is called in a line: its name where the file gave one, else its id. */
+const callWords = (name: string | null, id: string): string =>
+  name !== null ? safeLine(name) : `call ${safeLine(id)}`;
+
+/**
+ * What the session file settled that the stream had left open, and where the two disagree: the
+ * transcript above showed the stream's word, so a verdict only the file gave is said here.
+ */
+function truthLines(o: Outcome, p: Paint): string[] {
+  const t = o.truth;
+  const lines: string[] = [];
+  for (const r of t.results) {
+    if (r.from !== 'file') continue;
+    const exit = r.exitCode !== null ? ` (exit ${r.exitCode})` : '';
+    const verdict =
+      r.ok === false
+        ? p.red(`✗ ${callWords(r.name, r.id)} failed${exit}`)
+        : `✓ ${callWords(r.name, r.id)} succeeded${exit}`;
+    lines.push(`${verdict} ${p.dim('· from the session file; the stream gave no verdict')}`);
+  }
+  const filled = [...t.usageFromFile, ...(t.model === 'file' ? ['model'] : [])];
+  if (filled.length > 0)
+    lines.push(p.dim(`${filled.join(', ')} from the session file; the stream carried none`));
+  for (const q of t.problems) {
+    switch (q.kind) {
+      case 'result':
+        lines.push(
+          p.amber(
+            `! call ${safeLine(q.id)}: the stream says ${q.stream ? 'it succeeded' : 'it failed'}, the session file says ${q.file ? 'it succeeded' : 'it failed'}`,
+          ),
+        );
+        break;
+      case 'model':
+        lines.push(
+          p.amber(`! the stream names model ${safeLine(q.stream)}, the session file ${safeLine(q.file)}`),
+        );
+        break;
+    }
+  }
   return lines;
 }
 

@@ -14,13 +14,14 @@
  * print where it is placed, every line again on its way out, and JSON lines are written with `\u`
  * escapes for the characters a terminal acts on (`../terminal-text.ts`).
  */
+import { spec } from '../../drive/agents/index.js';
 import { DriveError, type Failure } from '../../drive/errors.js';
 import { AGENTS, isBlocking, type Outcome, succeeded } from '../../drive/events.js';
 import type { Request } from '../../drive/request.js';
 import { run, stream } from '../../drive/run.js';
 import { printable, safeText, terminalJson } from '../terminal-text.js';
 import { type Paint, PLAIN, paint } from './color.js';
-import { approverFor } from './exec-approvals.js';
+import { type Approver, approverFor } from './exec-approvals.js';
 import { EXEC_HELP, ExecUsageError, type Parsed, parseExec } from './exec-args.js';
 import { type AllRow, allSummary, describeOutcome, failureJson, Transcript } from './exec-print.js';
 import type { Target } from './exec-targets.js';
@@ -112,7 +113,7 @@ async function single(
     for await (const e of r) {
       if (parsed.json) io.out(terminalJson(e));
       else transcript.event(e);
-      if (e.kind === 'approval_request') approver?.onApproval(e, r);
+      if (e.kind === 'approval_request') approver?.onApproval(e, r, null);
     }
     const o = await r.outcome;
     if (parsed.json) io.out(terminalJson({ kind: 'outcome', outcome: o }));
@@ -135,6 +136,21 @@ async function single(
   }
 }
 
+/** Whether an agent can ask before a tool call (`--approvals`): ACP agents, and Claude and Codex. */
+function canAsk(t: Target): boolean {
+  if (t.agent === 'acp') return true;
+  const caps = spec(t.agent).caps;
+  return caps.approvals ?? caps.interactive;
+}
+
+/** One of `--all`'s runs to its end, its questions put to `approver` under the agent's name. */
+async function ranTo(request: Request, approver: Approver | null, who: string): Promise<Outcome> {
+  if (request.approvals === undefined || approver === null) return run(request);
+  const r = stream(request);
+  for await (const e of r) if (e.kind === 'approval_request') approver.onApproval(e, r, who);
+  return r.outcome;
+}
+
 async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint): Promise<number> {
   if (parsed.agents.length === 0) {
     io.err(
@@ -142,19 +158,40 @@ async function everyAgent(parsed: Parsed, signal: AbortSignal, io: Io, p: Paint)
     );
     return EXIT.notInstalled;
   }
-  const rows: AllRow[] = await Promise.all(
-    parsed.agents.map(async (target): Promise<AllRow> => {
-      const started = Date.now();
-      const agent = target.label;
-      try {
-        const outcome = await run(requestFor(target, parsed, signal));
-        return { agent, result: { kind: 'outcome', outcome }, ms: Date.now() - started };
-      } catch (e) {
-        if (!(e instanceof DriveError)) throw e;
-        return { agent, result: { kind: 'failure', error: e }, ms: Date.now() - started };
-      }
-    }),
-  );
+  // One approver for every agent: one terminal, one question on it at a time.
+  const approver = approverFor(parsed.approvals, io, p);
+  if (typeof approver === 'string') {
+    io.err(p.red(`cctop: ${approver}`));
+    return EXIT.usage;
+  }
+  const silent = approver === null ? [] : parsed.agents.filter((t) => !canAsk(t));
+  if (silent.length > 0) {
+    io.err(
+      p.amber(
+        `${silent.map((t) => safeText(t.label)).join(', ')} cannot ask before a tool call: run under the same permission without asking (what they would ask about is refused)`,
+      ),
+    );
+  }
+  let rows: AllRow[];
+  try {
+    rows = await Promise.all(
+      parsed.agents.map(async (target): Promise<AllRow> => {
+        const started = Date.now();
+        const agent = target.label;
+        const request = requestFor(target, parsed, signal);
+        if (!canAsk(target)) delete request.approvals;
+        try {
+          const outcome = await ranTo(request, approver, agent);
+          return { agent, result: { kind: 'outcome', outcome }, ms: Date.now() - started };
+        } catch (e) {
+          if (!(e instanceof DriveError)) throw e;
+          return { agent, result: { kind: 'failure', error: e }, ms: Date.now() - started };
+        }
+      }),
+    );
+  } finally {
+    approver?.close();
+  }
   const codes: number[] = [];
   for (const { agent, result } of rows) {
     if (result.kind === 'outcome') {
