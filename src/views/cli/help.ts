@@ -5,6 +5,7 @@
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
  * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
+import { DEFAULT_WAIT_S, MAX_SEND_CHARS } from '../../act/typing.js';
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TURNS } from '../../model/conversation.js';
 
 /** The commands `cctop` knows, as typed after it. */
@@ -15,6 +16,10 @@ export const COMMANDS = [
   'handoff',
   'export',
   'explain',
+  'send',
+  'stop',
+  'resume',
+  'wait',
   'daily',
   'weekly',
   'monthly',
@@ -63,6 +68,10 @@ Usage:
                         on the brief (--to claude|codex|gemini|qwen|opencode|pi|copilot, --run)
   cctop export [ID]     the whole conversation, every turn, as Markdown or JSON (--subagents, --out)
   cctop explain [ID]    why a session's state reads as it does: hooks, registry, files (--json)
+  cctop send ID TEXT    type TEXT and Enter into the session's terminal (its tmux pane; docs/act.md)
+  cctop stop ID         stop the session's current turn with the agent's own key (Escape)
+  cctop resume ID       the harness's resume command in a new tmux window
+  cctop wait ID --until idle|waiting   exit once the session gets there (--timeout S)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
@@ -157,6 +166,60 @@ agent's hooks (cctop hooks install puts them in), the agent's own list of runnin
 
 Options:
   -j, --json                       the evidence as JSON
+${COMMON_OPTIONS}
+`,
+  send: `cctop send: type a line into a session's terminal
+
+Usage: cctop send ID TEXT... [options]
+
+${SESSION_ID}
+
+Types TEXT (the words joined by spaces) and Enter into the terminal the session's agent runs in:
+the tmux pane whose processes hold the agent, proven by process id, never guessed by title. The
+text goes as literal keys (a word like Enter is typed as letters), at most ${MAX_SEND_CHARS}
+characters, and control characters (newlines, tabs, escapes) are refused. A session cctop cannot
+tie to one pane is refused with the reason. See docs/act.md.
+
+Options:
+${COMMON_OPTIONS}
+`,
+  stop: `cctop stop: stop a session's current turn
+
+Usage: cctop stop ID [options]
+
+${SESSION_ID}
+
+Presses the agent's own key for stopping a turn (Escape for every terminal agent cctop knows) in
+the tmux pane proven to hold it, as cctop send finds it. The session stays open.
+
+Options:
+${COMMON_OPTIONS}
+`,
+  resume: `cctop resume: take a session up again
+
+Usage: cctop resume ID [options]
+
+${SESSION_ID}
+
+Inside tmux, opens a new window in the session's directory running the harness's own resume
+command (claude --resume ID, codex resume ID); outside tmux, prints that command. A session that
+is still running is refused: two agents writing one session would garble it.
+
+Options:
+${COMMON_OPTIONS}
+`,
+  wait: `cctop wait: wait until a session is idle or waiting
+
+Usage: cctop wait ID --until idle|waiting [--timeout S] [options]
+
+${SESSION_ID}
+
+Follows the session as the live table does (its files, and the agents' hooks when installed) and
+exits 0 once its state is the one asked for, 1 if it is not by the timeout (default ${DEFAULT_WAIT_S} s).
+
+Options:
+  --until idle|waiting             the state to wait for
+  --timeout S                      give up after S seconds
 ${COMMON_OPTIONS}
 `,
   hook: `cctop hook: what an agent's hook runs

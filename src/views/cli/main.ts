@@ -95,6 +95,8 @@ const FLAGS = {
   config: HELP_FLAG,
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
   pricing: HELP_FLAG,
+  act: { ...COMMON_FLAGS, ...HELP_FLAG },
+  wait: { ...COMMON_FLAGS, ...HELP_FLAG, until: { type: 'string' }, timeout: { type: 'string' } },
 } satisfies Record<string, Flags>;
 
 /** Every flag `main` knows, to tell an option's value from the command word. */
@@ -348,6 +350,21 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       if (values.help) return said(io, commandHelp(command));
       const { configCommand } = await import('./config.js');
       return configCommand(io, positionals);
+    }
+    case 'send':
+    case 'stop':
+    case 'resume':
+    case 'wait': {
+      const { values, positionals } = parse(args, command === 'wait' ? FLAGS.wait : FLAGS.act, command);
+      if (values.help) return said(io, commandHelp(command));
+      const act = await import('./act-terminal.js');
+      // wait's --until names a state, not the last day of the common options.
+      const o = commonOptions(command === 'wait' ? { ...values, until: undefined } : values);
+      if (command === 'send') return act.sendCommand(io, positionals, o);
+      if (command === 'stop') return act.stopCommand(io, positionals, o);
+      if (command === 'resume') return act.resumeCommand(io, positionals, o);
+      const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+      return act.waitCommand(io, positionals, o, text(values.until), text(values.timeout));
     }
     case 'pricing': {
       const { values, positionals } = parse(args, FLAGS.pricing, command);

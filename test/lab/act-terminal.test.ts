@@ -1,0 +1,247 @@
+/**
+ * Typing into a session's own terminal: the real Claude Code TUI in a tmux pane, as a person starts
+ * it, against the lab's stand-in model server. `cctop send` types a prompt that reaches the model (the
+ * server's ledger), `cctop stop` presses Escape in a held turn, `cctop wait` sees the session settle;
+ * and a pane cctop cannot prove (an agent outside tmux, two agents of a kind in one directory with no
+ * session named on their command lines) is refused, with nothing typed anywhere.
+ *
+ * The stand-ins for the refusals are `sleep` started under the name `claude`: the process table takes
+ * them for Claude Code, and they hold still while the test looks.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeRecord, prompt } from '../../src/test-support/claude-records.js';
+import { runCli } from '../../src/test-support/cli-run.js';
+import { agentBin, labEnv, makeHome } from '../../src/test-support/lab/agents.js';
+import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
+import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
+
+const CLAUDE = agentBin('claude');
+const SKIP = !HAVE_TMUX
+  ? 'skipped: tmux is not installed; apt-get install tmux'
+  : CLAUDE === null
+    ? 'skipped: Claude Code is not installed for the lab; npm run agents'
+    : null;
+
+/** How long the TUI may take to start, answer, or show a screen on a busy two-core machine. */
+const PATIENCE_MS = 60_000;
+
+/** A made-up key, long enough that its last 20 characters are what Claude Code's approval list keeps. */
+const API_KEY = 'sk-ant-lab-0000000000000000000000000000';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Wait for `ok`, polling, within the patience; fail naming `what`. */
+async function until<T>(what: string, ok: () => T | null | undefined | false): Promise<T> {
+  const deadline = Date.now() + PATIENCE_MS;
+  for (;;) {
+    const v = ok();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`never saw ${what}`);
+    await sleep(200);
+  }
+}
+
+/** Every transcript under a Claude home, by session id. */
+function sessionsIn(home: string): string[] {
+  const root = join(home, '.claude', 'projects');
+  if (!existsSync(root)) return [];
+  return readdirSync(root).flatMap((d) =>
+    readdirSync(join(root, d))
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => f.slice(0, -'.jsonl'.length)),
+  );
+}
+
+describe.skipIf(SKIP !== null)(
+  `cctop types into a real Claude Code in tmux${SKIP ? ` (${SKIP})` : ''}`,
+  () => {
+    let server: LabServer;
+    let root: string;
+    let home: string;
+    let cwd: string;
+    let term: Terminal;
+    let cctopEnv: Record<string, string>;
+    let id: string;
+
+    beforeAll(async () => {
+      server = await startLabServer();
+      root = mkdtempSync(join(tmpdir(), 'cctop-act-'));
+      ({ home, cwd } = makeHome(root));
+      // Claude Code's first-run dialogs, answered as a person who has used it would have.
+      writeFileSync(
+        join(home, '.claude.json'),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          projects: { [cwd]: { hasTrustDialogAccepted: true } },
+          customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+        }),
+      );
+      const env = {
+        ...labEnv(home, server.url),
+        TERM: 'xterm-256color',
+        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: API_KEY,
+      };
+      const script = join(root, 'claude.sh');
+      writeFileSync(
+        script,
+        `cd '${cwd}' && exec env -i ${envWords(env)} '${CLAUDE}' '[lab:text] first prompt'\n`,
+      );
+      term = new Terminal(`cctop-act-${process.pid}`, 'agent', PATIENCE_MS);
+      term.tmux('new-session', '-d', '-s', 'agent', '-x', '150', '-y', '40', `sh '${script}'`);
+      await term.until('the first answer', (l) => l.join('\n').includes('pong: the lab answers'));
+      id = await until('the session file', () => sessionsIn(home)[0]);
+      cctopEnv = {
+        HOME: home,
+        PATH: env.PATH,
+        TMPDIR: tmpdir(),
+        CCTOP_RUNTIME_DIR: join(root, 'run'),
+        XDG_CACHE_HOME: join(root, 'cache'),
+      };
+    }, PATIENCE_MS * 2);
+
+    afterAll(async () => {
+      term?.stop();
+      await server?.close();
+      // The agent may still be writing its files as tmux ends it.
+    if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+    });
+
+    it('a prompt typed by cctop send reaches the model, and the answer shows in the pane', async () => {
+      const before = server.ledger.length;
+      const r = await runCli(['send', id.slice(0, 8), '[lab:resume] typed by cctop send'], cctopEnv);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^typed 32 characters and Enter into tmux pane %\d+ \(pid \d+\), session /);
+      await until('the typed prompt at the model', () =>
+        server.ledger.slice(before).some((e) => e.script === 'resume'),
+      );
+      await term.until('the answer to the typed prompt', (l) =>
+        l.join('\n').includes('Resumed: the second turn is answered.'),
+      );
+    });
+
+    it('cctop wait sees the session idle once its turn is over', async () => {
+      const r = await runCli(['wait', id, '--until', 'idle', '--timeout', '60'], cctopEnv);
+      expect(r.err).toBe('');
+      expect(r.out).toBe(`session ${id.slice(0, 12)} is idle\n`);
+      expect(r.code).toBe(0);
+    });
+
+    it('cctop stop presses Escape in a held turn, and Claude Code says it was interrupted', async () => {
+      const before = server.ledger.length;
+      expect((await runCli(['send', id, '[lab:hold] wait for it'], cctopEnv)).code).toBe(0);
+      await server.whenHeld();
+      const r = await runCli(['stop', id], cctopEnv);
+      expect(r.err).toBe('');
+      expect(r.out).toMatch(/^pressed Escape in tmux pane %\d+/);
+      expect(r.code).toBe(0);
+      await term.until('the interruption', (l) => /Interrupted/.test(l.join('\n')));
+      server.release();
+      expect(server.ledger.slice(before).some((e) => e.script === 'hold')).toBe(true);
+    });
+
+    it('text with a control character is refused before anything is typed', async () => {
+      const before = server.ledger.length;
+      const r = await runCli(['send', id, 'one\nline two'], cctopEnv);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        'cctop: send: the text holds a control character (U+000A at character 4); cctop types one line of plain text\n',
+      );
+      expect(server.ledger.length).toBe(before);
+    });
+
+    describe('a pane cctop cannot prove is refused', () => {
+      let fakes: number[] = [];
+      let fakeHome: string;
+      let place: string;
+      const fakeId = 'c0000000-0000-4000-8000-00000000a0e1';
+
+      beforeAll(() => {
+        fakeHome = join(root, 'fake-home');
+        place = join(root, 'fake-work');
+        mkdirSync(place, { recursive: true });
+        const bin = join(root, 'bin');
+        mkdirSync(bin, { recursive: true });
+        symlinkSync('/bin/sleep', join(bin, 'claude'));
+        const dir = join(fakeHome, '.claude', 'projects', place.replace(/[/.]/g, '-'));
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(
+          join(dir, `${fakeId}.jsonl`),
+          claudeRecord(fakeId, place, Date.now(), 'u1', prompt('hi')),
+        );
+      });
+
+      const end = (pid: number) => {
+        try {
+          process.kill(pid);
+        } catch {
+          // Already gone.
+        }
+      };
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+
+      afterAll(() => {
+        for (const f of fakes) end(f);
+      });
+
+      /**
+       * A stand-in started by a shell that exits at once, so it hangs from init rather than from this
+       * test: were the test itself run in a tmux pane, cctop must not find that pane above it.
+       */
+      const fake = (): number => {
+        const r = spawnSync('sh', ['-c', `'${join(root, 'bin', 'claude')}' 600 >/dev/null 2>&1 & echo $!`], {
+          cwd: place,
+          encoding: 'utf8',
+        });
+        const pid = Number(r.stdout.trim());
+        fakes.push(pid);
+        return pid;
+      };
+
+      it('an agent whose terminal is not tmux', async () => {
+        const pid = fake();
+        const r = await runCli(['send', fakeId, 'hello'], { ...cctopEnv, HOME: fakeHome });
+        expect(r.out).toBe('');
+        expect(r.err).toBe(
+          `cctop: cannot type into session ${fakeId.slice(0, 12)}: its terminal is not a tmux pane, and cctop did not start it; start the agent inside tmux, or with cctop run\n`,
+        );
+        expect(r.code).toBe(1);
+        end(pid);
+        await until('the stand-in gone', () => !alive(pid));
+        fakes = [];
+      });
+
+      it('two agents of a kind in one directory, neither naming the session', async () => {
+        fake();
+        fake();
+        const r = await runCli(['send', fakeId, 'hello'], { ...cctopEnv, HOME: fakeHome });
+        expect(r.err).toBe(
+          `cctop: cannot type into session ${fakeId.slice(0, 12)}: 2 Claude Code processes run in ${place} and none names this session on its command line, so cctop cannot tell which is its; start it as claude --resume ${fakeId}, or with cctop run\n`,
+        );
+        expect(r.code).toBe(1);
+      });
+
+      it('a session with no process at all', async () => {
+        for (const f of fakes) end(f);
+        await until('the stand-ins gone', () => fakes.every((f) => !alive(f)));
+        const r = await runCli(['send', fakeId, 'hello'], { ...cctopEnv, HOME: fakeHome });
+        expect(r.err).toBe(
+          `cctop: cannot type into session ${fakeId.slice(0, 12)}: cctop sees no process running it; resume it with cctop resume, or start the agent inside tmux or with cctop run\n`,
+        );
+        expect(r.code).toBe(1);
+      });
+    });
+  },
+);
