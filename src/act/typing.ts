@@ -18,6 +18,13 @@ import type { ProviderId } from '../model/facts.js';
  */
 export const MAX_SEND_CHARS = 4_000;
 
+/**
+ * The pause between the text and its Enter. A TUI that reads the text and the Enter in one burst takes
+ * them for a paste and keeps the Enter as part of it (Claude Code 2.1.328 left such a prompt unsent in
+ * the lab); a person's Enter comes later than this.
+ */
+export const ENTER_AFTER_MS = 250;
+
 /** How long `cctop wait` waits when no `--timeout` is given: a long turn, short of forever in a script. */
 export const DEFAULT_WAIT_S = 3_600;
 

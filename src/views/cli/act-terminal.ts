@@ -12,7 +12,7 @@
  * Not here: answering an agent's questions (the approvals), or deciding states (`live/`).
  */
 import { type Pane, paneOf, tmuxOn } from '../../act/pane.js';
-import { checkText, DEFAULT_WAIT_S, INTERRUPT_KEY } from '../../act/typing.js';
+import { checkText, DEFAULT_WAIT_S, ENTER_AFTER_MS, INTERRUPT_KEY } from '../../act/typing.js';
 import { findSession } from '../../index/find.js';
 import { watchedStates } from '../../live/agent-state.js';
 import { LiveSessions } from '../../live/engine.js';
@@ -112,6 +112,7 @@ export async function sendCommand(io: Io, positionals: string[], o: CommonOption
   if (p.kind === 'refused') return refuse(io, 'type into', s, p);
   // Literal keys (`-l`): nothing in the text is read as a key name; `--` ends tmux's options.
   const typed = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, '-l', '--', check.text]);
+  if (typed.ok) await new Promise((r) => setTimeout(r, ENTER_AFTER_MS));
   const entered = typed.ok ? tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, 'Enter']) : typed;
   if (!entered.ok)
     return refuse(io, 'type into', s, { why: entered.why, fix: 'type into the pane yourself' });
