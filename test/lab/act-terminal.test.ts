@@ -92,7 +92,7 @@ describe.skipIf(SKIP !== null)(
           customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
         }),
       );
-      const env = {
+      const env: Record<string, string> = {
         ...labEnv(home, server.url),
         TERM: 'xterm-256color',
         ANTHROPIC_BASE_URL: server.url,
@@ -109,7 +109,7 @@ describe.skipIf(SKIP !== null)(
       id = await until('the session file', () => sessionsIn(home)[0]);
       cctopEnv = {
         HOME: home,
-        PATH: env.PATH,
+        PATH: env.PATH ?? '',
         TMPDIR: tmpdir(),
         CCTOP_RUNTIME_DIR: join(root, 'run'),
         XDG_CACHE_HOME: join(root, 'cache'),
