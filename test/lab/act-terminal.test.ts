@@ -156,6 +156,33 @@ describe.skipIf(SKIP !== null)(
     );
 
     it(
+      "the live table's s types a line into the selected session's pane",
+      async () => {
+        const table = new Terminal(term.socket, 'table', PATIENCE_MS);
+        table.cctop(root, cctopEnv, '');
+        await table.until('the session in the table', (l) => l.some((x) => x.includes(id.slice(0, 8))));
+        const before = server.ledger.length;
+        table.keys('s');
+        await table.until('the line to type', (l) =>
+          l.some((x) => x.startsWith(`Send to ${id.slice(0, 12)}: █  Enter: send  Esc: cancel`)),
+        );
+        table.tmux('send-keys', '-t', 'table', '-l', '[lab:call] from the table');
+        table.keys('Enter');
+        await table.until('the table saying where it typed', (l) =>
+          l.some((x) => /^typed into tmux pane %\d+ \(pid \d+\)/.test(x)),
+        );
+        await until("the table's prompt at the model", () =>
+          server.ledger.slice(before).some((e) => e.script === 'call' && !e.aux),
+        );
+        await term.until("the answer in the agent's pane", (l) =>
+          l.join('\n').includes('The command printed lab-call-ok.'),
+        );
+        table.tmux('kill-session', '-t', 'table');
+      },
+      TEST_MS,
+    );
+
+    it(
       'cctop stop presses Escape in a turn the model holds, and Claude Code ends the turn',
       async () => {
         const before = server.ledger.length;

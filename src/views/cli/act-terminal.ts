@@ -11,16 +11,14 @@
  *
  * Not here: answering an agent's questions (the approvals), or deciding states (`live/`).
  */
-import { type Pane, paneOf, tmuxOn } from '../../act/pane.js';
-import { checkText, DEFAULT_WAIT_S, ENTER_AFTER_MS, INTERRUPT_KEY } from '../../act/typing.js';
+import { interrupt, typeInto } from '../../act/session-pane.js';
+import { checkText, DEFAULT_WAIT_S } from '../../act/typing.js';
 import { findSession } from '../../index/find.js';
 import { watchedStates } from '../../live/agent-state.js';
 import { LiveSessions } from '../../live/engine.js';
-import { defaultSampler, type ProcessInfo, ProcessTable } from '../../live/processes.js';
 import type { SessionDoc } from '../../model/document.js';
 import type { SessionState } from '../../model/state.js';
 import { placeById } from '../../providers/places.js';
-import type { Env } from '../../providers/types.js';
 import { shellWord } from '../shell-word.js';
 import { safeLine } from '../terminal-text.js';
 import type { Io } from './main.js';
@@ -50,55 +48,10 @@ async function theSession(io: Io, act: Act, query: string, o: CommonOptions): Pr
   }
 }
 
-type Proven = { kind: 'pane'; pane: Pane } | { kind: 'refused'; why: string; fix: string };
-
-/** The tmux pane that holds the session's agent, proven by pid, or why not. */
-export function provePane(
-  s: SessionDoc,
-  env: Env,
-  sample: () => ProcessInfo[] | null = defaultSampler(),
-): Proven {
-  if (s.running !== true || !s.process || s.process.pids.length === 0)
-    return {
-      kind: 'refused',
-      why:
-        s.running === null
-          ? `cctop cannot see which process runs ${placeById(s.provider).label} sessions`
-          : 'cctop sees no process running it',
-      fix: 'resume it with cctop resume, or start the agent inside tmux or with cctop run',
-    };
-  const procs = sample();
-  if (procs === null)
-    return {
-      kind: 'refused',
-      why: 'the process table cannot be read here',
-      fix: 'type into its terminal yourself',
-    };
-  const pid = s.process.pids[0]!;
-  const agents = new ProcessTable(() => procs).agents() ?? [];
-  const agent = agents.find((a) => a.pid === pid);
-  if (!agent)
-    return { kind: 'refused', why: `process ${pid} has ended`, fix: 'look again with cctop --list' };
-  // Named on its command line, the session is the process's own; else the process must be the only
-  // one of its harness in that directory, or the pairing by time could have swapped two agents.
-  if (agent.sessionArg !== s.id) {
-    const twins = agents.filter((a) => a.provider === agent.provider && a.cwd === agent.cwd);
-    if (twins.length !== 1)
-      return {
-        kind: 'refused',
-        why: `${twins.length} ${placeById(s.provider).label} processes run in ${agent.cwd ?? 'an unknown directory'} and none names this session on its command line, so cctop cannot tell which is its`,
-        fix: `start it as ${placeById(s.provider).resumeCommand?.(s.id).join(' ') ?? 'a resumed session'}, or with cctop run`,
-      };
-  }
-  return paneOf(s.provider, pid, procs, env);
-}
-
 function refuse(io: Io, what: string, s: SessionDoc, p: { why: string; fix: string }): number {
   io.err(`cctop: cannot ${what} session ${s.id.slice(0, 12)}: ${safeLine(p.why)}; ${safeLine(p.fix)}`);
   return 1;
 }
-
-const where = (pane: Pane): string => `tmux pane ${pane.paneId} (pid ${pane.panePid})`;
 
 /** `cctop send ID TEXT…`: the words joined by spaces, typed, then Enter. */
 export async function sendCommand(io: Io, positionals: string[], o: CommonOptions): Promise<number> {
@@ -108,17 +61,9 @@ export async function sendCommand(io: Io, positionals: string[], o: CommonOption
   const check = checkText(words.join(' '));
   if (check.kind === 'refused') throw new UsageError(`send: ${check.why}`);
   const s = await theSession(io, 'send', query, o);
-  const p = provePane(s, io.env);
-  if (p.kind === 'refused') return refuse(io, 'type into', s, p);
-  // Literal keys (`-l`): nothing in the text is read as a key name; `--` ends tmux's options.
-  const typed = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, '-l', '--', check.text]);
-  if (typed.ok) await new Promise((r) => setTimeout(r, ENTER_AFTER_MS));
-  const entered = typed.ok ? tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, 'Enter']) : typed;
-  if (!entered.ok)
-    return refuse(io, 'type into', s, { why: entered.why, fix: 'type into the pane yourself' });
-  io.out(
-    `typed ${check.text.length} characters and Enter into ${where(p.pane)}, session ${s.id.slice(0, 12)}`,
-  );
+  const r = await typeInto(s, check.text, io.env);
+  if (r.kind === 'refused') return refuse(io, 'type into', s, r);
+  io.out(`typed ${check.text.length} characters and Enter into ${r.where}, session ${s.id.slice(0, 12)}`);
   return 0;
 }
 
@@ -126,17 +71,9 @@ export async function sendCommand(io: Io, positionals: string[], o: CommonOption
 export async function stopCommand(io: Io, positionals: string[], o: CommonOptions): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('stop takes one session id (try cctop stop --help)');
   const s = await theSession(io, 'stop', positionals[0]!, o);
-  const key = INTERRUPT_KEY[s.provider];
-  if (key === null)
-    return refuse(io, 'stop', s, {
-      why: `${placeById(s.provider).label} has no terminal key cctop knows for stopping a turn`,
-      fix: 'stop it in its own window',
-    });
-  const p = provePane(s, io.env);
-  if (p.kind === 'refused') return refuse(io, 'stop', s, p);
-  const sent = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, key]);
-  if (!sent.ok) return refuse(io, 'stop', s, { why: sent.why, fix: 'press its key in the pane yourself' });
-  io.out(`pressed ${key} in ${where(p.pane)}, session ${s.id.slice(0, 12)}`);
+  const r = interrupt(s, io.env);
+  if (r.kind === 'refused') return refuse(io, 'stop', s, r);
+  io.out(`pressed ${r.key} in ${r.where}, session ${s.id.slice(0, 12)}`);
   return 0;
 }
 

@@ -11,6 +11,7 @@ import { askHandoff, clipboard, handoffKey } from './handoff-key.js';
 import type { Key } from './keys.js';
 import { resumeCommand } from './panels.js';
 import { keyOf, PANELS, SORTS, type ViewState } from './state.js';
+import { askTerminal, type TerminalContext, terminalKey } from './terminal-key.js';
 
 /** What a key may reach beyond the view state, read when the key arrives. */
 export interface KeyContext {
@@ -29,6 +30,8 @@ export interface KeyContext {
   signal(sequence: string): void;
   /** Send an answer to a driven run's approval; null where this table hears of no runs (the demo). */
   answer: ((run: string, request: string, behavior: 'allow' | 'deny') => AnswerResult) | null;
+  /** Type into or stop a session's terminal (`terminal-key.ts`); absent or null where the table acts on nothing. */
+  act?: TerminalContext['act'];
 }
 
 /** How far the panel scrolls per key. */
@@ -59,6 +62,10 @@ export function onKey(v: ViewState, k: Key, c: KeyContext): void {
   }
   if (v.handoff !== null) {
     handoffKey(v, k, c);
+    return;
+  }
+  if (v.terminal !== null) {
+    terminalKey(v, k, c);
     return;
   }
   if (v.filtering) {
@@ -180,6 +187,12 @@ function charKey(v: ViewState, ch: string, c: KeyContext): void {
       v.follow = false;
       return;
     case 's':
+      askTerminal(v, c, 'send');
+      return;
+    case 'x':
+      askTerminal(v, c, 'stop');
+      return;
+    case 'o':
       v.sort = SORTS[(SORTS.indexOf(v.sort) + 1) % SORTS.length]!;
       c.say(`sorted by ${v.sort}`);
       return;

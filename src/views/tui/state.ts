@@ -89,6 +89,8 @@ export interface ViewState {
   confirm: Confirm | null;
   /** `O` asked which harness to hand a session to (`handoff-key.ts`); `target` is what Enter takes. */
   handoff: { key: string; target: HandoffTarget } | null;
+  /** `s` is typing a line for a session's terminal, or `x` asks before stopping its turn. */
+  terminal: { key: string; act: 'send'; text: string } | { key: string; act: 'stop' } | null;
 }
 
 /** An answer the person is asked to confirm: which run, which request, and what they saw. */
@@ -131,5 +133,6 @@ export function initialView(hidden: ReadonlySet<string>): ViewState {
     collisions: [],
     confirm: null,
     handoff: null,
+    terminal: null,
   };
 }
