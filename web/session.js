@@ -24,6 +24,7 @@ import { handoffBar } from './handoff.js';
 import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
 import { sessionHead } from './report-head.js';
+import { sendBox } from './send-box.js';
 
 const enc = encodeURIComponent;
 
@@ -81,6 +82,7 @@ export class SessionView {
         ? remoteNote(host, () => this.session?.id ?? this.id)
         : handoffBar(() => this.session?.id ?? this.id),
       this.drivenEl,
+      host ? null : sendBox(() => this.session?.id ?? this.id),
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
     );

@@ -13,11 +13,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { watchedStates } from '../../src/live/agent-state.js';
 import { claudeRecord, prompt } from '../../src/test-support/claude-records.js';
 import { runCli } from '../../src/test-support/cli-run.js';
 import { agentBin, labEnv, makeHome } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
+import { Tokens } from '../../src/views/serve/auth.js';
+import { HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serve/chromium.js';
+import { serve as startServe, TOKEN } from '../serve/helpers.js';
 
 const CLAUDE = agentBin('claude');
 const SKIP = !HAVE_TMUX
@@ -178,6 +182,56 @@ describe.skipIf(SKIP !== null)(
           l.join('\n').includes('The command printed lab-call-ok.'),
         );
         table.tmux('kill-session', '-t', 'table');
+      },
+      TEST_MS,
+    );
+
+    it.skipIf(!HAVE_CHROMIUM)(
+      `the session page's box types a line into the pane, with the full token only${HAVE_CHROMIUM ? '' : ` (skipped: ${NO_CHROMIUM_REASON})`}`,
+      async () => {
+        // As `cctop serve` runs: the process table and the agents' own word settle the states.
+        const serve = await startServe(
+          { env: cctopEnv },
+          { providers: ['claude'], ...watchedStates(cctopEnv) },
+        );
+        const browser = await launch();
+        try {
+          const page = await browser.page();
+          const base = `http://127.0.0.1:${serve.port}`;
+          const box = page.locator('section.send');
+          const before = server.ledger.length;
+
+          // The read-only link: the box is there, and the server refuses to type.
+          await page.goto(`${base}/session/${id}?t=${new Tokens(TOKEN).read}`);
+          await box.waitFor({ timeout: PATIENCE_MS });
+          await box.locator('input.send-text').fill('[lab:parallel] from a read-only link');
+          await box.locator('button.send-button').click();
+          await expect
+            .poll(() => box.locator('.send-status').textContent(), { timeout: PATIENCE_MS })
+            .toBe('Not typed: this link is read-only: it cannot type into sessions.');
+
+          // The full link: the line reaches the model.
+          await page.goto(`${base}/session/${id}?t=${TOKEN}`);
+          await box.waitFor({ timeout: PATIENCE_MS });
+          await box.locator('input.send-text').fill('[lab:parallel] from the dashboard');
+          await box.locator('button.send-button').click();
+          await expect
+            .poll(() => box.locator('.send-status').textContent(), { timeout: PATIENCE_MS })
+            .toMatch(/^Typed into tmux pane %\d+ \(pid \d+\)\.$/);
+          await until("the dashboard's prompt at the model", () =>
+            server.ledger.slice(before).some((e) => e.script === 'parallel' && !e.aux),
+          );
+          expect(
+            server.ledger.slice(before).filter((e) => e.script === 'parallel' && !e.aux && e.step === 0),
+          ).toHaveLength(1);
+          await term.until("the answer in the agent's pane", (l) =>
+            l.join('\n').includes('Both commands ran.'),
+          );
+          expect(browser.problems).toEqual([]);
+        } finally {
+          await browser.close();
+          await serve.close();
+        }
       },
       TEST_MS,
     );

@@ -17,7 +17,7 @@ import { findSession } from '../../index/find.js';
 import type { DrivenRuns } from '../../live/driven.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import type { Env as SearchEnv } from '../../providers/types.js';
+import type { Env as ProviderEnv, Env as SearchEnv } from '../../providers/types.js';
 import { renderMarkdown } from '../cli/chat.js';
 import { actRoutes, isActingPath } from './act.js';
 import type { Answers } from './answers.js';
@@ -34,6 +34,7 @@ import { MAX_BODY_BYTES, MAX_URL_CHARS } from './limits.js';
 import type { WholeJson } from './publish.js';
 import { assetAnswer, tokenToCookie } from './respond.js';
 import { searchRoutes } from './search.js';
+import { isSendPath, sendRoutes } from './send.js';
 import { spendRoutes } from './spend.js';
 import type { EventHub } from './sse.js';
 
@@ -60,6 +61,8 @@ export interface AppDeps {
   env?: SearchEnv;
   /** Other machines' sessions, fetched over ssh when their page asks (`--host`); absent: none. */
   remote?: RemoteFetches | null;
+  /** The environment agents' tmux panes are found in, for the page's send box; absent: it types nothing. */
+  typing?: ProviderEnv;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
@@ -195,7 +198,7 @@ function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
     if (
       c.req.method !== 'GET' &&
       c.req.method !== 'HEAD' &&
-      !(c.req.method === 'POST' && isActingPath(rawPath(c)))
+      !(c.req.method === 'POST' && (isActingPath(rawPath(c)) || isSendPath(rawPath(c))))
     ) {
       c.header('Allow', 'GET, HEAD');
       return refuse(c, 405, 'this server only reads (GET), but for answering an approval');
@@ -362,6 +365,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   hostRoutes(app, { remote: d.remote ?? null, resolve });
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
+  sendRoutes(app, { live: d.live, ready: d.current, resolve, env: d.typing ?? null });
   searchRoutes(app, d.env ?? null);
   handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });
