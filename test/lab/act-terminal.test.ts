@@ -9,7 +9,16 @@
  * them for Claude Code, and they hold still while the test looks.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -355,6 +364,41 @@ describe.skipIf(SKIP !== null)(
           `cctop: cannot type into session ${fakeId.slice(0, 12)}: cctop sees no process running it; resume it with cctop resume, or start the agent inside tmux or with cctop run\n`,
         );
         expect(r.code).toBe(1);
+      });
+
+      it('cctop resume outside tmux prints the resume command instead', async () => {
+        const r = await runCli(['resume', fakeId], { ...cctopEnv, HOME: fakeHome });
+        expect(r.err).toBe(
+          `cctop: cannot resume session ${fakeId.slice(0, 12)}: cctop is not running inside tmux, so there is no window to open; run it yourself: cd ${place} && claude --resume ${fakeId}\n`,
+        );
+        expect(r.code).toBe(1);
+      });
+
+      it("cctop resume inside tmux opens a window running the harness's resume command in the session's directory", async () => {
+        // A claude that writes down how it was started, first on the PATH.
+        const bin = join(root, 'resume-bin');
+        mkdirSync(bin, { recursive: true });
+        const note = join(root, 'resumed.txt');
+        writeFileSync(join(bin, 'claude'), `#!/bin/sh\necho "$(pwd) $*" > '${note}'\nexec sleep 600\n`, {
+          mode: 0o755,
+        });
+        const socket = term.tmux('display-message', '-p', '-t', 'agent', '#{socket_path}').stdout.trim();
+        const server = term.tmux('display-message', '-p', '-t', 'agent', '#{pid}').stdout.trim();
+        const r = await runCli(['resume', fakeId], {
+          ...cctopEnv,
+          HOME: fakeHome,
+          PATH: `${bin}:${cctopEnv.PATH}`,
+          TMUX: `${socket},${server},0`,
+        });
+        expect(r.err).toBe('');
+        expect(r.out).toBe(`opened a tmux window running claude --resume ${fakeId}\n`);
+        expect(r.code).toBe(0);
+        expect(term.tmux('list-windows', '-a', '-F', '#{window_name}').stdout).toContain(
+          `claude:${fakeId.slice(0, 8)}`,
+        );
+        expect(await until('the resumed claude', () => existsSync(note) && readFileSync(note, 'utf8'))).toBe(
+          `${place} --resume ${fakeId}\n`,
+        );
       });
     });
   },
