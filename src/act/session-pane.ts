@@ -11,12 +11,14 @@ import { defaultSampler, type ProcessInfo, ProcessTable } from '../live/processe
 import type { SessionDoc } from '../model/document.js';
 import { placeById } from '../providers/places.js';
 import type { Env } from '../providers/types.js';
+import { ask, ptyRuns } from '../runtime/pty-client.js';
+import type { PtyRun } from '../runtime/pty-wire.js';
 import { type Pane, paneOf, tmuxOn } from './pane.js';
 import { checkText, ENTER_AFTER_MS, INTERRUPT_KEY } from './typing.js';
 
 export type Refused = { kind: 'refused'; why: string; fix: string };
 
-type Proven = { kind: 'pane'; pane: Pane } | Refused;
+type Proven = { kind: 'pane'; pane: Pane } | { kind: 'pty'; run: PtyRun } | Refused;
 
 /** The tmux pane that holds the session's agent, proven by pid, or why not. */
 export function provePane(
@@ -56,6 +58,9 @@ export function provePane(
         fix: `start it as ${placeById(s.provider).resumeCommand?.(s.id).join(' ') ?? 'a resumed session'}, or with cctop run`,
       };
   }
+  // An agent cctop's own pty host holds is typed into there, whatever terminal watches it.
+  const run = ptyRuns(env).find((r) => r.pid === pid);
+  if (run) return { kind: 'pty', run };
   return paneOf(s.provider, pid, procs, env);
 }
 
@@ -72,6 +77,7 @@ export async function typeInto(
     return { kind: 'refused', why: check.why, fix: 'send one line of plain text' };
   const p = provePane(s, env);
   if (p.kind === 'refused') return p;
+  if (p.kind === 'pty') return viaHost(env, 'T', p.run, { text: check.text }, 'typed');
   // Literal keys (`-l`): nothing in the text is read as a key name; `--` ends tmux's options.
   const typed = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, '-l', '--', check.text]);
   if (!typed.ok) return { kind: 'refused', why: typed.why, fix: 'type into the pane yourself' };
@@ -81,11 +87,28 @@ export async function typeInto(
   return { kind: 'typed', where: where(p.pane) };
 }
 
+/** The bytes a terminal sends for each stop key. */
+const KEY_BYTES = { Escape: '\u001b', 'C-c': '\u0003' } as const;
+
+/** A line or a key through cctop's own pty host, for an agent `cctop run` started. */
+async function viaHost<K extends 'typed' | 'pressed'>(
+  env: Env,
+  type: 'T' | 'K',
+  run: PtyRun,
+  body: object,
+  kind: K,
+): Promise<{ kind: K; where: string } | Refused> {
+  const r = await ask(env, type, { pid: run.pid, ...body });
+  if (r.type === 'o') return { kind, where: `cctop's own terminal (run ${run.id})` };
+  const why = !Array.isArray(r.body) && typeof r.body.why === 'string' ? r.body.why : 'the pty host refused';
+  return { kind: 'refused', why, fix: `attach with cctop attach ${run.id} and type there` };
+}
+
 /** Press the harness's own stop key in the session's pane. */
-export function interrupt(
+export async function interrupt(
   s: SessionDoc,
   env: Env,
-): { kind: 'pressed'; key: string; where: string } | Refused {
+): Promise<{ kind: 'pressed'; key: string; where: string } | Refused> {
   const key = INTERRUPT_KEY[s.provider];
   if (key === null)
     return {
@@ -95,6 +118,10 @@ export function interrupt(
     };
   const p = provePane(s, env);
   if (p.kind === 'refused') return p;
+  if (p.kind === 'pty') {
+    const r = await viaHost(env, 'K', p.run, { key: KEY_BYTES[key] }, 'pressed');
+    return r.kind === 'refused' ? r : { kind: 'pressed', key, where: r.where };
+  }
   const sent = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, key]);
   if (!sent.ok) return { kind: 'refused', why: sent.why, fix: 'press its key in the pane yourself' };
   return { kind: 'pressed', key, where: where(p.pane) };

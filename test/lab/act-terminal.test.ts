@@ -20,11 +20,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTER_AFTER_MS } from '../../src/act/typing.js';
 import { watchedStates } from '../../src/live/agent-state.js';
+import { ptyRuns } from '../../src/runtime/pty-client.js';
 import { claudeRecord, prompt } from '../../src/test-support/claude-records.js';
-import { runCli } from '../../src/test-support/cli-run.js';
+import { CLI, runCli } from '../../src/test-support/cli-run.js';
 import { agentBin, labEnv, makeHome } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
@@ -401,5 +403,127 @@ describe.skipIf(SKIP !== null)(
         );
       });
     });
+  },
+);
+
+describe.skipIf(SKIP !== null)(
+  `cctop run holds a real Claude Code on its own pty${SKIP ? ` (${SKIP})` : ''}`,
+  () => {
+    let server: LabServer;
+    let root: string;
+    let home: string;
+    let cwd: string;
+    let term: Terminal;
+    let env: Record<string, string>;
+
+    /** A window running `cctop ARGS` as a person would, saying cctop's exit code when it ends. */
+    const window = (name: string, args: string) => {
+      const script = join(root, `${name}.sh`);
+      writeFileSync(
+        script,
+        `cd '${cwd}' && env -i ${envWords(env)} '${process.execPath}' '${CLI}' ${args}\necho "cctop exited $?"\nexec sleep 600\n`,
+      );
+      term.tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', `sh '${script}'`);
+      return new Terminal(term.socket, name, PATIENCE_MS);
+    };
+
+    beforeAll(async () => {
+      server = await startLabServer();
+      root = mkdtempSync(join(tmpdir(), 'cctop-run-'));
+      ({ home, cwd } = makeHome(root));
+      writeFileSync(
+        join(home, '.claude.json'),
+        JSON.stringify({
+          hasCompletedOnboarding: true,
+          projects: { [cwd]: { hasTrustDialogAccepted: true } },
+          customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+        }),
+      );
+      const bin = join(root, 'bin');
+      mkdirSync(bin, { recursive: true });
+      // A stand-in for an agent that ends with a code of its own (Claude Code's /exit ends with 0).
+      writeFileSync(join(bin, 'pi'), '#!/bin/sh\necho "fake pi: press Enter"\nread line\nexit 7\n', {
+        mode: 0o755,
+      });
+      const lab = labEnv(home, server.url);
+      env = {
+        ...lab,
+        PATH: `${bin}:${dirname(CLAUDE!)}:${lab.PATH ?? ''}`,
+        TERM: 'xterm-256color',
+        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: API_KEY,
+        CCTOP_RUNTIME_DIR: join(root, 'run'),
+      };
+      term = new Terminal(`cctop-run-${process.pid}`, 'none', PATIENCE_MS);
+    }, TEST_MS);
+
+    afterAll(async () => {
+      for (const r of ptyRuns(env ?? {})) if (alive(r.pid)) process.kill(r.pid, 'SIGKILL');
+      term?.stop();
+      await server?.close();
+      if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+    });
+
+    it(
+      'a typed prompt goes through its pty; it outlives its terminal; attach redraws it; /exit ends cctop with the agent',
+      async () => {
+        const first = window('first', "run claude '[lab:text] first under cctop run'");
+        await first.until('the first answer', (l) => l.join('\n').includes('pong: the lab answers'));
+        const id = await until('the session file', () => sessionsIn(home)[0]);
+        const [run] = ptyRuns(env);
+        expect(run?.agent).toBe('claude');
+
+        // cctop send finds the run by the agent's pid and types through the pty, not tmux.
+        const before = server.ledger.length;
+        const sent = await runCli(['send', id, '[lab:resume] typed through the pty'], env);
+        expect(sent.err).toBe('');
+        expect(sent.out).toBe(
+          `typed 34 characters and Enter into cctop's own terminal (run ${run!.id}), session ${id.slice(0, 12)}\n`,
+        );
+        await until('the typed prompt at the model', () =>
+          server.ledger.slice(before).some((e) => e.script === 'resume'),
+        );
+        await first.until('its answer', (l) =>
+          l.join('\n').includes('Resumed: the second turn is answered.'),
+        );
+
+        // Ctrl-\ then d: cctop ends with 0 and says how to come back; the agent runs on.
+        first.keys('C-\\');
+        first.keys('d');
+        await first.until('the detach', (l) =>
+          l.some((x) => x.includes(`[cctop: detached; the agent runs on: cctop attach ${run!.id}]`)),
+        );
+        await first.until('cctop ending', (l) => l.some((x) => x.startsWith('cctop exited 0')));
+        // Closing the terminal does not end the agent.
+        first.tmux('kill-session', '-t', 'first');
+        expect(alive(run!.pid)).toBe(true);
+
+        // Another terminal takes it back by the session's id, and sees the conversation.
+        const second = window('second', `attach ${id}`);
+        await second.until('the conversation again', (l) =>
+          l.join('\n').includes('Resumed: the second turn is answered.'),
+        );
+        second.tmux('send-keys', '-t', 'second', '-l', '/exit');
+        await sleep(ENTER_AFTER_MS);
+        second.keys('Enter');
+        await second.until('cctop ending with the agent', (l) =>
+          l.some((x) => x.startsWith('cctop exited 0')),
+        );
+        await until('the agent gone', () => !alive(run!.pid));
+        expect(ptyRuns(env)).toEqual([]);
+      },
+      TEST_MS * 2,
+    );
+
+    it(
+      "the agent's own exit code is cctop's",
+      async () => {
+        const w = window('code', 'run pi');
+        await w.until('the stand-in asking', (l) => l.some((x) => x.includes('fake pi: press Enter')));
+        w.keys('Enter');
+        await w.until('cctop ending with the code', (l) => l.some((x) => x.startsWith('cctop exited 7')));
+      },
+      TEST_MS,
+    );
   },
 );

@@ -71,7 +71,7 @@ export async function sendCommand(io: Io, positionals: string[], o: CommonOption
 export async function stopCommand(io: Io, positionals: string[], o: CommonOptions): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('stop takes one session id (try cctop stop --help)');
   const s = await theSession(io, 'stop', positionals[0]!, o);
-  const r = interrupt(s, io.env);
+  const r = await interrupt(s, io.env);
   if (r.kind === 'refused') return refuse(io, 'stop', s, r);
   io.out(`pressed ${r.key} in ${r.where}, session ${s.id.slice(0, 12)}`);
   return 0;

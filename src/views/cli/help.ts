@@ -20,6 +20,8 @@ export const COMMANDS = [
   'stop',
   'resume',
   'wait',
+  'run',
+  'attach',
   'daily',
   'weekly',
   'monthly',
@@ -72,6 +74,9 @@ Usage:
   cctop stop ID         stop the session's current turn with the agent's own key (Escape)
   cctop resume ID       the harness's resume command in a new tmux window
   cctop wait ID --until idle|waiting   exit once the session gets there (--timeout S)
+  cctop run AGENT ...   claude, codex, gemini, qwen, opencode, pi or copilot on a terminal cctop holds:
+                        close it and the agent runs on (Ctrl-\\ then d detaches; docs/act-terminal.md)
+  cctop attach ID       take a run back, from any terminal (--host H: over ssh)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
@@ -221,6 +226,23 @@ Options:
   --until idle|waiting             the state to wait for
   --timeout S                      give up after S seconds
 ${COMMON_OPTIONS}
+`,
+  run: `cctop run: an agent on a terminal cctop holds
+
+Usage: cctop run AGENT [ARGS...]      (AGENT: claude, codex, gemini, qwen, opencode, pi, copilot)
+
+Starts the agent with ARGS, as they are, on a pseudo-terminal held by a background cctop of yours
+(started on demand; it ends with its last agent), and shows it here as if run directly: keys,
+colours, resizing, and the agent's exit code as cctop's. Closing this terminal does not end the
+agent. Ctrl-\\ then d detaches; cctop attach ID takes it back. cctop send and stop type into it.
+Needs the optional package @lydell/node-pty.
+`,
+  attach: `cctop attach: take back an agent started by cctop run
+
+Usage: cctop attach [--host HOST] ID
+
+ID is the run's id (printed when you detach) or its session's id. Another terminal attached to
+the run lets go of it. --host HOST runs cctop attach on HOST over ssh. Ctrl-\\ then d detaches.
 `,
   hook: `cctop hook: what an agent's hook runs
 

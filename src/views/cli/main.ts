@@ -351,6 +351,15 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       const { configCommand } = await import('./config.js');
       return configCommand(io, positionals);
     }
+    case 'run': {
+      const { runCommand } = await import('./run-pty.js');
+      return runCommand(io, args);
+    }
+    case 'attach': {
+      if (args.includes('--help') || args.includes('-h')) return said(io, commandHelp(command));
+      const { attachCommand } = await import('./run-pty.js');
+      return attachCommand(io, args);
+    }
     case 'send':
     case 'stop':
     case 'resume':

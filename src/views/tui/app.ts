@@ -205,7 +205,9 @@ class LiveTable {
     }
     const { interrupt, typeInto } = await import('../../act/session-pane.js');
     const r =
-      what.act === 'send' ? await typeInto(s, what.text, this.o.live.env) : interrupt(s, this.o.live.env);
+      what.act === 'send'
+        ? await typeInto(s, what.text, this.o.live.env)
+        : await interrupt(s, this.o.live.env);
     switch (r.kind) {
       case 'typed':
         this.say(`typed into ${r.where}`);
