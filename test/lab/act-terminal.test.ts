@@ -24,6 +24,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTER_AFTER_MS } from '../../src/act/typing.js';
 import { watchedStates } from '../../src/live/agent-state.js';
+import type { SessionDocument } from '../../src/model/document.js';
 import { ptyRuns } from '../../src/runtime/pty-client.js';
 import { claudeRecord, prompt } from '../../src/test-support/claude-records.js';
 import { CLI, runCli } from '../../src/test-support/cli-run.js';
@@ -486,6 +487,12 @@ describe.skipIf(SKIP !== null)(
         await first.until('its answer', (l) =>
           l.join('\n').includes('Resumed: the second turn is answered.'),
         );
+
+        // Every view says cctop runs it: the document, the list.
+        const doc = JSON.parse((await runCli(['--json'], env)).out) as SessionDocument;
+        expect(doc.sessions.find((x) => x.id === id)?.process?.cctopRun).toBe(run!.id);
+        const listed = (await runCli(['--list'], env)).out.split('\n');
+        expect(listed.filter((l) => l.includes('[cctop run] work'))).toHaveLength(1);
 
         // Ctrl-\ then d: cctop ends with 0 and says how to come back; the agent runs on.
         first.keys('C-\\');

@@ -125,7 +125,9 @@ export function renderList(doc: SessionDocument, columns: number, p: Paint, nowM
         return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
       });
       const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
-      out.push(`  ${mark} ${cells.join(' ')} ${padEnd(label(s), titleWidth).trimEnd()}`);
+      // An agent `cctop run` holds says so before its title (`cctop attach` takes it back).
+      const held = s.process?.cctopRun ? '[cctop run] ' : '';
+      out.push(`  ${mark} ${cells.join(' ')} ${padEnd(held + label(s), titleWidth).trimEnd()}`);
     }
   }
   if (out.length > 0) {
