@@ -523,6 +523,32 @@ describe.skipIf(SKIP !== null)(
     );
 
     it(
+      'a runtime directory that is a link is refused, and nothing starts',
+      async () => {
+        const real = join(root, 'real-run');
+        mkdirSync(real, { mode: 0o700 });
+        symlinkSync(real, join(root, 'linked-run'));
+        const saved = env.CCTOP_RUNTIME_DIR!;
+        env.CCTOP_RUNTIME_DIR = join(root, 'linked-run');
+        try {
+          const w = window('link', 'run pi');
+          await w.until('the refusal', (l) =>
+            l.some((x) =>
+              x.startsWith(
+                `cctop: the runtime directory ${join(root, 'linked-run')} is refused: it is not a directory`,
+              ),
+            ),
+          );
+          await w.until('cctop ending', (l) => l.some((x) => x.startsWith('cctop exited 1')));
+          expect(readdirSync(real)).toEqual([]);
+        } finally {
+          env.CCTOP_RUNTIME_DIR = saved;
+        }
+      },
+      TEST_MS,
+    );
+
+    it(
       "the agent's own exit code is cctop's",
       async () => {
         const w = window('code', 'run pi');

@@ -352,6 +352,8 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       return configCommand(io, positionals);
     }
     case 'run': {
+      // Only a help flag before the agent is cctop's: every word after the agent is the agent's.
+      if (args[0] === '--help' || args[0] === '-h') return said(io, commandHelp(command));
       const { runCommand } = await import('./run-pty.js');
       return runCommand(io, args);
     }

@@ -63,7 +63,7 @@ async function held(io: Io, first: Buffer, start: boolean): Promise<number> {
 /** `cctop run AGENT [ARGS…]`: the arguments after the agent go to it as they are. */
 export async function runCommand(io: Io, args: string[]): Promise<number> {
   const [agent, ...rest] = args;
-  if (agent === undefined || agent === '--help' || agent === '-h')
+  if (agent === undefined)
     throw new UsageError(`run takes an agent (${RUN_AGENTS.join(', ')}) and its arguments`);
   if (!(RUN_AGENTS as readonly string[]).includes(agent))
     throw new UsageError(`cctop run starts ${RUN_AGENTS.join(', ')} (got ${safeLine(agent)})`);
