@@ -5,8 +5,9 @@
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
  * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
-import { DEFAULT_WAIT_S, MAX_SEND_CHARS } from '../../act/typing.js';
+
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TURNS } from '../../model/conversation.js';
+import { ACT_HELP } from './help-act.js';
 
 /** The commands `cctop` knows, as typed after it. */
 export const COMMANDS = [
@@ -173,77 +174,7 @@ Options:
   -j, --json                       the evidence as JSON
 ${COMMON_OPTIONS}
 `,
-  send: `cctop send: type a line into a session's terminal
-
-Usage: cctop send ID TEXT... [options]
-
-${SESSION_ID}
-
-Types TEXT (the words joined by spaces) and Enter into the terminal the session's agent runs in:
-the tmux pane whose processes hold the agent, proven by process id, never guessed by title. The
-text goes as literal keys (a word like Enter is typed as letters), at most ${MAX_SEND_CHARS}
-characters, and control characters (newlines, tabs, escapes) are refused. A session cctop cannot
-tie to one pane is refused with the reason. See docs/act.md.
-
-Options:
-${COMMON_OPTIONS}
-`,
-  stop: `cctop stop: stop a session's current turn
-
-Usage: cctop stop ID [options]
-
-${SESSION_ID}
-
-Presses the agent's own key for stopping a turn (Escape for every terminal agent cctop knows) in
-the tmux pane proven to hold it, as cctop send finds it. The session stays open.
-
-Options:
-${COMMON_OPTIONS}
-`,
-  resume: `cctop resume: take a session up again
-
-Usage: cctop resume ID [options]
-
-${SESSION_ID}
-
-Inside tmux, opens a new window in the session's directory running the harness's own resume
-command (claude --resume ID, codex resume ID); outside tmux, prints that command. A session that
-is still running is refused: two agents writing one session would garble it.
-
-Options:
-${COMMON_OPTIONS}
-`,
-  wait: `cctop wait: wait until a session is idle or waiting
-
-Usage: cctop wait ID --until idle|waiting [--timeout S] [options]
-
-${SESSION_ID}
-
-Follows the session as the live table does (its files, and the agents' hooks when installed) and
-exits 0 once its state is the one asked for, 1 if it is not by the timeout (default ${DEFAULT_WAIT_S} s).
-
-Options:
-  --until idle|waiting             the state to wait for
-  --timeout S                      give up after S seconds
-${COMMON_OPTIONS}
-`,
-  run: `cctop run: an agent on a terminal cctop holds
-
-Usage: cctop run AGENT [ARGS...]      (AGENT: claude, codex, gemini, qwen, opencode, pi, copilot)
-
-Starts the agent with ARGS, as they are, on a pseudo-terminal held by a background cctop of yours
-(started on demand; it ends with its last agent), and shows it here as if run directly: keys,
-colours, resizing, and the agent's exit code as cctop's. Closing this terminal does not end the
-agent. Ctrl-\\ then d detaches; cctop attach ID takes it back. cctop send and stop type into it.
-Needs the optional package @lydell/node-pty.
-`,
-  attach: `cctop attach: take back an agent started by cctop run
-
-Usage: cctop attach [--host HOST] ID
-
-ID is the run's id (printed when you detach) or its session's id. Another terminal attached to
-the run lets go of it. --host HOST runs cctop attach on HOST over ssh. Ctrl-\\ then d detaches.
-`,
+  ...ACT_HELP,
   hook: `cctop hook: what an agent's hook runs
 
 Usage: cctop hook AGENT EVENT        (AGENT: claude, codex, gemini, qwen, cursor, opencode)

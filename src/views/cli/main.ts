@@ -14,6 +14,7 @@ import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
+import { type ActCommand, isActCommand } from './act-names.js';
 import { demoEnv } from './demo.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
 import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
@@ -95,8 +96,6 @@ const FLAGS = {
   config: HELP_FLAG,
   doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
   pricing: HELP_FLAG,
-  act: { ...COMMON_FLAGS, ...HELP_FLAG },
-  wait: { ...COMMON_FLAGS, ...HELP_FLAG, until: { type: 'string' }, timeout: { type: 'string' } },
 } satisfies Record<string, Flags>;
 
 /** Every flag `main` knows, to tell an option's value from the command word. */
@@ -244,8 +243,10 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
 
 /** The commands `run` handles itself; `runTool` the rest. */
 type RunName = 'serve' | 'watch' | 'search' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
+type ToolName = Exclude<CommandName, RunName | ActCommand>;
 
 async function run(command: CommandName, args: string[], io: Io): Promise<number> {
+  if (isActCommand(command)) return (await import('./act-commands.js')).actCommand(command, args, io);
   switch (command) {
     case 'serve': {
       const { serveCommand } = await import('../serve/command.js');
@@ -313,7 +314,7 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
 }
 
 /** The commands about spend, settings and the agents' files. */
-async function runTool(command: Exclude<CommandName, RunName>, args: string[], io: Io): Promise<number> {
+async function runTool(command: ToolName, args: string[], io: Io): Promise<number> {
   switch (command) {
     case 'daily':
     case 'weekly':
@@ -350,32 +351,6 @@ async function runTool(command: Exclude<CommandName, RunName>, args: string[], i
       if (values.help) return said(io, commandHelp(command));
       const { configCommand } = await import('./config.js');
       return configCommand(io, positionals);
-    }
-    case 'run': {
-      // Only a help flag before the agent is cctop's: every word after the agent is the agent's.
-      if (args[0] === '--help' || args[0] === '-h') return said(io, commandHelp(command));
-      const { runCommand } = await import('./run-pty.js');
-      return runCommand(io, args);
-    }
-    case 'attach': {
-      if (args.includes('--help') || args.includes('-h')) return said(io, commandHelp(command));
-      const { attachCommand } = await import('./run-pty.js');
-      return attachCommand(io, args);
-    }
-    case 'send':
-    case 'stop':
-    case 'resume':
-    case 'wait': {
-      const { values, positionals } = parse(args, command === 'wait' ? FLAGS.wait : FLAGS.act, command);
-      if (values.help) return said(io, commandHelp(command));
-      const act = await import('./act-terminal.js');
-      // wait's --until names a state, not the last day of the common options.
-      const o = commonOptions(command === 'wait' ? { ...values, until: undefined } : values);
-      if (command === 'send') return act.sendCommand(io, positionals, o);
-      if (command === 'stop') return act.stopCommand(io, positionals, o);
-      if (command === 'resume') return act.resumeCommand(io, positionals, o);
-      const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
-      return act.waitCommand(io, positionals, o, text(values.until), text(values.timeout));
     }
     case 'pricing': {
       const { values, positionals } = parse(args, FLAGS.pricing, command);
