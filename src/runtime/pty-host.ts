@@ -62,6 +62,7 @@ class PtyHost {
   constructor(
     private readonly lib: typeof import('@lydell/node-pty'),
     private readonly runsFile: string,
+    private readonly done: () => void,
   ) {}
 
   list(): PtyRun[] {
@@ -77,8 +78,13 @@ class PtyHost {
   /** The list beside the socket, replaced whole so a reader never sees half of it. */
   publish(): void {
     const tmp = `${this.runsFile}.${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(this.list()), { mode: 0o600 });
-    renameSync(tmp, this.runsFile);
+    try {
+      writeFileSync(tmp, JSON.stringify(this.list()), { mode: 0o600 });
+      renameSync(tmp, this.runsFile);
+    } catch {
+      // The runtime directory was removed under the host (a logout clears it): nothing to publish
+      // to, and the host must go on serving its agents and end with them.
+    }
   }
 
   private find(o: Record<string, unknown>): Held | undefined {
@@ -206,7 +212,10 @@ class PtyHost {
     this.publish();
     if (this.runs.size === 0) {
       rmSync(this.runsFile, { force: true });
+      // Not `server.close()` alone: it waits for every connection, and a stray one would keep the
+      // host alive with nothing to hold. The exit frame above is flushed first.
       this.server.close();
+      setImmediate(() => this.done());
     }
   }
 
@@ -229,7 +238,10 @@ export async function hostMain(env: NodeJS.ProcessEnv): Promise<void> {
   const dir = runtimeDir(env);
   if (dir.kind === 'refused') throw new Error(`the runtime directory ${dir.path} is refused: ${dir.why}`);
   const socketPath = join(dir.path, PTY_SOCKET);
-  const host = new PtyHost(await import('@lydell/node-pty'), join(dir.path, PTY_RUNS_FILE));
+  const host = new PtyHost(await import('@lydell/node-pty'), join(dir.path, PTY_RUNS_FILE), () => {
+    rmSync(socketPath, { force: true });
+    process.exit(0);
+  });
   rmSync(socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
     host.server.once('error', reject);
@@ -238,8 +250,4 @@ export async function hostMain(env: NodeJS.ProcessEnv): Promise<void> {
   chmodSync(socketPath, 0o600);
   // The host outlives the terminal that started it: a hangup is not its end.
   process.on('SIGHUP', () => {});
-  host.server.on('close', () => {
-    rmSync(socketPath, { force: true });
-    process.exit(0);
-  });
 }

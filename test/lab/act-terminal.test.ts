@@ -518,6 +518,8 @@ describe.skipIf(SKIP !== null)(
         );
         await until('the agent gone', () => !alive(run!.pid));
         expect(ptyRuns(env)).toEqual([]);
+        // The host ends with its last agent, taking its socket with it.
+        await until('the pty host gone', () => !existsSync(join(env.CCTOP_RUNTIME_DIR!, 'pty.sock')));
       },
       TEST_MS * 2,
     );
