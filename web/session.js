@@ -25,6 +25,7 @@ import { HeldRequests } from './held.js';
 import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
 import { sessionHead } from './report-head.js';
+import { sendBox } from './send-box.js';
 
 const enc = encodeURIComponent;
 
@@ -87,6 +88,7 @@ export class SessionView {
         : handoffBar(() => this.session?.id ?? this.id),
       this.heldEl,
       this.drivenEl,
+      host ? null : sendBox(() => this.session?.id ?? this.id),
       this.collisionsEl,
       h('div', { class: 'columns' }, this.chatCard(), this.reportEl),
     );

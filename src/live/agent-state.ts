@@ -14,6 +14,7 @@ import type { Annotator } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { readClaudeRegistry } from '../providers/claude/registry.js';
 import type { Env } from '../providers/types.js';
+import { ptyRuns } from '../runtime/pty-client.js';
 import { processAnnotator, type StateOverlay } from './annotate.js';
 import { DrivenRuns } from './driven.js';
 import { decide, HookStates, type RegistryClaim, registryIndex, registryKey } from './hook-state.js';
@@ -134,5 +135,5 @@ export class AgentStates extends EventEmitter<AgentStateEvents> {
 /** What a long-running view settles states with: the process table, and the agents' own word. */
 export function watchedStates(env: Env): { agents: AgentStates; annotate: Annotator } {
   const agents = new AgentStates(env);
-  return { agents, annotate: processAnnotator(undefined, undefined, agents.overlay) };
+  return { agents, annotate: processAnnotator(undefined, undefined, agents.overlay, () => ptyRuns(env)) };
 }

@@ -100,6 +100,8 @@ export function processAnnotator(
   table = new ProcessTable(),
   now: () => number = Date.now,
   overlay: StateOverlay | null = null,
+  /** The agents `cctop run` holds (their pids), to mark their sessions as run by cctop. */
+  cctopRuns: () => readonly { id: string; pid: number }[] = () => [],
 ): Annotator {
   return (doc) => {
     const t = now();
@@ -122,6 +124,7 @@ export function processAnnotator(
               })),
           );
     let changed = false;
+    const runs = matched.size === 0 ? [] : cctopRuns();
     for (const s of doc.sessions) {
       if (!MATCHED_PROVIDERS.has(s.provider)) continue;
       const a = matched.get(`${s.provider}\u0000${s.id}`);
@@ -137,12 +140,14 @@ export function processAnnotator(
       if (s.running !== running || s.inferred !== inferred) changed = true;
       s.running = running;
       s.inferred = inferred;
+      const run = a ? runs.find((r) => r.pid === a.pid) : undefined;
       s.process = a
         ? {
             pids: a.tree,
             cpu: a.cpu === null ? null : Math.round(a.cpu * 10) / 10,
             memory: a.rssBytes,
             command: a.argv.join(' ').slice(0, MAX_COMMAND_CHARS),
+            ...(run ? { cctopRun: run.id } : {}),
           }
         : null;
     }

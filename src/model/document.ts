@@ -98,7 +98,14 @@ export interface SessionDoc {
   /** Whether a live process runs it; null where processes cannot be looked at. */
   running: boolean | null;
   /** The agent's process tree, when one runs it: CPU (% of one core) and memory summed over it. */
-  process: { pids: number[]; cpu: number | null; memory: number; command: string } | null;
+  process: {
+    pids: number[];
+    cpu: number | null;
+    memory: number;
+    command: string;
+    /** The run's id when `cctop run` holds the agent on its own pty (`cctop attach ID`); absent otherwise. */
+    cctopRun?: string;
+  } | null;
   /** The newest tool call still without a result (a long one, or one blocked on a permission prompt). */
   pendingTool: string | null;
   /**

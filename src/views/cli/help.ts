@@ -5,7 +5,9 @@
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
  * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
+
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TURNS } from '../../model/conversation.js';
+import { ACT_HELP } from './help-act.js';
 
 /** The commands `cctop` knows, as typed after it. */
 export const COMMANDS = [
@@ -15,6 +17,12 @@ export const COMMANDS = [
   'handoff',
   'export',
   'explain',
+  'send',
+  'stop',
+  'resume',
+  'wait',
+  'run',
+  'attach',
   'daily',
   'weekly',
   'monthly',
@@ -66,6 +74,13 @@ Usage:
                         on the brief (--to claude|codex|gemini|qwen|opencode|pi|copilot, --run)
   cctop export [ID]     the whole conversation, every turn, as Markdown or JSON (--subagents, --out)
   cctop explain [ID]    why a session's state reads as it does: hooks, registry, files (--json)
+  cctop send ID TEXT    type TEXT and Enter into the session's terminal (its tmux pane; docs/act.md)
+  cctop stop ID         stop the session's current turn with the agent's own key (Escape)
+  cctop resume ID       the harness's resume command in a new tmux window
+  cctop wait ID --until idle|waiting   exit once the session gets there (--timeout S)
+  cctop run AGENT ...   claude, codex, gemini, qwen, opencode, pi or copilot on a terminal cctop holds:
+                        close it and the agent runs on (Ctrl-\\ then d detaches; docs/act-terminal.md)
+  cctop attach ID       take a run back, from any terminal (--host H: over ssh)
   cctop daily           spend per day, every harness (also weekly, monthly; --by, --breakdown, --json)
   cctop blocks          Claude Code's 5-hour billing blocks, the active one's burn rate (--json)
   cctop spend           where the money went: projects, models, harnesses, tools ranked (--period, --json)
@@ -176,6 +191,7 @@ Options:
   -j, --json                       the evidence as JSON
 ${COMMON_OPTIONS}
 `,
+  ...ACT_HELP,
   hook: `cctop hook: what an agent's hook runs
 
 Usage: cctop hook AGENT EVENT        (AGENT: claude, codex, gemini, qwen, cursor, opencode)

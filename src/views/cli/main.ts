@@ -15,6 +15,7 @@ import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
+import { type ActCommand, isActCommand } from './act-names.js';
 import { demoEnv } from './demo.js';
 import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
 import { namesHosts } from './hosts-named.js';
@@ -280,8 +281,10 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
 
 /** The commands `run` handles itself; `runTool` the rest. */
 type RunName = 'serve' | 'watch' | 'search' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
+type ToolName = Exclude<CommandName, RunName | ActCommand>;
 
 async function run(command: CommandName, args: string[], io: Io): Promise<number> {
+  if (isActCommand(command)) return (await import('./act-commands.js')).actCommand(command, args, io);
   switch (command) {
     case 'serve': {
       const { serveCommand } = await import('../serve/command.js');
@@ -349,7 +352,7 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
 }
 
 /** The commands about spend, settings and the agents' files. */
-async function runTool(command: Exclude<CommandName, RunName>, args: string[], io: Io): Promise<number> {
+async function runTool(command: ToolName, args: string[], io: Io): Promise<number> {
   switch (command) {
     case 'daily':
     case 'weekly':

@@ -21,10 +21,14 @@ import type { CommonOptions } from './options.js';
 async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promise<Annotator> {
   const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
   if (demo) return withoutProcesses();
-  if (inferredOnly) return processAnnotator();
-  if (!(await import('../../live/agent-word.js')).agentsMaySpeak(env)) return processAnnotator();
+  const { ptyRuns } = await import('../../runtime/pty-client.js');
+  // The agents `cctop run` holds, marked in every view.
+  const runs = () => ptyRuns(env);
+  if (inferredOnly) return processAnnotator(undefined, undefined, null, runs);
+  if (!(await import('../../live/agent-word.js')).agentsMaySpeak(env))
+    return processAnnotator(undefined, undefined, null, runs);
   const { AgentStates } = await import('../../live/agent-state.js');
-  return processAnnotator(undefined, undefined, AgentStates.fromJournal(env).overlay);
+  return processAnnotator(undefined, undefined, AgentStates.fromJournal(env).overlay, runs);
 }
 
 /** `needFiles` for what needs every parsed file (doctor, a report); `running` gets the running sessions. */

@@ -17,7 +17,7 @@ import { findSession } from '../../index/find.js';
 import type { DrivenRuns } from '../../live/driven.js';
 import type { LiveSessions } from '../../live/engine.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
-import type { Env as SearchEnv } from '../../providers/types.js';
+import type { Env as ProviderEnv, Env as SearchEnv } from '../../providers/types.js';
 import { renderMarkdown } from '../cli/chat.js';
 import { actRoutes, isActingPath } from './act.js';
 import type { Answers } from './answers.js';
@@ -36,6 +36,7 @@ import type { WholeJson } from './publish.js';
 import { quotaRoutes } from './quota.js';
 import { assetAnswer, tokenToCookie } from './respond.js';
 import { searchRoutes } from './search.js';
+import { isSendPath, sendRoutes } from './send.js';
 import { spendRoutes } from './spend.js';
 import type { EventHub } from './sse.js';
 
@@ -62,6 +63,8 @@ export interface AppDeps {
   env?: SearchEnv;
   /** Other machines' sessions, fetched over ssh when their page asks (`--host`); absent: none. */
   remote?: RemoteFetches | null;
+  /** The environment agents' tmux panes are found in, for the page's send box; absent: it types nothing. */
+  typing?: ProviderEnv;
 }
 
 type Env = { Variables: { level: Level }; Bindings: HttpBindings | undefined };
@@ -199,7 +202,10 @@ function shapeGuard(d: AppDeps): MiddlewareHandler<Env> {
       c.req.method !== 'HEAD' &&
       !(
         c.req.method === 'POST' &&
-        (isActingPath(rawPath(c)) || isHeldAnswerPath(rawPath(c)) || isSignedLinkPath(rawPath(c)))
+        (isActingPath(rawPath(c)) ||
+          isHeldAnswerPath(rawPath(c)) ||
+          isSignedLinkPath(rawPath(c)) ||
+          isSendPath(rawPath(c)))
       )
     ) {
       c.header('Allow', 'GET, HEAD');
@@ -376,6 +382,7 @@ export function createApp(d: AppDeps): Hono<Env> {
   sessionRoutes(app, d);
   actRoutes(app, d.driven ?? null);
   heldRoutes(app, d.env ?? null);
+  sendRoutes(app, { live: d.live, ready: d.current, resolve, env: d.typing ?? null });
   searchRoutes(app, d.env ?? null);
   handoffRoutes(app, { live: d.live, ready: d.current, resolve });
   spendRoutes(app, { live: d.live, ready: d.current, config: d.config ?? null });

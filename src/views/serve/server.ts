@@ -257,7 +257,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
     },
     version: version(),
     delayMs: o.delayMs,
-    ...(o.agents ? { driven: o.agents.driven } : {}),
+    ...(o.agents ? { driven: o.agents.driven, typing: o.env } : {}),
     env: o.env,
     remote: hosted?.remote ?? null,
   });

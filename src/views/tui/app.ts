@@ -28,6 +28,7 @@ import { ESCAPE_WAIT_MS, KeyDecoder } from './keys.js';
 import { alertNotification, collisionNotification, notification, WaitWatcher } from './notify.js';
 import { remoteDetails } from './remote-detail.js';
 import { Screen } from './screen.js';
+import type { TerminalAct } from './terminal-key.js';
 import { initialView, keyOf, RANG_MARK_MS, render, type ViewState } from './view.js';
 
 export interface TuiOptions {
@@ -94,7 +95,7 @@ class LiveTable {
   private resolveQuit: (code: number) => void = () => {};
 
   /** What a key may reach; it reads the rows as last drawn when the key arrives. */
-  private readonly keys: KeyContext = {
+  private readonly keys: KeyContext & { act: KeyContext['act'] } = {
     tableRows: () => this.lastTableRows,
     tableStart: () => this.tableStart,
     screenRows: () => this.screen.size().rows,
@@ -103,6 +104,7 @@ class LiveTable {
     repaint: () => this.screen.invalidate(),
     signal: (sequence) => this.screen.signal(sequence),
     answer: null,
+    act: null,
   };
 
   constructor(private readonly o: TuiOptions) {
@@ -114,6 +116,8 @@ class LiveTable {
       const by = `the live table (pid ${process.pid})`;
       this.keys.answer = (run, request, behavior) => watched.agents.driven.answer(run, request, behavior, by);
       this.keys.held = heldAnswers(o.live.env, (text) => this.say(text));
+      // The demo's sessions are made up: only a table watching real processes types into them.
+      this.keys.act = (key, what) => void this.act(key, what);
     }
     this.details = new DetailReader(this.live, this.deep, o.hosts ? remoteDetails(o.live, o.hosts) : null);
     this.v = initialView(hiddenFromEnv(o.live.env.CCTOP_COLUMNS_HIDE), o.live.env.HOME ?? null);
@@ -173,6 +177,31 @@ class LiveTable {
     this.screen.draw(r.lines);
     this.details.load(this.v, this.draw);
   };
+
+  /** `s` and `x`: type into or stop the session's terminal, as `cctop send` and `cctop stop` do. */
+  private async act(key: string, what: TerminalAct): Promise<void> {
+    const s = this.v.doc?.sessions.find((x) => keyOf(x) === key);
+    if (!s) {
+      this.say('that session is gone from the table');
+      return;
+    }
+    const { interrupt, typeInto } = await import('../../act/session-pane.js');
+    const r =
+      what.act === 'send'
+        ? await typeInto(s, what.text, this.o.live.env)
+        : await interrupt(s, this.o.live.env);
+    switch (r.kind) {
+      case 'typed':
+        this.say(`typed into ${r.where}`);
+        return;
+      case 'pressed':
+        this.say(`pressed ${r.key} in ${r.where}`);
+        return;
+      case 'refused':
+        this.say(`cannot: ${r.why}; ${r.fix}`);
+        return;
+    }
+  }
 
   private say(text: string): void {
     this.v.status = text;

@@ -12,6 +12,7 @@ import { askHeld, type HeldContext, heldKey } from './held-key.js';
 import type { Key } from './keys.js';
 import { resumeCommand } from './panels.js';
 import { keyOf, PANELS, SORTS, type ViewState } from './state.js';
+import { askTerminal, type TerminalContext, terminalKey } from './terminal-key.js';
 
 /** What a key may reach beyond the view state, read when the key arrives. */
 export interface KeyContext {
@@ -32,6 +33,8 @@ export interface KeyContext {
   answer: ((run: string, request: string, behavior: 'allow' | 'deny') => AnswerResult) | null;
   /** Requests held by agents' deciding hooks (docs/act.md); null where none can be (the demo). */
   held?: HeldContext | null;
+  /** Type into or stop a session's terminal (`terminal-key.ts`); absent or null where the table acts on nothing. */
+  act?: TerminalContext['act'];
 }
 
 /** How far the panel scrolls per key. */
@@ -66,6 +69,10 @@ export function onKey(v: ViewState, k: Key, c: KeyContext): void {
   }
   if (v.heldAsk !== null && c.held) {
     heldKey(v, k, c.held);
+    return;
+  }
+  if (v.terminal !== null) {
+    terminalKey(v, k, c);
     return;
   }
   if (v.filtering) {
@@ -187,6 +194,12 @@ function charKey(v: ViewState, ch: string, c: KeyContext): void {
       v.follow = false;
       return;
     case 's':
+      askTerminal(v, c, 'send');
+      return;
+    case 'x':
+      askTerminal(v, c, 'stop');
+      return;
+    case 'o':
       v.sort = SORTS[(SORTS.indexOf(v.sort) + 1) % SORTS.length]!;
       c.say(`sorted by ${v.sort}`);
       return;

@@ -100,7 +100,7 @@ function infoPanel(s: SessionDoc, p: Paint, columns: number, home: string | null
     kv(
       'process',
       s.process
-        ? `pids ${s.process.pids.slice(0, 6).join(' ')}  ${s.process.cpu ?? UNKNOWN}% cpu  ${Math.round(s.process.memory / (1 << 20))} MB  ${safeLine(s.process.command)}`
+        ? `${s.process.cctopRun ? `run by cctop (cctop attach ${safeLine(s.process.cctopRun)})  ` : ''}pids ${s.process.pids.slice(0, 6).join(' ')}  ${s.process.cpu ?? UNKNOWN}% cpu  ${Math.round(s.process.memory / (1 << 20))} MB  ${safeLine(s.process.command)}`
         : s.running === false
           ? 'not running'
           : UNKNOWN,

@@ -100,6 +100,8 @@ export interface ViewState {
   handoff: { key: string; target: HandoffTarget } | null;
   /** `a`/`d` on a session whose agent holds a request: the answer being made (`held-key.ts`). */
   heldAsk: HeldAsk | null;
+  /** `s` is typing a line for a session's terminal, or `x` asks before stopping its turn. */
+  terminal: { key: string; act: 'send'; text: string } | { key: string; act: 'stop' } | null;
 }
 
 /** An answer the person is asked to confirm: which run, which request, and what they saw. */
@@ -145,5 +147,6 @@ export function initialView(hidden: ReadonlySet<string>, home: string | null = n
     confirm: null,
     handoff: null,
     heldAsk: null,
+    terminal: null,
   };
 }

@@ -17,6 +17,7 @@ import { overview } from './overview.js';
 import { panelLines } from './panels.js';
 import { rowsOf, table } from './rows.js';
 import { keyOf, PANELS, type Panel, type ViewState } from './state.js';
+import { terminalQuestion } from './terminal-key.js';
 
 // The view's public face: the app and the tests read the state's shape and helpers from here.
 export { overview } from './overview.js';
@@ -49,7 +50,8 @@ export const HELP = [
   '  ↑ ↓  j k      move            PgUp PgDn     page        g G  Home End   first, last',
   '  ← →  Tab      panel           J K           scroll the panel',
   '  /             filter on anything a row shows (Enter keeps it, Esc clears it)',
-  '  s             sort: last, cost, tokens, context, cpu, duration     r   reverse',
+  '  o             sort: last, cost, tokens, context, cpu, duration     r   reverse',
+  "  s             type a line into the session's terminal (tmux)      x   stop its turn, after y",
   '  f             follow the newest activity',
   '  y             copy the resume command',
   '  O             hand the session to another harness: copy its cctop handoff command',
@@ -114,18 +116,21 @@ export function render(
     while (out.length < rows - 1) out.push('');
   }
   const handoff = handoffQuestion(v) ?? heldQuestion(v);
+  const asked = terminalQuestion(v);
   const hint = handoff
     ? p.amber(handoff)
-    : v.confirm
-      ? p.amber(
-          `${v.confirm.behavior === 'allow' ? 'Allow' : 'Deny'} ${safeLine(v.confirm.tool)}: ${safeLine(v.confirm.input)}?  y: ${v.confirm.behavior}  any other key: cancel`,
-        )
-      : v.filtering
-        ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
-        : ((v.status === null ? null : safeLine(v.status)) ??
-          p.dim(
-            `q quit  / filter  ←→ panels  s sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  O hand off  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
-          ));
+    : asked
+      ? p.amber(asked)
+      : v.confirm
+        ? p.amber(
+            `${v.confirm.behavior === 'allow' ? 'Allow' : 'Deny'} ${safeLine(v.confirm.tool)}: ${safeLine(v.confirm.input)}?  y: ${v.confirm.behavior}  any other key: cancel`,
+          )
+        : v.filtering
+          ? `/${safeLine(v.filter)}█  ${p.dim('Enter keep  Esc clear')}`
+          : ((v.status === null ? null : safeLine(v.status)) ??
+            p.dim(
+              `q quit  / filter  ←→ panels  o sort (${v.sort}${v.reverse ? ' ↑' : ''})  f follow${v.follow ? ' on' : ''}  y copy resume  O hand off  w notify ${v.notify ? 'on' : 'off'}${v.collisions.length > 0 ? '  c collisions' : ''}  ? help${v.filter ? `  filter: ${safeLine(v.filter)}` : ''}`,
+            ));
   out.length = Math.min(out.length, rows - 1);
   while (out.length < rows - 1) out.push('');
   out.push(hint);
