@@ -16,6 +16,14 @@
  * A reader that keeps every turn (the search index) passes a `TurnFeed`: the same turns, each handed
  * over as it leaves the window and the rest at the end, so what is searched is what `chat` shows.
  *
+ * Every turn is sealed before anyone sees it (`seal`): its text, calls, results and diffs go through
+ * the one redaction (`secrets/redact.ts`), so chat, export, handoff, the search index, the dashboard
+ * and MCP, which all read turns from here, never hold a secret in full. A feed that asks (`secret`)
+ * is told each one found, with its turn, which is how `cctop secrets` lists them.
+ *
+ * ponytail: a secret cut in two by a clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) is not recognised
+ * and its head shows, except a private key, whose head alone is redacted to the end of the text.
+ *
  * ponytail: a subagent's records that share the parent's file are left out rather than nested under
  * the call that started them; its own conversation can be asked for by its agent id.
  */
@@ -37,6 +45,8 @@ export const MAX_DIFF_LINES = 200;
 
 /** Ids longer than this are not ids; a call or result carrying one is kept without correlation. */
 export const MAX_ID_CHARS = 4096;
+
+import { redact, type Secret } from '../secrets/redact.js';
 
 export type TurnRole = 'user' | 'assistant' | 'system';
 export type TurnKind = 'message' | 'reasoning' | 'compaction';
@@ -100,6 +110,38 @@ export interface TurnFeed {
   turn(t: Turn): void;
   /** Said last: the newest point a later read of the grown file may start from. */
   end(resume: ReadPoint): void;
+  /** Each secret found in a turn, in full, before the turn is handed over redacted (`cctop secrets`). */
+  secret?(seq: number, s: Secret): void;
+}
+
+/** Between a turn's pieces when they are scanned as one text: no rule matches across a blank NUL line. */
+const PIECE_GAP = '\n\u0000\n';
+
+/**
+ * Redact every piece of transcript text a turn holds, in place. The pieces are scanned as one text
+ * first: nearly every turn holds no secret, and one scan of the whole is several times cheaper than
+ * one per piece.
+ */
+export function seal(t: Turn, onFound?: (s: Secret) => void): void {
+  const pieces = [t.text];
+  for (const u of t.tools) {
+    pieces.push(u.detail);
+    if (u.full !== null) pieces.push(u.full);
+    if (u.result !== null) pieces.push(u.result);
+    for (const d of u.diff) pieces.push(d);
+  }
+  let any = false;
+  redact(pieces.join(PIECE_GAP), () => {
+    any = true;
+  });
+  if (!any) return;
+  t.text = redact(t.text, onFound);
+  for (const u of t.tools) {
+    u.detail = redact(u.detail, onFound);
+    if (u.full !== null) u.full = redact(u.full, onFound);
+    if (u.result !== null) u.result = redact(u.result, onFound);
+    u.diff = u.diff.map((d) => redact(d, onFound));
+  }
 }
 
 const TOP: ReadPoint = { offset: 0, seq: 0 };
@@ -241,11 +283,19 @@ export class TurnSink {
       setText(turn, text);
       this.turns.push(turn);
       if (this.turns.length > MAX_TURNS) {
-        this.emit(this.turns.shift()!);
+        const gone = this.turns.shift()!;
+        this.seal(gone);
+        this.emit(gone);
         this.first++;
       }
     }
     return seq;
+  }
+
+  /** A turn leaves the sink only redacted; its secrets go to the feed if it asked. */
+  private seal(t: Turn): void {
+    const feed = this.feed;
+    seal(t, feed?.secret === undefined ? undefined : (s) => feed.secret?.(t.seq, s));
   }
 
   /** Hand a turn the window let go of to the feed, if there is one and the turn says anything. */
@@ -328,6 +378,7 @@ export class TurnSink {
   }
 
   finish(): Conversation {
+    for (const t of this.turns) this.seal(t);
     if (this.feed !== null) {
       for (const t of this.turns) this.emit(t);
       if (!this.began) {

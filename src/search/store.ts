@@ -44,9 +44,10 @@ export const SEARCH_FILE = 'search.sqlite';
 /**
  * Bumped when the tables change shape, or when the readers put different rows in them: an older
  * index is dropped and every transcript read again. 2: text a harness injected is no longer the
- * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions).
+ * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions). 3: every
+ * turn's text is stored redacted (`secrets/redact.ts`), so an index written before kept secrets.
  */
-export const SEARCH_SCHEMA = 2;
+export const SEARCH_SCHEMA = 3;
 
 /** How long a writer waits for another cctop's transaction. */
 const BUSY_TIMEOUT_MS = 5000;

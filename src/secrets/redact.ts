@@ -1,0 +1,41 @@
+/**
+ * The one redaction every piece of transcript text goes through before it leaves cctop: a chat
+ * line, an export, a handoff brief, a search row (the index stores what this returns), the
+ * dashboard, an MCP answer, a title pushed to the team store.
+ *
+ * A secret becomes its first few characters and its kind, `sk-p…[redacted: OpenAI key]`: enough for
+ * the person to know which key it was and rotate it, too little to use. The full value is only ever
+ * handed to `onFound` (so `cctop secrets` can list where each was), never returned.
+ *
+ * Not here: finding them (`detect.ts`).
+ */
+import { type Found, findSecrets } from './detect.js';
+
+/** Characters of a secret kept in front of the marker: a key's prefix (`sk-p`, `ghp_`, `AKIA`) and no more. */
+export const SHOWN_CHARS = 4;
+
+/** A secret as a person may see it: its first characters, then its kind. */
+export function masked(value: string, kind: string): string {
+  return `${value.slice(0, SHOWN_CHARS)}…[redacted: ${kind}]`;
+}
+
+/** A found secret with its value, for the one reader that keeps findings (`cctop secrets`). */
+export interface Secret {
+  kind: string;
+  value: string;
+}
+
+/** `text` with every secret in it replaced by `masked`; each one found is handed to `onFound` first. */
+export function redact(text: string, onFound?: (s: Secret) => void): string {
+  const found: Found[] = findSecrets(text);
+  if (found.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const f of found) {
+    const value = text.slice(f.start, f.end);
+    onFound?.({ kind: f.kind, value });
+    out += text.slice(at, f.start) + masked(value, f.kind);
+    at = f.end;
+  }
+  return out + text.slice(at);
+}
