@@ -130,11 +130,8 @@ export function seal(t: Turn, onFound?: (s: Secret) => void): void {
     if (u.result !== null) pieces.push(u.result);
     for (const d of u.diff) pieces.push(d);
   }
-  let any = false;
-  redact(pieces.join(PIECE_GAP), () => {
-    any = true;
-  });
-  if (!any) return;
+  const whole = pieces.join(PIECE_GAP);
+  if (redact(whole) === whole) return;
   t.text = redact(t.text, onFound);
   for (const u of t.tools) {
     u.detail = redact(u.detail, onFound);

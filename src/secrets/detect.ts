@@ -13,9 +13,15 @@
  * (`DB_PASSWORD=…`, `"api_key": "…"`), which catches `.env` lines for services the preset has no rule
  * for.
  *
+ * The preset is loaded on the first scan, not when this module is: every command that can read a
+ * conversation imports this, and the preset (about 1 MB of modules, 50 ms to load) is needed only by
+ * those that do. It is an ES module loaded with `require` so that a scan stays synchronous, which
+ * Node does from 20.19 and 22.12; on an older Node the rules cannot load, and `redact` then shows
+ * none of the text rather than all of it (`RulesUnavailable`).
+ *
  * Not here: replacing what was found (`redact.ts`), or where the findings are kept (`list.ts`).
  */
-import { creator as recommended } from '@secretlint/secretlint-rule-preset-recommend';
+import { createRequire } from 'node:module';
 
 export interface Found {
   /** UTF-16 offsets of the secret in the text scanned. */
@@ -139,14 +145,51 @@ function assigned(text: string, out: Found[]): void {
   }
 }
 
+/** The preset could not be loaded: nothing can be said to be free of secrets. */
+export class RulesUnavailable extends Error {}
+
+const PRESET = '@secretlint/secretlint-rule-preset-recommend';
+
+function readRule(r: unknown): RuleLike | null {
+  if (typeof r !== 'object' || r === null) return null;
+  const meta: unknown = Reflect.get(r, 'meta');
+  const create: unknown = Reflect.get(r, 'create');
+  const id: unknown = typeof meta === 'object' && meta !== null ? Reflect.get(meta, 'id') : undefined;
+  if (typeof id !== 'string' || typeof create !== 'function') return null;
+  return {
+    meta: { id },
+    messages: {},
+    create: (context, options) => {
+      const h: unknown = create.call(r, context, options);
+      const file: unknown = typeof h === 'object' && h !== null ? Reflect.get(h, 'file') : undefined;
+      return typeof file === 'function' ? { file: (source) => file.call(h, source) } : {};
+    },
+  };
+}
+
+/** The preset's rules as its module exports them. */
+function loadPreset(): RuleLike[] {
+  let m: unknown;
+  try {
+    m = createRequire(import.meta.url)(PRESET);
+  } catch (err) {
+    throw new RulesUnavailable(
+      `secretlint's rules could not be loaded (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); cctop needs Node 20.19 or 22.12 or later to load them`,
+    );
+  }
+  const creator: unknown = typeof m === 'object' && m !== null ? Reflect.get(m, 'creator') : undefined;
+  const rules: unknown =
+    typeof creator === 'object' && creator !== null ? Reflect.get(creator, 'rules') : undefined;
+  if (!Array.isArray(rules)) throw new RulesUnavailable(`${PRESET} exports no rules`);
+  return rules.map(readRule).filter((r): r is RuleLike => r !== null);
+}
+
 /** The preset's rules, each created once; a report lands in whatever list `sink` is at the time. */
 function presetRules(): { run: (text: string, out: Found[]) => void } {
   const created: { id: string; file: NonNullable<Handlers['file']> }[] = [];
   let sink: Found[] = [];
   let text = '';
-  const list: readonly unknown[] = recommended.rules;
-  for (const r of list) {
-    const rule = r as RuleLike; // the preset's own type is a union of each rule's options; only meta/create are used
+  for (const rule of loadPreset()) {
     const id = rule.meta.id;
     if (SKIPPED.has(id)) continue;
     const context = {
@@ -201,7 +244,7 @@ function cutKeys(text: string, out: Found[]): void {
 let preset: ReturnType<typeof presetRules> | null = null;
 
 /**
- * Every credential in `text`, in order, overlaps merged (a database URL is also a password in a
+ * Every credential in `text`, in order (throws `RulesUnavailable` when the preset cannot load), overlaps merged (a database URL is also a password in a
  * URL: the wider one wins, under the preset's name for it).
  */
 export function findSecrets(text: string): Found[] {

@@ -9,7 +9,7 @@
  *
  * Not here: finding them (`detect.ts`).
  */
-import { type Found, findSecrets } from './detect.js';
+import { type Found, findSecrets, RulesUnavailable } from './detect.js';
 
 /** Characters of a secret kept in front of the marker: a key's prefix (`sk-p`, `ghp_`, `AKIA`) and no more. */
 export const SHOWN_CHARS = 4;
@@ -25,9 +25,21 @@ export interface Secret {
   value: string;
 }
 
-/** `text` with every secret in it replaced by `masked`; each one found is handed to `onFound` first. */
+/** What stands for a text that could not be checked: none of it, rather than all of it. */
+export const UNCHECKED = '[not shown: cctop could not load its secret rules; run cctop doctor]';
+
+/**
+ * `text` with every secret in it replaced by `masked`; each one found is handed to `onFound` first.
+ * When the rules cannot load, the whole text is withheld (`UNCHECKED`).
+ */
 export function redact(text: string, onFound?: (s: Secret) => void): string {
-  const found: Found[] = findSecrets(text);
+  let found: Found[];
+  try {
+    found = findSecrets(text);
+  } catch (err) {
+    if (err instanceof RulesUnavailable) return text.length === 0 ? text : UNCHECKED;
+    throw err;
+  }
   if (found.length === 0) return text;
   let out = '';
   let at = 0;
