@@ -122,7 +122,17 @@ const PIECE_GAP = '\n\u0000\n';
  * first: nearly every turn holds no secret, and one scan of the whole is several times cheaper than
  * one per piece.
  */
-export function seal(t: Turn, onFound?: (s: Secret) => void): void {
+export function seal(t: Turn, found?: (s: Secret) => void): void {
+  // A value a turn holds twice (a command in a call's one-line detail and in its full input) is told once.
+  const told = new Set<string>();
+  const onFound =
+    found === undefined
+      ? undefined
+      : (s: Secret) => {
+          if (told.has(s.value)) return;
+          told.add(s.value);
+          found(s);
+        };
   const pieces = [t.text];
   for (const u of t.tools) {
     pieces.push(u.detail);
@@ -375,9 +385,12 @@ export class TurnSink {
   }
 
   finish(): Conversation {
-    for (const t of this.turns) this.seal(t);
+    // Sealed and handed over one at a time: a feed takes a turn's secrets just before the turn.
+    for (const t of this.turns) {
+      this.seal(t);
+      this.emit(t);
+    }
     if (this.feed !== null) {
-      for (const t of this.turns) this.emit(t);
       if (!this.began) {
         this.began = true;
         this.feed.begin(this.origin);

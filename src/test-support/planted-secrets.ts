@@ -93,13 +93,13 @@ export function plantedSecrets(): Planted[] {
       value: basicPass,
       line: `fetch https://deploy:${basicPass}@ci.example.com/hook`,
     },
+    { kind: 'secret assigned to a name', value: stripe, line: `STRIPE_SECRET_KEY=${stripe}` },
+    { kind: 'secret assigned to a name', value: dbPassword, line: `DB_PASSWORD="${dbPassword}"` },
+    { kind: 'secret assigned to a name', value: jwt, line: `auth_token: ${jwt}` },
     {
       kind: 'private key',
       value: keyBody,
       line: `-----BEGIN RSA PRIVATE KEY-----\n${keyBody}\n-----END RSA PRIVATE KEY-----`,
     },
-    { kind: 'secret assigned to a name', value: stripe, line: `STRIPE_SECRET_KEY=${stripe}` },
-    { kind: 'secret assigned to a name', value: dbPassword, line: `DB_PASSWORD="${dbPassword}"` },
-    { kind: 'secret assigned to a name', value: jwt, line: `auth_token: ${jwt}` },
   ];
 }
