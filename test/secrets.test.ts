@@ -80,7 +80,9 @@ describe('cctop secrets', () => {
     expect(leaked(r.out + r.err)).toEqual([]);
     expect(r.out.split('\n')[0]).toBe('SESSION   TURN  KIND                       SECRET     AGE  PROJECT');
     const openai = PLANTED.find((p) => p.kind === 'OpenAI key')!.value;
-    expect(r.out).toContain(`5ec7e75a  #0    OpenAI key                 ${openai.slice(0, 4)}…${openai.slice(-4)}  `);
+    expect(r.out).toContain(
+      `5ec7e75a  #0    OpenAI key                 ${openai.slice(0, 4)}…${openai.slice(-4)}  `,
+    );
     expect(r.out).toContain(`${PLANTED.length} secrets found.`);
   });
 
@@ -95,10 +97,19 @@ describe('cctop secrets', () => {
         h.claudeFile('-work-shop', `${id}.jsonl`),
         [
           claudeRecord(id, CWD, t0, 'u1', prompt('read the key file')),
-          claudeRecord(id, CWD, t0 + 1000, 'a1', toolCall(1, 'Read', { file_path: '/k/id_rsa' }, MODEL, 10, 5)),
+          claudeRecord(
+            id,
+            CWD,
+            t0 + 1000,
+            'a1',
+            toolCall(1, 'Read', { file_path: '/k/id_rsa' }, MODEL, 10, 5),
+          ),
           claudeRecord(id, CWD, t0 + 2000, 'r1', {
             type: 'user',
-            message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: cut }] },
+            message: {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: cut }],
+            },
           }),
         ].join(''),
       );
