@@ -122,6 +122,13 @@ describe('cctop secrets', () => {
     }
   });
 
+  it('cctop doctor counts them', async () => {
+    const r = await runCli(['doctor'], home.env);
+    expect(r.out.split('\n')).toContain(
+      `Secrets  ${PLANTED.length} secrets found in transcripts (cctop secrets lists them; rotate them)`,
+    );
+  });
+
   it('will not reveal a secret to a pipe', async () => {
     const r = await runCli(['secrets', '--reveal', `${ID.slice(0, 8)}:0`], home.env);
     expect(r.code).toBe(2);

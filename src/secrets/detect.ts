@@ -243,6 +243,17 @@ function cutKeys(text: string, out: Found[]): void {
 
 let preset: ReturnType<typeof presetRules> | null = null;
 
+/** Why the rules cannot load, or null when they do (`cctop doctor`). */
+export function rulesProblem(): string | null {
+  try {
+    preset ??= presetRules();
+    return null;
+  } catch (err) {
+    if (err instanceof RulesUnavailable) return err.message;
+    throw err;
+  }
+}
+
 /**
  * Every credential in `text`, in order (throws `RulesUnavailable` when the preset cannot load), overlaps merged (a database URL is also a password in a
  * URL: the wider one wins, under the preset's name for it).
