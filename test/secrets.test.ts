@@ -5,9 +5,11 @@
  * carries transcript text (chat, export, handoff, search) holds any of them. Runs the built CLI.
  */
 import { readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeRecord, prompt, textAnswer, toolCall } from '../src/test-support/claude-records.js';
-import { runCli } from '../src/test-support/cli-run.js';
+import { CLI, runCli } from '../src/test-support/cli-run.js';
 import { FakeHome } from '../src/test-support/corpus.js';
 import { type Planted, plantedSecrets } from '../src/test-support/planted-secrets.js';
 
@@ -149,6 +151,8 @@ describe('no output that carries transcript text holds a planted secret', () => 
     ['search', 'config', '--wait'],
     ['--json'],
     ['--list'],
+    ['report', ID],
+    ['report', ID, '--json'],
   ])
     it(`cctop ${args.join(' ')}`, async () => {
       const r = await runCli(args, { ...home.env, COLUMNS: '200' });
@@ -172,4 +176,37 @@ describe('no output that carries transcript text holds a planted secret', () => 
     const openai = PLANTED.find((p) => p.kind === 'OpenAI key')!;
     expect(r.out).toContain(`${openai.value.slice(0, 4)}…[redacted: OpenAI key]`);
   });
+});
+
+describe('MCP answers hold no planted secret', () => {
+  /** How long one call may take on a loaded two-core machine (a cold index build included). */
+  const PATIENCE_MS = 30_000;
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client({ name: 'secrets-test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...home.env, PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stderr: 'pipe',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  for (const [name, args] of [
+    ['list_sessions', {}],
+    ['search', { query: 'Deploy' }],
+    ['search', { query: 'config' }],
+    ['get_session', { id: ID }],
+  ] as const)
+    it(`${name} ${JSON.stringify(args)}`, async () => {
+      const r = await client.callTool({ name, arguments: args }, undefined, { timeout: PATIENCE_MS });
+      const text = JSON.stringify(r);
+      expect(text.length).toBeGreaterThan(50);
+      expect(leaked(text).map((p) => p.kind)).toEqual([]);
+    });
 });

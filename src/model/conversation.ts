@@ -46,7 +46,7 @@ export const MAX_DIFF_LINES = 200;
 /** Ids longer than this are not ids; a call or result carrying one is kept without correlation. */
 export const MAX_ID_CHARS = 4096;
 
-import { redact, type Secret } from '../secrets/redact.js';
+import { redactEach, type Secret } from '../secrets/redact.js';
 
 export type TurnRole = 'user' | 'assistant' | 'system';
 export type TurnKind = 'message' | 'reasoning' | 'compaction';
@@ -114,13 +114,9 @@ export interface TurnFeed {
   secret?(seq: number, s: Secret): void;
 }
 
-/** Between a turn's pieces when they are scanned as one text: no rule matches across a blank NUL line. */
-const PIECE_GAP = '\n\u0000\n';
-
 /**
- * Redact every piece of transcript text a turn holds, in place. The pieces are scanned as one text
- * first: nearly every turn holds no secret, and one scan of the whole is several times cheaper than
- * one per piece.
+ * Redact every piece of transcript text a turn holds, in place; its pieces are scanned together
+ * first (`redactEach`), since nearly every turn holds no secret.
  */
 export function seal(t: Turn, found?: (s: Secret) => void): void {
   // A value a turn holds twice (a command in a call's one-line detail and in its full input) is told once.
@@ -135,19 +131,19 @@ export function seal(t: Turn, found?: (s: Secret) => void): void {
         };
   const pieces = [t.text];
   for (const u of t.tools) {
-    pieces.push(u.detail);
-    if (u.full !== null) pieces.push(u.full);
-    if (u.result !== null) pieces.push(u.result);
+    pieces.push(u.detail, u.full ?? '', u.result ?? '');
     for (const d of u.diff) pieces.push(d);
   }
-  const whole = pieces.join(PIECE_GAP);
-  if (redact(whole) === whole) return;
-  t.text = redact(t.text, onFound);
+  const sealed = redactEach(pieces, onFound);
+  let i = 0;
+  t.text = sealed[i++]!;
   for (const u of t.tools) {
-    u.detail = redact(u.detail, onFound);
-    if (u.full !== null) u.full = redact(u.full, onFound);
-    if (u.result !== null) u.result = redact(u.result, onFound);
-    u.diff = u.diff.map((d) => redact(d, onFound));
+    u.detail = sealed[i++]!;
+    const full = sealed[i++]!;
+    if (u.full !== null) u.full = full;
+    const result = sealed[i++]!;
+    if (u.result !== null) u.result = result;
+    u.diff = u.diff.map(() => sealed[i++]!);
   }
 }
 

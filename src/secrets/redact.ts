@@ -51,3 +51,32 @@ export function redact(text: string, onFound?: (s: Secret) => void): string {
   }
   return out + text.slice(at);
 }
+
+/** Between pieces scanned as one text: no rule matches across a blank line holding a NUL. */
+const PIECE_GAP = '\n\u0000\n';
+
+/**
+ * Characters of pieces scanned together. Nearly all text holds no secret, and one scan of many
+ * pieces costs the rules' setup once instead of once a piece; a chunk that finds one is redacted
+ * piece by piece. Large enough that a session's calls take a handful of scans, small enough that a
+ * hit re-scans little.
+ */
+const CHUNK_CHARS = 64 * 1024;
+
+/** Each of `pieces` redacted, scanned together a chunk at a time (same answer as `redact` on each). */
+export function redactEach(pieces: readonly string[], onFound?: (s: Secret) => void): string[] {
+  const out = [...pieces];
+  let from = 0;
+  while (from < pieces.length) {
+    let to = from;
+    let size = 0;
+    while (to < pieces.length && (to === from || size + pieces[to]!.length <= CHUNK_CHARS)) {
+      size += pieces[to]!.length + PIECE_GAP.length;
+      to++;
+    }
+    const whole = pieces.slice(from, to).join(PIECE_GAP);
+    if (redact(whole) !== whole) for (let i = from; i < to; i++) out[i] = redact(pieces[i]!, onFound);
+    from = to;
+  }
+  return out;
+}
