@@ -12,6 +12,7 @@ import { claudeRecord, prompt, textAnswer, toolCall } from '../src/test-support/
 import { CLI, runCli } from '../src/test-support/cli-run.js';
 import { FakeHome } from '../src/test-support/corpus.js';
 import { type Planted, plantedSecrets } from '../src/test-support/planted-secrets.js';
+import { type RunningServer, startServer } from '../src/views/serve/server.js';
 
 const ID = '5ec7e75a-0000-4000-8000-000000000032';
 const CWD = '/work/shop';
@@ -208,5 +209,35 @@ describe('MCP answers hold no planted secret', () => {
       const text = JSON.stringify(r);
       expect(text.length).toBeGreaterThan(50);
       expect(leaked(text).map((p) => p.kind)).toEqual([]);
+    });
+});
+
+describe("the dashboard's answers hold no planted secret", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({
+      env: home.env,
+      plan: 'retail',
+      providers: null,
+      useIndex: false,
+      threads: 1,
+      delayMs: 60_000,
+      bind: '127.0.0.1',
+      port: 0,
+      stepPort: false,
+      token: null,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  for (const route of ['/api/sessions', `/api/chat/${ID}`, `/api/chat/${ID}/markdown`, `/api/report/${ID}`])
+    it(route, async () => {
+      const res = await fetch(`http://127.0.0.1:${server.port}${route}`);
+      expect(res.status).toBe(200);
+      const body = await res.text();
+      expect(body).toContain(ID.slice(0, 8));
+      expect(leaked(body).map((p) => p.kind)).toEqual([]);
     });
 });
