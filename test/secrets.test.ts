@@ -12,6 +12,7 @@ import { claudeRecord, prompt, textAnswer, toolCall } from '../src/test-support/
 import { CLI, runCli } from '../src/test-support/cli-run.js';
 import { FakeHome } from '../src/test-support/corpus.js';
 import { type Planted, plantedSecrets } from '../src/test-support/planted-secrets.js';
+import { HAVE_TMUX, Terminal } from '../src/test-support/terminal.js';
 import { type RunningServer, startServer } from '../src/views/serve/server.js';
 
 const ID = '5ec7e75a-0000-4000-8000-000000000032';
@@ -241,3 +242,23 @@ describe("the dashboard's answers hold no planted secret", () => {
       expect(leaked(body).map((p) => p.kind)).toEqual([]);
     });
 });
+
+describe.skipIf(!HAVE_TMUX)(
+  `--reveal on a terminal${HAVE_TMUX ? '' : ' (skipped: tmux is not installed; apt-get install tmux)'}`,
+  () => {
+    it("prints that turn's secrets in full, and only that turn's", async () => {
+      const term = new Terminal(`cctop-secrets-${process.pid}`, 'reveal', 30_000);
+      try {
+        term.cctop(home.dir, home.env, `secrets --reveal ${ID.slice(0, 8)}:0`, 400, 40);
+        const openai = PLANTED.find((p) => p.kind === 'OpenAI key')!;
+        const slack = PLANTED.find((p) => p.kind === 'Slack token')!;
+        const lines = await term.until('the OpenAI key in full', (l) =>
+          l.join('').includes(`OpenAI key: ${openai.value}`),
+        );
+        expect(lines.join('\n')).not.toContain(slack.value);
+      } finally {
+        term.stop();
+      }
+    });
+  },
+);
