@@ -16,6 +16,7 @@ import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
+import { redact } from '../secrets/redact.js';
 import {
   FAST_SUFFIX,
   type KeptProblem,
@@ -222,7 +223,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     deleted: g.files.every((p) => p.deleted === true),
     subagentFiles: g.files.filter(isSubagent).length,
     project: f.cwd,
-    title: f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt,
+    title: titleOf(f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt),
     branch: f.gitBranch,
     model,
     models: [...new Set(g.files.flatMap((p) => p.result.facts.models))],
@@ -254,6 +255,13 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     unpriced,
   };
 }
+
+/**
+ * A title is the person's first prompt more often than not, and goes everywhere a session is named
+ * (the list, the dashboard, the team store): redacted once here, as it is built. The rules load only
+ * when a session is built again, never on a warm answer.
+ */
+const titleOf = (t: string | null): string | null => (t === null ? null : redact(t));
 
 function summaryOf(g: Group, summaries: Map<number, string>): string | null {
   if (summaries.size === 0) return null;

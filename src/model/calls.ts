@@ -18,6 +18,8 @@
  *
  * Not the scan: it keeps what a reviewer wants from one session and nothing else, within bounds.
  */
+
+import { redactEach } from '../secrets/redact.js';
 import { obj, str } from './json.js';
 import { prettyToolName, toolDetail } from './tools.js';
 
@@ -179,6 +181,29 @@ export function noteChange(call: Call, delta: { added: number; removed: number }
       f.removed = delta.removed;
     }
   }
+}
+
+/**
+ * Redact every piece of transcript text a call log holds, in place (`secrets/redact.ts`): a call's
+ * command and argument, its result, the paths it touched. The report, the dashboard's session page
+ * and MCP's get_session read calls from here, as chat reads turns from `model/conversation.ts`.
+ */
+export function sealCalls(log: CallLog): CallLog {
+  const pieces: string[] = [];
+  for (const c of log.calls) {
+    pieces.push(c.detail, c.argument, c.result ?? '');
+    for (const f of c.files) pieces.push(f.path);
+  }
+  const sealed = redactEach(pieces);
+  let i = 0;
+  for (const c of log.calls) {
+    c.detail = sealed[i++]!;
+    c.argument = sealed[i++]!;
+    const result = sealed[i++]!;
+    if (c.result !== null) c.result = result;
+    for (const f of c.files) f.path = sealed[i++]!;
+  }
+  return log;
 }
 
 /** What a new call is, as the harness recorded it. */

@@ -16,6 +16,14 @@
  * A reader that keeps every turn (the search index) passes a `TurnFeed`: the same turns, each handed
  * over as it leaves the window and the rest at the end, so what is searched is what `chat` shows.
  *
+ * Every turn is sealed before anyone sees it (`seal`): its text, calls, results and diffs go through
+ * the one redaction (`secrets/redact.ts`), so chat, export, handoff, the search index, the dashboard
+ * and MCP, which all read turns from here, never hold a secret in full. A feed that asks (`secret`)
+ * is told each one found, with its turn, which is how `cctop secrets` lists them.
+ *
+ * ponytail: a secret cut in two by a clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) is not recognised
+ * and its head shows, except a private key, whose head alone is redacted to the end of the text.
+ *
  * ponytail: a subagent's records that share the parent's file are left out rather than nested under
  * the call that started them; its own conversation can be asked for by its agent id.
  */
@@ -37,6 +45,8 @@ export const MAX_DIFF_LINES = 200;
 
 /** Ids longer than this are not ids; a call or result carrying one is kept without correlation. */
 export const MAX_ID_CHARS = 4096;
+
+import { redactEach, type Secret } from '../secrets/redact.js';
 
 export type TurnRole = 'user' | 'assistant' | 'system';
 export type TurnKind = 'message' | 'reasoning' | 'compaction';
@@ -100,6 +110,41 @@ export interface TurnFeed {
   turn(t: Turn): void;
   /** Said last: the newest point a later read of the grown file may start from. */
   end(resume: ReadPoint): void;
+  /** Each secret found in a turn, in full, before the turn is handed over redacted (`cctop secrets`). */
+  secret?(seq: number, s: Secret): void;
+}
+
+/**
+ * Redact every piece of transcript text a turn holds, in place; its pieces are scanned together
+ * first (`redactEach`), since nearly every turn holds no secret.
+ */
+export function seal(t: Turn, found?: (s: Secret) => void): void {
+  // A value a turn holds twice (a command in a call's one-line detail and in its full input) is told once.
+  const told = new Set<string>();
+  const onFound =
+    found === undefined
+      ? undefined
+      : (s: Secret) => {
+          if (told.has(s.value)) return;
+          told.add(s.value);
+          found(s);
+        };
+  const pieces = [t.text];
+  for (const u of t.tools) {
+    pieces.push(u.detail, u.full ?? '', u.result ?? '');
+    for (const d of u.diff) pieces.push(d);
+  }
+  const sealed = redactEach(pieces, onFound);
+  let i = 0;
+  t.text = sealed[i++]!;
+  for (const u of t.tools) {
+    u.detail = sealed[i++]!;
+    const full = sealed[i++]!;
+    if (u.full !== null) u.full = full;
+    const result = sealed[i++]!;
+    if (u.result !== null) u.result = result;
+    u.diff = u.diff.map(() => sealed[i++]!);
+  }
 }
 
 const TOP: ReadPoint = { offset: 0, seq: 0 };
@@ -241,11 +286,19 @@ export class TurnSink {
       setText(turn, text);
       this.turns.push(turn);
       if (this.turns.length > MAX_TURNS) {
-        this.emit(this.turns.shift()!);
+        const gone = this.turns.shift()!;
+        this.seal(gone);
+        this.emit(gone);
         this.first++;
       }
     }
     return seq;
+  }
+
+  /** A turn leaves the sink only redacted; its secrets go to the feed if it asked. */
+  private seal(t: Turn): void {
+    const feed = this.feed;
+    seal(t, feed?.secret === undefined ? undefined : (s) => feed.secret?.(t.seq, s));
   }
 
   /** Hand a turn the window let go of to the feed, if there is one and the turn says anything. */
@@ -328,8 +381,12 @@ export class TurnSink {
   }
 
   finish(): Conversation {
+    // Sealed and handed over one at a time: a feed takes a turn's secrets just before the turn.
+    for (const t of this.turns) {
+      this.seal(t);
+      this.emit(t);
+    }
     if (this.feed !== null) {
-      for (const t of this.turns) this.emit(t);
       if (!this.began) {
         this.began = true;
         this.feed.begin(this.origin);

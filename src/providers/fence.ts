@@ -15,7 +15,7 @@
  * (its facts would be whatever the reader had reached, which is not a count of anything); a
  * conversation whose reader threw is shown as unreadable, with the reason and not the bytes.
  */
-import { type CallLog, emptyCallLog } from '../model/calls.js';
+import { type CallLog, emptyCallLog, sealCalls } from '../model/calls.js';
 // Only the type: the scan loads this module, and a run answering from the index loads no reader.
 import type { Conversation } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
@@ -143,5 +143,6 @@ const unread = (note: string): Conversation => ({ supported: false, turns: [], e
 export function callsOf(provider: Provider, path: string): Fenced<CallLog> {
   if (!provider.calls) return { kind: 'answered', value: emptyCallLog() };
   const read = provider.calls.bind(provider);
-  return fenced(path, 'reading its calls', () => read(path));
+  // Nothing of a transcript leaves a reader unredacted: calls as turns (`model/conversation.ts`).
+  return fenced(path, 'reading its calls', () => sealCalls(read(path)));
 }

@@ -20,6 +20,7 @@ import { statSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import { splitMember } from '../providers/sqlite-members.js';
 import type { Env } from '../providers/types.js';
+import { redact } from '../secrets/redact.js';
 import { readers, readInto, type Stat } from './read.js';
 import type { FileMeta, FileState } from './rows.js';
 import type { SearchDb } from './store.js';
@@ -126,7 +127,13 @@ async function listSessions(env: Env): Promise<{
   const metas: FileMeta[] = [];
   for (const s of index.sessions())
     if (!s.deleted && s.file.length > 0)
-      metas.push({ path: s.file, provider: s.provider, session: s.id, project: s.project, title: s.title });
+      metas.push({
+        path: s.file,
+        provider: s.provider,
+        session: s.id,
+        project: s.project,
+        title: s.title === null ? null : redact(s.title),
+      });
   const stats = new Map<string, Stat>();
   for (const f of index.discovery.files) stats.set(f.path, { size: f.size, mtimeMs: f.mtimeMs, ino: f.ino });
   return { metas, stats, roots: index.discovery.roots.map((r) => r.path), notice: index.notice };

@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ReadPoint, Turn, TurnFeed } from '../model/conversation.js';
 import type { Provider } from '../providers/types.js';
-import type { FileRow, ReadState, TurnRow } from './rows.js';
+import { type Secret, SHOWN_CHARS } from '../secrets/redact.js';
+import type { FileRow, ReadState, SecretRow, TurnRow } from './rows.js';
 import type { SearchDb } from './store.js';
 
 /** A file's size, mtime and inode, as a stat or a listing gave them. */
@@ -43,8 +44,20 @@ export class RowFeed implements TurnFeed {
   began: ReadPoint = { offset: 0, seq: 0 };
   resume: ReadPoint = { offset: 0, seq: 0 };
   readonly rows: TurnRow[] = [];
+  readonly secrets: SecretRow[] = [];
 
   constructor(readonly from: ReadPoint | null) {}
+
+  /** Kept as its ends only: the index never holds a secret whole. */
+  secret(seq: number, s: Secret): void {
+    this.secrets.push({
+      seq,
+      kind: s.kind,
+      head: s.value.slice(0, SHOWN_CHARS),
+      tail: s.value.length > 2 * SHOWN_CHARS ? s.value.slice(-SHOWN_CHARS) : '',
+      tsMs: null,
+    });
+  }
 
   begin(at: ReadPoint): void {
     this.began = at;
@@ -53,7 +66,15 @@ export class RowFeed implements TurnFeed {
 
   turn(t: Turn): void {
     for (const r of rowsOf(t)) this.rows.push(r);
+    // A turn's secrets are told just before the turn itself: they take its time.
+    const ms = Date.parse(t.ts);
+    for (let i = this.timed; i < this.secrets.length; i++)
+      if (this.secrets[i]!.seq === t.seq) this.secrets[i]!.tsMs = Number.isFinite(ms) ? ms : null;
+    this.timed = this.secrets.length;
   }
+
+  /** Secrets before this one have been given their turn's time. */
+  private timed = 0;
 
   end(resume: ReadPoint): void {
     this.resume = resume;
@@ -112,8 +133,8 @@ export function readInto(
   const top: ReadPoint = { offset: 0, seq: 0 };
   const resume = c.supported ? feed.resume : top;
   const state: ReadState = { ...now, resume, mark: markAt(file.path, resume.offset, now.size) };
-  if (c.supported) db.replace(file, feed.began, feed.rows, state);
-  else db.replace(file, top, [], state);
+  if (c.supported) db.replace(file, feed.began, feed.rows, state, feed.secrets);
+  else db.replace(file, top, [], state, []);
   return Math.max(0, now.size - (c.supported ? feed.began.offset : 0));
 }
 

@@ -26,6 +26,26 @@ export interface TurnRow {
   text: string;
 }
 
+/**
+ * A secret found in a turn, as the index keeps it: its kind and its first and last few characters,
+ * never the whole (`cctop secrets` lists these; `--reveal` reads the transcript again for the rest).
+ */
+export interface SecretRow {
+  seq: number;
+  kind: string;
+  head: string;
+  tail: string;
+  tsMs: number | null;
+}
+
+/** A secret the index holds, with the session it was found in. */
+export interface FoundSecret extends SecretRow {
+  provider: ProviderId;
+  session: string;
+  project: string | null;
+  path: string;
+}
+
 /** The state of a transcript as last read: its stat then, and where a later read may start. */
 export interface ReadState {
   size: number;

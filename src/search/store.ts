@@ -32,10 +32,12 @@ import {
   type FileState,
   type Filters,
   type FoundRow,
+  type FoundSecret,
   MAX_TURNS_INDEXED,
   type ReadState,
   ROW_SLOTS,
   type RowRole,
+  type SecretRow,
   type TurnRow,
 } from './rows.js';
 
@@ -44,9 +46,10 @@ export const SEARCH_FILE = 'search.sqlite';
 /**
  * Bumped when the tables change shape, or when the readers put different rows in them: an older
  * index is dropped and every transcript read again. 2: text a harness injected is no longer the
- * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions).
+ * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions). 3: every
+ * turn's text is stored redacted (`secrets/redact.ts`), so an index written before kept secrets.
  */
-export const SEARCH_SCHEMA = 2;
+export const SEARCH_SCHEMA = 3;
 
 /** How long a writer waits for another cctop's transaction. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -75,13 +78,17 @@ export type SearchOpen =
 const SCHEMA = `DROP TABLE IF EXISTS files;
   DROP TABLE IF EXISTS watched;
   DROP TABLE IF EXISTS turns;
+  DROP TABLE IF EXISTS secrets;
   CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, provider TEXT NOT NULL,
     session TEXT NOT NULL, project TEXT, title TEXT, size INTEGER, mtime_ms REAL, ino INTEGER,
     resume_offset INTEGER NOT NULL DEFAULT 0, resume_seq INTEGER NOT NULL DEFAULT 0, mark TEXT);
   CREATE INDEX files_mtime ON files (mtime_ms);
   CREATE TABLE watched (path TEXT PRIMARY KEY, mtime_ms REAL);
   CREATE VIRTUAL TABLE turns USING fts5(text, role UNINDEXED, seq UNINDEXED, ts UNINDEXED,
-    tokenize = 'unicode61 remove_diacritics 2');`;
+    tokenize = 'unicode61 remove_diacritics 2');
+  CREATE TABLE secrets (file INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, head TEXT NOT NULL,
+    tail TEXT NOT NULL, ts INTEGER);
+  CREATE INDEX secrets_file ON secrets (file, seq);`;
 
 /** The snippet's marks around a matched word: controls no transcript text keeps (`indexText`). */
 export const MARK_OPEN = '\u0002';
@@ -152,6 +159,8 @@ export class SearchDb {
     dropRange: BetterSqlite3.Statement;
     dropOne: BetterSqlite3.Statement;
     readTo: BetterSqlite3.Statement;
+    secret: BetterSqlite3.Statement;
+    dropSecrets: BetterSqlite3.Statement;
   } | null = null;
 
   private constructor(
@@ -167,6 +176,10 @@ export class SearchDb {
       readTo: this.db.prepare(
         'UPDATE files SET size = ?, mtime_ms = ?, ino = ?, resume_offset = ?, resume_seq = ?, mark = ? WHERE id = ?',
       ),
+      secret: this.db.prepare(
+        'INSERT INTO secrets (file, seq, kind, head, tail, ts) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      dropSecrets: this.db.prepare('DELETE FROM secrets WHERE file = ? AND seq >= ?'),
     };
     return this.writes;
   }
@@ -316,6 +329,7 @@ export class SearchDb {
       .transaction(() => {
         for (const f of gone) {
           this.w.dropRange.run(f.id * ROW_SLOTS, (f.id + 1) * ROW_SLOTS);
+          this.w.dropSecrets.run(f.id, 0);
           dropFile.run(f.id);
         }
         for (const m of metas) upsert.run(m.path, m.provider, m.session, m.project, m.title);
@@ -326,10 +340,16 @@ export class SearchDb {
   }
 
   /**
-   * A transcript read from `from` on: its rows from that turn replaced by `rows`, its title row
-   * written again, and where it was read to.
+   * A transcript read from `from` on: its rows and secrets from that turn replaced by `rows` and
+   * `secrets`, its title row written again, and where it was read to.
    */
-  replace(file: FileRow, from: ReadPoint, rows: readonly TurnRow[], state: ReadState): void {
+  replace(
+    file: FileRow,
+    from: ReadPoint,
+    rows: readonly TurnRow[],
+    state: ReadState,
+    secrets: readonly SecretRow[] = [],
+  ): void {
     const base = file.id * ROW_SLOTS;
     this.db
       .transaction(() => {
@@ -341,6 +361,8 @@ export class SearchDb {
           const slot = 1 + 2 * r.seq + (r.role === 'tool' ? 1 : 0);
           this.w.insert.run(base + slot, indexText(r.text), r.role, r.seq, r.tsMs);
         }
+        this.w.dropSecrets.run(file.id, from.seq);
+        for (const x of secrets) this.w.secret.run(file.id, x.seq, x.kind, x.head, x.tail, x.tsMs);
         this.w.readTo.run(
           state.size,
           state.mtimeMs,
@@ -380,6 +402,34 @@ export class SearchDb {
         `SELECT seq, role, text FROM turns WHERE rowid >= ${ROWID} AND rowid < ${ROWID} ORDER BY rowid`,
       )
       .all(f.id * ROW_SLOTS, (f.id + 1) * ROW_SLOTS) as { seq: number | null; role: RowRole; text: string }[];
+  }
+
+  /** Every secret found in the transcripts read, newest first. */
+  secrets(): FoundSecret[] {
+    const rows = this.db
+      .prepare(
+        `SELECT f.provider, f.session, f.project, f.path, s.seq, s.kind, s.head, s.tail, s.ts
+          FROM secrets s JOIN files f ON f.id = s.file ORDER BY s.ts IS NULL, s.ts DESC, f.session, s.seq`,
+      )
+      .raw(true)
+      .all() as [ProviderId, string, string | null, string, number, string, string, string, number | null][];
+    return rows.map(([provider, session, project, path, seq, kind, head, tail, tsMs]) => ({
+      provider,
+      session,
+      project,
+      path,
+      seq,
+      kind,
+      head,
+      tail,
+      tsMs,
+    }));
+  }
+
+  /** How many secrets the index holds (`cctop doctor`), without reading anything more. */
+  secretCount(): number {
+    const r = this.db.prepare('SELECT count(*) AS n FROM secrets').get() as { n: number };
+    return r.n;
   }
 
   /** The database's size on disk, with its log. */

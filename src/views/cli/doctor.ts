@@ -85,6 +85,28 @@ function privacyLines(env: Env, h: string, p: Paint): string[] {
   return lines;
 }
 
+/**
+ * The secrets found so far (as the search index has read the transcripts; nothing more is read
+ * here) and whether the rules that find them load at all.
+ */
+async function secretLines(env: Env, p: Paint): Promise<string[]> {
+  const { rulesProblem } = await import('../../secrets/detect.js');
+  const problem = rulesProblem();
+  if (problem !== null) return [`${p.bold('Secrets')}  ${p.amber(safeLine(problem))}`];
+  if (!existsSync(join(cacheDir(env), SEARCH_FILE)))
+    return [`${p.bold('Secrets')}  not looked for yet (cctop secrets reads the transcripts and lists them)`];
+  const n = (await import('../../secrets/list.js')).countSecrets(env);
+  if (n === null)
+    return [
+      `${p.bold('Secrets')}  ${p.amber('the search index cannot be read (cctop search starts it again)')}`,
+    ];
+  return [
+    n === 0
+      ? `${p.bold('Secrets')}  none found in the transcripts read so far`
+      : `${p.bold('Secrets')}  ${p.amber(`${counted(n, 'secret')} found in transcripts`)} (cctop secrets lists them; rotate them)`,
+  ];
+}
+
 export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
   const p = paint(io.isTty, io.env);
   const h = home(env);
@@ -116,6 +138,7 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
   if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
   for (const line of settingsLines(env, h, p)) out(line);
   for (const line of privacyLines(env, h, p)) out(line);
+  for (const line of await secretLines(env, p)) out(line);
   out('');
   for (const line of notificationLines(env, p)) out(line);
   out('');

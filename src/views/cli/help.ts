@@ -13,6 +13,7 @@ import { ACT_HELP } from './help-act.js';
 export const COMMANDS = [
   'chat',
   'search',
+  'secrets',
   'report',
   'handoff',
   'export',
@@ -69,6 +70,8 @@ Usage:
   cctop --json          the session document (docs/session-document.md)
   cctop chat [ID]       one session's conversation (--before SEQ, --at SEQ, --agent ID, --json, --markdown)
   cctop search QUERY    find words in every conversation, every harness: ranked, with the turn (--json)
+  cctop secrets         credentials found in the transcripts: session, turn, kind, ends only (--json,
+                        --reveal ID:TURN on a terminal); every other output shows them redacted
   cctop report [ID]     one session in depth: cost over time, context, failures, files (--json)
   cctop handoff [ID]    a brief of the session for another harness, and the command that starts it
                         on the brief (--to claude|codex|gemini|qwen|opencode|pi|copilot, --run)
@@ -149,6 +152,7 @@ const COMMAND_HELP: Record<
     | 'push'
     | 'store'
     | 'search'
+    | 'secrets'
     | 'help'
     | 'approve'
     | 'pending'

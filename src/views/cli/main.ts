@@ -280,7 +280,17 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
 }
 
 /** The commands `run` handles itself; `runTool` the rest. */
-type RunName = 'serve' | 'watch' | 'search' | 'exec' | 'help' | 'doctor' | 'explain' | 'chat' | 'report';
+type RunName =
+  | 'serve'
+  | 'watch'
+  | 'search'
+  | 'secrets'
+  | 'exec'
+  | 'help'
+  | 'doctor'
+  | 'explain'
+  | 'chat'
+  | 'report';
 type ToolName = Exclude<CommandName, RunName | ActCommand>;
 
 async function run(command: CommandName, args: string[], io: Io): Promise<number> {
@@ -294,6 +304,8 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       return (await import('./watch.js')).watchCommand(args, io);
     case 'search':
       return (await import('./search.js')).searchCommand(args, io);
+    case 'secrets':
+      return (await import('./secrets.js')).secretsCommand(args, io);
     case 'exec': {
       const { execCommand } = await import('./exec.js');
       return execCommand(args, io);
