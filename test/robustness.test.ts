@@ -48,7 +48,7 @@ const SEED = Number(process.env.CCTOP_ROBUSTNESS_SEED ?? 20261201);
 const MAX_RSS_GROWTH_BYTES = 256 << 20;
 
 /** Harnesses whose files are documents (one JSON value), not lines. */
-const DOCUMENTS: ReadonlySet<ProviderId> = new Set(['opencode', 'devin', 'windsurf']);
+const DOCUMENTS: ReadonlySet<ProviderId> = new Set(['opencode', 'devin', 'windsurf', 'droid']);
 
 const NOW = Date.parse('2026-12-01T00:00:00Z');
 

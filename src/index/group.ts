@@ -1,6 +1,7 @@
 /**
  * Which files make one session, and which of their billed requests count: files are grouped by the
- * session they name, copies of a main transcript give way to the most complete, and requests seen in
+ * session they name, copies of a main transcript give way to the one their provider ranks first (else
+ * the most complete), and requests seen in
  * several files (a resumed session replays its parent's) count once, in the oldest file.
  *
  * Not here: what a session's record holds (`sessions.ts`).
@@ -36,6 +37,21 @@ export function sessionKey(p: ParsedFile): string {
 export const isSubagent = (p: ParsedFile): boolean =>
   p.file.role === 'subagent' || (p.result.facts.parentSession ?? null) !== null;
 
+/**
+ * Of two main files of one session (copies: Codex archives a rollout it also keeps), whether `a`
+ * speaks for it rather than `b`. Where the provider ranked both, the lower rank, so that no damage
+ * to a copy can take the session from the file that speaks for it; else the larger, the more
+ * complete. Of two alike, the first by path.
+ */
+function speaksBefore(a: SourceFile, b: SourceFile): boolean {
+  if (a.copyRank !== undefined && b.copyRank !== undefined && a.copyRank !== b.copyRank)
+    return a.copyRank < b.copyRank;
+  if (a.copyRank === undefined || b.copyRank === undefined) {
+    if (a.size !== b.size) return a.size > b.size;
+  }
+  return a.path < b.path;
+}
+
 export function group(files: readonly ParsedFile[]): Group[] {
   const groups = new Map<string, Group>();
   for (const p of files) {
@@ -47,13 +63,7 @@ export function group(files: readonly ParsedFile[]): Group[] {
       groups.set(key, g);
     }
     if (!isSubagent(p)) {
-      // Two main files for one session are copies (Codex archives a rollout it also keeps): the
-      // larger one is the more complete; of two the same size, the first by path.
-      const better =
-        g.main === null ||
-        p.file.size > g.main.file.size ||
-        (p.file.size === g.main.file.size && p.file.path < g.main.file.path);
-      if (better) g.main = p;
+      if (g.main === null || speaksBefore(p.file, g.main.file)) g.main = p;
       else continue;
     }
     g.files.push(p);

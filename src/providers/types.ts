@@ -26,6 +26,13 @@ export interface SourceFile {
   sessionHint: string | null;
   /** A main transcript, or a subagent's counted toward its parent. */
   role: 'main' | 'subagent';
+  /**
+   * Where the harness keeps copies of one session in several places and the provider knows which
+   * speaks for it without reading them: of two main files of a session that both have one, the lower
+   * rank is the session's (`index/group.ts`), whatever their sizes. Absent: the larger copy is, which
+   * damage to a copy can change.
+   */
+  copyRank?: number;
   size: number;
   mtimeMs: number;
   ino: number;

@@ -108,15 +108,40 @@ describe('Droid sessions', () => {
     expect((await snap(home)).document.sessions[0]!.models).toEqual(['claude-haiku-4-5']);
   });
 
-  it('a copy of a session in a second sessions directory counts once', async () => {
+  it('a copy of a session in a second sessions directory counts once, as the first directory has it', async () => {
     const a = join(home.dir, 'a');
     const b = join(home.dir, 'b');
     const settings = (ts: string, n: number) =>
       JSON.stringify({ model: 'gpt-5', providerLockTimestamp: ts, tokenUsage: tokenUsage(n, n, 0, 0, 0) });
     home.write(join(a, 'p', 's3.settings.json'), settings('2026-01-10T00:00:00Z', 10));
     home.write(join(b, 'p', 's3.settings.json'), settings('2026-01-11T00:00:00Z', 1000));
-    const d = (await snap(home, { DROID_SESSIONS_DIR: `${a},${b}` })).document;
-    expect(d.sessions.map((s) => [s.id, s.tokens.input, s.tokens.output])).toEqual([['s3', 1000, 1000]]);
+    const ab = (await snap(home, { DROID_SESSIONS_DIR: `${a},${b}` })).document;
+    expect(ab.sessions.map((s) => [s.id, s.tokens.input, s.tokens.output])).toEqual([['s3', 10, 10]]);
+    const ba = (await snap(home, { DROID_SESSIONS_DIR: `${b},${a}` })).document;
+    expect(ba.sessions.map((s) => [s.id, s.tokens.input, s.tokens.output])).toEqual([['s3', 1000, 1000]]);
+  });
+
+  it('an archived copy, damaged and however large, neither takes nor changes the session it copies', async () => {
+    const settings = (n: number) =>
+      JSON.stringify({
+        model: 'gpt-5',
+        providerLockTimestamp: '2026-01-10T00:00:00Z',
+        tokenUsage: tokenUsage(n, n, 0, 0, 0),
+      });
+    const live = home.write(sessions(home, 'p', 's5.settings.json'), settings(10));
+    const archived = home.write(sessions(home, 'archive', 's5.settings.json'), settings(7));
+    const sound = (await snap(home)).document;
+    expect(sound.sessions.map((s) => [s.id, s.file, s.tokens.input])).toEqual([['s5', live, 10]]);
+
+    // Cut short and padded past the sound copy's size: unreadable, and named.
+    home.write(archived, settings(7).slice(0, 20).padEnd(4096, ' '));
+    const broken = (await snap(home)).document;
+    expect(broken.sessions).toEqual(sound.sessions);
+    expect(broken.problems.some((p) => p.path === archived)).toBe(true);
+
+    // Readable, larger, with other totals: still a copy, and not the one that speaks.
+    home.write(archived, settings(99999).padEnd(4096, ' '));
+    expect((await snap(home)).document.sessions).toEqual(sound.sessions);
   });
 
   it('the conversation: prompts, replies, and each call with its result', () => {

@@ -8,8 +8,8 @@
  * settings name a total larger than the parts, the rest is counted as output (what those tokens were
  * is unknown; ccusage prices them as output too).
  *
- * A copy of a session kept in a second sessions directory has the same record key, so it counts
- * once (the fuller copy).
+ * A copy of a session kept in a second sessions directory, or archived, names the same session and
+ * has the same record key, so it counts once: the copy discovery ranks first (`place.ts`) speaks.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';

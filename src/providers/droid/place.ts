@@ -24,24 +24,44 @@ export function droidRoots(env: Env): Root[] {
   return [{ path: join(home(env), '.factory', 'sessions'), origin: 'default' }];
 }
 
-function walk(dir: string, root: string, depth: number, problems: ProblemLog, out: SourceFile[]): void {
-  for (const e of list(dir, problems) ?? []) {
+/** The folder under a sessions directory where copies of sessions are archived. */
+const ARCHIVE_DIR = 'archive';
+
+/**
+ * Which copy of a session speaks for it, decided by where each is and never by what it holds, so
+ * that a damaged copy cannot take the session from a sound one: the first sessions directory
+ * `$DROID_SESSIONS_DIR` lists before a later one, and within one a project folder before the
+ * archive. Two ranks per directory: its project folders, then its archive.
+ */
+const copyRank = (rootIndex: number, archived: boolean): number => rootIndex * 2 + (archived ? 1 : 0);
+
+interface Walk {
+  root: string;
+  rank: number;
+  problems: ProblemLog;
+  out: SourceFile[];
+}
+
+function walk(dir: string, depth: number, w: Walk): void {
+  for (const e of list(dir, w.problems) ?? []) {
     if (e.name.endsWith(SETTINGS_SUFFIX) && isFile(dir, e)) {
       const sessionHint = e.name.slice(0, -SETTINGS_SUFFIX.length);
       const f = sourceFile(
-        { provider: 'droid', path: join(dir, e.name), root, sessionHint, role: 'main' },
-        problems,
+        { provider: 'droid', path: join(dir, e.name), root: w.root, sessionHint, role: 'main' },
+        w.problems,
       );
-      if (f) out.push(f);
+      if (f) w.out.push({ ...f, copyRank: w.rank });
     } else if (depth + 1 < MAX_SESSION_DEPTH && isDir(dir, e)) {
-      walk(join(dir, e.name), root, depth + 1, problems, out);
+      const archived = depth === 0 && e.name === ARCHIVE_DIR;
+      walk(join(dir, e.name), depth + 1, archived ? { ...w, rank: w.rank + 1 } : w);
     }
   }
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   const out: SourceFile[] = [];
-  for (const root of roots) walk(root.path, root.path, 0, problems, out);
+  for (const [i, root] of roots.entries())
+    walk(root.path, 0, { root: root.path, rank: copyRank(i, false), problems, out });
   return out;
 }
 
