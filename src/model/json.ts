@@ -50,7 +50,7 @@ export const MAX_JSON_DEPTH = 256;
  * Why a line was not read. Only the reason is kept, never the bytes: a transcript may be a link to
  * any file, and its first line may be a password hash.
  */
-export type BadLineReason = 'not-json-object' | 'too-deep' | 'not-protobuf';
+export type BadLineReason = 'not-json-object' | 'too-deep' | 'not-protobuf' | 'not-sqlite';
 
 /** The words `cctop doctor` uses for a reason. */
 export const BAD_LINE_REASON: Record<BadLineReason, string> = {
@@ -58,6 +58,8 @@ export const BAD_LINE_REASON: Record<BadLineReason, string> = {
   'too-deep': `nests deeper than ${MAX_JSON_DEPTH} levels`,
   /** A database row whose blob should be a protobuf message (Antigravity's) and is not. */
   'not-protobuf': 'is not a protobuf message',
+  /** A database file (Antigravity's conversation) whose bytes SQLite refuses as damaged; its line is 1. */
+  'not-sqlite': 'is not a sound SQLite database',
 };
 
 const QUOTE = 0x22;

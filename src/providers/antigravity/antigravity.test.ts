@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -101,6 +101,25 @@ describe('Antigravity conversation databases', () => {
     expect(doc.problems.map((p) => (p.kind === 'bad-lines' ? p.detail : p.kind))).toEqual([
       '1 of 2 lines could not be read; the first, line 1, is not a protobuf message',
     ]);
+  });
+
+  it('a damaged database is a problem of its own file, and the other conversations read as before', async () => {
+    cpSync(join(REPO, 'lab', 'fixtures', 'sources', 'antigravity', 'home'), home.dir, { recursive: true });
+    const rows = (doc: Awaited<ReturnType<typeof snap>>['document']) =>
+      doc.sessions.map((s) => JSON.stringify(s)).filter((s) => !s.includes('3b6f0c1e-a'));
+    const clean = rows((await snap(home)).document);
+    // The first line of the file written twice, in place (the connection the first scan opened is
+    // kept): SQLite still opens it, its first page (and change counter) as it was, its later pages
+    // shifted.
+    const path = join(conversations(), '3b6f0c1e-a.db');
+    const b = readFileSync(path);
+    const line = b.subarray(0, b.indexOf(10) + 1);
+    writeFileSync(path, Buffer.concat([line, b]));
+    const doc = (await snap(home)).document;
+    expect(rows(doc)).toEqual(clean);
+    expect(
+      doc.problems.map((p) => [p.path.endsWith('3b6f0c1e-a.db'), p.kind === 'bad-lines' ? p.detail : p.kind]),
+    ).toEqual([[true, '1 of 1 line could not be read; the first, line 1, is not a sound SQLite database']]);
   });
 
   it('$ANTIGRAVITY_DATA_DIR names the roots, comma-separated, instead of the defaults', async () => {

@@ -11,7 +11,11 @@
  * any id is counted as it stands.
  *
  * A row whose blob is not a protobuf message is counted as a bad line (its row number, never its
- * bytes) and the rest of the database is read.
+ * bytes) and the rest of the database is read. A file SQLite refuses as damaged (not a database, a
+ * malformed page) is one bad line of its own and bills nothing: a half-read damaged copy must not
+ * stand in for a sound copy of the same call in another database. A lock or a view where a table
+ * should be still throws: the first passes, and the second is the file's problem as `../sqlite.ts`
+ * words it.
  */
 import { basename } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine, noteModel, noteTime } from '../../model/facts.js';
@@ -21,10 +25,14 @@ import type { ParseResult, SourceFile } from '../types.js';
 import { ProtoError } from './proto.js';
 import { type AgCall, generationOf, modelName, stepOf, trajectoryStart } from './record.js';
 
-/** The tables read: anything else by these names (a view) makes the database a problem (`../sqlite.ts`). */
+/**
+ * The tables read: anything else by these names (a view) makes the database a problem (`../sqlite.ts`).
+ * None is required: a database with none of them yet (an empty file, a conversation the agent has
+ * only just opened) is a session with nothing in it so far.
+ */
 export const TABLES = {
-  required: ['gen_metadata'],
-  optional: ['steps', 'trajectory_metadata_blob'],
+  required: [],
+  optional: ['gen_metadata', 'steps', 'trajectory_metadata_blob'],
 } as const;
 
 /**
@@ -48,8 +56,60 @@ function rows(db: Database, sql: string, facts: FileFacts): unknown[][] {
   return out;
 }
 
+/** SQLite's own check found the database unsound (`sound`). */
+class DamagedDatabase extends Error {}
+
+/**
+ * Throw unless SQLite's quick check finds every page sound. A damaged file can open and answer
+ * queries with rows from the wrong pages (a shifted page reads as another table's), so a clean open
+ * proves nothing. The check reads each page once, as the read after it does; one finding is enough.
+ */
+function sound(db: Database): void {
+  // The connection is kept between scans (`../sqlite.ts`), and SQLite trusts the pages it cached
+  // while the header's change counter stands still. Only SQLite's own writes move it: a file damaged
+  // or copied over in place keeps its first page, so the cache is dropped and every page read anew.
+  db.pragma('shrink_memory');
+  const [first] = db.prepare('PRAGMA quick_check(1)').pluck(true).all();
+  if (first !== 'ok') throw new DamagedDatabase('malformed');
+}
+
+/**
+ * Whether `err` is SQLite saying the file's bytes are not a sound database. That is a property of
+ * the bytes, so reading them again gives the same answer until the file changes; a busy lock or a
+ * full disk is not, and is left to throw.
+ */
+function isDamage(err: unknown): boolean {
+  if (err instanceof DamagedDatabase) return true;
+  const code = err instanceof Error && 'code' in err ? err.code : undefined;
+  return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+}
+
 export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
+  try {
+    return read(file);
+  } catch (err) {
+    if (!isDamage(err)) throw err;
+    const facts = emptyFacts();
+    facts.sessionId = file.sessionHint ?? basename(file.path, '.db');
+    facts.recordsOutcomes = false;
+    facts.lines = 1;
+    noteBadLine(facts, 1, 'not-sqlite');
+    return {
+      facts,
+      carry: null,
+      ledger: new LedgerBuilder().build(),
+      offset: 0,
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+      ino: file.ino,
+      pendingBytes: 0,
+    };
+  }
+}
+
+function read(file: SourceFile): ParseResult<null> {
   const db = readOnly(file.path);
+  sound(db);
   tablesOnly(db, TABLES.required, TABLES.optional);
   const facts = emptyFacts();
   const ledger = new LedgerBuilder();
@@ -80,9 +140,11 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   const when = (ms: number | null): number => ms ?? began ?? file.mtimeMs;
 
   const generations: AgCall[] = [];
-  for (const [, blob] of rows(db, 'SELECT idx, data FROM gen_metadata ORDER BY idx', facts)) {
-    const g = decode(blob, generationOf);
-    if (g !== null && typeof g !== 'number') generations.push(g);
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'gen_metadata'").get() !== undefined) {
+    for (const [, blob] of rows(db, 'SELECT idx, data FROM gen_metadata ORDER BY idx', facts)) {
+      const g = decode(blob, generationOf);
+      if (g !== null && typeof g !== 'number') generations.push(g);
+    }
   }
   const steps: AgCall[] = [];
   if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'steps'").get() !== undefined) {
