@@ -12,7 +12,8 @@
  * (`src/test-support/machine.ts`). A failure prints fast-check's seed and path: set
  * `CCTOP_ROBUSTNESS_SEED` to that seed to run the same cases again.
  */
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -49,6 +50,13 @@ const MAX_RSS_GROWTH_BYTES = 256 << 20;
 
 /** Harnesses whose files are documents (one JSON value), not lines. */
 const DOCUMENTS: ReadonlySet<ProviderId> = new Set(['opencode', 'devin', 'windsurf', 'droid']);
+
+/**
+ * Harnesses whose damageable files are whole SQLite databases: damage there is what SQLite itself
+ * finds (a byte flipped in a header field it never reads, or a swap of a line with itself, leaves a
+ * sound database whose rows read as before, and nothing for a reader to report).
+ */
+const DATABASES: ReadonlySet<ProviderId> = new Set(['hermes', 'goose', 'kilo', 'zcode', 'antigravity']);
 
 const NOW = Date.parse('2026-12-01T00:00:00Z');
 
@@ -108,8 +116,9 @@ function write(f: HistoryFile, b: Buffer, mtimeMs: number): void {
  * Whether the damaged bytes hold something no reader may take for a record. Nothing at all is not
  * damage: an empty file (or chat value) reads as a session with nothing in it yet.
  */
-function damaged(p: ProviderId, b: Buffer): boolean {
+function damaged(p: ProviderId, b: Buffer, original: Buffer): boolean {
   if (b.length === 0) return false;
+  if (DATABASES.has(p)) return !b.equals(original) && !soundDatabase(b);
   if (DOCUMENTS.has(p)) return readObjectAt(b, 0, b.length).kind === 'bad';
   let start = 0;
   for (;;) {
@@ -119,6 +128,27 @@ function damaged(p: ProviderId, b: Buffer): boolean {
     if (brokenLine(line) || nestsDeeper(b, start, end)) return true;
     if (nl === -1) return false;
     start = nl + 1;
+  }
+}
+
+/** Whether `b` is a database SQLite finds nothing wrong with (opened from a copy, never in place). */
+function soundDatabase(b: Buffer): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'cctop-robust-db-'));
+  try {
+    const path = join(dir, 'copy.db');
+    writeFileSync(path, b);
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      const rows = db.pragma('quick_check') as { quick_check: string }[];
+      return rows.length === 1 && rows[0]!.quick_check === 'ok';
+    } finally {
+      db.close();
+    }
+  } catch {
+    // Not a database SQLite will open at all: damaged.
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -196,7 +226,7 @@ describe.each(ALL)('%s files, damaged', (p) => {
             const mine = touched(target.owner);
             expect(othersJson(doc, target.owner, mine)).toEqual(othersJson(clean, target.owner, mine));
 
-            if (damaged(p, bytes))
+            if (damaged(p, bytes, original))
               expect(
                 doc.problems.some((x) => ownedBy(x.path, target.owner)),
                 `a problem names ${target.owner}`,
