@@ -121,7 +121,10 @@ describe('a failing webhook', () => {
     expect(r.received.length).toBe(before);
     expect(s.status.queued).toBe(1);
     await s.idle();
-    expect(r.received).toHaveLength(2);
+    // Both tries were made and timed out; on a loaded machine a 50 ms try can end before the server
+    // has even read its request, so the sender's count is the one to trust, not the server's.
+    expect(r.received.length).toBeLessThanOrEqual(2);
+    expect(s.status.lastFailure).toMatchObject({ attempts: 2 });
     expect(given).toEqual(['no answer within 0.05 s']);
     expect(s.status).toMatchObject({ sent: 0, failed: 1, queued: 0 });
   });
