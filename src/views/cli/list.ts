@@ -102,8 +102,8 @@ const rowOfDoc = (s: SessionDoc): ListRow => ({
   usd: s.cost.usd,
   included: s.cost.included,
   unpriced: s.cost.unpriced.length > 0,
-  // An agent `cctop run` holds says so before its title (`cctop attach` takes it back). Known limit:
-  // a row printed from the warm snapshot's kept facts has no process to say it, so it shows none.
+  // An agent `cctop run` holds says so before its title (`cctop attach` takes it back); a list is
+  // not printed from the warm snapshot while `cctop run` holds any agent (`root-lists.ts`).
   label: () => (s.process?.cctopRun ? '[cctop run] ' : '') + label(s),
   cell: (c, short, nowMs) => c.cell({ s, rate: null, short }, nowMs),
 });

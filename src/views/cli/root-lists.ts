@@ -32,9 +32,14 @@ export async function listCommand(
   // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document built.
   const warm = remote === null ? await warmSnapshot(o, io.env) : null;
   const listed = warm !== null && warm.count > 0 ? warm.listed() : [];
-  // Known limit: Codex's quota comes from its sessions' rate limits, which the snapshot's kept
-  // facts do not hold, so a list with Codex sessions is answered by the index.
-  if (warm !== null && listed.length > 0 && !listed.some((f) => f.provider === 'codex')) {
+  // Known limit: Codex's quota comes from its sessions' rate limits, and a `cctop run` mark from the
+  // processes, neither of which the snapshot's kept facts hold: such lists are answered by the index.
+  const warmServes =
+    warm !== null &&
+    listed.length > 0 &&
+    !listed.some((f) => f.provider === 'codex') &&
+    (await import('../../runtime/pty-client.js')).ptyRuns(io.env).length === 0;
+  if (warm !== null && warmServes) {
     const { renderRows, rowOfFacts } = await import('./list.js');
     const rows = listed.map((f) => rowOfFacts(f, f));
     const nowMs = Date.now();
