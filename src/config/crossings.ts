@@ -8,7 +8,7 @@
  * Several processes may ask at once (the live table, `serve`, a statusline). Each write is atomic (a
  * temporary file renamed over the old one), so a reader never sees half a file; but two processes
  * crossing the same level in the same moment may both read "not notified" and both notify.
- * ponytail: accepted; one duplicate notice at a crossing is cheaper than a lock that a crashed
+ * known limit: accepted; one duplicate notice at a crossing is cheaper than a lock that a crashed
  * process could leave held.
  *
  * A damaged, unreadable or oversized file is read as empty: at worst a crossing is notified again.

@@ -3,7 +3,7 @@
  * positions for the values it returns, so this reads the text again, line by line, the way people
  * write a config: `[table]` and `[[array]]` headers, then `key = value` lines.
  *
- * ponytail: a best effort, not a second TOML parser. Quoted keys, inline tables and keys set inside a
+ * known limit: a best effort, not a second TOML parser. Quoted keys, inline tables and keys set inside a
  * multi-line array are not located; their warnings name the key without a line, which is all a
  * warning promised.
  */

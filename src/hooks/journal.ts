@@ -6,7 +6,7 @@
  * An append is one `write` to a file opened with O_APPEND, so lines from hooks running at once never
  * interleave. The file is bounded (`MAX_JOURNAL_BYTES`): the append that finds it over the bound
  * tries to take a lock file (O_EXCL); the one that wins rewrites the file with its newest half
- * (temp file + rename) and the others go on. ponytail: a line appended by another hook between the
+ * (temp file + rename) and the others go on. known limit: a line appended by another hook between the
  * winner's last look and its rename is lost from the journal (not from the running cctops, which get
  * it through their sockets); the winner copies what was appended while it wrote, so the window is the
  * few microseconds of a rename.

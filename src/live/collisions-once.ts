@@ -27,7 +27,7 @@ export const ONCE_MAX_SESSIONS = 8;
 
 /**
  * A transcript larger than this is not read for a one-shot answer (its collisions show in the live
- * views, which read off the main thread). ponytail: such a session's collisions are missing from
+ * views, which read off the main thread). known limit: such a session's collisions are missing from
  * `--json`.
  */
 export const ONCE_MAX_BYTES = 32 * 1024 * 1024;

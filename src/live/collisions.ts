@@ -195,7 +195,7 @@ export function findCollisions(writers: readonly Writer[], nowMs: number): Colli
         sessions: newestFirst(list.map((x) => writerOf(x.writer, [x.write]))),
       });
     }
-    // ponytail: a third session writing other files of a repository where two already share one is
+    // known limit: a third session writing other files of a repository where two already share one is
     // not listed again at the lower level; the file collision is what needs seeing there.
     if (!shared)
       out.push({

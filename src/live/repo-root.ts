@@ -8,7 +8,7 @@
  * within `REPO_ROOT_TTL_MS`.
  *
  * Not here: reading git itself (which branch, which worktree list), or resolving symlinks: a path is
- * taken as the agent wrote it, made absolute. ponytail: two agents writing one file through two
+ * taken as the agent wrote it, made absolute. known limit: two agents writing one file through two
  * different symlinked paths are not seen as one file.
  */
 import { statSync } from 'node:fs';

@@ -111,7 +111,7 @@ export function shownState(s: ShownStateInputs, nowMs: number): SessionState {
   if (s.state !== 'waiting' || s.running === true) return s.state;
   const lapse = s.running === false ? WORKING_TTL_MS : UNSEEN_WAITING_TTL_MS;
   const activeMs = s.lastActiveAt === null ? Number.NaN : Date.parse(s.lastActiveAt);
-  // ponytail: a question with no time on it cannot be shown to be recent, so it is not shown as open.
+  // known limit: a question with no time on it cannot be shown to be recent, so it is not shown as open.
   return Number.isFinite(activeMs) && nowMs - activeMs <= lapse ? 'waiting' : 'idle';
 }
 

@@ -180,7 +180,7 @@ export class SenderLock {
    * around judging it again, removing it and making a new one, so of two processes finding the same
    * dead holder, the second sees the first's new lock and leaves it.
    *
-   * ponytail: a taker that dies holding the guard leaves it for `TAKEOVER_STALE_MS`; the lock is
+   * known limit: a taker that dies holding the guard leaves it for `TAKEOVER_STALE_MS`; the lock is
    * then not taken over for those seconds, and notices wait in the spool meanwhile.
    */
   private takeOver(): boolean {

@@ -15,7 +15,7 @@
  * call the transcript simply drops) would otherwise stay forever, and a file is untrusted input that
  * may name millions. An agent runs a handful of calls at once, a few dozen in a wide fan-out; a
  * thousand is far past any real turn and keeps the carried state under about 100 KiB (a call id is
- * some 40 bytes, a tool name rarely more). ponytail: past it the oldest call is forgotten, and a
+ * some 40 bytes, a tool name rarely more). known limit: past it the oldest call is forgotten, and a
  * result that still arrives for it counts as a result for no known call.
  */
 export const MAX_PENDING_TOOLS = 1024;

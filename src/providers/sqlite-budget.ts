@@ -9,7 +9,7 @@
  * Not here: refusing a view outright (`sqlite-schema.ts`), nor opening the connections the budget's
  * SQL function is added to (`sqlite.ts` adds it to each one it opens).
  *
- * ponytail: the budget is checked between rows, not inside one. Over real tables a row costs at most
+ * known limit: the budget is checked between rows, not inside one. Over real tables a row costs at most
  * its own bytes, but a table without the index a grouped count expects is sorted whole before its
  * first group, so a hostile database of many gigabytes can take longer than the budget; it ends.
  * A worker thread would not do better: `Worker.terminate()` cannot stop a thread inside SQLite, and

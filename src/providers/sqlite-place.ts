@@ -16,7 +16,7 @@
  * Not here: taking the copy, nor opening anything through SQLite. This only looks, with `stat` and a
  * read of the header bytes.
  *
- * ponytail: two narrow cases remain. An agent that exits while cctop holds a connection in place is
+ * known limit: two narrow cases remain. An agent that exits while cctop holds a connection in place is
  * not the last connection, so it leaves its own `-wal` and `-shm` for its next start instead of
  * checkpointing and removing them. And an agent that exits in the instant between `locate` seeing
  * its `-shm` and the open that follows has them recreated by that open: checking and opening are

@@ -79,7 +79,7 @@ const mtimeOf = (path: string): number | null => statOf(path)?.mtimeMs ?? null;
  * including) its root, a root that holds no transcript yet, and for a session kept inside a
  * database, the database and its log.
  *
- * ponytail: a root that holds transcripts is not watched itself, because harnesses rewrite their
+ * known limit: a root that holds transcripts is not watched itself, because harnesses rewrite their
  * settings and state files there all day (`~/.codex` keeps a database whose log comes and goes) and
  * each would start a listing. A transcript in a new folder directly under such a root (Codex's first
  * `archived_sessions`) is found by the next listing, which any new session starts.

@@ -117,7 +117,7 @@ function onlyGrew(path: string, was: ReadState | null, now: Stat): was is ReadSt
  * conversation that cannot be read is remembered as read, with no rows, until the file changes
  * again. Returns the bytes read.
  *
- * ponytail: a file replaced by another that has the same bytes around the resume point (and a
+ * known limit: a file replaced by another that has the same bytes around the resume point (and a
  * reused inode number, and no fewer bytes) is taken for the same file grown; only its turns from
  * that point on are read again.
  */

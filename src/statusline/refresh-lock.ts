@@ -127,7 +127,7 @@ function claim(path: string, nowMs: number): number | null {
  * around judging it again, removing it and making a new one, so that of two status lines finding the
  * same dead refresh, the second sees the first's new lock and starts nothing.
  *
- * ponytail: a taker that dies while holding `.takeover` leaves it for `TAKEOVER_STALE_MS`; two takers
+ * known limit: a taker that dies while holding `.takeover` leaves it for `TAKEOVER_STALE_MS`; two takers
  * that both find it that old may then both take over once. It needs a crash inside a few
  * microseconds and two status lines within the same instant, and costs one extra refresh.
  */

@@ -111,7 +111,7 @@ export class Permissions {
 
   /**
    * Answer with the agent's own option: allow once (else always), reject once (else always), or
-   * `cancelled` when it offered none of that kind. ponytail: an agent offering only "always" gets
+   * `cancelled` when it offered none of that kind. known limit: an agent offering only "always" gets
    * always, which outlives this call in its session.
    */
   private choose(asked: Asked, behavior: 'allow' | 'reject'): void {

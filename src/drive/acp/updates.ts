@@ -209,7 +209,7 @@ export function settlePrompt(reply: Reply, t: Terminal): void {
 /**
  * `usage` on the prompt's reply, which ACP keeps unstable: read as its draft defines it, this turn's
  * tokens with `totalTokens` = input + output + cache read + cache write, so `inputTokens` is the
- * uncached input and `outputTokens` holds the thoughts. ponytail: an agent that counts otherwise is
+ * uncached input and `outputTokens` holds the thoughts. known limit: an agent that counts otherwise is
  * read wrong until the protocol settles; Gemini CLI 0.61.0 sends none (its `_meta.quota` folds the
  * cache into input and leaves thoughts out of output, so it is not read at all).
  */

@@ -120,7 +120,7 @@ export class CodexApprovals {
     if (tool === 'exec_command') return { command: p?.command ?? null };
     const item = str(p?.itemId);
     if (this.change !== null && this.change.id === item) return { changes: this.change.changes };
-    // ponytail: a change never announced shows only why Codex asks; the lab's model never patches.
+    // known limit: a change never announced shows only why Codex asks; the lab's model never patches.
     return { reason: p?.reason ?? null, grantRoot: p?.grantRoot ?? null };
   }
 }

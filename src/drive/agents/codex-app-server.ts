@@ -246,7 +246,7 @@ export class CodexAppServer implements Conversation {
         if (reply.kind === 'error') return this.refused('turn/start', reply);
         this.running(str(obj(obj(reply.value)?.turn)?.id));
         return [];
-      // ponytail: a message that reached a turn already ending is lost; Codex says only "no active turn".
+      // known limit: a message that reached a turn already ending is lost; Codex says only "no active turn".
       case 'steer':
       case 'interrupt':
         return [];

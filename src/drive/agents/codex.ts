@@ -39,7 +39,7 @@ const TOOL_ITEMS = new Set(['command_execution', 'mcp_tool_call', 'file_change',
 /**
  * The tool an item stands for, by the name the model called it, which is the name cctop's session
  * document gives the same call. `command_execution` is the item's type; Codex 0.169's shell tool is
- * `exec_command`. ponytail: older Codex called its shell `shell`, which the exec stream cannot tell
+ * `exec_command`. known limit: older Codex called its shell `shell`, which the exec stream cannot tell
  * apart; the items not listed keep their type (or an MCP call its `tool`), having no verified name.
  */
 const TOOL_NAMES: Readonly<Record<string, string>> = { command_execution: 'exec_command' };

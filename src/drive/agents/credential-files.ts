@@ -77,7 +77,7 @@ export interface CodexProvider {
 
 /**
  * The provider `config.toml` chooses: `model_provider`, or the selected `profile`'s, and that
- * provider's table under `model_providers`. A deliberate limit (ponytail): `-c` overrides and
+ * provider's table under `model_providers`. A known limit: `-c` overrides and
  * `--profile` on the command line are not seen (drive passes neither for the provider), and a file
  * that does not parse reads as "no provider chosen".
  */

@@ -101,7 +101,7 @@ export const geminiDialect: Dialect = {
  * Whether a call worked. `status: "error"` is a call that could not run (refused, bad arguments).
  * A shell command that ran reports `success` whatever it exited with (0.61.0: `exit 3` gives
  * `"status":"success","output":"lab-fail-out"`; only the model is told `Exit Code: 3`), so for the
- * shell `success` says nothing and `ok` is null. ponytail: drive does not guess the exit code from
+ * shell `success` says nothing and `ok` is null. known limit: drive does not guess the exit code from
  * the output.
  */
 function toolOk(r: JsonObject, shell: boolean): boolean | null {
@@ -131,7 +131,7 @@ function addToAnswer(t: Terminal, text: string): void {
  * `stats` are the run's own (a resumed run starts from zero), summed over every model call of the
  * run. `input` is uncached input, `cached` the cache read, `output_tokens` the visible answer only:
  * 0.61.0 does not print thoughts, but `total_tokens` is prompt + answer + thoughts, so the thoughts
- * are the difference. ponytail: the difference would also hold the prompt of Google's server-side
+ * are the difference. known limit: the difference would also hold the prompt of Google's server-side
  * tools, which the stream does not tell apart (none in the lab).
  */
 function settleResult(r: JsonObject, t: Terminal): void {

@@ -13,7 +13,7 @@
  * arrives cut (unparsed). An assistant message whose `stopReason` is not `toolUse` ends Pi's loop,
  * as `agent_end` then says, unless Pi retries (`auto_retry_start` after a 429 or a 5xx, or a
  * compaction with `willRetry` after a context overflow), which un-settles it until the next one.
- * ponytail: every `message_update` line carries the whole message so far, twice, so the deltas of
+ * known limit: every `message_update` line carries the whole message so far, twice, so the deltas of
  * an answer past about 256 KiB arrive cut and are counted as unparsed; the answer itself is read
  * from `message_end`.
  *

@@ -17,7 +17,7 @@
  *   is the sum of its own `assistant` records, and the result's is the thread's.
  *
  * Not read: reasoning counts (the stream has none; the server's stay in the session file), and
- * `--include-partial-messages` deltas. ponytail: drive does not ask for partial messages, so text
+ * `--include-partial-messages` deltas. known limit: drive does not ask for partial messages, so text
  * arrives one model call at a time; the settled message is the same text.
  *
  * Qwen Code has no approval channel headless (`default` mode leaves out the tools that would ask),

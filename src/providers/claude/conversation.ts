@@ -45,7 +45,7 @@ function rowSpeaker(record: JsonObject): 'person' | 'harness' | null {
     case 'hook':
       return 'harness';
     default:
-      // ponytail: a value this reader has not met falls back to the text rules, as an older row does.
+      // known limit: a value this reader has not met falls back to the text rules, as an older row does.
       return null;
   }
 }

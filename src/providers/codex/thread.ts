@@ -66,7 +66,7 @@ function entries(dir: string): string[] {
 
 /**
  * The rollout of `thread` under a Codex home: the date folders newest first, since a resumed thread
- * is usually recent, then the archive. ponytail: an old thread costs a listing of every date folder
+ * is usually recent, then the archive. known limit: an old thread costs a listing of every date folder
  * after it; no index of rollouts is kept for a once-per-run lookup.
  */
 export function findRollout(codexHome: string, thread: string): string | null {

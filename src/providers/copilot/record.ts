@@ -246,7 +246,7 @@ export function lineFromJson(o: JsonObject): CopilotLine {
       };
     }
     case 'assistant.usage':
-      // ponytail: read as uncached input, as the builds that wrote it to disk were taken to mean; no
+      // known limit: read as uncached input, as the builds that wrote it to disk were taken to mean; no
       // real line of one is at hand (1.0.102 keeps it off disk and writes `session.usage_record`).
       return {
         kind: 'usage',

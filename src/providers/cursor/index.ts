@@ -4,7 +4,7 @@
  * inside a session's folder (its `subagents/`, or beside the main one) are subagents counted toward
  * it.
  *
- * ponytail: the project folder name is the workspace path with `/` turned into `-`, which cannot be
+ * known limit: the project folder name is the workspace path with `/` turned into `-`, which cannot be
  * turned back (a `-` in a directory name reads the same), so the project is left unknown rather than
  * guessed.
  *

@@ -3,7 +3,7 @@
  * and the conversation beside it. What the index calls for every changed settings file, and where
  * this provider's parser version is digested from (`index/version.ts`).
  *
- * ponytail: the index notices a change to the settings file, not to the conversation beside it;
+ * known limit: the index notices a change to the settings file, not to the conversation beside it;
  * Droid rewrites the settings after each request, so the two move together in practice.
  */
 import { existsSync } from 'node:fs';

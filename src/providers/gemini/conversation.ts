@@ -20,7 +20,7 @@
  * A `user` message that is the harness's own context (`<session_context>`, `<hook_context>`) is
  * shown as the harness speaking, not as something the person typed.
  *
- * ponytail: a `functionCall` part inside a message's `content` (not `toolCalls`) is not shown as a
+ * known limit: a `functionCall` part inside a message's `content` (not `toolCalls`) is not shown as a
  * call: Gemini CLI records its calls in `toolCalls`, and such a part has no result to pair it with.
  */
 import {

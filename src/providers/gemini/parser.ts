@@ -9,7 +9,7 @@
  * What a rewind drops: the rewound messages, entirely. Their tokens, tool calls and prompts no
  * longer count toward the session, which then reads as Gemini CLI itself shows it after `/rewind`
  * (a rewound request was still billed by the API; cctop follows the chat, as specified).
- * ponytail: a `$set` that replaces the whole message list (a history rewrite on resume, or after
+ * known limit: a `$set` that replaces the whole message list (a history rewrite on resume, or after
  * masking or compression) adds the messages it names that are not held yet, and leaves the held ones
  * as they were: a rewrite changes what the model sees next, not what was spent. It is the model's
  * view of the chat: Gemini CLI 0.61 writes it on every `--resume` with no `tokens` and no

@@ -159,7 +159,7 @@ function exitLine(output: string): number | null {
  * The exit code of a finished shell call, from the result the model was given. Gemini CLI records a
  * command that ran and exited non-zero as `success` (the tool worked; 0.61 writes `Exit Code: 3` in
  * its output and nowhere else), so this is how such a call is known to have failed.
- * ponytail: a command whose own last output line reads `Exit Code: N`, and that exited 0, would be
+ * known limit: a command whose own last output line reads `Exit Code: N`, and that exited 0, would be
  * taken at its word; 0.61 writes no exit line for a zero exit, so nothing tells the two apart.
  */
 export function shellExitCode(call: JsonObject): number | null {

@@ -12,7 +12,7 @@
  * Parts come from the database (1.2 and later) or the `storage/` tree, read into the same
  * `ChatMessage` and `ChatPart` the conversation reads.
  *
- * ponytail: a task's child session is not read into its parent's calls; its `task` call is.
+ * known limit: a task's child session is not read into its parent's calls; its `task` call is.
  */
 import { type Call, CallCollector, type FileAccess, noteChange, patchedFiles } from '../../model/calls.js';
 import { resultText } from '../../model/conversation.js';

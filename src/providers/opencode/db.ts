@@ -13,7 +13,7 @@
  * can run any query. Each read runs within `DB_READ_BUDGET_MS`, checked by SQLite row by row
  * (`IN_BUDGET`), and is otherwise a problem on the session (see `../sqlite.ts`).
  *
- * ponytail: a tool part whose status changes in place (running → completed) without a new row or a
+ * known limit: a tool part whose status changes in place (running → completed) without a new row or a
  * newer message is seen at the session's next change, which OpenCode makes when the step ends.
  */
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS } from '../../model/conversation.js';

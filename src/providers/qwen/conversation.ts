@@ -17,7 +17,7 @@
  * Shown from `system` records: a compression (a seam), a slash command typed, a rewind. Not shown:
  * telemetry, attribution snapshots, model and title records.
  *
- * ponytail: records are read in file order, not along their `parentUuid` chain, so a branch the
+ * known limit: records are read in file order, not along their `parentUuid` chain, so a branch the
  * person rewound away from still shows, above the rewind that left it.
  */
 import {

@@ -8,7 +8,7 @@
  * zone. Not here: the token (the app's guard runs before this route), drawing (`web/spend.js`), or
  * computing anything a report in `src/spend/` or `src/config/` computes.
  *
- * ponytail: each request walks every session's cells afresh, with no cache (not measured on a large
+ * known limit: each request walks every session's cells afresh, with no cache (not measured on a large
  * history yet); an open Spend screen asks at most every 10 s.
  */
 import type { Hono, Env as HonoEnv } from 'hono';

@@ -41,7 +41,7 @@ export interface KeyContext {
 const PANEL_SCROLL_STEP = 3;
 /**
  * A page key moves by the screen's height less this, a rough allowance for the lines that are not
- * table rows. ponytail: not worked out from the layout, which gives the panel a share of a tall screen.
+ * table rows. known limit: not worked out from the layout, which gives the panel a share of a tall screen.
  */
 const PAGE_MARGIN = 10;
 /** A move longer than any table: to the first or the last row. */
