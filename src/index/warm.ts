@@ -18,7 +18,8 @@
  *
  * Loads no SQLite, no provider and no parser: only the printer, the places (to know the roots) and
  * the scope. Not here: deciding when a refresh may use the index (`session-index.ts`), the document's
- * printing rules (`render.ts`).
+ * printing rules (`render.ts`), the file's layout (`warm-layout.ts`), answering from a fresh
+ * snapshot (`warm-snapshot.ts`).
  */
 import {
   closeSync,
@@ -35,38 +36,27 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { Annotator, Plan } from '../model/document.js';
-import { DOCUMENT_VERSION } from '../model/document.js';
-import type { ProviderId } from '../model/facts.js';
-import { PROVIDERS } from '../model/facts.js';
-import { type Problem, ProblemLog } from '../model/problems.js';
-import type { LiveSignal } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
-import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
+import { totalsOfTallies } from '../model/totals.js';
 import { totalTokens } from '../model/usage.js';
-import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
 import { dirTime } from '../providers/fsutil.js';
 import type { Env, SourceFile } from '../providers/types.js';
-import { addProblem, type KeptProblem } from './build-problems.js';
+import type { KeptProblem } from './build-problems.js';
 import { loadCatalogue } from './catalogue.js';
-import { type Held, type Shown, shownOf } from './held.js';
-import type { DocumentExtras } from './picture.js';
-import { documentBytes, windowsMembers, writeSession } from './render.js';
+import type { Held } from './held.js';
 import { chosenProviders } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import {
-  decodeFacts,
-  decodeSpend,
-  decodeUsage,
-  type KeptHead,
-  type LiveInputs,
-  partsOf,
-  sessionKeyOf,
-} from './session-record.js';
-
-/** The layout of the file; another number is another layout, and declines. */
-const WARM_FORMAT = 3;
+  DIGEST_CHARS,
+  headerOf,
+  type ListedRow,
+  PREFIX_BYTES,
+  WARM_FORMAT,
+  type WarmHeader,
+  type WarmSession,
+} from './warm-layout.js';
+import { type WarmOptions, WarmSnapshot } from './warm-snapshot.js';
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -81,74 +71,6 @@ export const SWEEP_EVERY_MS = 60_000;
  * pause (a human reading, a slow tool) before it writes again.
  */
 export const GROWING_MS = 60 * 60_000;
-
-/** The discovery digest's length (`Digest.hex()`), kept at the start to be checked without the rest. */
-const DIGEST_CHARS = 16;
-
-/** The fixed part before the header: its length, the CRC of everything after it, the discovery digest. */
-const PREFIX_BYTES = 8 + DIGEST_CHARS;
-
-/** What is shown of a session without parsing its record (its head, less what the totals hold). */
-interface WarmSession {
-  provider: ProviderId;
-  id: string;
-  file: string;
-  project: string | null;
-  lastActiveAt: string | null;
-  deleted: boolean;
-  live: LiveInputs;
-  usd: number | null;
-  /** Its record in the pack: where it starts and how long it is. */
-  start: number;
-  length: number;
-}
-
-interface WarmHeader {
-  format: number;
-  scope: string;
-  /** When this answer was taken (the clock of the refresh that wrote it). */
-  takenAt: number;
-  dirs: [string, number][];
-  files: [string, number, number, number][];
-  problems: KeptProblem[];
-  totals: DocumentTotals;
-  sessions: WarmSession[];
-  /** The length of the `--list` facts (`ListedRow`s, JSON) between the header and the records. */
-  listedBytes: number;
-}
-
-/**
- * What `cctop --list` reads of a session besides its head: kept apart from the header, in its order,
- * so that `--json` does not parse them. A tuple: 4,000 of them are parsed by each warm `--list`.
- */
-type ListedRow = [
-  startedAt: string | null,
-  title: string | null,
-  model: string | null,
-  used: number | null,
-  compactAt: number | null,
-  tokens: number | null,
-  included: boolean,
-  unpriced: boolean,
-];
-
-/** A session as a `--list` row reads it (`ListFacts` in `views/cli/list.ts`), with its live fields. */
-export interface WarmListed {
-  provider: ProviderId;
-  id: string;
-  project: string | null;
-  title: string | null;
-  lastActiveAt: string | null;
-  startedAt: string | null;
-  model: string | null;
-  usd: number | null;
-  included: boolean;
-  tokens: number | null;
-  unpriced: boolean;
-  context: { used: number | null; compactAt: number | null };
-  state: Shown['state'];
-  stateSource: Shown['stateSource'];
-}
 
 // ---- Writing -----------------------------------------------------------------------------------
 
@@ -278,18 +200,6 @@ function digestOf(path: string): string | null {
 
 // ---- Reading -----------------------------------------------------------------------------------
 
-export interface WarmOptions {
-  env: Env;
-  plan: Plan;
-  providers: readonly ProviderId[] | null;
-  timeZone?: string | undefined;
-  sinceMs: number | null;
-  untilMs: number | null;
-  nowMs: number;
-  /** Fills in the process fields, as the index's; left out, `running` stays null. */
-  annotate?: Annotator | undefined;
-}
-
 export type WarmReading =
   | { kind: 'answered'; snapshot: WarmSnapshot }
   | { kind: 'declined'; strategy: 'snapshot'; reason: string };
@@ -372,224 +282,3 @@ function movedSince(h: WarmHeader, nowMs: number): string | null {
   }
   return null;
 }
-
-/** The sessions of a fresh snapshot, joined with the live fields at one moment. */
-export class WarmSnapshot {
-  readonly problems: Problem[];
-  readonly time: LocalTime;
-  private readonly shown: Shown[];
-
-  constructor(
-    private readonly h: WarmHeader,
-    private readonly listBytes: Buffer,
-    private readonly pack: Buffer,
-    time: LocalTime,
-    private readonly o: WarmOptions,
-  ) {
-    this.time = time;
-    const log = new ProblemLog();
-    for (const k of h.problems) addProblem(k.problem, k.after, o.nowMs, log, undefined);
-    this.problems = log.list;
-    this.shown = h.sessions.map((s) => shownOf(s, o.nowMs));
-    o.annotate?.({ sessions: this.shown });
-  }
-
-  get count(): number {
-    return this.h.sessions.length;
-  }
-
-  private part(s: WarmSession): Pick<KeptHead, 'sealed' | 'at'> {
-    const record = this.pack.subarray(s.start, s.start + s.length);
-    const at = partsOf(record);
-    if (at === null) throw new Error(`the warm snapshot's record of ${s.provider} ${s.id} does not fit`);
-    return { sealed: { record, crc: 0 }, at };
-  }
-
-  /** Each session's title, for the few views that name sessions besides printing them (collisions). */
-  titles(): { provider: ProviderId; id: string; title: string | null }[] {
-    return this.h.sessions.map((s) => {
-      const facts = decodeFacts({ key: sessionKeyOf(s.provider, s.id), ...this.part(s) });
-      if (facts === null) throw new Error(`the warm snapshot's facts of ${s.provider} ${s.id} do not decode`);
-      return { provider: s.provider, id: s.id, title: facts.title };
-    });
-  }
-
-  /**
-   * The document as `cctop --json` prints it, with the live fields joined when it was read: written
-   * straight from the snapshot's bytes into one buffer, with `tail` (a newline) after it.
-   */
-  json(extra: DocumentExtras = {}, tail = ''): Buffer {
-    const nowMs = this.o.nowMs;
-    const shown = this.shown;
-    const windows = windowsMembers(this.time, nowMs);
-    const frame = {
-      version: DOCUMENT_VERSION,
-      generatedAt: new Date(nowMs).toISOString(),
-      plan: this.o.plan,
-      timeZone: this.time.timeZone,
-      problems: this.problems,
-      totals: this.h.totals,
-      ...(extra.collisions === undefined ? {} : { collisions: extra.collisions }),
-    };
-    const pack = this.pack;
-    // The facts and costs are most of the document; the live members and windows add about 400
-    // bytes a session.
-    const hint = pack.length + this.count * 512;
-    return documentBytes(
-      frame,
-      this.count,
-      hint,
-      (i, w) => {
-        const s = this.h.sessions[i]!;
-        const start = s.start;
-        const at = partsOf(pack, start, start + s.length);
-        if (at === null) throw new Error(`the warm snapshot's record of ${s.provider} ${s.id} does not fit`);
-        let spend: ReturnType<typeof decodeSpend> | undefined;
-        const windowed = {
-          tally: { usd: s.usd },
-          lastActiveAt: s.lastActiveAt,
-          spend: () => {
-            spend ??= decodeSpend(this.part(s));
-            if (spend === null)
-              throw new Error(`the warm snapshot's spend of ${s.provider} ${s.id} does not decode`);
-            return spend;
-          },
-        };
-        writeSession(
-          w,
-          pack,
-          [start + at.facts, start + at.cost],
-          [start + at.cost, start + at.spend],
-          shown[i]!,
-          windows(windowed),
-        );
-      },
-      tail,
-    );
-  }
-
-  /**
-   * Every session as a `cctop --list` row reads it, with the live fields joined when it was read: no
-   * record is decoded.
-   */
-  listed(): WarmListed[] {
-    const rows = listedOf(this.listBytes.toString('utf8'), this.count);
-    if (rows === null) throw new Error("the warm snapshot's --list facts do not read");
-    return this.h.sessions.map((s, i) => {
-      const [startedAt, title, model, used, compactAt, tokens, included, unpriced] = rows[i]!;
-      const live = this.shown[i]!;
-      return {
-        provider: s.provider,
-        id: s.id,
-        project: s.project,
-        title,
-        lastActiveAt: s.lastActiveAt,
-        startedAt,
-        model,
-        usd: s.usd,
-        included,
-        tokens,
-        unpriced,
-        context: { used, compactAt },
-        state: live.state,
-        stateSource: live.stateSource,
-      };
-    });
-  }
-
-  /** Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them. */
-  usage(): SessionUsage[] {
-    return this.h.sessions.map((s) => {
-      const cells = decodeUsage(this.part(s));
-      if (cells === null)
-        throw new Error(`the warm snapshot's usage of ${s.provider} ${s.id} does not decode`);
-      return { provider: s.provider, id: s.id, project: s.project, cells };
-    });
-  }
-}
-
-// ---- Narrowing the header ------------------------------------------------------------------------
-
-const KNOWN = new Set<string>(PROVIDERS);
-
-function headerOf(text: string): WarmHeader | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed its CRC yet is not JSON: written by another layout.
-    return null;
-  }
-  return isHeader(v) ? v : null;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-const nullable = (v: unknown, type: 'string' | 'number'): boolean => v === null || typeof v === type;
-
-function isHeader(v: unknown): v is WarmHeader {
-  if (!isObj(v) || v.format !== WARM_FORMAT || typeof v.scope !== 'string' || typeof v.takenAt !== 'number')
-    return false;
-  const { dirs, files, problems, totals, sessions } = v;
-  if (
-    !Array.isArray(dirs) ||
-    !dirs.every((d) => Array.isArray(d) && typeof d[0] === 'string' && typeof d[1] === 'number')
-  )
-    return false;
-  if (
-    !Array.isArray(files) ||
-    !files.every((f) => Array.isArray(f) && typeof f[0] === 'string' && f.length === 4)
-  )
-    return false;
-  if (
-    !Array.isArray(problems) ||
-    !problems.every((p) => isObj(p) && isObj(p.problem) && nullable(p.after, 'number'))
-  )
-    return false;
-  return (
-    typeof v.listedBytes === 'number' && isObj(totals) && Array.isArray(sessions) && sessions.every(isSession)
-  );
-}
-
-/** The `--list` facts, `count` of them, or null when they are not what `keepWarm` writes. */
-function listedOf(text: string, count: number): ListedRow[] | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed the CRC yet is not JSON: another layout.
-    return null;
-  }
-  return Array.isArray(v) && v.length === count && v.every(isListedRow) ? v : null;
-}
-
-function isListedRow(r: unknown): r is ListedRow {
-  return (
-    Array.isArray(r) &&
-    r.length === 8 &&
-    nullable(r[0], 'string') &&
-    nullable(r[1], 'string') &&
-    nullable(r[2], 'string') &&
-    nullable(r[3], 'number') &&
-    nullable(r[4], 'number') &&
-    nullable(r[5], 'number') &&
-    typeof r[6] === 'boolean' &&
-    typeof r[7] === 'boolean'
-  );
-}
-
-function isSession(s: unknown): s is WarmSession {
-  if (!isObj(s) || typeof s.provider !== 'string' || !KNOWN.has(s.provider)) return false;
-  if (typeof s.id !== 'string' || typeof s.file !== 'string' || typeof s.deleted !== 'boolean') return false;
-  if (!nullable(s.project, 'string') || !nullable(s.lastActiveAt, 'string') || !nullable(s.usd, 'number'))
-    return false;
-  if (typeof s.start !== 'number' || typeof s.length !== 'number') return false;
-  const live = s.live;
-  return (
-    isObj(live) &&
-    typeof live.mtime === 'number' &&
-    nullable(live.lastMs, 'number') &&
-    (live.signal === null || isSignal(live.signal))
-  );
-}
-
-const isSignal = (v: unknown): v is LiveSignal => isObj(v);

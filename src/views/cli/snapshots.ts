@@ -5,7 +5,7 @@
  * Not here: printing any of it (each command's module).
  */
 import type { Snapshot } from '../../index/snapshot.js';
-import type { WarmSnapshot } from '../../index/warm.js';
+import type { WarmSnapshot } from '../../index/warm-snapshot.js';
 import type { LiveSession } from '../../live/collisions-once.js';
 import type { Annotator } from '../../model/document.js';
 import { home } from '../../providers/fsutil.js';

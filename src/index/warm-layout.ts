@@ -1,0 +1,154 @@
+/**
+ * The warm snapshot's file layout: the fixed prefix, the JSON header, the `--list` facts, and the
+ * readers that narrow what a file holds back into them. Kept apart so that writing (`warm.ts`) and
+ * reading (`warm-snapshot.ts`) agree on one description of the bytes, and a change of layout is one
+ * number (`WARM_FORMAT`) and one place.
+ *
+ * Not here: deciding whether a snapshot is fresh or writing one (`warm.ts`), joining its sessions
+ * with the live fields (`warm-snapshot.ts`). Reads no file: it only says what bytes mean.
+ */
+import type { ProviderId } from '../model/facts.js';
+import { PROVIDERS } from '../model/facts.js';
+import type { LiveSignal } from '../model/state.js';
+import type { DocumentTotals } from '../model/totals.js';
+import type { KeptProblem } from './build-problems.js';
+import type { LiveInputs } from './session-record.js';
+
+/** The layout of the file; another number is another layout, and declines. */
+export const WARM_FORMAT = 3;
+
+/** The discovery digest's length (`Digest.hex()`), kept at the start to be checked without the rest. */
+export const DIGEST_CHARS = 16;
+
+/** The fixed part before the header: its length, the CRC of everything after it, the discovery digest. */
+export const PREFIX_BYTES = 8 + DIGEST_CHARS;
+
+/** What is shown of a session without parsing its record (its head, less what the totals hold). */
+export interface WarmSession {
+  provider: ProviderId;
+  id: string;
+  file: string;
+  project: string | null;
+  lastActiveAt: string | null;
+  deleted: boolean;
+  live: LiveInputs;
+  usd: number | null;
+  /** Its record in the pack: where it starts and how long it is. */
+  start: number;
+  length: number;
+}
+
+export interface WarmHeader {
+  format: number;
+  scope: string;
+  /** When this answer was taken (the clock of the refresh that wrote it). */
+  takenAt: number;
+  dirs: [string, number][];
+  files: [string, number, number, number][];
+  problems: KeptProblem[];
+  totals: DocumentTotals;
+  sessions: WarmSession[];
+  /** The length of the `--list` facts (`ListedRow`s, JSON) between the header and the records. */
+  listedBytes: number;
+}
+
+/**
+ * What `cctop --list` reads of a session besides its head: kept apart from the header, in its order,
+ * so that `--json` does not parse them. A tuple: 4,000 of them are parsed by each warm `--list`.
+ */
+export type ListedRow = [
+  startedAt: string | null,
+  title: string | null,
+  model: string | null,
+  used: number | null,
+  compactAt: number | null,
+  tokens: number | null,
+  included: boolean,
+  unpriced: boolean,
+];
+
+// ---- Narrowing the header ------------------------------------------------------------------------
+
+const KNOWN = new Set<string>(PROVIDERS);
+
+export function headerOf(text: string): WarmHeader | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Passed its CRC yet is not JSON: written by another layout.
+    return null;
+  }
+  return isHeader(v) ? v : null;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const nullable = (v: unknown, type: 'string' | 'number'): boolean => v === null || typeof v === type;
+
+function isHeader(v: unknown): v is WarmHeader {
+  if (!isObj(v) || v.format !== WARM_FORMAT || typeof v.scope !== 'string' || typeof v.takenAt !== 'number')
+    return false;
+  const { dirs, files, problems, totals, sessions } = v;
+  if (
+    !Array.isArray(dirs) ||
+    !dirs.every((d) => Array.isArray(d) && typeof d[0] === 'string' && typeof d[1] === 'number')
+  )
+    return false;
+  if (
+    !Array.isArray(files) ||
+    !files.every((f) => Array.isArray(f) && typeof f[0] === 'string' && f.length === 4)
+  )
+    return false;
+  if (
+    !Array.isArray(problems) ||
+    !problems.every((p) => isObj(p) && isObj(p.problem) && nullable(p.after, 'number'))
+  )
+    return false;
+  return (
+    typeof v.listedBytes === 'number' && isObj(totals) && Array.isArray(sessions) && sessions.every(isSession)
+  );
+}
+
+/** The `--list` facts, `count` of them, or null when they are not what `keepWarm` writes. */
+export function listedOf(text: string, count: number): ListedRow[] | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Passed the CRC yet is not JSON: another layout.
+    return null;
+  }
+  return Array.isArray(v) && v.length === count && v.every(isListedRow) ? v : null;
+}
+
+function isListedRow(r: unknown): r is ListedRow {
+  return (
+    Array.isArray(r) &&
+    r.length === 8 &&
+    nullable(r[0], 'string') &&
+    nullable(r[1], 'string') &&
+    nullable(r[2], 'string') &&
+    nullable(r[3], 'number') &&
+    nullable(r[4], 'number') &&
+    nullable(r[5], 'number') &&
+    typeof r[6] === 'boolean' &&
+    typeof r[7] === 'boolean'
+  );
+}
+
+function isSession(s: unknown): s is WarmSession {
+  if (!isObj(s) || typeof s.provider !== 'string' || !KNOWN.has(s.provider)) return false;
+  if (typeof s.id !== 'string' || typeof s.file !== 'string' || typeof s.deleted !== 'boolean') return false;
+  if (!nullable(s.project, 'string') || !nullable(s.lastActiveAt, 'string') || !nullable(s.usd, 'number'))
+    return false;
+  if (typeof s.start !== 'number' || typeof s.length !== 'number') return false;
+  const live = s.live;
+  return (
+    isObj(live) &&
+    typeof live.mtime === 'number' &&
+    nullable(live.lastMs, 'number') &&
+    (live.signal === null || isSignal(live.signal))
+  );
+}
+
+const isSignal = (v: unknown): v is LiveSignal => isObj(v);
