@@ -1,5 +1,5 @@
 /** The commands that act on a session through its terminal, told apart without loading them. */
-import type { CommandName } from './help.js';
+import type { CommandName } from './command-line.js';
 
 export type ActCommand = Extract<CommandName, 'run' | 'attach' | 'send' | 'stop' | 'resume' | 'wait'>;
 

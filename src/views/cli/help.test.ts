@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, closest, editDistance } from './help.js';
+import { COMMANDS } from './command-line.js';
+import { closest, editDistance } from './typo.js';
 
 describe('did you mean', () => {
   it('a swap of two neighbouring letters is one edit, so reprot is report', () => {

@@ -1,56 +1,14 @@
 /**
- * What `cctop --help`, `cctop help COMMAND` and `cctop COMMAND --help` print, and the "did you mean"
- * for a mistyped command or flag.
+ * What `cctop --help`, `cctop help COMMAND` and `cctop COMMAND --help` print. The "did you mean" for a
+ * mistyped command or flag is `typo.ts`.
  *
  * Not here: `serve` and `exec`, which parse their own flags and keep their help beside them
  * (`views/serve/command.ts`, `exec-args.ts`); `cctop help serve` asks them for it.
  */
 
 import { MAX_RESULT_CHARS, MAX_TEXT_CHARS, MAX_TURNS } from '../../model/conversation.js';
+import type { CommandName } from './command-line.js';
 import { ACT_HELP } from './help-act.js';
-
-/** The commands `cctop` knows, as typed after it. */
-export const COMMANDS = [
-  'chat',
-  'search',
-  'secrets',
-  'report',
-  'handoff',
-  'export',
-  'explain',
-  'send',
-  'stop',
-  'resume',
-  'wait',
-  'run',
-  'attach',
-  'daily',
-  'weekly',
-  'monthly',
-  'blocks',
-  'spend',
-  'budget',
-  'quota',
-  'config',
-  'statusline',
-  'hooks',
-  'hook',
-  'approve',
-  'pending',
-  'mcp',
-  'push',
-  'store',
-  'serve',
-  'watch',
-  'exec',
-  'doctor',
-  'pricing',
-  'help',
-] as const;
-export type CommandName = (typeof COMMANDS)[number];
-
-export const isCommand = (word: string): word is CommandName =>
-  (COMMANDS as readonly string[]).includes(word);
 
 /** The flags every one-shot output takes, as every help lists them. */
 const COMMON_OPTIONS = `  -p, --plan retail|max|included   how to show cost: retail prices, Claude bundled, or all bundled
@@ -380,47 +338,4 @@ Options:
 
 export function commandHelp(command: keyof typeof COMMAND_HELP): string {
   return COMMAND_HELP[command];
-}
-
-/**
- * Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`: "reprot" is one swap
- * from "report", where plain Levenshtein would count two.
- */
-export function editDistance(a: string, b: string): number {
-  // d[i][j]: edits between the first i characters of a and the first j of b.
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/**
- * The farthest a typo may be from what was meant: one edit in a short word, two in a longer one. Any
- * more and "did you mean" guesses at words that merely share letters (`cctop fix` is not `exec`).
- */
-const MAX_TYPO_EDITS = 2;
-const ONE_EDIT_UP_TO_CHARS = 4;
-
-/** The candidate `word` is most likely a typo of, or null when none is close. */
-export function closest(word: string, candidates: readonly string[]): string | null {
-  const allowed = word.length <= ONE_EDIT_UP_TO_CHARS ? 1 : MAX_TYPO_EDITS;
-  let best: string | null = null;
-  let bestDistance = allowed + 1;
-  for (const c of candidates) {
-    const distance = editDistance(word.toLowerCase(), c.toLowerCase());
-    if (distance < bestDistance) {
-      best = c;
-      bestDistance = distance;
-    }
-  }
-  return best;
 }

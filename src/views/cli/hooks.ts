@@ -36,9 +36,9 @@ import { peerSockets } from '../../runtime/peers.js';
 import { safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
 import { ago, counted, tildify } from './format.js';
-import { closest } from './help.js';
 import type { Io } from './main.js';
 import { parse, UsageError } from './options.js';
+import { closest } from './typo.js';
 
 export const HOOKS_HELP = `cctop hooks: let your agents tell cctop what each session is doing
 

@@ -9,19 +9,19 @@
  */
 
 import { join } from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
 import { loadConfigIfAny } from '../../config/load.js';
 import type { Annotator } from '../../model/document.js';
 import { keepZoneNameIn } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
 import { type ActCommand, isActCommand } from './act-names.js';
+import { COMMANDS, type CommandName, FLAGS, isCommand, splitCommand } from './command-line.js';
 import { demoEnv } from './demo.js';
-import { COMMANDS, type CommandName, closest, commandHelp, isCommand, ROOT_HELP } from './help.js';
+import { commandHelp, ROOT_HELP } from './help.js';
 import { namesHosts } from './hosts-named.js';
-import { COMMON_FLAGS, type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
+import { type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
 import { nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
-import { SPEND_FLAGS } from './spend-flags.js';
+import { closest } from './typo.js';
 
 /** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
 const ZONE_FILE = 'zone.json';
@@ -43,108 +43,6 @@ export interface Io {
   isTty: boolean;
   columns: number | undefined;
   env: Env;
-}
-
-type Flags = NonNullable<ParseArgsConfig['options']>;
-
-const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const;
-
-/** The flags of each command `main` parses itself (`serve` and `exec` parse their own). */
-const FLAGS = {
-  /** The bare `cctop`: the live table, `--list`, `--json`. */
-  root: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    list: { type: 'boolean', short: 'l' },
-    json: { type: 'boolean', short: 'j' },
-    delay: { type: 'string', short: 'd' },
-    version: { type: 'boolean', short: 'v' },
-    host: { type: 'string', multiple: true },
-  },
-  chat: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    json: { type: 'boolean', short: 'j' },
-    markdown: { type: 'boolean' },
-    before: { type: 'string' },
-    at: { type: 'string' },
-    agent: { type: 'string' },
-    host: { type: 'string', multiple: true },
-  },
-  report: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    json: { type: 'boolean', short: 'j' },
-    host: { type: 'string', multiple: true },
-  },
-  handoff: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    to: { type: 'string' },
-    run: { type: 'boolean' },
-    out: { type: 'string', short: 'o' },
-    json: { type: 'boolean', short: 'j' },
-  },
-  export: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    format: { type: 'string' },
-    subagents: { type: 'boolean' },
-    out: { type: 'string', short: 'o' },
-  },
-  explain: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
-  spend: { ...COMMON_FLAGS, ...HELP_FLAG, ...SPEND_FLAGS, host: { type: 'string', multiple: true } },
-  budget: {
-    ...COMMON_FLAGS,
-    ...HELP_FLAG,
-    json: { type: 'boolean', short: 'j' },
-    host: { type: 'string', multiple: true },
-  },
-  quota: { ...COMMON_FLAGS, ...HELP_FLAG, json: { type: 'boolean', short: 'j' } },
-  config: HELP_FLAG,
-  doctor: { ...COMMON_FLAGS, ...HELP_FLAG, host: { type: 'string', multiple: true } },
-  pricing: HELP_FLAG,
-} satisfies Record<string, Flags>;
-
-/** Every flag `main` knows, to tell an option's value from the command word. */
-const KNOWN_FLAGS: Flags = Object.assign({}, ...Object.values(FLAGS));
-
-/** Whether the word after option `arg` is its value: yes, no, or maybe (a flag of `serve` or `exec`). */
-function takesValue(arg: string, known: Flags): 'yes' | 'no' | 'maybe' {
-  if (arg.startsWith('--')) {
-    if (arg.includes('=')) return 'no';
-    const spec = known[arg.slice(2)];
-    return spec === undefined ? 'maybe' : spec.type === 'string' ? 'yes' : 'no';
-  }
-  // A group of short flags (`-lj`, `-pmax`): a string flag takes the rest of the group, or the next word.
-  for (let i = 1; i < arg.length; i++) {
-    const spec = Object.values(known).find((o) => o.short === arg[i]);
-    if (spec === undefined) return 'maybe';
-    if (spec.type === 'string') return i === arg.length - 1 ? 'yes' : 'no';
-  }
-  return 'no';
-}
-
-/**
- * The command word and the line without it. The first word that is neither an option nor an option's
- * value is the command; a word after an option cctop does not know (`--bind` is serve's) may be that
- * option's value, so it is the command only if it names one.
- */
-export function splitCommand(argv: readonly string[]): { command: string | null; args: string[] } {
-  let maybeValue = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') break;
-    if (a.startsWith('-') && a.length > 1) {
-      const value = takesValue(a, KNOWN_FLAGS);
-      if (value === 'yes') i++;
-      maybeValue = value === 'maybe';
-      continue;
-    }
-    if (isCommand(a) || !maybeValue) return { command: a, args: [...argv.slice(0, i), ...argv.slice(i + 1)] };
-    maybeValue = false;
-  }
-  return { command: null, args: [...argv] };
 }
 
 function unknownCommand(word: string): UsageError {

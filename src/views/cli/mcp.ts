@@ -15,9 +15,9 @@ import { home } from '../../providers/fsutil.js';
 import { safeLine } from '../terminal-text.js';
 import { type Paint, paint } from './color.js';
 import { tildify } from './format.js';
-import { closest } from './help.js';
 import type { Io } from './main.js';
 import { COMMON_FLAGS, commonOptions, parse, UsageError } from './options.js';
+import { closest } from './typo.js';
 
 const AGENT_LIST = 'claude, codex, gemini';
 

@@ -7,7 +7,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { Plan } from '../../model/document.js';
 import { PROVIDERS, type ProviderId } from '../../model/facts.js';
 import { LocalTime } from '../../model/time.js';
-import { closest } from './help.js';
+import { closest } from './typo.js';
 
 export class UsageError extends Error {}
 

@@ -16,10 +16,10 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../store/schema.js';
 import { type LocalStatus, localStatus, type RemoteStatus, remoteStatus } from '../../store/status.js';
 import { safeLine, terminalJson } from '../terminal-text.js';
 import { counted } from './format.js';
-import { closest } from './help.js';
 import type { Io } from './main.js';
 import { parse, UsageError } from './options.js';
 import { hostName, targetOf } from './push.js';
+import { closest } from './typo.js';
 
 export const STORE_HELP = `cctop store: the team store (PostgreSQL; docs/team.md)
 
