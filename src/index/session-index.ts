@@ -9,11 +9,12 @@
  * An index found damaged while answering is moved aside and the refresh asked again of a new one,
  * once; a new index damaged at once is a disk to distrust, and the refresh reads without one.
  *
- * Not here: how sessions are built (`sessions.ts`), kept (`kept-store.ts`) or printed (`render.ts`);
- * processes (an `Annotator` the caller passes in).
+ * Not here: the database held between refreshes, its notices and prices (`connection.ts`); how
+ * sessions are built (`sessions.ts`), kept (`kept-store.ts`) or printed (`render.ts`); processes
+ * (an `Annotator` the caller passes in).
  */
 import type { SessionChanges, SessionDoc, SessionDocument, SessionRef } from '../model/document.js';
-import { PriceBook, type PriceCache } from '../model/pricing.js';
+import { PriceBook } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
 import { LocalTime } from '../model/time.js';
 import type { DocumentTotals } from '../model/totals.js';
@@ -22,6 +23,7 @@ import { cacheDir } from '../paths.js';
 import { recordListings, recordLooks } from '../providers/fsutil.js';
 import type { ProviderPlace } from '../providers/types.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
+import { IndexConnection } from './connection.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
 import { heldOfHead } from './held.js';
@@ -35,7 +37,6 @@ import { rootPaths, scopeOf } from './scope.js';
 import { sessionKeyOf } from './session-record.js';
 import type { ParsedFile } from './sessions.js';
 import { addProblem } from './sessions.js';
-import { IndexStore } from './store.js';
 import {
   type Answer,
   byBuild,
@@ -63,9 +64,6 @@ interface Trusted {
   looked: Map<string, number> | null;
 }
 
-/** Notices this process already gave: a command that opens the index twice says each once. */
-const told = new Set<string>();
-
 /** What the last refresh (or peek) found, besides its sessions (in the picture). */
 interface Answered {
   indexed: boolean;
@@ -76,15 +74,12 @@ interface Answered {
 }
 
 export class SessionIndex {
-  private store: IndexStore | null = null;
-  /** Why the index was rebuilt or is not used: told once, listed as a problem every time. */
-  private notices: string[] = [];
+  /** The database each refresh opens and closes, its notices and its saved prices. */
+  private readonly conn: IndexConnection;
   private readonly time: LocalTime;
   private readonly places: readonly ProviderPlace[];
   readonly catalogue: CatalogueInfo;
   readonly book: PriceBook;
-  private readonly prices = new Map<string, string>();
-  private readonly added = new Map<string, string>();
   private memory: Memory = { known: undefined, cache: new Map(), files: null };
   private answer: Answered | null = null;
   private readonly picture: Picture;
@@ -98,14 +93,8 @@ export class SessionIndex {
     this.time = new LocalTime(o.timeZone);
     this.places = chosenProviders(o.providers);
     this.catalogue = loadCatalogue(o.env);
-    const cache: PriceCache = {
-      get: (k) => this.prices.get(k),
-      set: (k, v) => {
-        this.prices.set(k, v);
-        this.added.set(k, v);
-      },
-    };
-    this.book = new PriceBook(this.catalogue.digest, cache);
+    this.conn = new IndexConnection(o.env, o.useIndex !== false);
+    this.book = new PriceBook(this.catalogue.digest, this.conn.priceCache);
     this.picture = new Picture(this.time, o.annotate);
   }
 
@@ -116,36 +105,6 @@ export class SessionIndex {
    */
   static open(o: IndexOptions): SessionIndex {
     return new SessionIndex(o);
-  }
-
-  /** Open the database for one refresh (or go without it, and say why). */
-  private openStore(): void {
-    if (this.o.useIndex === false) return;
-    this.attach(IndexStore.open(cacheDir(this.o.env)));
-  }
-
-  private closeStore(): void {
-    this.store?.close();
-    this.store = null;
-  }
-
-  private tell(notice: string): void {
-    if (!this.notices.includes(notice)) this.notices.push(notice);
-  }
-
-  private attach(opened: ReturnType<typeof IndexStore.open>): void {
-    if (opened.kind === 'bypassed') {
-      this.tell(opened.notice);
-      this.store = null;
-      return;
-    }
-    if (opened.rebuilt !== null) this.tell(opened.rebuilt);
-    this.store = opened.store;
-    try {
-      for (const [k, v] of this.store.loadPrices()) this.prices.set(k, v);
-    } catch {
-      // Resolved prices only save time.
-    }
   }
 
   private now(): number {
@@ -199,23 +158,23 @@ export class SessionIndex {
 
   /** A refresh; when the index proves damaged on the way, the same refresh of a rebuilt one. */
   private async healing(): Promise<Trusted> {
-    this.openStore();
+    this.conn.open();
     try {
       const first = await this.attempt();
       if (first !== null) return first;
       // What this process knew came partly from the damaged index: forget it and ask again.
       this.forget();
-      this.attach(IndexStore.rebuild(cacheDir(this.o.env), this.store!));
+      this.conn.rebuild();
       const second = await this.attempt();
       if (second !== null) return second;
-      this.closeStore();
-      this.tell(
-        `${this.notices.at(-1) ?? 'the index was rebuilt'}, but the new index was damaged too; reading without it`,
+      this.conn.close();
+      this.conn.tell(
+        `${this.conn.lastNotice() ?? 'the index was rebuilt'}, but the new index was damaged too; reading without it`,
       );
       this.forget();
       return (await this.attempt())!;
     } finally {
-      this.closeStore();
+      this.conn.close();
     }
   }
 
@@ -225,7 +184,7 @@ export class SessionIndex {
 
   /** One refresh, or null when the index was found damaged while answering (the answer is not trusted). */
   private async attempt(): Promise<Trusted | null> {
-    const store = this.store;
+    const store = this.conn.store;
     try {
       const done = await this.pass();
       if (store === null || store.damaged === null) return done;
@@ -240,7 +199,7 @@ export class SessionIndex {
     const nowMs = this.now();
     const log = this.startLog();
     const threads = this.o.threads ?? defaultThreads();
-    const store = this.store;
+    const store = this.conn.store;
     // A pass that will read everything starts its workers first, to load while discovery runs.
     if (threads > 1 && this.memory.files === null && (store === null || store.isEmpty()))
       prestartWorkers(threads);
@@ -265,7 +224,7 @@ export class SessionIndex {
       declined.push({ strategy: answer.strategy, reason: answer.reason });
     }
     if (answer?.kind !== 'answered') throw new Error('no strategy answered');
-    this.savePrices();
+    this.conn.savePrices();
     return { answer, log, scope, nowMs, declined, listed, discovery, looked };
   }
 
@@ -276,7 +235,7 @@ export class SessionIndex {
   }
 
   private passOf(x: Pick<Pass, 'nowMs' | 'log' | 'threads' | 'discovery' | 'scope'>): Pass {
-    const store = this.store;
+    const store = this.conn.store;
     let kept: ReturnType<Pass['kept']> | undefined;
     return {
       ...x,
@@ -299,29 +258,15 @@ export class SessionIndex {
     };
   }
 
-  /** A log holding the index's notices as `cache` problems (`cctop doctor` lists them). */
+  /** A log holding the index's notices as `cache` problems, and this refresh's notice to tell. */
   private startLog(): ProblemLog {
-    const log = new ProblemLog();
-    const path = cacheDir(this.o.env);
-    for (const n of this.notices) log.add({ kind: 'cache', path, count: null, detail: n });
-    const last = this.notices.at(-1) ?? null;
-    this.notice = last !== null && !told.has(last) ? last : null;
-    if (last !== null) told.add(last);
+    const { log, notice } = this.conn.startLog();
+    this.notice = notice;
     return log;
   }
 
   private scopeAt(roots: string[], nowMs: number): string {
     return scopeOf(this.o, this.places, roots, this.catalogue.digest, this.time, nowMs);
-  }
-
-  private savePrices(): void {
-    if (this.store === null || this.added.size === 0) return;
-    try {
-      this.store.savePrices(this.added);
-      this.added.clear();
-    } catch {
-      // Not worth failing over: the prices are resolved again next time.
-    }
   }
 
   /**
@@ -330,8 +275,8 @@ export class SessionIndex {
    * last build as it was, its states read against the clock now.
    */
   peek(): boolean {
-    this.openStore();
-    const store = this.store;
+    this.conn.open();
+    const store = this.conn.store;
     if (store === null) return false;
     const nowMs = this.now();
     const scope = this.scopeAt(rootPaths(this.o.env, this.places), nowMs);
@@ -339,7 +284,7 @@ export class SessionIndex {
     try {
       found = store.kept.build(scope);
     } finally {
-      this.closeStore();
+      this.conn.close();
     }
     if (found === null) return false;
     const log = this.startLog();
@@ -418,7 +363,7 @@ export class SessionIndex {
       return { files: this.memory.files.filter((p) => p.file.provider === s.provider), masks: null };
     if (!a.indexed || a.scope === null || this.o.useIndex === false) return null;
     const key = sessionKeyOf(s.provider, s.id);
-    return sessionFilesIn(this.store, cacheDir(this.o.env), a.scope, key);
+    return sessionFilesIn(this.conn.store, cacheDir(this.o.env), a.scope, key);
   }
 
   /**
@@ -426,6 +371,6 @@ export class SessionIndex {
    * `refresh()` reads without the index. One-shot commands close it as soon as they have their answer.
    */
   close(): void {
-    this.closeStore();
+    this.conn.close();
   }
 }

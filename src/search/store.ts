@@ -14,7 +14,8 @@
  * damaged when opened it is moved aside (as the session index is, `index/damage.ts`) and started
  * again; one written by a newer cctop is left alone and search says so.
  *
- * Not here: deciding what to read (`catch-up.ts`) or what a query means (`query.ts`).
+ * Not here: the tables' shape and settings (`tables.ts`), deciding what to read (`catch-up.ts`) or
+ * what a query means (`query.ts`).
  */
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -40,29 +41,16 @@ import {
   type SecretRow,
   type TurnRow,
 } from './rows.js';
+import {
+  BUSY_TIMEOUT_MS,
+  prepareTables,
+  type RawFile,
+  STATE_COLUMNS,
+  type StateTuple,
+  stateOf,
+} from './tables.js';
 
 export const SEARCH_FILE = 'search.sqlite';
-
-/**
- * Bumped when the tables change shape, or when the readers put different rows in them: an older
- * index is dropped and every transcript read again. 2: text a harness injected is no longer the
- * person's (`--role user` found Codex's AGENTS.md and Claude Code's command expansions). 3: every
- * turn's text is stored redacted (`secrets/redact.ts`), so an index written before kept secrets.
- */
-export const SEARCH_SCHEMA = 3;
-
-/** How long a writer waits for another cctop's transaction. */
-const BUSY_TIMEOUT_MS = 5000;
-
-/**
- * The database's page size, SQLite's largest: FTS5 keeps a word's list of rows in pages of this
- * size, and a common word's list read through 4 KiB pages took twice as long (measured on the bench
- * history in a fresh process, where no page is cached yet). The index is also a tenth smaller.
- */
-const PAGE_BYTES = 65_536;
-
-/** What SQLite reads through a memory map (address space, not memory: the pages are the system's cache). */
-const MAP_BYTES = 256 * 1024 * 1024;
 
 /**
  * A row id as SQL must read it. better-sqlite3 binds a JavaScript number as a REAL, and FTS5 answers
@@ -75,79 +63,15 @@ export type SearchOpen =
   | { kind: 'open'; db: SearchDb; notice: string | null }
   | { kind: 'unavailable'; why: string };
 
-const SCHEMA = `DROP TABLE IF EXISTS files;
-  DROP TABLE IF EXISTS watched;
-  DROP TABLE IF EXISTS turns;
-  DROP TABLE IF EXISTS secrets;
-  CREATE TABLE files (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, provider TEXT NOT NULL,
-    session TEXT NOT NULL, project TEXT, title TEXT, size INTEGER, mtime_ms REAL, ino INTEGER,
-    resume_offset INTEGER NOT NULL DEFAULT 0, resume_seq INTEGER NOT NULL DEFAULT 0, mark TEXT);
-  CREATE INDEX files_mtime ON files (mtime_ms);
-  CREATE TABLE watched (path TEXT PRIMARY KEY, mtime_ms REAL);
-  CREATE VIRTUAL TABLE turns USING fts5(text, role UNINDEXED, seq UNINDEXED, ts UNINDEXED,
-    tokenize = 'unicode61 remove_diacritics 2');
-  CREATE TABLE secrets (file INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, head TEXT NOT NULL,
-    tail TEXT NOT NULL, ts INTEGER);
-  CREATE INDEX secrets_file ON secrets (file, seq);`;
-
 /** The snippet's marks around a matched word: controls no transcript text keeps (`indexText`). */
 export const MARK_OPEN = '\u0002';
 export const MARK_CLOSE = '\u0003';
-
-interface RawState {
-  id: number;
-  path: string;
-  provider: string;
-  size: number | null;
-  mtime_ms: number | null;
-  ino: number | null;
-  resume_offset: number;
-  resume_seq: number;
-  mark: string | null;
-}
 
 const require = createRequire(import.meta.url);
 
 /** Why search cannot use its index, and what to do. */
 const cannotUse = (path: string, err: unknown): string =>
   `search cannot use its index at ${path} (${describeFsError(err)}); set CCTOP_CACHE_DIR to a directory cctop can write`;
-
-interface RawFile extends RawState {
-  session: string;
-  project: string | null;
-  title: string | null;
-}
-
-const STATE_COLUMNS = 'id, path, provider, size, mtime_ms, ino, resume_offset, resume_seq, mark';
-type StateTuple = [
-  number,
-  string,
-  string,
-  number | null,
-  number | null,
-  number | null,
-  number,
-  number,
-  string | null,
-];
-
-function stateOf(r: RawState): FileState {
-  return {
-    id: r.id,
-    path: r.path,
-    provider: r.provider as ProviderId,
-    read:
-      r.size === null || r.mtime_ms === null || r.ino === null
-        ? null
-        : {
-            size: r.size,
-            mtimeMs: r.mtime_ms,
-            ino: r.ino,
-            resume: { offset: r.resume_offset, seq: r.resume_seq },
-            mark: r.mark,
-          },
-  };
-}
 
 /** Text as the index keeps it: without the two controls that mark a match in a snippet. */
 export const indexText = (s: string): string => s.replace(/[\u0002\u0003]/g, ' ');
@@ -221,26 +145,7 @@ export class SearchDb {
     privateFile(path);
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
-      // Before the first table, or it has no effect: see `PAGE_BYTES`.
-      db.pragma(`page_size = ${PAGE_BYTES}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma(`mmap_size = ${MAP_BYTES}`);
-      db.pragma('synchronous = NORMAL');
-      db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-      const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
-        | { value: string }
-        | undefined;
-      const version = row ? Number(row.value) : null;
-      if (version !== null && version > SEARCH_SCHEMA)
-        throw new Error(`it was written by a newer cctop (schema ${version}); search with that cctop`);
-      if (version !== SEARCH_SCHEMA) {
-        db.transaction(() => {
-          db.exec(SCHEMA);
-          db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
-            String(SEARCH_SCHEMA),
-          );
-        }).immediate();
-      }
+      prepareTables(db);
       return new SearchDb(path, db);
     } catch (err) {
       db.close();
