@@ -19,8 +19,7 @@
  * Not the scan: it keeps what a reviewer wants from one session and nothing else, within bounds.
  */
 
-import { redactEach } from '../secrets/redact.js';
-import { obj, str } from './json.js';
+import { noteChange, pathOf } from './call-files.js';
 import { prettyToolName, toolDetail } from './tools.js';
 
 /** Calls kept per session; a longer session keeps its newest and counts the rest. */
@@ -134,77 +133,6 @@ export type MeasureOrder =
   | 'after'
   /** Either, depending on the harness's version: each turn shows which by what comes first. */
   | 'either';
-
-/** The keys an input names a file by, across harnesses. */
-const PATH_KEYS = ['file_path', 'notebook_path', 'path', 'absolute_path', 'filePath', 'target_file'];
-
-/** The file a call's input names, if it names one. */
-export function pathOf(input: unknown): string | null {
-  const o = obj(input);
-  if (o === null) return null;
-  for (const k of PATH_KEYS) {
-    const p = str(o[k]);
-    if (p !== null && p.length > 0) return p;
-  }
-  return null;
-}
-
-/**
- * Every file an `apply_patch` body changes (the patch format Codex's tool and OpenCode's take), with
- * the lines each gained and lost; a moved file (`*** Move to:`) is written under its new name too.
- */
-export function patchedFiles(patch: string): Call['files'] {
-  const files: Call['files'] = [];
-  let current: Call['files'][number] | null = null;
-  for (const line of patch.split('\n')) {
-    const h = /^\*\*\* (Update|Add|Delete) File: (.+)$/.exec(line);
-    const moved = current === null ? null : /^\*\*\* Move to: (.+)$/.exec(line);
-    if (h) {
-      current = { path: h[2]!.trim(), write: true, added: 0, removed: 0 };
-      files.push(current);
-    } else if (moved) files.push({ path: moved[1]!.trim(), write: true, added: 0, removed: 0 });
-    else if (current && !line.startsWith('***')) {
-      if (line.startsWith('+')) current.added++;
-      else if (line.startsWith('-')) current.removed++;
-    }
-  }
-  return files;
-}
-
-/** Put a write's line counts on a call and on the files it wrote. */
-export function noteChange(call: Call, delta: { added: number; removed: number }): void {
-  call.added = delta.added;
-  call.removed = delta.removed;
-  for (const f of call.files) {
-    if (f.write) {
-      f.added = delta.added;
-      f.removed = delta.removed;
-    }
-  }
-}
-
-/**
- * Redact every piece of transcript text a call log holds, in place (`secrets/redact.ts`): a call's
- * command and argument, its result, the paths it touched. The report, the dashboard's session page
- * and MCP's get_session read calls from here, as chat reads turns from `model/conversation.ts`.
- */
-export function sealCalls(log: CallLog): CallLog {
-  const pieces: string[] = [];
-  for (const c of log.calls) {
-    pieces.push(c.detail, c.argument, c.result ?? '');
-    for (const f of c.files) pieces.push(f.path);
-  }
-  const sealed = redactEach(pieces);
-  let i = 0;
-  for (const c of log.calls) {
-    c.detail = sealed[i++]!;
-    c.argument = sealed[i++]!;
-    const result = sealed[i++]!;
-    if (c.result !== null) c.result = result;
-    for (const f of c.files) f.path = sealed[i++]!;
-  }
-  return log;
-}
 
 /** What a new call is, as the harness recorded it. */
 export interface CallStart {

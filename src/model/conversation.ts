@@ -16,7 +16,7 @@
  * A reader that keeps every turn (the search index) passes a `TurnFeed`: the same turns, each handed
  * over as it leaves the window and the rest at the end, so what is searched is what `chat` shows.
  *
- * Every turn is sealed before anyone sees it (`seal`): its text, calls, results and diffs go through
+ * Every turn is sealed before anyone sees it (`seal`, in `seal.ts`): its text, calls, results and diffs go through
  * the one redaction (`secrets/redact.ts`), so chat, export, handoff, the search index, the dashboard
  * and MCP, which all read turns from here, never hold a secret in full. A feed that asks (`secret`)
  * is told each one found, with its turn, which is how `cctop secrets` lists them.
@@ -46,7 +46,8 @@ export const MAX_DIFF_LINES = 200;
 /** Ids longer than this are not ids; a call or result carrying one is kept without correlation. */
 export const MAX_ID_CHARS = 4096;
 
-import { redactEach, type Secret } from '../secrets/redact.js';
+import type { Secret } from '../secrets/redact.js';
+import { seal } from './seal.js';
 
 export type TurnRole = 'user' | 'assistant' | 'system';
 export type TurnKind = 'message' | 'reasoning' | 'compaction';
@@ -112,39 +113,6 @@ export interface TurnFeed {
   end(resume: ReadPoint): void;
   /** Each secret found in a turn, in full, before the turn is handed over redacted (`cctop secrets`). */
   secret?(seq: number, s: Secret): void;
-}
-
-/**
- * Redact every piece of transcript text a turn holds, in place; its pieces are scanned together
- * first (`redactEach`), since nearly every turn holds no secret.
- */
-export function seal(t: Turn, found?: (s: Secret) => void): void {
-  // A value a turn holds twice (a command in a call's one-line detail and in its full input) is told once.
-  const told = new Set<string>();
-  const onFound =
-    found === undefined
-      ? undefined
-      : (s: Secret) => {
-          if (told.has(s.value)) return;
-          told.add(s.value);
-          found(s);
-        };
-  const pieces = [t.text];
-  for (const u of t.tools) {
-    pieces.push(u.detail, u.full ?? '', u.result ?? '');
-    for (const d of u.diff) pieces.push(d);
-  }
-  const sealed = redactEach(pieces, onFound);
-  let i = 0;
-  t.text = sealed[i++]!;
-  for (const u of t.tools) {
-    u.detail = sealed[i++]!;
-    const full = sealed[i++]!;
-    if (u.full !== null) u.full = full;
-    const result = sealed[i++]!;
-    if (u.result !== null) u.result = result;
-    u.diff = u.diff.map(() => sealed[i++]!);
-  }
 }
 
 const TOP: ReadPoint = { offset: 0, seq: 0 };

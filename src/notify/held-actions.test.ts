@@ -7,7 +7,8 @@ import { approvalsDir, registerRequest } from '../approvals/store.js';
 import { APPROVAL_VERSION, type ApprovalRequest } from '../approvals/types.js';
 import { webhookRequest } from './formats.js';
 import { withActions } from './held-actions.js';
-import { type Notice, readNotice } from './notice.js';
+import type { Notice } from './notice.js';
+import { readNotice } from './notice-read.js';
 
 let runtime: string;
 beforeEach(() => {

@@ -12,8 +12,8 @@ import {
   MAX_PATH_CHARS,
   MAX_SESSION_TITLE_CHARS,
   type Notice,
-  readNotice,
 } from './notice.js';
+import { readNotice } from './notice-read.js';
 import { NOW, session } from './test-support/fixtures.js';
 
 const ctx = { dashboard: 'http://127.0.0.1:7777', nowMs: NOW };

@@ -10,13 +10,13 @@
  * markup).
  *
  * Not here: which crossings fire (`crossings.ts`, `live/alerts.ts`), how a channel shapes a notice
- * (`formats.ts`, `desktop.ts`), or how one reaches another process (`spool.ts`).
+ * (`formats.ts`, `desktop.ts`), how one reaches another process (`spool.ts`), or how one is read
+ * back from there (`notice-read.ts`).
  */
 import { createHash } from 'node:crypto';
 import type { Alert } from '../live/alerts.js';
 import type { SessionDoc } from '../model/document.js';
-import { PROVIDERS, type ProviderId } from '../model/facts.js';
-import { bool, obj, str } from '../model/json.js';
+import type { ProviderId } from '../model/facts.js';
 import { providerById } from '../providers/index.js';
 import { alertText } from '../views/alert-text.js';
 import { sessionId } from '../views/serve/ids.js';
@@ -59,7 +59,8 @@ export interface NoticeSession {
   project: string | null;
 }
 
-interface NoticeCommon {
+/** What every notice carries, whatever its kind. */
+export interface NoticeCommon {
   /**
    * Names the crossing alike in every cctop process that sees it (a hash of what it is about and
    * when it began), so two processes that see one crossing hand over one notice (`spool.ts`).
@@ -105,18 +106,6 @@ export interface NoticeActions {
   deny: string;
   /** When the links stop being taken (ISO): the request's own end. */
   expiresAt: string;
-}
-
-const LINK = /^https?:\/\/[\x21-\x7e]{1,2048}$/;
-
-function readActions(v: unknown): NoticeActions | null {
-  const o = obj(v);
-  const allow = str(o?.allow);
-  const deny = str(o?.deny);
-  const expiresAt = str(o?.expiresAt);
-  if (allow === null || deny === null || expiresAt === null) return null;
-  if (!LINK.test(allow) || !LINK.test(deny) || !Number.isFinite(Date.parse(expiresAt))) return null;
-  return { allow, deny, expiresAt };
 }
 
 /**
@@ -169,7 +158,8 @@ export function pathLine(s: string, max: number = MAX_PATH_CHARS): string {
   return `…${chars.slice(-(max - 1)).join('')}`;
 }
 
-const optional = (s: string | null, max: number): string | null => {
+/** `oneLine`, or null for nothing or for a string that says nothing. */
+export const optionalLine = (s: string | null, max: number): string | null => {
   if (s === null) return null;
   const line = oneLine(s, max);
   return line === '' ? null : line;
@@ -187,7 +177,7 @@ function noticeSession(s: Pick<SessionDoc, 'provider' | 'id' | 'title' | 'projec
     provider: s.provider,
     // An id is cut like any field: it names the session to a reader; links only use ids the dashboard accepts.
     id: oneLine(s.id, MAX_SESSION_TITLE_CHARS * 2),
-    title: optional(s.title, MAX_SESSION_TITLE_CHARS),
+    title: optionalLine(s.title, MAX_SESSION_TITLE_CHARS),
     project: s.project === null ? null : pathLine(s.project),
   };
 }
@@ -222,7 +212,7 @@ function common(
     key: keyOf(o.key),
     harness: o.harness,
     project: o.project === null ? null : pathLine(o.project),
-    asked: optional(words.asked, MAX_ASKED_CHARS),
+    asked: optionalLine(words.asked, MAX_ASKED_CHARS),
     title: oneLine(words.title, MAX_NOTICE_TITLE_CHARS),
     text: oneLine(words.text, MAX_NOTICE_TEXT_CHARS),
     url: words.url,
@@ -367,69 +357,4 @@ export function collisionNotice(c: CollisionInput, ctx: NoticeContext): Notice |
     sessions,
     ...common(ctx, { key, harness, project: c.repoRoot }, words),
   };
-}
-
-// Reading a notice back (from the spool, written by another cctop): every field checked and bounded
-// again, so a damaged or foreign file yields null or a notice within the bounds, never more.
-
-const isProvider = (v: unknown): v is ProviderId => (PROVIDERS as readonly unknown[]).includes(v);
-const isKind = (v: unknown): v is NoticeKind => (NOTICE_KINDS as readonly unknown[]).includes(v);
-
-function readSession(v: unknown): NoticeSession | null {
-  const o = obj(v);
-  const id = str(o?.id);
-  if (o === null || !isProvider(o.provider) || id === null) return null;
-  const title = str(o.title);
-  const project = str(o.project);
-  return {
-    provider: o.provider,
-    id: oneLine(id, MAX_SESSION_TITLE_CHARS * 2),
-    title: optional(title, MAX_SESSION_TITLE_CHARS),
-    project: project === null ? null : pathLine(project),
-  };
-}
-
-/** A notice as `JSON.parse` gave it back, checked; null when it is not one. */
-export function readNotice(v: unknown): Notice | null {
-  const o = obj(v);
-  if (o === null || !isKind(o.kind)) return null;
-  const key = str(o.key);
-  const title = str(o.title);
-  const text = str(o.text);
-  const at = str(o.at);
-  if (key === null || !/^[0-9a-f]{32}$/.test(key) || title === null || text === null || at === null)
-    return null;
-  if (!Number.isFinite(Date.parse(at))) return null;
-  const url = str(o.url);
-  const project = str(o.project);
-  const c: NoticeCommon = {
-    key,
-    harness: isProvider(o.harness) ? o.harness : null,
-    project: project === null ? null : pathLine(project),
-    asked: optional(str(o.asked), MAX_ASKED_CHARS),
-    title: oneLine(title, MAX_NOTICE_TITLE_CHARS),
-    text: oneLine(text, MAX_NOTICE_TEXT_CHARS),
-    url: url !== null && /^https?:\/\/[\x21-\x7e]{1,2048}$/.test(url) ? url : null,
-    at,
-  };
-  if (o.kind === 'budget' || o.kind === 'quota') return { kind: o.kind, session: null, ...c };
-  const session = readSession(o.session);
-  if (session === null) return null;
-  switch (o.kind) {
-    case 'waiting': {
-      const actions = readActions(o.actions);
-      return { kind: 'waiting', session, probably: bool(o.probably), ...(actions ? { actions } : {}), ...c };
-    }
-    case 'error':
-      return { kind: 'error', session, ...c };
-    case 'stall':
-    case 'burn-rate':
-    case 'error-loop':
-      return { kind: o.kind, session, ...c };
-    case 'collision': {
-      const list = Array.isArray(o.sessions) ? o.sessions.slice(0, MAX_COLLISION_SESSIONS) : [];
-      const sessions = list.map(readSession).filter((s): s is NoticeSession => s !== null);
-      return { kind: 'collision', session, sessions, ...c };
-    }
-  }
 }

@@ -29,7 +29,8 @@ import {
 import { join } from 'node:path';
 import { parseJson } from '../model/json.js';
 import { readSmall, scratchName, unlinkQuietly } from './files.js';
-import { type Notice, readNotice } from './notice.js';
+import type { Notice } from './notice.js';
+import { readNotice } from './notice-read.js';
 
 export const SPOOL_DIR = 'notify-spool';
 

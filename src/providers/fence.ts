@@ -15,11 +15,12 @@
  * (its facts would be whatever the reader had reached, which is not a count of anything); a
  * conversation whose reader threw is shown as unreadable, with the reason and not the bytes.
  */
-import { type CallLog, emptyCallLog, sealCalls } from '../model/calls.js';
+import { type CallLog, emptyCallLog } from '../model/calls.js';
 // Only the type: the scan loads this module, and a run answering from the index loads no reader.
 import type { Conversation } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError, type Problem, type ProblemLog } from '../model/problems.js';
+import { sealCalls } from '../model/seal.js';
 import {
   type ConversationOptions,
   type Env,

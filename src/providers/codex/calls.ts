@@ -21,7 +21,8 @@
  * patch that way: as the command list `["apply_patch", patch]`, or a heredoc in a command line), which
  * Codex intercepts and applies itself, so that a file written that way is a written file too.
  */
-import { CallCollector, type CallLog, type FileAccess, patchedFiles } from '../../model/calls.js';
+import { patchedFiles } from '../../model/call-files.js';
+import { CallCollector, type CallLog, type FileAccess } from '../../model/calls.js';
 import { type JsonObject, obj, readJson, str } from '../../model/json.js';
 import { applyPatch } from '../../model/tools.js';
 import { eachObject } from '../conversation-util.js';

@@ -13,7 +13,8 @@
  * A subagent's events share the file and carry `parentToolCallId`: its calls are listed under that
  * id, and its requests are not the session's context.
  */
-import { CallCollector, type FileAccess, noteChange } from '../../model/calls.js';
+import { noteChange } from '../../model/call-files.js';
+import { CallCollector, type FileAccess } from '../../model/calls.js';
 import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
 import { appliedDiff, argsDelta, argsOf, EDIT_TOOLS, outcomeText } from './conversation.js';
 import { lineFromJson } from './record.js';

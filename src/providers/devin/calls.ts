@@ -7,7 +7,8 @@
  * database keeps it, and the caller passes that map in. A call failed when the database says it
  * ended otherwise than `completed`, as the scan counts it. The trajectory keeps no call times.
  */
-import { CallCollector, type CallLog, type FileAccess, noteChange } from '../../model/calls.js';
+import { noteChange } from '../../model/call-files.js';
+import { CallCollector, type CallLog, type FileAccess } from '../../model/calls.js';
 import { arr, type JsonObject, obj, str } from '../../model/json.js';
 import { editDelta } from '../../model/tools.js';
 import { flattenContent } from '../conversation-util.js';

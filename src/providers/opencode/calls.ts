@@ -14,7 +14,8 @@
  *
  * known limit: a task's child session is not read into its parent's calls; its `task` call is.
  */
-import { type Call, CallCollector, type FileAccess, noteChange, patchedFiles } from '../../model/calls.js';
+import { noteChange, patchedFiles } from '../../model/call-files.js';
+import { type Call, CallCollector, type FileAccess } from '../../model/calls.js';
 import { resultText } from '../../model/conversation.js';
 import { obj, str } from '../../model/json.js';
 import { editDelta, applyPatch as patchDelta } from '../../model/tools.js';

@@ -10,7 +10,8 @@
  * A command the person ran with `!` (`bashExecution`) is the person acting, not a call of the
  * model's: like a prompt, it ends what the calls before it can be charged.
  */
-import { CallCollector, type FileAccess, noteChange } from '../../model/calls.js';
+import { noteChange } from '../../model/call-files.js';
+import { CallCollector, type FileAccess } from '../../model/calls.js';
 import { MAX_RESULT_CHARS, resultText } from '../../model/conversation.js';
 import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
 import { contentText, piDelta } from './conversation.js';

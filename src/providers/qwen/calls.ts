@@ -11,7 +11,8 @@
  * A background subagent's records share the file, marked `isSidechain` with its `agentId`: its
  * calls are listed under that id, and its requests are not the session's context.
  */
-import { CallCollector, type CallLog, type FileAccess, noteChange } from '../../model/calls.js';
+import { noteChange } from '../../model/call-files.js';
+import { CallCollector, type CallLog, type FileAccess } from '../../model/calls.js';
 import { arr, type JsonObject, obj, str, text } from '../../model/json.js';
 import { editDelta } from '../../model/tools.js';
 import { eachObject, unifiedDelta } from '../conversation-util.js';
