@@ -16,6 +16,7 @@ import { PROVIDERS } from '../model/facts.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from '../model/ledger.js';
 import { ProblemLog } from '../model/problems.js';
 import type { TokenCounts } from '../model/usage.js';
+import { discoverSources, readSource } from '../providers/fence.js';
 import { providerById } from '../providers/index.js';
 import type { CallOutcome, Env, Provider, SourceFile } from '../providers/types.js';
 import type { AgentId, Outcome, SettledResult, Truth, TruthProblem } from './events.js';
@@ -70,20 +71,18 @@ function findSession(
   session: string,
   startedMs: number,
 ): { file: SourceFile; ledger: Ledger; mainModel: string | null } | null {
-  const files = p.discover(p.roots(env), new ProblemLog()).filter((f) => f.role === 'main');
+  // Through the fence, as every reader outside the providers is: a reader that throws is not this run's.
+  const files = discoverSources(p, env, new ProblemLog()).files.filter((f) => f.role === 'main');
   const named = files.filter((f) => f.sessionHint === session);
   const recent = files
     .filter((f) => f.sessionHint === null && f.mtimeMs >= startedMs - MTIME_SLACK_MS)
     .sort((a, b) => b.mtimeMs - a.mtimeMs)
     .slice(0, MAX_CANDIDATES);
   for (const file of [...named, ...recent]) {
-    let parsed: ReturnType<Provider['parse']>;
-    try {
-      parsed = p.parse(file, null);
-    } catch {
-      // A file that went away or is not one of the harness's sessions: it is not this run's.
-      continue;
-    }
+    const read = readSource(p, file, null);
+    // A file that went away or is not one of the harness's sessions: it is not this run's.
+    if (read.kind === 'failed') continue;
+    const parsed = read.value;
     if (
       parsed.facts.sessionId === session ||
       (file.sessionHint === session && parsed.facts.sessionId === null)
