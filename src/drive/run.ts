@@ -7,32 +7,24 @@
  * is full, stdout is paused, the pipe fills, and the agent blocks on its next write. A consumer that
  * reads slowly slows the agent; it never grows memory past the queue's depth.
  *
- * This module wires the pieces and keeps the run's state; each job is its own module: finding the
- * executable (`locate.ts`), taking a named session (`named.ts`), the process group (`group.ts`),
+ * This module wires the pieces and keeps the run's state; each job is its own module: everything
+ * decided before the spawn (`prepare.ts`, which finds the executable with `locate.ts` and takes a
+ * named session with `named.ts`), the process group (`group.ts`),
  * the paced stdout (`pump.ts`), what is said over its pipes (`conversation.ts`: lines, Claude's
  * control channel or JSON-RPC such as ACP), and telling how the run ended (`verdict.ts`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { specFor } from './acp/spec.js';
-import { expectCredential } from './agents/credentials.js';
-import { type AgentSpec, type Baseline, checkCommandLine, type Invocation, spec } from './agents/index.js';
+import type { Invocation } from './agents/index.js';
 import { announced } from './announced-run.js';
 import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
 import { type Conversation, type ConversationHost, LineConversation } from './conversation.js';
-import type { CredentialSource } from './credentials.js';
-import { childEnv } from './env.js';
 import { DriveError } from './errors.js';
 import type { AgentId, Decision, Event, Outcome } from './events.js';
 import { ProcessGroup, spawnGroup } from './group.js';
-import { locate } from './locate.js';
-import { claimName } from './named.js';
+import { emptySetup, prepare, releaseSetup, type Setup } from './prepare.js';
 import { LinePump } from './pump.js';
 import { EventQueue } from './queue.js';
-import { type Plan, planRequest, type Request } from './request.js';
+import type { Plan, Request } from './request.js';
 import type { Run, RunStats } from './run-types.js';
-import type { Lease } from './sessions.js';
 import { MAX_STREAM_RESULTS, type StreamResult, settle } from './settle.js';
 import { type Ended, judge, outcomeOf, type StopReason } from './verdict.js';
 
@@ -47,19 +39,14 @@ class AgentRun implements Run {
   readonly outcome: Promise<Outcome>;
   readonly closed: Promise<void>;
 
-  private spec: AgentSpec;
-  private plan: Plan | null = null;
-  /** What the conversation had counted before this run; unknown until the run has started. */
-  private baseline: Baseline = { kind: 'unknown' };
-  /** The credential the run is expected to use, read before the spawn; null until then. */
-  private credential: CredentialSource | null = null;
+  /** What was decided before the spawn, as far as it got (`prepare.ts`). */
+  private readonly setup: Setup;
   /** The spawned agent; null until it has a pid (and for good when the spawn failed). */
   private group: ProcessGroup | null = null;
   /** What is said over the agent's pipes; a line reader with stdin closed until the run is planned. */
   private conversation: Conversation;
   /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
   private exitTimer: NodeJS.Timeout | null = null;
-  private bin: string;
   private readonly queue: EventQueue<Event>;
   private readonly stdout = new LinePump(() => this.queue.full);
   private readonly stderr = new Capture();
@@ -71,29 +58,20 @@ class AgentRun implements Run {
   private readonly timeoutMs: number | null;
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = () => this.stop('cancelled');
-  private lease: Lease | null = null;
-  private bindName: ((session: string) => void) | null = null;
-  private tempDir: string | null = null;
-  /** The environment the agent was given: where its session files are, for `settle`. */
-  private env: NodeJS.ProcessEnv = {};
   /** When the agent was spawned; null until it was. */
   private startedMs: number | null = null;
   /** The tool results the stream gave with an id, for `settle` (bounded by `MAX_STREAM_RESULTS`). */
   private readonly results: StreamResult[] = [];
-  /** The program an `acp` run starts, whose provider reads its files; null on other runs. */
-  private acpProgram: string | null = null;
   private resolveOutcome!: (o: Outcome) => void;
   private rejectOutcome!: (e: unknown) => void;
   private resolveClosed!: () => void;
 
   constructor(request: Request) {
     this.agent = request.agent;
-    // start() finds the request's own spec (and refuses an unknown agent); until then any will do.
-    this.spec = spec('claude');
-    this.bin = request.bin ?? this.spec.bin;
+    this.setup = emptySetup(request);
     this.timeoutMs = request.timeoutMs ?? null;
     this.signal = request.signal;
-    this.conversation = new LineConversation(this.spec.dialect, 'stream', false, { kind: 'none' });
+    this.conversation = new LineConversation(this.setup.spec.dialect, 'stream', false, { kind: 'none' });
     this.queue = new EventQueue<Event>(EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, () => this.pump());
     this.outcome = new Promise<Outcome>((res, rej) => {
       this.resolveOutcome = res;
@@ -116,55 +94,20 @@ class AgentRun implements Run {
     return new DriveError({
       kind: 'spawn',
       agent: this.agent,
-      bin: this.bin,
+      bin: this.setup.bin,
       cause: e instanceof Error ? e.message : String(e),
     });
   }
 
-  /** Plan the run, take its named session, and spawn the agent; throws when it cannot start. */
+  /** Prepare the run (`prepare.ts`), choose its conversation, and spawn the agent; throws when it cannot start. */
   private start(request: Request): void {
-    this.spec = specFor(request);
-    this.bin = request.bin ?? this.spec.bin;
-    const plan = planRequest(request, this.spec.caps);
-    this.plan = plan;
-    if (this.signal?.aborted) throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
-    const parent = request.parentEnv ?? process.env;
-    const env = childEnv(parent, request.env ?? 'minimal', this.spec.credentials, request.setEnv ?? {});
-    this.env = env;
-    const program = request.acp?.command[0];
-    this.acpProgram = program === undefined ? null : basename(program);
-    this.credential = expectCredential(this.agent, request.auth, env, plan);
-    const path = locate(this.bin, env);
-    if (path === null) {
-      throw new DriveError({
-        kind: 'not_installed',
-        agent: this.agent,
-        bin: this.bin,
-        hint: this.spec.installHint,
-      });
-    }
-    if (request.session !== undefined) {
-      const claim = claimName(request.session, this.agent, this.spec, plan.cwd, parent);
-      this.lease = claim.lease;
-      plan.session = claim.session;
-      this.bindName = claim.bind;
-    }
-    // Before the spawn: once running, the agent adds this run to the records the baseline is read from.
-    this.baseline = this.spec.baseline(plan, env);
-    let schemaFile: string | null = null;
-    if (plan.schema !== null && this.spec.schemaInFile) {
-      this.tempDir = mkdtempSync(join(tmpdir(), 'cctop-drive-'));
-      schemaFile = join(this.tempDir, 'schema.json');
-      writeFileSync(schemaFile, JSON.stringify(plan.schema), { mode: 0o600 });
-    }
-    const inv = this.spec.invocation(plan, schemaFile);
-    checkCommandLine(this.agent, inv);
+    const { path, inv, plan } = prepare(request, this.setup, this.signal);
     const host: ConversationHost = { broke: () => this.stop('broken'), settled: () => this.awaitExit() };
     this.conversation =
       inv.conversation?.(host) ??
-      new LineConversation(this.spec.dialect, plan.format, plan.approvals, inv.stdin);
+      new LineConversation(this.setup.spec.dialect, plan.format, plan.approvals, inv.stdin);
     this.argv = [path, ...inv.args];
-    this.launch(path, inv, { ...env, ...inv.env }, plan);
+    this.launch(path, inv, { ...this.setup.env, ...inv.env }, plan);
   }
 
   /** Spawn the agent and wire its pipes, its stdin, the timeout and the caller's abort signal. */
@@ -214,13 +157,13 @@ class AgentRun implements Run {
   private handleLine(line: string): void {
     this.lines++;
     for (const event of this.conversation.read(line)) {
-      if (event.kind === 'started' && this.bindName !== null) {
+      if (event.kind === 'started' && this.setup.bindName !== null) {
         try {
-          this.bindName(event.session);
+          this.setup.bindName(event.session);
         } catch {
           // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
         }
-        this.bindName = null;
+        this.setup.bindName = null;
       }
       if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
         this.results.push({ id: event.id, ok: event.ok });
@@ -235,7 +178,7 @@ class AgentRun implements Run {
   }
 
   respond(id: string, decision: Decision): void {
-    if (this.plan !== null && !this.plan.approvals) {
+    if (this.setup.plan !== null && !this.setup.plan.approvals) {
       throw new DriveError({
         kind: 'unsupported',
         agent: this.agent,
@@ -243,7 +186,7 @@ class AgentRun implements Run {
       });
     }
     if (this.finished || this.stopping !== null || !this.conversation.open) {
-      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
+      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.setup.bin });
     }
     if (!this.conversation.answer(id, decision)) {
       throw new DriveError({
@@ -254,7 +197,7 @@ class AgentRun implements Run {
   }
 
   send(text: string): void {
-    if (this.plan !== null && !this.plan.interactive) {
+    if (this.setup.plan !== null && !this.setup.plan.interactive) {
       throw new DriveError({
         kind: 'unsupported',
         agent: this.agent,
@@ -263,7 +206,7 @@ class AgentRun implements Run {
     }
     if (this.finished || this.stopping !== null || !this.conversation.open) {
       // The turn settled: a new message is a new run that resumes the session.
-      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.bin });
+      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.setup.bin });
     }
     this.conversation.send(text);
   }
@@ -307,8 +250,7 @@ class AgentRun implements Run {
     const ended = this.ended();
     const outcome = this.settled(outcomeOf(ended));
     const error = failure ?? judge(outcome, ended);
-    this.lease?.release();
-    if (this.tempDir !== null) rmSync(this.tempDir, { recursive: true, force: true });
+    releaseSetup(this.setup);
     if (error !== null) {
       this.rejectOutcome(error);
       this.queue.end(error);
@@ -340,9 +282,9 @@ class AgentRun implements Run {
     if (this.startedMs === null || this.stopping === 'cancelled') return withResults;
     return settle({
       agent: this.agent,
-      acpProgram: this.acpProgram,
+      acpProgram: this.setup.acpProgram,
       outcome: withResults,
-      env: this.env,
+      env: this.setup.env,
       startedMs: this.startedMs,
       results: this.results,
     });
@@ -351,11 +293,11 @@ class AgentRun implements Run {
   private ended(): Ended {
     return {
       agent: this.agent,
-      bin: this.bin,
-      spec: this.spec,
-      plan: this.plan,
-      baseline: this.baseline,
-      credential: this.credential,
+      bin: this.setup.bin,
+      spec: this.setup.spec,
+      plan: this.setup.plan,
+      baseline: this.setup.baseline,
+      credential: this.setup.credential,
       parser: this.conversation,
       breakdown: this.conversation.breakdown,
       stderr: this.stderr.text(),

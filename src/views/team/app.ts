@@ -2,7 +2,7 @@
  * The HTTP surface of the team dashboard (`cctop serve --store`): the page, its assets, and
  * `/api/team`, behind the guards `cctop serve` uses, taken from its modules: the same tokens and
  * read-only link (`serve/auth.ts`), the same loopback Host check against DNS rebinding (`serve/bind.ts`),
- * the same Content-Security-Policy (`serve/app.ts`) and request bounds (`serve/limits.ts`).
+ * the same Content-Security-Policy (`serve/guards.ts`) and request bounds (`serve/limits.ts`).
  *
  * Every route reads. Budgets are changed with `cctop store budget set` by a role in `cctop_budgets`,
  * never from the page: the dashboard's own role may not change them anyway, and a server that only
@@ -13,10 +13,10 @@
  */
 import type { HttpBindings } from '@hono/node-server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { PAGE_HEADERS } from '../serve/app.js';
 import type { Assets } from '../serve/assets.js';
 import { type Level, presented, sessionCookie, type Tokens } from '../serve/auth.js';
 import { loopbackHostAllowed } from '../serve/bind.js';
+import { PAGE_HEADERS } from '../serve/guards.js';
 import { MAX_URL_CHARS } from '../serve/limits.js';
 import { assetAnswer, tokenToCookie } from '../serve/respond.js';
 import { type ShownPeriod, TEAM_PERIODS_SHOWN, type TeamAnswer, teamAnswer } from './answer.js';
