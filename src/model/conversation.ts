@@ -21,10 +21,10 @@
  * and MCP, which all read turns from here, never hold a secret in full. A feed that asks (`secret`)
  * is told each one found, with its turn, which is how `cctop secrets` lists them.
  *
- * ponytail: a secret cut in two by a clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) is not recognised
+ * known limit: a secret cut in two by a clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) is not recognised
  * and its head shows, except a private key, whose head alone is redacted to the end of the text.
  *
- * ponytail: a subagent's records that share the parent's file are left out rather than nested under
+ * known limit: a subagent's records that share the parent's file are left out rather than nested under
  * the call that started them; its own conversation can be asked for by its agent id.
  */
 
@@ -234,7 +234,7 @@ export class TurnSink {
    * record is where a later read may start: nothing before it can change the turns after it (but see
    * the ponytail below), so a grown file is read again from there, not from the top.
    *
-   * ponytail: a reply whose request id reappears after the person's message (Claude), or a retried
+   * known limit: a reply whose request id reappears after the person's message (Claude), or a retried
    * call repeated after it (Codex), joins its turn in a read from the top but starts a new one in a
    * read from this point; no harness has been seen writing either.
    */

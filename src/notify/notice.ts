@@ -228,7 +228,7 @@ export function crossingNotice(
   const s = c.session;
   const session = noticeSession(s);
   // The crossing is named by when the session last wrote: the same wait seen by two processes has
-  // one, and the next wait (after an answer was written) another. ponytail: two prompts with no write
+  // one, and the next wait (after an answer was written) another. known limit: two prompts with no write
   // between them (parallel calls each asking) are one wait to every process, and told once.
   const since = s.lastActiveAt ?? new Date(ctx.nowMs).toISOString();
   const base = { key: [c.into, s.provider, s.id, since], harness: s.provider, project: s.project };
@@ -312,7 +312,7 @@ export function alertNotice(a: Alert, ctx: NoticeContext): Notice {
         ...common(ctx, { ...base, key: ['burn', s.provider, s.id, Math.floor(ctx.nowMs / HOUR_MS)] }, words),
       };
     case 'error-loop':
-      // ponytail: a streak has no name two processes share (its length depends on when each read
+      // known limit: a streak has no name two processes share (its length depends on when each read
       // the transcript), so a loop is named by its call: the same call looping again within the
       // spool's memory (`SPOOL_KEEP_MS`) is not told twice.
       return {
