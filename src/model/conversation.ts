@@ -232,7 +232,7 @@ export class TurnSink {
   /**
    * The record read next starts at byte `offset`. A person's message that is the first turn of its
    * record is where a later read may start: nothing before it can change the turns after it (but see
-   * the ponytail below), so a grown file is read again from there, not from the top.
+   * the known limit below), so a grown file is read again from there, not from the top.
    *
    * known limit: a reply whose request id reappears after the person's message (Claude), or a retried
    * call repeated after it (Codex), joins its turn in a read from the top but starts a new one in a
