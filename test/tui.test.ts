@@ -239,7 +239,10 @@ describe.skipIf(!HAVE_TMUX)(`cctop in a terminal${unless(HAVE_TMUX, WHY.tmux)}`,
     const lines = await until('the budget over its limit', (l) =>
       /tui-test \$0\.0\d\/\$0\.01 1\d\d%/.test(l[0] ?? ''),
     );
-    expect(lines[0]).toMatch(/^cctop {2}hour \$.* {3}tui-test \$0\.0\d\/\$0\.01 1\d\d% {3}● /);
+    // After the budgets, the Codex account's quota: its rollouts' windows have long since reset.
+    expect(lines[0]).toMatch(
+      /^cctop {2}hour \$.* {3}tui-test \$0\.0\d\/\$0\.01 1\d\d% {3}codex quota 5h stale · 7d stale {3}● /,
+    );
   });
 
   it('marks a session that starts waiting on its user, and counts it in the overview', async () => {
