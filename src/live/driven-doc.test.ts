@@ -74,10 +74,11 @@ describe('driven runs in the session document', () => {
   it('an ACP run is matched through the harness its command starts; one cctop cannot read shows in the list only', () => {
     const out = withDriven(doc([disk('gemini', 'g1')]), [
       run({ id: 'acp', agent: 'gemini-acp', harness: 'gemini', session: 'g1' }),
-      run({ id: 'goose', agent: 'goose', harness: 'goose', session: 'x' }),
+      // An ACP agent whose files no provider reads (Goose is read now, so an invented one).
+      run({ id: 'zed-agent', agent: 'zed-agent', harness: 'zed-agent', session: 'x' }),
     ]);
     expect(out.sessions.map((s) => [s.id, s.driven?.agent])).toEqual([['g1', 'gemini-acp']]);
-    expect(out.driven?.map((r) => r.agent)).toEqual(['gemini-acp', 'goose']);
+    expect(out.driven?.map((r) => r.agent)).toEqual(['gemini-acp', 'zed-agent']);
   });
 
   it('with no runs, the document is the same object', () => {
