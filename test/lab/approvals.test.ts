@@ -225,6 +225,11 @@ describe.skipIf(missing !== null)(
       s.term.keys('1');
       const results = await resultsAt(s, 'approve', 1);
       expect(results.some((t) => t.startsWith('lab-touched'))).toBe(true);
+      // The holding hook notices the dialog's answer on its own schedule: wait until it has settled
+      // the request, so the late answer meets a request that is no longer open, on any machine.
+      await expect
+        .poll(() => readApprovalJournal(s.runtime).map((j) => j.kind), { timeout: PATIENCE_MS })
+        .toContain('settled');
       const late = await approve(s, req.session, 'deny', '--reason', 'too late');
       expect(late.code).toBe(4);
       expect(late.err.trim()).toBe(
