@@ -177,6 +177,9 @@ describe('the quota beside the sessions', () => {
       'Claude Code — 1 session · $1.80 est. · quota 5h 42% · 7d 10%',
       'Codex — 1 session · no price · quota 5h stale · 7d 30%',
     ]);
+    // Nothing changed: the next --list is printed from the warm snapshot, Codex's quota with it.
+    const warm = await runCli(['--list'], { ...home.env, COLUMNS: '120' });
+    expect(warm.out).toBe(r.out);
   });
 });
 

@@ -62,6 +62,8 @@ export interface ListedFacts {
   model: string | null;
   used: number | null;
   compactAt: number | null;
+  /** The harness's own rate-limit snapshot (Codex's): the quota in `--list`'s headings reads it. */
+  rateLimits: unknown;
 }
 
 const listedOf = (f: SessionFacts): ListedFacts => ({
@@ -70,6 +72,7 @@ const listedOf = (f: SessionFacts): ListedFacts => ({
   model: f.model,
   used: f.context.used,
   compactAt: f.context.compactAt,
+  rateLimits: f.rateLimits,
 });
 
 /** A record just built (or reused from the last build) as held. */

@@ -15,7 +15,7 @@ import type { KeptProblem } from './build-problems.js';
 import type { LiveInputs } from './session-record.js';
 
 /** The layout of the file; another number is another layout, and declines. */
-export const WARM_FORMAT = 3;
+export const WARM_FORMAT = 4;
 
 /** The discovery digest's length (`Digest.hex()`), kept at the start to be checked without the rest. */
 export const DIGEST_CHARS = 16;
@@ -65,6 +65,8 @@ export type ListedRow = [
   tokens: number | null,
   included: boolean,
   unpriced: boolean,
+  /** Codex's rate-limit snapshot as the session's facts hold it (bounded there), else null. */
+  rateLimits: unknown,
 ];
 
 // ---- Narrowing the header ------------------------------------------------------------------------
@@ -124,7 +126,7 @@ export function listedOf(text: string, count: number): ListedRow[] | null {
 function isListedRow(r: unknown): r is ListedRow {
   return (
     Array.isArray(r) &&
-    r.length === 8 &&
+    r.length === 9 &&
     nullable(r[0], 'string') &&
     nullable(r[1], 'string') &&
     nullable(r[2], 'string') &&

@@ -54,6 +54,7 @@ export interface WarmListed {
   included: boolean;
   tokens: number | null;
   unpriced: boolean;
+  rateLimits: unknown;
   context: { used: number | null; compactAt: number | null };
   state: Shown['state'];
   stateSource: Shown['stateSource'];
@@ -162,7 +163,7 @@ export class WarmSnapshot {
     const rows = listedOf(this.listBytes.toString('utf8'), this.count);
     if (rows === null) throw new Error("the warm snapshot's --list facts do not read");
     return this.h.sessions.map((s, i) => {
-      const [startedAt, title, model, used, compactAt, tokens, included, unpriced] = rows[i]!;
+      const [startedAt, title, model, used, compactAt, tokens, included, unpriced, rateLimits] = rows[i]!;
       const live = this.shown[i]!;
       return {
         provider: s.provider,
@@ -176,6 +177,7 @@ export class WarmSnapshot {
         included,
         tokens,
         unpriced,
+        rateLimits,
         context: { used, compactAt },
         state: live.state,
         stateSource: live.stateSource,

@@ -121,6 +121,7 @@ export function keepWarm(a: WarmAnswer): void {
         totalTokens(h.tally.tokens),
         h.tally.included,
         h.tally.unpricedTokens > 0,
+        l.rateLimits ?? null,
       ]);
       sessions.push({
         provider: h.provider,

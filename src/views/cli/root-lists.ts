@@ -32,18 +32,26 @@ export async function listCommand(
   // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document built.
   const warm = remote === null ? await warmSnapshot(o, io.env) : null;
   const listed = warm !== null && warm.count > 0 ? warm.listed() : [];
-  // Known limit: Codex's quota comes from its sessions' rate limits, and a `cctop run` mark from the
-  // processes, neither of which the snapshot's kept facts hold: such lists are answered by the index.
+  // Known limit: a `cctop run` mark comes from the processes, which the snapshot's kept facts do not
+  // hold: while `cctop run` holds an agent, the list is answered by the index.
   const warmServes =
     warm !== null &&
     listed.length > 0 &&
-    !listed.some((f) => f.provider === 'codex') &&
     (await import('../../runtime/pty-client.js')).ptyRuns(io.env).length === 0;
   if (warm !== null && warmServes) {
     const { renderRows, rowOfFacts } = await import('./list.js');
     const rows = listed.map((f) => rowOfFacts(f, f));
     const nowMs = Date.now();
-    const lines = renderRows(rows, o.plan, columns, colors, nowMs, await listQuota(o, io, [], nowMs));
+    // Codex's quota is its newest rollout's rate limits, kept with each session's --list facts.
+    const quotaSessions = listed.map((f) => ({ ...f, running: null }));
+    const lines = renderRows(
+      rows,
+      o.plan,
+      columns,
+      colors,
+      nowMs,
+      await listQuota(o, io, quotaSessions, nowMs),
+    );
     if (o.filters.length === 0) {
       const { budgetLine } = await import('./money.js');
       const line = await budgetLine(io, () => warm.usage(), warm.time, colors);
@@ -79,7 +87,7 @@ export async function listCommand(
 async function listQuota(
   o: CommonOptions,
   io: Io,
-  sessions: SessionDoc[],
+  sessions: readonly Pick<SessionDoc, 'provider' | 'id' | 'running' | 'rateLimits' | 'lastActiveAt'>[],
   nowMs: number,
 ): Promise<QuotaFigure[]> {
   if (o.demo) return [];
