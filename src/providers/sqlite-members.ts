@@ -10,6 +10,10 @@
  * taken apart without touching the database.
  */
 
+import type { FileFacts } from '../model/facts.js';
+import type { Ledger } from '../model/ledger.js';
+import type { ParseResult, SourceFile } from './types.js';
+
 /** Member names (session ids, tab ids) past this length are refused rather than shortened. */
 export const MAX_MEMBER_CHARS = 256;
 
@@ -32,4 +36,21 @@ export function splitMember(path: string): { database: string; member: string } 
   const member = path.slice(at + 1);
   if (!validMember(member) || member.includes('/')) return null;
   return { database: path.slice(0, at), member };
+}
+
+/**
+ * What `parse` returns for a member read whole: its rows are read again each time (there is no
+ * offset to continue from, and nothing is carried), and its fingerprint goes back unchanged.
+ */
+export function memberRead(file: SourceFile, facts: FileFacts, ledger: Ledger): ParseResult<null> {
+  return {
+    facts,
+    carry: null,
+    ledger,
+    offset: 0,
+    size: file.size,
+    mtimeMs: file.mtimeMs,
+    ino: file.ino,
+    pendingBytes: 0,
+  };
 }

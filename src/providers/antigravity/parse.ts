@@ -21,6 +21,7 @@ import { basename } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine, noteModel, noteTime } from '../../model/facts.js';
 import { hashString, LedgerBuilder } from '../../model/ledger.js';
 import { type Database, readOnly, tablesOnly } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { ProtoError } from './proto.js';
 import { type AgCall, generationOf, modelName, stepOf, trajectoryStart } from './record.js';
@@ -193,14 +194,5 @@ function read(file: SourceFile): ParseResult<null> {
     current = modelName(g.model, g.modelId) ?? current;
     bill(g, current);
   }
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }

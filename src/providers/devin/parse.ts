@@ -10,6 +10,7 @@ import { emptyFacts, noteBadLine } from '../../model/facts.js';
 import { type BadLineReason, type JsonObject, obj, readJson } from '../../model/json.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { columnsOf, type Database, readOnly, splitMember, tablesOnly } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { foldSession } from './parser.js';
 import { TABLES } from './place.js';
@@ -83,14 +84,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   }
   foldSession(facts, ledger, { session, trajectory: t.doc ? trajectoryFrom(t.doc) : null, statuses });
   if (t.doc) facts.lines = 1;
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }

@@ -7,6 +7,7 @@ import { emptyFacts } from '../../model/facts.js';
 import type { JsonObject } from '../../model/json.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { columnsOf, type Database, readOnly, splitMember, tablesOnly } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { foldSession } from './parser.js';
 import { TABLES } from './place.js';
@@ -45,14 +46,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   const ledger = new LedgerBuilder();
   foldSession(facts, ledger, session, messagesOf(db, m.member));
   facts.lines = 1;
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }

@@ -7,6 +7,7 @@ import { emptyFacts } from '../../model/facts.js';
 import type { JsonObject } from '../../model/json.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { columnsOf, IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { foldSession } from './parser.js';
 import { messageOf, partOf, sessionOf } from './record.js';
@@ -50,14 +51,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
     return true;
   });
   if (!found) throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { emptyFacts } from '../../model/facts.js';
 import { LedgerBuilder } from '../../model/ledger.js';
 import { splitMember } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { readSession } from './db.js';
 import { foldSession } from './parser.js';
@@ -35,15 +36,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
     facts.firstBad = { line: 1, ...rows.unread.first };
   }
   facts.oversizedLines += rows.oversized ?? 0;
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    // Rows are re-read whole: there is no offset to continue from.
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }

@@ -13,6 +13,7 @@ import { emptyFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
 import { type JsonObject, text } from '../../model/json.js';
 import { hashString, LedgerBuilder } from '../../model/ledger.js';
 import { columnsOf, readOnly, splitMember, tablesOnly } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { TABLES } from './place.js';
 import { rowOf } from './record.js';
@@ -97,14 +98,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
         break;
     }
   }
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, ledger.build());
 }
