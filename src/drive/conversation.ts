@@ -46,6 +46,11 @@ export interface ConversationHost {
    * lingers (an RPC agent is a server; nothing else tells it the run is over).
    */
   settled(): void;
+  /**
+   * Events the conversation read later than the line that carried them (an ACP agent's, read by the
+   * SDK on a later tick), in order, bounds applied: the runner queues them as it queues `read`'s.
+   */
+  emit(events: Event[]): void;
 }
 
 export interface Conversation extends TurnRecord {
@@ -58,6 +63,12 @@ export interface Conversation extends TurnRecord {
    * a decision the protocol cannot carry.
    */
   answer(id: string, decision: Decision): boolean;
+  /**
+   * Resolves once every line already read has made its events (those that arrive through
+   * `ConversationHost.emit`); the runner waits for it before it tells the outcome. Absent: `read`
+   * returns everything at once.
+   */
+  quiet?(): Promise<void>;
   /** Another user message mid-run. */
   send(text: string): void;
   /** Whether stdin is still open for answers and messages. */

@@ -102,7 +102,15 @@ class AgentRun implements Run {
   /** Prepare the run (`prepare.ts`), choose its conversation, and spawn the agent; throws when it cannot start. */
   private start(request: Request): void {
     const { path, inv, plan } = prepare(request, this.setup, this.signal);
-    const host: ConversationHost = { broke: () => this.stop('broken'), settled: () => this.awaitExit() };
+    const host: ConversationHost = {
+      broke: () => this.stop('broken'),
+      settled: () => this.awaitExit(),
+      emit: (events) => {
+        // Read after the run was stopped: dropped, as the lines not yet read are.
+        if (this.stopping !== null || this.finished) return;
+        for (const event of events) this.deliver(event);
+      },
+    };
     this.conversation =
       inv.conversation?.(host) ??
       new LineConversation(this.setup.spec.dialect, plan.format, plan.approvals, inv.stdin);
@@ -151,24 +159,34 @@ class AgentRun implements Run {
       () => this.stopping === null,
       (line) => this.handleLine(line),
     );
-    if (drained && this.pipesClosed) this.finish(null);
+    if (drained && this.pipesClosed) this.finishQuietly();
+  }
+
+  /** Finish once the conversation has made the events of every line it read. */
+  private finishQuietly(): void {
+    const quiet = this.conversation.quiet?.();
+    if (quiet === undefined) this.finish(null);
+    else void quiet.then(() => this.finish(null));
   }
 
   private handleLine(line: string): void {
     this.lines++;
-    for (const event of this.conversation.read(line)) {
-      if (event.kind === 'started' && this.setup.bindName !== null) {
-        try {
-          this.setup.bindName(event.session);
-        } catch {
-          // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
-        }
-        this.setup.bindName = null;
+    for (const event of this.conversation.read(line)) this.deliver(event);
+  }
+
+  /** One event to the caller's queue, with what the run keeps of it. */
+  private deliver(event: Event): void {
+    if (event.kind === 'started' && this.setup.bindName !== null) {
+      try {
+        this.setup.bindName(event.session);
+      } catch {
+        // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
       }
-      if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
-        this.results.push({ id: event.id, ok: event.ok });
-      this.queue.push(event);
+      this.setup.bindName = null;
     }
+    if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
+      this.results.push({ id: event.id, ok: event.ok });
+    this.queue.push(event);
   }
 
   /** An RPC agent's turn settled and its stdin was ended: it should exit; stop it if it lingers. */
