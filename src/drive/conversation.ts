@@ -51,6 +51,8 @@ export interface ConversationHost {
    * SDK on a later tick), in order, bounds applied: the runner queues them as it queues `read`'s.
    */
   emit(events: Event[]): void;
+  /** The lines read so far have made their events (`Conversation.busy` went false): read on. */
+  ready(): void;
 }
 
 export interface Conversation extends TurnRecord {
@@ -69,6 +71,11 @@ export interface Conversation extends TurnRecord {
    * returns everything at once.
    */
   quiet?(): Promise<void>;
+  /**
+   * A line read has not yet made its events: the runner hands over no more lines until `ready`, so
+   * events that arrive later still count against the queue's bound before the next line is read.
+   */
+  readonly busy?: boolean;
   /** Another user message mid-run. */
   send(text: string): void;
   /** Whether stdin is still open for answers and messages. */

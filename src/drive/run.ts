@@ -48,7 +48,7 @@ class AgentRun implements Run {
   /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
   private exitTimer: NodeJS.Timeout | null = null;
   private readonly queue: EventQueue<Event>;
-  private readonly stdout = new LinePump(() => this.queue.full);
+  private readonly stdout = new LinePump(() => this.queue.full || this.conversation.busy === true);
   private readonly stderr = new Capture();
   private pipesClosed = false;
   private stopping: StopReason | null = null;
@@ -110,6 +110,7 @@ class AgentRun implements Run {
         if (this.stopping !== null || this.finished) return;
         for (const event of events) this.deliver(event);
       },
+      ready: () => this.pump(),
     };
     this.conversation =
       inv.conversation?.(host) ??

@@ -236,7 +236,8 @@ describe('a hostile ACP agent', () => {
     const o = await run(req('unknown'));
     expect(o.text).toBe('no file, then');
     const reply = acpRecord(bin.dir).received.find((m) => m.id === 'fs-1');
-    expect(reply?.error).toEqual({ code: -32601, message: 'cctop offers no fs/read_text_file' });
+    // The SDK's own refusal, which names the method.
+    expect(reply?.error).toMatchObject({ code: -32601, data: { method: 'fs/read_text_file' } });
   });
 
   it(`one that ignores the end of its input is stopped ${SETTLED_EXIT_MS / 1000} s after its turn, with its outcome`, async () => {

@@ -67,6 +67,7 @@ function talk(req: Partial<Request> = {}, acp: AcpAgent = GEMINI): Talk {
     broke: () => calls.broke++,
     settled: () => calls.settled++,
     emit: (events) => emitted.push(...events),
+    ready: () => {},
   };
   const c = new AcpConversation(plan, acp, host);
   const stdin = new PassThrough();

@@ -89,6 +89,8 @@ export class AcpConversation implements Conversation {
   private timer: NodeJS.Timeout | null = null;
   /** The prompt's reply arrived: the turn settled, whatever happens to the run after. */
   private settled = false;
+  /** A line was handed to the SDK and has not yet made its events (`Conversation.busy`). */
+  busy = false;
   /** Updates that came before the new session's id was known (`MAX_EARLY_UPDATES`). */
   private early: unknown[] = [];
   breakdown: Breakdown | null = null;
@@ -123,6 +125,14 @@ export class AcpConversation implements Conversation {
 
   read(line: string): Event[] {
     const taken = this.wire.take(line);
+    if (taken === 'passed' && !this.busy) {
+      // One line in flight at a time: its events are in the queue before the next line is read.
+      this.busy = true;
+      setImmediate(() => {
+        this.busy = false;
+        this.host.ready();
+      });
+    }
     if (typeof taken === 'object') {
       const t = this.turn.terminal;
       t.unparsed++;

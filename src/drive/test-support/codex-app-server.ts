@@ -74,7 +74,7 @@ export function replay(req: Partial<Request> = {}, handshakeMs?: number): Replay
   const c = new CodexAppServer(
     codexPlan(req),
     // Codex's app server returns its events from `read`; it emits none later.
-    { broke: () => host.broke++, settled: () => host.settled++, emit: () => {} },
+    { broke: () => host.broke++, settled: () => host.settled++, emit: () => {}, ready: () => {} },
     handshakeMs,
   );
   c.begin(stdin);
