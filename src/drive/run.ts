@@ -13,6 +13,7 @@
  * the paced stdout (`pump.ts`), what is said over its pipes (`conversation.ts`: lines, Claude's
  * control channel or JSON-RPC such as ACP), and telling how the run ended (`verdict.ts`).
  */
+import { checkAcp } from './acp/index.js';
 import type { Invocation } from './agents/index.js';
 import { announced } from './announced-run.js';
 import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
@@ -38,6 +39,8 @@ class AgentRun implements Run {
   argv: readonly string[] = [];
   readonly outcome: Promise<Outcome>;
   readonly closed: Promise<void>;
+  /** The name this run's errors give the agent when its id says too little (an ACP agent's). */
+  private readonly shown: string | null;
 
   /** What was decided before the spawn, as far as it got (`prepare.ts`). */
   private readonly setup: Setup;
@@ -68,6 +71,7 @@ class AgentRun implements Run {
 
   constructor(request: Request) {
     this.agent = request.agent;
+    this.shown = shownName(request);
     this.setup = emptySetup(request);
     this.timeoutMs = request.timeoutMs ?? null;
     this.signal = request.signal;
@@ -197,6 +201,10 @@ class AgentRun implements Run {
   }
 
   respond(id: string, decision: Decision): void {
+    this.naming(() => this.answer(id, decision));
+  }
+
+  private answer(id: string, decision: Decision): void {
     if (this.setup.plan !== null && !this.setup.plan.approvals) {
       throw new DriveError({
         kind: 'unsupported',
@@ -216,6 +224,19 @@ class AgentRun implements Run {
   }
 
   send(text: string): void {
+    this.naming(() => this.say(text));
+  }
+
+  /** What `fn` throws, naming the agent as the request named it. */
+  private naming(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      throw e instanceof DriveError ? e.naming(this.shown) : e;
+    }
+  }
+
+  private say(text: string): void {
     if (this.setup.plan !== null && !this.setup.plan.interactive) {
       throw new DriveError({
         kind: 'unsupported',
@@ -268,7 +289,7 @@ class AgentRun implements Run {
     this.conversation.abandon();
     const ended = this.ended();
     const outcome = this.settled(outcomeOf(ended));
-    const error = failure ?? judge(outcome, ended);
+    const error = (failure ?? judge(outcome, ended))?.naming(this.shown) ?? null;
     releaseSetup(this.setup);
     if (error !== null) {
       this.rejectOutcome(error);
@@ -339,6 +360,17 @@ class AgentRun implements Run {
         return { done: true, value: undefined };
       },
     };
+  }
+}
+
+/** The name an ACP run's errors go by: the one its request gives, when that is usable; else null. */
+function shownName(request: Request): string | null {
+  if (request.agent !== 'acp') return null;
+  try {
+    return checkAcp(request.acp).name;
+  } catch {
+    // A malformed ACP request fails on its own, in words that need no agent's name.
+    return null;
   }
 }
 
