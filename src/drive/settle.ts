@@ -62,7 +62,8 @@ export interface SettleInput {
 /** The provider that reads the files of the agent that ran, or null when cctop reads none of its. */
 function providerFor(agent: AgentId, acpProgram: string | null): Provider | null {
   // An ACP agent's files are those of the CLI it starts or wraps (`claude-code-acp`: Claude Code's).
-  const name = agent === 'acp' ? (acpProgram === null ? null : wrappedAgent(acpProgram)) : agent;
+  const name =
+    agent === 'acp' ? (acpProgram === null ? null : (wrappedAgent(acpProgram) ?? acpProgram)) : agent;
   const id = PROVIDERS.find((known) => known === name);
   return id === undefined ? null : providerById(id);
 }
