@@ -51,7 +51,7 @@ export interface ConversationHost {
    * SDK on a later tick), in order, bounds applied: the runner queues them as it queues `read`'s.
    */
   emit(events: Event[]): void;
-  /** The lines read so far have made their events (`Conversation.busy` went false): read on. */
+  /** The lines read so far have made their events (`Conversation.inFlight` went to 0): read on. */
   ready(): void;
 }
 
@@ -72,10 +72,11 @@ export interface Conversation extends TurnRecord {
    */
   quiet?(): Promise<void>;
   /**
-   * A line read has not yet made its events: the runner hands over no more lines until `ready`, so
-   * events that arrive later still count against the queue's bound before the next line is read.
+   * Lines read that have not yet made their events: the runner counts each as an event already in
+   * the queue, and hands over no more once the two reach its depth, until `ready`, so events that
+   * arrive later still count against the queue's bound.
    */
-  readonly busy?: boolean;
+  readonly inFlight?: number;
   /** Another user message mid-run. */
   send(text: string): void;
   /** Whether stdin is still open for answers and messages. */

@@ -51,7 +51,9 @@ class AgentRun implements Run {
   /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
   private exitTimer: NodeJS.Timeout | null = null;
   private readonly queue: EventQueue<Event>;
-  private readonly stdout = new LinePump(() => this.queue.full || this.conversation.busy === true);
+  private readonly stdout = new LinePump(
+    () => this.queue.length + (this.conversation.inFlight ?? 0) >= EVENT_QUEUE_DEPTH,
+  );
   private readonly stderr = new Capture();
   private pipesClosed = false;
   private stopping: StopReason | null = null;

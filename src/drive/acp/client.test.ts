@@ -5,7 +5,7 @@
  * order it sends them, as they were in the lab.
  */
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_PENDING_APPROVALS } from '../bounds.js';
 import type { ConversationHost } from '../conversation.js';
 import { isDriveError } from '../errors.js';
@@ -101,6 +101,8 @@ const tick = () => new Promise((r) => setImmediate(r));
 /** Ticks a line takes at most to make its events: read, handled, then a reply settled and stdin ended. */
 const SETTLING_TICKS = 3;
 afterEach(() => vi.useRealTimers());
+// The client loads the SDK with its first run; loaded here, every test's ticks count from the same start.
+beforeAll(() => import('@agentclientprotocol/sdk'));
 
 describe('an ACP conversation', () => {
   it('opens a session with no files, terminal or MCP servers, and announces it with its model', async () => {

@@ -21,7 +21,7 @@
  * an option id, nothing else), or offer files, terminals or MCP servers to the agent.
  */
 import type { Writable } from 'node:stream';
-import { type ClientConnection, type ClientContext, client, RequestError } from '@agentclientprotocol/sdk';
+import type { ClientConnection, ClientContext, RequestError } from '@agentclientprotocol/sdk';
 import { type JsonObject, num, obj, str } from '../../model/json.js';
 import { headBytes, usableId } from '../bounds.js';
 import type { Breakdown, Conversation, ConversationHost } from '../conversation.js';
@@ -69,12 +69,25 @@ const raw = (params: unknown): unknown => params;
 /** The run ended while a request waited: nothing more is to be done with its reply. */
 class Ended extends Error {}
 
+/**
+ * The SDK, loaded by the first ACP run rather than with drive: it and the schemas it builds take a
+ * few hundred milliseconds to import (`bench/acp.mjs`), which every `cctop exec` of another agent
+ * would otherwise pay.
+ */
+let sdk: Promise<typeof import('@agentclientprotocol/sdk')> | null = null;
+const loadSdk = () => {
+  sdk ??= import('@agentclientprotocol/sdk');
+  return sdk;
+};
+
 /** The next turn of the event loop: every message handed to the SDK before it has been handled. */
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class AcpConversation implements Conversation {
   private readonly wire = new Wire();
   private connection: ClientConnection | null = null;
+  /** Whether an error is the SDK's for an error reply; set once the SDK is loaded. */
+  private isRequestError: (e: unknown) => e is RequestError = (_e): _e is RequestError => false;
   private readonly turn: TurnState = {
     terminal: emptyTerminal(),
     tools: new PendingTools(),
@@ -89,8 +102,8 @@ export class AcpConversation implements Conversation {
   private timer: NodeJS.Timeout | null = null;
   /** The prompt's reply arrived: the turn settled, whatever happens to the run after. */
   private settled = false;
-  /** A line was handed to the SDK and has not yet made its events (`Conversation.busy`). */
-  busy = false;
+  /** Lines handed to the SDK that have not yet made their events (`Conversation.inFlight`). */
+  inFlight = 0;
   /** Updates that came before the new session's id was known (`MAX_EARLY_UPDATES`). */
   private early: unknown[] = [];
   breakdown: Breakdown | null = null;
@@ -114,24 +127,38 @@ export class AcpConversation implements Conversation {
     this.wire.attach(stdin);
     const ms = this.acp.handshakeMs ?? ACP_HANDSHAKE_MS;
     this.timer = setTimeout(() => this.overdue(ms), ms);
-    const app = client({ name: 'cctop' })
-      .onNotification(UPDATE_METHOD, raw, (c) => this.updated(c.params))
-      .onRequest('session/request_permission', raw, (c) =>
-        this.permission(String(c.requestId), obj(c.params), c.signal),
-      );
-    this.connection = app.connect(this.wire.stream);
-    this.converse(this.connection.agent).catch((e: unknown) => this.lost(e));
+    loadSdk().then(
+      (acp) => {
+        if (this.ended) return;
+        this.isRequestError = (e) => e instanceof acp.RequestError;
+        const app = acp
+          .client({ name: 'cctop' })
+          .onNotification(UPDATE_METHOD, raw, (c) => this.updated(c.params))
+          .onRequest('session/request_permission', raw, (c) =>
+            this.permission(String(c.requestId), obj(c.params), c.signal),
+          );
+        this.connection = app.connect(this.wire.stream);
+        this.converse(this.connection.agent).catch((e: unknown) => this.lost(e));
+      },
+      (e: unknown) =>
+        this.fail({
+          kind: 'protocol',
+          message: `cctop could not load its ACP SDK (${e instanceof Error ? e.message : String(e)}): reinstall cctop`,
+        }),
+    );
   }
 
   read(line: string): Event[] {
     const taken = this.wire.take(line);
-    if (taken === 'passed' && !this.busy) {
-      // One line in flight at a time: its events are in the queue before the next line is read.
-      this.busy = true;
-      setImmediate(() => {
-        this.busy = false;
-        this.host.ready();
-      });
+    if (taken === 'passed') {
+      this.inFlight++;
+      // Every line handed over by now has made its events by the next turn of the event loop.
+      if (this.inFlight === 1) {
+        setImmediate(() => {
+          this.inFlight = 0;
+          this.host.ready();
+        });
+      }
     }
     if (typeof taken === 'object') {
       const t = this.turn.terminal;
@@ -251,7 +278,7 @@ export class AcpConversation implements Conversation {
       return this.ended ? null : result;
     } catch (e) {
       if (this.ended || e instanceof Ended) return null;
-      if (!(e instanceof RequestError)) throw e;
+      if (!this.isRequestError(e)) throw e;
       this.refused(what, e);
       return null;
     }
@@ -265,7 +292,7 @@ export class AcpConversation implements Conversation {
       });
       return { kind: 'result', value };
     } catch (e) {
-      if (!(e instanceof RequestError)) throw e;
+      if (!this.isRequestError(e)) throw e;
       return { kind: 'error', code: e.code, message: e.message, data: e.data ?? null };
     }
   }

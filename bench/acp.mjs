@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// The ACP client benchmark: what speaking ACP costs a driven run, start-up and per message, for
+// this build's client (on the official SDK, @agentclientprotocol/sdk) and, with `--peer DIST`,
+// another build's (the hand-written client before it, built from an older commit).
+//
+//   node bench/acp.mjs [--runs 15] [--messages 20000] [--peer /tmp/acp-hand/dist]
+//
+// The agent is a small ACP agent of the bench's own (a Node script written to a temp folder): it
+// answers `initialize` and `session/new`, then streams `--messages` text chunks and ends the turn.
+// Each build runs it through `stream()` from its `drive/index.js`, exactly as `cctop exec --acp`
+// does, in turn, `--runs` times. Printed for each build (median, and p90 across runs):
+//   import    a fresh `node` importing the build's `drive/index.js` (the SDK and its schemas load
+//             with it), minus a fresh `node -e 0`
+//   started   from `stream()` to the `started` event: spawn, `initialize`, `session/new`
+//   turn      a one-chunk prompt, from `stream()` to its outcome
+//   per msg   (flood turn − one-chunk turn) / messages: what one `session/update` costs, read,
+//             turned into an event and delivered through the queue to a consumer that keeps up
+// with the bytes of the flood and the events delivered, so a run that lost messages shows.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = { runs: '15', messages: '20000' };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
+}
+const runs = Number(args.runs);
+const messages = Number(args.messages);
+const builds = [{ name: 'this build', dist: join(root, 'dist') }];
+if (args.peer) builds.push({ name: 'peer', dist: args.peer });
+for (const b of builds) {
+  if (!existsSync(join(b.dist, 'drive', 'index.js'))) throw new Error(`no ${b.dist}/drive/index.js: build it first`);
+}
+
+const AGENT = `
+const SESSION = 'bench-session';
+const count = Number(process.argv[2]);
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+let buf = '';
+process.stdin.on('data', (d) => {
+  buf += d;
+  let nl;
+  while ((nl = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, nl);
+    buf = buf.slice(nl + 1);
+    if (line.trim() === '') continue;
+    const m = JSON.parse(line);
+    if (m.method === 'initialize')
+      send({ id: m.id, result: { protocolVersion: 1, agentInfo: { name: 'bench-acp', version: '1' }, agentCapabilities: {} } });
+    else if (m.method === 'session/new') send({ id: m.id, result: { sessionId: SESSION } });
+    else if (m.method === 'session/prompt') {
+      for (let i = 0; i < count; i++)
+        send({ method: 'session/update', params: { sessionId: SESSION, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'chunk ' + i + ' ' } } } });
+      send({ id: m.id, result: { stopReason: 'end_turn' } });
+    }
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+`;
+
+const dir = mkdtempSync(join(tmpdir(), 'cctop-bench-acp-'));
+const agent = join(dir, 'bench-acp');
+writeFileSync(agent, `#!${process.execPath}\n${AGENT}`);
+chmodSync(agent, 0o755);
+
+function importMs(dist) {
+  const floor = spawnSync(process.execPath, ['-e', '0']);
+  if (floor.status !== 0) throw new Error('node -e 0 failed');
+  const t0 = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', '0']);
+  const t1 = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [
+    '--input-type=module',
+    '-e',
+    `await import(${JSON.stringify(pathToFileURL(join(dist, 'drive', 'index.js')).href)})`,
+  ]);
+  const t2 = process.hrtime.bigint();
+  if (r.status !== 0) throw new Error(`importing ${dist}: ${r.stderr}`);
+  return Number(t2 - t1 - (t1 - t0)) / 1e6;
+}
+
+async function turn(drive, count) {
+  const t0 = performance.now();
+  const run = drive.stream({
+    agent: 'acp',
+    acp: { name: 'bench-acp', command: [agent, String(count)] },
+    prompt: 'go',
+    cwd: dir,
+    permission: 'default',
+    env: 'minimal',
+    timeoutMs: 120_000,
+  });
+  let started = null;
+  let texts = 0;
+  let bytes = 0;
+  for await (const e of run) {
+    if (e.kind === 'started') started = performance.now() - t0;
+    if (e.kind === 'text') {
+      texts++;
+      bytes += e.text.length;
+    }
+  }
+  await run.outcome;
+  return { started, total: performance.now() - t0, texts, bytes };
+}
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const fmt = (xs, unit, digits = 1) => `${quantile(xs, 0.5).toFixed(digits)} ${unit} (p90 ${quantile(xs, 0.9).toFixed(digits)})`;
+
+const results = [];
+for (const b of builds) {
+  b.drive = await import(pathToFileURL(join(b.dist, 'drive', 'index.js')).href);
+  b.import = [];
+  b.started = [];
+  b.turn = [];
+  b.perMsg = [];
+  b.delivered = null;
+}
+// Builds take turns each round, so a busy machine slows both alike.
+for (let r = 0; r < runs; r++) {
+  for (const b of builds) {
+    b.import.push(importMs(b.dist));
+    const one = await turn(b.drive, 1);
+    const flood = await turn(b.drive, messages);
+    b.started.push(one.started);
+    b.turn.push(one.total);
+    b.perMsg.push(((flood.total - one.total) / messages) * 1000);
+    b.delivered = flood;
+  }
+}
+console.log(`ACP client: ${runs} runs, a flood of ${messages} session/update chunks per run, Node ${process.version}`);
+for (const b of builds) {
+  console.log(`\n${b.name}  ${b.dist}`);
+  console.log(`  import    ${fmt(b.import, 'ms')}`);
+  console.log(`  started   ${fmt(b.started, 'ms')}`);
+  console.log(`  turn      ${fmt(b.turn, 'ms')}`);
+  console.log(`  per msg   ${fmt(b.perMsg, 'µs')}`);
+  console.log(`  delivered ${b.delivered.texts} text events, ${b.delivered.bytes} bytes of text in the last flood`);
+  results.push(b);
+}
+rmSync(dir, { recursive: true, force: true });
