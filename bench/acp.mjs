@@ -9,8 +9,8 @@
 // answers `initialize` and `session/new`, then streams `--messages` text chunks and ends the turn.
 // Each build runs it through `stream()` from its `drive/index.js`, exactly as `cctop exec --acp`
 // does, in turn, `--runs` times. Printed for each build (median, and p90 across runs):
-//   import    a fresh `node` importing the build's `drive/index.js` (the SDK and its schemas load
-//             with it), minus a fresh `node -e 0`
+//   import    a fresh `node` importing the build's `drive/index.js`, minus a fresh `node -e 0`
+//             (and once per round, the SDK alone: this build loads it with its first ACP run)
 //   started   from `stream()` to the `started` event: spawn, `initialize`, `session/new`
 //   turn      a one-chunk prompt, from `stream()` to its outcome
 //   per msg   (flood turn − one-chunk turn) / messages: what one `session/update` costs, read,
@@ -33,7 +33,8 @@ const messages = Number(args.messages);
 const builds = [{ name: 'this build', dist: join(root, 'dist') }];
 if (args.peer) builds.push({ name: 'peer', dist: args.peer });
 for (const b of builds) {
-  if (!existsSync(join(b.dist, 'drive', 'index.js'))) throw new Error(`no ${b.dist}/drive/index.js: build it first`);
+  if (!existsSync(join(b.dist, 'drive', 'index.js')))
+    throw new Error(`no ${b.dist}/drive/index.js: build it first`);
 }
 
 const AGENT = `
@@ -67,19 +68,24 @@ const agent = join(dir, 'bench-acp');
 writeFileSync(agent, `#!${process.execPath}\n${AGENT}`);
 chmodSync(agent, 0o755);
 
+/** A fresh `node` importing `what` (a file URL or a package name), minus a fresh `node -e 0`. */
 function importMs(dist) {
+  return freshImportMs(pathToFileURL(join(dist, 'drive', 'index.js')).href);
+}
+
+function freshImportMs(what) {
   const floor = spawnSync(process.execPath, ['-e', '0']);
   if (floor.status !== 0) throw new Error('node -e 0 failed');
   const t0 = process.hrtime.bigint();
   spawnSync(process.execPath, ['-e', '0']);
   const t1 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [
-    '--input-type=module',
-    '-e',
-    `await import(${JSON.stringify(pathToFileURL(join(dist, 'drive', 'index.js')).href)})`,
-  ]);
+  const r = spawnSync(
+    process.execPath,
+    ['--input-type=module', '-e', `await import(${JSON.stringify(what)})`],
+    { cwd: root },
+  );
   const t2 = process.hrtime.bigint();
-  if (r.status !== 0) throw new Error(`importing ${dist}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`importing ${what}: ${r.stderr}`);
   return Number(t2 - t1 - (t1 - t0)) / 1e6;
 }
 
@@ -112,9 +118,11 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
-const fmt = (xs, unit, digits = 1) => `${quantile(xs, 0.5).toFixed(digits)} ${unit} (p90 ${quantile(xs, 0.9).toFixed(digits)})`;
+const fmt = (xs, unit, digits = 1) =>
+  `${quantile(xs, 0.5).toFixed(digits)} ${unit} (p90 ${quantile(xs, 0.9).toFixed(digits)})`;
 
 const results = [];
+const sdkImport = [];
 for (const b of builds) {
   b.drive = await import(pathToFileURL(join(b.dist, 'drive', 'index.js')).href);
   b.import = [];
@@ -123,8 +131,11 @@ for (const b of builds) {
   b.perMsg = [];
   b.delivered = null;
 }
+// One turn each first, not counted: a build's first ACP run loads what it loads once per process.
+for (const b of builds) await turn(b.drive, 1);
 // Builds take turns each round, so a busy machine slows both alike.
 for (let r = 0; r < runs; r++) {
+  sdkImport.push(freshImportMs('@agentclientprotocol/sdk'));
   for (const b of builds) {
     b.import.push(importMs(b.dist));
     const one = await turn(b.drive, 1);
@@ -135,14 +146,21 @@ for (let r = 0; r < runs; r++) {
     b.delivered = flood;
   }
 }
-console.log(`ACP client: ${runs} runs, a flood of ${messages} session/update chunks per run, Node ${process.version}`);
+console.log(
+  `ACP client: ${runs} runs, a flood of ${messages} session/update chunks per run, Node ${process.version}`,
+);
+console.log(
+  `the SDK alone: ${fmt(sdkImport, 'ms')} to import in a fresh node (paid by this build's first ACP run only)`,
+);
 for (const b of builds) {
   console.log(`\n${b.name}  ${b.dist}`);
   console.log(`  import    ${fmt(b.import, 'ms')}`);
   console.log(`  started   ${fmt(b.started, 'ms')}`);
   console.log(`  turn      ${fmt(b.turn, 'ms')}`);
   console.log(`  per msg   ${fmt(b.perMsg, 'µs')}`);
-  console.log(`  delivered ${b.delivered.texts} text events, ${b.delivered.bytes} bytes of text in the last flood`);
+  console.log(
+    `  delivered ${b.delivered.texts} text events, ${b.delivered.bytes} bytes of text in the last flood`,
+  );
   results.push(b);
 }
 rmSync(dir, { recursive: true, force: true });
