@@ -15,6 +15,8 @@
 //   turn      a one-chunk prompt, from `stream()` to its outcome
 //   per msg   (flood turn − one-chunk turn) / messages: what one `session/update` costs, read,
 //             turned into an event and delivered through the queue to a consumer that keeps up
+//   in-proc   the client alone, no process and no pipe: the build's `AcpConversation` fed the same
+//             handshake and `--messages` update lines one by one, to its last event; per message
 // with the bytes of the flood and the events delivered, so a run that lost messages shows.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -114,6 +116,69 @@ async function turn(drive, count) {
   return { started, total: performance.now() - t0, texts, bytes };
 }
 
+/** The client alone: a conversation fed its agent's lines in-process, per message in µs. */
+async function inProcess(dist, count) {
+  const { AcpConversation } = await import(pathToFileURL(join(dist, 'drive', 'acp', 'client.js')).href);
+  const { acpSpec } = await import(pathToFileURL(join(dist, 'drive', 'acp', 'spec.js')).href);
+  const { planRequest } = await import(pathToFileURL(join(dist, 'drive', 'request.js')).href);
+  const { PassThrough } = await import('node:stream');
+  const acp = { name: 'bench-acp', command: ['bench-acp'] };
+  const plan = planRequest(
+    { agent: 'acp', acp, prompt: 'go', cwd: dir, permission: 'default' },
+    acpSpec(acp).caps,
+  );
+  let events = 0;
+  let settled = null;
+  const done = new Promise((resolve) => {
+    settled = resolve;
+  });
+  const host = {
+    broke: () => settled(),
+    settled: () => settled(),
+    emit: (es) => {
+      events += es.length;
+    },
+    ready: () => {},
+  };
+  const c = new AcpConversation(plan, acp, host);
+  const stdin = new PassThrough();
+  stdin.resume();
+  c.begin(stdin);
+  const tick = () => new Promise((r) => setImmediate(r));
+  const say = async (line) => {
+    events += c.read(line).length;
+  };
+  for (let i = 0; i < 5; i++) await tick();
+  await say(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1, agentCapabilities: {} } }));
+  for (let i = 0; i < 5; i++) await tick();
+  await say(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: 'bench-session' } }));
+  for (let i = 0; i < 5; i++) await tick();
+  const lines = [];
+  for (let i = 0; i < count; i++)
+    lines.push(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'session/update',
+        params: {
+          sessionId: 'bench-session',
+          update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `chunk ${i} ` } },
+        },
+      }),
+    );
+  const t0 = performance.now();
+  // As the runner hands them: a batch, then the event loop turns (which is when the SDK reads them).
+  for (let i = 0; i < lines.length; i += 256) {
+    for (const line of lines.slice(i, i + 256)) await say(line);
+    await tick();
+  }
+  await say(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }));
+  await done;
+  const ms = performance.now() - t0;
+  c.abandon();
+  if (events < count) throw new Error(`in-process: ${events} events for ${count} messages`);
+  return (ms / count) * 1000;
+}
+
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
@@ -129,6 +194,7 @@ for (const b of builds) {
   b.started = [];
   b.turn = [];
   b.perMsg = [];
+  b.inProc = [];
   b.delivered = null;
 }
 // One turn each first, not counted: a build's first ACP run loads what it loads once per process.
@@ -144,6 +210,7 @@ for (let r = 0; r < runs; r++) {
     b.turn.push(one.total);
     b.perMsg.push(((flood.total - one.total) / messages) * 1000);
     b.delivered = flood;
+    b.inProc.push(await inProcess(b.dist, messages));
   }
 }
 console.log(
@@ -158,6 +225,7 @@ for (const b of builds) {
   console.log(`  started   ${fmt(b.started, 'ms')}`);
   console.log(`  turn      ${fmt(b.turn, 'ms')}`);
   console.log(`  per msg   ${fmt(b.perMsg, 'µs')}`);
+  console.log(`  in-proc   ${fmt(b.inProc, 'µs')} per message`);
   console.log(
     `  delivered ${b.delivered.texts} text events, ${b.delivered.bytes} bytes of text in the last flood`,
   );
