@@ -387,6 +387,48 @@ describe('an ACP conversation', () => {
   });
 });
 
+describe('what the SDK never sees', () => {
+  it('a line that is not JSON-RPC is counted, a reply to nothing is dropped, and nothing reaches stderr', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const t = talk({ permission: 'default' });
+      await t.feed(INITIALIZED, OPENED);
+      await t.feed(
+        'Loaded cached credentials.',
+        '[1,2,3]',
+        '{"jsonrpc":"2.0","id":99,"result":{}}',
+        '{"jsonrpc":"2.0","id":"x","result":{}}',
+        '{"jsonrpc":"2.0"}',
+      );
+      expect(t.c.terminal().unparsed).toBe(3);
+      expect(t.c.terminal().firstUnparsed).toBe('Loaded cached credentials.');
+      expect(said).not.toHaveBeenCalled();
+    } finally {
+      said.mockRestore();
+    }
+  });
+
+  it('an update the SDK’s schema would refuse is still read, and an unknown kind is left quietly', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const t = talk({ permission: 'default' });
+      await t.feed(INITIALIZED, OPENED);
+      const events = await t.feed(
+        // `annotations` must be an object in ACP v1's schema; a newer agent's kind is not in it at all.
+        update({
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: 'still read', annotations: 5 },
+        }),
+        update({ sessionUpdate: 'a_kind_from_a_newer_protocol', whatever: true }),
+      );
+      expect(events).toEqual([{ kind: 'text', text: 'still read' }]);
+      expect(said).not.toHaveBeenCalled();
+    } finally {
+      said.mockRestore();
+    }
+  });
+});
+
 describe('an ACP conversation that cannot go on', () => {
   it('an agent that wants a login says so (Gemini CLI 0.61.0 without GEMINI_API_KEY)', async () => {
     const t = talk();
