@@ -46,6 +46,13 @@ export interface ConversationHost {
    * lingers (an RPC agent is a server; nothing else tells it the run is over).
    */
   settled(): void;
+  /**
+   * Events the conversation read later than the line that carried them (an ACP agent's, read by the
+   * SDK on a later tick), in order, bounds applied: the runner queues them as it queues `read`'s.
+   */
+  emit(events: Event[]): void;
+  /** The lines read so far have made their events (`Conversation.inFlight` went to 0): read on. */
+  ready(): void;
 }
 
 export interface Conversation extends TurnRecord {
@@ -58,6 +65,18 @@ export interface Conversation extends TurnRecord {
    * a decision the protocol cannot carry.
    */
   answer(id: string, decision: Decision): boolean;
+  /**
+   * Resolves once every line already read has made its events (those that arrive through
+   * `ConversationHost.emit`); the runner waits for it before it tells the outcome. Absent: `read`
+   * returns everything at once.
+   */
+  quiet?(): Promise<void>;
+  /**
+   * Lines read that have not yet made their events: the runner counts each as an event already in
+   * the queue, and hands over no more once the two reach its depth, until `ready`, so events that
+   * arrive later still count against the queue's bound.
+   */
+  readonly inFlight?: number;
   /** Another user message mid-run. */
   send(text: string): void;
   /** Whether stdin is still open for answers and messages. */

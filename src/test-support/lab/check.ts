@@ -14,7 +14,7 @@ import type { Conversation } from '../../model/conversation.js';
 import type { SessionDocument } from '../../model/document.js';
 import type { SessionReport } from '../../report/types.js';
 import { REPO } from '../corpus.js';
-import type { LabAgentId } from './agents.js';
+import type { LabCliId } from './agents.js';
 import type { LedgerEntry } from './server.js';
 
 type Session = SessionDocument['sessions'][number];
@@ -143,7 +143,7 @@ export const entriesOf = (ledger: readonly LedgerEntry[], scripts: readonly stri
   ledger.filter((e) => !e.aux && e.script !== null && scripts.includes(e.script));
 
 export interface FixtureMeta {
-  agent: LabAgentId;
+  agent: LabCliId;
   package: string;
   version: string;
   /** The scripts run in this home, in order (a resumed session runs two). */
