@@ -70,8 +70,26 @@ export interface Conversation extends TurnRecord {
   readonly breakdown: Breakdown | null;
 }
 
+/**
+ * What the runner also offers a conversation whose events do not come from the agent's stdout
+ * (OpenCode's HTTP server: stdout only says where it listens, the events arrive over its `/event`
+ * stream). Back-pressure holds for them as for stdout: the reader waits for {@link room} before it
+ * reads more, so a slow consumer slows the agent's stream instead of growing memory.
+ */
+export interface RunnerHost extends ConversationHost {
+  /** Events read from elsewhere than stdout, for the caller, in order; bounds already applied. */
+  deliver(events: Event[]): void;
+  /** Resolves once the caller's queue has room (at once when it has); also once the run is over. */
+  room(): Promise<void>;
+  /**
+   * The turn settled and the agent is a server that never exits by itself: stop it now, the way a
+   * settled run ends, rather than after {@link ConversationHost.settled}'s grace.
+   */
+  done(): void;
+}
+
 /** Builds a conversation for a spawned run; `host` is the runner. */
-export type ConversationFactory = (host: ConversationHost) => Conversation;
+export type ConversationFactory = (host: RunnerHost) => Conversation;
 
 /**
  * A line-based agent: stdout through the agent's dialect, stdin as the invocation planned it
