@@ -127,6 +127,9 @@ describe.skipIf(!bin)(
       expect(d.outcome.stop).toEqual({ kind: 'completed' });
       expect(d.outcome.model).toBe(MODEL);
       expect(d.outcome.usage.input).toBe(entries.reduce((a, e) => a + e.figures.input, 0));
+      // The session the server wrote was read after the run, and it says what the stream said.
+      expect(d.outcome.truth.file).not.toBeNull();
+      expect(d.outcome.truth.problems).toEqual([]);
       // The server is stopped once the turn settled, and nothing of it is left.
       expect(d.pid).not.toBeNull();
       expect(alive(d.pid!)).toBe(false);

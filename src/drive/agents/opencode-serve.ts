@@ -21,6 +21,8 @@
  *
  * The server listens on 127.0.0.1 only, behind a password made for the run (OpenCode's
  * `OPENCODE_SERVER_PASSWORD`, HTTP basic auth), so no other local program can answer its questions.
+ * known limit: the password is in the server's environment, which 1.18.33 may pass on to the commands
+ * it runs; a command already allowed could read it and answer a later question itself.
  *
  * What it does not do: take mid-run input (`send`), change a tool's input on an allow, answer "always"
  * (every answer is for one call), or read subagents' parts (as `opencode run` does not; their
