@@ -174,4 +174,40 @@ describe('opencode serve, misbehaving', () => {
     expect(c.terminal().stop).toEqual({ kind: 'completed' });
     expect(c.breakdown).toBeNull();
   });
+
+  it('reads the event stream only while the caller has room for more', async () => {
+    const asked: string[] = [];
+    const base = await serve((req, res) => {
+      asked.push(req.url ?? '');
+      if (req.url === '/event') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        sse(res, 'server.connected');
+        return;
+      }
+      res.writeHead(500).end('stop here');
+    });
+    const { h, broken } = host();
+    let makeRoom: () => void = () => {};
+    const full = new Promise<void>((r) => {
+      makeRoom = r;
+    });
+    let waited = 0;
+    const c = begin(base, {
+      ...h,
+      room: () => {
+        waited++;
+        return full;
+      },
+    });
+    // The stream is open, but nothing on it is read while the caller's queue is full: after round
+    // trips of our own to the same server, the session was still not asked for.
+    while (!asked.includes('/event')) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 3; i++) await (await fetch(`${base}/ping`)).text();
+    expect(asked.filter((u) => u !== '/ping')).toEqual(['/event']);
+    expect(waited).toBe(1);
+    makeRoom();
+    await broken;
+    expect(asked.filter((u) => u !== '/ping')).toEqual(['/event', '/session']);
+    expect(c.breakdown?.kind).toBe('protocol');
+  });
 });
