@@ -3,8 +3,10 @@
  *
  * Most agents are line-based: stdout is JSON lines read by their dialect, stdin carries the prompt
  * or Claude's control channel ({@link LineConversation}). Others speak JSON-RPC over both pipes
- * (ACP agents, `src/drive/acp/`; codex app-server): a request is answered on stdin, a reply read
- * from stdout settles the turn. The runner (`run.ts`) keeps everything else the same for both:
+ * (ACP agents, `src/drive/acp/`; codex app-server) or commands of their own (`pi --mode rpc`): a
+ * request is answered on stdin, a reply read from stdout settles the turn. One is a server spoken to
+ * over HTTP (`opencode serve`): its stdout only says where it listens, and its events arrive over
+ * its own stream, handed to the runner through {@link RunnerHost}. The runner (`run.ts`) keeps everything else the same for both:
  * spawning the process group, pacing stdout against the event queue, the timeout, cancel, killing
  * and reaping, and telling how the run ended.
  *
