@@ -45,10 +45,12 @@ describe.skipIf(!bin)(
     let n = 0;
     function start(
       script: string,
-      o: { more?: Partial<Request> } = {},
-    ): { run: Run; cwd: string; from: number } {
-      const where = makeHome(join(root, `${n++}`));
-      recipe.setup(where.home, server.url);
+      o: { more?: Partial<Request>; home?: string } = {},
+    ): { run: Run; cwd: string; from: number; home: string } {
+      const where = o.home
+        ? { home: o.home, cwd: join(o.home, '..', 'work') }
+        : makeHome(join(root, `${n++}`));
+      if (!o.home) recipe.setup(where.home, server.url);
       const from = server.ledger.length;
       const run = stream({
         agent: 'pi',
@@ -63,7 +65,7 @@ describe.skipIf(!bin)(
         timeoutMs: 90_000,
         ...o.more,
       });
-      return { run, cwd: where.cwd, from };
+      return { run, cwd: where.cwd, from, home: where.home };
     }
 
     /** The user messages' words in the request the lab server received for a ledger entry. */
@@ -104,6 +106,24 @@ describe.skipIf(!bin)(
       expect(outcome.exitCode).toBe(0);
       // Once the turn settled, a message has no turn to go to.
       expect(() => run.send('too late')).toThrow();
+    });
+
+    it('a resumed RPC run continues the session it names', async () => {
+      const first = start('text');
+      for await (const _ of first.run) {
+        // Drained: only the outcome matters here.
+      }
+      const session = (await first.run.outcome).session!;
+      const again = start('resume', { home: first.home, more: { resume: session } });
+      const events: Event[] = [];
+      for await (const e of again.run) events.push(e);
+      const outcome = await again.run.outcome;
+      const mine = entriesOf(server.ledger.slice(again.from), ['resume']);
+      expect(events[0]).toEqual({ kind: 'started', session, model: null });
+      expect(outcome.session).toBe(session);
+      expect(outcome.text).toBe(mine.at(-1)!.answer);
+      // The second run's request carries the first run's prompt before its own.
+      expect(userWords(mine[0]!)).toHaveLength(2);
     });
 
     endingTests({
