@@ -17,7 +17,7 @@ import { checkAcp } from './acp/index.js';
 import type { Invocation } from './agents/index.js';
 import { announced } from './announced-run.js';
 import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
-import { type Conversation, type ConversationHost, LineConversation } from './conversation.js';
+import { type Conversation, LineConversation, type RunnerHost } from './conversation.js';
 import { DriveError } from './errors.js';
 import type { AgentId, Decision, Event, Outcome } from './events.js';
 import { ProcessGroup, spawnGroup } from './group.js';
@@ -63,6 +63,8 @@ class AgentRun implements Run {
   private readonly timeoutMs: number | null;
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = () => this.stop('cancelled');
+  /** Readers of a conversation's own event stream waiting for room in the queue (`RunnerHost.room`). */
+  private waitingForRoom: (() => void)[] = [];
   /** When the agent was spawned; null until it was. */
   private startedMs: number | null = null;
   /** The tool results the stream gave with an id, for `settle` (bounded by `MAX_STREAM_RESULTS`). */
@@ -108,15 +110,13 @@ class AgentRun implements Run {
   /** Prepare the run (`prepare.ts`), choose its conversation, and spawn the agent; throws when it cannot start. */
   private start(request: Request): void {
     const { path, inv, plan } = prepare(request, this.setup, this.signal);
-    const host: ConversationHost = {
+    const host: RunnerHost = {
       broke: () => this.stop('broken'),
       settled: () => this.awaitExit(),
-      emit: (events) => {
-        // Read after the run was stopped: dropped, as the lines not yet read are.
-        if (this.stopping !== null || this.finished) return;
-        for (const event of events) this.deliver(event);
-      },
+      emit: (events) => this.deliver(events),
       ready: () => this.pump(),
+      room: () => this.room(),
+      done: () => this.done(),
     };
     this.conversation =
       inv.conversation?.(host) ??
@@ -162,6 +162,7 @@ class AgentRun implements Run {
   /** Parse ready lines while the queue has room; finish once the pipes closed and all is read. */
   private pump(): void {
     if (this.finished) return;
+    if (!this.queue.full) this.wakeReaders();
     const drained = this.stdout.drain(
       () => this.stopping === null,
       (line) => this.handleLine(line),
@@ -178,11 +179,36 @@ class AgentRun implements Run {
 
   private handleLine(line: string): void {
     this.lines++;
-    for (const event of this.conversation.read(line)) this.deliver(event);
+    for (const event of this.conversation.read(line)) this.take(event);
   }
 
-  /** One event to the caller's queue, with what the run keeps of it. */
-  private deliver(event: Event): void {
+  /** Events a conversation made later than the line that carried them, or read from its own stream (not stdout), while the run goes on. */
+  private deliver(events: Event[]): void {
+    if (this.stopping !== null || this.finished) return;
+    for (const event of events) this.take(event);
+  }
+
+  /** Resolves when the queue has room again, or at once when it has, or the run is over. */
+  private room(): Promise<void> {
+    if (!this.queue.full || this.finished) return Promise.resolve();
+    return new Promise((resolve) => this.waitingForRoom.push(resolve));
+  }
+
+  private wakeReaders(): void {
+    const waiting = this.waitingForRoom;
+    this.waitingForRoom = [];
+    for (const wake of waiting) wake();
+  }
+
+  /** A server agent's turn settled: stop it now, as a settled run (the outcome is the turn's). */
+  private done(): void {
+    if (this.finished || this.stopping !== null) return;
+    this.conversation.close();
+    this.group?.terminate();
+  }
+
+  /** One event on its way to the caller: a started session binds its name, a result is kept for `settle`. */
+  private take(event: Event): void {
     if (event.kind === 'started' && this.setup.bindName !== null) {
       try {
         this.setup.bindName(event.session);
@@ -289,6 +315,7 @@ class AgentRun implements Run {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.group?.release();
     this.conversation.abandon();
+    this.wakeReaders();
     const ended = this.ended();
     const outcome = this.settled(outcomeOf(ended));
     const error = (failure ?? judge(outcome, ended))?.naming(this.shown) ?? null;
