@@ -81,7 +81,7 @@ describe('the pinned harness versions write nothing their readers do not know', 
     ['qwen', 'Qwen Code 0.24.4'],
     ['pi', 'Pi 0.73.1'],
     ['copilot', 'Copilot CLI 1.0.102'],
-  ] as const)('every line %s wrote in the lab (%s) is known', (agent) => {
+  ] as const)('every line %s wrote in the lab (%s) is known', (agent, _version) => {
     const files = labFiles(agent);
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) expect(parsed(agent, file).result.facts.drift ?? null, file).toBeNull();
