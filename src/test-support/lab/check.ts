@@ -154,6 +154,24 @@ export interface FixtureMeta {
   expect: Omit<Expect, 'entries'>;
 }
 
+/**
+ * Where the drift run (`npm run agents -- --newest`) keeps the homes the newest agents wrote, passing
+ * or failing, for `cctop doctor` to read after the lab; null (the default) keeps none.
+ */
+export const KEEP_HOMES: string | null = process.env.CCTOP_LAB_KEEP_HOMES || null;
+
+/** Copy what the agent wrote under `keep` to `KEEP_HOMES/<agent>/<name>/home`. */
+export function keepHome(agent: string, name: string, home: string, keep: readonly string[]): void {
+  if (KEEP_HOMES === null) return;
+  const dir = join(KEEP_HOMES, agent, name, 'home');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const rel of keep) {
+    const from = join(home, rel);
+    if (existsSync(from)) cpSync(from, join(dir, rel), { recursive: true });
+  }
+}
+
 /** Keep what the agent wrote under `keep` (paths relative to its home) as a fixture. */
 export function recordFixture(
   name: string,
