@@ -7,9 +7,10 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, REPO } from '../src/test-support/corpus.js';
-import { demoFiles, labFile, labFiles, labHome } from '../src/test-support/lines.js';
+import { demoFiles, LAB_CASES, labFile, labFiles, labHome } from '../src/test-support/lines.js';
 import { parsed } from '../src/test-support/parse.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
@@ -85,6 +86,15 @@ describe('the pinned harness versions write nothing their readers do not know', 
     const files = labFiles(agent);
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) expect(parsed(agent, file).result.facts.drift ?? null, file).toBeNull();
+  });
+
+  it('every row OpenCode 1.18.33 wrote in the lab is known: doctor over each case has no drift section', () => {
+    for (const c of LAB_CASES) {
+      cpSync(labHome('opencode', c), home.dir, { recursive: true });
+      const r = doctor('--no-cache');
+      expect(r.stdout, c).toContain('OpenCode: 1 session');
+      expect(section(r.stdout), c).toEqual([]);
+    }
   });
 
   it('doctor over the lab’s Claude Code sessions has no drift section', () => {
@@ -246,4 +256,26 @@ describe('a version that writes what cctop does not read is named in doctor', ()
       ]);
     },
   );
+
+  it('opencode: names the version its session row gave and a part type added after it', () => {
+    cpSync(labHome('opencode', 'call'), home.dir, { recursive: true });
+    const path = join(home.dir, '.local', 'share', 'opencode', 'opencode.db');
+    const db = new Database(path);
+    const { id: session } = db.prepare('SELECT id FROM session').get() as { id: string };
+    const { id: message } = db.prepare('SELECT id FROM message ORDER BY id DESC').get() as { id: string };
+    db.prepare('UPDATE session SET version = ?').run('1.19.0');
+    const add = db.prepare(
+      'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, 1, 1, ?)',
+    );
+    for (const i of [1, 2, 3])
+      add.run(`prt_zzzz${i}`, message, session, JSON.stringify({ type: 'plan-step' }));
+    db.close();
+    const out = section(doctor('--no-cache').stdout);
+    // The session row, three messages and seven parts come first: the first new part is row 12.
+    expect(out).toEqual([
+      'Records cctop does not read (a newer CLI wrote them)',
+      '  OpenCode 1.19.0: 1 record type cctop does not read',
+      `    type part/plan-step ×3, first at ~/.local/share/opencode/opencode.db#${session}:12`,
+    ]);
+  });
 });
