@@ -141,6 +141,9 @@ function labRun(files, env, report, budgetMs) {
   return { failed, finished: true };
 }
 
+/** A test's key on either run: suites name the version they run (`…@2.1.332 in the lab`), so versions are left out. */
+const sameTest = (f) => `${f.file}\u0000${f.name.replace(/@\d+\.\d+\.\d+[\w.-]*/g, '@')}`;
+
 /** `cctop doctor`'s drift section over every home the newest agents wrote in the lab (one merged home). */
 function doctorOver(kept) {
   if (!existsSync(kept)) return null;
@@ -218,8 +221,8 @@ function driftRun() {
           join(agentsDir(), 'lab-pinned.json'),
           left() - 10_000,
         );
-  const alsoOnPins = new Set(onPins.failed.map((f) => f.name));
-  const newOnly = onPins.finished ? latest.failed.filter((f) => !alsoOnPins.has(f.name)) : latest.failed;
+  const alsoOnPins = new Set(onPins.failed.map(sameTest));
+  const newOnly = onPins.finished ? latest.failed.filter((f) => !alsoOnPins.has(sameTest(f))) : latest.failed;
   console.log(
     latest.finished && newOnly.length === 0
       ? 'The lab passes on the newest versions as it does on the pins.'

@@ -4,10 +4,11 @@
  * in `runs/<run id>.json` beside the sockets (written when it sends one, touched while it lives,
  * removed at the end), and a one-shot reads them in one look at the directory.
  *
- * A file is believed only while it is fresh and its driver's pid runs: a driver killed mid-run
- * leaves its file, which the next reader drops (and removes), so a run never outlives its program by
- * more than `RUN_FILE_FRESH_MS`. Every byte of a file came from another process: it is read within a
- * bound and narrowed by the protocol's own reader (`readRunSnapshot`), as a socket line is.
+ * A file is believed only while its driver's pid runs and it was touched lately: a driver killed
+ * mid-run leaves its file, which the next reader drops and removes, and a run whose pid the kernel
+ * gave to another program is not believed once its file is older than `RUN_FILE_FRESH_MS`. Every
+ * byte of a file came from another process: it is read within a bound and narrowed by the
+ * protocol's own reader (`readRunSnapshot`), as a socket line is.
  *
  * Not here: the sockets the live views follow runs on (`peers.ts`, `drive/announce.ts`), or what a
  * view does with a run (`live/driven-doc.ts`).
@@ -35,11 +36,12 @@ export const RUNS_FOLDER = 'runs';
 
 /**
  * How old a run file may be and still be believed. Its driver touches it every
- * `ANNOUNCE_RESCAN_MS` (1 s) while it lives; five of those let a driver whose event loop is busy for
- * a few seconds keep its run shown, and a driver whose pid was reused by another program is
- * forgotten within that.
+ * `ANNOUNCE_RESCAN_MS` (1 s) while its event loop runs; a program that blocks it (synchronous work, a
+ * loaded machine: the lab saw a test's driver blocked over 5 s while it ran cctop) keeps its run
+ * shown for this long, and a pid the kernel gave to another program after the driver died is not
+ * believed past it.
  */
-export const RUN_FILE_FRESH_MS = 5_000;
+export const RUN_FILE_FRESH_MS = 30_000;
 
 /**
  * The largest run file read: a snapshot is sent as one protocol line, which is at most
@@ -128,11 +130,14 @@ export function announcedRuns(env: Env, nowMs: number = Date.now()): RunSnapshot
       // Not JSON: a file no driver wrote whole (writes are renamed into place), so not a run.
     }
     if (run === null || run.id !== m[1]) continue;
-    if (read.ageMs > RUN_FILE_FRESH_MS || !pidRuns(run.pid)) {
+    if (!pidRuns(run.pid)) {
       // Its driver is gone (killed before it could remove the file): nobody else will remove it.
       rmSync(path, { force: true });
       continue;
     }
+    // Not touched for a while: a driver blocked (it touches it again, or ends and removes it), or a
+    // reused pid (its file is removed once that program ends too).
+    if (read.ageMs > RUN_FILE_FRESH_MS) continue;
     if (run.phase !== 'ended') runs.push(run);
   }
   return runs.sort((a, b) => a.startedAtMs - b.startedAtMs || a.id.localeCompare(b.id));

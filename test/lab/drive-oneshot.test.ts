@@ -8,10 +8,11 @@
  *
  * Skipped, saying why, without the pinned Claude Code.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Event, Run } from '../../src/drive/index.js';
 import { stream } from '../../src/drive/index.js';
@@ -28,6 +29,8 @@ const pin = PINS.claude;
 const bin = agentBin('claude');
 const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
 const CLI = join(REPO, 'dist', 'cli.js');
+/** A command run to its end; a non-zero exit rejects, with its stderr. */
+const run = promisify(execFile);
 
 describe.runIf(bin !== null)(
   `a driven ${pin.package}@${pin.version} run in cctop --list and --json${bin ? '' : ` (skipped: ${why})`}`,
@@ -52,9 +55,12 @@ describe.runIf(bin !== null)(
       for (const d of [root, runtime]) if (d) rmSync(d, { recursive: true, force: true });
     });
 
-    /** `cctop <args>` over the run's home and runtime directory, as a user at a 120-column pipe runs it. */
-    const cctop = (...args: string[]): string => {
-      const r = spawnSync(process.execPath, [CLI, ...args], {
+    /**
+     * `cctop <args>` over the run's home and runtime directory, as a user at a 120-column pipe runs
+     * it: another process, while this one (the driver) goes on touching its run's file.
+     */
+    const cctop = async (...args: string[]): Promise<string> => {
+      const r = await run(process.execPath, [CLI, ...args], {
         env: {
           PATH: process.env.PATH ?? '',
           HOME: home,
@@ -67,7 +73,6 @@ describe.runIf(bin !== null)(
         encoding: 'utf8',
         timeout: 60_000,
       });
-      expect(r.status, r.stderr).toBe(0);
       return r.stdout;
     };
 
@@ -75,14 +80,14 @@ describe.runIf(bin !== null)(
      * The list with its one clock cell (LAST: seconds since the session's newest record, which moves
      * while the test runs) shown as `<ago>`; every other character is as printed.
      */
-    const listed = (): string[] =>
-      cctop('--list')
+    const listed = async (): Promise<string[]> =>
+      (await cctop('--list'))
         .trimEnd()
         .split('\n')
         .map((l) => l.replace(/^( {2}\S\S? +[0-9a-f]{4}) +\d+[sm] /, '$1 <ago> '));
 
     it('while it waits on an approval the list marks it ▲d and its conversation reads; once it ends it is ordinary', async () => {
-      const run: Run = stream({
+      const driven: Run = stream({
         agent: 'claude',
         prompt: promptFor('approve'),
         bin: bin!,
@@ -98,15 +103,16 @@ describe.runIf(bin !== null)(
       });
       const events: Event[] = [];
       const read = (async () => {
-        for await (const e of run) events.push(e);
+        for await (const e of driven) events.push(e);
       })();
       const env = { CCTOP_RUNTIME_DIR: runtime };
       const waiting = () => announcedRuns(env).find((r) => r.program === 'lab-bot' && r.pending.length > 0);
       await expect.poll(waiting, { timeout: 60_000, interval: 200 }).toBeTruthy();
-      const session = waiting()!.session!;
+      const asked = waiting()!;
+      const session = asked.session!;
       const id = session.slice(0, 4);
 
-      expect(listed()).toEqual([
+      expect(await listed()).toEqual([
         'Claude Code — 1 session · $0.04 est.',
         '     ID   LAST   DUR    COST TOKENS CTX% MODEL         PROJECT · TITLE',
         `  ▲d ${id} <ago>    0m   $0.04    23k  14% sonnet-4.5    work · [lab:approve] Follow the lab script approve.`,
@@ -114,7 +120,7 @@ describe.runIf(bin !== null)(
         '● working  ▲ waiting on you  ✖ error  · idle  ─ unknown  CTX%: of compact point',
         "h: state said by the agent's hooks  r: by its own session list  d: by its driver  unmarked: inferred (cctop explain ID)",
       ]);
-      const doc = JSON.parse(cctop('--json')) as SessionDocument;
+      const doc = JSON.parse(await cctop('--json')) as SessionDocument;
       expect(
         doc.sessions.map((s) => [
           s.id,
@@ -125,15 +131,15 @@ describe.runIf(bin !== null)(
         ]),
       ).toEqual([[session, 'waiting', 'driven', 'Bash', 'lab-bot']]);
       // The run's own row is the session on disk: its conversation reads now, while the run waits.
-      const chat = JSON.parse(cctop('chat', session, '--json')) as Conversation;
+      const chat = JSON.parse(await cctop('chat', session, '--json')) as Conversation;
       expect(chat.turns.length).toBeGreaterThan(0);
-      expect(JSON.parse(cctop('report', session, '--json')).session.id).toBe(session);
+      expect(JSON.parse(await cctop('report', session, '--json')).session.id).toBe(session);
 
-      run.respond(waiting()!.pending[0]!.id, { behavior: 'allow' });
+      driven.respond(asked.pending[0]!.id, { behavior: 'allow' });
       await read;
-      expect((await run.outcome).stop.kind).toBe('completed');
+      expect((await driven.outcome).stop.kind).toBe('completed');
       expect(announcedRuns(env)).toEqual([]);
-      const after = listed();
+      const after = await listed();
       expect(after[2]).toMatch(new RegExp(`^ {2}· {2}${id} <ago> `));
       expect(after.join('\n')).not.toContain('d: by its driver');
     }, 180_000);
