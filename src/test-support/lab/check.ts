@@ -25,7 +25,14 @@ const CLI = join(REPO, 'dist', 'cli.js');
 /** A `cctop` command's JSON over one home, as a user would run it (`chat ID`, `report ID`). */
 export function cctopRead<T>(home: string, args: string[]): T {
   const r = spawnSync(process.execPath, [CLI, ...args, '--json'], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, TZ: 'UTC', CCTOP_CACHE_DIR: join(home, '.cctop-cache') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TZ: 'UTC',
+      CCTOP_CACHE_DIR: join(home, '.cctop-cache'),
+      // A runtime directory of its own: no run another test (or this machine) drives is in its answer.
+      CCTOP_RUNTIME_DIR: join(home, '.cctop-run'),
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });
