@@ -99,7 +99,8 @@ const AFTER_LAB_MS = 90_000;
 const ROOT = join(here, '..');
 const LAB = join(ROOT, 'test', 'lab');
 const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
-const AGENT_NAMED = /agentBin\('([a-z-]+)'\)|PINS\.([a-z]+)|lab\/agents\/([a-z-]+)\.js|agent: '([a-z-]+)'|id: '([a-z-]+)'/g;
+const AGENT_NAMED =
+  /agentBin\('([a-z-]+)'\)|PINS\.([a-z]+)|lab\/agents\/([a-z-]+)\.js|agent: '([a-z-]+)'|id: '([a-z-]+)'/g;
 
 /** The lab files that run one of `agents` (by the agents each file names), sorted. */
 function labFilesRunning(agents) {
