@@ -77,14 +77,15 @@ describe.runIf(bin !== null)(
     };
 
     /**
-     * The list with its one clock cell (LAST: seconds since the session's newest record, which moves
-     * while the test runs) shown as `<ago>`; every other character is as printed.
+     * The list with its two clock cells shown as `<ago>` and `<dur>` (LAST: seconds since the
+     * session's newest record, which moves while the test runs; DUR: how long the agent took to get
+     * to its question, minutes on a loaded machine); every other character is as printed.
      */
     const listed = async (): Promise<string[]> =>
       (await cctop('--list'))
         .trimEnd()
         .split('\n')
-        .map((l) => l.replace(/^( {2}\S\S? +[0-9a-f]{4}) +\d+[sm] /, '$1 <ago> '));
+        .map((l) => l.replace(/^( {2}\S\S? +[0-9a-f]{4}) +\S+ +\S+ /, '$1 <ago> <dur> '));
 
     it('while it waits on an approval the list marks it ▲d and its conversation reads; once it ends it is ordinary', async () => {
       const driven: Run = stream({
@@ -115,7 +116,7 @@ describe.runIf(bin !== null)(
       expect(await listed()).toEqual([
         'Claude Code — 1 session · $0.04 est.',
         '     ID   LAST   DUR    COST TOKENS CTX% MODEL         PROJECT · TITLE',
-        `  ▲d ${id} <ago>    0m   $0.04    23k  14% sonnet-4.5    work · [lab:approve] Follow the lab script approve.`,
+        `  ▲d ${id} <ago> <dur>   $0.04    23k  14% sonnet-4.5    work · [lab:approve] Follow the lab script approve.`,
         '',
         '● working  ▲ waiting on you  ✖ error  · idle  ─ unknown  CTX%: of compact point',
         "h: state said by the agent's hooks  r: by its own session list  d: by its driver  unmarked: inferred (cctop explain ID)",
@@ -140,7 +141,7 @@ describe.runIf(bin !== null)(
       expect((await driven.outcome).stop.kind).toBe('completed');
       expect(announcedRuns(env)).toEqual([]);
       const after = await listed();
-      expect(after[2]).toMatch(new RegExp(`^ {2}· {2}${id} <ago> `));
+      expect(after[2]).toMatch(new RegExp(`^ {2}· {2}${id} <ago> <dur> `));
       expect(after.join('\n')).not.toContain('d: by its driver');
     }, 180_000);
   },
