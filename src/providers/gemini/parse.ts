@@ -9,9 +9,11 @@ import { sep } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
 import { obj, readJson, readObjectAt } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
+import { DriftTally } from '../drift.js';
 import { readHead } from '../fsutil.js';
 import { isBlank, scanLines } from '../jsonl.js';
 import type { ParseResult, SourceFile } from '../types.js';
+import { GEMINI_DRIFT } from './known.js';
 import { type GeminiCarry, GeminiChat } from './parser.js';
 import { conversationFrom, lineFromJson } from './record.js';
 
@@ -53,6 +55,8 @@ function parseJsonl(
     ledger = new LedgerBuilder();
   }
   const chat = new GeminiChat(facts, carry?.window ?? [], tail);
+  // Every line is parsed whole here: what this reader does not know is looked at in the same object.
+  const drift = new DriftTally(facts, GEMINI_DRIFT);
   const before = facts.lines;
   const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated, index) => {
     if (chat.restart) return false;
@@ -63,6 +67,7 @@ function parseJsonl(
       if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, r.reason);
       return false;
     }
+    drift.object(r.value, before + index + 1);
     chat.line(lineFromJson(r.value));
     return true;
   });
