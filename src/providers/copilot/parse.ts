@@ -2,7 +2,9 @@ import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../../model/facts.js';
 import { readHead } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
+import { memberRead, splitMember } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
+import { readOtelSession } from './otel.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
@@ -40,6 +42,12 @@ export function parse(
   file: SourceFile,
   previous: ParseResult<CopilotCarry> | null,
 ): ParseResult<CopilotCarry> {
+  // A session in an OpenTelemetry export: read whole each time the export changes, nothing carried.
+  const member = splitMember(file.path);
+  if (member !== null) {
+    const { facts, ledger } = readOtelSession(member.database, member.member);
+    return { ...memberRead(file, facts, ledger), carry: emptyCopilotCarry() };
+  }
   const result = readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger);
     const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
