@@ -4,12 +4,13 @@
  * figures below are the lab server's answers as the exports wrote them. `test/sources-sources-a.test.ts`
  * checks the same home against ccusage.
  */
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
-import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { FakeHome, REPO, tempDir } from '../../test-support/corpus.js';
 import { readOtelSession } from './otel.js';
 import { conversationsIn } from './otel-names.js';
 
@@ -78,6 +79,35 @@ describe('Copilot CLI OpenTelemetry exports', () => {
     expect(exported.tokens).toEqual(kept.tokens);
     expect(exported.title).toBeNull();
   });
+});
+
+describe('cctop doctor and the exports', () => {
+  const CLI = join(REPO, 'dist', 'cli.js');
+  it.skipIf(!existsSync(CLI))(
+    `names the export the variable points at, with its session${existsSync(CLI) ? '' : ' (skipped: cctop is not built; npm run build)'}`,
+    () => {
+      // The recorded home is the repository's: cctop's own files go to a folder of the test's.
+      const own = tempDir('cctop-otel-doctor-');
+      const r = spawnSync(process.execPath, [CLI, 'doctor', '--no-cache'], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          CCTOP_CACHE_DIR: join(own.dir, 'cache'),
+          CCTOP_RUNTIME_DIR: join(own.dir, 'run'),
+          CCTOP_CONFIG: join(own.dir, 'config.toml'),
+          HOME: RECORDED,
+          TZ: 'UTC',
+          NO_COLOR: '1',
+          COPILOT_OTEL_FILE_EXPORTER_PATH: join(RECORDED, 'exports', 'copilot.jsonl'),
+        },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      own.cleanup();
+      expect(r.stdout).toContain(
+        '  Copilot CLI: 4 sessions\n    ~/.copilot (default)  6 files, 3 sessions\n    ~/exports/copilot.jsonl ($COPILOT_OTEL_FILE_EXPORTER_PATH)  1 file, 1 session\n',
+      );
+    },
+  );
 });
 
 describe('reading an export', () => {
