@@ -4,7 +4,7 @@
  * figures below are the lab server's answers as the exports wrote them. `test/sources-sources-a.test.ts`
  * checks the same home against ccusage.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,13 @@ describe('Copilot CLI OpenTelemetry exports', () => {
     for (const id of [TEXT, RESUMED]) expect(both.get(id)!.tokens, id).toEqual(stateOnly.get(id)!.tokens);
     // The resumed session's second export (its second process) adds nothing session-state lacks.
     expect(both.get(RESUMED)!.tokens.output).toBe(57);
+  });
+
+  it('a pipe named like an export holds nothing up and costs no other session', async () => {
+    execFileSync('mkfifo', [join(home.dir, '.copilot', 'otel', 'held.jsonl')]);
+    execFileSync('mkfifo', [join(home.dir, 'exports', 'pipe.jsonl')]);
+    const d = await snap(home, { COPILOT_OTEL_FILE_EXPORTER_PATH: join(home.dir, 'exports', 'pipe.jsonl') });
+    expect(d.sessions.map((s) => s.id).sort()).toEqual([RESUMED, FAIL, TEXT].sort());
   });
 
   it('a session is read from its exports when its session-state is gone, the same as from it', async () => {

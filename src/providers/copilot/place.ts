@@ -9,7 +9,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { ProblemLog } from '../../model/problems.js';
+import { describeFsError, type ProblemLog } from '../../model/problems.js';
 import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { memberPath } from '../sqlite-members.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
@@ -41,7 +41,16 @@ function add(out: SourceFile[], path: string, root: string, hint: string, proble
 function addExport(out: SourceFile[], path: string, root: string, problems: ProblemLog): void {
   const f = sourceFile({ provider: 'copilot', path, root, sessionHint: null, role: 'part' }, problems);
   if (!f) return;
-  for (const id of conversationsIn(path)) out.push({ ...f, path: memberPath(path, id), sessionHint: id });
+  let ids: string[];
+  try {
+    ids = conversationsIn(path);
+  } catch (err) {
+    // One export that cannot be read (taken away, no permission) costs its own sessions, not every
+    // Copilot session discovery would find: said, and passed over.
+    problems.add({ kind: 'unreadable', path, count: null, detail: describeFsError(err) });
+    return;
+  }
+  for (const id of ids) out.push({ ...f, path: memberPath(path, id), sessionHint: id });
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
