@@ -9,8 +9,7 @@ import { MAX_MEMBER_CHARS, validMember } from '../sqlite-members.js';
 
 /**
  * Sessions named from one export at most. An export is one process's run or a user's long-lived file;
- * a few hundred sessions is a heavy one. Past this, later sessions in the file are not listed (each
- * member re-reads its export, so ten thousand members of one file would already be slow).
+ * a few hundred sessions is a heavy one. Past this, later sessions in the file are not listed.
  */
 export const MAX_EXPORT_SESSIONS = 10_000;
 

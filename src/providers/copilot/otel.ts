@@ -24,6 +24,7 @@
  * no per-request usage) and an export as well counts the export's requests on top of those totals:
  * the two share no key. No build that writes an export and no per-request usage is known.
  */
+import { statSync } from 'node:fs';
 import { emptyFacts, type FileFacts, noteModel, noteTime } from '../../model/facts.js';
 import { count, type JsonObject, num, obj, parseObjectAt, str, text } from '../../model/json.js';
 import { hashString, type Ledger, LedgerBuilder } from '../../model/ledger.js';
@@ -121,24 +122,42 @@ function candidateOf(r: JsonObject, a: JsonObject, source: Source): Candidate | 
   };
 }
 
+/** What one pass over an export found: each session's records, and the lines read. */
+interface ExportReading {
+  sessions: Map<string, Candidate[]>;
+  lines: number;
+  badLines: number;
+}
+
 /**
- * One session's requests from an export, as facts and ledger records keyed as the session-state
- * reader keys them (`copilot`, the session id, the response id), so the two count each request once.
+ * Exports whose reading is kept, so that the sessions of one export (each a member the index reads
+ * on its own) cost one pass over it, not one each. A reading is a few dozen bytes a request; four
+ * exports is the few a run of the index reads side by side.
  */
-export function readOtelSession(path: string, conversation: string): { facts: FileFacts; ledger: Ledger } {
-  const facts = emptyFacts();
-  facts.sessionId = conversation;
-  // The export says nothing of tool outcomes this reader keeps: failures are unknown, not none.
-  facts.recordsOutcomes = false;
+export const MAX_CACHED_EXPORTS = 4;
+
+const cached: { key: string; reading: ExportReading }[] = [];
+
+/** A line worth parsing: it carries tokens, or names a session (for its trace). Metrics do neither. */
+const USAGE = Buffer.from('"gen_ai.usage.');
+const CONVERSATION = Buffer.from('"gen_ai.conversation.id"');
+
+function readExport(path: string): ExportReading {
+  const st = statSync(path);
+  const key = `${path}\u0000${st.size}\u0000${st.mtimeMs}\u0000${st.ino}`;
+  const hit = cached.find((c) => c.key === key);
+  if (hit !== undefined) return hit.reading;
   const traces = new Map<string, string>();
   const found: Candidate[] = [];
+  const reading: ExportReading = { sessions: new Map(), lines: 0, badLines: 0 };
   scanLines(path, 0, (buf, start, end) => {
-    facts.lines++;
-    // Every record that carries tokens has attributes; a line without the word is not parsed.
-    if (buf.subarray(start, end).indexOf(ATTRIBUTES) === -1) return true;
+    reading.lines++;
+    const line = buf.subarray(start, end);
+    if (line.indexOf(ATTRIBUTES) === -1) return true;
+    if (line.indexOf(USAGE) === -1 && line.indexOf(CONVERSATION) === -1) return true;
     const r = parseObjectAt(buf, start, end);
     if (r === null) {
-      facts.badLines++;
+      reading.badLines++;
       return true;
     }
     const a = obj(r.attributes);
@@ -149,12 +168,34 @@ export function readOtelSession(path: string, conversation: string): { facts: Fi
       traces.set(trace, conv);
     const source = sourceOf(r, a);
     const c = source === null ? null : candidateOf(r, a, source);
-    if (c !== null && (c.conversation === null || c.conversation === conversation)) found.push(c);
+    if (c !== null) found.push(c);
     return true;
   });
-  const mine = found.filter(
-    (c) => (c.conversation ?? (c.trace === null ? null : (traces.get(c.trace) ?? null))) === conversation,
-  );
+  for (const c of found) {
+    const conv = c.conversation ?? (c.trace === null ? undefined : traces.get(c.trace));
+    if (conv === undefined) continue;
+    const list = reading.sessions.get(conv);
+    if (list === undefined) reading.sessions.set(conv, [c]);
+    else list.push(c);
+  }
+  cached.push({ key, reading });
+  if (cached.length > MAX_CACHED_EXPORTS) cached.shift();
+  return reading;
+}
+
+/**
+ * One session's requests from an export, as facts and ledger records keyed as the session-state
+ * reader keys them (`copilot`, the session id, the response id), so the two count each request once.
+ */
+export function readOtelSession(path: string, conversation: string): { facts: FileFacts; ledger: Ledger } {
+  const facts = emptyFacts();
+  facts.sessionId = conversation;
+  // The export says nothing of tool outcomes this reader keeps: failures are unknown, not none.
+  facts.recordsOutcomes = false;
+  const reading = readExport(path);
+  facts.lines = reading.lines;
+  facts.badLines = reading.badLines;
+  const mine = reading.sessions.get(conversation) ?? [];
   const ledger = new LedgerBuilder();
   for (const c of counted(mine)) {
     const model = c.model ?? 'unknown';
