@@ -5,8 +5,10 @@ import { DriftTally } from '../drift.js';
 import { readHead } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import { objectLine } from '../skim.js';
+import { memberRead, splitMember } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { COPILOT_DRIFT } from './known.js';
+import { readOtelSession } from './otel.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
 import { lineFromJson } from './record.js';
 
@@ -44,6 +46,12 @@ export function parse(
   file: SourceFile,
   previous: ParseResult<CopilotCarry> | null,
 ): ParseResult<CopilotCarry> {
+  // A session in an OpenTelemetry export: read whole each time the export changes, nothing carried.
+  const member = splitMember(file.path);
+  if (member !== null) {
+    const { facts, ledger } = readOtelSession(member.database, member.member);
+    return { ...memberRead(file, facts, ledger), carry: emptyCopilotCarry() };
+  }
   const result = readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger);
     // Every line is parsed whole here: what this reader does not know is looked at in the same object.
