@@ -66,10 +66,6 @@ class DamagedDatabase extends Error {}
  * proves nothing. The check reads each page once, as the read after it does; one finding is enough.
  */
 function sound(db: Database): void {
-  // The connection is kept between scans (`../sqlite.ts`), and SQLite trusts the pages it cached
-  // while the header's change counter stands still. Only SQLite's own writes move it: a file damaged
-  // or copied over in place keeps its first page, so the cache is dropped and every page read anew.
-  db.pragma('shrink_memory');
   const [first] = db.prepare('PRAGMA quick_check(1)').pluck(true).all();
   if (first !== 'ok') throw new DamagedDatabase('malformed');
 }
