@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { kimi } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -102,6 +103,17 @@ describe('Kimi CLI wire files', () => {
     expect(doc.sessions.map((s) => [s.id, s.tokens.output])).toEqual([['s9', 7]]);
   });
 
+  it("Kimi's own $KIMI_SHARE_DIR moves the root, and $KIMI_DATA_DIR, when set, wins over it", async () => {
+    const moved = join(home.dir, 'moved');
+    home.write(join(moved, 'sessions', 'g', 's8', 'wire.jsonl'), `${usage(T, 'm', { output: 11 })}\n`);
+    home.write(wire(home, 'ignored'), `${usage(T, 'm', { output: 3 })}\n`);
+    const shared = (await snap(home, { KIMI_SHARE_DIR: moved })).document;
+    expect(shared.sessions.map((s) => [s.id, s.tokens.output])).toEqual([['s8', 11]]);
+    const both = (await snap(home, { KIMI_SHARE_DIR: moved, KIMI_DATA_DIR: join(home.dir, '.kimi') }))
+      .document;
+    expect(both.sessions.map((s) => [s.id, s.tokens.output])).toEqual([['ignored', 3]]);
+  });
+
   it('an interrupted step counts as an abort and leaves the session idle', async () => {
     home.write(
       wire(home, 's1'),
@@ -109,5 +121,72 @@ describe('Kimi CLI wire files', () => {
     );
     const s = (await snap(home)).document.sessions[0]!;
     expect(s.aborts).toBe(1);
+  });
+  it('the conversation of the recorded home: the prompt, each step a reply, each call with its result', () => {
+    cpSync(join(REPO, 'lab', 'fixtures', 'sources', 'kimi', 'home'), home.dir, { recursive: true });
+    const path = join(home.dir, '.kimi', 'sessions', '3f2a9c', '7b1e0d2a-0001', 'wire.jsonl');
+    const c = kimi.conversation!(path, { before: null, agent: null });
+    expect(c.turns.map((t) => [t.role, t.text, t.tools.map((u) => [u.name, u.result, u.failed])])).toEqual([
+      ['user', 'list the failing tests and fix the first one', []],
+      // The failed call's output is empty: its message says what happened.
+      ['assistant', 'Looking at the tests.', [['Shell', 'exit 1', true]]],
+      ['assistant', '', [['ReadFile', 'x', false]]],
+      ['assistant', 'Fixed.', []],
+    ]);
+  });
+
+  it('thinking, words typed mid-turn, an image, an edit’s diff, a compaction and an interruption read as turns', () => {
+    const path = home.write(
+      wire(home, 's1'),
+      [
+        JSON.stringify({ type: 'metadata', protocol_version: '1.3' }),
+        line(T, 'TurnBegin', {
+          user_input: [
+            { type: 'text', text: 'rename foo to bar' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ],
+        }),
+        line(T + 1, 'StepBegin', { n: 1 }),
+        line(T + 2, 'ContentPart', { type: 'think', think: 'An edit of one file.' }),
+        line(T + 3, 'ContentPart', { type: 'text', text: 'Renaming.' }),
+        line(T + 4, 'ToolCall', {
+          type: 'function',
+          id: 'tool_e',
+          function: { name: 'StrReplaceFile', arguments: '{"path":"a.ts","edit":{"old":"foo","new":"bar"}}' },
+        }),
+        line(T + 5, 'ToolResult', {
+          tool_call_id: 'tool_e',
+          return_value: {
+            is_error: false,
+            output: '',
+            message: 'File successfully edited.',
+            display: [{ type: 'diff', path: 'a.ts', old_text: 'foo\n', new_text: 'bar\nbaz\n' }],
+          },
+        }),
+        line(T + 6, 'SteerInput', { user_input: 'and the tests too' }),
+        line(T + 7, 'StepBegin', { n: 2 }),
+        line(T + 8, 'StepInterrupted', {}),
+        line(T + 9, 'CompactionBegin', {}),
+        '',
+      ].join('\n'),
+    );
+    const c = kimi.conversation!(path, { before: null, agent: null });
+    expect(c.turns.map((t) => [t.role, t.kind, t.text])).toEqual([
+      ['user', 'message', 'rename foo to bar\n\n[image]'],
+      ['assistant', 'reasoning', 'An edit of one file.'],
+      ['assistant', 'message', 'Renaming.'],
+      ['user', 'message', 'and the tests too'],
+      ['system', 'message', 'interrupted'],
+      ['system', 'compaction', 'compacted'],
+    ]);
+    const edit = c.turns[2]!.tools[0]!;
+    expect([edit.name, edit.result, edit.failed, edit.added, edit.removed]).toEqual([
+      'StrReplaceFile',
+      'File successfully edited.',
+      false,
+      2,
+      1,
+    ]);
+    expect(c.turns[0]!.ts).toBe(new Date(Math.trunc(T * 1000)).toISOString());
   });
 });

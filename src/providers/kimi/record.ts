@@ -35,7 +35,7 @@ export type KimiLine =
   | { kind: 'other'; ms: number | null };
 
 /** Seconds since the epoch (with a fraction) → milliseconds, or null. */
-function secondsMs(v: unknown): number | null {
+export function secondsMs(v: unknown): number | null {
   const s = num(v);
   return s === null || s <= 0 ? null : Math.trunc(s * 1000);
 }
