@@ -39,7 +39,7 @@ export function splitMember(path: string): { database: string; member: string } 
 }
 
 /**
- * What `parse` returns for a member read whole: its rows are read again each time (there is no
+ * What `parse` returns for a member read whole (or for a database that is one session, read whole): its rows are read again each time (there is no
  * offset to continue from, so nothing carried is ever used; a provider whose files carry state hands
  * its parser's, to keep one type), and its fingerprint goes back unchanged.
  */

@@ -19,7 +19,7 @@
  */
 import { basename } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine, noteModel, noteTime } from '../../model/facts.js';
-import { hashString, LedgerBuilder } from '../../model/ledger.js';
+import { emptyLedger, hashString, LedgerBuilder } from '../../model/ledger.js';
 import { type Database, readOnly, tablesOnly } from '../sqlite.js';
 import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
@@ -91,16 +91,7 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
     facts.recordsOutcomes = false;
     facts.lines = 1;
     noteBadLine(facts, 1, 'not-sqlite');
-    return {
-      facts,
-      carry: null,
-      ledger: new LedgerBuilder().build(),
-      offset: 0,
-      size: file.size,
-      mtimeMs: file.mtimeMs,
-      ino: file.ino,
-      pendingBytes: 0,
-    };
+    return memberRead(file, facts, emptyLedger());
   }
 }
 
