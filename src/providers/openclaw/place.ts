@@ -41,7 +41,8 @@ function walk(dir: string, root: string, depth: number, problems: ProblemLog, ou
   if (depth > MAX_DEPTH) return;
   for (const e of list(dir, problems) ?? []) {
     const session = sessionOf(e.name);
-    if (e.name === STORE_FILE && isFile(dir, e)) storeSessions(join(dir, e.name), root, problems, out);
+    if (e.name === STORE_FILE && isFile(dir, e))
+      out.push(...storeSessions(join(dir, e.name), root, problems));
     else if (session !== null && isFile(dir, e)) {
       const path = join(dir, e.name);
       const f = sourceFile(

@@ -17,17 +17,9 @@
  * writes each one out as a `.jsonl.reset.<time>` or `.jsonl.deleted.<time>` file too, which are read.
  */
 import { basename } from 'node:path';
-import { describeFsError, type ProblemLog } from '../../model/problems.js';
-import { statOf } from '../fsutil.js';
-import {
-  IN_BUDGET,
-  memberPath,
-  readOnly,
-  splitMember,
-  tablesOnly,
-  validMember,
-  withinBudget,
-} from '../sqlite.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
+import { databaseSessions } from '../sqlite-sessions.js';
 import type { SourceFile } from '../types.js';
 
 /** The store's name in an agent's `agent/` folder. */
@@ -49,39 +41,16 @@ const epochMs = (v: unknown): number | null =>
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /** The sessions of the store at `path`, one source each; a store that cannot be read is a problem. */
-export function storeSessions(path: string, root: string, problems: ProblemLog, out: SourceFile[]): void {
-  const st = statOf(path, problems);
-  if (!st) return;
-  try {
-    const db = readOnly(path);
+export const storeSessions = (path: string, root: string, problems: ProblemLog): SourceFile[] =>
+  databaseSessions('openclaw', path, root, 'OpenClaw session store', problems, (db) => {
     tablesOnly(db, TABLES.required, TABLES.optional);
     const rows = db
       .prepare(
         'SELECT session_id AS id, count(*) AS events, max(seq) AS seq, max(created_at) AS at FROM transcript_events GROUP BY session_id',
       )
       .all() as { id: unknown; events: unknown; seq: unknown; at: unknown }[];
-    for (const r of rows) {
-      if (typeof r.id !== 'string' || !validMember(r.id) || r.id.includes('/')) continue;
-      out.push({
-        provider: 'openclaw',
-        path: memberPath(path, r.id),
-        root,
-        sessionHint: r.id,
-        role: 'main',
-        size: n(r.events) + n(r.seq),
-        mtimeMs: epochMs(r.at) ?? st.mtimeMs,
-        ino: st.ino,
-      });
-    }
-  } catch (err) {
-    problems.add({
-      kind: 'unreadable',
-      path,
-      count: null,
-      detail: `the OpenClaw session store could not be read (${describeFsError(err)}); its sessions are not shown`,
-    });
-  }
-}
+    return rows.map((r) => ({ id: r.id, size: n(r.events) + n(r.seq), mtimeMs: epochMs(r.at) }));
+  });
 
 /**
  * Every event of a stored session, in order, as the lines of a session file would be fed; false when
