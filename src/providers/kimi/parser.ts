@@ -7,40 +7,23 @@
  * names, which the caller reads; the wire itself never says.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import type { CarryReader } from '../types.js';
+import { type CallsCarry, emptyCallsCarry, readCallsCarry, UnbilledCalls } from '../unbilled-calls.js';
 import type { KimiLine } from './record.js';
 
-export interface KimiCarry {
-  /** Tool calls made and not yet answered, to name the tool a result answers. */
-  pending: CarriedCall<string>[];
-  /** Calls of the step under way: the next usage update bills them. */
-  step: string[];
-}
+/** What a Kimi parser carries between passes: its calls (`../unbilled-calls.ts`). */
+export type KimiCarry = CallsCarry;
 
-export const emptyKimiCarry = (): KimiCarry => ({ pending: [], step: [] });
+export const emptyKimiCarry = emptyCallsCarry;
 
 /** A `KimiCarry` as the index hands it back, checked (`providers/carry.ts`). */
-export const readKimiCarry: CarryReader<KimiCarry> = (stored) => {
-  const o = obj(stored);
-  if (o === null) return undefined;
-  const pending = carriedCalls(o.pending, stringOf);
-  const step =
-    Array.isArray(o.step) && o.step.every((s) => typeof s === 'string') ? (o.step as string[]) : undefined;
-  return pending === undefined || step === undefined ? undefined : { pending, step };
-};
-
-/** Calls remembered for the step under way; a step that makes more is still billed, its list cut. */
-const MAX_STEP_CALLS = 256;
+export const readKimiCarry: CarryReader<KimiCarry> = readCallsCarry;
 
 export class KimiParser {
-  private pending: PendingCalls<string>;
-  private step: string[];
+  private readonly calls: UnbilledCalls;
 
   constructor(
     readonly facts: FileFacts,
@@ -51,12 +34,11 @@ export class KimiParser {
     /** The model the config names (Kimi's default when it names none). */
     private readonly model: string,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.step = [...carry.step];
+    this.calls = new UnbilledCalls(carry);
   }
 
   carry(): KimiCarry {
-    return { pending: this.pending.carry(), step: [...this.step] };
+    return this.calls.carry();
   }
 
   line(l: KimiLine): void {
@@ -72,14 +54,13 @@ export class KimiParser {
         return;
       case 'call':
         tallyTool(f, l.name);
-        if (l.id !== null) this.pending.open(l.id, l.name);
-        if (this.step.length < MAX_STEP_CALLS) this.step.push(l.name);
+        this.calls.open(l.id, l.name);
         f.live = isAskUserTool(l.name)
           ? { state: 'waiting', atMs: l.ms, detail: l.name }
           : { state: 'working', atMs: l.ms, detail: null };
         return;
       case 'result': {
-        const name = (l.id !== null ? this.pending.settle(l.id) : undefined) ?? '(unknown)';
+        const name = this.calls.settle(l.id) ?? '(unknown)';
         if (l.failed) tallyFailure(f, name);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
@@ -120,9 +101,8 @@ export class KimiParser {
         reasoning: null,
       },
       // The update follows the step's calls: those are the calls it billed.
-      tools: this.step,
+      tools: this.calls.bill(),
     });
-    this.step = [];
     // A bare total says nothing of the prompt: the context stays what the last full update said.
     if (!u.totalOnly)
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: this.model, atMs: l.ms };

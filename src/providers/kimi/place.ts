@@ -9,7 +9,7 @@
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
+import { dirList, groupedSessionFiles, home } from '../fsutil.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 /** The one file of a session that records its usage (`context.jsonl` beside it holds the prompt history). */
@@ -28,32 +28,9 @@ export function kimiRoots(env: Env): Root[] {
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
-    const sessions = join(root.path, 'sessions');
-    for (const group of list(sessions, problems) ?? []) {
-      if (!isDir(sessions, group)) continue;
-      const groupDir = join(sessions, group.name);
-      for (const session of list(groupDir, problems) ?? []) {
-        if (!isDir(groupDir, session)) continue;
-        const dir = join(groupDir, session.name);
-        const wire = (list(dir, problems) ?? []).find((e) => e.name === WIRE_FILE && isFile(dir, e));
-        if (!wire) continue;
-        const f = sourceFile(
-          {
-            provider: 'kimi',
-            path: join(dir, WIRE_FILE),
-            root: root.path,
-            sessionHint: session.name,
-            role: 'main',
-          },
-          problems,
-        );
-        if (f) out.push(f);
-      }
-    }
-  }
-  return out;
+  return roots.flatMap((root) =>
+    groupedSessionFiles('kimi', join(root.path, 'sessions'), WIRE_FILE, root.path, problems),
+  );
 }
 
 export const kimiPlace: ProviderPlace<'kimi'> = {
