@@ -114,6 +114,66 @@ describe('Kimi CLI wire files', () => {
     expect(both.sessions.map((s) => [s.id, s.tokens.output])).toEqual([['ignored', 3]]);
   });
 
+  it('Kimi Code’s agent wires under ~/.kimi-code: one session, every request of every agent, compactions included, each by the model it names', async () => {
+    // The records as Kimi Code 0.38 writes them (its agent-core `records/types.ts`): camelCase usage,
+    // the model on each request, times in milliseconds.
+    const ms = Date.parse('2026-11-20T10:00:00Z');
+    const rec = (type: string, time: number, fields: object) => JSON.stringify({ type, ...fields, time });
+    const use = (time: number, model: string, u: number[], scope?: string) =>
+      rec('usage.record', time, {
+        model,
+        usage: { inputOther: u[0], output: u[1], inputCacheRead: u[2], inputCacheCreation: u[3] },
+        ...(scope ? { usageScope: scope } : {}),
+      });
+    const agents = join(home.dir, '.kimi-code', 'sessions', 'wd1', 'session_7c1f', 'agents');
+    home.write(
+      join(agents, 'main', 'wire.jsonl'),
+      [
+        JSON.stringify({ type: 'metadata', protocol_version: '1.4', created_at: ms }),
+        rec('turn.prompt', ms, {
+          input: [{ type: 'text', text: 'add a retry to the uploader' }],
+          origin: {},
+        }),
+        use(ms + 1000, 'kimi-code/kimi-k2.5', [1200, 150, 0, 800], 'turn'),
+        use(ms + 2000, 'kimi-code/kimi-k2.5', [300, 90, 2000, 0], 'turn'),
+        // A compaction's request, recorded without a turn: paid for all the same.
+        use(ms + 3000, 'kimi-code/kimi-k2.5', [2500, 400, 0, 0]),
+        // No tokens: not a request.
+        use(ms + 3500, 'kimi-code/kimi-k2.5', [0, 0, 0, 0], 'turn'),
+        '',
+      ].join('\n'),
+    );
+    home.write(
+      join(agents, 'agent-1', 'wire.jsonl'),
+      [
+        JSON.stringify({ type: 'metadata', protocol_version: '1.4', created_at: ms }),
+        use(ms + 1500, '__kimi_env_model__', [500, 60, 0, 0], 'turn'),
+        '',
+      ].join('\n'),
+    );
+    const doc = (await snap(home)).document;
+    expect(
+      doc.sessions.map((s) => [s.id, s.title, s.requests, s.tokens, [...s.models].sort(), s.subagentFiles]),
+    ).toEqual([
+      [
+        'session_7c1f',
+        'add a retry to the uploader',
+        4,
+        { input: 4500, output: 700, cacheRead: 2000, cacheWrite: 800, reasoning: null },
+        ['kimi-for-coding', 'kimi-k2.5'],
+        1,
+      ],
+    ]);
+    const main = doc.sessions[0]!;
+    expect(kimi.conversation!(main.file, { before: null, agent: null }).note).toBe(
+      "cctop reads Kimi Code's usage and prompts, not its conversation yet",
+    );
+
+    // $KIMI_CODE_HOME moves Kimi Code's home.
+    const moved = (await snap(home, { KIMI_CODE_HOME: join(home.dir, 'elsewhere') })).document;
+    expect(moved.sessions).toEqual([]);
+  });
+
   it('an interrupted step counts as an abort and leaves the session idle', async () => {
     home.write(
       wire(home, 's1'),

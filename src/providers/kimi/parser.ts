@@ -4,7 +4,8 @@
  * Every `StatusUpdate` with token usage is one billed step. Its identity is its `message_id` and
  * its time together: the wire repeats neither, so a key is there only to keep a line written twice
  * (a copied session folder) from counting twice within this file. The model is the one the config
- * names, which the caller reads; the wire itself never says.
+ * names, which the caller reads; Kimi CLI's wire never says. Kimi Code's lines (`code-record.ts`)
+ * name theirs, and are billed the same way.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
@@ -31,7 +32,7 @@ export class KimiParser {
     private readonly ledger: LedgerBuilder,
     /** The session, for the identity of its steps. */
     private readonly session: string,
-    /** The model the config names (Kimi's default when it names none). */
+    /** The model for lines that name none: the config's (Kimi's default when it names none). */
     private readonly model: string,
   ) {
     this.calls = new UnbilledCalls(carry);
@@ -82,15 +83,16 @@ export class KimiParser {
 
   private usage(l: Extract<KimiLine, { kind: 'usage' }>): void {
     const f = this.facts;
-    noteModel(f, this.model);
-    f.mainModel = this.model;
+    const model = l.model ?? this.model;
+    noteModel(f, model);
+    f.mainModel = model;
     const u = l.usage;
     const identity = `kimi\u0000${this.session}\u0000${l.messageId ?? ''}\u0000${l.ms ?? ''}`;
     this.ledger.push({
       key: hashString(identity),
       request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
-      model: this.model,
+      model,
       sidechain: false,
       tokens: {
         input: u.input,
@@ -104,7 +106,6 @@ export class KimiParser {
       tools: this.calls.bill(),
     });
     // A bare total says nothing of the prompt: the context stays what the last full update said.
-    if (!u.totalOnly)
-      f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: this.model, atMs: l.ms };
+    if (!u.totalOnly) f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
   }
 }

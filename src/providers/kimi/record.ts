@@ -26,7 +26,14 @@ export interface KimiUsage {
 
 export type KimiLine =
   | { kind: 'turn'; ms: number | null; text: string | null }
-  | { kind: 'usage'; ms: number | null; messageId: string | null; usage: KimiUsage }
+  | {
+      kind: 'usage';
+      ms: number | null;
+      messageId: string | null;
+      /** The model the line names (Kimi Code's do; Kimi CLI's never: its config does). */
+      model: string | null;
+      usage: KimiUsage;
+    }
   | { kind: 'call'; ms: number | null; id: string | null; name: string }
   | { kind: 'result'; ms: number | null; id: string | null; failed: boolean }
   | { kind: 'interrupted'; ms: number | null }
@@ -91,7 +98,7 @@ export function lineFromJson(o: JsonObject): KimiLine {
       const usage = usageFrom(p.token_usage);
       return usage === null
         ? { kind: 'other', ms }
-        : { kind: 'usage', ms, messageId: text(p.message_id), usage };
+        : { kind: 'usage', ms, messageId: text(p.message_id), model: null, usage };
     }
     case 'ToolCall': {
       const name = text(obj(p.function)?.name);
