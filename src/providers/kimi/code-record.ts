@@ -11,9 +11,9 @@
  *
  * Not read: the conversation (`context.append_message`), which cctop does not show for Kimi Code yet.
  */
-import { arr, count, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { count, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import { objectLine } from '../skim.js';
-import { type KimiLine, MAX_PROMPT_CHARS } from './record.js';
+import { type KimiLine, promptWords } from './record.js';
 
 /** A model Kimi Code names by a placeholder (`__kimi_env_model__`) says nothing of the model. */
 const SYMBOLIC = /^__.+__$/;
@@ -27,23 +27,13 @@ export function codeModel(v: unknown): string | null {
   return m === null || m.length === 0 || SYMBOLIC.test(m) ? null : m;
 }
 
-function words(input: unknown): string | null {
-  let out = '';
-  for (const p of arr(input) ?? []) {
-    const part = obj(p);
-    if (part?.type === 'text' && typeof part.text === 'string') out += part.text;
-    if (out.length >= MAX_PROMPT_CHARS) break;
-  }
-  return out.length > 0 ? out.slice(0, MAX_PROMPT_CHARS) : null;
-}
-
 export function codeLineFromJson(o: JsonObject): KimiLine {
   const t = num(o.time);
   const ms = t !== null && t > 0 ? t : null;
   switch (str(o.type)) {
     case 'turn.prompt':
     case 'turn.steer':
-      return { kind: 'turn', ms, text: words(o.input) };
+      return { kind: 'turn', ms, text: promptWords(o.input) };
     case 'usage.record': {
       const u = obj(o.usage);
       if (u === null) return { kind: 'other', ms };

@@ -47,7 +47,8 @@ export function secondsMs(v: unknown): number | null {
   return s === null || s <= 0 ? null : Math.trunc(s * 1000);
 }
 
-function words(input: unknown): string | null {
+/** The words of a prompt (a string, or text parts: Kimi Code's too), cut to name the session. */
+export function promptWords(input: unknown): string | null {
   if (typeof input === 'string') return input.length > 0 ? input.slice(0, MAX_PROMPT_CHARS) : null;
   let out = '';
   for (const p of arr(input) ?? []) {
@@ -91,7 +92,7 @@ export function lineFromJson(o: JsonObject): KimiLine {
   const p = obj(m?.payload) ?? {};
   switch (str(m?.type)) {
     case 'TurnBegin':
-      return { kind: 'turn', ms, text: words(p.user_input) };
+      return { kind: 'turn', ms, text: promptWords(p.user_input) };
     case 'TurnEnd':
       return { kind: 'turn-end', ms };
     case 'StatusUpdate': {
