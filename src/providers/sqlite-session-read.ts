@@ -5,8 +5,9 @@
  */
 import { type Conversation, TurnSink, unsupported } from '../model/conversation.js';
 import { emptyFacts, type FileFacts } from '../model/facts.js';
+import type { JsonObject } from '../model/json.js';
 import { LedgerBuilder } from '../model/ledger.js';
-import { type Database, readOnly } from './sqlite.js';
+import { type Database, readOnly, tablesOnly } from './sqlite.js';
 import { memberRead, splitMember } from './sqlite-members.js';
 import type { ConversationOptions, ParseResult, SourceFile } from './types.js';
 
@@ -50,4 +51,27 @@ export function sessionConversation(
     return unsupported(`could not read the session: ${(err as Error).message}`);
   }
   return sink.finish();
+}
+
+/**
+ * One session of a database whose `sessions` table has a row per session by `id` (Goose, Hermes):
+ * the row read by the provider's `session`, then folded with whatever else the provider reads.
+ * `tables` are checked first (`sqlite-schema.ts`).
+ */
+export function parseSessionRow<S>(
+  file: SourceFile,
+  harness: string,
+  tables: { required: readonly string[]; optional: readonly string[] },
+  session: (row: JsonObject) => S | null,
+  fold: (db: Database, id: string, session: S, facts: FileFacts, ledger: LedgerBuilder) => void,
+): ParseResult<null> {
+  return parseSession(file, harness, (db, id, facts, ledger) => {
+    tablesOnly(db, tables.required, tables.optional);
+    const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as JsonObject | undefined;
+    const s = row ? session(row) : null;
+    if (s === null) return false;
+    fold(db, id, s, facts, ledger);
+    facts.lines = 1;
+    return true;
+  });
 }

@@ -4,8 +4,8 @@
  * digested from (`index/version.ts`).
  */
 import type { JsonObject } from '../../model/json.js';
-import { columnsOf, type Database, tablesOnly } from '../sqlite.js';
-import { parseSession } from '../sqlite-session-read.js';
+import { columnsOf, type Database } from '../sqlite.js';
+import { parseSessionRow } from '../sqlite-session-read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { foldSession } from './parser.js';
 import { TABLES } from './place.js';
@@ -33,13 +33,7 @@ export function messagesOf(db: Database, session: string): HermesMessage[] {
 }
 
 export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
-  return parseSession(file, 'Hermes', (db, id, facts, ledger) => {
-    tablesOnly(db, TABLES.required, TABLES.optional);
-    const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as JsonObject | undefined;
-    const session = row ? sessionFrom(row) : null;
-    if (session === null) return false;
-    foldSession(facts, ledger, session, messagesOf(db, id));
-    facts.lines = 1;
-    return true;
-  });
+  return parseSessionRow(file, 'Hermes', TABLES, sessionFrom, (db, id, session, facts, ledger) =>
+    foldSession(facts, ledger, session, messagesOf(db, id)),
+  );
 }
