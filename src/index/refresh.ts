@@ -15,7 +15,7 @@ import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { Env, ParseResult, ProviderPlace, SourceFile } from '../providers/types.js';
-import { type ParseTask, parseMany } from './pool.js';
+import { type OnParsed, type ParseTask, parseMany, toRead } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
 import type { IndexStore, StoredFile } from './store.js';
@@ -51,6 +51,25 @@ export interface ScanOptions {
   once?: boolean;
   /** Discovery the caller already ran, with the log its problems went to. */
   discovered?: { discovery: Discovery; problems: ProblemLog };
+  /**
+   * Told before the first file is read (with what the index already answers for) and after each batch
+   * of files read, on this thread: a build goes on with what is read while the rest is being read.
+   */
+  onRead?: (r: ReadProgress) => void;
+}
+
+/** How far a pass's reading is, and the files it just brought up to date. */
+export interface ReadProgress {
+  /** Files read so far, of how many this pass reads. */
+  files: number;
+  filesTotal: number;
+  /** Bytes read so far, of how many. */
+  bytes: number;
+  bytesTotal: number;
+  /** The files that became known since the last call: first the reused ones, then each batch read. */
+  fresh: readonly ParsedFile[];
+  /** Every file this pass reads (the same list at every call). */
+  reading: readonly SourceFile[];
 }
 
 export interface ScanOutcome {
@@ -146,7 +165,30 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.bytesRead += f.size - (task.previous?.offset ?? 0);
     }
 
-    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true);
+    const reading = tasks.map((t) => t.file);
+    const progress = {
+      files: 0,
+      filesTotal: tasks.length,
+      bytes: 0,
+      bytesTotal: tasks.reduce((n, t) => n + toRead(t), 0),
+      reading,
+    };
+    o.onRead?.({ ...progress, fresh: out.slice() });
+    const onParsed: OnParsed | undefined =
+      o.onRead === undefined
+        ? undefined
+        : (done, results) => {
+            const fresh: ParsedFile[] = [];
+            for (const i of done) {
+              const t = tasks[i]!;
+              progress.files++;
+              progress.bytes += toRead(t);
+              const result = results[i];
+              if (result) fresh.push({ file: t.file, result });
+            }
+            o.onRead!({ ...progress, fresh });
+          };
+    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true, onParsed);
     for (const r of fresh) {
       out.push({ file: r.file, result: r.result });
       known.set(r.file.path, storedOf(r));
@@ -218,8 +260,9 @@ export async function parseTasks(
   threads: number,
   problems: ProblemLog,
   hashTails = true,
+  onParsed?: OnParsed,
 ): Promise<Fresh[]> {
-  const results = await parseMany(tasks, threads, problems);
+  const results = await parseMany(tasks, threads, problems, onParsed);
   const fresh: Fresh[] = [];
   results.forEach((result, i) => {
     if (result === null) return;
