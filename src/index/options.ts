@@ -2,7 +2,7 @@
  * What opening the session index takes, and what a refresh says it did: the index's public face,
  * apart from the class itself (`session-index.ts`).
  */
-import type { Annotator, Plan, SessionChanges, SessionDoc } from '../model/document.js';
+import type { Annotator, Plan, SessionChanges, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import type { Env } from '../providers/types.js';
 import type { ScanStats, Strategy } from './strategies.js';
@@ -47,10 +47,11 @@ export interface BuildProgress {
   bytes: number;
   bytesTotal: number;
   /**
-   * The sessions built so far, newest first, as a view shows them; made when asked (not free: ask
-   * when drawing). A session may still change once every file is read (a resumed session's parent).
+   * The document of the sessions built so far, newest first, as a view shows it; made when asked (not
+   * free: ask when drawing). A session may still change once every file is read (a resumed session
+   * whose parent replays into it); its problems are the build's, told with the answer.
    */
-  sessions(): SessionDoc[];
+  document(): SessionDocument;
 }
 
 export interface Refreshed {

@@ -246,9 +246,9 @@ export class SessionIndex {
         filesTotal: b.filesTotal,
         bytes: b.bytes,
         bytesTotal: b.bytesTotal,
-        sessions: () => {
+        document: () => {
           picture.take(sortSessions([...b.built.values()].map(heldOfRecord)), nowMs);
-          return picture.sessions();
+          return picture.document({ plan: this.o.plan, problems: [] });
         },
       });
   }

@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../../model/document.js';
+import { bigHistory } from '../../test-support/big-history.js';
 import { CLI, runCli } from '../../test-support/cli-run.js';
-import { FakeHome, jsonl } from '../../test-support/corpus.js';
+import type { FakeHome } from '../../test-support/corpus.js';
 import { envWords } from '../../test-support/terminal.js';
 import { PROGRESS_MIN_BYTES } from './progress.js';
 
@@ -19,32 +20,7 @@ const HAVE_SCRIPT = spawnSync('script', ['--version']).status === 0;
 const FILE_BYTES = 512 << 10;
 const FILES = Math.ceil((PROGRESS_MIN_BYTES * 1.5) / FILE_BYTES);
 
-/** A history of `FILES` Claude sessions, each one response carrying a long text. */
-function history(): FakeHome {
-  const home = new FakeHome();
-  for (let i = 0; i < FILES; i++) {
-    const line = (k: number) =>
-      jsonl({
-        type: 'assistant',
-        sessionId: `s${i}`,
-        cwd: '/w',
-        uuid: `u-${i}-${k}`,
-        timestamp: new Date(Date.parse('2026-12-01T10:00:00Z') + i * 60_000 + k).toISOString(),
-        requestId: `r-${i}-${k}`,
-        message: {
-          id: `m-${i}-${k}`,
-          role: 'assistant',
-          model: 'claude-sonnet-4-5-20250929',
-          content: [{ type: 'text', text: 'x'.repeat(64 << 10) }],
-          usage: { input_tokens: 10, output_tokens: 20 },
-        },
-      });
-    let text = '';
-    for (let k = 0; text.length < FILE_BYTES; k++) text += line(k);
-    home.write(home.claudeFile('-w', `s${i}.jsonl`), text);
-  }
-  return home;
-}
+const history = (): FakeHome => bigHistory(FILES, FILE_BYTES);
 
 const envOf = (home: FakeHome): Record<string, string> => ({
   ...home.env,
