@@ -49,11 +49,20 @@ async function parseInline(
   const { providerById } = await import('../providers/index.js');
   const { readSource } = await import('../providers/fence.js');
   const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
+  // Told in batches as a worker would send them, so a caller writing each batch does not write per file.
+  let done: number[] = [];
+  let size = 0;
   tasks.forEach((t, i) => {
     const read = readSource(providerById(t.file.provider), t.file, t.previous);
     if (read.kind === 'answered') results[i] = read.value;
     else problems.add(read.problem);
-    onParsed?.([i], results);
+    done.push(i);
+    size += toRead(t);
+    if (done.length >= BATCH_FILES || size >= BATCH_BYTES || i === tasks.length - 1) {
+      onParsed?.(done, results);
+      done = [];
+      size = 0;
+    }
   });
   return results;
 }

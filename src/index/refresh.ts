@@ -174,21 +174,27 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       reading,
     };
     o.onRead?.({ ...progress, fresh: out.slice() });
-    const onParsed: OnParsed | undefined =
-      o.onRead === undefined
-        ? undefined
-        : (done, results) => {
-            const fresh: ParsedFile[] = [];
-            for (const i of done) {
-              const t = tasks[i]!;
-              progress.files++;
-              progress.bytes += toRead(t);
-              const result = results[i];
-              if (result) fresh.push({ file: t.file, result });
-            }
-            o.onRead!({ ...progress, fresh });
-          };
-    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true, onParsed);
+    // Each batch is written to the index as it comes back, while the workers read the next ones,
+    // rather than all of it after the last: the first failure stops the writing (said once, below).
+    const saving: { error: Error | null } = { error: null };
+    const save = (batch: readonly Fresh[], gone: readonly string[]): void => {
+      if (store === null || saving.error !== null || batch.length + gone.length === 0) return;
+      try {
+        store.save([...batch], gone);
+      } catch (err) {
+        saving.error = err as Error;
+      }
+    };
+    const onFresh = (batch: readonly Fresh[], done: readonly number[]): void => {
+      save(batch, []);
+      if (o.onRead === undefined) return;
+      for (const i of done) {
+        progress.files++;
+        progress.bytes += toRead(tasks[i]!);
+      }
+      o.onRead({ ...progress, fresh: batch.map((r) => ({ file: r.file, result: r.result })) });
+    };
+    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true, onFresh);
     for (const r of fresh) {
       out.push({ file: r.file, result: r.result });
       known.set(r.file.path, storedOf(r));
@@ -203,18 +209,15 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.deleted++;
     }
     stats.gone = gone.length;
-    if (store && (fresh.length > 0 || gone.length > 0)) {
-      try {
-        store.save(fresh, gone);
-      } catch (err) {
-        // Another cctop held the index too long, or the disk is full: this answer is still right.
-        problems.add({
-          kind: 'cache',
-          path: store.path,
-          count: null,
-          detail: `could not update the index: ${(err as Error).message}`,
-        });
-      }
+    save([], gone);
+    if (store && saving.error !== null) {
+      // Another cctop held the index too long, or the disk is full: this answer is still right.
+      problems.add({
+        kind: 'cache',
+        path: store.path,
+        count: null,
+        detail: `could not update the index: ${saving.error.message}`,
+      });
     }
     return { discovery, files: out, problems, stats, known, listed };
   }
@@ -260,15 +263,33 @@ export async function parseTasks(
   threads: number,
   problems: ProblemLog,
   hashTails = true,
-  onParsed?: OnParsed,
+  /** Told of each batch as it is read (the files read, and their indexes into `tasks`). */
+  onFresh?: (batch: readonly Fresh[], done: readonly number[]) => void,
 ): Promise<Fresh[]> {
+  const byTask: (Fresh | null)[] = new Array(tasks.length).fill(null);
+  const freshOf = (i: number, result: ParseResult): Fresh => {
+    const file = tasks[i]!.file;
+    const tailHash = hashTails ? tailHashOrNull(file.path, result.offset) : null;
+    return { file, parser: parserVersion(file.provider), tailHash, result };
+  };
+  const onParsed: OnParsed | undefined =
+    onFresh === undefined
+      ? undefined
+      : (done, results) => {
+          const batch: Fresh[] = [];
+          for (const i of done) {
+            const result = results[i];
+            if (!result) continue;
+            byTask[i] = freshOf(i, result);
+            batch.push(byTask[i]!);
+          }
+          onFresh(batch, done);
+        };
   const results = await parseMany(tasks, threads, problems, onParsed);
   const fresh: Fresh[] = [];
   results.forEach((result, i) => {
     if (result === null) return;
-    const file = tasks[i]!.file;
-    const tailHash = hashTails ? tailHashOrNull(file.path, result.offset) : null;
-    fresh.push({ file, parser: parserVersion(file.provider), tailHash, result });
+    fresh.push(byTask[i] ?? freshOf(i, result));
   });
   return fresh;
 }
