@@ -2,7 +2,7 @@
 // The cold benchmark: `cctop --json --no-cache` and a first build (`--json` on an empty index)
 // against the native ccusage on the same history, A/B against another build, in one sitting.
 //
-//   node bench/cold.mjs --history DIR [--base OTHER/dist/cli.js] [--runs 3]
+//   node bench/cold.mjs --history DIR [--base OTHER/dist/cli.js] [--head THIS/dist/cli.js] [--runs 3]
 //
 // The commands run in turn, round after round (ccusage, cold head, cold base, build head, build
 // base), so a shared machine's drift falls on all of them alike. Each run is timed by GNU time
@@ -24,7 +24,8 @@ for (let i = 2; i < process.argv.length; i++) {
 const history = args.history;
 if (!history) throw new Error('--history DIR (a history from bench/gen-history.mjs)');
 const runs = Number(args.runs ?? 3);
-const head = join(root, 'dist', 'cli.js');
+// `--head PATH`: this build's cli.js copied elsewhere, so the tree can be rebuilt while the bench runs.
+const head = args.head ?? join(root, 'dist', 'cli.js');
 const base = args.base ?? null;
 const ccusage = spawnSync(process.execPath, [join(root, 'bench', 'install-peers.mjs')], { encoding: 'utf8' })
   .stdout.trim()

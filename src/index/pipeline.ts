@@ -27,8 +27,9 @@ export class Pipeline {
   private readonly waiting = new Map<string, number>();
   /** Files known so far, per bucket. */
   private readonly known = new Map<string, ParsedFile[]>();
-  /** Claude's summaries read so far, each with the time of the file it came from (the newest wins). */
-  private readonly summaries = new Map<number, { text: string; mtimeMs: number }>();
+  /** Claude's summaries read so far (the newest file's wins), and the time of the file each came from. */
+  private readonly summaries = new Map<number, string>();
+  private readonly summaryMs = new Map<number, number>();
   /** The sessions built so far, by key: what `buildRecords` may reuse, and what a view may show. */
   readonly built = new Map<string, SessionRecord>();
 
@@ -51,9 +52,11 @@ export class Pipeline {
       }
       files.push(p);
       for (const [leaf, text] of p.result.facts.titles.summaries) {
-        const was = this.summaries.get(leaf);
-        if (was === undefined || was.mtimeMs <= p.file.mtimeMs)
-          this.summaries.set(leaf, { text, mtimeMs: p.file.mtimeMs });
+        const was = this.summaryMs.get(leaf);
+        if (was === undefined || was <= p.file.mtimeMs) {
+          this.summaries.set(leaf, text);
+          this.summaryMs.set(leaf, p.file.mtimeMs);
+        }
       }
       const left = this.waiting.get(b);
       // A bucket nothing is read for is answered by the index as it stands: nothing to build early.
@@ -69,14 +72,12 @@ export class Pipeline {
   private build(bucket: string): number {
     const files = this.known.get(bucket) ?? [];
     const groups = group(files);
-    const summaries = new Map<number, string>();
-    for (const [leaf, s] of this.summaries) summaries.set(leaf, s.text);
     const hint = bucket.slice(bucket.indexOf('\u0000') + 1);
     // Only the session the bucket is named for: a file naming another session (a subagent's rollout
     // naming its parent) is left to the full build, which sees every file of that session at once.
     const own = groups.filter((g) => g.id === hint);
     let n = 0;
-    for (const [key, r] of buildGroups(own, dedupeGroups(own), summaries, this.o)) {
+    for (const [key, r] of buildGroups(own, dedupeGroups(own), this.summaries, this.o)) {
       if (r === null) this.built.delete(key);
       else {
         this.built.set(key, r);
