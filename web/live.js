@@ -239,6 +239,20 @@ function receiveBudgets(data) {
   setBudgets(v.budgets.filter(isBudget));
 }
 
+/**
+ * How far a build is (`{"text": "reading transcripts: …"}`), shown in the header until it ends
+ * (`{"text": null}`). Set as text, never as markup.
+ * @param {string} data
+ */
+function receiveProgress(data) {
+  const v = parseJson(data);
+  const el = document.getElementById('progress');
+  if (!isObject(v) || el === null) return;
+  const text = typeof v.text === 'string' ? v.text : null;
+  el.textContent = text ?? '';
+  el.hidden = text === null;
+}
+
 /** @param {string} data */
 function receiveAlert(data) {
   const v = parseJson(data);
@@ -345,6 +359,10 @@ class Link {
     source.addEventListener('alert', (e) => {
       this.arm();
       receiveAlert(e.data);
+    });
+    source.addEventListener('progress', (e) => {
+      this.arm();
+      receiveProgress(e.data);
     });
     source.addEventListener('ping', () => this.arm());
     source.addEventListener('error', () => this.broken(source));

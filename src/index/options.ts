@@ -2,7 +2,7 @@
  * What opening the session index takes, and what a refresh says it did: the index's public face,
  * apart from the class itself (`session-index.ts`).
  */
-import type { Annotator, Plan, SessionChanges } from '../model/document.js';
+import type { Annotator, Plan, SessionChanges, SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import type { Env } from '../providers/types.js';
 import type { ScanStats, Strategy } from './strategies.js';
@@ -31,6 +31,27 @@ export interface IndexOptions {
    */
   oneRefresh?: boolean;
   now?: () => number;
+  /**
+   * Told while a refresh builds: before the first file is read and after each batch. A first build
+   * of a large history takes seconds; a view shows how far it is and the sessions built so far.
+   */
+  onBuilding?: (b: BuildProgress) => void;
+}
+
+/** How far a build is. */
+export interface BuildProgress {
+  /** Files read so far, of how many this refresh reads. */
+  files: number;
+  filesTotal: number;
+  /** Bytes read so far, of how many. */
+  bytes: number;
+  bytesTotal: number;
+  /**
+   * The document of the sessions built so far, newest first, as a view shows it; made when asked (not
+   * free: ask when drawing). A session may still change once every file is read (a resumed session
+   * whose parent replays into it); its problems are the build's, told with the answer.
+   */
+  document(): SessionDocument;
 }
 
 export interface Refreshed {

@@ -27,38 +27,61 @@ const BATCH_FILES = 64;
 
 export const defaultThreads = (): number => Math.max(1, availableParallelism());
 
-function toRead(t: ParseTask): number {
+/** The bytes a task reads: the whole file, or what grew past the stored offset. */
+export function toRead(t: ParseTask): number {
   return Math.max(0, t.file.size - (t.previous?.offset ?? 0));
 }
+
+/**
+ * Told as files are read: the indexes into the tasks of the ones just done, their results already in
+ * `results` (null for a file that could not be read). Called on the calling thread, between replies.
+ */
+export type OnParsed = (done: readonly number[], results: readonly (ParseResult | null)[]) => void;
 
 async function parseInline(
   tasks: readonly ParseTask[],
   problems: ProblemLog,
+  onParsed: OnParsed | undefined,
 ): Promise<(ParseResult | null)[]> {
   // The parsers are loaded here, when a file is read on this thread, and not with this module: a run
   // that answers from the index reads nothing and should not pay for loading them.
   if (tasks.length === 0) return [];
   const { providerById } = await import('../providers/index.js');
   const { readSource } = await import('../providers/fence.js');
-  return tasks.map((t) => {
+  const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
+  // Told in batches as a worker would send them, so a caller writing each batch does not write per file.
+  let done: number[] = [];
+  let size = 0;
+  tasks.forEach((t, i) => {
     const read = readSource(providerById(t.file.provider), t.file, t.previous);
-    if (read.kind === 'answered') return read.value;
-    problems.add(read.problem);
-    return null;
+    if (read.kind === 'answered') results[i] = read.value;
+    else problems.add(read.problem);
+    done.push(i);
+    size += toRead(t);
+    if (done.length >= BATCH_FILES || size >= BATCH_BYTES || i === tasks.length - 1) {
+      onParsed?.(done, results);
+      done = [];
+      size = 0;
+    }
   });
+  return results;
 }
 
-/** Parse every task; a file that cannot be read yields null and a problem. */
+/**
+ * Parse every task; a file that cannot be read yields null and a problem. `onParsed` hears of each
+ * batch as it comes back, so a caller can build on what is read while the rest is being read.
+ */
 export async function parseMany(
   tasks: readonly ParseTask[],
   threads: number,
   problems: ProblemLog,
+  onParsed?: OnParsed,
 ): Promise<(ParseResult | null)[]> {
   const bytes = tasks.reduce((n, t) => n + toRead(t), 0);
   const workers = Math.min(threads, tasks.length);
   if (workers <= 1 || bytes < INLINE_BYTES) {
     dropSpares();
-    return parseInline(tasks, problems);
+    return parseInline(tasks, problems, onParsed);
   }
 
   const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
@@ -103,7 +126,18 @@ export async function parseMany(
               if (r.ok) results[r.id] = r.result;
               else problems.add(r.problem);
             }
+            // The worker is fed before the caller builds on its replies: it reads while this thread builds.
             feed();
+            if (onParsed) {
+              try {
+                onParsed(
+                  replies.map((r) => r.id),
+                  results,
+                );
+              } catch (err) {
+                reject(err);
+              }
+            }
           });
           w.on('error', reject);
           feed();

@@ -15,7 +15,7 @@ import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { Env, ParseResult, ProviderPlace, SourceFile } from '../providers/types.js';
-import { type ParseTask, parseMany } from './pool.js';
+import { type OnParsed, type ParseTask, parseMany, toRead } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
 import type { IndexStore, StoredFile } from './store.js';
@@ -51,6 +51,25 @@ export interface ScanOptions {
   once?: boolean;
   /** Discovery the caller already ran, with the log its problems went to. */
   discovered?: { discovery: Discovery; problems: ProblemLog };
+  /**
+   * Told before the first file is read (with what the index already answers for) and after each batch
+   * of files read, on this thread: a build goes on with what is read while the rest is being read.
+   */
+  onRead?: (r: ReadProgress) => void;
+}
+
+/** How far a pass's reading is, and the files it just brought up to date. */
+export interface ReadProgress {
+  /** Files read so far, of how many this pass reads. */
+  files: number;
+  filesTotal: number;
+  /** Bytes read so far, of how many. */
+  bytes: number;
+  bytesTotal: number;
+  /** The files that became known since the last call: first the reused ones, then each batch read. */
+  fresh: readonly ParsedFile[];
+  /** Every file this pass reads (the same list at every call). */
+  reading: readonly SourceFile[];
 }
 
 export interface ScanOutcome {
@@ -146,7 +165,36 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.bytesRead += f.size - (task.previous?.offset ?? 0);
     }
 
-    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true);
+    const reading = tasks.map((t) => t.file);
+    const progress = {
+      files: 0,
+      filesTotal: tasks.length,
+      bytes: 0,
+      bytesTotal: tasks.reduce((n, t) => n + toRead(t), 0),
+      reading,
+    };
+    o.onRead?.({ ...progress, fresh: out.slice() });
+    // Each batch is written to the index as it comes back, while the workers read the next ones,
+    // rather than all of it after the last: the first failure stops the writing (said once, below).
+    const saving: { error: Error | null } = { error: null };
+    const save = (batch: readonly Fresh[], gone: readonly string[]): void => {
+      if (store === null || saving.error !== null || batch.length + gone.length === 0) return;
+      try {
+        store.save([...batch], gone);
+      } catch (err) {
+        saving.error = err as Error;
+      }
+    };
+    const onFresh = (batch: readonly Fresh[], done: readonly number[]): void => {
+      save(batch, []);
+      if (o.onRead === undefined) return;
+      for (const i of done) {
+        progress.files++;
+        progress.bytes += toRead(tasks[i]!);
+      }
+      o.onRead({ ...progress, fresh: batch.map((r) => ({ file: r.file, result: r.result })) });
+    };
+    const fresh = await parseTasks(tasks, o.threads, problems, store !== null || o.once !== true, onFresh);
     for (const r of fresh) {
       out.push({ file: r.file, result: r.result });
       known.set(r.file.path, storedOf(r));
@@ -161,18 +209,15 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.deleted++;
     }
     stats.gone = gone.length;
-    if (store && (fresh.length > 0 || gone.length > 0)) {
-      try {
-        store.save(fresh, gone);
-      } catch (err) {
-        // Another cctop held the index too long, or the disk is full: this answer is still right.
-        problems.add({
-          kind: 'cache',
-          path: store.path,
-          count: null,
-          detail: `could not update the index: ${(err as Error).message}`,
-        });
-      }
+    save([], gone);
+    if (store && saving.error !== null) {
+      // Another cctop held the index too long, or the disk is full: this answer is still right.
+      problems.add({
+        kind: 'cache',
+        path: store.path,
+        count: null,
+        detail: `could not update the index: ${saving.error.message}`,
+      });
     }
     return { discovery, files: out, problems, stats, known, listed };
   }
@@ -218,14 +263,33 @@ export async function parseTasks(
   threads: number,
   problems: ProblemLog,
   hashTails = true,
+  /** Told of each batch as it is read (the files read, and their indexes into `tasks`). */
+  onFresh?: (batch: readonly Fresh[], done: readonly number[]) => void,
 ): Promise<Fresh[]> {
-  const results = await parseMany(tasks, threads, problems);
+  const byTask: (Fresh | null)[] = new Array(tasks.length).fill(null);
+  const freshOf = (i: number, result: ParseResult): Fresh => {
+    const file = tasks[i]!.file;
+    const tailHash = hashTails ? tailHashOrNull(file.path, result.offset) : null;
+    return { file, parser: parserVersion(file.provider), tailHash, result };
+  };
+  const onParsed: OnParsed | undefined =
+    onFresh === undefined
+      ? undefined
+      : (done, results) => {
+          const batch: Fresh[] = [];
+          for (const i of done) {
+            const result = results[i];
+            if (!result) continue;
+            byTask[i] = freshOf(i, result);
+            batch.push(byTask[i]!);
+          }
+          onFresh(batch, done);
+        };
+  const results = await parseMany(tasks, threads, problems, onParsed);
   const fresh: Fresh[] = [];
   results.forEach((result, i) => {
     if (result === null) return;
-    const file = tasks[i]!.file;
-    const tailHash = hashTails ? tailHashOrNull(file.path, result.offset) : null;
-    fresh.push({ file, parser: parserVersion(file.provider), tailHash, result });
+    fresh.push(byTask[i] ?? freshOf(i, result));
   });
   return fresh;
 }

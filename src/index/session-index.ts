@@ -26,7 +26,7 @@ import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { IndexConnection } from './connection.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
-import { heldOfHead } from './held.js';
+import { heldOfHead, heldOfRecord } from './held.js';
 import { discoveryDigest } from './kept.js';
 import type { IndexOptions, Refreshed } from './options.js';
 import { type DocumentExtras, Picture, type UsageFilter } from './picture.js';
@@ -49,7 +49,7 @@ import {
 } from './strategies.js';
 import { keepWarm } from './warm.js';
 
-export type { IndexOptions, Refreshed } from './options.js';
+export type { BuildProgress, IndexOptions, Refreshed } from './options.js';
 
 /** A pass's answer, once it is known the index was sound while giving it. */
 interface Trusted {
@@ -234,11 +234,32 @@ export class SessionIndex {
     return [fromKept, byPatch, byBuild];
   }
 
+  /** What a build in progress tells the caller (`IndexOptions.onBuilding`). */
+  private building(nowMs: number): Pass['building'] {
+    const tell = this.o.onBuilding;
+    if (tell === undefined) return undefined;
+    // One picture for the whole build, so a session shown before is not decoded again.
+    const picture = new Picture(this.time, this.o.annotate);
+    return (b) =>
+      tell({
+        files: b.files,
+        filesTotal: b.filesTotal,
+        bytes: b.bytes,
+        bytesTotal: b.bytesTotal,
+        document: () => {
+          picture.take(sortSessions([...b.built.values()].map(heldOfRecord)), nowMs);
+          return picture.document({ plan: this.o.plan, problems: [] });
+        },
+      });
+  }
+
   private passOf(x: Pick<Pass, 'nowMs' | 'log' | 'threads' | 'discovery' | 'scope'>): Pass {
     const store = this.conn.store;
     let kept: ReturnType<Pass['kept']> | undefined;
+    const building = this.building(x.nowMs);
     return {
       ...x,
+      ...(building ? { building } : {}),
       env: this.o.env,
       plan: this.o.plan,
       providers: this.o.providers,

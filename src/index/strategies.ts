@@ -22,10 +22,11 @@ import type { Env, ProviderPlace } from '../providers/types.js';
 import { type Held, heldOfHead, heldOfRecord } from './held.js';
 import { type KeptScope, keptInputsOf, TOUCH_AFTER_MS } from './kept.js';
 import { KEEP_PATCH_AFTER_MS, KEEP_PATCH_FILES, patchKept } from './patch.js';
-import { type ScanOutcome, scanFiles } from './refresh.js';
+import { Pipeline } from './pipeline.js';
+import { type ReadProgress, type ScanOutcome, scanFiles } from './refresh.js';
 import { sortSessions } from './render.js';
 import type { Discovery } from './scan.js';
-import type { KeptHead } from './session-record.js';
+import type { KeptHead, SessionRecord } from './session-record.js';
 import type { KeptProblem } from './sessions.js';
 import {
   addProblem,
@@ -72,6 +73,18 @@ export interface Pass {
   memory: Memory;
   /** The kept build of this scope, read once for the strategies that use it. */
   kept(): { scope: KeptScope; heads: KeptHead[] } | null;
+  /** Told how far a build's reading is, with the sessions built so far (see `Building`). */
+  building?: (b: Building) => void;
+}
+
+/** How far a build is: files and bytes read of how many, and the sessions built so far. */
+export interface Building {
+  files: number;
+  filesTotal: number;
+  bytes: number;
+  bytesTotal: number;
+  /** The sessions built so far (some may be built again once every file is read), in no order. */
+  built: ReadonlyMap<string, SessionRecord>;
 }
 
 export type Answer =
@@ -190,6 +203,20 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
     for (const r of store.kept.records(p.scope) ?? []) memory.cache.set(r.key, r);
   }
   const logged = p.log.list.length + p.log.dropped;
+  // Sessions are built as their files are read; the full build below reuses what still holds.
+  const pipeline = new Pipeline(buildOptions(p, p.log));
+  let first = true;
+  const onRead = (r: ReadProgress): void => {
+    pipeline.take(r, first ? r.reading : null);
+    first = false;
+    p.building?.({
+      files: r.files,
+      filesTotal: r.filesTotal,
+      bytes: r.bytes,
+      bytesTotal: r.bytesTotal,
+      built: pipeline.built,
+    });
+  };
   const scan = await scanFiles({
     env: p.env,
     providers: p.providers,
@@ -199,7 +226,9 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
     discovered: { discovery: p.discovery, problems: p.log },
     ...(memory.known ? { known: memory.known } : {}),
     once: store === null && p.oneRefresh,
+    onRead,
   });
+  pipeline.into(memory.cache);
   // A file that could not be read this time must be tried again next time, not answered from the index.
   const clean = p.log.list.length + p.log.dropped === logged;
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries: new Map() };

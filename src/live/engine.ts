@@ -11,7 +11,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Discovery } from '../index/scan.js';
-import { SessionIndex } from '../index/session-index.js';
+import { type BuildProgress, SessionIndex } from '../index/session-index.js';
 import type { ParsedFile } from '../index/sessions.js';
 import type { CallLog } from '../model/calls.js';
 import type { Conversation } from '../model/conversation.js';
@@ -57,6 +57,10 @@ export interface LiveEvents {
   error: [Error];
   /** Something about the index the user should hear once (it was rebuilt, or is not used). */
   notice: [string];
+  /** A refresh is building: how far its reading is, and the sessions built so far (`BuildProgress`). */
+  building: [BuildProgress];
+  /** A pass ended (its update, if it changed anything, was sent first). */
+  settled: [];
 }
 
 export class LiveSessions extends EventEmitter<LiveEvents> {
@@ -86,6 +90,7 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
       ...(o.threads ? { threads: o.threads } : {}),
       ...(o.annotate ? { annotate: o.annotate } : {}),
       ...(o.now ? { now: o.now } : {}),
+      onBuilding: (b) => this.emit('building', b),
     });
   }
 
@@ -146,7 +151,9 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
         r.listed,
         this.index.discovery.files.map((f) => f.path),
       );
-    return this.settle(this.document === null ? { kind: 'all' } : r.changes);
+    const doc = this.settle(this.document === null ? { kind: 'all' } : r.changes);
+    this.emit('settled');
+    return doc;
   }
 
   /** Keep the document, say what the index had to say, and announce what changed. */

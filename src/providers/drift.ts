@@ -26,6 +26,19 @@ export interface DriftReader {
   version(o: JsonObject): string | null;
   /** The record's field names (a provider may name nested ones, `payload.x`). */
   fields(o: JsonObject): string[];
+  /**
+   * The same three from the line's bytes without parsing it, where the provider can: a sampled line
+   * may hold a megabyte of tool output, and parsing it whole to name a dozen keys cost a sixth of a
+   * cold build. Null when it cannot tell for sure (an escaped key, say): the line is then parsed.
+   */
+  skimmed?(b: Buffer, start: number, end: number): Sampled | null;
+}
+
+/** What drift reads of a sampled record. */
+export interface Sampled {
+  type: string | null;
+  version: string | null;
+  fields: string[];
 }
 
 /**
@@ -91,9 +104,8 @@ export class DriftTally {
       return;
     }
     this.sampled.set(key, n + 1);
-    const o = parseObject(b.toString('utf8', start, end));
-    if (o === null) return;
-    this.#judge(o, lineNo, true);
+    const seen = this.reader.skimmed?.(b, start, end) ?? this.parsed(b, start, end);
+    if (seen !== null) this.#judge(seen, lineNo, true);
   }
 
   /**
@@ -104,25 +116,32 @@ export class DriftTally {
     const t = this.reader.type(o);
     const n = this.sampled.get(t) ?? 0;
     if (n < SAMPLES_PER_TYPE) this.sampled.set(t, n + 1);
-    this.#judge(o, lineNo, n < SAMPLES_PER_TYPE);
+    const fields = n < SAMPLES_PER_TYPE ? this.reader.fields(o) : [];
+    this.#judge({ type: t, version: this.reader.version(o), fields }, lineNo, n < SAMPLES_PER_TYPE);
   }
 
-  #judge(o: JsonObject, lineNo: number, fields: boolean): void {
-    const named = this.reader.version(o);
+  #judge(seen: Sampled, lineNo: number, sampled: boolean): void {
+    const named = seen.version;
     if (named !== null && named !== this.version) {
       this.version = named;
       this.facts.cliVersion = named;
     }
     const known = this.reader.known;
-    const t = this.reader.type(o);
+    const t = seen.type;
     const drift = () => this.of(this.version);
     if (t !== null && !known.types.has(t)) {
       // A type it does not know is one finding: its fields are all new, and say nothing more.
       note(drift().types, t, lineNo);
       return;
     }
-    if (fields)
-      for (const f of this.reader.fields(o)) if (!known.fields.has(f)) note(drift().fields, f, lineNo);
+    if (sampled) for (const f of seen.fields) if (!known.fields.has(f)) note(drift().fields, f, lineNo);
+  }
+
+  /** The sampled line parsed whole; null when it is not a JSON object. */
+  private parsed(b: Buffer, start: number, end: number): Sampled | null {
+    const o = parseObject(b.toString('utf8', start, end));
+    if (o === null) return null;
+    return { type: this.reader.type(o), version: this.reader.version(o), fields: this.reader.fields(o) };
   }
 }
 

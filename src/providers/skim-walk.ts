@@ -258,6 +258,46 @@ export function lineObject(
 }
 
 /**
+ * Every member of the whole line's object, in order: `each(keyStart, keyEnd, valueStart, valueEnd)`
+ * with the key's bytes between its quotes and the value's span. The values are skipped, not looked
+ * into; the envelope is checked as `lineObject` checks it (throws `SkimError`).
+ */
+export function eachMember(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  each: (ks: number, ke: number, vs: number, ve: number) => void,
+): void {
+  level = 0;
+  let i = skipSpace(b, start, end);
+  if (b[i] !== LBRACE) fail('not an object');
+  i = skipSpace(b, i + 1, end);
+  if (b[i] !== RBRACE) {
+    level++;
+    for (;;) {
+      if (b[i] !== QUOTE) fail('key is not a string');
+      const ks = i + 1;
+      i = skipString(b, ks, end);
+      const ke = i - 1;
+      i = skipSpace(b, i, end);
+      if (b[i] !== COLON) fail('missing colon');
+      const vs = skipSpace(b, i + 1, end);
+      i = skipValue(b, vs, end);
+      each(ks, ke, vs, i);
+      i = skipSpace(b, i, end);
+      if (b[i] === COMMA) {
+        i = skipSpace(b, i + 1, end);
+        continue;
+      }
+      if (b[i] === RBRACE) break;
+      fail('expected , or }');
+    }
+    level--;
+  }
+  if (skipSpace(b, i + 1, end) !== end) fail('trailing bytes');
+}
+
+/**
  * A line read by full parse, for the harnesses whose records are small enough that the skim would
  * not pay: the object, or a `SkimError` saying why the line is bad (the depth bound included).
  */

@@ -30,6 +30,7 @@ export {
   value,
 } from './skim-values.js';
 export {
+  eachMember,
   elements,
   has,
   IS,

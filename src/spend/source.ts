@@ -40,6 +40,7 @@ export async function loadUsage(q: UsageQuery): Promise<LoadedUsage> {
     if (w.kind === 'answered') return { sessions: w.snapshot.usage(), time: w.snapshot.time, notice: null };
   }
   const { takeSnapshot } = await import('../index/snapshot.js');
+  const progress = (await import('../views/cli/progress.js')).stderrProgress();
   const s = await takeSnapshot({
     env: q.env,
     plan: 'retail',
@@ -50,6 +51,7 @@ export async function loadUsage(q: UsageQuery): Promise<LoadedUsage> {
     useIndex: q.useIndex,
     threads: q.threads,
     ...(q.nowMs === undefined ? {} : { nowMs: q.nowMs }),
-  });
+    ...(progress ? { onBuilding: progress.onBuilding } : {}),
+  }).finally(() => progress?.done());
   return { sessions: s.index.usage(), time: s.time, notice: s.notice };
 }

@@ -105,3 +105,22 @@ export function shortModel(model: string | null): string {
   if (claude) m = `${claude[1]}-${claude[2]}.${claude[3]}${claude[4]}`;
   return m;
 }
+
+/** A whole number grouped by threes, as en-US writes it (by hand: see `thousands`). */
+function grouped(n: number): string {
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/**
+ * How far a build is, in one line: `reading transcripts: 1,204 of 3,782 files, 412 of 1,234 MiB`.
+ * The same words on stderr, in the live table's header and on the page.
+ */
+export function buildProgress(b: {
+  files: number;
+  filesTotal: number;
+  bytes: number;
+  bytesTotal: number;
+}): string {
+  const mib = (n: number) => grouped(n / (1 << 20));
+  return `reading transcripts: ${grouped(b.files)} of ${grouped(b.filesTotal)} files, ${mib(b.bytes)} of ${mib(b.bytesTotal)} MiB`;
+}

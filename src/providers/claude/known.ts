@@ -7,7 +7,8 @@
  */
 
 import { type JsonObject, str } from '../../model/json.js';
-import type { DriftReader, Known } from '../drift.js';
+import type { DriftReader, Known, Sampled } from '../drift.js';
+import { eachMember, SkimError } from '../skim.js';
 
 export const CLAUDE_KNOWN: Known = {
   types: new Set([
@@ -190,9 +191,60 @@ export const CLAUDE_KNOWN: Known = {
   ]),
 };
 
+const BACKSLASH = 0x5c;
+const TYPE = Buffer.from('type');
+const VERSION = Buffer.from('version');
+
+/**
+ * A line's own keys, its `type` and its `version` from its bytes, as `Object.keys` and `str` of the
+ * parsed line give them: keys in the order first written, a repeated key's last value. Null (parse
+ * it instead) for what the walk would have to decode to be sure of: an escaped key or string, or
+ * a line that is not an object. The line was already read by the extractor, so its envelope holds;
+ * unlike `JSON.parse`, the walk does not look inside the values it skips.
+ */
+function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
+  const fields: string[] = [];
+  const seen = new Set<string>();
+  let type: string | null = null;
+  let version: string | null = null;
+  let sure = true;
+  const plain = (s: number, e: number) => {
+    const at = b.indexOf(BACKSLASH, s);
+    return at === -1 || at >= e;
+  };
+  const text = (vs: number, ve: number): string | null =>
+    b[vs] === 0x22 && plain(vs + 1, ve - 1) ? b.toString('utf8', vs + 1, ve - 1) : null;
+  try {
+    eachMember(b, start, end, (ks, ke, vs, ve) => {
+      if (!plain(ks, ke)) sure = false;
+      const name = b.toString('utf8', ks, ke);
+      if (!seen.has(name)) {
+        seen.add(name);
+        fields.push(name);
+      }
+      const wanted =
+        ke - ks === 4 && b.compare(TYPE, 0, 4, ks, ke) === 0
+          ? 'type'
+          : ke - ks === 7 && b.compare(VERSION, 0, 7, ks, ke) === 0
+            ? 'version'
+            : null;
+      if (wanted === null) return;
+      // A string with an escape is decoded by the full parse; any other value is not a string.
+      if (b[vs] === 0x22 && !plain(vs + 1, ve - 1)) sure = false;
+      if (wanted === 'type') type = text(vs, ve);
+      else version = text(vs, ve);
+    });
+  } catch (err) {
+    if (err instanceof SkimError) return null;
+    throw err;
+  }
+  return sure ? { type, version, fields } : null;
+}
+
 export const CLAUDE_DRIFT: DriftReader = {
   known: CLAUDE_KNOWN,
   type: (o: JsonObject) => str(o.type),
   version: (o: JsonObject) => str(o.version),
   fields: (o: JsonObject) => Object.keys(o),
+  skimmed: skimmedLine,
 };

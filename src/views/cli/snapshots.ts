@@ -43,6 +43,7 @@ export async function snapshot(
   const { takeSnapshot } = await import('../../index/snapshot.js');
   let annotate = await annotator(o.demo, env, inferredOnly);
   if (running) annotate = (await import('../../live/collisions-once.js')).noteRunning(annotate, running);
+  const progress = (await import('./progress.js')).stderrProgress();
   const s = await takeSnapshot({
     env: o.demo ? demoEnv(env) : env,
     plan: o.plan,
@@ -54,7 +55,8 @@ export async function snapshot(
     threads: o.threads,
     needFiles,
     annotate,
-  });
+    ...(progress ? { onBuilding: progress.onBuilding } : {}),
+  }).finally(() => progress?.done());
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
   return s;
 }

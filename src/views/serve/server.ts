@@ -14,7 +14,9 @@ import { type LiveOptions, LiveSessions } from '../../live/engine.js';
 import type { Plan, SessionChanges, SessionDocument } from '../../model/document.js';
 import type { ProviderId } from '../../model/facts.js';
 import type { Env } from '../../providers/types.js';
+import { PROGRESS_EVERY_MS, PROGRESS_MIN_BYTES } from '../cli/progress.js';
 import { version } from '../cli/version.js';
+import { buildProgress } from '../format.js';
 import { Answers } from './answers.js';
 import { createApp } from './app.js';
 import { Assets } from './assets.js';
@@ -33,7 +35,7 @@ import {
   TIMEOUT_CHECK_MS,
 } from './limits.js';
 import { Publication, servedAlerts, servedCollisions, servedNotifier } from './publish.js';
-import { type EncodedEvent, EventHub } from './sse.js';
+import { type EncodedEvent, EventHub, encodeNotice } from './sse.js';
 
 export interface ServeOptions {
   env: Env;
@@ -206,6 +208,29 @@ function publishUpdates(
   });
 }
 
+/**
+ * A build that reads much (a first build, a history that changed a lot) sends how far it is, at most
+ * every `PROGRESS_EVERY_MS`, as one line the page shows in its header; `{"text":null}` when it ends.
+ */
+function publishProgress(live: LiveSessions, hub: EventHub): void {
+  let shown = false;
+  let lastMs = Number.NEGATIVE_INFINITY;
+  live.on('building', (b) => {
+    if (live.document !== null && b.bytesTotal < PROGRESS_MIN_BYTES) return;
+    const now = Date.now();
+    const edge = b.files === 0 || b.files === b.filesTotal;
+    if (!edge && now - lastMs < PROGRESS_EVERY_MS) return;
+    lastMs = now;
+    shown = true;
+    hub.publishProgress(encodeNotice('progress', JSON.stringify({ text: buildProgress(b) })), true);
+  });
+  live.on('settled', () => {
+    if (!shown) return;
+    shown = false;
+    hub.publishProgress(encodeNotice('progress', JSON.stringify({ text: null })), false);
+  });
+}
+
 export async function startServer(o: ServeOptions): Promise<RunningServer> {
   if (o.token === null && !isLoopback(o.bind))
     throw new ServeError(
@@ -238,6 +263,7 @@ export async function startServer(o: ServeOptions): Promise<RunningServer> {
   );
   const hosted = servedHosts(o);
   publishUpdates(live, hosted?.hosts ?? null, (e) => hub.publish(e), publication);
+  publishProgress(live, hub);
   tellTroubles(live);
 
   let port = o.port;

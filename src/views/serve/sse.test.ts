@@ -125,4 +125,24 @@ describe('the event hub', () => {
     expect(await readOne(before)).toContain('event: alert');
     expect(await readOne(after)).toMatch(/^event: ping\n/);
   });
+
+  it('a stream opened while a build reads opens with how far it is; one opened after the build ended hears nothing of it', async () => {
+    hub = new EventHub(
+      wholeAt(() => 1),
+      10,
+      60,
+    );
+    hub.publishProgress(encodeNotice('progress', '{"text":"a"}'), true);
+    hub.publishProgress(encodeNotice('progress', '{"text":"b"}'), true);
+    const during = hub.open(null)!.getReader();
+    await readOne(during);
+    expect(await readOne(during)).toContain('event: sessions');
+    expect(await readOne(during)).toBe('event: progress\ndata: {"text":"b"}\n\n');
+    hub.publishProgress(encodeNotice('progress', '{"text":null}'), false);
+    expect(await readOne(during)).toBe('event: progress\ndata: {"text":null}\n\n');
+    const after = hub.open(null)!.getReader();
+    await readOne(after);
+    expect(await readOne(after)).toContain('event: sessions');
+    expect(await readOne(after)).toMatch(/^event: ping\n/);
+  });
 });

@@ -3,9 +3,9 @@
  * each update as it happens (`publish.ts` builds them, `delta.ts` says what they hold), and a ping
  * when nothing has been sent for a while (so the page can tell a quiet machine from a dead link).
  *
- * Beside the updates, two kinds of event that carry no id (so the browser's `Last-Event-ID` keeps
- * naming the newest update): where the budgets stand, a level, held like an update (the newest
- * replaces one not taken yet, and a stream opens with it); and alerts, edges, which must not be
+ * Beside the updates, kinds of event that carry no id (so the browser's `Last-Event-ID` keeps
+ * naming the newest update): where the budgets stand and how far a first build is, levels, held like
+ * an update (the newest replaces one not taken yet, and a stream opens with it); and alerts, edges, which must not be
  * replaced by the next one, so each stream queues a few (`MAX_QUEUED_ALERTS`).
  *
  * Each stream holds at most one frame waiting to be sent: a newer frame replaces one the client has
@@ -40,7 +40,7 @@ export function encodeEvent(event: 'sessions' | 'changes', id: string, data: str
 }
 
 /** An event beside the numbered updates (`budgets`, `alert`): no id, so the stream's position holds. */
-export function encodeNotice(event: 'budgets' | 'alert', data: string): Uint8Array {
+export function encodeNotice(event: 'budgets' | 'alert' | 'progress', data: string): Uint8Array {
   return encoder.encode(`event: ${event}\ndata: ${data}\n\n`);
 }
 
@@ -55,6 +55,8 @@ interface Stream {
   next: Uint8Array | null;
   /** Where the budgets stand, not yet taken (replaced like `next`). */
   budgets: Uint8Array | null;
+  /** How far a build is, not yet taken (replaced like `next`). */
+  progress: Uint8Array | null;
   /** Alerts not yet taken, oldest first, at most `maxAlerts`. */
   alerts: Uint8Array[];
   ping: boolean;
@@ -79,6 +81,8 @@ export class EventHub {
   private closed = false;
   /** The newest budgets event, which a stream opens with. */
   private budgets: Uint8Array | null = null;
+  /** The newest progress event while a build reads, which a stream opens with; null once it is done. */
+  private progress: Uint8Array | null = null;
 
   constructor(
     private readonly opening: Opening,
@@ -103,6 +107,18 @@ export class EventHub {
     this.budgets = bytes;
     for (const s of this.streams) {
       s.budgets = bytes;
+      this.flush(s);
+    }
+  }
+
+  /**
+   * Send how far a build is (`encodeNotice('progress', …)`) to every stream, a level like the budgets;
+   * `held` false for the build's end, which a stream opened later need not hear.
+   */
+  publishProgress(bytes: Uint8Array, held: boolean): void {
+    this.progress = held ? bytes : null;
+    for (const s of this.streams) {
+      s.progress = bytes;
       this.flush(s);
     }
   }
@@ -133,6 +149,7 @@ export class EventHub {
           stream = {
             next: null,
             budgets: this.budgets,
+            progress: this.progress,
             alerts: [],
             ping: false,
             want: null,
@@ -169,6 +186,9 @@ export class EventHub {
     } else if (s.budgets !== null) {
       chunk = s.budgets;
       s.budgets = null;
+    } else if (s.progress !== null) {
+      chunk = s.progress;
+      s.progress = null;
     } else if (s.alerts.length > 0) chunk = s.alerts.shift()!;
     else if (s.ping) chunk = encoder.encode(`event: ping\ndata: ${Date.now()}\n\n`);
     if (chunk === null) return;

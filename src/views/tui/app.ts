@@ -6,6 +6,7 @@
 
 import { StringDecoder } from 'node:string_decoder';
 import { type HostPoller, withHostViews } from '../../hosts/index.js';
+import type { BuildProgress } from '../../index/options.js';
 import { watchedStates } from '../../live/agent-state.js';
 import { AlertFeed } from '../../live/alert-feed.js';
 import type { Alert } from '../../live/alerts.js';
@@ -19,7 +20,9 @@ import { MachineNotifier } from '../../notify/notifier.js';
 import { gatherQuota } from '../../quota/gather.js';
 import { alertLine } from '../alert-text.js';
 import { type Paint, paint } from '../cli/color.js';
+import { PROGRESS_MIN_BYTES } from '../cli/progress.js';
 import { collisionLine } from '../collision-text.js';
+import { buildProgress } from '../format.js';
 import { hiddenFromEnv, type Row } from './columns.js';
 import { DetailReader } from './detail.js';
 import { heldAnswers } from './held-answers.js';
@@ -65,6 +68,12 @@ const TICK_MS = 1000;
 const QUOTA_EVERY_MS = 15_000;
 /** A status message stays this long. */
 const STATUS_MS = 4000;
+
+/**
+ * A first build's progress and the sessions built so far are drawn at most this often: each fill
+ * makes a document of every session built yet, and four a second reads as filling in.
+ */
+const FILL_EVERY_MS = 250;
 
 export async function runTui(o: TuiOptions): Promise<number> {
   return new LiveTable(o).run();
@@ -156,6 +165,8 @@ class LiveTable {
     this.screen.start();
     this.draw();
     this.live.on('update', this.onUpdate);
+    this.live.on('building', this.onBuilding);
+    this.live.on('settled', this.onSettled);
     this.live.on('error', (err) => this.say(`refresh failed: ${err.message}`));
     this.o.hosts?.on('changed', this.onHosts);
     this.o.hosts?.start();
@@ -238,6 +249,37 @@ class LiveTable {
 
   /** When the header's quota was last read (`QUOTA_EVERY_MS`). */
   private quotaReadMs = Number.NEGATIVE_INFINITY;
+
+  /** When the building sessions were last drawn (`FILL_EVERY_MS`). */
+  private fillMs = Number.NEGATIVE_INFINITY;
+
+  /**
+   * A refresh is building: its progress goes in the header when it reads much (a first build, a
+   * history that changed a lot), and while nothing else is shown yet the table fills with the
+   * sessions built so far, newest first. The refresh's own answer replaces them.
+   */
+  private readonly onBuilding = (b: BuildProgress) => {
+    const v = this.v;
+    const first = this.live.document === null;
+    if (!first && b.bytesTotal < PROGRESS_MIN_BYTES) return;
+    const now = Date.now();
+    const edge = b.files === 0 || b.files === b.filesTotal;
+    if (!edge && now - this.fillMs < FILL_EVERY_MS) return;
+    this.fillMs = now;
+    v.loading = buildProgress(b);
+    if (first) {
+      v.doc = this.withHosts(b.document());
+      v.revision++;
+    }
+    this.draw();
+  };
+
+  /** A refresh ended: its progress, if shown, is done (an answer that changed nothing sends no update). */
+  private readonly onSettled = () => {
+    if (this.v.loading === null || this.live.document === null) return;
+    this.v.loading = null;
+    this.draw();
+  };
 
   private readonly onUpdate = (doc: SessionDocument) => {
     const v = this.v;

@@ -82,7 +82,7 @@ export interface ViewState {
   rates: Map<string, number>;
   hidden: ReadonlySet<string>;
   detail: Detail | null;
-  /** Shown until the first refresh lands. */
+  /** Shown under the header until the first refresh lands, and while a refresh that reads much runs (its progress). */
   loading: string | null;
   /** Said in place of rows when there are no sessions (which filter matched nothing); null: the default. */
   empty: string | null;

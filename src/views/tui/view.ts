@@ -98,7 +98,8 @@ export function render(
     2,
     rows - 1 - 1 - (panelHeight > 0 ? panelHeight + 1 : 0) - (quietHosts ? 1 : 0),
   );
-  if (v.loading && v.doc === null) out.push(p.dim(`  ${v.loading}`));
+  // Until the first refresh lands (a first build fills the table meanwhile), and while a big one reads.
+  if (v.loading) out.push(p.dim(`  ${v.loading}`));
   const t = table(v, all, p, columns, tableHeight, now);
   out.push(...t.lines);
   while (out.length < 1 + tableHeight) out.push('');
