@@ -1,6 +1,6 @@
 // @ts-check
-// Talking to cctop serve: the JSON reads, and the event stream that keeps the page's copy of the
-// session document current. The stream opens with the whole document, then sends only what each
+// Talking to cctop serve: the event stream that keeps the page's copy of the session document
+// current (the one-off JSON reads are in api.js). The stream opens with the whole document, then sends only what each
 // update changed; `Follower` (shared-delta.js, the same code the server's tests run) merges them and
 // fetches the whole document again when it sees it missed one.
 //
@@ -14,10 +14,9 @@
 // What the server sends is read as `unknown` and checked for its shape before the page trusts it.
 
 /** @import { SessionDocument } from '../src/model/document.js' */
-/** @import { SessionReport } from '../src/report/types.js' */
-/** @import { ChatAnswer, ErrorAnswer, InfoAnswer } from '../src/views/serve/api.js' */
 /** @import { AlertFrame, BudgetLine, ChangesFrame, WholeFrame } from './shared-delta.js' */
 
+import { AuthError, getInfo, isObject } from './api.js';
 import { announce, setBudgets } from './notices.js';
 import { Follower } from './shared-delta.js';
 
@@ -32,113 +31,11 @@ const REOPEN_MS = 10_000;
 /** How long to wait before reopening when even `/api/info` could not be reached. */
 const UNREACHABLE_MS = 5_000;
 
-export class AuthError extends Error {}
-
-export class HttpError extends Error {
-  /**
-   * @param {number} status
-   * @param {string} message
-   * @param {ErrorAnswer | null} body
-   */
-  constructor(status, message, body) {
-    super(message);
-    this.status = status;
-    this.body = body;
-  }
-}
-
-/**
- * @param {unknown} v
- * @returns {v is Record<string, unknown>}
- */
-const isObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * @param {unknown} v
  * @returns {v is SessionDocument}
  */
 const isDocument = (v) => isObject(v) && Array.isArray(v.sessions) && Array.isArray(v.problems);
-
-/**
- * @param {unknown} v
- * @returns {v is ErrorAnswer}
- */
-const isError = (v) => isObject(v) && typeof v.error === 'string';
-
-/**
- * @param {unknown} v
- * @returns {v is InfoAnswer}
- */
-const isInfo = (v) => isObject(v) && typeof v.level === 'string' && typeof v.version === 'string';
-
-/**
- * @param {unknown} v
- * @returns {v is SessionReport}
- */
-const isReport = (v) => isObject(v) && isObject(v.session) && isObject(v.cost) && isObject(v.tools);
-
-/**
- * @param {unknown} v
- * @returns {v is ChatAnswer}
- */
-const isChat = (v) =>
-  isObject(v) &&
-  typeof v.stamp === 'string' &&
-  (v.unchanged === true || (Array.isArray(v.turns) && typeof v.supported === 'boolean'));
-
-/**
- * GET `path` with the page's cookie; the parsed JSON, unchecked.
- * @param {string} path
- * @returns {Promise<unknown>}
- */
-async function getJson(path) {
-  const res = await fetch(path, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
-  if (res.status === 401) throw new AuthError('this page needs the link cctop serve printed');
-  /** @type {unknown} */
-  let body = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = null;
-  }
-  if (!res.ok) {
-    const err = isError(body) ? body : null;
-    throw new HttpError(res.status, err?.error ?? `HTTP ${res.status}`, err);
-  }
-  return body;
-}
-
-/**
- * @param {string} what
- * @returns {never}
- */
-function notA(what) {
-  throw new Error(`the server answered something that is not ${what}; reload the page`);
-}
-
-/** @returns {Promise<InfoAnswer>} */
-export async function getInfo() {
-  const v = await getJson('/api/info');
-  return isInfo(v) ? v : notA('its description');
-}
-
-/**
- * @param {string} path `/api/report/<id>`
- * @returns {Promise<SessionReport>}
- */
-export async function getReport(path) {
-  const v = await getJson(path);
-  return isReport(v) ? v : notA('a session report');
-}
-
-/**
- * @param {string} path `/api/chat/<id>?…`
- * @returns {Promise<ChatAnswer>}
- */
-export async function getChat(path) {
-  const v = await getJson(path);
-  return isChat(v) ? v : notA('a conversation');
-}
 
 /**
  * `/api/sessions` answered 200: the document, and where it stands among the updates.

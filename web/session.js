@@ -15,6 +15,7 @@
 /** @import { SessionReport } from '../src/report/types.js' */
 /** @import { ChatWindow } from '../src/views/serve/api.js' */
 
+import { AuthError, getChat, getReport, HttpError } from './api.js';
 import { collisionsOf, sessionCollisions } from './collisions.js';
 import { Conversation } from './conversation.js';
 import { fill, h, navLink, sessionHref } from './dom.js';
@@ -22,7 +23,6 @@ import { drivenCard } from './driven.js';
 import { label, totalTokens } from './format.js';
 import { handoffBar } from './handoff.js';
 import { HeldRequests } from './held.js';
-import { AuthError, getChat, getReport, HttpError } from './live.js';
 import { reportCards, section } from './report.js';
 import { sessionHead } from './report-head.js';
 import { sendBox } from './send-box.js';

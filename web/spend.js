@@ -16,8 +16,8 @@
 /** @import { SpendTally } from '../src/spend/tally.js' */
 /** @import { Child } from './dom.js' */
 
+import { AuthError, HttpError } from './api.js';
 import { fill, h, navLink } from './dom.js';
-import { AuthError, HttpError } from './live.js';
 import { blocksCard, budgetsCard } from './spend-cards.js';
 import { legend, seriesOf, stackedChart, totalsLine } from './spend-chart.js';
 

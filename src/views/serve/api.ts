@@ -1,7 +1,7 @@
 /**
  * The shapes of what the JSON API answers, beside the session document (`model/document.ts`), the
  * report (`report/types.ts`) and the update frames (`delta.ts`). The routes build their answers as
- * these types and the page (`web/live.js`) reads them as these types, so a field renamed on one side
+ * these types and the page (`web/api.js`, `web/live.js`) reads them as these types, so a field renamed on one side
  * fails the type check on the other.
  *
  * Types only: nothing here runs.
