@@ -66,9 +66,22 @@ let queued = false;
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
 // the rest of the command line is loaded (see statusline/bin.ts).
 // `cctop hook` runs on every event of every agent whose hooks cctop installed: likewise (hooks/bin.ts).
+// A bare `cctop --json` with nothing changed is printed from the warm document by an entry that
+// loads almost nothing (warm-answer.ts); when it cannot prove the document current, the command line
+// answers as always.
 if (process.argv[2] === 'statusline') await import('./statusline/bin.js');
 else if (process.argv[2] === 'hook') await import('./hooks/bin.js');
-else await runMain();
+else if (!(process.argv.length === 3 && process.argv[2] === '--json' && (await warmJsonServed())))
+  await runMain();
+
+/** Whether the warm document answered `cctop --json` (then it is written). */
+async function warmJsonServed(): Promise<boolean> {
+  const { warmJson } = await import('./warm-answer.js');
+  const r = await warmJson(process.env, Date.now());
+  if (r.kind === 'declined') return false;
+  writeOut(r.bytes);
+  return true;
+}
 
 async function runMain(): Promise<void> {
   const { main } = await import('./views/cli/main.js');

@@ -1,0 +1,286 @@
+/**
+ * A warm `cctop --json`, answered before the command line is loaded: one read of the warm document
+ * (`index/warm-doc.ts` writes it, `index/warm-doc-layout.ts` says what its bytes are), a check that
+ * it may still be printed, the joins of what moves, one write. It loads the clock, the state rules,
+ * the spend windows and the layout, and nothing else: no SQLite, no provider, no parser, no config
+ * reader, not the CLI. Whatever it cannot prove it declines, with the reason, and `cli.ts` runs the
+ * full route, which answers as it always did (and writes the document again).
+ *
+ * What it proves, in order: the document is of this code, environment, settings, prices, zone and
+ * day (its key); the last full look at the transcripts is under a minute old and no directory or
+ * growing transcript moved since (as the warm snapshot, `index/warm.ts`; what this can miss is in
+ * docs/limits.md); no agent says anything of its sessions (an empty hook journal, no registry record);
+ * the kept problems it prints still hold; and no agent process could run one of its sessions: a scan
+ * of the process table for the words every agent's command line holds, declined when one shows up
+ * that started before a session of its kind was last active.
+ *
+ * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document.
+ */
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { dirTime } from './dir-time.js';
+import { liveMembers, unrunLive, windowsMembers } from './index/live-text.js';
+import {
+  DOC_FILE,
+  DOC_PREFIX_BYTES,
+  type DocHeader,
+  docHeaderOf,
+  GROWING_MS,
+  HOLE_KIND_SHIFT,
+  HOLE_LIVE,
+  HOLE_QUIET_WINDOWS,
+  HOLE_REF_MASK,
+  HOLE_WINDOWS,
+  SWEEP_EVERY_MS,
+} from './index/warm-doc-layout.js';
+import { LocalTime } from './model/time.js';
+import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
+import { cacheDir } from './paths.js';
+import type { Env } from './providers/types.js';
+
+export type WarmJson = { kind: 'answered'; bytes: Buffer } | { kind: 'declined'; reason: string };
+
+const declined = (reason: string): WarmJson => ({ kind: 'declined', reason });
+
+/** Where the process table is read (a test may point it at a made-up one). */
+export interface ProcessPlace {
+  proc: string;
+  platform: NodeJS.Platform;
+}
+
+const SYSTEM: ProcessPlace = { proc: '/proc', platform: process.platform };
+
+/** `cctop --json` with the default options at `nowMs`, from the warm document, or why not. */
+export async function warmJson(env: Env, nowMs: number, where: ProcessPlace = SYSTEM): Promise<WarmJson> {
+  const cache = cacheDir(env);
+  let b: Buffer;
+  let sweptAt: number;
+  let fd: number;
+  try {
+    fd = openSync(join(cache, DOC_FILE), 'r');
+  } catch {
+    // Nothing kept warm yet.
+    return declined('no warm document is kept');
+  }
+  try {
+    // The time and the bytes of one file: a document replaced meanwhile is not judged by the new one's time.
+    sweptAt = fstatSync(fd).mtimeMs;
+    b = readFileSync(fd);
+  } catch {
+    // Unreadable: the full route answers, and writes it again.
+    return declined('the warm document cannot be read');
+  } finally {
+    closeSync(fd);
+  }
+  if (nowMs - sweptAt > SWEEP_EVERY_MS || nowMs < sweptAt)
+    return declined('the last full look at the transcripts is over a minute old');
+  if (b.length < DOC_PREFIX_BYTES) return declined('the warm document is damaged');
+  const headBytes = b.readUInt32LE(0);
+  if (
+    DOC_PREFIX_BYTES + headBytes > b.length ||
+    crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4)
+  )
+    return declined('the warm document is damaged');
+  const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
+  if (h === null) return declined('the warm document is of another version');
+  const holesAt = DOC_PREFIX_BYTES + headBytes;
+  const bodyAt = holesAt + h.holes * 8;
+  if (bodyAt > b.length) return declined('the warm document is damaged');
+  const why = (await keyMoved(h, env, cache, nowMs)) ?? moved(h, nowMs) ?? agentsSpeak(h) ?? mayRun(h, where);
+  if (why !== null) return declined(why);
+  const time = new LocalTime();
+  if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
+  return { kind: 'answered', bytes: printed(h, b, holesAt, bodyAt, time, nowMs) };
+}
+
+/** The document with what moves joined at `nowMs`. */
+function printed(
+  h: DocHeader,
+  b: Buffer,
+  holesAt: number,
+  bodyAt: number,
+  time: LocalTime,
+  nowMs: number,
+): Buffer {
+  const windows = windowsMembers(time, nowMs);
+  const generatedAt = new Date(nowMs).toISOString();
+  const texts: string[] = [];
+  let size = h.head[0].length + generatedAt.length + h.head[1].length + (b.length - bodyAt) + h.tail.length;
+  for (let i = 0; i < h.holes; i++) {
+    const tag = b.readUInt32LE(holesAt + i * 8 + 4);
+    const ref = tag & HOLE_REF_MASK;
+    let text: string;
+    switch (tag >>> HOLE_KIND_SHIFT) {
+      case HOLE_LIVE: {
+        const [signal, mtime, lastMs, lastActiveAt, running] = h.live[ref]!;
+        text = liveMembers(unrunLive(signal, mtime, lastMs, lastActiveAt, running, nowMs));
+        break;
+      }
+      case HOLE_WINDOWS: {
+        const [lastActiveAt, hours, days] = h.windowed[ref]!;
+        text = windows({ tally: { usd: 0 }, lastActiveAt, spend: () => ({ hours, days }) });
+        break;
+      }
+      case HOLE_QUIET_WINDOWS:
+        text = windows({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+        break;
+      default:
+        throw new Error(`the warm document has a hole of no kind (${tag})`);
+    }
+    texts.push(text);
+    size += text.length;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(h.head[0], 0, 'latin1');
+  at += out.write(generatedAt, at, 'latin1');
+  at += out.write(h.head[1], at, 'latin1');
+  let from = bodyAt;
+  for (let i = 0; i < h.holes; i++) {
+    const to = bodyAt + b.readUInt32LE(holesAt + i * 8);
+    at += b.copy(out, at, from, to);
+    at += out.write(texts[i]!, at, 'latin1');
+    from = to;
+  }
+  at += b.copy(out, at, from);
+  at += out.write(h.tail, at, 'latin1');
+  return out.subarray(0, at);
+}
+
+const NO_SPEND = { hours: [], days: [] };
+
+/** What the document depends on besides the transcripts that is not as it was, or null. */
+async function keyMoved(h: DocHeader, env: Env, cache: string, nowMs: number): Promise<string | null> {
+  const k = h.key;
+  for (const [name, value] of k.env) if ((env[name] ?? null) !== value) return `$${name} changed`;
+  if (nowMs < k.day[0] || nowMs >= k.day[1]) return 'another day began';
+  if (k.problemsUntil !== null && nowMs > k.problemsUntil) return 'a kept problem is due';
+  for (const [path, size, mtimeMs] of k.stats) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if ((st?.size ?? null) !== size || (st?.mtimeMs ?? null) !== mtimeMs) return `${path} changed`;
+  }
+  for (const path of k.absent)
+    if (statSync(path, { throwIfNoEntry: false }) !== undefined) return `${path} exists`;
+  if (zoneKey() !== k.zoneKey) return 'the system time zone changed';
+  keepZoneNameIn(join(cache, ZONE_FILE));
+  return (await codeVersion()) === k.build ? null : 'cctop was built again';
+}
+
+/**
+ * The building code's version as `npm run build` recorded it (`index/version.ts`), or null when it
+ * did not, or the code was compiled again since (then only the full route can work it out).
+ */
+async function codeVersion(): Promise<string | null> {
+  const here = new URL('.', import.meta.url);
+  const recorded = statSync(new URL('index/code-versions.js', here), { throwIfNoEntry: false });
+  const compiled = statSync(new URL('index/sessions.js', here), { throwIfNoEntry: false });
+  if (recorded === undefined || compiled === undefined || compiled.mtimeMs > recorded.mtimeMs) return null;
+  let m: unknown;
+  try {
+    // A name in a variable: the module exists only once the build wrote it.
+    const name = './index/code-versions.js';
+    m = await import(name);
+  } catch {
+    // A plain `tsc` wrote no versions.
+    return null;
+  }
+  const versions = isObj(m) && isObj(m.VERSIONS) ? m.VERSIONS : null;
+  return typeof versions?.build === 'string' ? versions.build : null;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** What changed in the transcripts since the last full look, or null. */
+function moved(h: DocHeader, nowMs: number): string | null {
+  for (const [dir, mtime] of h.dirs) if (dirTime(dir) !== mtime) return `${dir} changed`;
+  for (const [path, size, mtimeMs, ino] of h.files) {
+    if (nowMs - mtimeMs > GROWING_MS) continue;
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      // Unreadable now: the full route says why.
+      return `${path} cannot be read`;
+    }
+    if (st === undefined || st.size !== size || st.mtimeMs !== mtimeMs || st.ino !== ino)
+      return `${path} changed`;
+  }
+  return null;
+}
+
+/** Whether an agent may have said something of its sessions (`live/agent-word.ts`). */
+function agentsSpeak(h: DocHeader): string | null {
+  if ((statSync(h.key.journal, { throwIfNoEntry: false })?.size ?? 0) > 0)
+    return 'the hook journal has entries';
+  for (const dir of h.key.registries) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      // No registry there.
+      continue;
+    }
+    if (names.some((n) => n.endsWith('.json'))) return 'an agent registered a running session';
+  }
+  return null;
+}
+
+/**
+ * The kernel's clock ticks per second in /proc's start times (`live/processes.ts` reads them alike).
+ */
+const CLK_TCK = 100;
+
+/**
+ * A process start is read to the tick (10 ms) and the boot time to the second: a process this close
+ * to the last moment a session could be matched counts as started before it.
+ */
+const START_MARGIN_MS = 2_000;
+
+/**
+ * Why an agent process could run one of the sessions, or null when none can: no process holds an
+ * agent's word, or every one that does started after every session of its kind was last active (a
+ * process is matched only to sessions active since it started, `live/processes.ts`).
+ */
+function mayRun(h: DocHeader, where: ProcessPlace): string | null {
+  const until = h.key.matchableUntil;
+  if (until === null) return null;
+  if (where.platform !== 'linux') return 'the processes are read by the full route here';
+  let names: string[];
+  try {
+    names = readdirSync(where.proc);
+  } catch {
+    // No process table to read: the full route says so.
+    return 'the process table cannot be read';
+  }
+  const words = h.key.agentWords.map((w) => Buffer.from(w));
+  let boot: number | null = null;
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    let cmdline: Buffer;
+    try {
+      cmdline = readFileSync(`${where.proc}/${name}/cmdline`);
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    if (!words.some((w) => cmdline.includes(w))) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`${where.proc}/${name}/stat`, 'latin1');
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    boot ??= bootTimeMs(where.proc);
+    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const startMs = boot + (start / CLK_TCK) * 1000;
+    if (!(startMs > until + START_MARGIN_MS)) return 'an agent process may run one of the sessions';
+  }
+  return null;
+}
+
+function bootTimeMs(proc: string): number {
+  const m = /^btime (\d+)$/m.exec(readFileSync(`${proc}/stat`, 'latin1'));
+  return m ? Number(m[1]) * 1000 : 0;
+}
