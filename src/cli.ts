@@ -77,7 +77,7 @@ else if (!(process.argv.length === 3 && process.argv[2] === '--json' && (await w
 /** Whether the warm document answered `cctop --json` (then it is written). */
 async function warmJsonServed(): Promise<boolean> {
   const { warmJson } = await import('./warm-answer.js');
-  const r = await warmJson(process.env, Date.now());
+  const r = await warmJson({ env: process.env, nowMs: Date.now() });
   if (r.kind === 'declined') return false;
   writeOut(r.bytes);
   return true;

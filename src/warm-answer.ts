@@ -43,16 +43,22 @@ export type WarmJson = { kind: 'answered'; bytes: Buffer } | { kind: 'declined';
 
 const declined = (reason: string): WarmJson => ({ kind: 'declined', reason });
 
-/** Where the process table is read (a test may point it at a made-up one). */
-export interface ProcessPlace {
-  proc: string;
-  platform: NodeJS.Platform;
+export interface WarmJsonOptions {
+  env: Env;
+  nowMs: number;
+  /** Where the process table is read: `/proc` (a test may give another machine's, or none). */
+  proc?: string;
+  platform?: NodeJS.Platform;
+  /**
+   * The building code's version; by default as `npm run build` recorded it (tests, running the
+   * sources, give `index/version.ts`'s).
+   */
+  build?: () => Promise<string | null>;
 }
 
-const SYSTEM: ProcessPlace = { proc: '/proc', platform: process.platform };
-
-/** `cctop --json` with the default options at `nowMs`, from the warm document, or why not. */
-export async function warmJson(env: Env, nowMs: number, where: ProcessPlace = SYSTEM): Promise<WarmJson> {
+/** `cctop --json` with the default options at `o.nowMs`, from the warm document, or why not. */
+export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
+  const { env, nowMs } = o;
   const cache = cacheDir(env);
   let b: Buffer;
   let sweptAt: number;
@@ -87,7 +93,11 @@ export async function warmJson(env: Env, nowMs: number, where: ProcessPlace = SY
   const holesAt = DOC_PREFIX_BYTES + headBytes;
   const bodyAt = holesAt + h.holes * 8;
   if (bodyAt > b.length) return declined('the warm document is damaged');
-  const why = (await keyMoved(h, env, cache, nowMs)) ?? moved(h, nowMs) ?? agentsSpeak(h) ?? mayRun(h, where);
+  const why =
+    (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
+    moved(h, nowMs) ??
+    agentsSpeak(h) ??
+    mayRun(h, o.proc ?? '/proc', o.platform ?? process.platform);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
@@ -104,12 +114,20 @@ function printed(
   nowMs: number,
 ): Buffer {
   const windows = windowsMembers(time, nowMs);
+  // In the hour the document was written its quiet windows are printed already.
+  const [quietHour, quietLength] = h.quiet;
+  const quiet =
+    time.hourStart(nowMs) === quietHour
+      ? null
+      : windows({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
   const generatedAt = new Date(nowMs).toISOString();
-  const texts: string[] = [];
+  // Each join: where it goes in the body, how many body bytes it replaces, its text.
+  const joins: [at: number, skip: number, text: string][] = [];
   let size = h.head[0].length + generatedAt.length + h.head[1].length + (b.length - bodyAt) + h.tail.length;
   for (let i = 0; i < h.holes; i++) {
     const tag = b.readUInt32LE(holesAt + i * 8 + 4);
     const ref = tag & HOLE_REF_MASK;
+    let skip = 0;
     let text: string;
     switch (tag >>> HOLE_KIND_SHIFT) {
       case HOLE_LIVE: {
@@ -123,24 +141,25 @@ function printed(
         break;
       }
       case HOLE_QUIET_WINDOWS:
-        text = windows({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+        if (quiet === null) continue;
+        skip = quietLength;
+        text = quiet;
         break;
       default:
         throw new Error(`the warm document has a hole of no kind (${tag})`);
     }
-    texts.push(text);
-    size += text.length;
+    joins.push([bodyAt + b.readUInt32LE(holesAt + i * 8), skip, text]);
+    size += text.length - skip;
   }
   const out = Buffer.allocUnsafe(size);
   let at = out.write(h.head[0], 0, 'latin1');
   at += out.write(generatedAt, at, 'latin1');
   at += out.write(h.head[1], at, 'latin1');
   let from = bodyAt;
-  for (let i = 0; i < h.holes; i++) {
-    const to = bodyAt + b.readUInt32LE(holesAt + i * 8);
+  for (const [to, skip, text] of joins) {
     at += b.copy(out, at, from, to);
-    at += out.write(texts[i]!, at, 'latin1');
-    from = to;
+    at += out.write(text, at, 'latin1');
+    from = to + skip;
   }
   at += b.copy(out, at, from);
   at += out.write(h.tail, at, 'latin1');
@@ -150,7 +169,13 @@ function printed(
 const NO_SPEND = { hours: [], days: [] };
 
 /** What the document depends on besides the transcripts that is not as it was, or null. */
-async function keyMoved(h: DocHeader, env: Env, cache: string, nowMs: number): Promise<string | null> {
+async function keyMoved(
+  h: DocHeader,
+  env: Env,
+  cache: string,
+  nowMs: number,
+  build: () => Promise<string | null>,
+): Promise<string | null> {
   const k = h.key;
   for (const [name, value] of k.env) if ((env[name] ?? null) !== value) return `$${name} changed`;
   if (nowMs < k.day[0] || nowMs >= k.day[1]) return 'another day began';
@@ -163,14 +188,14 @@ async function keyMoved(h: DocHeader, env: Env, cache: string, nowMs: number): P
     if (statSync(path, { throwIfNoEntry: false }) !== undefined) return `${path} exists`;
   if (zoneKey() !== k.zoneKey) return 'the system time zone changed';
   keepZoneNameIn(join(cache, ZONE_FILE));
-  return (await codeVersion()) === k.build ? null : 'cctop was built again';
+  return (await build()) === k.build ? null : 'cctop was built again';
 }
 
 /**
  * The building code's version as `npm run build` recorded it (`index/version.ts`), or null when it
  * did not, or the code was compiled again since (then only the full route can work it out).
  */
-async function codeVersion(): Promise<string | null> {
+async function recordedBuild(): Promise<string | null> {
   const here = new URL('.', import.meta.url);
   const recorded = statSync(new URL('index/code-versions.js', here), { throwIfNoEntry: false });
   const compiled = statSync(new URL('index/sessions.js', here), { throwIfNoEntry: false });
@@ -241,13 +266,13 @@ const START_MARGIN_MS = 2_000;
  * agent's word, or every one that does started after every session of its kind was last active (a
  * process is matched only to sessions active since it started, `live/processes.ts`).
  */
-function mayRun(h: DocHeader, where: ProcessPlace): string | null {
+function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
   const until = h.key.matchableUntil;
   if (until === null) return null;
-  if (where.platform !== 'linux') return 'the processes are read by the full route here';
+  if (platform !== 'linux') return 'the processes are read by the full route here';
   let names: string[];
   try {
-    names = readdirSync(where.proc);
+    names = readdirSync(proc);
   } catch {
     // No process table to read: the full route says so.
     return 'the process table cannot be read';
@@ -259,7 +284,7 @@ function mayRun(h: DocHeader, where: ProcessPlace): string | null {
     if (c < 48 || c > 57) continue;
     let cmdline: Buffer;
     try {
-      cmdline = readFileSync(`${where.proc}/${name}/cmdline`);
+      cmdline = readFileSync(`${proc}/${name}/cmdline`);
     } catch {
       // Exited while we looked.
       continue;
@@ -267,12 +292,12 @@ function mayRun(h: DocHeader, where: ProcessPlace): string | null {
     if (!words.some((w) => cmdline.includes(w))) continue;
     let stat: string;
     try {
-      stat = readFileSync(`${where.proc}/${name}/stat`, 'latin1');
+      stat = readFileSync(`${proc}/${name}/stat`, 'latin1');
     } catch {
       // Exited while we looked.
       continue;
     }
-    boot ??= bootTimeMs(where.proc);
+    boot ??= bootTimeMs(proc);
     const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
     const startMs = boot + (start / CLK_TCK) * 1000;
     if (!(startMs > until + START_MARGIN_MS)) return 'an agent process may run one of the sessions';

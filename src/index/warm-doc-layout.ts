@@ -48,7 +48,10 @@ export const HOLE_REF_MASK = (1 << HOLE_KIND_SHIFT) - 1;
 export const HOLE_LIVE = 1;
 /** The spend windows of `windowed[ref]` (it may show spend in them). */
 export const HOLE_WINDOWS = 2;
-/** The spend windows of a session that spent nothing in any window from now on. */
+/**
+ * The spend windows of a session that spent nothing in any window from now on: printed already as
+ * they read in the hour the document was written (`DocHeader.quiet`), replaced only in another hour.
+ */
 export const HOLE_QUIET_WINDOWS = 3;
 
 /**
@@ -116,6 +119,8 @@ export interface DocHeader {
   tail: string;
   live: LiveEntry[];
   windowed: WindowedEntry[];
+  /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
+  quiet: [hour: number, length: number];
   holes: number;
 }
 
@@ -148,7 +153,8 @@ function isDocHeader(v: unknown): v is DocHeader {
   if (!isStr(key.journal) || !isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
   if (!isArr(key.day) || !isArr(key.agentWords) || !key.agentWords.every(isStr)) return false;
   if (!isArr(dirs) || !isArr(files) || !isArr(head) || head.length !== 2 || !isStr(v.tail)) return false;
-  if (!isArr(live) || !isArr(windowed)) return false;
+  if (!isArr(live) || !isArr(windowed) || !isArr(v.quiet) || !isNum(v.quiet[0]) || !isNum(v.quiet[1]))
+    return false;
   if (!live.every((l) => isArr(l) && l.length === 5 && isNum(l[1]))) return false;
   return windowed.every((w) => isArr(w) && w.length === 3 && isArr(w[1]) && isArr(w[2]));
 }

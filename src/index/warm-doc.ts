@@ -37,7 +37,7 @@ import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
 import { cataloguePath } from './catalogue.js';
 import type { Held } from './held.js';
-import { liveMembers, NO_WINDOWS, unrunLive } from './live-text.js';
+import { liveMembers, NO_WINDOWS, unrunLive, windowsMembers } from './live-text.js';
 import { documentHead, documentTail } from './render.js';
 import { rootPaths, scopeOf } from './scope.js';
 import { partsOf } from './session-record.js';
@@ -104,7 +104,8 @@ export function keepWarmDoc(a: DocAnswer): void {
   try {
     const key = keyOf(a);
     if (key === null) return;
-    const keyDigest = new Digest().text(JSON.stringify(key)).hex();
+    // The hour is in it: the quiet windows are printed for one, so the sweep prints them again in the next.
+    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs)])).hex();
     const path = docPath(a.env);
     if (a.unchanged && prefixOf(path) === idsOf(a.digest, a.scope, keyDigest)) {
       utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
@@ -224,6 +225,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   const oldestHour = time.hourStart(nowMs) - (HOURS_KEPT - 1) * HOUR_MS;
   const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
   const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
+  const quiet = windowsMembers(time, nowMs)({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
   a.held.forEach((h, i) => {
     const record = h.sealed();
     const at = partsOf(record);
@@ -242,8 +244,10 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     body.bytes(record, at.cost, at.spend);
     body.text(',');
     if (h.tally.usd === null) body.text(NO_WINDOWS);
-    else if (h.lastActiveAt !== null && h.lastActiveAt < since) body.hole(HOLE_QUIET_WINDOWS, 0);
-    else {
+    else if (h.lastActiveAt !== null && h.lastActiveAt < since) {
+      body.hole(HOLE_QUIET_WINDOWS, 0);
+      body.text(quiet);
+    } else {
       const spend = h.spend();
       body.hole(HOLE_WINDOWS, windowed.push([h.lastActiveAt, spend.hours, spend.days]) - 1);
     }
@@ -276,6 +280,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     tail: `${documentTail(frame)}\n`,
     live,
     windowed,
+    quiet: [time.hourStart(nowMs), quiet.length],
     holes: body.holes.length / 2,
   };
   const headBytes = Buffer.from(JSON.stringify(header));
@@ -288,6 +293,8 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   prefix.write(idsOf(a.digest, a.scope, keyDigest), 8, 'latin1');
   return Buffer.concat([prefix, rest]);
 }
+
+const NO_SPEND = { hours: [], days: [] };
 
 /** Stands for the moment of printing in the head; cut out there (it needs no escaping). */
 const GENERATED_AT = 'generated-at';
