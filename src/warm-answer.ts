@@ -263,12 +263,15 @@ const START_MARGIN_MS = 2_000;
 
 /**
  * Why an agent process could run one of the sessions, or null when none can: no process holds an
- * agent's word, or every one that does started after every session of its kind was last active (a
- * process is matched only to sessions active since it started, `live/processes.ts`).
+ * agent's word, or every one that does started after every session of each harness whose word it
+ * holds was last active (a process is matched only to sessions active since it started,
+ * `live/processes.ts`).
  */
 function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
-  const until = h.key.matchableUntil;
-  if (until === null) return null;
+  const agents = h.key.agents
+    .filter((g): g is [string[], number] => g[1] !== null)
+    .map(([words, until]) => ({ words: words.map((w) => Buffer.from(w)), until }));
+  if (agents.length === 0) return null;
   if (platform !== 'linux') return 'the processes are read by the full route here';
   let names: string[];
   try {
@@ -277,7 +280,6 @@ function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string |
     // No process table to read: the full route says so.
     return 'the process table cannot be read';
   }
-  const words = h.key.agentWords.map((w) => Buffer.from(w));
   let boot: number | null = null;
   for (const name of names) {
     const c = name.charCodeAt(0);
@@ -289,7 +291,8 @@ function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string |
       // Exited while we looked.
       continue;
     }
-    if (!words.some((w) => cmdline.includes(w))) continue;
+    const kinds = agents.filter((g) => g.words.some((w) => cmdline.includes(w)));
+    if (kinds.length === 0) continue;
     let stat: string;
     try {
       stat = readFileSync(`${proc}/${name}/stat`, 'latin1');
@@ -300,7 +303,8 @@ function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string |
     boot ??= bootTimeMs(proc);
     const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
     const startMs = boot + (start / CLK_TCK) * 1000;
-    if (!(startMs > until + START_MARGIN_MS)) return 'an agent process may run one of the sessions';
+    if (kinds.some((g) => !(startMs > g.until + START_MARGIN_MS)))
+      return 'an agent process may run one of the sessions';
   }
   return null;
 }

@@ -22,9 +22,9 @@ import { totalsOf } from '../model/totals.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
+import { warmJson } from '../warm-answer.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Strategy } from './strategies.js';
-import { warmJson } from '../warm-answer.js';
 import { buildVersion } from './version.js';
 import { readWarm } from './warm.js';
 
@@ -202,7 +202,12 @@ describe('every strategy answers exactly as a cold read', () => {
               annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
             };
             const warm = readWarm({ ...o, nowMs: h.nowMs });
-            const doc = await warmJson({ env: o.env, nowMs: h.nowMs, proc, build: async () => buildVersion() });
+            const doc = await warmJson({
+              env: o.env,
+              nowMs: h.nowMs,
+              proc,
+              build: async () => buildVersion(),
+            });
             const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
             const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
             seen.add(indexed.strategy);

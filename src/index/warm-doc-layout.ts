@@ -75,13 +75,13 @@ export interface DocKey {
   zone: string;
   /** The scope's local day, as UTC milliseconds: [start, end). */
   day: [number, number];
-  /** Every agent's command line holds one of these (`ProcessRule.words`). */
-  agentWords: string[];
   /**
-   * An agent process started at or before this instant could run one of the sessions (it was active
-   * since); null when no session of a harness cctop matches to processes could be.
+   * Per harness whose processes cctop matches to sessions: the words each of its agents' command
+   * lines holds (`ProcessRule.words`), and the last instant one of its processes could have started
+   * and still be matched to one of its sessions (each is matched only to sessions active since it
+   * started, `live/processes.ts`); null when it has no session.
    */
-  matchableUntil: number | null;
+  agents: [words: string[], matchableUntil: number | null][];
   /** The kept problems printed hold until this instant (one shows after it); null for ever. */
   problemsUntil: number | null;
 }
@@ -151,7 +151,8 @@ function isDocHeader(v: unknown): v is DocHeader {
   if (!isObj(key) || !isArr(key.env) || !isArr(key.stats) || !isArr(key.absent) || !isArr(key.registries))
     return false;
   if (!isStr(key.journal) || !isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
-  if (!isArr(key.day) || !isArr(key.agentWords) || !key.agentWords.every(isStr)) return false;
+  if (!isArr(key.day) || !isArr(key.agents) || !key.agents.every((g) => isArr(g) && isArr(g[0])))
+    return false;
   if (!isArr(dirs) || !isArr(files) || !isArr(head) || head.length !== 2 || !isStr(v.tail)) return false;
   if (!isArr(live) || !isArr(windowed) || !isArr(v.quiet) || !isNum(v.quiet[0]) || !isNum(v.quiet[1]))
     return false;

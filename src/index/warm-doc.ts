@@ -175,12 +175,18 @@ function keyOf(a: DocAnswer): DocKey | null {
   const names = all ? Object.keys(a.env) : [...read];
   names.sort();
   const day = a.time.dayNumber(a.nowMs);
-  const matched = new Set(a.places.filter((p) => p.processes !== undefined).map((p) => p.id));
-  let newest: number | null = null;
+  // The newest last activity of each harness's sessions that a process could be matched to.
+  const newest = new Map<ProviderId, number>();
   for (const h of a.held) {
-    if (!matched.has(h.provider) || h.deleted) continue;
+    if (h.deleted) continue;
     const ms = h.lastActiveAt === null ? 0 : Date.parse(h.lastActiveAt);
-    if (Number.isFinite(ms)) newest = Math.max(newest ?? ms, ms);
+    if (Number.isFinite(ms)) newest.set(h.provider, Math.max(newest.get(h.provider) ?? ms, ms));
+  }
+  const agents: DocKey['agents'] = [];
+  for (const p of a.places) {
+    if (p.processes === undefined) continue;
+    const last = newest.get(p.id);
+    agents.push([[...p.processes.words], last === undefined ? null : last + START_SLACK_MS]);
   }
   let problemsUntil: number | null = null;
   for (const k of a.problems)
@@ -198,8 +204,7 @@ function keyOf(a: DocAnswer): DocKey | null {
     zoneKey: zoneKey(),
     zone: a.time.timeZone,
     day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
-    agentWords: [...new Set(a.places.flatMap((p) => p.processes?.words ?? []))],
-    matchableUntil: newest === null ? null : newest + START_SLACK_MS,
+    agents,
     problemsUntil,
   };
 }
