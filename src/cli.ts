@@ -77,7 +77,14 @@ else if (!(process.argv.length === 3 && process.argv[2] === '--json' && (await w
 /** Whether the warm document answered `cctop --json` (then it is written). */
 async function warmJsonServed(): Promise<boolean> {
   const { warmJson } = await import('./warm-answer.js');
-  const r = await warmJson({ env: process.env, nowMs: Date.now() });
+  let r: Awaited<ReturnType<typeof warmJson>>;
+  try {
+    r = await warmJson({ env: process.env, nowMs: Date.now() });
+  } catch {
+    // A document it cannot make sense of (the CRC held, the layout did not): the full route answers
+    // and writes it again, as for any other reason to decline.
+    return false;
+  }
   if (r.kind === 'declined') return false;
   writeOut(r.bytes);
   return true;
