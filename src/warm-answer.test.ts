@@ -16,7 +16,7 @@ import { processAnnotator } from './live/annotate.js';
 import { ProcessTable } from './live/processes.js';
 import { cacheDir } from './paths.js';
 import { claudeResponse, FakeHome } from './test-support/corpus.js';
-import { type WarmJson, warmJson } from './warm-answer.js';
+import { docIds, keepDaily, type WarmJson, warmDaily, warmJson } from './warm-answer.js';
 
 /** Before this machine booted, so no process on it can have started before these sessions. */
 const NOON = Date.parse('2020-06-01T12:00:00Z');
@@ -104,6 +104,24 @@ describe('the warm document', () => {
     // Its time is when the last full look was: kept, so only the damage is news.
     utimesSync(path, NOON / 1000, NOON / 1000);
     expect(reason(await doc(NOON))).toBe('the warm document is damaged');
+  });
+
+  it('serves a kept daily report only beside the document it was printed against, dated now', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    await full(NOON);
+    const o = (nowMs: number) => ({ env, nowMs, build: async () => buildVersion() });
+    const report = Buffer.from('{\n  "report": "daily",\n  "generatedAt": "then",\n  "periods": []\n}\n');
+    await keepDaily(o(NOON), 'another document', report);
+    expect(reason(await warmDaily(o(NOON)))).toBe('no daily report is kept');
+    await keepDaily(o(NOON), docIds(env), report);
+    const kept = await warmDaily(o(NOON + 1000));
+    expect(kept.kind === 'answered' && kept.bytes.toString()).toBe(
+      `{\n  "report": "daily",\n  "generatedAt": "${new Date(NOON + 1000).toISOString()}",\n  "periods": []\n}\n`,
+    );
+    // A new transcript: the next full look writes another document, which the report was not printed against.
+    transcript('b.jsonl', NOON + 1000);
+    await full(NOON + 2000);
+    expect(reason(await warmDaily(o(NOON + 2000)))).toBe('the daily report kept is of another document');
   });
 
   describe('with an agent process running (its command line names claude)', () => {

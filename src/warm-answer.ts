@@ -16,13 +16,24 @@
  *
  * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { dirTime } from './dir-time.js';
 import { liveMembers, unrunLive, windowsMembers } from './index/live-text.js';
 import {
   DOC_FILE,
+  DOC_ID_CHARS,
   DOC_PREFIX_BYTES,
   type DocHeader,
   docHeaderOf,
@@ -39,9 +50,11 @@ import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
 import { cacheDir } from './paths.js';
 import type { Env } from './providers/types.js';
 
-export type WarmJson = { kind: 'answered'; bytes: Buffer } | { kind: 'declined'; reason: string };
+export type WarmJson = { kind: 'answered'; bytes: Buffer } | Declined;
 
-const declined = (reason: string): WarmJson => ({ kind: 'declined', reason });
+type Declined = { kind: 'declined'; reason: string };
+
+const declined = (reason: string): Declined => ({ kind: 'declined', reason });
 
 export interface WarmJsonOptions {
   env: Env;
@@ -58,6 +71,30 @@ export interface WarmJsonOptions {
 
 /** `cctop --json` with the default options at `o.nowMs`, from the warm document, or why not. */
 export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
+  const p = await proved(o, true);
+  if (p.kind === 'declined') return p;
+  return { kind: 'answered', bytes: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
+}
+
+type Proved =
+  | {
+      kind: 'proved';
+      h: DocHeader;
+      b: Buffer;
+      holesAt: number;
+      bodyAt: number;
+      time: LocalTime;
+      /** The document's ids (discovery digest, scope, key): another document has others. */
+      ids: string;
+    }
+  | Declined;
+
+/**
+ * The warm document, proved to be what the full route would print now, but for what moves; `live`:
+ * proved too that no agent process or hook has a say in the sessions' states (the spend reports,
+ * which show no state, do not ask).
+ */
+async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
   const { env, nowMs } = o;
   const cache = cacheDir(env);
   let b: Buffer;
@@ -96,12 +133,101 @@ export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
     moved(h, nowMs) ??
-    agentsSpeak(h) ??
-    mayRun(h, o.proc ?? '/proc', o.platform ?? process.platform);
+    (live ? (agentsSpeak(h) ?? mayRun(h, o.proc ?? '/proc', o.platform ?? process.platform)) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
-  return { kind: 'answered', bytes: printed(h, b, holesAt, bodyAt, time, nowMs) };
+  return { kind: 'proved', h, b, holesAt, bodyAt, time, ids: b.toString('latin1', 8, DOC_PREFIX_BYTES) };
+}
+
+// ---- `cctop daily --json` ----------------------------------------------------------------------
+
+/**
+ * The spend report `cctop daily --json` printed by the full route, kept beside the document it was
+ * printed against (`DAILY_FILE`: the document's ids, a CRC-32 of the rest, where `generatedAt`'s
+ * value was, the answer without it). Served again while that document is proved current: a report
+ * depends on the sessions' usage, the zone and the day, all of which the document's proof covers.
+ */
+const DAILY_FILE = 'warm-default.daily';
+const DAILY_PREFIX_BYTES = 3 * DOC_ID_CHARS + 8;
+
+/** The ids of the warm document there now, or null: read before the full route answers. */
+export function docIds(env: Env): string | null {
+  let fd: number;
+  try {
+    fd = openSync(join(cacheDir(env), DOC_FILE), 'r');
+  } catch {
+    // No document: nothing to keep an answer beside.
+    return null;
+  }
+  try {
+    const b = Buffer.alloc(DOC_PREFIX_BYTES);
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Keep the full route's `daily --json` answer, when the document it ran beside is the same before
+ * (`before`, `docIds`) and after, and proved current after: the answer was then made from the
+ * transcripts the document holds (a refresh that saw others would have written another document).
+ * Never throws: it only saves time.
+ */
+export async function keepDaily(o: WarmJsonOptions, before: string | null, answer: Buffer): Promise<void> {
+  if (before === null) return;
+  try {
+    const p = await proved(o, false);
+    if (p.kind === 'declined' || p.ids !== before) return;
+    const text = answer.toString('latin1');
+    const m = GENERATED_AT.exec(text);
+    if (m === null) return;
+    const cut = m.index + m[0].length - 1 - (m[1]?.length ?? 0);
+    const rest = Buffer.concat([
+      Buffer.from(text.slice(0, cut), 'latin1'),
+      Buffer.from(text.slice(cut + (m[1]?.length ?? 0)), 'latin1'),
+    ]);
+    const prefix = Buffer.alloc(DAILY_PREFIX_BYTES);
+    prefix.write(p.ids, 0, 'latin1');
+    prefix.writeUInt32LE(cut, 3 * DOC_ID_CHARS + 4);
+    prefix.writeUInt32LE(
+      crc32(Buffer.concat([prefix.subarray(3 * DOC_ID_CHARS + 4), rest])) >>> 0,
+      3 * DOC_ID_CHARS,
+    );
+    const path = join(cacheDir(o.env), DAILY_FILE);
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.concat([prefix, rest]));
+    renameSync(tmp, path);
+  } catch {
+    // A full disk or a read-only cache: the next `daily --json` goes through the full route again.
+  }
+}
+
+/** Its `generatedAt` member, pretty-printed or not: the value is the moment of printing. */
+const GENERATED_AT = /"generatedAt": ?"([^"]*)"/;
+
+/** `cctop daily --json` from the answer kept beside the warm document, when that is proved current. */
+export async function warmDaily(o: WarmJsonOptions): Promise<WarmJson> {
+  const p = await proved(o, false);
+  if (p.kind === 'declined') return p;
+  let b: Buffer;
+  try {
+    b = readFileSync(join(cacheDir(o.env), DAILY_FILE));
+  } catch {
+    // Not kept yet.
+    return declined('no daily report is kept');
+  }
+  if (b.length < DAILY_PREFIX_BYTES || b.toString('latin1', 0, 3 * DOC_ID_CHARS) !== p.ids)
+    return declined('the daily report kept is of another document');
+  if (crc32(b.subarray(3 * DOC_ID_CHARS + 4)) >>> 0 !== b.readUInt32LE(3 * DOC_ID_CHARS))
+    return declined('the daily report kept is damaged');
+  const cut = DAILY_PREFIX_BYTES + b.readUInt32LE(3 * DOC_ID_CHARS + 4);
+  if (cut > b.length) return declined('the daily report kept is damaged');
+  const generatedAt = Buffer.from(new Date(o.nowMs).toISOString(), 'latin1');
+  return {
+    kind: 'answered',
+    bytes: Buffer.concat([b.subarray(DAILY_PREFIX_BYTES, cut), generatedAt, b.subarray(cut)]),
+  };
 }
 
 /** The document with what moves joined at `nowMs`. */
