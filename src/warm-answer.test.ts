@@ -15,7 +15,7 @@ import { DOC_FILE } from './index/warm-doc-layout.js';
 import { processAnnotator } from './live/annotate.js';
 import { ProcessTable } from './live/processes.js';
 import { cacheDir } from './paths.js';
-import { claudeResponse, FakeHome } from './test-support/corpus.js';
+import { claudeResponse, FakeHome, jsonl } from './test-support/corpus.js';
 import { docIds, keepDaily, type WarmJson, warmDaily, warmJson } from './warm-answer.js';
 
 /** Before this machine booted, so no process on it can have started before these sessions. */
@@ -69,6 +69,36 @@ describe('the warm document', () => {
     // 13:00:10: another hour, still within a minute of the last full look.
     const next = await doc(t + 40_000);
     expect(next.kind === 'answered' && next.bytes.toString()).toBe(await full(t + 40_000));
+  });
+
+  it('works a state out when it is asked for: a call left running lapses to idle within the minute', async () => {
+    // Claude Code 2.1.x's shape, trimmed: a Bash call with no result yet, 110 s before the refresh.
+    const t = NOON;
+    const at = t - 110_000;
+    const call = jsonl({
+      type: 'assistant',
+      sessionId: 'w',
+      cwd: '/w',
+      uuid: 'a-1',
+      timestamp: new Date(at).toISOString(),
+      requestId: 'req_1',
+      message: {
+        model: 'claude-sonnet-4-5-20250929',
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 3, output_tokens: 40 },
+      },
+    });
+    home.write(home.claudeFile('-w', 'w.jsonl'), call, at);
+    const then = await full(t);
+    expect(then).toContain('"state":"working"');
+    // 30 s on, past the two minutes a call no process runs stays working.
+    const later = await doc(t + 30_000);
+    expect(later.kind === 'answered' && later.bytes.toString()).toBe(await full(t + 30_000));
+    expect(later.kind === 'answered' && later.bytes.toString()).toContain('"state":"idle"');
   });
 
   it('declines when a variable, a settings file or a config file it was worked out from changes', async () => {
