@@ -8,18 +8,30 @@
 //   npm run agents            install every pinned agent that is missing, print where each is
 //   npm run agents -- codex   only the named ones
 //   npm run agents -- --newest  the drift run: install each agent's newest published version beside
-//                             the pinned one, run the lab against those (CCTOP_LAB_AGENTS=newest, which
-//                             the recipes read through lab/newest.json in the cache), and print what
-//                             changed: the versions, and the lab tests that fail on the newest but not
-//                             on the pins. A report, not a gate: it exits 0 whatever it finds.
+//                             the pinned one, run the lab files that run an agent whose version changed
+//                             against those (CCTOP_LAB_AGENTS=newest, which the recipes read through
+//                             newest.json in the cache), run what failed again on the pins, and print
+//                             what changed: the versions, the lab tests that fail on the newest only, and
+//                             `cctop doctor`'s record types and fields cctop does not read in what the
+//                             newest agents wrote. Within DRIFT_BUDGET_MS (15 min). A report, not a gate:
+//                             it exits 0 whatever it finds.
 //
 // It does not touch the agents' own homes (~/.claude, ~/.codex, …): the lab runs every agent with a
 // HOME of its own. npm 11 skips install scripts by default, so a package whose binary appears only
 // after its install script (Claude Code's install.cjs) has that script run here by hand.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -75,34 +87,105 @@ function newestVersion(pkg) {
   return execFileSync('npm', ['view', pkg, 'version', '--loglevel=error'], { encoding: 'utf8' }).trim();
 }
 
-/** How long the lab may run in the drift run: every test has its own budget; this bounds the whole. */
-const DRIFT_LAB_TIMEOUT_MS = 30 * 60_000;
+/**
+ * The drift run's whole budget, installs included: CI runs it as a job of its own beside the suite
+ * (which takes about 15 minutes of `.ci/run`'s 90), and a job that reports must not outlast the one
+ * that gates. Past it, the lab is stopped and the report says what did not run.
+ */
+export const DRIFT_BUDGET_MS = 15 * 60_000;
+/** Kept back from the budget for what follows the lab: reruns on the pins need their own time, doctor a few seconds. */
+const AFTER_LAB_MS = 90_000;
 
-/** The lab's failing tests, by full name, as vitest's JSON report gives them (null: it did not run). */
-function labFailures(env, report) {
+const ROOT = join(here, '..');
+const LAB = join(ROOT, 'test', 'lab');
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const AGENT_NAMED =
+  /agentBin\('([a-z-]+)'\)|PINS\.([a-z]+)|lab\/agents\/([a-z-]+)\.js|agent: '([a-z-]+)'|id: '([a-z-]+)'/g;
+
+/** The lab files that run one of `agents` (by the agents each file names), sorted. */
+function labFilesRunning(agents) {
+  const files = [];
+  for (const name of readdirSync(LAB)
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()) {
+    const text = readFileSync(join(LAB, name), 'utf8');
+    const named = new Set([...text.matchAll(AGENT_NAMED)].map((m) => m.slice(1).find(Boolean)));
+    if ([...named].some((a) => agents.includes(a))) files.push(`test/lab/${name}`);
+  }
+  return files;
+}
+
+/**
+ * Run lab files under vitest within `budgetMs`; the failing tests by file and full name, or null when
+ * it did not finish (killed at the budget) or wrote no report.
+ */
+function labRun(files, env, report, budgetMs) {
   rmSync(report, { force: true });
-  spawnSync('npx', ['vitest', 'run', 'test/lab', '--reporter=json', `--outputFile=${report}`], {
-    cwd: join(here, '..'),
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    timeout: DRIFT_LAB_TIMEOUT_MS,
-  });
-  if (!existsSync(report)) return null;
-  const r = JSON.parse(readFileSync(report, 'utf8'));
+  if (files.length === 0) return { failed: [], finished: true };
+  const r = spawnSync(
+    process.execPath,
+    [VITEST, 'run', ...files, '--reporter=json', `--outputFile=${report}`],
+    {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'ignore'],
+      timeout: Math.max(budgetMs, 1_000),
+      killSignal: 'SIGTERM',
+    },
+  );
+  if (r.error?.code === 'ETIMEDOUT' || !existsSync(report)) return { failed: [], finished: false };
+  const out = JSON.parse(readFileSync(report, 'utf8'));
   const failed = [];
-  for (const file of r.testResults ?? [])
-    for (const t of file.assertionResults ?? []) if (t.status === 'failed') failed.push(t.fullName);
-  return failed;
+  for (const file of out.testResults ?? [])
+    for (const t of file.assertionResults ?? [])
+      if (t.status === 'failed') failed.push({ file: relative(ROOT, file.name), name: t.fullName });
+  return { failed, finished: true };
+}
+
+/** A test's key on either run: suites name the version they run (`…@2.1.332 in the lab`), so versions are left out. */
+const sameTest = (f) => `${f.file}\u0000${f.name.replace(/@\d+\.\d+\.\d+[\w.-]*/g, '@')}`;
+
+/** `cctop doctor`'s drift section over every home the newest agents wrote in the lab (one merged home). */
+function doctorOver(kept) {
+  if (!existsSync(kept)) return null;
+  const home = join(kept, '.merged-home');
+  rmSync(home, { recursive: true, force: true });
+  mkdirSync(home, { recursive: true });
+  for (const agent of readdirSync(kept).filter((d) => !d.startsWith('.')))
+    for (const run of readdirSync(join(kept, agent))) {
+      const from = join(kept, agent, run, 'home');
+      if (existsSync(from)) cpSync(from, home, { recursive: true });
+    }
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'cli.js'), 'doctor', '--no-cache'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      CCTOP_CACHE_DIR: join(home, '.cctop-cache'),
+    },
+    encoding: 'utf8',
+    timeout: AFTER_LAB_MS,
+  });
+  const lines = (r.stdout ?? '').split('\n');
+  const at = lines.indexOf('Records cctop does not read (a newer CLI wrote them)');
+  if (at < 0) return [];
+  const end = lines.indexOf('', at);
+  return lines.slice(at, end < 0 ? undefined : end);
 }
 
 function driftRun() {
+  const began = Date.now();
+  const left = () => DRIFT_BUDGET_MS - (Date.now() - began);
   const newest = {};
+  const changed = [];
   for (const name of Object.keys(pins).filter((n) => !n.startsWith('$'))) {
     const pin = pins[name];
     try {
       const version = newestVersion(pin.package);
       const bin = install(name, { ...pin, version });
       newest[name] = { ...pin, version };
+      if (version !== pin.version) changed.push(name);
       const said = version === pin.version ? 'same as the pin' : `pinned ${pin.version}`;
       console.log(`${name.padEnd(9)} ${pin.package}@${version}  (${said})  ${bin}`);
     } catch (err) {
@@ -111,24 +194,53 @@ function driftRun() {
   }
   mkdirSync(agentsDir(), { recursive: true });
   writeFileSync(join(agentsDir(), 'newest.json'), `${JSON.stringify(newest, null, 2)}\n`);
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: join(here, '..'), stdio: 'inherit' });
-  const report = (which) => join(agentsDir(), `lab-${which}.json`);
-  const pinned = labFailures({ ...process.env, CCTOP_LAB_AGENTS: 'pinned' }, report('pinned'));
-  const latest = labFailures({ ...process.env, CCTOP_LAB_AGENTS: 'newest' }, report('newest'));
   console.log('');
-  if (pinned === null || latest === null) {
-    console.log('The lab did not run to a report (see the errors above).');
+  if (changed.length === 0) {
+    console.log('Every agent’s newest version is its pin: nothing changed to run the lab against.');
     return;
   }
-  const changed = latest.filter((t) => !pinned.includes(t));
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  // Only the lab files that run an agent whose version changed: the others would run what the pins ran.
+  const files = labFilesRunning(changed);
+  const kept = join(agentsDir(), 'drift-homes');
+  rmSync(kept, { recursive: true, force: true });
+  const env = { ...process.env, CCTOP_LAB_AGENTS: 'newest', CCTOP_LAB_KEEP_HOMES: kept };
   console.log(
-    changed.length === 0
-      ? 'The lab passes on the newest versions as it does on the pins.'
-      : `Lab tests that fail on the newest versions only (${changed.length}):`,
+    `The lab on the newest ${changed.join(', ')}: ${files.length} files, within ${Math.round(left() / 60_000)} min.`,
   );
-  for (const t of changed) console.log(`  ${t}`);
+  const latest = labRun(files, env, join(agentsDir(), 'lab-newest.json'), left() - AFTER_LAB_MS);
+  if (!latest.finished)
+    console.log(`  stopped at the budget (${DRIFT_BUDGET_MS / 60_000} min): the lab did not finish.`);
+  // A test that fails on the newest is run again on the pins: one that fails there too is the lab's, not the release's.
+  const failingFiles = [...new Set(latest.failed.map((f) => f.file))];
+  const onPins =
+    failingFiles.length === 0
+      ? { failed: [], finished: true }
+      : labRun(
+          failingFiles,
+          { ...process.env, CCTOP_LAB_AGENTS: 'pinned' },
+          join(agentsDir(), 'lab-pinned.json'),
+          left() - 10_000,
+        );
+  const alsoOnPins = new Set(onPins.failed.map(sameTest));
+  const newOnly = onPins.finished ? latest.failed.filter((f) => !alsoOnPins.has(sameTest(f))) : latest.failed;
   console.log(
-    'Record types and fields cctop does not read: cctop doctor, over a home the newest agents wrote.',
+    latest.finished && newOnly.length === 0
+      ? 'The lab passes on the newest versions as it does on the pins.'
+      : `Lab tests that fail on the newest versions${onPins.finished ? ' only' : ' (not checked on the pins: out of time)'} (${newOnly.length}):`,
+  );
+  for (const f of newOnly) console.log(`  ${f.file}: ${f.name}`);
+  const drift = doctorOver(kept);
+  console.log('');
+  if (drift === null)
+    console.log('No session the newest agents wrote was kept (the lab did not get that far).');
+  else if (drift.length === 0)
+    console.log('cctop doctor: every record the newest agents wrote in the lab is one cctop knows.');
+  else
+    for (const line of ['cctop doctor over what the newest agents wrote in the lab:', ...drift])
+      console.log(line);
+  console.log(
+    `\nThe drift run took ${Math.round((Date.now() - began) / 1000)} s of its ${DRIFT_BUDGET_MS / 60_000} min.`,
   );
 }
 

@@ -5,11 +5,12 @@
  * adds a record type is named the day its files appear.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, REPO } from '../src/test-support/corpus.js';
-import { demoFiles, labFile, labFiles } from '../src/test-support/lines.js';
+import { demoFiles, LAB_CASES, labFile, labFiles, labHome } from '../src/test-support/lines.js';
 import { parsed } from '../src/test-support/parse.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
@@ -76,6 +77,26 @@ describe('the pinned harness versions write nothing their readers do not know', 
     for (const file of files) expect(parsed('codex', file).result.facts.drift ?? null, file).toBeNull();
   });
 
+  it.each([
+    ['gemini', 'Gemini CLI 0.61.0'],
+    ['qwen', 'Qwen Code 0.24.4'],
+    ['pi', 'Pi 0.73.1'],
+    ['copilot', 'Copilot CLI 1.0.102'],
+  ] as const)('every line %s wrote in the lab (%s) is known', (agent, _version) => {
+    const files = labFiles(agent);
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) expect(parsed(agent, file).result.facts.drift ?? null, file).toBeNull();
+  });
+
+  it('every row OpenCode 1.18.33 wrote in the lab is known: doctor over each case has no drift section', () => {
+    for (const c of LAB_CASES) {
+      cpSync(labHome('opencode', c), home.dir, { recursive: true });
+      const r = doctor('--no-cache');
+      expect(r.stdout, c).toContain('OpenCode: 1 session');
+      expect(section(r.stdout), c).toEqual([]);
+    }
+  });
+
   it('doctor over the lab’s Claude Code sessions has no drift section', () => {
     for (const file of labFiles('claude')) home.copy(file, home.claudeFile('-lab', file.split('/').at(-1)!));
     const r = doctor('--no-cache');
@@ -133,5 +154,128 @@ describe('a version that writes what cctop does not read is named in doctor', ()
     expect(out[1]).toBe('  Claude Code 9.9.9: 1 record type cctop does not read');
     expect(out.join('\n')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
     expect(out[2]!.length).toBeLessThan(200);
+  });
+
+  /**
+   * Each reader's planted release: three records of a type it does not know and one record of a type
+   * it reads with a field it does not know, made from the records the pinned version wrote in the
+   * lab (so each stays a record the reader takes).
+   */
+  type Rec = Record<string, unknown>;
+  const PLANTED: [
+    agent: 'gemini' | 'qwen' | 'pi' | 'copilot',
+    seen: string,
+    type: string,
+    plant: (rs: Rec[]) => Rec[],
+  ][] = [
+    [
+      'qwen',
+      'Qwen Code 0.25.0',
+      'system/loop_guard',
+      (rs) => {
+        const system = rs.find((r) => r.type === 'system')!;
+        const user = rs.find((r) => r.type === 'user')!;
+        return [
+          ...[1, 2, 3].map((i) => ({
+            ...system,
+            uuid: `plant-${i}`,
+            subtype: 'loop_guard',
+            version: '0.25.0',
+          })),
+          { ...user, uuid: 'plant-4', version: '0.25.0', turnBudget: 3 },
+        ];
+      },
+    ],
+    [
+      'pi',
+      'Pi format 3',
+      'bookmark',
+      (rs) => {
+        const user = rs.find((r) => r.type === 'message')!;
+        return [
+          ...[1, 2, 3].map((i) => ({
+            type: 'bookmark',
+            id: `plant${i}`,
+            parentId: null,
+            timestamp: user.timestamp,
+          })),
+          { ...user, id: 'plant4', turnBudget: 3 },
+        ];
+      },
+    ],
+    [
+      'copilot',
+      'Copilot CLI 1.0.102',
+      'session.sandbox_report',
+      (rs) => {
+        const user = rs.find((r) => r.type === 'user.message')!;
+        return [
+          ...[1, 2, 3].map((i) => ({ ...user, id: `plant-${i}`, type: 'session.sandbox_report', data: {} })),
+          { ...user, id: 'plant-4', turnBudget: 3 },
+        ];
+      },
+    ],
+    [
+      'gemini',
+      'Gemini CLI version not named',
+      'message/plan',
+      (rs) => {
+        const user = rs.find((r) => r.type === 'user')!;
+        return [
+          ...[1, 2, 3].map((i) => ({ ...user, id: `plant-${i}`, type: 'plan' })),
+          { ...user, id: 'plant-4', turnBudget: 3 },
+        ];
+      },
+    ],
+  ];
+
+  it.each(PLANTED)(
+    '%s: names the version, the new record type and the new field',
+    (agent, seen, type, plant) => {
+      cpSync(labHome(agent, 'call'), home.dir, { recursive: true });
+      const recorded = labFile(agent, 'call');
+      const path = join(home.dir, recorded.slice(labHome(agent, 'call').length));
+      const text = readFileSync(path, 'utf8');
+      const records = text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as Rec);
+      appendFileSync(
+        path,
+        plant(records)
+          .map((r) => `${JSON.stringify(r)}\n`)
+          .join(''),
+      );
+      const first = records.length + 1;
+      const where = `~${path.slice(home.dir.length)}`;
+      expect(section(doctor('--no-cache').stdout)).toEqual([
+        'Records cctop does not read (a newer CLI wrote them)',
+        `  ${seen}: 1 record type cctop does not read, 1 field it does not know`,
+        `    type ${type} ×3, first at ${where}:${first}`,
+        `    field turnBudget ×1, first at ${where}:${first + 3}`,
+      ]);
+    },
+  );
+
+  it('opencode: names the version its session row gave and a part type added after it', () => {
+    cpSync(labHome('opencode', 'call'), home.dir, { recursive: true });
+    const path = join(home.dir, '.local', 'share', 'opencode', 'opencode.db');
+    const db = new Database(path);
+    const { id: session } = db.prepare('SELECT id FROM session').get() as { id: string };
+    const { id: message } = db.prepare('SELECT id FROM message ORDER BY id DESC').get() as { id: string };
+    db.prepare('UPDATE session SET version = ?').run('1.19.0');
+    const add = db.prepare(
+      'INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, 1, 1, ?)',
+    );
+    for (const i of [1, 2, 3])
+      add.run(`prt_zzzz${i}`, message, session, JSON.stringify({ type: 'plan-step' }));
+    db.close();
+    const out = section(doctor('--no-cache').stdout);
+    // The session row, three messages and seven parts come first: the first new part is row 12.
+    expect(out).toEqual([
+      'Records cctop does not read (a newer CLI wrote them)',
+      '  OpenCode 1.19.0: 1 record type cctop does not read',
+      `    type part/plan-step ×3, first at ~/.local/share/opencode/opencode.db#${session}:12`,
+    ]);
   });
 });

@@ -107,6 +107,13 @@ const SOURCES: {
   // `$GOOSE_PATH_ROOT` names a folder laid out otherwise (`data/sessions`): this home is the default one.
   { id: 'goose', env: () => ({}) },
   { id: 'kilo', env: (h) => ({ KILO_DATA_DIR: join(h, '.local', 'share', 'kilo') }) },
+  // Recorded from Copilot CLI 1.0.102 in the lab with its OpenTelemetry file export on: two sessions
+  // in both session-state and exports under ~/.copilot/otel (one resumed into a second export), and
+  // two whose session-state was removed, one in ~/.copilot/otel, one in the file the variable names.
+  {
+    id: 'copilot',
+    env: (h) => ({ COPILOT_OTEL_FILE_EXPORTER_PATH: join(h, 'exports', 'copilot.jsonl') }),
+  },
 ];
 
 describe.skipIf(why !== null)(

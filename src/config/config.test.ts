@@ -122,6 +122,7 @@ url = "https://example.test/store"
       stallMinutes: 10,
       burnUsdPerHour: 30,
       quotaPercent: 85,
+      secrets: true,
     });
     expect(loaded.config.reports).toEqual({ timeZone: 'Europe/Paris', startOfWeek: 'sunday' });
     expect(loaded.config.hosts).toEqual(['build-box']);
@@ -238,15 +239,16 @@ usd = 400
     ]);
   });
 
-  it('0 turns an alert off', () => {
+  it('0 turns an alert off, and false the secret alert', () => {
     const loaded = parsed(
-      '[alerts]\nerror_loop = 0\nstall_minutes = 0\nburn_usd_per_hour = 0\nquota_percent = 0\n',
+      '[alerts]\nerror_loop = 0\nstall_minutes = 0\nburn_usd_per_hour = 0\nquota_percent = 0\nsecrets = false\n',
     );
     expect(loaded.config.alerts).toEqual({
       errorLoop: null,
       stallMinutes: null,
       burnUsdPerHour: null,
       quotaPercent: null,
+      secrets: false,
     });
     expect(loaded.warnings).toEqual([]);
   });

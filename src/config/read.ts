@@ -177,7 +177,12 @@ function readAlerts(v: unknown, warn: Warn): Alerts {
     warn('alerts', `alerts is ${shown(v)}, not a table ([alerts]); the default alerts hold`);
     return alerts;
   }
-  unknownKeys(v, 'alerts', ['error_loop', 'stall_minutes', 'burn_usd_per_hour', 'quota_percent'], warn);
+  unknownKeys(
+    v,
+    'alerts',
+    ['error_loop', 'stall_minutes', 'burn_usd_per_hour', 'quota_percent', 'secrets'],
+    warn,
+  );
   // Called before the setting is assigned, so `fallback` is still its default.
   const bad = (key: string, message: string, fallback: number | null) =>
     warn(
@@ -214,6 +219,10 @@ function readAlerts(v: unknown, warn: Warn): Alerts {
   else if (typeof quota === 'number' && quota > 0 && quota <= 100) alerts.quotaPercent = quota;
   else if (quota !== undefined)
     bad('quota_percent', 'expected a percentage above 0, up to 100 (0 turns it off)', alerts.quotaPercent);
+  const secrets = v.secrets;
+  if (typeof secrets === 'boolean') alerts.secrets = secrets;
+  else if (secrets !== undefined)
+    warn('alerts.secrets', `alerts.secrets = ${shown(secrets)}: expected true or false; it stays on`);
   return alerts;
 }
 

@@ -39,6 +39,8 @@ export interface Alerts {
   burnUsdPerHour: number | null;
   /** Notify when a quota window (`cctop quota`) passes this share, in percent; null when turned off. */
   quotaPercent: number | null;
+  /** Notify when a credential appears in a session that is writing (`cctop secrets` says where). */
+  secrets: boolean;
 }
 
 /** The shapes a webhook can be sent in (`docs/notifications.md`). */
@@ -88,7 +90,7 @@ export const DEFAULT_HOLD_SECONDS = 600;
 export function defaultConfig(): Config {
   return {
     budgets: [],
-    alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null, quotaPercent: 90 },
+    alerts: { errorLoop: 5, stallMinutes: 10, burnUsdPerHour: null, quotaPercent: 90, secrets: true },
     reports: { timeZone: null, startOfWeek: 'monday' },
     notify: { url: null, format: 'json', desktop: true, dashboard: null },
     hosts: [],

@@ -136,6 +136,27 @@ describe('a driven run, told to running cctops', () => {
     await Promise.all(reading);
   });
 
+  it('a command that does not stay reads the run from its file while it runs, and not once it ends', async () => {
+    const runtime = mkdtempSync(join(tmpdir(), 'cctop-announce-'));
+    dirs.push(runtime);
+    const env = { CCTOP_RUNTIME_DIR: runtime };
+    const { announcedRuns } = await import('../runtime/run-files.js');
+    const inner = new ScriptedRun();
+    // No cctop listens: the file alone carries the run.
+    const reading = drain(
+      announced(inner, { agent: 'codex', prompt: 'p', parentEnv: env, announce: { program: 'nightly' } }),
+    );
+    expect(announcedRuns(env).map((r) => [r.program, r.phase])).toEqual([['nightly', 'starting']]);
+    inner.emit({ kind: 'started', session: 'sess-7', model: 'gpt-5' });
+    inner.emit({ kind: 'approval_request', id: 'req-1', tool: 'shell', input: { command: 'ls' } });
+    await expect
+      .poll(() => announcedRuns(env).map((r) => [r.session, r.phase, r.pending.map((p) => p.tool)]))
+      .toEqual([['sess-7', 'waiting', ['shell']]]);
+    inner.end(outcome());
+    await reading;
+    expect(announcedRuns(env)).toEqual([]);
+  });
+
   it('a driver that dies without a word is dropped when its connection closes', async () => {
     const c = cctop();
     await listening(c.env);

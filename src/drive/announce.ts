@@ -4,8 +4,12 @@
  * connects and whenever the run moves, and hands on the answers a cctop sends back for approvals.
  * It looks for new cctops every `ANNOUNCE_RESCAN_MS`, so one started mid-run finds the run.
  *
+ * It also keeps the run's snapshot in a file there (`runtime/run-files.ts`) for the commands that do
+ * not stay (`cctop --list`, `cctop --json`): written when a snapshot is sent, touched at each look,
+ * removed at the end.
+ *
  * It never harms the run: no cctop, a refused runtime directory, a cctop that stops reading or dies
- * mid-line cost the run nothing but the lines that cctop misses. Whether an answer is taken at all
+ * mid-line, a file that cannot be written cost the run nothing but what a watcher misses. Whether an answer is taken at all
  * is the run's decision (`approvals: 'remote'`), made in `announced-run.ts`, not here.
  *
  * Not here: what goes in a snapshot (`announce-fold.ts`), the message codec (`runtime/protocol.ts`).
@@ -15,6 +19,7 @@ import type { Env } from '../providers/types.js';
 import { runtimeDir } from '../runtime/dir.js';
 import { LineReader, peerSockets, socketLink } from '../runtime/peers.js';
 import { decodeMessage, MAX_MESSAGE_BYTES, PROTOCOL_VERSION } from '../runtime/protocol.js';
+import { removeRunFile, touchRunFile, writeRunFile } from '../runtime/run-files.js';
 import type { RunAnswer, RunSnapshot } from '../runtime/runs.js';
 import { runLine } from './announce-fold.js';
 
@@ -51,6 +56,7 @@ export class Announcer {
     const dir = runtimeDir(env);
     if (dir.kind === 'refused') return null;
     const a = new Announcer(dir.path, snapshot, onAnswer);
+    a.#keepFile(() => writeRunFile(a.#dir, snapshot));
     a.#look();
     a.#rescan = setInterval(() => a.#look(), ANNOUNCE_RESCAN_MS);
     a.#rescan.unref();
@@ -76,6 +82,7 @@ export class Announcer {
     this.#snapshot = snapshot;
     this.#sendNow();
     this.#ended = true;
+    this.#keepFile(() => removeRunFile(this.#dir, snapshot.id));
     if (this.#rescan) clearInterval(this.#rescan);
     if (this.#later) clearTimeout(this.#later);
     for (const s of this.#links.values()) {
@@ -91,11 +98,30 @@ export class Announcer {
     this.#lastSentMs = Date.now();
     const line = runLine('run-event', this.#snapshot);
     for (const s of this.#links.values()) writeBounded(s, line);
+    if (!this.#ended) this.#keepFile(() => writeRunFile(this.#dir, this.#snapshot));
+  }
+
+  /** One change to the run's file; a disk that refuses it costs the one-shots the run, never the run. */
+  #keepFile(change: () => void): void {
+    try {
+      change();
+    } catch {
+      // A full or read-only runtime directory: the sockets still carry the run to live views.
+    }
   }
 
   /** Connect to every cctop not yet followed. */
   #look(): void {
     if (this.#ended) return;
+    // The file is fresh while the run lives (see `RUN_FILE_FRESH_MS`); rewritten if someone removed it.
+    this.#keepFile(() => {
+      try {
+        touchRunFile(this.#dir, this.#snapshot.id);
+      } catch {
+        // Gone (a cleaner, a reader that misjudged it stale): written again whole.
+        writeRunFile(this.#dir, this.#snapshot);
+      }
+    });
     for (const peer of peerSockets(this.#dir)) {
       if (this.#links.has(peer.path)) continue;
       const s = connect(peer.path);

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { RunAnswer, RunSnapshot } from '../runtime/runs.js';
+import { wrappedAgent } from './acp/spec.js';
 import { Announcer } from './announce.js';
 import { defaultProgram, foldAnswer, foldEnd, foldEvent, startSnapshot } from './announce-fold.js';
 import { isDriveError } from './errors.js';
@@ -20,6 +21,11 @@ import type { Request } from './request.js';
 import type { Run, RunStats } from './run.js';
 
 /** Wrap `run` so running cctops see it, unless the request opts out or there is nowhere to tell. */
+
+/** The harness an ACP program's sessions belong to: the CLI it wraps (`claude-code-acp`: claude), else its own name. */
+const harnessOf = (program: string | undefined): string | null =>
+  program === undefined ? null : (wrappedAgent(program) ?? basename(program));
+
 export function announced(run: Run, request: Request): Run {
   if (request.announce === false) return run;
   const program = request.announce?.program ?? defaultProgram();
@@ -28,7 +34,7 @@ export function announced(run: Run, request: Request): Run {
     id: randomUUID(),
     agent: acp?.name ?? run.agent,
     // An ACP agent writes the sessions of the program its command starts (`gemini --acp`: Gemini's).
-    harness: acp === undefined ? run.agent : acp.command[0] === undefined ? null : basename(acp.command[0]),
+    harness: acp === undefined ? run.agent : harnessOf(acp.command[0]),
     program,
     cwd: request.cwd ?? process.cwd(),
     model: request.model ?? null,

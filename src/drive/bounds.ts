@@ -127,6 +127,9 @@ export function acceptId(value: string | null): string | null {
 
 /** The first `limit` bytes of `text`, cut on a character boundary so the result is valid UTF-8. */
 export function headBytes(text: string, limit: number): string {
+  // Without copying what fits: a UTF-16 unit is at most 3 bytes of UTF-8. An answer growing by
+  // chunks is held to its bound on every chunk, and copying it whole each time made that quadratic.
+  if (text.length * 3 <= limit || Buffer.byteLength(text, 'utf8') <= limit) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= limit) return text;
   let cut = Math.max(0, limit);

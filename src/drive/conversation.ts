@@ -3,8 +3,10 @@
  *
  * Most agents are line-based: stdout is JSON lines read by their dialect, stdin carries the prompt
  * or Claude's control channel ({@link LineConversation}). Others speak JSON-RPC over both pipes
- * (ACP agents, `src/drive/acp/`; codex app-server): a request is answered on stdin, a reply read
- * from stdout settles the turn. The runner (`run.ts`) keeps everything else the same for both:
+ * (ACP agents, `src/drive/acp/`; codex app-server) or commands of their own (`pi --mode rpc`): a
+ * request is answered on stdin, a reply read from stdout settles the turn. One is a server spoken to
+ * over HTTP (`opencode serve`): its stdout only says where it listens, and its events arrive over
+ * its own stream, handed to the runner through {@link RunnerHost}. The runner (`run.ts`) keeps everything else the same for both:
  * spawning the process group, pacing stdout against the event queue, the timeout, cancel, killing
  * and reaping, and telling how the run ended.
  *
@@ -46,6 +48,14 @@ export interface ConversationHost {
    * lingers (an RPC agent is a server; nothing else tells it the run is over).
    */
   settled(): void;
+  /**
+   * Events the conversation made later than the line that carried them (an ACP agent's, read by the
+   * SDK on a later tick), or read from a stream of its own (OpenCode's server events), in order,
+   * bounds applied: the runner queues them as it queues `read`'s, and drops them once the run stops.
+   */
+  emit(events: Event[]): void;
+  /** The lines read so far have made their events (`Conversation.inFlight` went to 0): read on. */
+  ready(): void;
 }
 
 export interface Conversation extends TurnRecord {
@@ -58,6 +68,18 @@ export interface Conversation extends TurnRecord {
    * a decision the protocol cannot carry.
    */
   answer(id: string, decision: Decision): boolean;
+  /**
+   * Resolves once every line already read has made its events (those that arrive through
+   * `ConversationHost.emit`); the runner waits for it before it tells the outcome. Absent: `read`
+   * returns everything at once.
+   */
+  quiet?(): Promise<void>;
+  /**
+   * Lines read that have not yet made their events: the runner counts each as an event already in
+   * the queue, and hands over no more once the two reach its depth, until `ready`, so events that
+   * arrive later still count against the queue's bound.
+   */
+  readonly inFlight?: number;
   /** Another user message mid-run. */
   send(text: string): void;
   /** Whether stdin is still open for answers and messages. */
@@ -70,8 +92,24 @@ export interface Conversation extends TurnRecord {
   readonly breakdown: Breakdown | null;
 }
 
+/**
+ * What the runner also offers a conversation whose events do not come from the agent's stdout
+ * (OpenCode's HTTP server: stdout only says where it listens, the events arrive over its `/event`
+ * stream). Back-pressure holds for them as for stdout: the reader waits for {@link room} before it
+ * reads more, so a slow consumer slows the agent's stream instead of growing memory.
+ */
+export interface RunnerHost extends ConversationHost {
+  /** Resolves once the caller's queue has room (at once when it has); also once the run is over. */
+  room(): Promise<void>;
+  /**
+   * The turn settled and the agent is a server that never exits by itself: stop it now, the way a
+   * settled run ends, rather than after {@link ConversationHost.settled}'s grace.
+   */
+  done(): void;
+}
+
 /** Builds a conversation for a spawned run; `host` is the runner. */
-export type ConversationFactory = (host: ConversationHost) => Conversation;
+export type ConversationFactory = (host: RunnerHost) => Conversation;
 
 /**
  * A line-based agent: stdout through the agent's dialect, stdin as the invocation planned it

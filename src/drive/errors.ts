@@ -68,38 +68,43 @@ export type Failure =
 
 export type FailureKind = Failure['kind'];
 
-function describe(f: Failure): string {
+/**
+ * Words for a failure. `shown` names the agent in place of its id: an ACP run's id is `acp`, which
+ * says nothing about which agent failed, so its errors name the agent the request named.
+ */
+function describe(f: Failure, shown: string | null): string {
+  const who = shown ?? ('agent' in f ? f.agent : '');
   switch (f.kind) {
     case 'not_installed':
-      return `${f.agent} is not installed (no \`${f.bin}\` on PATH): ${f.hint}`;
+      return `${who} is not installed (no \`${f.bin}\` on PATH): ${f.hint}`;
     case 'spawn':
       return `could not start ${f.bin}: ${f.cause}`;
     case 'timeout':
-      return `${f.agent} did not finish within ${Math.round(f.timeoutMs / 1000)} s and was stopped; raise the timeout or narrow the task`;
+      return `${who} did not finish within ${Math.round(f.timeoutMs / 1000)} s and was stopped; raise the timeout or narrow the task`;
     case 'failed': {
       const how = f.exitCode !== null ? `exit code ${f.exitCode}` : `signal ${f.signal ?? 'unknown'}`;
       const last = f.stderr.trim().split('\n').slice(-1)[0] ?? '';
-      return `${f.agent} failed (${how}) without a result${last ? `: ${last}` : ''}`;
+      return `${who} failed (${how}) without a result${last ? `: ${last}` : ''}`;
     }
     case 'rate_limited':
-      return `${f.agent} is rate limited: ${f.message}`;
+      return `${who} is rate limited: ${f.message}`;
     case 'protocol':
-      return `${f.agent} broke off its protocol: ${f.message}`;
+      return `${who} broke off its protocol: ${f.message}`;
     case 'not_authenticated':
-      return `${f.agent} is not logged in (${f.message}): ${f.hint}`;
+      return `${who} is not logged in (${f.message}): ${f.hint}`;
     case 'auth_missing': {
       const would =
         f.found.kind === 'unknown'
           ? 'drive cannot tell which credential it uses'
           : `it would use ${credentialWords(f.found)}`;
-      return `${f.agent} would not run under ${requirementWords(f.required)} (${would}): ${f.remedy ?? 'run it without requiring one'}`;
+      return `${who} would not run under ${requirementWords(f.required)} (${would}): ${f.remedy ?? 'run it without requiring one'}`;
     }
     case 'unsupported':
-      return `${f.agent} does not support ${f.what}`;
+      return `${who} does not support ${f.what}`;
     case 'invalid_request':
       return f.what;
     case 'cancelled':
-      return `the ${f.agent} run was cancelled`;
+      return `the ${who} run was cancelled`;
     case 'session_busy':
       return `the session "${f.name}" is in use by another run (${f.holder}); wait for it or use another name`;
     case 'session_conflict':
@@ -112,10 +117,19 @@ function describe(f: Failure): string {
 export class DriveError extends Error {
   readonly failure: Failure;
 
-  constructor(failure: Failure) {
-    super(describe(failure));
+  /** The agent's name in the message when it is not its id (an ACP agent's); null otherwise. */
+  readonly shown: string | null;
+
+  constructor(failure: Failure, shown: string | null = null) {
+    super(describe(failure, shown));
     this.name = 'DriveError';
     this.failure = failure;
+    this.shown = shown;
+  }
+
+  /** The same failure, its message naming the agent as `shown` (an ACP agent's name). */
+  naming(shown: string | null): DriveError {
+    return shown === null || shown === this.shown ? this : new DriveError(this.failure, shown);
   }
 
   get kind(): FailureKind {

@@ -99,7 +99,7 @@ export interface Request {
    * the driver in their views (default: this script's file name).
    */
   announce?: false | { program?: string };
-  /** Keep stdin open for `send()` until the turn settles. Claude; Codex (through `codex app-server`). */
+  /** Keep stdin open for `send()` until the turn settles. Claude; Codex (`codex app-server`); Pi (`pi --mode rpc`). */
   interactive?: boolean;
   /** With `agent: 'acp'`: which Agent Client Protocol agent to run, and how (`src/drive/acp/`). */
   acp?: AcpAgent;

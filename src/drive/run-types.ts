@@ -19,7 +19,7 @@ export interface Run extends AsyncIterable<Event> {
   readonly closed: Promise<void>;
   /** Answer an `approval_request`. */
   respond(id: string, decision: Decision): void;
-  /** Send another message mid-run; taken at the agent's next step (`interactive` runs: Claude, Codex). */
+  /** Send another message mid-run; taken at the agent's next step (`interactive` runs: Claude, Codex, Pi). */
   send(text: string): void;
   /** Stop the run: the process group is killed and reaped, and `outcome` rejects with `cancelled`. */
   cancel(): void;

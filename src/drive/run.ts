@@ -13,10 +13,11 @@
  * the paced stdout (`pump.ts`), what is said over its pipes (`conversation.ts`: lines, Claude's
  * control channel or JSON-RPC such as ACP), and telling how the run ended (`verdict.ts`).
  */
+import { checkAcp } from './acp/index.js';
 import type { Invocation } from './agents/index.js';
 import { announced } from './announced-run.js';
 import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
-import { type Conversation, type ConversationHost, LineConversation } from './conversation.js';
+import { type Conversation, LineConversation, type RunnerHost } from './conversation.js';
 import { DriveError } from './errors.js';
 import type { AgentId, Decision, Event, Outcome } from './events.js';
 import { ProcessGroup, spawnGroup } from './group.js';
@@ -38,6 +39,8 @@ class AgentRun implements Run {
   argv: readonly string[] = [];
   readonly outcome: Promise<Outcome>;
   readonly closed: Promise<void>;
+  /** The name this run's errors give the agent when its id says too little (an ACP agent's). */
+  private readonly shown: string | null;
 
   /** What was decided before the spawn, as far as it got (`prepare.ts`). */
   private readonly setup: Setup;
@@ -48,7 +51,9 @@ class AgentRun implements Run {
   /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
   private exitTimer: NodeJS.Timeout | null = null;
   private readonly queue: EventQueue<Event>;
-  private readonly stdout = new LinePump(() => this.queue.full);
+  private readonly stdout = new LinePump(
+    () => this.queue.length + (this.conversation.inFlight ?? 0) >= EVENT_QUEUE_DEPTH,
+  );
   private readonly stderr = new Capture();
   private pipesClosed = false;
   private stopping: StopReason | null = null;
@@ -58,6 +63,8 @@ class AgentRun implements Run {
   private readonly timeoutMs: number | null;
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = () => this.stop('cancelled');
+  /** Readers of a conversation's own event stream waiting for room in the queue (`RunnerHost.room`). */
+  private waitingForRoom: (() => void)[] = [];
   /** When the agent was spawned; null until it was. */
   private startedMs: number | null = null;
   /** The tool results the stream gave with an id, for `settle` (bounded by `MAX_STREAM_RESULTS`). */
@@ -68,6 +75,7 @@ class AgentRun implements Run {
 
   constructor(request: Request) {
     this.agent = request.agent;
+    this.shown = shownName(request);
     this.setup = emptySetup(request);
     this.timeoutMs = request.timeoutMs ?? null;
     this.signal = request.signal;
@@ -102,7 +110,14 @@ class AgentRun implements Run {
   /** Prepare the run (`prepare.ts`), choose its conversation, and spawn the agent; throws when it cannot start. */
   private start(request: Request): void {
     const { path, inv, plan } = prepare(request, this.setup, this.signal);
-    const host: ConversationHost = { broke: () => this.stop('broken'), settled: () => this.awaitExit() };
+    const host: RunnerHost = {
+      broke: () => this.stop('broken'),
+      settled: () => this.awaitExit(),
+      emit: (events) => this.deliver(events),
+      ready: () => this.pump(),
+      room: () => this.room(),
+      done: () => this.done(),
+    };
     this.conversation =
       inv.conversation?.(host) ??
       new LineConversation(this.setup.spec.dialect, plan.format, plan.approvals, inv.stdin);
@@ -147,28 +162,64 @@ class AgentRun implements Run {
   /** Parse ready lines while the queue has room; finish once the pipes closed and all is read. */
   private pump(): void {
     if (this.finished) return;
+    if (!this.queue.full) this.wakeReaders();
     const drained = this.stdout.drain(
       () => this.stopping === null,
       (line) => this.handleLine(line),
     );
-    if (drained && this.pipesClosed) this.finish(null);
+    if (drained && this.pipesClosed) this.finishQuietly();
+  }
+
+  /** Finish once the conversation has made the events of every line it read. */
+  private finishQuietly(): void {
+    const quiet = this.conversation.quiet?.();
+    if (quiet === undefined) this.finish(null);
+    else void quiet.then(() => this.finish(null));
   }
 
   private handleLine(line: string): void {
     this.lines++;
-    for (const event of this.conversation.read(line)) {
-      if (event.kind === 'started' && this.setup.bindName !== null) {
-        try {
-          this.setup.bindName(event.session);
-        } catch {
-          // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
-        }
-        this.setup.bindName = null;
+    for (const event of this.conversation.read(line)) this.take(event);
+  }
+
+  /** Events a conversation made later than the line that carried them, or read from its own stream (not stdout), while the run goes on. */
+  private deliver(events: Event[]): void {
+    if (this.stopping !== null || this.finished) return;
+    for (const event of events) this.take(event);
+  }
+
+  /** Resolves when the queue has room again, or at once when it has, or the run is over. */
+  private room(): Promise<void> {
+    if (!this.queue.full || this.finished) return Promise.resolve();
+    return new Promise((resolve) => this.waitingForRoom.push(resolve));
+  }
+
+  private wakeReaders(): void {
+    const waiting = this.waitingForRoom;
+    this.waitingForRoom = [];
+    for (const wake of waiting) wake();
+  }
+
+  /** A server agent's turn settled: stop it now, as a settled run (the outcome is the turn's). */
+  private done(): void {
+    if (this.finished || this.stopping !== null) return;
+    this.conversation.close();
+    this.group?.terminate();
+  }
+
+  /** One event on its way to the caller: a started session binds its name, a result is kept for `settle`. */
+  private take(event: Event): void {
+    if (event.kind === 'started' && this.setup.bindName !== null) {
+      try {
+        this.setup.bindName(event.session);
+      } catch {
+        // The run goes on; the name simply stays unbound, and the next run says why when it reads it.
       }
-      if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
-        this.results.push({ id: event.id, ok: event.ok });
-      this.queue.push(event);
+      this.setup.bindName = null;
     }
+    if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
+      this.results.push({ id: event.id, ok: event.ok });
+    this.queue.push(event);
   }
 
   /** An RPC agent's turn settled and its stdin was ended: it should exit; stop it if it lingers. */
@@ -178,6 +229,10 @@ class AgentRun implements Run {
   }
 
   respond(id: string, decision: Decision): void {
+    this.naming(() => this.answer(id, decision));
+  }
+
+  private answer(id: string, decision: Decision): void {
     if (this.setup.plan !== null && !this.setup.plan.approvals) {
       throw new DriveError({
         kind: 'unsupported',
@@ -197,6 +252,19 @@ class AgentRun implements Run {
   }
 
   send(text: string): void {
+    this.naming(() => this.say(text));
+  }
+
+  /** What `fn` throws, naming the agent as the request named it. */
+  private naming(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      throw e instanceof DriveError ? e.naming(this.shown) : e;
+    }
+  }
+
+  private say(text: string): void {
     if (this.setup.plan !== null && !this.setup.plan.interactive) {
       throw new DriveError({
         kind: 'unsupported',
@@ -247,9 +315,10 @@ class AgentRun implements Run {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.group?.release();
     this.conversation.abandon();
+    this.wakeReaders();
     const ended = this.ended();
     const outcome = this.settled(outcomeOf(ended));
-    const error = failure ?? judge(outcome, ended);
+    const error = (failure ?? judge(outcome, ended))?.naming(this.shown) ?? null;
     releaseSetup(this.setup);
     if (error !== null) {
       this.rejectOutcome(error);
@@ -320,6 +389,17 @@ class AgentRun implements Run {
         return { done: true, value: undefined };
       },
     };
+  }
+}
+
+/** The name an ACP run's errors go by: the one its request gives, when that is usable; else null. */
+function shownName(request: Request): string | null {
+  if (request.agent !== 'acp') return null;
+  try {
+    return checkAcp(request.acp).name;
+  } catch {
+    // A malformed ACP request fails on its own, in words that need no agent's name.
+    return null;
   }
 }
 

@@ -12,6 +12,7 @@
  * Not here: reading any harness's files (its provider does, through `Provider.parse` and
  * `Provider.callOutcomes`), or judging how the run ended (`verdict.ts`).
  */
+
 import { PROVIDERS } from '../model/facts.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from '../model/ledger.js';
 import { ProblemLog } from '../model/problems.js';
@@ -19,6 +20,7 @@ import type { TokenCounts } from '../model/usage.js';
 import { discoverSources, readSource } from '../providers/fence.js';
 import { providerById } from '../providers/index.js';
 import type { CallOutcome, Env, Provider, SourceFile } from '../providers/types.js';
+import { wrappedAgent } from './acp/spec.js';
 import type { AgentId, Outcome, SettledResult, Truth, TruthProblem } from './events.js';
 
 /**
@@ -59,7 +61,9 @@ export interface SettleInput {
 
 /** The provider that reads the files of the agent that ran, or null when cctop reads none of its. */
 function providerFor(agent: AgentId, acpProgram: string | null): Provider | null {
-  const name = agent === 'acp' ? acpProgram : agent;
+  // An ACP agent's files are those of the CLI it starts or wraps (`claude-code-acp`: Claude Code's).
+  const name =
+    agent === 'acp' ? (acpProgram === null ? null : (wrappedAgent(acpProgram) ?? acpProgram)) : agent;
   const id = PROVIDERS.find((known) => known === name);
   return id === undefined ? null : providerById(id);
 }

@@ -1,7 +1,7 @@
 /**
  * Which files make one session, and which of their billed requests count: files are grouped by the
  * session they name, copies of a main transcript give way to the one their provider ranks first (else
- * the most complete), and requests seen in
+ * the most complete), a subagent's files and a session's parts are counted beside it, and requests seen in
  * several files (a resumed session replays its parent's) count once, in the oldest file.
  *
  * Not here: what a session's record holds (`sessions.ts`).
@@ -37,6 +37,9 @@ export function sessionKey(p: ParsedFile): string {
 export const isSubagent = (p: ParsedFile): boolean =>
   p.file.role === 'subagent' || (p.result.facts.parentSession ?? null) !== null;
 
+/** A file counted with its session beside the one that speaks for it: a subagent's, or a part. */
+const countedBeside = (p: ParsedFile): boolean => p.file.role === 'part' || isSubagent(p);
+
 /**
  * Of two main files of one session (copies: Codex archives a rollout it also keeps), whether `a`
  * speaks for it rather than `b`. Where the provider ranked both, the lower rank, so that no damage
@@ -62,14 +65,14 @@ export function group(files: readonly ParsedFile[]): Group[] {
       g = { provider: p.file.provider, id, main: null, files: [] };
       groups.set(key, g);
     }
-    if (!isSubagent(p)) {
+    if (!countedBeside(p)) {
       if (g.main === null || speaksBefore(p.file, g.main.file)) g.main = p;
       else continue;
     }
     g.files.push(p);
   }
   for (const g of groups.values()) {
-    if (g.main) g.files = g.files.filter((p) => isSubagent(p) || p === g.main);
+    if (g.main) g.files = g.files.filter((p) => countedBeside(p) || p === g.main);
     // By path, so that a session reads the same whichever order its files were found or read in
     // (a cold read, a full build, a patch): its models, tools and spend by model list in that order.
     g.files.sort(byPath);

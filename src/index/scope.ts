@@ -73,12 +73,23 @@ export function scopeOf(
       providers.map((p) => p.compactRatio(o.env)),
       // A harness-wide settings file can change a window rule (Claude pins a 1M window there).
       roots.map((r) => {
-        const st = statSync(join(r, 'settings.json'), { throwIfNoEntry: false });
+        const st = settingsStat(r);
         return st ? [st.size, st.mtimeMs] : null;
       }),
     ]),
     day: time.dayNumber(nowMs),
   });
+}
+
+/** The settings file beside a root, if there is one to stat. */
+function settingsStat(root: string): ReturnType<typeof statSync> {
+  try {
+    return statSync(join(root, 'settings.json'), { throwIfNoEntry: false });
+  } catch {
+    // A root that is a file (Copilot CLI's export, named by its path) or a folder that cannot be
+    // entered has no settings beside it to read: none, as for a root without one.
+    return undefined;
+  }
 }
 
 /**

@@ -66,6 +66,11 @@ export class AlertFeed {
     this.watcher = new AlertWatcher({
       env: o.env,
       calls: (s: SessionDoc) => this.deep.calls(s.provider, s.file),
+      // A driven run that has not written its session yet has no file to read.
+      secrets: (s: SessionDoc, from) =>
+        s.file === ''
+          ? Promise.resolve({ secrets: [], began: { offset: 0, seq: 0 }, resume: { offset: 0, seq: 0 } })
+          : this.deep.secrets(s.provider, s.file, from),
       later: (alerts) => {
         if (!this.stopped) o.onAlerts(alerts);
       },

@@ -9,18 +9,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Budget, Config } from '../config/index.js';
 import type { CallLog } from '../model/calls.js';
-import type { SessionDoc, SessionDocument } from '../model/document.js';
+import type { SessionDoc } from '../model/document.js';
 import { LocalTime } from '../model/time.js';
-import { totalsOf } from '../model/totals.js';
 import type { SessionUsage, UsageCell } from '../model/usage-cells.js';
 import { claude } from '../providers/claude/index.js';
 import { jsonl, tempDir } from '../test-support/corpus.js';
+import { docAt as doc, HOUR, MINUTE, sessionDoc as session, T0 } from '../test-support/session-doc.js';
 import { type Alert, AlertWatcher, BURN_ACTIVE_MS, burnRate, LOOP_CHECK_EVERY_MS } from './alerts.js';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-/** 10:30 UTC, half an hour into the current clock hour. */
-const T0 = Date.parse('2026-03-10T10:30:00Z');
 const TIME = new LocalTime('UTC');
 
 let cache: { dir: string; cleanup: () => void };
@@ -31,63 +27,14 @@ afterEach(() => cache.cleanup());
 
 const env = () => ({ CCTOP_CACHE_DIR: cache.dir });
 
-function session(id: string, over: Partial<SessionDoc> = {}): SessionDoc {
-  return {
-    provider: 'claude',
-    id,
-    file: `/home/u/.claude/projects/-w/${id}.jsonl`,
-    deleted: false,
-    subagentFiles: 0,
-    project: '/home/u/src/app',
-    title: `the ${id} task`,
-    branch: 'main',
-    model: 'claude-sonnet-4-5-20250929',
-    models: ['claude-sonnet-4-5-20250929'],
-    reasoningEffort: null,
-    permissionMode: 'default',
-    permission: 'ask',
-    startedAt: new Date(T0 - HOUR).toISOString(),
-    lastActiveAt: new Date(T0 - MINUTE).toISOString(),
-    state: 'working',
-    stateDetail: null,
-    stateSource: 'inferred',
-    running: true,
-    process: null,
-    pendingTool: null,
-    inferred: null,
-    tokens: { input: 10, output: 2000, cacheRead: 300_000, cacheWrite: 20_000, reasoning: null },
-    requests: 12,
-    cost: {
-      usd: 1.25,
-      source: 'estimated',
-      included: false,
-      unpriced: [],
-      byModel: [],
-      byHour: null,
-      byDay: null,
-    },
-    context: { used: 80_000, window: 200_000, compactAt: 167_000 },
-    tools: { calls: 9, failed: 0, byTool: {} },
-    lines: { added: null, removed: null },
-    compactions: 0,
-    aborts: 0,
-    rateLimits: null,
-    ...over,
-  };
-}
-
-const doc = (sessions: SessionDoc[], atMs: number): SessionDocument => ({
-  version: 1,
-  generatedAt: new Date(atMs).toISOString(),
-  plan: 'retail',
-  timeZone: 'UTC',
-  sessions,
-  problems: [],
-  totals: totalsOf(sessions),
-});
-
 type Alerts = Config['alerts'];
-const OFF: Alerts = { errorLoop: null, stallMinutes: null, burnUsdPerHour: null, quotaPercent: null };
+const OFF: Alerts = {
+  errorLoop: null,
+  stallMinutes: null,
+  burnUsdPerHour: null,
+  quotaPercent: null,
+  secrets: false,
+};
 
 function config(alerts: Partial<Alerts>, budgets: Budget[] = []): Config {
   return {

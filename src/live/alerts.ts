@@ -12,6 +12,8 @@
  *   tokens grew since the last refresh is not quiet, whatever times its records carry.
  * - A burn fires when the rate passes the limit, at most once per session per clock hour.
  * - An error loop fires once per streak; a success or another call ends the streak.
+ * - A secret fires once per credential written after the session's first sight: a session that
+ *   wrote is read on from where the last read stopped, at most every `LOOP_CHECK_EVERY_MS`.
  *
  * A session's first sight sets where it stands, without firing: cctop starting next to a session
  * already stalled or burning saw no crossing, and since these are not remembered across restarts,
@@ -19,60 +21,26 @@
  *
  * Not here: reading the config or the clock (`alert-feed.ts`), or ringing anything (the views).
  */
-import { type BudgetState, budgetStates, type Config, type Level, newCrossings } from '../config/index.js';
+import { type BudgetState, budgetStates, newCrossings } from '../config/index.js';
 import type { CallLog } from '../model/calls.js';
-import type { SessionDoc, SessionDocument } from '../model/document.js';
+import type { ReadPoint } from '../model/conversation.js';
+import type { SessionDoc } from '../model/document.js';
 import type { QuotaFigure } from '../model/quota.js';
-import type { LocalTime } from '../model/time.js';
 import { totalTokens } from '../model/usage.js';
-import type { SessionUsage } from '../model/usage-cells.js';
-import type { Env } from '../providers/types.js';
-import type { QuotaReport } from '../quota/gather.js';
+import type { SecretEnds } from '../secrets/feed.js';
 import { spentOver } from '../spend/spent.js';
+import type { Alert, AlertInput, AlertWatcherOptions, QuotaCrossing } from './alert-kinds.js';
+import type { SecretsRead } from './secrets-read.js';
 import { trailingStreaks } from './streaks.js';
 
-/** One alert: what crossed, and what a person needs to hear about it. */
-export type Alert =
-  /** A budget's spend reached 80% (`near`) or 100% (`over`) of its limit this period. */
-  | { kind: 'budget'; state: BudgetState; level: Exclude<Level, 'ok'> }
-  /** A working session has written nothing for `quietMinutes`. */
-  | { kind: 'stall'; session: SessionDoc; quietMinutes: number }
-  /** A session spends faster than the limit (`burnRate` says how the rate is measured). */
-  | { kind: 'burn'; session: SessionDoc; usdPerHour: number; limitUsdPerHour: number }
-  /** A session failed the same call (tool and input) `count` times in a row. */
-  | { kind: 'error-loop'; session: SessionDoc; tool: string; input: string; count: number }
-  /**
-   * A quota window (`cctop quota`) passed the config's share, or at today's burn runs out before it
-   * resets (cctop's estimate, `runsOutAt`). About an account, not one session.
-   */
-  | { kind: 'quota'; figure: QuotaFigure; crossed: QuotaCrossing; nowMs: number };
-
-/** Why a quota window alerts. */
-export type QuotaCrossing = { why: 'threshold'; percent: number } | { why: 'runs-out'; at: string };
-
-/** What the watcher looks at after a refresh. */
-export interface AlertInput {
-  doc: SessionDocument;
-  /** Every session's usage cells; only asked when a budget is set (decoding them is the costly part). */
-  usage: () => readonly SessionUsage[];
-  config: Pick<Config, 'budgets' | 'alerts' | 'reports'>;
-  nowMs: number;
-  /** The zone the usage cells' days are in. */
-  time: LocalTime;
-  /** The accounts' quota and its pace; absent where the view reads none. */
-  quota?: () => Pick<QuotaReport, 'quota' | 'pace'>;
-}
-
-/** Reads one session's calls in full (the live views' `DeepReader`, off the main thread). */
-export type CallsOf = (session: SessionDoc) => Promise<CallLog>;
-
-export interface AlertWatcherOptions {
-  /** Where the budget crossing memory lives (the cache directory). */
-  env: Env;
-  calls: CallsOf;
-  /** Error loops, found after `update` returned (a transcript is read first). */
-  later: (alerts: Alert[]) => void;
-}
+export type {
+  Alert,
+  AlertInput,
+  AlertWatcherOptions,
+  CallsOf,
+  QuotaCrossing,
+  SecretsOf,
+} from './alert-kinds.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -91,10 +59,17 @@ export const BURN_ACTIVE_MS = 10 * MINUTE_MS;
 export const LOOP_CHECK_EVERY_MS = 20_000;
 
 /**
- * Sessions waiting for their calls to be read, one read at a time. Past this a session is not
- * queued; a loop keeps failing, so it is queued again on the next failure.
+ * Sessions waiting for their calls (or their secrets) to be read, one read at a time. Past this a
+ * session is not queued; it is queued again the next time it writes.
  */
 export const MAX_QUEUED_LOOP_CHECKS = 64;
+
+/**
+ * Secrets told per session, remembered so that a transcript its reader must read from the top again
+ * does not tell them twice. Past this the oldest are forgotten: a session that has printed hundreds
+ * of credentials has been told about many times over.
+ */
+export const MAX_TOLD_SECRETS = 256;
 
 /**
  * A session's burn rate, in dollars an hour: its spend in the previous and the current clock hour
@@ -131,14 +106,28 @@ interface Seen {
   failed: number;
   /** The streaks already notified, as `trailingStreaks` names them. */
   streaks: Set<string>;
+  /** Its newest record's time when last seen: a new one means there is new text to look at. */
+  wroteAt: string | null;
+  /**
+   * What reading it for secrets has established: secrets in turns from before `sinceMs` (the first
+   * sight) were there before cctop looked and are not news; `told` names the ones already said.
+   */
+  secrets: { sinceMs: number; from: ReadPoint | null; told: Set<string> };
 }
 
 const sessionKey = (s: Pick<SessionDoc, 'provider' | 'id'>): string => `${s.provider}\u0000${s.id}`;
 
+/** A queued read's key: what is read, then the session's key. */
+const readKey = (what: 'loop' | 'secrets', s: SessionDoc): string => `${what}\u0001${sessionKey(s)}`;
+const sessionOfRead = (key: string): string => key.slice(key.indexOf('\u0001') + 1);
+
 export class AlertWatcher {
   private readonly seen = new Map<string, Seen>();
-  /** Sessions whose failures grew, waiting for their calls to be read, with their newest document. */
-  private readonly queued = new Map<string, SessionDoc>();
+  /**
+   * Reads waiting their turn, with the session's newest document: its calls when its failures grew
+   * (`loop`), its new text when it wrote (`secrets`). Keyed by what is read and the session.
+   */
+  private readonly queued = new Map<string, { what: 'loop' | 'secrets'; session: SessionDoc }>();
   private readonly checkedAt = new Map<string, number>();
   private reading: Promise<void> | null = null;
   private errorLoop: number | null = null;
@@ -179,11 +168,12 @@ export class AlertWatcher {
       const burn = this.burn(s, seen, alerts.burnUsdPerHour, generatedMs, input.nowMs);
       if (burn) out.push(burn);
       this.failures(s, seen);
+      this.wrote(s, seen, input.config.alerts.secrets);
     }
     // A session gone from the document (deleted, filtered away) is forgotten with what it held.
     for (const key of this.seen.keys()) if (!present.has(key)) this.seen.delete(key);
-    for (const key of this.checkedAt.keys()) if (!present.has(key)) this.checkedAt.delete(key);
-    for (const key of this.queued.keys()) if (!present.has(key)) this.queued.delete(key);
+    for (const key of this.checkedAt.keys()) if (!present.has(sessionOfRead(key))) this.checkedAt.delete(key);
+    for (const key of this.queued.keys()) if (!present.has(sessionOfRead(key))) this.queued.delete(key);
     this.pump();
     return out;
   }
@@ -253,6 +243,8 @@ export class AlertWatcher {
       burnHour: null,
       failed: s.tools.failed ?? 0,
       streaks: new Set(),
+      wroteAt: s.lastActiveAt,
+      secrets: { sinceMs: input.nowMs, from: null, told: new Set() },
     };
   }
 
@@ -290,18 +282,32 @@ export class AlertWatcher {
     const grew = failed > seen.failed;
     seen.failed = failed;
     if (!grew || this.errorLoop === null || failed < this.errorLoop || s.deleted) return;
-    const key = sessionKey(s);
-    if (this.queued.has(key) || this.queued.size < MAX_QUEUED_LOOP_CHECKS) this.queued.set(key, s);
+    this.enqueue('loop', s);
+  }
+
+  /** Queue a read for secrets when the session wrote since it was last seen (and the alert is on). */
+  private wrote(s: SessionDoc, seen: Seen, on: boolean): void {
+    const fresh = s.lastActiveAt !== seen.wroteAt;
+    seen.wroteAt = s.lastActiveAt;
+    if (!fresh || !on || this.o.secrets === undefined || s.deleted) return;
+    this.enqueue('secrets', s);
+  }
+
+  private enqueue(what: 'loop' | 'secrets', s: SessionDoc): void {
+    const key = readKey(what, s);
+    if (this.queued.has(key) || this.queued.size < MAX_QUEUED_LOOP_CHECKS)
+      this.queued.set(key, { what, session: s });
   }
 
   /** Start reading the next queued session's calls, unless a read runs or none is due yet. */
   private pump(): void {
     if (this.reading !== null) return;
-    for (const [key, s] of this.queued) {
+    for (const [key, { what, session }] of this.queued) {
       if (this.nowMs - (this.checkedAt.get(key) ?? -Infinity) < LOOP_CHECK_EVERY_MS) continue;
       this.queued.delete(key);
       this.checkedAt.set(key, this.nowMs);
-      this.reading = this.check(key, s).finally(() => {
+      const read = what === 'loop' ? this.check(session) : this.checkSecrets(session);
+      this.reading = read.finally(() => {
         this.reading = null;
         this.pump();
       });
@@ -309,7 +315,8 @@ export class AlertWatcher {
     }
   }
 
-  private async check(key: string, s: SessionDoc): Promise<void> {
+  private async check(s: SessionDoc): Promise<void> {
+    const key = sessionKey(s);
     let log: CallLog;
     try {
       log = await this.o.calls(s);
@@ -334,6 +341,32 @@ export class AlertWatcher {
         count: r.count,
       })),
     );
+  }
+
+  /** Read what the session wrote since the last read, and tell the secrets new since the first sight. */
+  private async checkSecrets(s: SessionDoc): Promise<void> {
+    const seen = this.seen.get(sessionKey(s));
+    if (seen === undefined || this.o.secrets === undefined) return;
+    const was = seen.secrets;
+    let read: SecretsRead;
+    try {
+      read = await this.o.secrets(s, was.from);
+    } catch {
+      // Unreadable now (the worker failed, the file went): the next write asks again.
+      return;
+    }
+    was.from = read.resume;
+    const fresh: SecretEnds[] = [];
+    for (const f of read.secrets) {
+      // Found in a turn from before the first sight, or with no time to tell: not news.
+      if (f.tsMs === null || f.tsMs < was.sinceMs) continue;
+      const id = `${f.seq}\u0000${f.kind}\u0000${f.head}\u0000${f.tail}`;
+      if (was.told.has(id)) continue;
+      was.told.add(id);
+      if (was.told.size > MAX_TOLD_SECRETS) was.told.delete(was.told.values().next().value!);
+      fresh.push(f);
+    }
+    if (fresh.length > 0) this.o.later([{ kind: 'secret', session: s, found: fresh }]);
   }
 }
 

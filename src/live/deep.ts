@@ -7,10 +7,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { CallLog } from '../model/calls.js';
-import type { Conversation } from '../model/conversation.js';
+import type { Conversation, ReadPoint } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import type { ConversationOptions } from '../providers/types.js';
-import type { DeepRequest } from './deep-worker.js';
+import type { DeepRequest, SecretsRead } from './deep-worker.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -66,6 +66,11 @@ export class DeepReader {
     options: ConversationOptions,
   ): Promise<Conversation | null> {
     return this.ask({ kind: 'conversation', provider, path, options });
+  }
+
+  /** The secrets in a transcript, from `from` on where its reader can start there (`secrets/feed.ts`). */
+  secrets(provider: ProviderId, path: string, from: ReadPoint | null): Promise<SecretsRead> {
+    return this.ask({ kind: 'secrets', provider, path, from });
   }
 
   private idleSoon(): void {

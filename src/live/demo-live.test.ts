@@ -76,7 +76,7 @@ const doc = (sessions: SessionDoc[], atMs: number): SessionDocument => ({
 
 const STALL: Config = {
   ...defaultConfig(),
-  alerts: { errorLoop: null, stallMinutes: 10, burnUsdPerHour: null, quotaPercent: null },
+  alerts: { errorLoop: null, stallMinutes: 10, burnUsdPerHour: null, quotaPercent: null, secrets: false },
 };
 
 const withOutput = (output: number) =>

@@ -21,8 +21,8 @@
  * and MCP, which all read turns from here, never hold a secret in full. A feed that asks (`secret`)
  * is told each one found, with its turn, which is how `cctop secrets` lists them.
  *
- * known limit: a secret cut in two by a clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) is not recognised
- * and its head shows, except a private key, whose head alone is redacted to the end of the text.
+ * A clip (`MAX_TEXT_CHARS`, `MAX_RESULT_CHARS`) never cuts a secret in two: one the bound falls inside
+ * is kept whole, to be redacted whole (`secrets/cut.ts`, which says how far a clip may move).
  *
  * known limit: a subagent's records that share the parent's file are left out rather than nested under
  * the call that started them; its own conversation can be asked for by its agent id.
@@ -46,6 +46,7 @@ export const MAX_DIFF_LINES = 200;
 /** Ids longer than this are not ids; a call or result carrying one is kept without correlation. */
 export const MAX_ID_CHARS = 4096;
 
+import { cutOutside } from '../secrets/cut.js';
 import type { Secret } from '../secrets/redact.js';
 import { seal } from './seal.js';
 
@@ -145,6 +146,8 @@ function clip(text: string, max: number): { text: string; clipped: boolean } {
     const pair = c >= 0xd800 && c <= 0xdbff && (t.charCodeAt(at + 1) & 0xfc00) === 0xdc00;
     at += pair ? 2 : 1;
   }
+  // A bound inside a secret would keep its head unrecognised: the cut moves past it (`secrets/cut.ts`).
+  at = cutOutside(t, at);
   return at < t.length ? { text: t.slice(0, at), clipped: true } : { text: t, clipped: false };
 }
 

@@ -175,7 +175,10 @@ export interface SessionDocument {
    * cctop, a library caller that asked for none).
    */
   collisions?: Collision[];
-  /** The runs `cctop/drive` announced to this cctop (a live table, `serve`); absent elsewhere. */
+  /**
+   * The runs `cctop/drive` drives now: announced to this cctop (a live table, `serve`) or read from
+   * their files by a one-shot (`--json`); absent when there are none.
+   */
   driven?: RunSnapshot[];
   /** The other machines read over ssh (`--host`), and how each answered; absent when none were asked. */
   hosts?: HostStatus[];

@@ -2,6 +2,7 @@
  * How a tool call reads in one line, across harnesses: the path a Read opened, the command a shell
  * ran, the pattern a search looked for, an MCP tool's name without its plumbing.
  */
+import { cutOutside } from '../secrets/cut.js';
 import { obj, str } from './json.js';
 import { isPlanTool, planOf } from './tool-kinds.js';
 
@@ -20,11 +21,13 @@ export function prettyToolName(name: string): string {
 
 function oneLine(s: string): string {
   const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length <= MAX_DETAIL_CHARS ? flat : `${flat.slice(0, MAX_DETAIL_CHARS - 1)}…`;
+  if (flat.length <= MAX_DETAIL_CHARS) return flat;
+  // Past a secret the bound falls inside, so that the whole key is recognised and redacted (`secrets/cut.ts`).
+  return `${flat.slice(0, cutOutside(flat, MAX_DETAIL_CHARS - 1))}…`;
 }
 
 function bounded(s: string): string {
-  return s.length <= MAX_FULL_CHARS ? s : `${s.slice(0, MAX_FULL_CHARS)}…(clipped)`;
+  return s.length <= MAX_FULL_CHARS ? s : `${s.slice(0, cutOutside(s, MAX_FULL_CHARS))}…(clipped)`;
 }
 
 /** A shell command as the agent meant it: `["bash","-lc","ls"]` reads as `ls`. */

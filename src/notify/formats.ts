@@ -35,6 +35,7 @@ const NTFY_TAG: Record<NoticeKind, string> = {
   'burn-rate': 'fire',
   collision: 'warning',
   quota: 'battery',
+  secret: 'key',
 };
 
 /** The body of the `json` format. */

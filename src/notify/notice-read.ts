@@ -90,6 +90,7 @@ export function readNotice(v: unknown): Notice | null {
     case 'stall':
     case 'burn-rate':
     case 'error-loop':
+    case 'secret':
       return { kind: o.kind, session, ...c };
     case 'collision': {
       const list = Array.isArray(o.sessions) ? o.sessions.slice(0, MAX_COLLISION_SESSIONS) : [];

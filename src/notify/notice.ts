@@ -32,6 +32,7 @@ export const NOTICE_KINDS = [
   'burn-rate',
   'collision',
   'quota',
+  'secret',
 ] as const;
 export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
@@ -92,7 +93,7 @@ export type Notice =
   /** A session's turn ended on an error (an API failure, not a failed tool call). */
   | (NoticeCommon & { kind: 'error'; session: NoticeSession })
   /** One of a session's alerts (`live/alerts.ts`). */
-  | (NoticeCommon & { kind: 'stall' | 'burn-rate' | 'error-loop'; session: NoticeSession })
+  | (NoticeCommon & { kind: 'stall' | 'burn-rate' | 'error-loop' | 'secret'; session: NoticeSession })
   /** A budget reached 80% or 100% of its limit: about no one session. */
   | (NoticeCommon & { kind: 'budget'; session: null })
   /** A quota window passed the config's share, or runs out before it resets: about an account. */
@@ -322,6 +323,25 @@ export function alertNotice(a: Alert, ctx: NoticeContext): Notice {
           ctx,
           { ...base, key: ['error-loop', s.provider, s.id, a.tool, a.input] },
           { ...words, asked: a.input ? `${a.tool}: ${a.input}` : a.tool },
+        ),
+      };
+    case 'secret':
+      // One notice per credential: its turn and ends name it alike in every process that reads it.
+      return {
+        kind: 'secret',
+        session,
+        ...common(
+          ctx,
+          {
+            ...base,
+            key: [
+              'secret',
+              s.provider,
+              s.id,
+              ...a.found.map((f) => `${f.seq}:${f.kind}:${f.head}:${f.tail}`),
+            ],
+          },
+          words,
         ),
       };
   }

@@ -6,6 +6,7 @@
 
 import { type Delta, joinText, MAX_DIFF_LINES, resultText } from '../model/conversation.js';
 import { arr, type JsonObject, obj, parseObjectAt, str } from '../model/json.js';
+import { CUT_REACH } from '../secrets/cut.js';
 import { scanLines } from './jsonl.js';
 
 /**
@@ -57,10 +58,11 @@ export const blocksOf = (content: unknown): JsonObject[] =>
 
 /**
  * The head of a long text: enough UTF-16 units that the sink's own cut (in characters) still sees
- * it was long, without handing it megabytes to split into characters.
+ * it was long, and that a secret its bound falls inside can be kept whole (`CUT_REACH`), without
+ * handing it megabytes to split into characters.
  */
 export function head(s: string, maxChars: number): string {
-  const room = 2 * maxChars + 2;
+  const room = 2 * maxChars + 2 + CUT_REACH;
   return s.length > room ? s.slice(0, room) : s;
 }
 

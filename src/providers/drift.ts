@@ -93,11 +93,27 @@ export class DriftTally {
     this.sampled.set(key, n + 1);
     const o = parseObject(b.toString('utf8', start, end));
     if (o === null) return;
+    this.#judge(o, lineNo, true);
+  }
+
+  /**
+   * Look at one record a provider parsed whole anyway (its reader has no byte fast path): nothing
+   * is parsed again, and its fields are looked at for the first `SAMPLES_PER_TYPE` of its type.
+   */
+  object(o: JsonObject, lineNo: number): void {
+    const t = this.reader.type(o);
+    const n = this.sampled.get(t) ?? 0;
+    if (n < SAMPLES_PER_TYPE) this.sampled.set(t, n + 1);
+    this.#judge(o, lineNo, n < SAMPLES_PER_TYPE);
+  }
+
+  #judge(o: JsonObject, lineNo: number, fields: boolean): void {
     const named = this.reader.version(o);
     if (named !== null && named !== this.version) {
       this.version = named;
       this.facts.cliVersion = named;
     }
+    const known = this.reader.known;
     const t = this.reader.type(o);
     const drift = () => this.of(this.version);
     if (t !== null && !known.types.has(t)) {
@@ -105,7 +121,8 @@ export class DriftTally {
       note(drift().types, t, lineNo);
       return;
     }
-    for (const f of this.reader.fields(o)) if (!known.fields.has(f)) note(drift().fields, f, lineNo);
+    if (fields)
+      for (const f of this.reader.fields(o)) if (!known.fields.has(f)) note(drift().fields, f, lineNo);
   }
 }
 

@@ -27,6 +27,7 @@ import {
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
 import { dirTime } from '../dir-time.js';
+import type { ProviderId } from '../model/facts.js';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
 import { openRegular } from '../regular-file.js';
 import type { Env, SourceFile } from './types.js';
@@ -165,6 +166,36 @@ export function sourceFile(
     mtimeMs: st.mtimeMs,
     ino: st.ino,
   };
+}
+
+/**
+ * The sessions of a harness that keeps one folder per session, grouped by project, with one file in
+ * each that is the session (`<sessions>/<group>/<session>/<file>`: Kimi CLI's `wire.jsonl`, Grok
+ * Build's `updates.jsonl`): a source each, named by its session folder.
+ */
+export function groupedSessionFiles(
+  provider: ProviderId,
+  sessions: string,
+  file: string,
+  root: string,
+  problems: ProblemLog,
+): SourceFile[] {
+  const out: SourceFile[] = [];
+  for (const group of list(sessions, problems) ?? []) {
+    if (!isDir(sessions, group)) continue;
+    const groupDir = join(sessions, group.name);
+    for (const session of list(groupDir, problems) ?? []) {
+      if (!isDir(groupDir, session)) continue;
+      const dir = join(groupDir, session.name);
+      if (!(list(dir, problems) ?? []).some((e) => e.name === file && isFile(dir, e))) continue;
+      const f = sourceFile(
+        { provider, path: join(dir, file), root, sessionHint: session.name, role: 'main' },
+        problems,
+      );
+      if (f) out.push(f);
+    }
+  }
+  return out;
 }
 
 /**

@@ -39,13 +39,21 @@ export function splitMember(path: string): { database: string; member: string } 
 }
 
 /**
- * What `parse` returns for a member read whole: its rows are read again each time (there is no
- * offset to continue from, and nothing is carried), and its fingerprint goes back unchanged.
+ * What `parse` returns for a member read whole (or for a database that is one session, read whole): its rows are read again each time (there is no
+ * offset to continue from, so nothing carried is ever used; a provider whose files carry state hands
+ * its parser's, to keep one type), and its fingerprint goes back unchanged.
  */
-export function memberRead(file: SourceFile, facts: FileFacts, ledger: Ledger): ParseResult<null> {
+export function memberRead(file: SourceFile, facts: FileFacts, ledger: Ledger): ParseResult<null>;
+export function memberRead<C>(file: SourceFile, facts: FileFacts, ledger: Ledger, carry: C): ParseResult<C>;
+export function memberRead(
+  file: SourceFile,
+  facts: FileFacts,
+  ledger: Ledger,
+  carry: unknown = null,
+): ParseResult<unknown> {
   return {
     facts,
-    carry: null,
+    carry,
     ledger,
     offset: 0,
     size: file.size,

@@ -42,7 +42,7 @@ export function locate(path: string): Place {
   const st = statSync(file, { bigint: true });
   const wal = statSync(`${file}-wal`, { bigint: true, throwIfNoEntry: false }) ?? null;
   const shm = statSync(`${file}-shm`, { bigint: true, throwIfNoEntry: false }) ?? null;
-  const inPlace: Place = { kind: 'in-place', file, stamp: `in-place:${st.dev}:${st.ino}` };
+  const inPlace: Place = { kind: 'in-place', file, stamp: `in-place:${stampOf(st)}` };
   // The agent has it open: both companions are there to share.
   if (wal !== null && shm !== null) return inPlace;
   // A `-wal` is opened (and its `-shm` created) whatever the header says; without one, a
@@ -57,7 +57,20 @@ export function locate(path: string): Place {
   };
 }
 
-const stampOf = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}`;
+/**
+ * What a file is and when it last changed: device and inode say which file it is, size and times say
+ * whether its bytes may have moved. The change time is there because nothing can set it: a tool that
+ * restores a file's old modification time after writing it (`cp -p`, rsync, a backup restored in
+ * place) still moves it.
+ *
+ * A connection in place is opened again when this moves, and that is what keeps it honest. SQLite
+ * keeps the pages it read and trusts them for as long as the change counter in the database header
+ * stands still, and only SQLite's own writes move the counter: a database copied over in place by
+ * another program (a backup restored, a sync tool, a file damaged) keeps the inode and, often, the
+ * counter, and a kept connection would go on answering from the old pages. A running agent's
+ * checkpoints move it too, which costs one open per checkpoint, far fewer than one per read.
+ */
+const stampOf = (st: BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 
 /**
  * Whether the header says WAL. SQLite opens a WAL on a read version (byte 19) of 2; a write version

@@ -7,6 +7,8 @@ import {
   readFileSync,
   statSync,
   truncateSync,
+  utimesSync,
+  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -295,6 +297,31 @@ describe('reading an agent’s SQLite database leaves its folder as it was', () 
     expect(row).toEqual({ value: '{"tabs":[]}' });
     expect(listing(agent)).toEqual(before);
     expect(copyNames()).toEqual([]);
+  });
+
+  it('a database another program copies over in place is read anew, even with its old modification time put back', () => {
+    // Two databases made by the same steps: the same size, pages and header change counter, so
+    // SQLite alone could not tell the new bytes from the pages it cached of the old.
+    const made = (path: string, title: string): void => {
+      const w = new Database(path);
+      w.exec('CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)');
+      w.prepare('INSERT INTO ItemTable VALUES (?, ?)').run('title', title);
+      w.close();
+    };
+    const path = join(agent, 'state.vscdb');
+    const other = join(t.dir, 'restored.vscdb');
+    made(path, 'before the restore');
+    made(other, 'after the restore!');
+    const title = () =>
+      readOnly(path).prepare('SELECT value FROM ItemTable WHERE key = ?').pluck().get('title');
+    expect(title()).toBe('before the restore');
+
+    const { atime, mtime, ino } = statSync(path);
+    writeFileSync(path, readFileSync(other));
+    utimesSync(path, atime, mtime);
+    expect(statSync(path).ino).toBe(ino);
+
+    expect(title()).toBe('after the restore!');
   });
 
   it('a stopped agent’s database larger than the bound is not copied, and the error says why and when it is read', () => {

@@ -64,7 +64,10 @@ const open = new Map<string, Held>();
 
 /**
  * A read-only connection to the database at `path`, reused while it reads the same thing: the same
- * file in place, or the copy of the same version of it.
+ * file in place whose size and times stand still (a running agent's appends to its `-wal` do not move
+ * them), or the copy of the same version of it. A file rewritten since is opened anew, as SQLite
+ * would go on answering from the pages it cached when another program rewrote it (`stampOf` in
+ * `sqlite-place.ts` says why).
  */
 export function readOnly(path: string): Database {
   for (let attempt = 1; ; attempt++) {

@@ -24,8 +24,12 @@ export interface SourceFile {
   root: string;
   /** The session the path names, when it names one (Claude's file stem, Codex's trailing uuid). */
   sessionHint: string | null;
-  /** A main transcript, or a subagent's counted toward its parent. */
-  role: 'main' | 'subagent';
+  /**
+   * A main transcript; a subagent's, counted toward its parent; or a part: another record of the
+   * session's own requests (Copilot CLI's OpenTelemetry export beside its `session-state`), counted
+   * with it (a request it shares with another file counts once) without speaking for it.
+   */
+  role: 'main' | 'subagent' | 'part';
   /**
    * Where the harness keeps copies of one session in several places and the provider knows which
    * speaks for it without reading them: of two main files of a session that both have one, the lower

@@ -1,6 +1,6 @@
 /**
  * Reading a harness file that is one JSON document rewritten in place (an Amp thread, a Droid
- * settings file, a Codebuff chat): stat it, read it whole within a bound, and hand the document to
+ * settings file, a Codebuff chat, a Gemini CLI `session-*.json`): stat it, read it whole within a bound, and hand the document to
  * the provider's reader. Not for transcripts that grow by lines (`read.ts` tails those).
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';

@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ReadPoint, Turn, TurnFeed } from '../model/conversation.js';
 import type { Provider } from '../providers/types.js';
-import { type Secret, SHOWN_CHARS } from '../secrets/redact.js';
-import type { FileRow, ReadState, SecretRow, TurnRow } from './rows.js';
+import { SecretFeed } from '../secrets/feed.js';
+import type { FileRow, ReadState, TurnRow } from './rows.js';
 import type { SearchDb } from './store.js';
 
 /** A file's size, mtime and inode, as a stat or a listing gave them. */
@@ -39,45 +39,13 @@ export function rowsOf(t: Turn): TurnRow[] {
   return rows;
 }
 
-/** A feed that keeps the rows of every turn it is handed, and where the read began and may resume. */
-export class RowFeed implements TurnFeed {
-  began: ReadPoint = { offset: 0, seq: 0 };
-  resume: ReadPoint = { offset: 0, seq: 0 };
+/** A feed that keeps the rows of every turn it is handed, its secrets' ends, and where the read began and may resume. */
+export class RowFeed extends SecretFeed {
   readonly rows: TurnRow[] = [];
-  readonly secrets: SecretRow[] = [];
 
-  constructor(readonly from: ReadPoint | null) {}
-
-  /** Kept as its ends only: the index never holds a secret whole. */
-  secret(seq: number, s: Secret): void {
-    this.secrets.push({
-      seq,
-      kind: s.kind,
-      head: s.value.slice(0, SHOWN_CHARS),
-      tail: s.value.length > 2 * SHOWN_CHARS ? s.value.slice(-SHOWN_CHARS) : '',
-      tsMs: null,
-    });
-  }
-
-  begin(at: ReadPoint): void {
-    this.began = at;
-    this.resume = at;
-  }
-
-  turn(t: Turn): void {
+  override turn(t: Turn): void {
     for (const r of rowsOf(t)) this.rows.push(r);
-    // A turn's secrets are told just before the turn itself: they take its time.
-    const ms = Date.parse(t.ts);
-    for (let i = this.timed; i < this.secrets.length; i++)
-      if (this.secrets[i]!.seq === t.seq) this.secrets[i]!.tsMs = Number.isFinite(ms) ? ms : null;
-    this.timed = this.secrets.length;
-  }
-
-  /** Secrets before this one have been given their turn's time. */
-  private timed = 0;
-
-  end(resume: ReadPoint): void {
-    this.resume = resume;
+    super.turn(t);
   }
 }
 

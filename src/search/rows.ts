@@ -3,8 +3,10 @@
  * `FileRow`), the rows of a turn (`TurnRow`) and the ids they take, and a row a query found
  * (`FoundRow`).
  */
+
 import type { ReadPoint } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
+import type { SecretEnds } from '../secrets/feed.js';
 
 /**
  * Row ids a transcript owns: `file id × ROW_SLOTS + slot`, slot 0 its title, `1 + 2·seq` a turn's
@@ -26,17 +28,8 @@ export interface TurnRow {
   text: string;
 }
 
-/**
- * A secret found in a turn, as the index keeps it: its kind and its first and last few characters,
- * never the whole (`cctop secrets` lists these; `--reveal` reads the transcript again for the rest).
- */
-export interface SecretRow {
-  seq: number;
-  kind: string;
-  head: string;
-  tail: string;
-  tsMs: number | null;
-}
+/** A secret found in a turn, as the index keeps it (`secrets/feed.ts`): never the whole. */
+export type SecretRow = SecretEnds;
 
 /** A secret the index holds, with the session it was found in. */
 export interface FoundSecret extends SecretRow {

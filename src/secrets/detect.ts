@@ -9,9 +9,9 @@
  * running them directly keeps their patterns without the engine. A rule whose handler is async (GCP's
  * `.p12` check reads a file by path) finds nothing here, as no path is given.
  *
- * Beside the preset, one rule of our own: a high-entropy value assigned to a secret-looking name
+ * Beside the preset, two rules of our own: a high-entropy value assigned to a secret-looking name
  * (`DB_PASSWORD=…`, `"api_key": "…"`), which catches `.env` lines for services the preset has no rule
- * for.
+ * for, and a JSON web token standing alone (a bearer token an agent printed or pasted).
  *
  * The preset is loaded on the first scan, not when this module is: every command that can read a
  * conversation imports this, and the preset (about 1 MB of modules, 50 ms to load) is needed only by
@@ -117,9 +117,12 @@ function kindOf(ruleId: string, messageId: string | undefined): string {
 /**
  * A name that says its value is a secret. The value must be long and varied enough to be a key
  * rather than a word (`PASSWORD=changeme` is a placeholder; a 32-character random string is not).
+ * The name's parts before and after the secret-looking word are bounded (64 characters each): with
+ * no bound, every position of a long word (a base64 image, a minified bundle) would be tried against
+ * the rest of the word, and a 70 KB word took seconds.
  */
 const ASSIGNED =
-  /([A-Za-z][A-Za-z0-9_.-]*?(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|credential|client[_-]?secret)[A-Za-z0-9_]*)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_\-.~!@#$%^&*]{16,512})/gi;
+  /([A-Za-z][A-Za-z0-9_.-]{0,64}?(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|credential|client[_-]?secret)[A-Za-z0-9_]{0,64})["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_\-.~!@#$%^&*]{16,512})/gi;
 
 /** Bits per character below which a value reads as a word or a repeated pattern, not a key (a random base64 string has about 6, hex about 4). */
 const MIN_ENTROPY_BITS = 3.5;
@@ -142,6 +145,30 @@ function assigned(text: string, out: Found[]): void {
     if (entropy(value) < MIN_ENTROPY_BITS) continue;
     const end = m.index + m[0].length;
     out.push({ start: end - value.length, end, kind: 'secret assigned to a name' });
+  }
+}
+
+/**
+ * A JSON web token standing alone (`Authorization: Bearer eyJ…`), which the preset has no rule for:
+ * three base64url parts, the first two JSON objects (`eyJ` is `{"`). A bearer token is a login.
+ */
+const JWT = /eyJ[A-Za-z0-9_-]{8,2048}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{16,1024}/g;
+
+/** Whether a JWT's first part decodes to a header naming its algorithm, as every real one does. */
+function jwtHeader(part: string): boolean {
+  try {
+    const header: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && typeof Reflect.get(header, 'alg') === 'string';
+  } catch {
+    // Not JSON: three dotted parts that only look like a token.
+    return false;
+  }
+}
+
+function jwts(text: string, out: Found[]): void {
+  for (const m of text.matchAll(JWT)) {
+    if (m.index === undefined || !jwtHeader(m[0].slice(0, m[0].indexOf('.')))) continue;
+    out.push({ start: m.index, end: m.index + m[0].length, kind: 'JSON web token' });
   }
 }
 
@@ -264,6 +291,7 @@ export function findSecrets(text: string): Found[] {
   const raw: Found[] = [];
   preset.run(text, raw);
   assigned(text, raw);
+  if (text.includes('eyJ')) jwts(text, raw);
   if (text.includes('PRIVATE KEY')) cutKeys(text, raw);
   if (raw.length === 0) return raw;
   raw.sort((a, b) => a.start - b.start || b.end - a.end);

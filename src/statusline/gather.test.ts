@@ -126,3 +126,49 @@ describe('gathering the figures', () => {
     expect(g.figures.todayUsd).toBeNull();
   });
 });
+
+describe("Claude Code's cached quota", () => {
+  /** `cachedUsageUtilization` as Claude Code 2.1.328 writes it into `.claude.json`, trimmed. */
+  const claudeJson = (fetchedAtMs: number, fiveHourResets: string) =>
+    home.write(
+      `${home.dir}/.claude.json`,
+      JSON.stringify({
+        numStartups: 3,
+        cachedUsageUtilization: {
+          fetchedAtMs,
+          utilization: {
+            five_hour: { utilization: 64, resets_at: fiveHourResets },
+            seven_day: { utilization: 21, resets_at: '2026-12-02T08:00:00Z' },
+            seven_day_opus: null,
+            seven_day_sonnet: null,
+          },
+        },
+      }),
+    );
+
+  it('fills the limits when stdin carries none, with when they were fetched', async () => {
+    claudeJson(NOW - 4 * 60_000, '2026-11-29T12:00:00Z');
+    const g = await gather(input({}), home.env, NOW);
+    expect(g.figures.limits).toBeNull();
+    expect(g.figures.cachedLimits).toEqual({
+      fiveHour: { usedPercent: 64, resetsAtMs: Date.parse('2026-11-29T12:00:00Z'), stale: false },
+      sevenDay: { usedPercent: 21, resetsAtMs: Date.parse('2026-12-02T08:00:00Z'), stale: false },
+      fetchedAtMs: NOW - 4 * 60_000,
+    });
+  });
+
+  it('marks a window that has reset since the cache was written as stale', async () => {
+    claudeJson(NOW - 6 * 3_600_000, '2026-11-29T09:00:00Z');
+    const g = await gather(input({}), home.env, NOW);
+    expect(g.figures.cachedLimits?.fiveHour?.stale).toBe(true);
+    expect(g.figures.cachedLimits?.sevenDay?.stale).toBe(false);
+  });
+
+  it('is not read when stdin carries the limits', async () => {
+    claudeJson(NOW - 4 * 60_000, '2026-11-29T12:00:00Z');
+    const limits = { fiveHour: { usedPercent: 70, resetsAtMs: NOW + 60_000 }, sevenDay: null };
+    const g = await gather(input({ limits }), home.env, NOW);
+    expect(g.figures.limits).toEqual(limits);
+    expect(g.figures.cachedLimits).toBeNull();
+  });
+});

@@ -9,7 +9,8 @@
  *   transcript's tail (model, context); then the digest's even if older (better than nothing).
  * - the model's `fast` mark: the transcript's tail (the newest response's speed is written nowhere else).
  * - today's spend: the digest's, while its day is still today.
- * - rate limits: stdin only.
+ * - rate limits: stdin's; when stdin carries none (an API-key session, a Claude Code before 2.1.80, the
+ *   first line before any response), Claude Code's own cache in `.claude.json`, labelled as such.
  * - the block and the budget: the digest's (worked out by the refresh, which holds the whole index).
  *
  * Not here: printing (`line.ts`), or starting the refresh (`background.ts`).
@@ -17,11 +18,12 @@
 import { statSync } from 'node:fs';
 import { cacheDir } from '../paths.js';
 import { claudePlace } from '../providers/claude/place.js';
+import { claudeConfigFile, readClaudeQuota } from '../providers/claude/quota.js';
 import type { ClaudeTail } from '../providers/claude/statusline-tail.js';
 import type { Env } from '../providers/types.js';
 import { type Digest, type DigestSession, readDigest } from './digest.js';
 import type { StatuslineInput } from './input.js';
-import type { StatusFigures } from './line.js';
+import type { CachedLimits, CachedWindow, StatusFigures } from './line.js';
 
 /**
  * A digest older than this starts a refresh. Claude Code runs the status line after every message;
@@ -89,6 +91,28 @@ function compactAtOf(input: StatuslineInput, env: Env): number | null {
   return input.contextWindow === null || ratio === null ? null : Math.round(input.contextWindow * ratio);
 }
 
+/** The 5-hour and 7-day windows of Claude Code's own cache, or null when it has neither. */
+export function cachedLimits(env: Env, nowMs: number): CachedLimits | null {
+  const read = readClaudeQuota(claudeConfigFile(env), nowMs);
+  if (read.kind !== 'figures') return null;
+  let fetchedAtMs: number | null = null;
+  const windowOf = (name: '5h' | '7d'): CachedWindow | null => {
+    const f = read.figures.find((x) => x.window === name);
+    if (f === undefined || f.usedPercent === null) return null;
+    const at = f.fetchedAt === null ? Number.NaN : Date.parse(f.fetchedAt);
+    if (Number.isFinite(at)) fetchedAtMs = at;
+    const resets = f.resetsAt === null ? Number.NaN : Date.parse(f.resetsAt);
+    return {
+      usedPercent: f.usedPercent,
+      resetsAtMs: Number.isFinite(resets) ? resets : null,
+      stale: f.stale,
+    };
+  };
+  const fiveHour = windowOf('5h');
+  const sevenDay = windowOf('7d');
+  return fiveHour === null && sevenDay === null ? null : { fiveHour, sevenDay, fetchedAtMs };
+}
+
 export async function gather(input: StatuslineInput, env: Env, nowMs: number): Promise<Gathered> {
   const digest = readDigest(cacheDir(env));
   let tail: Promise<ClaudeTail | null> | null = null;
@@ -117,6 +141,7 @@ export async function gather(input: StatuslineInput, env: Env, nowMs: number): P
         contextUsed !== null && compactAt !== null && compactAt > 0 ? contextUsed / compactAt : null,
       todayUsd: today !== undefined && nowMs >= today.startMs && nowMs < today.endMs ? today.usd : null,
       limits: input.limits,
+      cachedLimits: input.limits === null ? cachedLimits(env, nowMs) : null,
       // Worked out by the refresh, which holds the whole index (refresh.ts: the block running now, the budget nearest its limit).
       block: digest?.block ?? null,
       budget: digest?.budget ?? null,

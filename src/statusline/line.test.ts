@@ -72,6 +72,35 @@ describe('the status line', () => {
     expect(statusLine(passed, ['limits'], NOW, PLAIN)).toBe('5h 3%');
   });
 
+  it("shows Claude Code's cached limits when stdin sent none, saying where they came from and how old", () => {
+    const cachedLimits = {
+      fiveHour: { usedPercent: 64, resetsAtMs: NOW + 100 * 60_000, stale: false },
+      sevenDay: { usedPercent: 21, resetsAtMs: NOW + 2 * 86_400_000, stale: false },
+      fetchedAtMs: NOW - 4 * 60_000,
+    };
+    expect(statusLine({ ...FIGURES, cachedLimits }, ['quota'], NOW, PLAIN)).toBe(
+      "5h 64% ↻1h40 · 7d 21% ↻48h00 (Claude's cache, 4m old)",
+    );
+    // What stdin sends wins: it is current.
+    expect(statusLine({ ...FIGURES, limits: LIMITS, cachedLimits }, ['limits'], NOW, PLAIN)).toBe(
+      '5h 42% ↻2h10 · 7d 16% ↻72h00',
+    );
+  });
+
+  it('shows a cached window that has reset since as stale, dimmed, never as the current figure', () => {
+    const cachedLimits = {
+      fiveHour: { usedPercent: 97, resetsAtMs: NOW - 60_000, stale: true },
+      sevenDay: null,
+      fetchedAtMs: NOW - 6 * 3_600_000,
+    };
+    expect(statusLine({ ...FIGURES, cachedLimits }, ['limits'], NOW, PLAIN)).toBe(
+      "5h 97% stale (Claude's cache, 6h00 old)",
+    );
+    expect(statusLine({ ...FIGURES, cachedLimits }, ['limits'], NOW, COLOUR)).toBe(
+      "\u001b[2m5h 97% stale\u001b[22m \u001b[2m(Claude's cache, 6h00 old)\u001b[22m",
+    );
+  });
+
   it('marks a budget only once it is near, in red once it is spent', () => {
     const near = (share: number) => ({ ...FIGURES, budget: { name: 'daily', share } });
     expect(statusLine(near(0.5), ['budget'], NOW, PLAIN)).toBe(NOTHING);

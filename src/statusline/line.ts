@@ -7,7 +7,9 @@
  * `today` (every session's spend today), `block` (the active 5-hour block: cost and time left),
  * `limits` (Claude's own 5-hour and 7-day quota: used and when it resets), `quota` (the limits when
  * Claude sent them, since they are the real quota, else the block estimate) and `budget` (shown only
- * once a budget is near).
+ * once a budget is near). When Claude Code sent no limits, the limits are those of its own cache in
+ * `.claude.json`, labelled with where they came from and how old they are; a window that has reset
+ * since the cache was written shows as stale, never as the current figure.
  *
  * Every string that came from a file or from Claude Code is made safe as it is placed (`safeLine`:
  * `clip` alone would keep an escape that looks like one of cctop's own colours), and the finished line goes through `printable`, so nothing but cctop's own
@@ -19,6 +21,19 @@ import type { Paint } from '../views/cli/color.js';
 import { duration, shortModel, usd } from '../views/format.js';
 import { clip, printable, safeLine } from '../views/terminal-text.js';
 import type { Limits, LimitWindow } from './input.js';
+
+/** A window of Claude Code's cached quota: its figure, and whether the window has reset since. */
+export interface CachedWindow extends LimitWindow {
+  stale: boolean;
+}
+
+/** Claude Code's own cache of the quota (`.claude.json`), for when stdin carried no limits. */
+export interface CachedLimits {
+  fiveHour: CachedWindow | null;
+  sevenDay: CachedWindow | null;
+  /** When Claude Code fetched them; null when unsaid. */
+  fetchedAtMs: number | null;
+}
 
 export interface StatusFigures {
   /** The model as named (Claude Code's id, or the transcript's); made safe here. */
@@ -32,6 +47,8 @@ export interface StatusFigures {
   /** The active 5-hour block: its cost so far and when it ends. */
   block: { usd: number; endsAtMs: number } | null;
   limits: Limits | null;
+  /** Claude Code's cached limits, shown (labelled) only where `limits` is null; absent: none. */
+  cachedLimits?: CachedLimits | null;
   /** The budget nearest its limit: its name and how much of it is spent (1 = all). */
   budget: { name: string; share: number } | null;
 }
@@ -85,11 +102,27 @@ function limitText(label: string, w: LimitWindow | null, nowMs: number, p: Paint
   return left !== null && left > 0 ? `${used} ↻${duration(left)}` : used;
 }
 
-function limitsText(l: Limits | null, nowMs: number, p: Paint): string | null {
-  if (l === null) return null;
-  const both = [limitText('5h', l.fiveHour, nowMs, p), limitText('7d', l.sevenDay, nowMs, p)];
+/** A cached window: as a current one, or marked stale (its figure is of a window that has ended). */
+function cachedText(label: string, w: CachedWindow | null, nowMs: number, p: Paint): string | null {
+  if (w === null) return null;
+  return w.stale ? p.dim(`${label} ${Math.round(w.usedPercent)}% stale`) : limitText(label, w, nowMs, p);
+}
+
+function limitsText(f: StatusFigures, nowMs: number, p: Paint): string | null {
+  const l = f.limits;
+  const c = f.cachedLimits ?? null;
+  const both =
+    l !== null
+      ? [limitText('5h', l.fiveHour, nowMs, p), limitText('7d', l.sevenDay, nowMs, p)]
+      : c !== null
+        ? [cachedText('5h', c.fiveHour, nowMs, p), cachedText('7d', c.sevenDay, nowMs, p)]
+        : [];
   const shown = both.filter((s): s is string => s !== null);
-  return shown.length === 0 ? null : shown.join(SEPARATOR);
+  if (shown.length === 0) return null;
+  if (l !== null || c === null) return shown.join(SEPARATOR);
+  // Not from Claude Code just now: say where from and how old.
+  const age = c.fetchedAtMs === null ? '' : `, ${duration(Math.max(0, nowMs - c.fetchedAtMs))} old`;
+  return `${shown.join(SEPARATOR)} ${p.dim(`(Claude's cache${age})`)}`;
 }
 
 function blockText(b: StatusFigures['block'], nowMs: number): string | null {
@@ -118,9 +151,9 @@ function partText(part: Part, f: StatusFigures, nowMs: number, p: Paint): string
     case 'block':
       return blockText(f.block, nowMs);
     case 'limits':
-      return limitsText(f.limits, nowMs, p);
+      return limitsText(f, nowMs, p);
     case 'quota':
-      return limitsText(f.limits, nowMs, p) ?? blockText(f.block, nowMs);
+      return limitsText(f, nowMs, p) ?? blockText(f.block, nowMs);
     case 'budget':
       return budgetText(f.budget, p);
   }

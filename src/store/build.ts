@@ -1,8 +1,8 @@
 /**
  * The rows a push sends, made from what `cctop --json` and `cctop daily --json` are made from: the
  * session document (one `SessionRow` per session) and the ledger's usage cells (one `SpendRow` per
- * local day × harness × model × project, summed as the daily report sums them). Nothing here reads a
- * transcript.
+ * local day × harness × model × project, summed as the daily report sums them), and from what `cctop
+ * quota` gathers (one `QuotaRow` per current figure). Nothing here reads a transcript.
  *
  * What leaves the machine is chosen here, field by field: the session's facts and numbers, never its
  * conversation. Titles (the first prompt, or the agent's summary of it) and branch names are words
@@ -16,12 +16,13 @@
  * Not here: which rows changed (`deltas.ts`), writing them (`upsert.ts`).
  */
 import type { SessionDoc } from '../model/document.js';
+import type { QuotaFigure } from '../model/quota.js';
 import { LocalTime } from '../model/time.js';
 import { tallyOf } from '../model/totals.js';
 import { type TokenCounts, totalTokens } from '../model/usage.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import { addTokenCounts } from '../model/usage-cells.js';
-import type { SessionRow, SpendRow } from './rows.js';
+import type { QuotaRow, SessionRow, SpendRow } from './rows.js';
 
 /**
  * The longest text a row keeps (a project path, a title, a model's name): a path is under 4,096
@@ -196,6 +197,38 @@ export function spendRows(usage: readonly SessionUsage[], host: string): Built<S
       tokens: tokensOf(row.tokens),
       costUsd: dollars(usd),
       unpricedTokens: count(row.unpricedTokens) ?? 0,
+    });
+  }
+  return { rows, skipped };
+}
+
+/** The largest percentage `numeric(9, 3)` holds: an over-limit window is past 100, never this far. */
+const MAX_PERCENT = 999_999;
+
+/**
+ * This machine's current quota figures (`cctop quota`'s `quota` list), one row per harness, account
+ * and window. cctop's pace is an estimate of this machine's and does not go: the figures are the agents'.
+ */
+export function quotaRows(figures: readonly QuotaFigure[], host: string): Built<QuotaRow> {
+  const rows: QuotaRow[] = [];
+  let skipped = 0;
+  for (const f of figures) {
+    const account = f.account === null ? '' : storeKey(f.account);
+    const used = f.usedPercent;
+    if (account === null || (used !== null && (!Number.isFinite(used) || used < 0 || used > MAX_PERCENT))) {
+      skipped++;
+      continue;
+    }
+    rows.push({
+      host,
+      harness: f.harness,
+      account,
+      window: f.window,
+      plan: optText(f.plan),
+      usedPercent: used === null ? null : Math.round(used * 1000) / 1000,
+      resetsAt: isoTime(f.resetsAt),
+      source: f.source,
+      fetchedAt: isoTime(f.fetchedAt),
     });
   }
   return { rows, skipped };

@@ -22,7 +22,7 @@ import { cacheDir } from '../paths.js';
 import type { Env } from '../providers/types.js';
 import { shownUrl } from './connect.js';
 import { readRow } from './read-row.js';
-import type { SessionRow, SpendRow } from './rows.js';
+import type { QuotaRow, SessionRow, SpendRow } from './rows.js';
 
 /**
  * The most rows the queue holds: a machine's whole history is a few thousand sessions and spend rows,
@@ -38,13 +38,21 @@ export const MAX_PUSH_QUEUE_ROWS = 20_000;
 export const MAX_PUSH_FILE_BYTES = 64 << 20;
 
 /** A row the store keys: a session, or a day's spend. */
-export type PushItem = { kind: 'session'; row: SessionRow } | { kind: 'spend'; row: SpendRow };
+export type PushItem =
+  | { kind: 'session'; row: SessionRow }
+  | { kind: 'spend'; row: SpendRow }
+  | { kind: 'quota'; row: QuotaRow };
 
 /** The row's primary key in the store (less developer and host, which are the file's own). */
 export function itemKey(i: PushItem): string {
-  return i.kind === 'session'
-    ? `s\u0000${i.row.harness}\u0000${i.row.sessionId}`
-    : `d\u0000${i.row.harness}\u0000${i.row.day}\u0000${i.row.model}\u0000${i.row.project}`;
+  switch (i.kind) {
+    case 'session':
+      return `s\u0000${i.row.harness}\u0000${i.row.sessionId}`;
+    case 'spend':
+      return `d\u0000${i.row.harness}\u0000${i.row.day}\u0000${i.row.model}\u0000${i.row.project}`;
+    case 'quota':
+      return `q\u0000${i.row.harness}\u0000${i.row.account}\u0000${i.row.window}`;
+  }
 }
 
 /** What tells one version of a row from another. */

@@ -36,7 +36,7 @@ import {
   saveState,
 } from './local.js';
 import { checkSchema } from './migrate.js';
-import type { SessionRow, SpendRow } from './rows.js';
+import type { QuotaRow, SessionRow, SpendRow } from './rows.js';
 import { troubleOf } from './team-connect.js';
 import { upsertBatch } from './upsert.js';
 
@@ -55,6 +55,8 @@ export interface PushInput {
   timeZone: string;
   sessions: readonly SessionRow[];
   spend: readonly SpendRow[];
+  /** This machine's current quota figures (`cctop quota`); absent: none. */
+  quota?: readonly QuotaRow[];
   /** Rows per batch (at most `MAX_PUSH_BATCH_ROWS`). */
   batchRows: number;
   /** Send every row, whatever the state says (`--all`). */
@@ -78,7 +80,7 @@ export interface PushOutcome {
   store: string;
   role: string;
   host: string;
-  sent: { sessions: number; spend: number };
+  sent: { sessions: number; spend: number; quota: number };
   /** Of them, rows that had waited in the queue. */
   fromQueue: number;
   batches: number;
@@ -120,12 +122,22 @@ async function storeKnowsUs(client: pg.Client, host: string): Promise<boolean> {
 function batchOf(i: PushInput, entries: readonly QueueEntry[]) {
   const sessions: SessionRow[] = [];
   const spend: SpendRow[] = [];
+  const quota: QuotaRow[] = [];
   // In key order, so two pushes of one machine take the rows' locks in the same order.
   for (const { item } of [...entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-    if (item.kind === 'session') sessions.push(item.row);
-    else spend.push(item.row);
+    switch (item.kind) {
+      case 'session':
+        sessions.push(item.row);
+        break;
+      case 'spend':
+        spend.push(item.row);
+        break;
+      case 'quota':
+        quota.push(item.row);
+        break;
+    }
   }
-  return { host: i.host, version: i.version, timeZone: i.timeZone, sessions, spend };
+  return { host: i.host, version: i.version, timeZone: i.timeZone, sessions, spend, quota };
 }
 
 interface Run {
@@ -197,7 +209,8 @@ async function sendAll(
     for (const e of batch) {
       if (current.has(e.key)) r.state.digests.set(e.key, e.digest);
       if (e.item.kind === 'session') out.sent.sessions++;
-      else out.sent.spend++;
+      else if (e.item.kind === 'spend') out.sent.spend++;
+      else out.sent.quota++;
       if (queued.delete(e.key)) out.fromQueue++;
     }
     r.state.lastPushAt = r.at();
@@ -224,6 +237,7 @@ export async function push(i: PushInput): Promise<PushOutcome> {
   const items: PushItem[] = [
     ...i.sessions.map((row) => ({ kind: 'session' as const, row })),
     ...i.spend.map((row) => ({ kind: 'spend' as const, row })),
+    ...(i.quota ?? []).map((row) => ({ kind: 'quota' as const, row })),
   ];
   const at = () => new Date(now()).toISOString();
   for (const item of items)
@@ -235,7 +249,7 @@ export async function push(i: PushInput): Promise<PushOutcome> {
     store: place.store,
     role: place.role,
     host: i.host,
-    sent: { sessions: 0, spend: 0 },
+    sent: { sessions: 0, spend: 0, quota: 0 },
     fromQueue: 0,
     batches: 0,
     unchanged: [...current.values()].filter((e) => state.digests.get(e.key) === e.digest).length,

@@ -7,10 +7,11 @@
  * Not here: making rows (`build.ts`).
  */
 import { PROVIDERS } from '../model/facts.js';
+import { QUOTA_WINDOWS } from '../model/quota.js';
 import type { TokenCounts } from '../model/usage.js';
 import { MAX_STORE_KEY_CHARS, MAX_STORE_TEXT_CHARS } from './build.js';
 import type { PushItem } from './local.js';
-import type { SessionRow, SpendRow } from './rows.js';
+import type { QuotaRow, SessionRow, SpendRow } from './rows.js';
 
 const STATES = ['working', 'waiting', 'error', 'idle'];
 
@@ -98,12 +99,35 @@ function spendRow(r: Obj, host: string): SpendRow {
   };
 }
 
+const QUOTA_SOURCES = ['agent-cache', 'statusline', 'rollout'];
+
+function quotaRow(r: Obj, host: string): QuotaRow {
+  const window = r.window;
+  const source = r.source;
+  if (!QUOTA_WINDOWS.some((w) => w === window) || !QUOTA_SOURCES.includes(source as string)) throw new Bad();
+  const used = r.usedPercent;
+  if (used !== null && (typeof used !== 'number' || !Number.isFinite(used) || used < 0)) throw new Bad();
+  const account = text(r.account, MAX_STORE_KEY_CHARS);
+  return {
+    host,
+    harness: harness(r.harness),
+    account,
+    window: window as string,
+    plan: optText(r.plan),
+    usedPercent: used as number | null,
+    resetsAt: optTime(r.resetsAt),
+    source: source as string,
+    fetchedAt: optTime(r.fetchedAt),
+  };
+}
+
 /** A queued item, or null when it is not one `build.ts` could have made. Its host is the queue's. */
 export function readRow(v: unknown, host: string): PushItem | null {
   if (!isObj(v) || !isObj(v.row)) return null;
   try {
     if (v.kind === 'session') return { kind: 'session', row: sessionRow(v.row, host) };
     if (v.kind === 'spend') return { kind: 'spend', row: spendRow(v.row, host) };
+    if (v.kind === 'quota') return { kind: 'quota', row: quotaRow(v.row, host) };
     return null;
   } catch (e) {
     if (e instanceof Bad) return null;

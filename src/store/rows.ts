@@ -1,6 +1,7 @@
 /**
  * The rows a push sends to the team store, as TypeScript: one `SessionRow` per session in the
- * `sessions` table, one `SpendRow` per day × harness × model × project in `spend_daily`, and the
+ * `sessions` table, one `SpendRow` per day × harness × model × project in `spend_daily`, one
+ * `QuotaRow` per harness × account × quota window in `quota`, and the
  * `PushBatch` that carries some of each with the pushing machine's name, cctop version and report
  * zone (the `pushers` row). Field names are the columns' names in camelCase.
  *
@@ -53,6 +54,27 @@ export interface SpendRow {
   unpricedTokens: number;
 }
 
+/**
+ * One quota figure of this machine (`cctop quota`): a window of an account, as its source last saw it.
+ * Whether it is stale is asked when it is read (its window may reset after the push).
+ */
+export interface QuotaRow {
+  host: string;
+  harness: string;
+  /** The account as the agent names it; '' when it does not (the key cannot hold null). */
+  account: string;
+  /** `5h`, `7d`, `7d-opus`, `7d-sonnet`, `extra`. */
+  window: string;
+  plan: string | null;
+  /** 0–100 (past 100: over the limit); null when the source names the window without a figure. */
+  usedPercent: number | null;
+  /** ISO timestamps. */
+  resetsAt: string | null;
+  /** `agent-cache`, `statusline`, `rollout`. */
+  source: string;
+  fetchedAt: string | null;
+}
+
 export interface PushBatch {
   host: string;
   /** This cctop's version, for the `pushers` row. */
@@ -61,4 +83,6 @@ export interface PushBatch {
   timeZone: string;
   sessions: SessionRow[];
   spend: SpendRow[];
+  /** Absent in a batch of an older queue: none. */
+  quota?: QuotaRow[];
 }

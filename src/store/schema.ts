@@ -21,7 +21,7 @@
  */
 
 /** The schema this cctop writes and reads. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export interface Migration {
   version: number;
@@ -174,6 +174,35 @@ ${realDeveloper('sessions')}
 ${realDeveloper('spend_daily')}
 ${realDeveloper('pushers')}
 ALTER TABLE budgets ALTER COLUMN updated_by SET DEFAULT session_user;
+`,
+  },
+  {
+    version: 3,
+    summary: "each developer's quota: the newest figure per harness, account and window from each machine",
+    sql: `
+-- One row per machine, harness, account and window: the figure its agent last wrote (cctop quota).
+-- Stale is not stored: a figure is stale once its window has reset, which the reader asks of now().
+CREATE TABLE quota (
+  developer     text          NOT NULL DEFAULT session_user,
+  host          text          NOT NULL,
+  harness       text          NOT NULL,
+  account       text          NOT NULL DEFAULT '',
+  quota_window  text          NOT NULL,
+  plan          text,
+  used_percent  numeric(9, 3),
+  resets_at     timestamptz,
+  source        text          NOT NULL,
+  fetched_at    timestamptz,
+  pushed_at     timestamptz   NOT NULL DEFAULT now(),
+  PRIMARY KEY (developer, host, harness, account, quota_window),
+  CONSTRAINT quota_real_developer CHECK (developer NOT IN (${GROUP_ROLES}))
+);
+ALTER TABLE quota ENABLE ROW LEVEL SECURITY;
+CREATE POLICY quota_own ON quota TO ${ROLES.pusher}
+  USING (developer = session_user) WITH CHECK (developer = session_user);
+CREATE POLICY quota_read ON quota FOR SELECT TO ${ROLES.reader} USING (true);
+GRANT SELECT, INSERT, UPDATE ON quota TO ${ROLES.pusher};
+GRANT SELECT ON quota TO ${ROLES.reader};
 `,
   },
 ];

@@ -1,6 +1,6 @@
 /**
- * Writing one push batch to the team store: every session row, every spend row and the machine's
- * `pushers` row in ONE transaction, so a push killed half-way leaves the store as it was before the
+ * Writing one push batch to the team store: every session row, spend row and quota row and the
+ * machine's `pushers` row in ONE transaction, so a push killed half-way leaves the store as it was before the
  * batch, never part of it. Each table is one `INSERT … SELECT FROM unnest($1::text[], …) ON CONFLICT
  * DO UPDATE`: a batch is five statements whatever its size, and every value is a parameter.
  *
@@ -12,7 +12,7 @@
  * (`MAX_PUSH_BATCH_ROWS` is checked here, cut by the caller).
  */
 import type pg from 'pg';
-import type { PushBatch, SessionRow, SpendRow } from './rows.js';
+import type { PushBatch, QuotaRow, SessionRow, SpendRow } from './rows.js';
 
 /** The most rows (sessions + spend) one batch, and so one transaction, carries. */
 export const MAX_PUSH_BATCH_ROWS = 2_000;
@@ -51,6 +51,16 @@ ON CONFLICT (developer, host, harness, day, model, project) DO UPDATE SET
   cache_read_tokens = EXCLUDED.cache_read_tokens, cache_write_tokens = EXCLUDED.cache_write_tokens,
   reasoning_tokens = EXCLUDED.reasoning_tokens, cost_usd = EXCLUDED.cost_usd,
   unpriced_tokens = EXCLUDED.unpriced_tokens, pushed_at = now()`;
+
+const QUOTA_SQL = `
+INSERT INTO quota (host, harness, account, quota_window, plan, used_percent, resets_at, source, fetched_at)
+SELECT $1, r.harness, r.account, r.quota_window, r.plan, r.used_percent, r.resets_at, r.source, r.fetched_at
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::numeric[], $7::timestamptz[], $8::text[],
+  $9::timestamptz[])
+  AS r(harness, account, quota_window, plan, used_percent, resets_at, source, fetched_at)
+ON CONFLICT (developer, host, harness, account, quota_window) DO UPDATE SET
+  plan = EXCLUDED.plan, used_percent = EXCLUDED.used_percent, resets_at = EXCLUDED.resets_at,
+  source = EXCLUDED.source, fetched_at = EXCLUDED.fetched_at, pushed_at = now()`;
 
 const PUSHER_SQL = `
 INSERT INTO pushers (host, cctop_version, time_zone) VALUES ($1, $2, $3)
@@ -109,20 +119,36 @@ function spendParams(host: string, rows: SpendRow[]): unknown[] {
   ];
 }
 
+function quotaParams(host: string, rows: QuotaRow[]): unknown[] {
+  return [
+    host,
+    col(rows, (r) => r.harness),
+    col(rows, (r) => r.account),
+    col(rows, (r) => r.window),
+    col(rows, (r) => r.plan),
+    col(rows, (r) => r.usedPercent),
+    col(rows, (r) => r.resetsAt),
+    col(rows, (r) => r.source),
+    col(rows, (r) => r.fetchedAt),
+  ];
+}
+
 /**
  * Write `batch` in one transaction (rolled back whole on any error, which is rethrown). The rows'
  * `host` is the batch's: a batch speaks for one machine.
  */
 export async function upsertBatch(client: pg.Client, batch: PushBatch): Promise<void> {
-  const n = batch.sessions.length + batch.spend.length;
+  const n = batch.sessions.length + batch.spend.length + (batch.quota?.length ?? 0);
   if (n > MAX_PUSH_BATCH_ROWS)
     throw new RangeError(`a push batch holds at most ${MAX_PUSH_BATCH_ROWS} rows, this one ${n}`);
   const sessions = lastByKey(batch.sessions, (r) => `${r.harness}\0${r.sessionId}`);
   const spend = lastByKey(batch.spend, (r) => `${r.harness}\0${r.day}\0${r.model}\0${r.project}`);
+  const quota = lastByKey(batch.quota ?? [], (r) => `${r.harness}\0${r.account}\0${r.window}`);
   await client.query('BEGIN');
   try {
     if (sessions.length > 0) await client.query(SESSIONS_SQL, sessionParams(batch.host, sessions));
     if (spend.length > 0) await client.query(SPEND_SQL, spendParams(batch.host, spend));
+    if (quota.length > 0) await client.query(QUOTA_SQL, quotaParams(batch.host, quota));
     await client.query(PUSHER_SQL, [batch.host, batch.version, batch.timeZone]);
     await client.query('COMMIT');
   } catch (e) {

@@ -37,8 +37,17 @@ export class FakeHome {
     this.cleanup = t.cleanup;
   }
 
+  /**
+   * The home, its own cache and runtime directory (so a command reads no run another test, or the
+   * person running the tests, is driving), in UTC.
+   */
   get env(): Record<string, string> {
-    return { HOME: this.dir, CCTOP_CACHE_DIR: join(this.dir, '.cache', 'cctop'), TZ: 'UTC' };
+    return {
+      HOME: this.dir,
+      CCTOP_CACHE_DIR: join(this.dir, '.cache', 'cctop'),
+      CCTOP_RUNTIME_DIR: join(this.dir, 'run'),
+      TZ: 'UTC',
+    };
   }
 
   claudeFile(slug: string, name: string): string {

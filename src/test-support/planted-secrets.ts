@@ -59,6 +59,8 @@ export function plantedSecrets(): Planted[] {
   const stripe = `sk_live_${r(ALNUM, 24)}`;
   const dbPassword = r(ALNUM, 24);
   const jwt = `eyJ${r(ALNUM, 20)}.eyJ${r(ALNUM, 40)}.${r(ALNUM, 43)}`;
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const bearer = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sub: r(HEX, 12), iat: 1764000000 })}.${r(`${ALNUM}-_`, 43)}`;
   return [
     { kind: 'AWS access key id', value: awsId, line: `aws_access_key_id = ${awsId}` },
     { kind: 'AWS secret key', value: awsSecret, line: `aws_secret_access_key = ${awsSecret}` },
@@ -96,6 +98,11 @@ export function plantedSecrets(): Planted[] {
     { kind: 'secret assigned to a name', value: stripe, line: `STRIPE_SECRET_KEY=${stripe}` },
     { kind: 'secret assigned to a name', value: dbPassword, line: `DB_PASSWORD="${dbPassword}"` },
     { kind: 'secret assigned to a name', value: jwt, line: `auth_token: ${jwt}` },
+    {
+      kind: 'JSON web token',
+      value: bearer,
+      line: `curl -H "Authorization: Bearer ${bearer}" https://api.example.com/v1/me`,
+    },
     {
       kind: 'private key',
       value: keyBody,

@@ -54,6 +54,14 @@ export function alertText(a: Alert): AlertText {
         title: `Error loop: ${label(a.session)}`,
         body: `${a.tool} failed ${a.count} times in a row${a.input ? `: ${a.input}` : ''}`,
       };
+    case 'secret': {
+      const kinds = [...new Set(a.found.map((f) => f.kind))].join(', ');
+      const n = a.found.length;
+      return {
+        title: `${n === 1 ? 'A secret' : `${n} secrets`} in: ${label(a.session)}`,
+        body: `${kinds} written into the transcript; cctop secrets says where, so it can be rotated`,
+      };
+    }
     case 'quota': {
       const f = a.figure;
       const name = `${f.harness} ${f.window}`;

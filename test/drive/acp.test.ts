@@ -190,6 +190,40 @@ describe('an ACP agent through stream()', () => {
   });
 });
 
+describe('an ACP run’s errors', () => {
+  const message = async (p: Promise<unknown>) => {
+    try {
+      await p;
+    } catch (e) {
+      if (e instanceof DriveError) return e.message;
+      throw e;
+    }
+    throw new Error('expected the run to fail');
+  };
+
+  it('name the agent, not "acp": one not installed, one that crashes, one that breaks off', async () => {
+    const missing = { name: 'claude-code-acp', command: ['claude-code-acp-not-here'] };
+    expect(await message(run(req('well', { acp: missing })))).toBe(
+      'claude-code-acp is not installed (no `claude-code-acp-not-here` on PATH): check the command of the ACP agent claude-code-acp (`claude-code-acp-not-here`)',
+    );
+    expect(await message(run(req('crash')))).toMatch(/^fake failed \(exit code 1\) without a result/);
+    const silent = stream(req('silent', { acp: acp('silent', { handshakeMs: 1500 }) }));
+    expect(await message(silent.outcome)).toMatch(/^fake broke off its protocol: fake did not answer/);
+  });
+
+  it('a refused answer names the agent too', async () => {
+    const r = stream(req('ask', { approvals: true }));
+    for await (const e of r) {
+      if (e.kind !== 'approval_request') continue;
+      expect(() => r.respond(e.id, { behavior: 'allow', updatedInput: { x: 1 } })).toThrow(
+        /^fake does not support changing a tool's input/,
+      );
+      r.respond(e.id, { behavior: 'deny' });
+    }
+    await r.outcome;
+  });
+});
+
 describe('a hostile ACP agent', () => {
   it('one that never answers initialize ends the run with a protocol error at the deadline, not a hang', async () => {
     const started = Date.now();
@@ -236,7 +270,8 @@ describe('a hostile ACP agent', () => {
     const o = await run(req('unknown'));
     expect(o.text).toBe('no file, then');
     const reply = acpRecord(bin.dir).received.find((m) => m.id === 'fs-1');
-    expect(reply?.error).toEqual({ code: -32601, message: 'cctop offers no fs/read_text_file' });
+    // The SDK's own refusal, which names the method.
+    expect(reply?.error).toMatchObject({ code: -32601, data: { method: 'fs/read_text_file' } });
   });
 
   it(`one that ignores the end of its input is stopped ${SETTLED_EXIT_MS / 1000} s after its turn, with its outcome`, async () => {

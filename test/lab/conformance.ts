@@ -29,6 +29,8 @@ import {
   type Expect,
   entriesOf,
   type FixtureMeta,
+  KEEP_HOMES,
+  keepHome,
   mismatches,
   RECORDING,
   recordFixture,
@@ -135,6 +137,11 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
         const prompts = c.scripts.map(promptFor);
         wrong.push(...chatMismatches(cctopRead<Conversation>(where.home, ['chat', mine[0]!.id]), x, prompts));
         wrong.push(...reportMismatches(cctopRead<SessionReport>(where.home, ['report', mine[0]!.id]), x));
+        if (KEEP_HOMES !== null) {
+          // The drift run reads what a newer agent wrote whether or not it conforms.
+          rules.settle?.(where.home);
+          keepHome(recipe.id, c.name, where.home, rules.keep);
+        }
         expect(wrong.join('\n')).toBe('');
         if (RECORDING) {
           const meta: FixtureMeta = {

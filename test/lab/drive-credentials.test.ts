@@ -56,8 +56,9 @@ function request(recipe: Recipe, n: string) {
     cwd: where.cwd,
     model: recipe.model,
     permission: 'read-only' as const,
-    // Only what the lab gives: nothing of this machine's own keys or logins.
-    parentEnv: {},
+    // Only what the lab gives: nothing of this machine's own keys or logins; the run is told to the
+    // test run's own runtime directory, not to this machine's.
+    parentEnv: { CCTOP_RUNTIME_DIR: process.env.CCTOP_RUNTIME_DIR ?? join(where.home, 'run') },
     setEnv: { ...labEnv(where.home, server.url), ...recipe.env(where.home, server.url) },
     timeoutMs: 90_000,
   };

@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MAX_STORE_TEXT_CHARS, sessionRows } from '../../src/store/build.js';
+import { MAX_STORE_TEXT_CHARS, quotaRows, sessionRows } from '../../src/store/build.js';
 import {
   emptyQueue,
   itemDigest,
@@ -131,6 +131,42 @@ describe('the files a push keeps', () => {
       '2026-12-01',
     ]);
     writeFileSync(place.queuePath, '{"v":1,"entries":[');
+    expect(loadQueue(place).entries).toEqual([]);
+  });
+
+  test('a queued quota figure comes back as it was, and one with a window or source cctop never writes does not', () => {
+    const e = env();
+    const place = placeOf(e, URL_, 'laptop');
+    const [figure] = quotaRows(
+      [
+        {
+          harness: 'claude',
+          account: 'acc-1',
+          plan: null,
+          window: '5h',
+          usedPercent: 64.25,
+          resetsAt: '2026-12-07T12:00:00.000Z',
+          source: 'agent-cache',
+          fetchedAt: '2026-12-07T09:00:00.000Z',
+          stale: false,
+        },
+      ],
+      'laptop',
+    ).rows;
+    const item: PushItem = { kind: 'quota', row: figure! };
+    saveQueue(place, { ...emptyQueue(), entries: [entry(item, '2026-12-07T09:01:00Z')] });
+    expect(loadQueue(place).entries.map((x) => x.item)).toEqual([item]);
+    const bad = (row: Record<string, unknown>) =>
+      writeFileSync(
+        place.queuePath,
+        JSON.stringify({
+          v: 1,
+          entries: [{ queuedAt: '2026-12-07T09:01:00Z', item: { kind: 'quota', row } }],
+        }),
+      );
+    bad({ ...figure, window: '1h' });
+    expect(loadQueue(place).entries).toEqual([]);
+    bad({ ...figure, source: 'estimate' });
     expect(loadQueue(place).entries).toEqual([]);
   });
 

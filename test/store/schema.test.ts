@@ -122,7 +122,7 @@ describe.skipIf(!HAVE_POSTGRES)(`the team store's schema${unless(HAVE_POSTGRES, 
       await erin.query(
         "INSERT INTO spend_daily (host, harness, day, model, project, requests, cost_usd) VALUES ('x', 'claude', '2026-12-01', 'm', 'p', 1, 2)",
       );
-      expect(await migrate(admin)).toEqual([2]);
+      expect(await migrate(admin)).toEqual([2, 3]);
       const left = await admin.query('SELECT developer, cost_usd FROM spend_daily');
       expect(left.rows).toEqual([{ developer: 'erin', cost_usd: '2.000000' }]);
       await erin.query(`SET ROLE ${ROLES.pusher}`);

@@ -90,6 +90,7 @@ function picture(cells: SpendCell[], pushedAtMs: number | null = NOW): TeamPictu
       ],
       more: false,
     },
+    quota: { quota: [], more: 0, dropped: 0 },
   };
 }
 

@@ -6,6 +6,7 @@
  * read-only link (and the full one) cannot change budgets; the store's address and the dashboard's
  * password are in no answer; a stopped store is said on the page with the age of the last good read.
  */
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ROLES } from '../../src/store/schema.js';
@@ -48,6 +49,7 @@ function liveSession(
 }
 
 const ALICE_LIVE = 'a1111111-1111-4111-8111-111111111111';
+const ALICE_ACCOUNT = 'acc0a11c-0000-4000-8000-00000000a11c';
 const BOB_LIVE = 'b2222222-2222-4222-8222-222222222222';
 /** A title that would run script if the page parsed it as markup. */
 const HOSTILE_TITLE = 'Fix the parser <img src=x onerror="window.__pwned=1">';
@@ -91,6 +93,23 @@ describe.skipIf(!READY)(
       bob = new StoreHome(pg, 'bob', 'team', 1, true);
       liveSession(alice, ALICE_LIVE, '/work/shop', HOSTILE_TITLE, 'Read', 200_000);
       liveSession(bob, BOB_LIVE, '/work/api', 'Which database?', 'AskUserQuestion', 100_000);
+      // Alice's Claude Code cached her account's quota three hours ago (and some minutes: the page says
+      // "3h" for the next fifty): the 5-hour window runs for two more hours; the 7-day one reset an
+      // hour ago, so its figure is of a window that has ended.
+      const now = Date.now();
+      alice.home.write(
+        join(alice.home.dir, '.claude.json'),
+        JSON.stringify({
+          cachedUsageUtilization: {
+            fetchedAtMs: now - 3 * 3_600_000 - 10 * 60_000,
+            accountUuid: ALICE_ACCOUNT,
+            utilization: {
+              five_hour: { utilization: 64, resets_at: new Date(now + 2 * 3_600_000).toISOString() },
+              seven_day: { utilization: 97, resets_at: new Date(now - 3_600_000).toISOString() },
+            },
+          },
+        }),
+      );
       for (const [home, host] of [
         [alice, 'alice-laptop'],
         [bob, 'bob-desktop'],
@@ -162,6 +181,76 @@ describe.skipIf(!READY)(
       },
       PATIENCE_MS,
     );
+
+    test(
+      "each developer's quota shows as a meter per window, with its source and age; a window reset since as stale",
+      async () => {
+        const a = await until((x) => x.quota.some((q) => q.developer === 'alice'));
+        const hers = a.quota.filter((q) => q.developer === 'alice' && q.harness === 'claude');
+        expect(hers.map((q) => [q.account, q.window, q.usedPercent, q.stale, q.sourceLabel, q.host])).toEqual(
+          [
+            [ALICE_ACCOUNT, '5h', 64, false, "agent's cache", 'alice-laptop'],
+            [ALICE_ACCOUNT, '7d', 97, true, "agent's cache", 'alice-laptop'],
+          ],
+        );
+        // The store holds what `cctop quota` says on her machine, figure for figure.
+        const own = await alice.run(['quota', '--json']);
+        expect(own.code, own.err).toBe(0);
+        const said = (JSON.parse(own.out) as { quota: Record<string, unknown>[] }).quota
+          .filter((f) => f.harness === 'claude')
+          .map((f) => [f.window, f.usedPercent, f.resetsAt, f.source, f.fetchedAt]);
+        const stored = await pg.sql(
+          "SELECT quota_window, used_percent::float8 AS used, resets_at, source, fetched_at FROM quota WHERE developer = 'alice' AND harness = 'claude' ORDER BY quota_window",
+          [],
+          'team',
+        );
+        expect(
+          stored.rows.map((r) => [
+            r.quota_window,
+            r.used,
+            (r.resets_at as Date).toISOString(),
+            r.source,
+            (r.fetched_at as Date).toISOString(),
+          ]),
+        ).toEqual(said);
+        await page.goto(`${base}/?t=${TOKEN}`);
+        const five = 'table.quota tr[data-developer="alice"][data-window="5h"]';
+        await page.waitForSelector(five);
+        expect(await page.$eval(`${five} meter`, (m) => (m as unknown as { value: number }).value)).toBe(64);
+        expect(await page.$eval(`${five} td.share`, (td) => td.textContent)).toBe(' 64%');
+        expect(await page.$eval(`${five} td.source`, (td) => td.textContent)).toBe("agent's cache, 3h ago");
+        const seven = 'table.quota tr[data-developer="alice"][data-window="7d"]';
+        expect(await page.$eval(seven, (tr) => tr.className)).toBe('quota stale');
+        expect(await page.$(`${seven} meter`)).toBeNull();
+        expect(await page.$eval(`${seven} td.share`, (td) => td.textContent)).toBe(
+          'stale (97% before it reset)',
+        );
+        expect(browser.problems).toEqual([]);
+      },
+      PATIENCE_MS,
+    );
+
+    test("a developer can neither write another's quota nor read it; the dashboard's role reads everyone's", async () => {
+      const asBob = await pg.client('bob', 'team');
+      try {
+        await expect(
+          asBob.query(
+            "INSERT INTO quota (developer, host, harness, quota_window, used_percent, source) VALUES ('alice', 'bob-desktop', 'claude', '5h', 1, 'agent-cache')",
+          ),
+        ).rejects.toThrow(/row-level security/);
+        const seen = await asBob.query('SELECT DISTINCT developer FROM quota');
+        expect(seen.rows.every((r) => r.developer === 'bob')).toBe(true);
+      } finally {
+        await asBob.end();
+      }
+      const asDash = await pg.client('dash', 'team');
+      try {
+        const seen = await asDash.query("SELECT count(*)::int AS n FROM quota WHERE developer = 'alice'");
+        expect(seen.rows[0].n).toBeGreaterThanOrEqual(2);
+      } finally {
+        await asDash.end();
+      }
+    });
 
     test(
       "the page shows each developer's spend per day, as the store adds it up, and the budgets against it",

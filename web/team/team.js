@@ -1,7 +1,8 @@
 // @ts-check
 // The team dashboard's page (`cctop serve --store`): asks `/api/team` for one period, draws everyone's
-// working and waiting sessions, the budgets against their spend, and spend per developer, project,
-// harness and model per day, then asks again after the interval the server names.
+// working and waiting sessions, each developer's quota (a meter per window; a window reset since its
+// figure was read is drawn as stale, never as a meter), the budgets against their spend, and spend per
+// developer, project, harness and model per day, then asks again after the interval the server names.
 //
 // Every string from the store (developers, machines, projects, titles, models, budget names) goes in
 // as a text node: nothing here parses markup, and the server's Content-Security-Policy enforces
@@ -17,6 +18,7 @@ import { ago, NO_PRICE, shortModel, UNKNOWN, usd } from './shared-format.js';
 /** @typedef {import('../../src/views/team/answer.js').SpendLine} SpendLine */
 /** @typedef {import('../../src/views/team/answer.js').BudgetAnswer} BudgetAnswer */
 /** @typedef {import('../../src/views/team/answer.js').ShownPeriod} ShownPeriod */
+/** @typedef {import('../../src/views/team/answer.js').QuotaAnswer} QuotaAnswer */
 
 /** The server's interval is kept within these, whatever it says. */
 const MIN_POLL_MS = 2_000;
@@ -109,6 +111,61 @@ function sessionsSection(a) {
           `${a.droppedSessions} rows in the store could not be read (an id or a state no cctop writes).`,
         ])
       : null,
+  ]);
+}
+
+/** A window's share turns amber and red at these (as the terminal's quota and context do). */
+const QUOTA_NEAR = 80;
+const QUOTA_HIGH = 95;
+
+/** @param {QuotaAnswer} q @param {number} nowMs */
+function quotaRow(q, nowMs) {
+  const used = q.usedPercent === null ? UNKNOWN : `${Math.round(q.usedPercent)}%`;
+  /** @type {Node[]} */
+  const shown = [];
+  if (q.stale) shown.push(document.createTextNode(`stale (${used} before it reset)`));
+  else {
+    if (q.usedPercent !== null) {
+      const meter = document.createElement('meter');
+      meter.min = 0;
+      meter.max = 100;
+      meter.low = QUOTA_NEAR;
+      meter.high = QUOTA_HIGH;
+      meter.optimum = 0;
+      meter.value = Math.min(100, q.usedPercent);
+      shown.push(meter);
+    }
+    shown.push(document.createTextNode(` ${used}`));
+  }
+  const resets =
+    q.resetsAtMs === null
+      ? UNKNOWN
+      : q.resetsAtMs <= nowMs
+        ? `reset ${ago(q.resetsAtMs, nowMs)} ago`
+        : `in ${ago(nowMs, q.resetsAtMs)}`;
+  const age = q.fetchedAtMs === null ? '' : `, ${ago(q.fetchedAtMs, nowMs)} ago`;
+  const row = el('tr', q.stale ? 'quota stale' : 'quota', [
+    cell(q.developer, 'developer'),
+    cell(harnessName(q.harness)),
+    cell(q.window, 'window'),
+    el('td', 'share', shown),
+    cell(resets),
+    cell(`${q.sourceLabel}${age}`, 'source', `pushed from ${q.host}`),
+  ]);
+  row.dataset.developer = q.developer;
+  row.dataset.window = q.window;
+  return row;
+}
+
+/** @param {TeamAnswer} a */
+function quotaSection(a) {
+  const rows = a.quota.map((q) => quotaRow(q, a.nowMs));
+  return el('section', 'team-quota', [
+    el('h2', null, ['Quota']),
+    rows.length === 0
+      ? el('p', 'empty', ['No quota figures: no machine that pushes has a subscription quota to show.'])
+      : table(['Developer', 'Harness', 'Window', 'Used', 'Resets', 'Source'], rows, 'quota'),
+    a.moreQuota > 0 ? el('p', 'note', [`${a.moreQuota} more figures are not shown.`]) : null,
   ]);
 }
 
@@ -218,7 +275,7 @@ function storeLine(a) {
 function draw(a) {
   storeLine(a);
   const app = /** @type {HTMLElement} */ (document.getElementById('app'));
-  app.replaceChildren(sessionsSection(a), budgetsSection(a), spendSection(a));
+  app.replaceChildren(sessionsSection(a), quotaSection(a), budgetsSection(a), spendSection(a));
   for (const b of document.querySelectorAll('nav.periods button')) {
     const button = /** @type {HTMLButtonElement} */ (b);
     button.setAttribute('aria-pressed', String(button.dataset.period === a.period));

@@ -5,10 +5,11 @@
  * order it sends them, as they were in the lab.
  */
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_PENDING_APPROVALS } from '../bounds.js';
 import type { ConversationHost } from '../conversation.js';
 import { isDriveError } from '../errors.js';
+import type { Event } from '../events.js';
 import { type Plan, planRequest, type Request } from '../request.js';
 import { ofKind } from '../test-support/fake-agent.js';
 import { AcpConversation } from './client.js';
@@ -47,7 +48,8 @@ interface Talk {
   c: AcpConversation;
   written: () => Record<string, unknown>[];
   host: { broke: number; settled: number };
-  feed: (...lines: string[]) => ReturnType<AcpConversation['read']>;
+  /** Each line read in turn, every tick it makes run; the events they made, in order. */
+  feed: (...lines: string[]) => Promise<Event[]>;
 }
 
 function talk(req: Partial<Request> = {}, acp: AcpAgent = GEMINI): Talk {
@@ -60,7 +62,13 @@ function talk(req: Partial<Request> = {}, acp: AcpAgent = GEMINI): Talk {
   };
   const plan: Plan = planRequest(request, acpSpec(acp).caps);
   const calls = { broke: 0, settled: 0 };
-  const host: ConversationHost = { broke: () => calls.broke++, settled: () => calls.settled++ };
+  const emitted: Event[] = [];
+  const host: ConversationHost = {
+    broke: () => calls.broke++,
+    settled: () => calls.settled++,
+    emit: (events) => emitted.push(...events),
+    ready: () => {},
+  };
   const c = new AcpConversation(plan, acp, host);
   const stdin = new PassThrough();
   const chunks: string[] = [];
@@ -75,17 +83,31 @@ function talk(req: Partial<Request> = {}, acp: AcpAgent = GEMINI): Talk {
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as Record<string, unknown>),
-    feed: (...lines) => lines.flatMap((l) => c.read(l)),
+    feed: async (...lines) => {
+      const from = emitted.length;
+      for (const line of lines) {
+        // What drive writes, it writes on later ticks too: the line answers what was written by then.
+        await tick();
+        emitted.push(...c.read(line));
+        // The SDK reads a line on later ticks, and the turn settles a tick after its reply.
+        for (let i = 0; i < SETTLING_TICKS; i++) await tick();
+      }
+      return emitted.slice(from);
+    },
   };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
+/** Ticks a line takes at most to make its events: read, handled, then a reply settled and stdin ended. */
+const SETTLING_TICKS = 3;
 afterEach(() => vi.useRealTimers());
+// The client loads the SDK with its first run; loaded here, every test's ticks count from the same start.
+beforeAll(() => import('@agentclientprotocol/sdk'));
 
 describe('an ACP conversation', () => {
   it('opens a session with no files, terminal or MCP servers, and announces it with its model', async () => {
     const t = talk();
-    const events = t.feed(INITIALIZED, OPENED, COMMANDS);
+    const events = await t.feed(INITIALIZED, OPENED, COMMANDS);
     await tick();
     const [init, open, prompt] = t.written();
     expect(init).toMatchObject({
@@ -123,14 +145,14 @@ describe('an ACP conversation', () => {
 
   it('a call and its answer arrive as events; the answer is the text after the last call (lab script call)', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(INITIALIZED, OPENED);
+    await t.feed(INITIALIZED, OPENED);
     await tick();
     expect(t.written()[2]).toMatchObject({
       id: 2,
       method: 'session/prompt',
       params: { sessionId: SESSION, prompt: [{ type: 'text', text: '[lab:call] do the lab step' }] },
     });
-    const events = t.feed(
+    const events = await t.feed(
       update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Let me run it.' } }),
       update(SHELL_CALL),
       update({ ...SHELL_CALL, sessionUpdate: 'tool_call_update', status: 'completed', content: [] }),
@@ -160,8 +182,8 @@ describe('an ACP conversation', () => {
 
   it('a permission request becomes an approval_request answered with the agent’s own options (lab script approve)', async () => {
     const t = talk({ permission: 'default', approvals: true });
-    t.feed(INITIALIZED, OPENED);
-    const asked = t.feed(ASK(0));
+    await t.feed(INITIALIZED, OPENED);
+    const asked = await t.feed(ASK(0));
     expect(asked).toEqual([
       {
         kind: 'tool_call',
@@ -173,7 +195,7 @@ describe('an ACP conversation', () => {
     ]);
     expect(t.c.answer('0', { behavior: 'allow' })).toBe(true);
     expect(t.c.answer('0', { behavior: 'allow' }), 'answered once').toBe(false);
-    t.feed(ASK(1));
+    await t.feed(ASK(1));
     expect(t.c.answer('1', { behavior: 'deny', reason: 'not now' })).toBe(true);
     await tick();
     expect(t.written().slice(-2)).toEqual([
@@ -182,9 +204,9 @@ describe('an ACP conversation', () => {
     ]);
   });
 
-  it('changed arguments cannot be carried, so allowing with them is refused and the request still waits', () => {
+  it('changed arguments cannot be carried, so allowing with them is refused and the request still waits', async () => {
     const t = talk({ permission: 'default', approvals: true });
-    t.feed(INITIALIZED, OPENED, ASK(0));
+    await t.feed(INITIALIZED, OPENED, ASK(0));
     let error: unknown = null;
     try {
       t.c.answer('0', { behavior: 'allow', updatedInput: { command: 'true' } });
@@ -197,8 +219,8 @@ describe('an ACP conversation', () => {
 
   it('without approvals a permission request is rejected at once, and the caller sees only the call', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(INITIALIZED, OPENED);
-    const events = t.feed(ASK(0));
+    await t.feed(INITIALIZED, OPENED);
+    const events = await t.feed(ASK(0));
     expect(ofKind(events, 'approval_request')).toEqual([]);
     expect(ofKind(events, 'tool_call')).toHaveLength(1);
     await tick();
@@ -211,19 +233,19 @@ describe('an ACP conversation', () => {
 
   it(`past ${MAX_PENDING_APPROVALS} waiting requests the next is rejected on the caller's behalf`, async () => {
     const t = talk({ permission: 'default', approvals: true });
-    t.feed(INITIALIZED, OPENED);
+    await t.feed(INITIALIZED, OPENED);
     for (let i = 0; i < MAX_PENDING_APPROVALS; i++)
-      expect(ofKind(t.feed(ASK(i)), 'approval_request')).toHaveLength(1);
-    expect(ofKind(t.feed(ASK(99)), 'approval_request')).toEqual([]);
+      expect(ofKind(await t.feed(ASK(i)), 'approval_request')).toHaveLength(1);
+    expect(ofKind(await t.feed(ASK(99)), 'approval_request')).toEqual([]);
     await tick();
     expect(t.written().at(-1)).toMatchObject({ id: 99, result: { outcome: { optionId: 'cancel' } } });
   });
 
   it('cancelling answers what waits as cancelled, then cancels the turn and ends stdin', async () => {
     const t = talk({ permission: 'default', approvals: true });
-    t.feed(INITIALIZED, OPENED, ASK(0));
+    await t.feed(INITIALIZED, OPENED, ASK(0));
     t.c.close();
-    await tick();
+    for (let i = 0; i < SETTLING_TICKS; i++) await tick();
     expect(t.written().slice(-2)).toEqual([
       { jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'cancelled' } } },
       { jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: SESSION } },
@@ -233,21 +255,22 @@ describe('an ACP conversation', () => {
 
   it('requests for files, terminals or anything else get an error, so the agent never waits', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(INITIALIZED, OPENED);
-    t.feed(
+    await t.feed(INITIALIZED, OPENED);
+    await t.feed(
       `{"jsonrpc":"2.0","id":"t1","method":"terminal/create","params":{"sessionId":"${SESSION}","command":"ls"}}`,
     );
     await tick();
-    expect(t.written().at(-1)).toEqual({
+    // The SDK's own refusal, which names the method.
+    expect(t.written().at(-1)).toMatchObject({
       jsonrpc: '2.0',
       id: 't1',
-      error: { code: -32601, message: 'cctop offers no terminal/create' },
+      error: { code: -32601, data: { method: 'terminal/create' } },
     });
   });
 
-  it('text before the prompt is not the answer: Gemini announces its mode change as a message chunk', () => {
+  it('text before the prompt is not the answer: Gemini announces its mode change as a message chunk', async () => {
     const t = talk({ permission: 'plan' });
-    const events = t.feed(
+    const events = await t.feed(
       INITIALIZED,
       OPENED,
       update({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '[MODE_UPDATE] plan' } }),
@@ -259,7 +282,7 @@ describe('an ACP conversation', () => {
 
   it('a resumed session is loaded, and the history it replays is not this run’s (lab script resume)', async () => {
     const t = talk({ permission: 'default', resume: SESSION });
-    const events = t.feed(
+    const events = await t.feed(
       INITIALIZED,
       update({
         sessionUpdate: 'user_message_chunk',
@@ -287,10 +310,10 @@ describe('an ACP conversation', () => {
     ]);
   });
 
-  it('a plan arrives whole as one event, its entries as the agent wrote them (ACP v1 shape)', () => {
+  it('a plan arrives whole as one event, its entries as the agent wrote them (ACP v1 shape)', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(INITIALIZED, OPENED);
-    const events = t.feed(
+    await t.feed(INITIALIZED, OPENED);
+    const events = await t.feed(
       update({
         sessionUpdate: 'plan',
         entries: [
@@ -311,10 +334,10 @@ describe('an ACP conversation', () => {
     ]);
   });
 
-  it('reads usage as the protocol drafts it, and the context and session cost from usage_update', () => {
+  it('reads usage as the protocol drafts it, and the context and session cost from usage_update', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(INITIALIZED, OPENED);
-    const live = t.feed(
+    await t.feed(INITIALIZED, OPENED);
+    const live = await t.feed(
       update({
         sessionUpdate: 'usage_update',
         used: 53000,
@@ -333,7 +356,7 @@ describe('an ACP conversation', () => {
         }),
       },
     ]);
-    t.feed(
+    await t.feed(
       '{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn","usage":{"totalTokens":53000,"inputTokens":35000,"outputTokens":12000,"thoughtTokens":5000,"cachedReadTokens":5000,"cachedWriteTokens":1000}}}',
     );
     const end = t.c.terminal();
@@ -349,9 +372,9 @@ describe('an ACP conversation', () => {
     expect(end.threadCostUsd).toBe(0.12);
   });
 
-  it('a failed prompt settles the turn as failed, keeping an HTTP status Gemini gives as its code', () => {
+  it('a failed prompt settles the turn as failed, keeping an HTTP status Gemini gives as its code', async () => {
     const t = talk({ permission: 'default' });
-    t.feed(
+    await t.feed(
       INITIALIZED,
       OPENED,
       '{"jsonrpc":"2.0","id":2,"error":{"code":429,"message":"Rate limit exceeded. Try again later."}}',
@@ -364,10 +387,52 @@ describe('an ACP conversation', () => {
   });
 });
 
+describe('what the SDK never sees', () => {
+  it('a line that is not JSON-RPC is counted, a reply to nothing is dropped, and nothing reaches stderr', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const t = talk({ permission: 'default' });
+      await t.feed(INITIALIZED, OPENED);
+      await t.feed(
+        'Loaded cached credentials.',
+        '[1,2,3]',
+        '{"jsonrpc":"2.0","id":99,"result":{}}',
+        '{"jsonrpc":"2.0","id":"x","result":{}}',
+        '{"jsonrpc":"2.0"}',
+      );
+      expect(t.c.terminal().unparsed).toBe(3);
+      expect(t.c.terminal().firstUnparsed).toBe('Loaded cached credentials.');
+      expect(said).not.toHaveBeenCalled();
+    } finally {
+      said.mockRestore();
+    }
+  });
+
+  it('an update the SDK’s schema would refuse is still read, and an unknown kind is left quietly', async () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const t = talk({ permission: 'default' });
+      await t.feed(INITIALIZED, OPENED);
+      const events = await t.feed(
+        // `annotations` must be an object in ACP v1's schema; a newer agent's kind is not in it at all.
+        update({
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: 'still read', annotations: 5 },
+        }),
+        update({ sessionUpdate: 'a_kind_from_a_newer_protocol', whatever: true }),
+      );
+      expect(events).toEqual([{ kind: 'text', text: 'still read' }]);
+      expect(said).not.toHaveBeenCalled();
+    } finally {
+      said.mockRestore();
+    }
+  });
+});
+
 describe('an ACP conversation that cannot go on', () => {
-  it('an agent that wants a login says so (Gemini CLI 0.61.0 without GEMINI_API_KEY)', () => {
+  it('an agent that wants a login says so (Gemini CLI 0.61.0 without GEMINI_API_KEY)', async () => {
     const t = talk();
-    t.feed(
+    await t.feed(
       INITIALIZED,
       '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"Gemini API key is missing or not configured."}}',
     );
@@ -378,33 +443,33 @@ describe('an ACP conversation that cannot go on', () => {
     expect(t.host.broke).toBe(1);
   });
 
-  it('another protocol version is refused', () => {
+  it('another protocol version is refused', async () => {
     const t = talk();
-    t.feed('{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"agentCapabilities":{}}}');
+    await t.feed('{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":2,"agentCapabilities":{}}}');
     expect(t.c.breakdown).toEqual({
       kind: 'protocol',
       message: 'gemini speaks ACP version 2; cctop speaks 1',
     });
   });
 
-  it('a permission level that needs a mode the agent lacks is refused, naming its modes', () => {
+  it('a permission level that needs a mode the agent lacks is refused, naming its modes', async () => {
     const t = talk({ permission: 'edit' });
-    t.feed(INITIALIZED, OPENED.replace('"autoEdit"', '"careful"'));
+    await t.feed(INITIALIZED, OPENED.replace('"autoEdit"', '"careful"'));
     expect(t.c.breakdown).toMatchObject({ kind: 'unsupported' });
     expect(t.c.breakdown?.kind === 'unsupported' && t.c.breakdown.what).toContain(
       'its modes: default, careful, yolo, plan',
     );
   });
 
-  it('resuming needs session/resume or session/load', () => {
+  it('resuming needs session/resume or session/load', async () => {
     const t = talk({ resume: SESSION });
-    t.feed(
+    await t.feed(
       '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":false}}}',
     );
     expect(t.c.breakdown).toMatchObject({ kind: 'unsupported' });
   });
 
-  it('a handshake not answered within its deadline breaks off, saying which step waited', () => {
+  it('a handshake not answered within its deadline breaks off, saying which step waited', async () => {
     vi.useFakeTimers();
     const t = talk({}, { ...GEMINI, handshakeMs: 2000 });
     vi.advanceTimersByTime(1999);

@@ -1,19 +1,27 @@
 /**
- * One ACP run, as a conversation the runner drives (`conversation.ts`): the handshake
- * (`initialize`, a session opened, loaded or resumed, its mode), one `session/prompt`, the updates
- * of that turn read into events, the agent's permission requests turned into `approval_request`
- * events and answered through `respond`, and `session/cancel` when the run is stopped.
+ * One ACP run, as a conversation the runner drives (`conversation.ts`), spoken through the official
+ * ACP SDK (`@agentclientprotocol/sdk`): the handshake (`initialize`, a session opened, loaded or
+ * resumed, its mode), one `session/prompt`, the updates of that turn read into events, the agent's
+ * permission requests turned into `approval_request` events and answered through `respond`, and
+ * `session/cancel` when the run is stopped.
+ *
+ * The SDK frames, numbers and matches the JSON-RPC; its bytes come and go through `wire.ts`, which
+ * keeps the runner's line bound and pacing and screens what the SDK would complain about on stderr.
+ * The SDK settles everything on a later tick, so the events an update makes reach the runner through
+ * `ConversationHost.emit` rather than `read`'s return, and the runner waits for `quiet` before it
+ * finishes, so the last update is read before the outcome is told.
  *
  * Nothing the agent sends is left waiting: a permission request nobody asked for (no `approvals`),
  * or past `MAX_PENDING_APPROVALS`, is rejected at once; every other request (files, terminals, a
- * method drive never heard of) gets a JSON-RPC error, since drive offers no capability. A handshake
- * not finished within its deadline ends the run with a `protocol` error instead of a hang.
+ * method drive never heard of) gets the SDK's "method not found", since drive offers no capability.
+ * A handshake not finished within its deadline ends the run with a `protocol` error instead of a hang.
  *
  * What it does not do: spawn, pace or kill (the runner's), send more than one prompt (`send` is
  * refused: ACP takes a prompt at a time), carry a deny reason or changed arguments (ACP's answer is
  * an option id, nothing else), or offer files, terminals or MCP servers to the agent.
  */
 import type { Writable } from 'node:stream';
+import type { ClientConnection, ClientContext, RequestError } from '@agentclientprotocol/sdk';
 import { type JsonObject, num, obj, str } from '../../model/json.js';
 import { headBytes, usableId } from '../bounds.js';
 import type { Breakdown, Conversation, ConversationHost } from '../conversation.js';
@@ -21,11 +29,12 @@ import { DriveError } from '../errors.js';
 import type { AcpIdentity, Decision, Event } from '../events.js';
 import { emptyTerminal, enforceBounds, PendingTools, type Terminal } from '../parser.js';
 import { type Plan, withSystem } from '../request.js';
-import { MAX_PENDING_REQUESTS, type Reply, RPC_ERROR, type RpcId, RpcPeer, readLine } from '../rpc/peer.js';
+import type { Reply } from '../rpc/peer.js';
 import { chooseMode } from './modes.js';
-import { Permissions } from './permissions.js';
+import { type PermissionAnswer, Permissions } from './permissions.js';
 import { ACP_HANDSHAKE_MS, type AcpAgent } from './request.js';
 import { readToolCall, readUpdate, settlePrompt, type TurnState } from './updates.js';
+import { UPDATE_METHOD, Wire } from './wire.js';
 
 /** The ACP version drive speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
@@ -33,13 +42,8 @@ export const ACP_PROTOCOL_VERSION = 1;
 /** ACP's error code for "authenticate first" (Gemini CLI 0.61.0: "Gemini API key is missing"). */
 const AUTH_REQUIRED = -32000;
 
-/** How much of a method name a refusal quotes back: it came from the agent. */
-const SHOWN_METHOD_BYTES = 200;
-
 /** How much of an error's `data` a message quotes: enough to say what went wrong, one line. */
 const SHOWN_DATA_BYTES = 300;
-
-type Tag = 'initialize' | 'session' | 'mode' | 'prompt';
 
 /** Where the run stands; the handshake deadline covers everything before `prompting`. */
 type Phase = 'starting' | 'opening' | 'configuring' | 'prompting' | 'settled' | 'over';
@@ -51,8 +55,39 @@ const WAITING: Record<'starting' | 'opening' | 'configuring', string> = {
   configuring: 'set its session mode',
 };
 
+/**
+ * Updates of a new session that may arrive before its id is known: the SDK hands the `session/new`
+ * reply and the notification after it to their handlers on separate promise chains, so the
+ * notification can win (Gemini CLI 0.61.0 sends its commands right after the reply). A handful is
+ * all an agent sends before its first prompt; past the bound they are dropped.
+ */
+const MAX_EARLY_UPDATES = 16;
+
+/** Params as they came: `updates.ts` and `permissions.ts` narrow them with their own readers. */
+const raw = (params: unknown): unknown => params;
+
+/** The run ended while a request waited: nothing more is to be done with its reply. */
+class Ended extends Error {}
+
+/**
+ * The SDK, loaded by the first ACP run rather than with drive: it and the schemas it builds take a
+ * few hundred milliseconds to import (`bench/acp.mjs`), which every `cctop exec` of another agent
+ * would otherwise pay.
+ */
+let sdk: Promise<typeof import('@agentclientprotocol/sdk')> | null = null;
+const loadSdk = () => {
+  sdk ??= import('@agentclientprotocol/sdk');
+  return sdk;
+};
+
+/** The next turn of the event loop: every message handed to the SDK before it has been handled. */
+const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class AcpConversation implements Conversation {
-  private readonly peer = new RpcPeer<Tag>();
+  private readonly wire = new Wire();
+  private connection: ClientConnection | null = null;
+  /** Whether an error is the SDK's for an error reply; set once the SDK is loaded. */
+  private isRequestError: (e: unknown) => e is RequestError = (_e): _e is RequestError => false;
   private readonly turn: TurnState = {
     terminal: emptyTerminal(),
     tools: new PendingTools(),
@@ -67,6 +102,10 @@ export class AcpConversation implements Conversation {
   private timer: NodeJS.Timeout | null = null;
   /** The prompt's reply arrived: the turn settled, whatever happens to the run after. */
   private settled = false;
+  /** Lines handed to the SDK that have not yet made their events (`Conversation.inFlight`). */
+  inFlight = 0;
+  /** Updates that came before the new session's id was known (`MAX_EARLY_UPDATES`). */
+  private early: unknown[] = [];
   breakdown: Breakdown | null = null;
 
   constructor(
@@ -74,7 +113,7 @@ export class AcpConversation implements Conversation {
     private readonly acp: AcpAgent,
     private readonly host: ConversationHost,
   ) {
-    this.permissions = new Permissions(this.peer, plan.approvals);
+    this.permissions = new Permissions(plan.approvals);
     this.identity = {
       name: acp.name,
       command: [...acp.command],
@@ -85,22 +124,53 @@ export class AcpConversation implements Conversation {
   }
 
   begin(stdin: Writable): void {
-    this.peer.attach(stdin);
+    this.wire.attach(stdin);
     const ms = this.acp.handshakeMs ?? ACP_HANDSHAKE_MS;
     this.timer = setTimeout(() => this.overdue(ms), ms);
-    // No filesystem and no terminal: the agent works on its own files with its own tools.
-    this.ask('initialize', 'initialize', {
-      protocolVersion: ACP_PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    });
+    loadSdk().then(
+      (acp) => {
+        if (this.ended) return;
+        this.isRequestError = (e) => e instanceof acp.RequestError;
+        const app = acp
+          .client({ name: 'cctop' })
+          .onNotification(UPDATE_METHOD, raw, (c) => this.updated(c.params))
+          .onRequest('session/request_permission', raw, (c) =>
+            this.permission(String(c.requestId), obj(c.params), c.signal),
+          );
+        this.connection = app.connect(this.wire.stream);
+        this.converse(this.connection.agent).catch((e: unknown) => this.lost(e));
+      },
+      (e: unknown) =>
+        this.fail({
+          kind: 'protocol',
+          message: `cctop could not load its ACP SDK (${e instanceof Error ? e.message : String(e)}): reinstall cctop`,
+        }),
+    );
   }
 
   read(line: string): Event[] {
-    return readLine(this.peer, line, this.turn.terminal, {
-      notified: (method, params) => this.notified(method, params),
-      asked: (id, method, params) => this.asked(id, method, params),
-      replied: (tag, reply) => this.replied(tag, reply),
-    });
+    const taken = this.wire.take(line);
+    if (taken === 'passed') {
+      this.inFlight++;
+      // Every line handed over by now has made its events by the next turn of the event loop.
+      if (this.inFlight === 1) {
+        setImmediate(() => {
+          this.inFlight = 0;
+          this.host.ready();
+        });
+      }
+    }
+    if (typeof taken === 'object') {
+      const t = this.turn.terminal;
+      t.unparsed++;
+      t.firstUnparsed ??= taken.unparsed;
+    }
+    // What the line means arrives through `host.emit`, once the SDK has read it.
+    return [];
+  }
+
+  quiet(): Promise<void> {
+    return nextTick();
   }
 
   answer(id: string, decision: Decision): boolean {
@@ -116,25 +186,39 @@ export class AcpConversation implements Conversation {
   }
 
   get open(): boolean {
-    return this.peer.open && this.phase !== 'over';
+    return this.wire.open && this.phase !== 'over';
   }
 
   close(): void {
-    if (this.phase === 'prompting' && this.session !== null) {
-      // The protocol's order: what waits is answered as cancelled, then the turn is cancelled.
+    const connection = this.connection;
+    const session = this.session;
+    if (this.phase === 'prompting' && session !== null && connection !== null) {
+      // The protocol's order: what waits is answered as cancelled, then the turn is cancelled. The
+      // SDK writes each on a later tick, so each step waits for the one before, and stdin ends last.
       this.permissions.cancelAll();
-      this.peer.notify('session/cancel', { sessionId: this.session });
+      this.phase = 'over';
+      this.stopTimer();
+      void nextTick()
+        .then(() => connection.agent.notify('session/cancel', { sessionId: session }))
+        .catch(() => {
+          // The connection closed first: the agent is being stopped anyway.
+        })
+        .then(nextTick)
+        .then(() => this.wire.end());
+      return;
     }
     this.permissions.clear();
     this.stopTimer();
     this.phase = 'over';
-    this.peer.end();
+    this.wire.end();
   }
 
   abandon(): void {
     this.stopTimer();
     this.phase = 'over';
-    this.peer.abandon();
+    this.permissions.clear();
+    this.wire.abandon();
+    this.connection?.close(new Ended('the run is over'));
   }
 
   terminal(): Terminal {
@@ -146,15 +230,78 @@ export class AcpConversation implements Conversation {
     return this.settled;
   }
 
-  private ask(method: string, tag: Tag, params: unknown): void {
-    const unsent = this.peer.request(method, params, tag);
-    // Closed: the run is ending anyway. Too many waiting: the agent stopped answering.
-    if (unsent === 'too-many-pending') {
-      this.fail({
-        kind: 'protocol',
-        message: `${this.acp.name} left ${MAX_PENDING_REQUESTS} requests unanswered`,
-      });
+  /** The run was stopped or abandoned (read through a getter: it changes across an `await`). */
+  private get ended(): boolean {
+    return this.phase === 'over';
+  }
+
+  /** The handshake and the one prompt, in order; a refusal on the way ends it. */
+  private async converse(agent: ClientContext): Promise<void> {
+    const init = await this.ask(agent, 'initialize', 'initialize', {
+      protocolVersion: ACP_PROTOCOL_VERSION,
+      // No filesystem and no terminal: the agent works on its own files with its own tools.
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
+    if (init === null || !this.initialized(obj(init))) return;
+    const opening = this.openSession();
+    if (opening === null) return;
+    const opened = await this.ask(agent, this.opening, this.opening, opening);
+    if (opened === null) return;
+    const configure = this.opened(obj(opened));
+    if (configure === null) return;
+    if (configure !== 'keep') {
+      this.phase = 'configuring';
+      if ((await this.ask(agent, configure.method, 'its own session mode', configure.params)) === null)
+        return;
     }
+    this.stopTimer();
+    this.phase = 'prompting';
+    const reply = await this.prompt(agent);
+    // Every update sent before the reply is handled before the turn is settled on it.
+    await nextTick();
+    if (this.ended) return;
+    settlePrompt(reply, this.turn.terminal);
+    // A turn that is over has no approval left to answer; the agent gets no more input and exits.
+    this.permissions.clear();
+    this.settled = true;
+    this.phase = 'settled';
+    this.stopTimer();
+    await nextTick();
+    this.wire.end();
+    this.host.settled();
+  }
+
+  /** A request of the handshake: its result, or null once a refusal or the run's end was dealt with. */
+  private async ask(agent: ClientContext, method: string, what: string, params: unknown): Promise<unknown> {
+    try {
+      const result: unknown = await agent.request(method, params);
+      return this.ended ? null : result;
+    } catch (e) {
+      if (this.ended || e instanceof Ended) return null;
+      if (!this.isRequestError(e)) throw e;
+      this.refused(what, e);
+      return null;
+    }
+  }
+
+  private async prompt(agent: ClientContext): Promise<Reply> {
+    try {
+      const value: unknown = await agent.request('session/prompt', {
+        sessionId: this.session,
+        prompt: [{ type: 'text', text: withSystem(this.plan) }],
+      });
+      return { kind: 'result', value };
+    } catch (e) {
+      if (!this.isRequestError(e)) throw e;
+      return { kind: 'error', code: e.code, message: e.message, data: e.data ?? null };
+    }
+  }
+
+  /** The connection ended other than by a reply: the run's end, or the agent's. */
+  private lost(e: unknown): void {
+    if (this.phase === 'over' || this.phase === 'settled' || e instanceof Ended) return;
+    // The SDK closes the connection when stdout ends; the agent's exit tells the run why.
+    this.stopTimer();
   }
 
   private fail(breakdown: Breakdown): void {
@@ -180,45 +327,20 @@ export class AcpConversation implements Conversation {
   }
 
   /** An error reply during the handshake: a login the agent wants, or a refusal. */
-  private refused(method: string, reply: Extract<Reply, { kind: 'error' }>): Event[] {
-    const said = reply.message || `error ${reply.code ?? 'without a code'}`;
+  private refused(method: string, e: RequestError): void {
+    const said = e.message || `error ${e.code}`;
     // Gemini CLI 0.61.0 says only "Internal error" and puts what went wrong in `data`.
-    const data = reply.data === null || reply.data === undefined ? '' : JSON.stringify(reply.data);
+    const data = e.data === null || e.data === undefined ? '' : JSON.stringify(e.data);
     const detail = data === '' ? '' : ` (${headBytes(data, SHOWN_DATA_BYTES)})`;
     this.fail(
-      reply.code === AUTH_REQUIRED
+      e.code === AUTH_REQUIRED
         ? { kind: 'not_authenticated', message: said }
         : { kind: 'protocol', message: `${this.acp.name} refused ${method}: ${said}${detail}` },
     );
-    return [];
   }
 
-  private replied(tag: Tag, reply: Reply): Event[] {
-    if (this.phase === 'over') return [];
-    switch (tag) {
-      case 'initialize':
-        return reply.kind === 'error'
-          ? this.refused('initialize', reply)
-          : this.initialized(obj(reply.value));
-      case 'session':
-        return reply.kind === 'error' ? this.refused(this.opening, reply) : this.opened(obj(reply.value));
-      case 'mode':
-        if (reply.kind === 'error') return this.refused('its own session mode', reply);
-        this.prompt();
-        return [];
-      case 'prompt':
-        settlePrompt(reply, this.turn.terminal);
-        // A turn that is over has no approval left to answer; the agent gets no more input and exits.
-        this.permissions.clear();
-        this.settled = true;
-        this.phase = 'settled';
-        this.peer.end();
-        this.host.settled();
-        return [];
-    }
-  }
-
-  private initialized(r: JsonObject | null): Event[] {
+  /** `initialize` answered: false when the agent cannot be driven (its version). */
+  private initialized(r: JsonObject | null): boolean {
     const version = num(r?.protocolVersion);
     const info = obj(r?.agentInfo);
     this.identity.protocolVersion = version;
@@ -229,7 +351,7 @@ export class AcpConversation implements Conversation {
         kind: 'protocol',
         message: `${this.acp.name} speaks ACP version ${version ?? 'unknown'}; cctop speaks ${ACP_PROTOCOL_VERSION}`,
       });
-      return [];
+      return false;
     }
     const caps = obj(r?.agentCapabilities);
     const session = obj(caps?.sessionCapabilities);
@@ -238,15 +360,15 @@ export class AcpConversation implements Conversation {
       resume: obj(session?.resume) !== null,
       dirs: obj(session?.additionalDirectories) !== null || session?.additionalDirectories === true,
     };
-    this.openSession();
-    return [];
+    return true;
   }
 
-  private openSession(): void {
+  /** The params of the request that opens the session (`this.opening` names it); null when it cannot be. */
+  private openSession(): JsonObject | null {
     const p = this.plan;
     if (p.addDirs.length > 0 && !this.offers.dirs) {
       this.fail({ kind: 'unsupported', what: 'more directories (it offers no additionalDirectories)' });
-      return;
+      return null;
     }
     const base = {
       cwd: p.cwd,
@@ -255,25 +377,23 @@ export class AcpConversation implements Conversation {
     };
     this.phase = 'opening';
     const s = p.session;
-    if (s.kind !== 'resume') {
-      // A chosen id (`mint`) is refused before spawning: ACP lets the agent choose it.
-      this.ask('session/new', 'session', base);
-      return;
-    }
+    // A chosen id (`mint`) is refused before spawning: ACP lets the agent choose it.
+    if (s.kind !== 'resume') return base;
     if (!this.offers.resume && !this.offers.load) {
       this.fail({
         kind: 'unsupported',
         what: 'resuming a session (it offers neither session/resume nor session/load)',
       });
-      return;
+      return null;
     }
     // Resuming replays nothing; loading replays the whole history as updates, which `inTurn` drops.
     this.opening = this.offers.resume ? 'session/resume' : 'session/load';
     this.session = s.id;
-    this.ask(this.opening, 'session', { ...base, sessionId: s.id });
+    return { ...base, sessionId: s.id };
   }
 
-  private opened(r: JsonObject | null): Event[] {
+  /** The session is open: announce it, and say how its mode is set (null: it cannot be). */
+  private opened(r: JsonObject | null): 'keep' | { method: string; params: JsonObject } | null {
     if (this.opening === 'session/new') {
       const id = str(r?.sessionId);
       if (id === null || !usableId(id)) {
@@ -281,31 +401,27 @@ export class AcpConversation implements Conversation {
           kind: 'protocol',
           message: `${this.acp.name} opened a session without a usable sessionId`,
         });
-        return [];
+        return null;
       }
       this.session = id;
     }
+    const session = this.session!;
     const t = this.turn.terminal;
-    t.session = this.session;
+    t.session = session;
     t.model = str(obj(r?.models)?.currentModelId);
-    const started = enforceBounds({ kind: 'started', session: this.session!, model: t.model });
+    this.host.emit([enforceBounds({ kind: 'started', session, model: t.model })]);
+    for (const params of this.early.splice(0)) this.updated(params);
     const choice = chooseMode(r, this.plan.permission, this.acp.mode);
     switch (choice.kind) {
       case 'keep':
-        this.prompt();
-        break;
+        return 'keep';
       case 'set_mode':
-        this.phase = 'configuring';
-        this.ask('session/set_mode', 'mode', { sessionId: this.session, modeId: choice.modeId });
-        break;
+        return { method: 'session/set_mode', params: { sessionId: session, modeId: choice.modeId } };
       case 'config':
-        this.phase = 'configuring';
-        this.ask('session/set_config_option', 'mode', {
-          sessionId: this.session,
-          configId: choice.configId,
-          value: choice.value,
-        });
-        break;
+        return {
+          method: 'session/set_config_option',
+          params: { sessionId: session, configId: choice.configId, value: choice.value },
+        };
       case 'missing': {
         const offered =
           choice.offered.length > 0 ? `its modes: ${choice.offered.join(', ')}` : 'it offers no modes';
@@ -315,50 +431,30 @@ export class AcpConversation implements Conversation {
           kind: 'unsupported',
           what: `${what} (${offered}); name one as acp.mode, or use permission default`,
         });
-        break;
+        return null;
       }
     }
-    return [started];
   }
 
-  private prompt(): void {
-    this.stopTimer();
-    this.phase = 'prompting';
-    this.ask('session/prompt', 'prompt', {
-      sessionId: this.session,
-      prompt: [{ type: 'text', text: withSystem(this.plan) }],
-    });
-  }
-
-  private notified(method: string, params: unknown): Event[] {
+  private updated(params: unknown): void {
+    if (this.phase === 'over') return;
     const p = obj(params);
-    if (method === 'session/update') {
-      if (this.session === null || str(p?.sessionId) !== this.session) return [];
-      return readUpdate(p?.update, this.turn, this.phase === 'prompting');
+    if (this.session === null) {
+      if (this.phase === 'opening' && this.early.length < MAX_EARLY_UPDATES) this.early.push(params);
+      return;
     }
-    // The agent withdrew a request of its own (the turn was cancelled): what waits on it is gone.
-    if (method === '$/cancel_request') this.permissions.withdraw(p?.requestId);
-    return [];
+    if (str(p?.sessionId) !== this.session) return;
+    this.host.emit(readUpdate(p?.update, this.turn, this.phase === 'prompting'));
   }
 
-  private asked(id: RpcId, method: string, params: unknown): Event[] {
-    if (method === 'session/request_permission') return this.permission(id, obj(params));
-    // Unanswered, the agent would wait on this until the run's timeout.
-    this.peer.refuse(
-      id,
-      RPC_ERROR.methodNotFound,
-      `cctop offers no ${headBytes(method, SHOWN_METHOD_BYTES)}`,
-    );
-    return [];
-  }
-
-  private permission(id: RpcId, p: JsonObject | null): Event[] {
+  private permission(key: string, p: JsonObject | null, withdrawn: AbortSignal): Promise<PermissionAnswer> {
     const call = obj(p?.toolCall);
     const inTurn = this.phase === 'prompting' && str(p?.sessionId) === this.session;
     // The call is often first seen here (Gemini CLI 0.61.0 announces it no other way before asking).
     const events = call !== null && inTurn ? readToolCall(call, this.turn) : [];
-    const approval = this.permissions.ask(id, p, inTurn);
-    if (approval !== null) events.push(approval);
-    return events;
+    const asking = this.permissions.ask(key, p, inTurn, withdrawn);
+    if (asking.event !== null) events.push(asking.event);
+    this.host.emit(events);
+    return asking.answer;
   }
 }

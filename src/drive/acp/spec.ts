@@ -12,7 +12,7 @@ import { SPECS, spec } from '../agents/index.js';
 import { type AgentSpec, baselineOf, type Invocation, NOT_LOGGED_IN } from '../agents/spec.js';
 import type { CredentialNames } from '../env.js';
 import { DriveError } from '../errors.js';
-import { isNamedAgent } from '../events.js';
+import { isNamedAgent, type NamedAgent } from '../events.js';
 import type { Dialect, Terminal } from '../parser.js';
 import type { Plan, Request } from '../request.js';
 import { AcpConversation } from './client.js';
@@ -26,16 +26,31 @@ const NO_DIALECT: Dialect = {
 };
 
 /**
- * The credentials a known CLI reads, when the command starts one: `gemini --acp` needs what
- * `gemini` needs, `claude-code-acp` what `claude` does (the first word of the executable's name).
- * Anything else passes only what `acp.env` names.
+ * The named agent an ACP command starts or wraps, by the first word of its executable's name:
+ * `gemini --acp` is Gemini CLI, `claude-code-acp` (Zed's adapter, which runs Claude Code) is Claude,
+ * `codex-acp` is Codex. Null for any other program. The wrapped CLI reads its own credentials and
+ * writes its own session files, which its provider reads.
+ */
+export function wrappedAgent(program: string): NamedAgent | null {
+  const word = basename(program).split(/[-_.]/)[0] ?? '';
+  return isNamedAgent(word) ? word : null;
+}
+
+/**
+ * The credentials a known CLI reads, when the command starts or wraps one (`wrappedAgent`), the
+ * key its own config names included (Codex's `env_key`). Anything else passes only what `acp.env`
+ * names.
  */
 function credentialsOf(acp: AcpAgent): CredentialNames {
   const own = envNames(acp.env);
-  const word = basename(acp.command[0] ?? '').split(/[-_.]/)[0] ?? '';
-  if (!isNamedAgent(word)) return own;
-  const known = SPECS[word].credentials;
-  return { names: [...known.names, ...own.names], prefixes: [...known.prefixes, ...own.prefixes] };
+  const wrapped = wrappedAgent(acp.command[0] ?? '');
+  if (wrapped === null) return own;
+  const known = SPECS[wrapped].credentials;
+  return {
+    names: [...known.names, ...own.names],
+    prefixes: [...known.prefixes, ...own.prefixes],
+    ...(known.configured !== undefined && { configured: known.configured }),
+  };
 }
 
 function refuse(what: string): never {

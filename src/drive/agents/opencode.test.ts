@@ -9,6 +9,7 @@ import { isDriveError } from '../errors.js';
 import { type Permission, type Plan, planRequest, type Request } from '../request.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { opencode, opencodeDialect } from './opencode.js';
+import { listeningOn, promptBody, recordOf } from './opencode-serve.js';
 
 const read = (...lines: string[]) => parseLines(opencodeDialect, lines);
 
@@ -273,8 +274,103 @@ describe('opencode invocation', () => {
     };
     expect(refuse({ sessionId: '0b9e7c9e-3f5e-4c3a-9d7e-0e8b8a9f1c2d' })).toBe('unsupported');
     expect(refuse({ schema: { type: 'object' } })).toBe('unsupported');
-    expect(refuse({ approvals: true, permission: 'edit' })).toBe('unsupported');
     expect(refuse({ interactive: true })).toBe('unsupported');
     expect(refuse({ thinking: false })).toBe('unsupported');
+  });
+});
+
+describe('opencode with approvals (opencode serve)', () => {
+  it('starts a server on a loopback port behind a password of its own, the prompt going over HTTP', () => {
+    const inv = opencode.invocation(plan({ approvals: true, permission: 'edit' }), null);
+    expect(inv.args).toEqual(['serve', '--hostname', '127.0.0.1', '--port', '0']);
+    expect(inv.stdin).toEqual({ kind: 'none' });
+    expect(inv.conversation).toBeDefined();
+    expect(inv.env.OPENCODE_SERVER_USERNAME).toBe('opencode');
+    expect(inv.env.OPENCODE_SERVER_PASSWORD).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const again = opencode.invocation(plan({ approvals: true, permission: 'edit' }), null);
+    expect(again.env.OPENCODE_SERVER_PASSWORD, 'each run has its own').not.toBe(
+      inv.env.OPENCODE_SERVER_PASSWORD,
+    );
+  });
+
+  it.each<[Permission, unknown]>([
+    ['plan', { edit: 'deny', bash: 'ask' }],
+    ['default', undefined],
+    ['edit', { bash: 'ask' }],
+    ['auto', undefined],
+    ['bypass', undefined],
+  ])('%s asks where it would deny: %j', (permission, rules) => {
+    expect(rulesOf(plan({ approvals: true, permission }))).toEqual(rules);
+  });
+
+  it('refuses a model that is not provider/model before spawning, as the server needs both', () => {
+    const refused = () =>
+      opencode.invocation(plan({ approvals: true, permission: 'edit', model: 'gpt' }), null);
+    expect(refused).toThrow(/provider\/model/);
+  });
+
+  it('sends the model split in two, the plan agent, the effort as the variant, the system prompt in front', () => {
+    expect(
+      promptBody(
+        plan({
+          approvals: true,
+          permission: 'plan',
+          model: 'lab/lab-model',
+          effort: 'high',
+          system: 'Be brief.',
+        }),
+      ),
+    ).toEqual({
+      parts: [{ type: 'text', text: 'Be brief.\n\nhi' }],
+      model: { providerID: 'lab', modelID: 'lab-model' },
+      agent: 'plan',
+      variant: 'high',
+    });
+  });
+
+  it('finds where the server listens only on loopback (1.18.33 stdout)', () => {
+    expect(listeningOn('opencode server listening on http://127.0.0.1:4096')).toBe('http://127.0.0.1:4096');
+    expect(listeningOn('Warning: OPENCODE_SERVER_PASSWORD is not set; server is unsecured.')).toBeNull();
+    expect(listeningOn('opencode server listening on http://0.0.0.0:4096')).toBeNull();
+    expect(listeningOn('opencode server listening on http://evil.example:4096')).toBeNull();
+  });
+
+  it('reads a session part off /event as the record opencode run prints, once it is whole (1.18.33, lab script call)', () => {
+    const part = (p: Record<string, unknown>) => ({ sessionID: SID, messageID: 'msg_1', id: 'prt_1', ...p });
+    // The prompt's own part, and a text part still streaming: nothing yet.
+    expect(recordOf(part({ type: 'text', text: '[lab:call] Follow the lab script call.' }))).toBeNull();
+    expect(recordOf(part({ type: 'text', text: '', time: { start: 1796631803838 } }))).toBeNull();
+    expect(
+      recordOf(
+        part({ type: 'tool', tool: 'bash', callID: 'call_lab_1', state: { status: 'running', input: {} } }),
+      ),
+    ).toBeNull();
+    const done = part({
+      type: 'tool',
+      tool: 'bash',
+      callID: 'call_lab_1',
+      state: {
+        status: 'error',
+        input: { command: 'echo lab-call-ok' },
+        error:
+          'The user rejected permission to use this specific tool call with the following feedback: not today',
+      },
+    });
+    const record = recordOf(done)!;
+    expect(record).toEqual({ type: 'tool_use', sessionID: SID, part: done });
+    const { events } = read(JSON.stringify(record));
+    expect(ofKind(events, 'tool_result')).toEqual([
+      {
+        kind: 'tool_result',
+        id: 'call_lab_1',
+        ok: false,
+        output:
+          'The user rejected permission to use this specific tool call with the following feedback: not today',
+      },
+    ]);
+    const text = part({ type: 'text', text: 'The command printed lab-call-ok.', time: { start: 1, end: 2 } });
+    expect(recordOf(text)).toEqual({ type: 'text', sessionID: SID, part: text });
+    expect(recordOf(part({ type: 'step-finish', reason: 'stop' }))?.type).toBe('step_finish');
+    expect(recordOf(part({ type: 'step-start' }))?.type).toBe('step_start');
   });
 });

@@ -1,5 +1,6 @@
 /**
- * OpenCode, headless: `opencode run --format json` (JSON lines), the prompt on stdin.
+ * OpenCode, headless: `opencode run --format json` (JSON lines), the prompt on stdin; or, for a run
+ * with approvals, `opencode serve` spoken to over HTTP (`opencode-serve.ts`).
  *
  * Shapes recorded from opencode-ai 1.18.33 in the conformance lab. Every record carries the run's
  * `sessionID`; the rest is one of the session's parts as it settles: `step_start` and `step_finish`
@@ -13,22 +14,30 @@
  * after an automatic compaction, reopens it), or when an `error` arrived. A run whose last call asked
  * for tools and got no answer, because a permission was refused headless, ends unsettled.
  *
- * What it does not do: `opencode run` has no approval channel (it rejects whatever OpenCode's rules
- * would ask, and says so on stderr), no schema, no session id chosen by the caller and no switch
- * for thinking; those are refused before spawning. `opencode serve`'s HTTP API does ask
- * (`permission.asked` events, answered by a POST); drive does not speak it.
+ * Which transport: `opencode run` by default, the one verified longest, which needs no port and exits by
+ * itself; it has no approval channel (it rejects whatever OpenCode's rules would ask, and says so on
+ * stderr). A run with `approvals` goes through `opencode serve`, whose HTTP API asks
+ * (`permission.asked` events, answered by a POST).
+ *
+ * What it does not do: no schema, no session id chosen by the caller, no switch for thinking and no
+ * mid-run input; those are refused before spawning.
  */
 import { join } from 'node:path';
 import { count, type JsonObject, num, obj, str } from '../../model/json.js';
 import { emptyUsage } from '../../model/usage.js';
 import { headBytes, MAX_CAPTURE, usableId } from '../bounds.js';
+import { DriveError } from '../errors.js';
 import type { Event } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
 import { type Permission, type Plan, withSystem } from '../request.js';
+import { OpenCodeServe, SERVER_USER, serverPassword } from './opencode-serve.js';
 import { type AgentSpec, baselineOf, type Invocation, NOT_LOGGED_IN } from './spec.js';
 
+/** What OpenCode does about a call: run it, refuse it, or ask (headless, `opencode run` rejects an ask). */
+type Action = 'allow' | 'deny' | 'ask';
+
 /** An OpenCode permission rule: one action, or actions by pattern (the last match wins). */
-type Rule = 'allow' | 'deny' | Record<string, 'allow' | 'deny'>;
+type Rule = Action | Record<string, Action>;
 
 /**
  * What each level adds to OpenCode's own permission rules, through `OPENCODE_PERMISSION`, which
@@ -52,12 +61,32 @@ const RULES: Record<Permission, Record<string, Rule>> = {
 };
 
 /**
+ * What each level adds on a run with approvals (`opencode serve`), where OpenCode's `ask` reaches the
+ * caller instead of being rejected: what the level would deny outright but a caller who wants to be
+ * asked means to decide (commands under `plan` and `edit`) is asked instead. `default` and `auto`
+ * keep OpenCode's own rules, which ask where the user's config says so; `bypass` answers every
+ * question itself (`opencode-serve.ts`).
+ *
+ * known limit: an `ask` here replaces the user's own rule under the same key, so a command the user's
+ * config denies by pattern (`bash: {"rm *": "deny"}`) is asked about instead on such a run.
+ */
+const ASKING: Record<Permission, Record<string, Rule>> = {
+  // Never reached: a run with approvals under read-only is refused before spawning (nothing would ask).
+  'read-only': RULES['read-only'],
+  plan: { edit: 'deny', bash: 'ask' },
+  default: {},
+  edit: { bash: 'ask' },
+  auto: {},
+  bypass: {},
+};
+
+/**
  * The permission rules for a run: the level's, and the added directories as places outside the
  * project it may use (OpenCode's `external_directory`, the same `<dir>/*` patterns it writes for its
  * own folders). What may be done there is still the level's: read-only denies writing everywhere.
  */
 function rulesFor(plan: Plan): Record<string, Rule> {
-  const rules: Record<string, Rule> = { ...RULES[plan.permission] };
+  const rules: Record<string, Rule> = { ...(plan.approvals ? ASKING : RULES)[plan.permission] };
   if (plan.addDirs.length > 0) {
     rules.external_directory = Object.fromEntries(plan.addDirs.map((d) => [join(d, '*'), 'allow']));
   }
@@ -193,7 +222,40 @@ export const opencodeDialect: Dialect = {
   },
 };
 
+/** The environment both transports share: the run's folder, and the permission rules. */
+function envFor(plan: Plan): Record<string, string> {
+  const env: Record<string, string> = {
+    // 1.18.33 takes the session's folder from PWD before its own working directory, so an inherited
+    // PWD would put the session in the caller's folder.
+    PWD: plan.cwd,
+  };
+  const rules = rulesFor(plan);
+  if (Object.keys(rules).length > 0) env.OPENCODE_PERMISSION = JSON.stringify(rules);
+  return env;
+}
+
+/**
+ * A run with approvals: `opencode serve` on a loopback port of its choosing (0: 1.18.33 takes 4096
+ * when it is free, any free port otherwise), behind a password made for this run.
+ */
+function serveInvocation(plan: Plan): Invocation {
+  if (plan.model !== null && !/^[^/]+\/./.test(plan.model)) {
+    throw new DriveError({
+      kind: 'invalid_request',
+      what: `model "${plan.model}" for OpenCode is provider/model (as \`opencode models\` lists them)`,
+    });
+  }
+  const password = serverPassword();
+  return {
+    args: ['serve', '--hostname', '127.0.0.1', '--port', '0'],
+    stdin: { kind: 'none' },
+    env: { ...envFor(plan), OPENCODE_SERVER_PASSWORD: password, OPENCODE_SERVER_USERNAME: SERVER_USER },
+    conversation: (host) => new OpenCodeServe(plan, host, opencodeDialect, password),
+  };
+}
+
 function invocation(plan: Plan): Invocation {
+  if (plan.approvals) return serveInvocation(plan);
   const args = ['run'];
   // `--thinking` only adds `reasoning` records; in the default format it prints them as answer lines.
   if (plan.format !== 'text') args.push('--format', 'json', '--thinking');
@@ -214,13 +276,7 @@ function invocation(plan: Plan): Invocation {
       if (session.fork) args.push('--fork');
       break;
   }
-  const env: Record<string, string> = {
-    // 1.18.33 takes the session's folder from PWD before its own working directory, so an inherited
-    // PWD would put the session in the caller's folder.
-    PWD: plan.cwd,
-  };
-  const rules = rulesFor(plan);
-  if (Object.keys(rules).length > 0) env.OPENCODE_PERMISSION = JSON.stringify(rules);
+  const env = envFor(plan);
   // Always on stdin: `opencode run` joins its arguments with spaces and wraps any that holds a space
   // in quotes, which the model then sees; from stdin alone the prompt arrives verbatim.
   return { args, stdin: { kind: 'prompt', text: withSystem(plan) }, env };
@@ -232,7 +288,15 @@ export const opencode: AgentSpec = {
   installHint: 'install OpenCode with `npm install -g opencode-ai`, or pass its path as `bin`',
   loginHint:
     "run `opencode auth login`, or set the provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)",
-  caps: { fork: true, schema: false, interactive: false, mintSession: false, thinkingSwitch: false },
+  caps: {
+    fork: true,
+    schema: false,
+    interactive: false,
+    // Through `opencode serve`.
+    approvals: true,
+    mintSession: false,
+    thinkingSwitch: false,
+  },
   credentials: {
     // OpenCode reaches many providers; these are the keys of the common ones. Others (Bedrock, Azure,
     // Vertex) need `setEnv` or `env: 'inherit'`, or a key stored with `opencode auth login`.

@@ -6,12 +6,14 @@
  * each, and lifecycle lines that drive reads nothing from (`agent_start`, `turn_end`, …) are left out
  * where the test is not about them.
  */
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MAX_IDENTIFIER_BYTES, MAX_LINE } from '../bounds.js';
 import { isDriveError } from '../errors.js';
 import { type Permission, type Plan, planRequest } from '../request.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { pi, piDialect } from './pi.js';
+import { PiRpc } from './pi-rpc.js';
 
 const read = (...lines: string[]) => parseLines(piDialect, lines);
 
@@ -319,7 +321,7 @@ describe('pi', () => {
     expect(refused(() => planRequest({ ...base, approvals: true, permission: 'default' }, pi.caps))).toBe(
       'unsupported',
     );
-    expect(refused(() => planRequest({ ...base, interactive: true }, pi.caps))).toBe('unsupported');
+    expect(refused(() => planRequest({ ...base, interactive: true }, pi.caps))).toBe('accepted');
     expect(refused(() => planRequest({ ...base, schema: {} }, pi.caps))).toBe('unsupported');
     expect(refused(() => planRequest({ ...base, sessionId: ID }, pi.caps))).toBe('unsupported');
     expect(refused(() => planRequest({ ...base, resume: ID, fork: true }, pi.caps))).toBe('accepted');
@@ -336,5 +338,125 @@ describe('pi', () => {
   it('knows a missing key for a login failure (0.73.1 stderr)', () => {
     expect(pi.authFailure('No API key found for anthropic.\n\nUse /login to log into a provider')).toBe(true);
     expect(pi.authFailure('Error: Model "nonexistent-model" not found.')).toBe(false);
+  });
+});
+
+describe('pi --mode rpc (a run that takes input mid-run)', () => {
+  const plan: Plan = {
+    agent: 'pi',
+    prompt: '-say pong',
+    system: null,
+    model: 'lab/lab-model',
+    effort: null,
+    permission: 'edit',
+    format: 'stream',
+    cwd: '/w',
+    addDirs: [],
+    schema: null,
+    session: { kind: 'resume', id: '01a23587-6e69-75bf-bfc7-2c7e61a07299', fork: false },
+    approvals: false,
+    interactive: true,
+    thinking: null,
+  };
+
+  it('starts Pi in RPC mode with the same flags and no prompt on the command line', () => {
+    const inv = pi.invocation(plan, null);
+    expect(inv.args).toEqual([
+      '--mode',
+      'rpc',
+      '--tools',
+      'read,grep,find,ls,edit,write',
+      '--model',
+      'lab/lab-model',
+      '--session',
+      '01a23587-6e69-75bf-bfc7-2c7e61a07299',
+    ]);
+    expect(inv.stdin).toEqual({ kind: 'none' });
+    expect(inv.conversation).toBeDefined();
+  });
+
+  /** A conversation over a pipe standing in for Pi's stdin: what drive wrote, as commands. */
+  function rpc() {
+    const stdin = new PassThrough();
+    const written: unknown[] = [];
+    stdin.on('data', (c: Buffer) => {
+      for (const l of c.toString('utf8').split('\n')) if (l !== '') written.push(JSON.parse(l));
+    });
+    const host = { broke: 0, settled: 0 };
+    const conversation = new PiRpc(
+      'say pong',
+      { broke: () => host.broke++, settled: () => host.settled++, emit: () => {}, ready: () => {} },
+      piDialect,
+      pi.authFailure,
+    );
+    conversation.begin(stdin);
+    return { conversation, written, host, stdin };
+  }
+
+  it('asks for the session, sends the prompt, announces the session from get_state, and steers with send (0.73.1)', async () => {
+    const { conversation, written, host } = rpc();
+    const started = conversation.read(
+      '{"id":"state","type":"response","command":"get_state","success":true,"data":{"thinkingLevel":"off","isStreaming":false,"sessionId":"01a24fa1-b791-7356-86f5-2e764ff596fb","messageCount":0}}',
+    );
+    expect(started).toEqual([
+      { kind: 'started', session: '01a24fa1-b791-7356-86f5-2e764ff596fb', model: null },
+    ]);
+    expect(conversation.read('{"id":"prompt","type":"response","command":"prompt","success":true}')).toEqual(
+      [],
+    );
+    conversation.send('lab-steer: also mind the steer.');
+    expect(
+      conversation.read(
+        '{"type":"queue_update","steering":["lab-steer: also mind the steer."],"followUp":[]}',
+      ),
+    ).toEqual([]);
+    expect(conversation.read(TEXT_END).map((e) => e.kind)).toEqual(['usage']);
+    expect(conversation.open).toBe(true);
+    conversation.read('{"type":"agent_end","messages":[]}');
+    expect(conversation.open, 'the loop ended: nothing more goes to Pi').toBe(false);
+    expect(host.settled).toBe(1);
+    expect(conversation.sawTerminal).toBe(true);
+    expect(conversation.terminal().text).toBe('pong: the lab answers with text only.');
+    await new Promise((r) => setImmediate(r));
+    expect(written).toEqual([
+      { id: 'state', type: 'get_state' },
+      { id: 'prompt', type: 'prompt', message: 'say pong' },
+      { id: 'steer-1', type: 'steer', message: 'lab-steer: also mind the steer.' },
+    ]);
+  });
+
+  it('a refused prompt breaks the run off with Pi’s words; a missing key reads as not logged in', () => {
+    const { conversation, host } = rpc();
+    conversation.read(
+      '{"id":"prompt","type":"response","command":"prompt","success":false,"error":"No API key found for lab."}',
+    );
+    expect(conversation.breakdown).toEqual({
+      kind: 'not_authenticated',
+      message: 'No API key found for lab.',
+    });
+    expect(host.broke).toBe(1);
+    const other = rpc();
+    other.conversation.read(
+      '{"id":"prompt","type":"response","command":"prompt","success":false,"error":"Model not found"}',
+    );
+    expect(other.conversation.breakdown).toEqual({
+      kind: 'protocol',
+      message: 'pi refused prompt: Model not found',
+    });
+  });
+
+  it('a refused steer is a notice, and an extension dialog is dismissed so Pi never waits on it', async () => {
+    const { conversation, written } = rpc();
+    expect(
+      conversation.read(
+        '{"id":"steer-1","type":"response","command":"steer","success":false,"error":"not streaming"}',
+      ),
+    ).toEqual([{ kind: 'notice', text: 'Pi did not take the message: not streaming' }]);
+    conversation.read(
+      '{"type":"extension_ui_request","id":"uuid-2","method":"confirm","title":"Clear session?"}',
+    );
+    conversation.read('{"type":"extension_ui_request","id":"uuid-3","method":"notify","message":"hi"}');
+    await new Promise((r) => setImmediate(r));
+    expect(written.slice(2)).toEqual([{ type: 'extension_ui_response', id: 'uuid-2', cancelled: true }]);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Pi, headless: `pi --mode json -p <prompt>` (one JSON event per line).
+ * Pi, headless: `pi --mode json -p <prompt>` (one JSON event per line); or, for a run that takes
+ * input mid-run (`interactive`, `send`), `pi --mode rpc` (`pi-rpc.ts`), whose events are the same.
  *
  * Shapes recorded from @mariozechner/pi-coding-agent 0.73.1 in the conformance lab. The first line
  * is the session header (`{"type":"session","id":…}`); then Pi's own agent events: `message_update`
@@ -18,9 +19,8 @@
  * from `message_end`.
  *
  * What it does not do: Pi has no permission system (it never asks; an extension may), so there is
- * nothing to approve, and no output schema. Its RPC mode (`--mode rpc`) can steer a running turn,
- * but drive's stdin channel speaks Claude's protocol only, so `interactive` is refused rather than
- * half-done. `sessionId` is refused: Pi picks its own ids and has no flag to take one.
+ * nothing to approve, and no output schema. `sessionId` is refused: Pi picks its own ids and has no
+ * flag to take one.
  */
 import { arr, count, type JsonObject, num, obj, str } from '../../model/json.js';
 import { emptyUsage } from '../../model/usage.js';
@@ -29,6 +29,7 @@ import { DriveError } from '../errors.js';
 import type { Event, Stop } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
 import { type Permission, type Plan, withSystem } from '../request.js';
+import { PiRpc } from './pi-rpc.js';
 import { type AgentSpec, baselineOf, type Invocation, NOT_LOGGED_IN, promptOnStdin } from './spec.js';
 
 /** Pi's tools that read and search only (its `--help` gives this list for read-only use). */
@@ -275,6 +276,12 @@ function thinkingFlag(plan: Plan): string[] {
   return plan.effort === null ? [] : ['--thinking', plan.effort];
 }
 
+/** Whether a run goes through `pi --mode rpc`: only it takes input mid-run. */
+const usesRpc = (plan: Pick<Plan, 'interactive'>): boolean => plan.interactive;
+
+/** Pi says so when it has no key for the provider it would use (0.73.1). */
+const notLoggedIn = (text: string): boolean => NOT_LOGGED_IN.test(text) || /no api key found/i.test(text);
+
 function invocation(plan: Plan): Invocation {
   // Pi has a system-prompt flag, but it reads a file instead when the text names one that exists:
   // in front of the prompt, the text is always the text.
@@ -282,8 +289,9 @@ function invocation(plan: Plan): Invocation {
   // A word starting with `@` is a file for Pi to attach, one starting with `-` a flag: both go on
   // stdin, which Pi reads whole as the prompt when it is not a terminal.
   const piped = promptOnStdin(prompt) || prompt.startsWith('@');
+  const rpc = usesRpc(plan);
   // Flags first: a prompt in first place that reads `install`, `update` or `config` is a subcommand.
-  const args = ['--mode', plan.format === 'text' ? 'text' : 'json', '-p'];
+  const args = rpc ? ['--mode', 'rpc'] : ['--mode', plan.format === 'text' ? 'text' : 'json', '-p'];
   const tools = TOOLS[plan.permission];
   if (tools !== null) args.push('--tools', tools.join(','));
   if (plan.model !== null) args.push('--model', plan.model);
@@ -304,6 +312,15 @@ function invocation(plan: Plan): Invocation {
       args.push(session.fork ? '--fork' : '--session', session.id);
       break;
   }
+  if (rpc) {
+    // The prompt goes as a command on stdin, where it arrives verbatim whatever it starts with.
+    return {
+      args,
+      stdin: { kind: 'none' },
+      env: {},
+      conversation: (host) => new PiRpc(prompt, host, piDialect, notLoggedIn),
+    };
+  }
   if (!piped) args.push(prompt);
   return { args, stdin: piped ? { kind: 'prompt', text: prompt } : { kind: 'none' }, env: {} };
 }
@@ -313,7 +330,16 @@ export const pi: AgentSpec = {
   bin: 'pi',
   installHint: 'install Pi with `npm install -g @mariozechner/pi-coding-agent`, or pass its path as `bin`',
   loginHint: 'run `pi` and `/login`, or set the provider key Pi names (ANTHROPIC_API_KEY, OPENAI_API_KEY, …)',
-  caps: { fork: true, schema: false, interactive: false, mintSession: false, thinkingSwitch: true },
+  caps: {
+    fork: true,
+    schema: false,
+    // Through `pi --mode rpc` (`send` steers the running turn).
+    interactive: true,
+    // Pi asks nothing, so there is nothing to approve, though it takes input mid-run.
+    approvals: false,
+    mintSession: false,
+    thinkingSwitch: true,
+  },
   credentials: {
     // The keys `pi --help` lists (0.73.1); Pi's own login lives under its home, which HOME finds.
     names: [
@@ -344,7 +370,7 @@ export const pi: AgentSpec = {
   schemaInFile: false,
   invocation,
   // 0.73.1 without a key: "No API key found for anthropic." and exit 1, before any event.
-  authFailure: (stderr) => NOT_LOGGED_IN.test(stderr) || /no api key found/i.test(stderr),
+  authFailure: notLoggedIn,
   // Each message's usage is that call's own, so the run's usage is its own calls, resumed or not.
   baseline: baselineOf,
   settle: (t: Terminal) => t,

@@ -8,7 +8,9 @@
  * events the reply makes go into the queue in stdout order and under its back-pressure; a promise
  * per request would resolve on a later tick, outside the pump, past the queue's bound.
  *
- * What it does not do: know any method (ACP's and codex app-server's live in their own modules),
+ * Codex's app server speaks through it; ACP runs go through the official ACP SDK (`src/drive/acp/`).
+ *
+ * What it does not do: know any method (codex app-server's live in its own module),
  * answer the agent's requests (the caller must, with `respond` or `refuse`, or the agent waits), or
  * read batches (neither protocol sends them; a batch is an unparsed line). Ids drive sends are its
  * own counter; ids the agent sends are echoed back exactly as they came.
@@ -18,9 +20,8 @@ import { type JsonObject, obj, parseObject, str } from '../../model/json.js';
 import { headBytes, MAX_IDENTIFIER_BYTES, MAX_UNPARSED_SAMPLE } from '../bounds.js';
 
 /**
- * Requests drive may have waiting for a reply at once. ACP asks four in sequence (initialize, the
- * session, its mode, the prompt); a protocol that sends one request per message (codex app-server's
- * turns) asks a few more. An agent that never replies while the caller keeps asking would otherwise
+ * Requests drive may have waiting for a reply at once. A protocol that sends one request per
+ * message (codex app-server's turns) asks a few. An agent that never replies while the caller keeps asking would otherwise
  * grow the map for the length of the run; past the bound a request is not sent at all.
  */
 export const MAX_PENDING_REQUESTS = 32;

@@ -73,7 +73,8 @@ export function replay(req: Partial<Request> = {}, handshakeMs?: number): Replay
   const host = { broke: 0, settled: 0 };
   const c = new CodexAppServer(
     codexPlan(req),
-    { broke: () => host.broke++, settled: () => host.settled++ },
+    // Codex's app server returns its events from `read`; it emits none later.
+    { broke: () => host.broke++, settled: () => host.settled++, emit: () => {}, ready: () => {} },
     handshakeMs,
   );
   c.begin(stdin);

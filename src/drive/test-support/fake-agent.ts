@@ -201,9 +201,18 @@ export class FakeBin {
     return JSON.parse(readFileSync(this.recordPath(name), 'utf8')) as Recorded;
   }
 
-  /** A parent environment whose PATH finds these fakes first. */
+  /**
+   * A parent environment whose PATH finds these fakes first, with a runtime directory of its own: a
+   * run it drives is told to no cctop outside the test, and leaves its run file nowhere another
+   * test's `--list` reads.
+   */
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return { PATH: `${this.dir}${delimiter}${process.env.PATH ?? ''}`, HOME: this.dir, ...extra };
+    return {
+      PATH: `${this.dir}${delimiter}${process.env.PATH ?? ''}`,
+      HOME: this.dir,
+      CCTOP_RUNTIME_DIR: join(this.dir, 'run'),
+      ...extra,
+    };
   }
 }
 

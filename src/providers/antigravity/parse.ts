@@ -19,7 +19,7 @@
  */
 import { basename } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine, noteModel, noteTime } from '../../model/facts.js';
-import { hashString, LedgerBuilder } from '../../model/ledger.js';
+import { emptyLedger, hashString, LedgerBuilder } from '../../model/ledger.js';
 import { type Database, readOnly, tablesOnly } from '../sqlite.js';
 import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
@@ -66,10 +66,6 @@ class DamagedDatabase extends Error {}
  * proves nothing. The check reads each page once, as the read after it does; one finding is enough.
  */
 function sound(db: Database): void {
-  // The connection is kept between scans (`../sqlite.ts`), and SQLite trusts the pages it cached
-  // while the header's change counter stands still. Only SQLite's own writes move it: a file damaged
-  // or copied over in place keeps its first page, so the cache is dropped and every page read anew.
-  db.pragma('shrink_memory');
   const [first] = db.prepare('PRAGMA quick_check(1)').pluck(true).all();
   if (first !== 'ok') throw new DamagedDatabase('malformed');
 }
@@ -95,16 +91,7 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
     facts.recordsOutcomes = false;
     facts.lines = 1;
     noteBadLine(facts, 1, 'not-sqlite');
-    return {
-      facts,
-      carry: null,
-      ledger: new LedgerBuilder().build(),
-      offset: 0,
-      size: file.size,
-      mtimeMs: file.mtimeMs,
-      ino: file.ino,
-      pendingBytes: 0,
-    };
+    return memberRead(file, facts, emptyLedger());
   }
 }
 

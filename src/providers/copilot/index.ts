@@ -3,12 +3,14 @@
  * the older flat `session-state/<id>.jsonl` (and `history-session-state/<id>.jsonl`). Beside an
  * `events.jsonl`, `workspace.yaml` holds the summary Copilot wrote for the session: its title.
  * Finding the sessions and the window rules are in `place.ts`; reading them into facts (the title
- * included) is `parse.ts`; their conversations and calls are here.
+ * included) is `parse.ts`; their conversations and calls are here. Its OpenTelemetry exports add a
+ * session's requests where they are kept (`otel.ts`), and hold no conversation.
  */
 import type { CallLog } from '../../model/calls.js';
 import { type Conversation, TurnSink, unsupported } from '../../model/conversation.js';
 import { type JsonObject, obj, parseObjectAt, text } from '../../model/json.js';
 import { scanLines } from '../jsonl.js';
+import { splitMember } from '../sqlite-members.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { CopilotCalls } from './calls.js';
 import { CopilotConversation } from './conversation.js';
@@ -65,7 +67,12 @@ function eachEvent(path: string, each: (event: JsonObject) => void): void {
   });
 }
 
+/** Said of a session read from an OpenTelemetry export alone: it holds tokens, not words. */
+const EXPORT_ONLY =
+  "this session is known only from Copilot CLI's OpenTelemetry export, which holds its tokens but not its conversation";
+
 function conversation(path: string, o: ConversationOptions): Conversation {
+  if (splitMember(path) !== null) return unsupported(EXPORT_ONLY);
   if (o.agent !== null && !AGENT_ID.test(o.agent))
     return unsupported(`"${o.agent.slice(0, 40)}" is not an agent id`);
   const sink = new TurnSink(o.before, o.feed);
@@ -81,6 +88,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
 /** The calls of a session, its subagents' included, as the conversation shows them. */
 function calls(path: string): CallLog {
   const reader = new CopilotCalls();
+  if (splitMember(path) !== null) return reader.c.log;
   eachEvent(path, (e) => reader.event(e));
   return reader.c.log;
 }

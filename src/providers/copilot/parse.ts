@@ -1,10 +1,16 @@
 import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../../model/facts.js';
+import type { JsonObject } from '../../model/json.js';
+import { DriftTally } from '../drift.js';
 import { readHead } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
+import { objectLine } from '../skim.js';
+import { memberRead, splitMember } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
+import { COPILOT_DRIFT } from './known.js';
+import { readOtelSession } from './otel.js';
 import { type CopilotCarry, CopilotParser, emptyCopilotCarry } from './parser.js';
-import { lineFromBytes, lineFromJson } from './record.js';
+import { lineFromJson } from './record.js';
 
 /** `workspace.yaml` is a handful of keys; only its first bytes are read. */
 const MAX_WORKSPACE_BYTES = 64 << 10;
@@ -40,10 +46,33 @@ export function parse(
   file: SourceFile,
   previous: ParseResult<CopilotCarry> | null,
 ): ParseResult<CopilotCarry> {
+  // A session in an OpenTelemetry export: read whole each time the export changes, nothing carried.
+  const member = splitMember(file.path);
+  if (member !== null) {
+    const { facts, ledger } = readOtelSession(member.database, member.member);
+    return { ...memberRead(file, facts, ledger), carry: emptyCopilotCarry() };
+  }
   const result = readJsonl(file, previous, (facts, carry, ledger) => {
     const parser = new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
-    return { line, carry: () => parser.carry() };
+    // Every line is parsed whole here: what this reader does not know is looked at in the same object.
+    const drift = new DriftTally(facts, COPILOT_DRIFT);
+    let at = 0;
+    const seen = (o: JsonObject) => {
+      drift.object(o, at);
+      return lineFromJson(o);
+    };
+    const read = extracting(
+      (b, s, e) => seen(objectLine(b, s, e)),
+      seen,
+      (l) => parser.line(l),
+    );
+    return {
+      line: (b, s, e, lineNo) => {
+        at = lineNo;
+        return read(b, s, e);
+      },
+      carry: () => parser.carry(),
+    };
   });
   if (basename(file.path) === 'events.jsonl') {
     const summary = readSummary(file.path);

@@ -4,22 +4,25 @@
  * digested from (`index/version.ts`). Not here: finding the files (`place.ts`), or the conversation
  * and calls readers (`index.ts`), so an edit to those does not make the index read the files again.
  */
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { sep } from 'node:path';
 import { emptyFacts, type FileFacts, noteBadLine } from '../../model/facts.js';
-import { obj, readJson, readObjectAt } from '../../model/json.js';
+import { readObjectAt } from '../../model/json.js';
 import { LedgerBuilder, RECORD_FIELDS } from '../../model/ledger.js';
+import { DriftTally } from '../drift.js';
 import { readHead } from '../fsutil.js';
 import { isBlank, scanLines } from '../jsonl.js';
 import type { ParseResult, SourceFile } from '../types.js';
+import { MAX_DOCUMENT_BYTES, readWholeJson } from '../whole-json.js';
+import { GEMINI_DRIFT } from './known.js';
 import { type GeminiCarry, GeminiChat } from './parser.js';
 import { conversationFrom, lineFromJson } from './record.js';
 
 /**
- * A whole-file chat is parsed in one piece; past this it is reported, not read. The largest seen is
- * under half a megabyte; a chat file of hundreds of megabytes is not one Gemini CLI would load either.
+ * A whole-file chat is parsed in one piece; past this it is reported, not read (`../whole-json.ts`).
+ * The largest seen is under half a megabyte; a chat file of hundreds of megabytes is not one Gemini
+ * CLI would load either.
  */
-export const MAX_WHOLE_FILE_BYTES = 64 << 20;
+export const MAX_WHOLE_FILE_BYTES = MAX_DOCUMENT_BYTES;
 
 /** `.project_root` holds one path; anything longer is not one. */
 const MAX_PROJECT_ROOT_BYTES = 4096;
@@ -53,6 +56,8 @@ function parseJsonl(
     ledger = new LedgerBuilder();
   }
   const chat = new GeminiChat(facts, carry?.window ?? [], tail);
+  // Every line is parsed whole here: what this reader does not know is looked at in the same object.
+  const drift = new DriftTally(facts, GEMINI_DRIFT);
   const before = facts.lines;
   const scan = scanLines(file.path, tail ? previous.offset : 0, (buf, start, end, unterminated, index) => {
     if (chat.restart) return false;
@@ -63,6 +68,7 @@ function parseJsonl(
       if (!isBlank(buf, start, end)) noteBadLine(facts, before + index + 1, r.reason);
       return false;
     }
+    drift.object(r.value, before + index + 1);
     chat.line(lineFromJson(r.value));
     return true;
   });
@@ -84,42 +90,18 @@ function parseJsonl(
 
 /** A whole-file `session-*.json`: rewritten in place, so always read from the start. */
 function parseWholeFile(file: SourceFile): ParseResult<null> {
-  const facts = emptyFacts();
-  facts.cwd = projectRoot(file.path);
-  const ledger = new LedgerBuilder();
-  const fd = openSync(file.path, 'r');
-  let st: ReturnType<typeof fstatSync>;
-  let text: string | null = null;
-  try {
-    st = fstatSync(fd);
-    if (st.size > MAX_WHOLE_FILE_BYTES) facts.oversizedLines = 1;
-    else text = readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
-  }
-  if (text !== null) {
-    facts.lines = 1;
-    const r = readJson(text);
-    const o = r.kind === 'read' ? obj(r.value) : null;
-    if (o === null) noteBadLine(facts, 1, r.kind === 'bad' ? r.reason : 'not-json-object');
-    else {
-      const { meta, messages } = conversationFrom(o);
-      const chat = new GeminiChat(facts, [], false);
-      chat.line({ kind: 'header', meta });
-      for (const message of messages) chat.line({ kind: 'message', message });
-      chat.finish(ledger);
-    }
-  }
-  return {
-    facts,
-    carry: null,
-    ledger: ledger.build(),
-    offset: st.size,
-    size: st.size,
-    mtimeMs: st.mtimeMs,
-    ino: st.ino,
-    pendingBytes: 0,
-  };
+  const root = projectRoot(file.path);
+  const read = readWholeJson(file, (o, facts, ledger) => {
+    facts.cwd = root;
+    const { meta, messages } = conversationFrom(o);
+    const chat = new GeminiChat(facts, [], false);
+    chat.line({ kind: 'header', meta });
+    for (const message of messages) chat.line({ kind: 'message', message });
+    chat.finish(ledger);
+  });
+  // A chat too large or too damaged to read still belongs to its project.
+  read.facts.cwd ??= root;
+  return read;
 }
 
 export function parse(

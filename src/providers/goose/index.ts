@@ -10,13 +10,11 @@ import {
   MAX_TEXT_CHARS,
   newTool,
   resultText,
-  TurnSink,
-  unsupported,
 } from '../../model/conversation.js';
 import { prettyToolName, toolDetail } from '../../model/tools.js';
 import { readNoCarry } from '../carry.js';
 import { head } from '../conversation-util.js';
-import { readOnly, splitMember } from '../sqlite.js';
+import { sessionConversation } from '../sqlite-session-read.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { messagesOf, parse } from './parse.js';
 import { goosePlace } from './place.js';
@@ -24,12 +22,8 @@ import { goosePlace } from './place.js';
 export { goosePlace, gooseRoots } from './place.js';
 
 function conversation(path: string, o: ConversationOptions): Conversation {
-  if (o.agent !== null) return unsupported('cctop reads no subagents of a Goose session');
-  const m = splitMember(path);
-  if (m === null) return unsupported('not a Goose session');
-  const sink = new TurnSink(o.before, o.feed);
-  try {
-    for (const msg of messagesOf(readOnly(m.database), m.member)) {
+  return sessionConversation(path, o, 'Goose', (db, id, sink) => {
+    for (const msg of messagesOf(db, id)) {
       const ts = msg.ms === null ? '' : new Date(msg.ms).toISOString();
       let said = '';
       for (const item of msg.items) {
@@ -49,10 +43,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
         }
       }
     }
-  } catch (err) {
-    return unsupported(`could not read the session: ${(err as Error).message}`);
-  }
-  return sink.finish();
+  });
 }
 
 export const goose: Provider<'goose', null> = { ...goosePlace, parse, readCarry: readNoCarry, conversation };

@@ -8,9 +8,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeFsError, type ProblemLog } from '../../model/problems.js';
-import { home, statOf } from '../fsutil.js';
-import { columnsOf, memberPath, readOnly, tablesOnly, validMember } from '../sqlite.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { home } from '../fsutil.js';
+import { columnsOf, type Database, tablesOnly } from '../sqlite.js';
+import { databaseSessions, type SessionRow } from '../sqlite-sessions.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 export const DATABASE = 'sessions.db';
@@ -45,65 +46,48 @@ export function gooseMs(v: unknown): number | null {
 
 const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-function readDatabase(root: Root, problems: ProblemLog, out: SourceFile[]): void {
-  const path = join(root.path, DATABASE);
-  // A folder without a database has no sessions yet: not a problem.
-  if (!existsSync(path)) return;
-  const st = statOf(path, problems);
-  if (!st) return;
-  try {
-    const db = readOnly(path);
-    tablesOnly(db, TABLES.required, TABLES.optional);
-    const cols = columnsOf(db, 'sessions');
-    const has = (c: string) => (cols.has(c) ? c : '0');
-    const rows = db
+/** The sessions of one database: each row's fingerprint from its totals, times and messages. */
+function sessionRows(db: Database): SessionRow[] {
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  const cols = columnsOf(db, 'sessions');
+  const has = (c: string) => (cols.has(c) ? c : '0');
+  const rows = db
+    .prepare(
+      `SELECT id, ${has('accumulated_total_tokens')} + ${has('accumulated_input_tokens')} + ${has('accumulated_output_tokens')}
+      + ${has('total_tokens')} AS tokens, ${has('created_at')} AS created, ${has('updated_at')} AS updated FROM sessions`,
+    )
+    .all() as { id: unknown; tokens: unknown; created: unknown; updated: unknown }[];
+  const messages = new Map<string, { n: number; at: number | null }>();
+  const mcols = columnsOf(db, 'messages');
+  if (mcols.has('session_id') && mcols.has('created_timestamp')) {
+    for (const r of db
       .prepare(
-        `SELECT id, ${has('accumulated_total_tokens')} + ${has('accumulated_input_tokens')} + ${has('accumulated_output_tokens')}
-        + ${has('total_tokens')} AS tokens, ${has('created_at')} AS created, ${has('updated_at')} AS updated FROM sessions`,
+        'SELECT session_id AS id, count(*) AS n, max(created_timestamp) AS at FROM messages GROUP BY session_id',
       )
-      .all() as { id: unknown; tokens: unknown; created: unknown; updated: unknown }[];
-    const messages = new Map<string, { n: number; at: number | null }>();
-    const mcols = columnsOf(db, 'messages');
-    if (mcols.has('session_id') && mcols.has('created_timestamp')) {
-      for (const r of db
-        .prepare(
-          'SELECT session_id AS id, count(*) AS n, max(created_timestamp) AS at FROM messages GROUP BY session_id',
-        )
-        .all() as { id: unknown; n: unknown; at: unknown }[]) {
-        if (typeof r.id === 'string') messages.set(r.id, { n: n(r.n), at: gooseMs(r.at) });
-      }
+      .all() as { id: unknown; n: unknown; at: unknown }[]) {
+      if (typeof r.id === 'string') messages.set(r.id, { n: n(r.n), at: gooseMs(r.at) });
     }
-    for (const r of rows) {
-      if (typeof r.id !== 'string' || !validMember(r.id) || r.id.includes('/')) continue;
-      const said = messages.get(r.id);
-      const times = [gooseMs(r.created), gooseMs(r.updated), said?.at ?? null].filter(
-        (t): t is number => t !== null,
-      );
-      out.push({
-        provider: 'goose',
-        path: memberPath(path, r.id),
-        root: root.path,
-        sessionHint: r.id,
-        role: 'main',
-        size: n(r.tokens) + (said?.n ?? 0),
-        mtimeMs: times.length > 0 ? Math.max(...times) : st.mtimeMs,
-        ino: st.ino,
-      });
-    }
-  } catch (err) {
-    problems.add({
-      kind: 'unreadable',
-      path,
-      count: null,
-      detail: `the Goose session database could not be read (${describeFsError(err)}); its sessions are not shown`,
-    });
   }
+  return rows.map((r) => {
+    const said = typeof r.id === 'string' ? messages.get(r.id) : undefined;
+    const times = [gooseMs(r.created), gooseMs(r.updated), said?.at ?? null].filter(
+      (t): t is number => t !== null,
+    );
+    return {
+      id: r.id,
+      size: n(r.tokens) + (said?.n ?? 0),
+      mtimeMs: times.length > 0 ? Math.max(...times) : null,
+    };
+  });
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) readDatabase(root, problems, out);
-  return out;
+  return roots.flatMap((root) => {
+    const path = join(root.path, DATABASE);
+    // A folder without a database has no sessions yet: not a problem.
+    if (!existsSync(path)) return [];
+    return databaseSessions('goose', path, root.path, 'Goose session database', problems, sessionRows);
+  });
 }
 
 export const goosePlace: ProviderPlace<'goose'> = {

@@ -8,42 +8,25 @@
  * reasoning is inside the output, as the CLI counts it.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import type { CarryReader } from '../types.js';
+import { type CallsCarry, emptyCallsCarry, readCallsCarry, UnbilledCalls } from '../unbilled-calls.js';
 import type { GrokLine } from './record.js';
 
-export interface GrokCarry {
-  /** Tool calls not yet settled, to name the tool a failure belongs to. */
-  pending: CarriedCall<string>[];
-  /** Calls of the turn under way: its `turn_completed` bills them. */
-  turn: string[];
-}
+/** What a Grok parser carries between passes: its calls (`../unbilled-calls.ts`), a turn's billed by its end. */
+export type GrokCarry = CallsCarry;
 
-export const emptyGrokCarry = (): GrokCarry => ({ pending: [], turn: [] });
+export const emptyGrokCarry = emptyCallsCarry;
 
-export const readGrokCarry: CarryReader<GrokCarry> = (stored) => {
-  const o = obj(stored);
-  if (o === null) return undefined;
-  const pending = carriedCalls(o.pending, stringOf);
-  const turn =
-    Array.isArray(o.turn) && o.turn.every((s) => typeof s === 'string') ? (o.turn as string[]) : undefined;
-  return pending === undefined || turn === undefined ? undefined : { pending, turn };
-};
-
-/** Calls remembered for the turn under way; a turn that makes more is still billed, its list cut. */
-const MAX_TURN_CALLS = 256;
+export const readGrokCarry: CarryReader<GrokCarry> = readCallsCarry;
 
 /** The model the price catalogue knows: the CLI's `-build` ids serve the base model. */
 export const pricedModel = (model: string): string => model.replace(/-build$/, '');
 
 export class GrokParser {
-  private pending: PendingCalls<string>;
-  private turn: string[];
+  private readonly calls: UnbilledCalls;
 
   constructor(
     readonly facts: FileFacts,
@@ -52,12 +35,11 @@ export class GrokParser {
     /** The model `summary.json` names, for turns that do not name theirs. */
     private readonly defaultModel: string | null,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.turn = [...carry.turn];
+    this.calls = new UnbilledCalls(carry);
   }
 
   carry(): GrokCarry {
-    return { pending: this.pending.carry(), turn: [...this.turn] };
+    return this.calls.carry();
   }
 
   line(l: GrokLine): void {
@@ -70,14 +52,13 @@ export class GrokParser {
         return;
       case 'call':
         tallyTool(f, l.name);
-        if (l.id !== null) this.pending.open(l.id, l.name);
-        if (this.turn.length < MAX_TURN_CALLS) this.turn.push(l.name);
+        this.calls.open(l.id, l.name);
         f.live = isAskUserTool(l.name)
           ? { state: 'waiting', atMs: l.ms, detail: l.name }
           : { state: 'working', atMs: l.ms, detail: null };
         return;
       case 'failed': {
-        const name = (l.id !== null ? this.pending.settle(l.id) : undefined) ?? '(unknown)';
+        const name = this.calls.settle(l.id) ?? '(unknown)';
         tallyFailure(f, name);
         return;
       }
@@ -91,6 +72,7 @@ export class GrokParser {
 
   private bill(l: Extract<GrokLine, { kind: 'turn' }>): void {
     const f = this.facts;
+    const tools = this.calls.bill();
     for (const u of l.usages) {
       const model = pricedModel(u.model ?? this.defaultModel ?? 'unknown');
       noteModel(f, model);
@@ -110,10 +92,9 @@ export class GrokParser {
           reasoning: u.reasoning,
         },
         reportedCostUsd: u.costUsd,
-        tools: this.turn,
+        tools,
       });
     }
-    this.turn = [];
     // A turn's figures are sums over its requests: they say nothing of the newest prompt's size.
     f.live = { state: 'idle', atMs: l.ms, detail: 'reply' };
   }

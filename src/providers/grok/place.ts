@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
+import { groupedSessionFiles, home } from '../fsutil.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 export const UPDATES_FILE = 'updates.jsonl';
@@ -17,31 +17,9 @@ export function grokRoots(env: Env): Root[] {
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
-    const sessions = join(root.path, 'sessions');
-    for (const project of list(sessions, problems) ?? []) {
-      if (!isDir(sessions, project)) continue;
-      const projectDir = join(sessions, project.name);
-      for (const session of list(projectDir, problems) ?? []) {
-        if (!isDir(projectDir, session)) continue;
-        const dir = join(projectDir, session.name);
-        if (!(list(dir, problems) ?? []).some((e) => e.name === UPDATES_FILE && isFile(dir, e))) continue;
-        const f = sourceFile(
-          {
-            provider: 'grok',
-            path: join(dir, UPDATES_FILE),
-            root: root.path,
-            sessionHint: session.name,
-            role: 'main',
-          },
-          problems,
-        );
-        if (f) out.push(f);
-      }
-    }
-  }
-  return out;
+  return roots.flatMap((root) =>
+    groupedSessionFiles('grok', join(root.path, 'sessions'), UPDATES_FILE, root.path, problems),
+  );
 }
 
 export const grokPlace: ProviderPlace<'grok'> = {

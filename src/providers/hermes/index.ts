@@ -9,13 +9,11 @@ import {
   MAX_TEXT_CHARS,
   newTool,
   resultText,
-  TurnSink,
-  unsupported,
 } from '../../model/conversation.js';
 import { prettyToolName, toolDetail } from '../../model/tools.js';
 import { readNoCarry } from '../carry.js';
 import { head } from '../conversation-util.js';
-import { readOnly, splitMember } from '../sqlite.js';
+import { sessionConversation } from '../sqlite-session-read.js';
 import type { ConversationOptions, Provider } from '../types.js';
 import { messagesOf, parse } from './parse.js';
 import { hermesPlace } from './place.js';
@@ -23,12 +21,8 @@ import { hermesPlace } from './place.js';
 export { hermesPlace, hermesRoots } from './place.js';
 
 function conversation(path: string, o: ConversationOptions): Conversation {
-  if (o.agent !== null) return unsupported('cctop reads no subagents of a Hermes session');
-  const m = splitMember(path);
-  if (m === null) return unsupported('not a Hermes session');
-  const sink = new TurnSink(o.before, o.feed);
-  try {
-    for (const msg of messagesOf(readOnly(m.database), m.member)) {
+  return sessionConversation(path, o, 'Hermes', (db, id, sink) => {
+    for (const msg of messagesOf(db, id)) {
       const ts = msg.ms === null ? '' : new Date(msg.ms).toISOString();
       switch (msg.role) {
         case 'user':
@@ -38,10 +32,10 @@ function conversation(path: string, o: ConversationOptions): Conversation {
         case 'assistant': {
           if (msg.content.trim().length === 0 && msg.calls.length === 0) break;
           sink.appendText(sink.openAssistant(ts, null), head(msg.content, MAX_TEXT_CHARS));
-          for (const [id, name, args] of msg.calls) {
+          for (const [callId, name, args] of msg.calls) {
             const input = typeof args === 'string' ? args : (args ?? null);
             const { detail, full } = toolDetail(name, input);
-            sink.addTool(sink.openAssistant(ts, null), id, newTool(prettyToolName(name), detail, full));
+            sink.addTool(sink.openAssistant(ts, null), callId, newTool(prettyToolName(name), detail, full));
           }
           break;
         }
@@ -54,10 +48,7 @@ function conversation(path: string, o: ConversationOptions): Conversation {
           break;
       }
     }
-  } catch (err) {
-    return unsupported(`could not read the session: ${(err as Error).message}`);
-  }
-  return sink.finish();
+  });
 }
 
 export const hermes: Provider<'hermes', null> = {

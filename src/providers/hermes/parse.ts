@@ -3,11 +3,9 @@
  * index calls for every session whose fingerprint moved, and where this provider's parser version is
  * digested from (`index/version.ts`).
  */
-import { emptyFacts } from '../../model/facts.js';
 import type { JsonObject } from '../../model/json.js';
-import { LedgerBuilder } from '../../model/ledger.js';
-import { columnsOf, type Database, readOnly, splitMember, tablesOnly } from '../sqlite.js';
-import { memberRead } from '../sqlite-members.js';
+import { columnsOf, type Database } from '../sqlite.js';
+import { parseSessionRow } from '../sqlite-session-read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { foldSession } from './parser.js';
 import { TABLES } from './place.js';
@@ -35,16 +33,7 @@ export function messagesOf(db: Database, session: string): HermesMessage[] {
 }
 
 export function parse(file: SourceFile, _previous: ParseResult<null> | null): ParseResult<null> {
-  const m = splitMember(file.path);
-  if (m === null) throw Object.assign(new Error('not a Hermes session name'), { code: 'ENOENT' });
-  const db = readOnly(m.database);
-  tablesOnly(db, TABLES.required, TABLES.optional);
-  const row = db.prepare('SELECT * FROM sessions WHERE id = ?').get(m.member) as JsonObject | undefined;
-  const session = row ? sessionFrom(row) : null;
-  if (session === null) throw Object.assign(new Error('the session is gone'), { code: 'ENOENT' });
-  const facts = emptyFacts();
-  const ledger = new LedgerBuilder();
-  foldSession(facts, ledger, session, messagesOf(db, m.member));
-  facts.lines = 1;
-  return memberRead(file, facts, ledger.build());
+  return parseSessionRow(file, 'Hermes', TABLES, sessionFrom, (db, id, session, facts, ledger) =>
+    foldSession(facts, ledger, session, messagesOf(db, id)),
+  );
 }

@@ -7,9 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeFsError, type ProblemLog } from '../../model/problems.js';
-import { dirList, home, statOf } from '../fsutil.js';
-import { columnsOf, memberPath, readOnly, tablesOnly, validMember } from '../sqlite.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { dirList, home } from '../fsutil.js';
+import { columnsOf, type Database, tablesOnly } from '../sqlite.js';
+import { databaseSessions, type SessionRow } from '../sqlite-sessions.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 export const DATABASE = 'state.db';
@@ -30,73 +31,58 @@ const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ?
 export const epochMs = (v: unknown): number | null =>
   typeof v === 'number' && Number.isFinite(v) && v > 0 ? (v > 1e12 ? v : v * 1000) : null;
 
-function readDatabase(root: Root, problems: ProblemLog, out: SourceFile[]): void {
-  const path = join(root.path, DATABASE);
-  // A home without a database has no sessions yet: not a problem.
-  if (!existsSync(path)) return;
-  const st = statOf(path, problems);
-  if (!st) return;
-  try {
-    const db = readOnly(path);
-    tablesOnly(db, TABLES.required, TABLES.optional);
-    const cols = columnsOf(db, 'sessions');
-    const has = (c: string) => (cols.has(c) ? c : '0');
-    const tokens = [
-      'input_tokens',
-      'output_tokens',
-      'cache_read_tokens',
-      'cache_write_tokens',
-      'reasoning_tokens',
-    ]
-      .map(has)
-      .join(' + ');
-    const rows = db
+/** The sessions of one database: each row's fingerprint from its totals, message count and times. */
+function sessionRows(db: Database): SessionRow[] {
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  const cols = columnsOf(db, 'sessions');
+  const has = (c: string) => (cols.has(c) ? c : '0');
+  const tokens = [
+    'input_tokens',
+    'output_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'reasoning_tokens',
+  ]
+    .map(has)
+    .join(' + ');
+  const rows = db
+    .prepare(
+      `SELECT id, ${tokens} AS tokens, ${has('message_count')} AS messages, ${has('started_at')} AS started,
+      ${has('ended_at')} AS ended FROM sessions`,
+    )
+    .all() as { id: unknown; tokens: unknown; messages: unknown; started: unknown; ended: unknown }[];
+  const newest = new Map<string, number>();
+  const mcols = columnsOf(db, 'messages');
+  if (mcols.has('session_id') && mcols.has('timestamp')) {
+    for (const r of db
       .prepare(
-        `SELECT id, ${tokens} AS tokens, ${has('message_count')} AS messages, ${has('started_at')} AS started,
-        ${has('ended_at')} AS ended FROM sessions`,
+        'SELECT session_id AS id, count(*) AS n, max(timestamp) AS at FROM messages GROUP BY session_id',
       )
-      .all() as { id: unknown; tokens: unknown; messages: unknown; started: unknown; ended: unknown }[];
-    const newest = new Map<string, number>();
-    const mcols = columnsOf(db, 'messages');
-    if (mcols.has('session_id') && mcols.has('timestamp')) {
-      for (const r of db
-        .prepare(
-          'SELECT session_id AS id, count(*) AS n, max(timestamp) AS at FROM messages GROUP BY session_id',
-        )
-        .all() as { id: unknown; n: unknown; at: unknown }[]) {
-        if (typeof r.id === 'string') newest.set(r.id, (epochMs(r.at) ?? 0) + n(r.n));
-      }
+      .all() as { id: unknown; n: unknown; at: unknown }[]) {
+      if (typeof r.id === 'string') newest.set(r.id, (epochMs(r.at) ?? 0) + n(r.n));
     }
-    for (const r of rows) {
-      if (typeof r.id !== 'string' || !validMember(r.id) || r.id.includes('/')) continue;
-      const times = [epochMs(r.started), epochMs(r.ended), newest.get(r.id) ?? null].filter(
-        (t): t is number => t !== null,
-      );
-      out.push({
-        provider: 'hermes',
-        path: memberPath(path, r.id),
-        root: root.path,
-        sessionHint: r.id,
-        role: 'main',
-        size: n(r.tokens) + n(r.messages),
-        mtimeMs: times.length > 0 ? Math.max(...times) : st.mtimeMs,
-        ino: st.ino,
-      });
-    }
-  } catch (err) {
-    problems.add({
-      kind: 'unreadable',
-      path,
-      count: null,
-      detail: `the Hermes state database could not be read (${describeFsError(err)}); its sessions are not shown`,
-    });
   }
+  return rows.map((r) => {
+    const times = [
+      epochMs(r.started),
+      epochMs(r.ended),
+      (typeof r.id === 'string' ? newest.get(r.id) : undefined) ?? null,
+    ].filter((t): t is number => t !== null);
+    return {
+      id: r.id,
+      size: n(r.tokens) + n(r.messages),
+      mtimeMs: times.length > 0 ? Math.max(...times) : null,
+    };
+  });
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) readDatabase(root, problems, out);
-  return out;
+  return roots.flatMap((root) => {
+    const path = join(root.path, DATABASE);
+    // A home without a database has no sessions yet: not a problem.
+    if (!existsSync(path)) return [];
+    return databaseSessions('hermes', path, root.path, 'Hermes state database', problems, sessionRows);
+  });
 }
 
 export const hermesPlace: ProviderPlace<'hermes'> = {

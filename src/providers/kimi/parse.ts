@@ -12,7 +12,9 @@ import { obj, parseJson, text } from '../../model/json.js';
 import { readHead } from '../fsutil.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
+import { codeLineFromBytes, codeLineFromJson } from './code-record.js';
 import { emptyKimiCarry, type KimiCarry, KimiParser } from './parser.js';
+import { CODE_AGENTS_DIR } from './place.js';
 import { lineFromBytes, lineFromJson } from './record.js';
 
 /** The model Kimi CLI uses when its config names none: the Kimi Code subscription's. */
@@ -28,13 +30,22 @@ export function configuredModel(root: string): string {
   return text(obj(parseJson(head.text))?.model) ?? DEFAULT_MODEL;
 }
 
+/** Whether `path` is a Kimi Code agent's wire (`…/agents/<agent>/wire.jsonl`) rather than Kimi CLI's. */
+export const isCodeWire = (path: string): boolean => basename(dirname(dirname(path))) === CODE_AGENTS_DIR;
+
 export function parse(file: SourceFile, previous: ParseResult<KimiCarry> | null): ParseResult<KimiCarry> {
-  const model = configuredModel(file.root);
+  const code = isCodeWire(file.path);
+  // Kimi Code's lines name their model; a line that names none is Kimi's default's.
+  const model = code ? DEFAULT_MODEL : configuredModel(file.root);
   const session = file.sessionHint ?? basename(dirname(file.path));
+  // Each agent of a Kimi Code session bills its own requests: its name keeps their identities apart.
+  const identity = code ? `${session}/${basename(dirname(file.path))}` : session;
   return readJsonl(file, previous, (facts, carry, ledger) => {
     facts.sessionId ??= session;
-    const parser = new KimiParser(facts, carry ?? emptyKimiCarry(), ledger, session, model);
-    const line = extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
+    const parser = new KimiParser(facts, carry ?? emptyKimiCarry(), ledger, identity, model);
+    const line = code
+      ? extracting(codeLineFromBytes, codeLineFromJson, (l) => parser.line(l))
+      : extracting(lineFromBytes, lineFromJson, (l) => parser.line(l));
     return { line, carry: () => parser.carry() };
   });
 }

@@ -4,43 +4,27 @@
  * Every `StatusUpdate` with token usage is one billed step. Its identity is its `message_id` and
  * its time together: the wire repeats neither, so a key is there only to keep a line written twice
  * (a copied session folder) from counting twice within this file. The model is the one the config
- * names, which the caller reads; the wire itself never says.
+ * names, which the caller reads; Kimi CLI's wire never says. Kimi Code's lines (`code-record.ts`)
+ * name theirs, and are billed the same way.
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import type { CarryReader } from '../types.js';
+import { type CallsCarry, emptyCallsCarry, readCallsCarry, UnbilledCalls } from '../unbilled-calls.js';
 import type { KimiLine } from './record.js';
 
-export interface KimiCarry {
-  /** Tool calls made and not yet answered, to name the tool a result answers. */
-  pending: CarriedCall<string>[];
-  /** Calls of the step under way: the next usage update bills them. */
-  step: string[];
-}
+/** What a Kimi parser carries between passes: its calls (`../unbilled-calls.ts`). */
+export type KimiCarry = CallsCarry;
 
-export const emptyKimiCarry = (): KimiCarry => ({ pending: [], step: [] });
+export const emptyKimiCarry = emptyCallsCarry;
 
 /** A `KimiCarry` as the index hands it back, checked (`providers/carry.ts`). */
-export const readKimiCarry: CarryReader<KimiCarry> = (stored) => {
-  const o = obj(stored);
-  if (o === null) return undefined;
-  const pending = carriedCalls(o.pending, stringOf);
-  const step =
-    Array.isArray(o.step) && o.step.every((s) => typeof s === 'string') ? (o.step as string[]) : undefined;
-  return pending === undefined || step === undefined ? undefined : { pending, step };
-};
-
-/** Calls remembered for the step under way; a step that makes more is still billed, its list cut. */
-const MAX_STEP_CALLS = 256;
+export const readKimiCarry: CarryReader<KimiCarry> = readCallsCarry;
 
 export class KimiParser {
-  private pending: PendingCalls<string>;
-  private step: string[];
+  private readonly calls: UnbilledCalls;
 
   constructor(
     readonly facts: FileFacts,
@@ -48,15 +32,14 @@ export class KimiParser {
     private readonly ledger: LedgerBuilder,
     /** The session, for the identity of its steps. */
     private readonly session: string,
-    /** The model the config names (Kimi's default when it names none). */
+    /** The model for lines that name none: the config's (Kimi's default when it names none). */
     private readonly model: string,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.step = [...carry.step];
+    this.calls = new UnbilledCalls(carry);
   }
 
   carry(): KimiCarry {
-    return { pending: this.pending.carry(), step: [...this.step] };
+    return this.calls.carry();
   }
 
   line(l: KimiLine): void {
@@ -72,14 +55,13 @@ export class KimiParser {
         return;
       case 'call':
         tallyTool(f, l.name);
-        if (l.id !== null) this.pending.open(l.id, l.name);
-        if (this.step.length < MAX_STEP_CALLS) this.step.push(l.name);
+        this.calls.open(l.id, l.name);
         f.live = isAskUserTool(l.name)
           ? { state: 'waiting', atMs: l.ms, detail: l.name }
           : { state: 'working', atMs: l.ms, detail: null };
         return;
       case 'result': {
-        const name = (l.id !== null ? this.pending.settle(l.id) : undefined) ?? '(unknown)';
+        const name = this.calls.settle(l.id) ?? '(unknown)';
         if (l.failed) tallyFailure(f, name);
         f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
@@ -101,15 +83,16 @@ export class KimiParser {
 
   private usage(l: Extract<KimiLine, { kind: 'usage' }>): void {
     const f = this.facts;
-    noteModel(f, this.model);
-    f.mainModel = this.model;
+    const model = l.model ?? this.model;
+    noteModel(f, model);
+    f.mainModel = model;
     const u = l.usage;
     const identity = `kimi\u0000${this.session}\u0000${l.messageId ?? ''}\u0000${l.ms ?? ''}`;
     this.ledger.push({
       key: hashString(identity),
       request: 0,
       tsMs: l.ms ?? f.lastMs ?? 0,
-      model: this.model,
+      model,
       sidechain: false,
       tokens: {
         input: u.input,
@@ -120,11 +103,9 @@ export class KimiParser {
         reasoning: null,
       },
       // The update follows the step's calls: those are the calls it billed.
-      tools: this.step,
+      tools: this.calls.bill(),
     });
-    this.step = [];
     // A bare total says nothing of the prompt: the context stays what the last full update said.
-    if (!u.totalOnly)
-      f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: this.model, atMs: l.ms };
+    if (!u.totalOnly) f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
   }
 }

@@ -26,7 +26,14 @@ export interface KimiUsage {
 
 export type KimiLine =
   | { kind: 'turn'; ms: number | null; text: string | null }
-  | { kind: 'usage'; ms: number | null; messageId: string | null; usage: KimiUsage }
+  | {
+      kind: 'usage';
+      ms: number | null;
+      messageId: string | null;
+      /** The model the line names (Kimi Code's do; Kimi CLI's never: its config does). */
+      model: string | null;
+      usage: KimiUsage;
+    }
   | { kind: 'call'; ms: number | null; id: string | null; name: string }
   | { kind: 'result'; ms: number | null; id: string | null; failed: boolean }
   | { kind: 'interrupted'; ms: number | null }
@@ -35,12 +42,13 @@ export type KimiLine =
   | { kind: 'other'; ms: number | null };
 
 /** Seconds since the epoch (with a fraction) → milliseconds, or null. */
-function secondsMs(v: unknown): number | null {
+export function secondsMs(v: unknown): number | null {
   const s = num(v);
   return s === null || s <= 0 ? null : Math.trunc(s * 1000);
 }
 
-function words(input: unknown): string | null {
+/** The words of a prompt (a string, or text parts: Kimi Code's too), cut to name the session. */
+export function promptWords(input: unknown): string | null {
   if (typeof input === 'string') return input.length > 0 ? input.slice(0, MAX_PROMPT_CHARS) : null;
   let out = '';
   for (const p of arr(input) ?? []) {
@@ -84,14 +92,14 @@ export function lineFromJson(o: JsonObject): KimiLine {
   const p = obj(m?.payload) ?? {};
   switch (str(m?.type)) {
     case 'TurnBegin':
-      return { kind: 'turn', ms, text: words(p.user_input) };
+      return { kind: 'turn', ms, text: promptWords(p.user_input) };
     case 'TurnEnd':
       return { kind: 'turn-end', ms };
     case 'StatusUpdate': {
       const usage = usageFrom(p.token_usage);
       return usage === null
         ? { kind: 'other', ms }
-        : { kind: 'usage', ms, messageId: text(p.message_id), usage };
+        : { kind: 'usage', ms, messageId: text(p.message_id), model: null, usage };
     }
     case 'ToolCall': {
       const name = text(obj(p.function)?.name);

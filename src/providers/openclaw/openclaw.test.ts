@@ -1,8 +1,11 @@
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { closeAll } from '../sqlite.js';
+import { openclaw } from './index.js';
 import { sessionOf } from './place.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -32,7 +35,10 @@ describe('OpenClaw session files', () => {
   beforeEach(() => {
     home = new FakeHome();
   });
-  afterEach(() => home.cleanup());
+  afterEach(() => {
+    closeAll();
+    home.cleanup();
+  });
 
   it('the recorded home: four sessions over two agents, a reset session still counted, its failed call named', async () => {
     cpSync(join(REPO, 'lab', 'fixtures', 'sources', 'openclaw', 'home'), home.dir, { recursive: true });
@@ -79,6 +85,71 @@ describe('OpenClaw session files', () => {
     expect((await snap(home)).document.sessions.map((s) => s.id)).toEqual(['old']);
     const set = (await snap(home, { OPENCLAW_DIR: `${other}, ${join(home.dir, 'none')}` })).document;
     expect(set.sessions.map((s) => s.id)).toEqual(['kept']);
+  });
+
+  it('since 2026.8 sessions are rows of the agent’s store: a migrated session counts once beside its archived file, and its conversation reads', async () => {
+    cpSync(join(REPO, 'lab', 'fixtures', 'sources', 'openclaw', 'home'), home.dir, { recursive: true });
+    const sessions = join(home.dir, '.openclaw', 'agents', 'main', 'sessions');
+    const before = (await snap(home)).document.sessions;
+
+    // What `openclaw doctor --session-sqlite import` does: each line a row, the file archived.
+    const agent = join(home.dir, '.openclaw', 'agents', 'main', 'agent');
+    mkdirSync(agent, { recursive: true });
+    const db = new Database(join(agent, 'openclaw-agent.sqlite'));
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL,
+      event_json TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (session_id, seq)) STRICT`);
+    const insert = db.prepare('INSERT INTO transcript_events VALUES (?, ?, ?, ?)');
+    const lines = readFileSync(join(sessions, '5e8a0c44.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
+    for (const [i, l] of lines.entries())
+      insert.run('5e8a0c44', i + 1, l, Date.parse('2026-01-31T07:00:00Z') + i);
+    mkdirSync(join(sessions, 'session-sqlite-import-archive'));
+    renameSync(
+      join(sessions, '5e8a0c44.jsonl'),
+      join(sessions, 'session-sqlite-import-archive', '5e8a0c44.jsonl.deleted.1790000000000'),
+    );
+    // A session only the store holds, and a row that is not JSON.
+    insert.run(
+      '77aa01ff',
+      1,
+      JSON.stringify({ type: 'session', version: 3, id: '77aa01ff', cwd: '/home/dev/api' }),
+      1,
+    );
+    insert.run('77aa01ff', 2, assistant('gpt-5.2', 40, 9), 2);
+    insert.run('77aa01ff', 3, '{"type":', 3);
+    db.close();
+
+    const doc = (await snap(home)).document;
+    const pick = (id: string, d = doc) => {
+      const s = d.sessions.find((x) => x.id === id)!;
+      return [s.tokens, s.cost.usd, s.requests, s.title];
+    };
+    expect(pick('5e8a0c44')).toEqual(pick('5e8a0c44', { ...doc, sessions: before }));
+    expect(doc.sessions.filter((s) => s.id === '5e8a0c44')).toHaveLength(1);
+    const only = doc.sessions.find((s) => s.id === '77aa01ff')!;
+    expect([only.tokens.input, only.tokens.output, only.project, only.file]).toEqual([
+      40,
+      9,
+      '/home/dev/api',
+      `${join(agent, 'openclaw-agent.sqlite')}#77aa01ff`,
+    ]);
+    expect(doc.problems.map((p) => [p.path, p.kind])).toContainEqual([only.file, 'bad-lines']);
+
+    const stored = `${join(agent, 'openclaw-agent.sqlite')}#5e8a0c44`;
+    const fromStore = openclaw.conversation!(stored, { before: null, agent: null });
+    const fromFile = openclaw.conversation!(
+      join(sessions, 'session-sqlite-import-archive', '5e8a0c44.jsonl.deleted.1790000000000'),
+      { before: null, agent: null },
+    );
+    expect(fromStore.turns.length).toBeGreaterThan(0);
+    expect(fromStore).toEqual(fromFile);
+    expect(openclaw.calls!(stored)).toEqual(
+      openclaw.calls!(
+        join(sessions, 'session-sqlite-import-archive', '5e8a0c44.jsonl.deleted.1790000000000'),
+      ),
+    );
   });
 
   it('a session file is `.jsonl`, or one archived by a reset or a delete, named by what precedes `.jsonl`', () => {

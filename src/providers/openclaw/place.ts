@@ -5,13 +5,15 @@
  * it as `<id>.jsonl.reset.<time>` or `<id>.jsonl.deleted.<time>`: still paid for, so still counted,
  * with the session it belonged to. The half of the provider a run answering from the index needs.
  *
- * Known limit: newer OpenClaw builds migrate sessions into `agents/<agent>/agent/openclaw-agent.sqlite`
- * (`transcript_events`); cctop reads the JSONL files only.
+ * Since 2026.8 OpenClaw keeps each agent's sessions in `agents/<agent>/agent/openclaw-agent.sqlite`
+ * (`store.ts`), and what stays in `sessions/` are the files the migration left and the reset and
+ * deleted generations it still writes out; both are read, and a session in both counts once.
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
 import { dirList, home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+import { STORE_FILE, storeSessions } from './store.js';
 
 /** `agents/<agent>/sessions/` is two folders below the root; a little slack for layouts not seen yet. */
 const MAX_DEPTH = 5;
@@ -39,7 +41,9 @@ function walk(dir: string, root: string, depth: number, problems: ProblemLog, ou
   if (depth > MAX_DEPTH) return;
   for (const e of list(dir, problems) ?? []) {
     const session = sessionOf(e.name);
-    if (session !== null && isFile(dir, e)) {
+    if (e.name === STORE_FILE && isFile(dir, e))
+      out.push(...storeSessions(join(dir, e.name), root, problems));
+    else if (session !== null && isFile(dir, e)) {
       const path = join(dir, e.name);
       const f = sourceFile(
         { provider: 'openclaw', path, root, sessionHint: session, role: 'main' },

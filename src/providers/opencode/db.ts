@@ -132,6 +132,25 @@ function firstPromptOf(db: Database, messages: OpenCodeMessage[]): string | null
   return typeof row?.text === 'string' && row.text.trim().length > 0 ? row.text : null;
 }
 
+/**
+ * Known limit: part types past this many are not counted for doctor (a session has a dozen at most;
+ * a database that names thousands is not OpenCode's, and the count is kept per file).
+ */
+const MAX_PART_TYPES = 64;
+
+/** Every part type the session has, with how many: counted by SQLite, no part read into JavaScript. */
+function partTypesOf(db: Database, session: string): { type: string; count: number }[] {
+  const rows = db
+    .prepare(
+      `SELECT substr(json_extract(data, '$.type'), 1, 64) AS type, count(*) AS n FROM part
+      WHERE session_id = ? AND ${IN_BUDGET} GROUP BY 1 ORDER BY min(id) LIMIT ${MAX_PART_TYPES}`,
+    )
+    .all(session) as { type: unknown; n: unknown }[];
+  return rows.flatMap((r) =>
+    typeof r.type === 'string' && typeof r.n === 'number' ? [{ type: r.type, count: r.n }] : [],
+  );
+}
+
 /** One session's rows, or null when the session is gone. */
 export function readSession(path: string, id: string): OpenCodeRows | null {
   return withinBudget(() => {
@@ -142,8 +161,10 @@ export function readSession(path: string, id: string): OpenCodeRows | null {
     const session = row ? sessionFrom(row) : null;
     if (!session) return null;
     const messages = messagesOf(db, id);
-    const parts = columnsOf(db, 'part').has('session_id') ? partsOf(db, id) : [];
-    return { session, messages, parts, firstPrompt: firstPromptOf(db, messages) };
+    const byPart = columnsOf(db, 'part').has('session_id');
+    const parts = byPart ? partsOf(db, id) : [];
+    const partTypes = byPart ? partTypesOf(db, id) : [];
+    return { session, messages, parts, partTypes, firstPrompt: firstPromptOf(db, messages) };
   });
 }
 

@@ -8,10 +8,12 @@
 import { basename } from 'node:path';
 import { emptyFacts } from '../../model/facts.js';
 import { LedgerBuilder } from '../../model/ledger.js';
+import { DriftTally } from '../drift.js';
 import { splitMember } from '../sqlite.js';
 import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { readSession } from './db.js';
+import { driftRecords, OPENCODE_DRIFT } from './known.js';
 import { foldSession } from './parser.js';
 import { DATABASE_NAME } from './place.js';
 import { readStoredSession } from './storage.js';
@@ -28,6 +30,10 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   const facts = emptyFacts();
   const ledger = new LedgerBuilder();
   foldSession(facts, ledger, rows);
+  // What this reader does not know: each row counts as a line, in the order the rows were read.
+  const drift = new DriftTally(facts, OPENCODE_DRIFT);
+  let at = 0;
+  for (const r of driftRecords(rows)) drift.object(r, ++at);
   facts.lines = rows.messages.length;
   if (rows.unread) {
     // Each file of a `storage/` tree is one record, as a line is of a transcript.

@@ -29,6 +29,11 @@ export interface OpenCodeRows {
   messages: OpenCodeMessage[];
   /** Every part read, any order; grouped by message here. */
   parts: OpenCodePart[];
+  /**
+   * How many parts of each type the session has, for doctor's drift count: a database's reader reads
+   * only the types it folds, so it counts the others apart; absent, `parts` holds every type.
+   */
+  partTypes?: { type: string; count: number }[];
   /** The words of the session's first prompt, when there is one. */
   firstPrompt: string | null;
   /**

@@ -35,6 +35,8 @@ export interface OpenCodeSession {
   title: string | null;
   createdMs: number | null;
   updatedMs: number | null;
+  /** The OpenCode version that made the session (its `version`), for doctor's drift count. */
+  version: string | null;
 }
 
 export interface OpenCodeMessage {
@@ -101,6 +103,7 @@ export function sessionFrom(o: JsonObject): OpenCodeSession | null {
     title: title !== null && !PLACEHOLDER_TITLE.test(title) ? title : null,
     createdMs: num(time?.created) ?? num(o.time_created),
     updatedMs: num(time?.updated) ?? num(o.time_updated),
+    version: text(o.version),
   };
 }
 

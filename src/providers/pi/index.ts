@@ -37,25 +37,54 @@ function currentBranch(path: string): Set<string> | null {
   return tree.path();
 }
 
-/** Every entry on the current branch, in file order: the header and older untreed entries too. */
-function eachOnBranch(path: string, each: (entry: JsonObject) => void): void {
-  const branch = currentBranch(path);
-  scanLines(path, 0, (buf, start, end, unterminated) => {
-    const e = parseObjectAt(buf, start, end);
-    if (e === null) return !unterminated;
-    const id = text(e.id);
-    // Entries of an abandoned branch are not shown; the header and older untreed entries are read.
-    if (branch === null || id === null || !('parentId' in e) || branch.has(id)) each(e);
-    return true;
-  });
+/**
+ * A session's entries in order, from wherever they are kept: a file's lines here, rows of a store for
+ * a harness that writes Pi's format into one (OpenClaw).
+ */
+export type PiEntries = (each: (entry: JsonObject) => void) => void;
+
+/** Whether an entry is shown: on the branch, or not part of the tree (the header, older entries). */
+const onBranch = (branch: Set<string> | null, e: JsonObject): boolean => {
+  const id = text(e.id);
+  return branch === null || id === null || !('parentId' in e) || branch.has(id);
+};
+
+/** Every entry of a file on the current branch, in file order. */
+function fileOnBranch(path: string): PiEntries {
+  return (each) => {
+    const branch = currentBranch(path);
+    scanLines(path, 0, (buf, start, end, unterminated) => {
+      const e = parseObjectAt(buf, start, end);
+      if (e === null) return !unterminated;
+      // Entries of an abandoned branch are not shown.
+      if (onBranch(branch, e)) each(e);
+      return true;
+    });
+  };
 }
 
-function conversation(path: string, o: ConversationOptions): Conversation {
+/** Every entry of `entries` on the current branch: one pass for the tree, a second to offer them. */
+export function entriesOnBranch(entries: PiEntries): PiEntries {
+  return (each) => {
+    const tree = new PiTree();
+    entries((e) => {
+      const id = text(e.id);
+      if (id !== null && 'parentId' in e) tree.entry(id, text(e.parentId));
+    });
+    const branch = tree.path();
+    entries((e) => {
+      if (onBranch(branch, e)) each(e);
+    });
+  };
+}
+
+/** The conversation of the entries on a session's current branch. */
+export function piConversation(onBranchEntries: PiEntries, o: ConversationOptions): Conversation {
   if (o.agent !== null) return unsupported('Pi runs no subagents of its own in a session');
   const sink = new TurnSink(o.before, o.feed);
   const reader = new PiConversation(sink);
   try {
-    eachOnBranch(path, (e) => reader.entry(e));
+    onBranchEntries((e) => reader.entry(e));
   } catch (err) {
     return unsupported(`could not read the session: ${(err as Error).message}`);
   }
@@ -63,10 +92,14 @@ function conversation(path: string, o: ConversationOptions): Conversation {
 }
 
 /** The calls of the current branch: what the model saw, as the conversation shows it. */
-function calls(path: string): CallLog {
+export function piCalls(onBranchEntries: PiEntries): CallLog {
   const reader = new PiCalls();
-  eachOnBranch(path, (e) => reader.entry(e));
+  onBranchEntries((e) => reader.entry(e));
   return reader.c.log;
 }
+
+const conversation = (path: string, o: ConversationOptions): Conversation =>
+  piConversation(fileOnBranch(path), o);
+const calls = (path: string): CallLog => piCalls(fileOnBranch(path));
 
 export const pi: Provider<'pi', PiCarry> = { ...piPlace, parse, readCarry: readPiCarry, conversation, calls };

@@ -3,6 +3,7 @@ import { emptyFacts, oneLine, tallyTool } from '../../model/facts.js';
 import { emptyLedger } from '../../model/ledger.js';
 import { readHead } from '../fsutil.js';
 import { splitMember } from '../sqlite.js';
+import { memberRead } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { tabsOf } from './place.js';
 import { workspaceFolder } from './record.js';
@@ -28,14 +29,5 @@ export function parse(file: SourceFile, _previous: ParseResult<null> | null): Pa
   for (const name of tab.calls) tallyTool(facts, name);
   facts.lastMs = Math.round(file.mtimeMs);
   facts.lines = 1;
-  return {
-    facts,
-    carry: null,
-    ledger: emptyLedger(),
-    offset: 0,
-    size: file.size,
-    mtimeMs: file.mtimeMs,
-    ino: file.ino,
-    pendingBytes: 0,
-  };
+  return memberRead(file, facts, emptyLedger());
 }

@@ -8,9 +8,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeFsError, type ProblemLog } from '../../model/problems.js';
-import { dirList, home, statOf } from '../fsutil.js';
-import { memberPath, readOnly, tablesOnly, validMember } from '../sqlite.js';
+import type { ProblemLog } from '../../model/problems.js';
+import { dirList, home } from '../fsutil.js';
+import { type Database, tablesOnly } from '../sqlite.js';
+import { databaseSessions, type SessionRow } from '../sqlite-sessions.js';
 import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
 
 /** The database under a root. */
@@ -25,51 +26,32 @@ export function zcodeRoots(env: Env): Root[] {
   return [{ path: join(home(env), '.zcode'), origin: 'default' }];
 }
 
-function readDatabase(root: Root, path: string, problems: ProblemLog, out: SourceFile[]): void {
-  const st = statOf(path, problems);
-  if (!st) return;
-  try {
-    const db = readOnly(path);
-    tablesOnly(db, TABLES.required, TABLES.optional);
-    // A session's fingerprint: its request count and tokens, and its newest request. A request
-    // added or finished changes one of them, and only that session is read again.
-    const rows = db
-      .prepare(
-        `SELECT session_id AS id, count(*) AS n, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
-          max(started_at) AS last FROM model_usage GROUP BY session_id`,
-      )
-      .all() as { id: unknown; n: number; tokens: number; last: unknown }[];
-    for (const r of rows) {
-      if (typeof r.id !== 'string' || !validMember(r.id) || r.id.includes('/')) continue;
-      out.push({
-        provider: 'zcode',
-        path: memberPath(path, r.id),
-        root: root.path,
-        sessionHint: r.id,
-        role: 'main',
-        size: r.n + (Number.isFinite(r.tokens) ? r.tokens : 0),
-        mtimeMs: typeof r.last === 'number' && r.last > 0 ? r.last : st.mtimeMs,
-        ino: st.ino,
-      });
-    }
-  } catch (err) {
-    problems.add({
-      kind: 'unreadable',
-      path,
-      count: null,
-      detail: `the ZCode usage database could not be read (${describeFsError(err)}); its sessions are not shown`,
-    });
-  }
+/**
+ * A session's fingerprint: its request count and tokens, and its newest request. A request added or
+ * finished changes one of them, and only that session is read again.
+ */
+function sessionRows(db: Database): SessionRow[] {
+  tablesOnly(db, TABLES.required, TABLES.optional);
+  const rows = db
+    .prepare(
+      `SELECT session_id AS id, count(*) AS n, coalesce(sum(input_tokens), 0) + coalesce(sum(output_tokens), 0) AS tokens,
+        max(started_at) AS last FROM model_usage GROUP BY session_id`,
+    )
+    .all() as { id: unknown; n: number; tokens: number; last: unknown }[];
+  return rows.map((r) => ({
+    id: r.id,
+    size: r.n + (Number.isFinite(r.tokens) ? r.tokens : 0),
+    mtimeMs: typeof r.last === 'number' && r.last > 0 ? r.last : null,
+  }));
 }
 
 function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
-  const out: SourceFile[] = [];
-  for (const root of roots) {
+  return roots.flatMap((root) => {
     const path = join(root.path, DATABASE);
     // No database yet is no ZCode here, not a problem.
-    if (existsSync(path)) readDatabase(root, path, problems, out);
-  }
-  return out;
+    if (!existsSync(path)) return [];
+    return databaseSessions('zcode', path, root.path, 'ZCode usage database', problems, sessionRows);
+  });
 }
 
 export const zcodePlace: ProviderPlace<'zcode'> = {

@@ -13,7 +13,13 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { REPO } from '../corpus.js';
 
-export type LabAgentId = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'pi' | 'copilot';
+/** The agent CLIs the lab runs as themselves, each read by the provider of the same name. */
+export type LabCliId = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'pi' | 'copilot';
+
+/** The ACP adapters the lab runs, each wrapping one of the CLIs (`test/lab/drive-acp-adapters.test.ts`). */
+export type LabAdapterId = 'claude-acp' | 'codex-acp';
+
+export type LabAgentId = LabCliId | LabAdapterId;
 
 export interface Pin {
   package: string;
@@ -66,7 +72,7 @@ export interface LabPrompt {
 }
 
 export interface Recipe {
-  id: LabAgentId;
+  id: LabCliId;
   /** The model the recipe asks for (the server answers any). */
   model: string;
   /** Write the config files the agent needs into its fresh home, pointed at the server. */

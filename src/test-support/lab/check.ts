@@ -14,7 +14,7 @@ import type { Conversation } from '../../model/conversation.js';
 import type { SessionDocument } from '../../model/document.js';
 import type { SessionReport } from '../../report/types.js';
 import { REPO } from '../corpus.js';
-import type { LabAgentId } from './agents.js';
+import type { LabCliId } from './agents.js';
 import type { LedgerEntry } from './server.js';
 
 type Session = SessionDocument['sessions'][number];
@@ -25,7 +25,14 @@ const CLI = join(REPO, 'dist', 'cli.js');
 /** A `cctop` command's JSON over one home, as a user would run it (`chat ID`, `report ID`). */
 export function cctopRead<T>(home: string, args: string[]): T {
   const r = spawnSync(process.execPath, [CLI, ...args, '--json'], {
-    env: { PATH: process.env.PATH ?? '', HOME: home, TZ: 'UTC', CCTOP_CACHE_DIR: join(home, '.cctop-cache') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TZ: 'UTC',
+      CCTOP_CACHE_DIR: join(home, '.cctop-cache'),
+      // A runtime directory of its own: no run another test (or this machine) drives is in its answer.
+      CCTOP_RUNTIME_DIR: join(home, '.cctop-run'),
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -143,7 +150,7 @@ export const entriesOf = (ledger: readonly LedgerEntry[], scripts: readonly stri
   ledger.filter((e) => !e.aux && e.script !== null && scripts.includes(e.script));
 
 export interface FixtureMeta {
-  agent: LabAgentId;
+  agent: LabCliId;
   package: string;
   version: string;
   /** The scripts run in this home, in order (a resumed session runs two). */
@@ -152,6 +159,24 @@ export interface FixtureMeta {
   recordedAt: string;
   /** What the replay must find, minus the entries (kept in ledger.json). */
   expect: Omit<Expect, 'entries'>;
+}
+
+/**
+ * Where the drift run (`npm run agents -- --newest`) keeps the homes the newest agents wrote, passing
+ * or failing, for `cctop doctor` to read after the lab; null (the default) keeps none.
+ */
+export const KEEP_HOMES: string | null = process.env.CCTOP_LAB_KEEP_HOMES || null;
+
+/** Copy what the agent wrote under `keep` to `KEEP_HOMES/<agent>/<name>/home`. */
+export function keepHome(agent: string, name: string, home: string, keep: readonly string[]): void {
+  if (KEEP_HOMES === null) return;
+  const dir = join(KEEP_HOMES, agent, name, 'home');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const rel of keep) {
+    const from = join(home, rel);
+    if (existsSync(from)) cpSync(from, join(dir, rel), { recursive: true });
+  }
 }
 
 /** Keep what the agent wrote under `keep` (paths relative to its home) as a fixture. */

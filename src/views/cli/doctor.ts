@@ -121,7 +121,9 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
     out(`  ${provider.label}: ${counted(sessions, 'session')}`);
     for (const r of roots) {
       const held = s.document.sessions.filter(
-        (x) => x.provider === provider.id && x.file.startsWith(`${r.path}/`),
+        // Under a folder, or a member of a file that is a root itself (Copilot's export by its path).
+        (x) =>
+          x.provider === provider.id && (x.file.startsWith(`${r.path}/`) || x.file.startsWith(`${r.path}#`)),
       ).length;
       const state = existsSync(r.path)
         ? `${counted(r.files, 'file')}, ${counted(held, 'session')}`

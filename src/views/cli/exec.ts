@@ -136,7 +136,7 @@ async function single(
   }
 }
 
-/** Whether an agent can ask before a tool call (`--approvals`): ACP agents, and Claude and Codex. */
+/** Whether an agent can ask before a tool call (`--approvals`): ACP agents, Claude, Codex and OpenCode. */
 function canAsk(t: Target): boolean {
   if (t.agent === 'acp') return true;
   const caps = spec(t.agent).caps;

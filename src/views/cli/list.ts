@@ -241,11 +241,14 @@ export function renderRows(
     const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
     out.push(p.dim(clip(legend, columns)));
     // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
+    const driven = all.some((s) => s.stateSource === 'driven')
+      ? `${SOURCE_MARK.driven}: by its driver  `
+      : '';
     if (all.some((s) => s.stateSource !== 'inferred'))
       out.push(
         p.dim(
           clip(
-            `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  unmarked: inferred (cctop explain ID)`,
+            `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  ${driven}unmarked: inferred (cctop explain ID)`,
             columns,
           ),
         ),

@@ -13,7 +13,8 @@
  */
 import { hostname } from 'node:os';
 import { loadConfig } from '../../config/index.js';
-import { sessionRows, spendRows, storeKey } from '../../store/build.js';
+import { gatherQuota, startOfToday } from '../../quota/gather.js';
+import { quotaRows, sessionRows, spendRows, storeKey } from '../../store/build.js';
 import { type StoreTarget, storeTarget } from '../../store/connect.js';
 import { type PushOutcome, push } from '../../store/push.js';
 import { MAX_PUSH_BATCH_ROWS } from '../../store/upsert.js';
@@ -116,11 +117,12 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 /** The line a push prints, or null for a quiet one under `--every`. */
 function said(o: PushOutcome, every: boolean): string | null {
   const where = `${safeLine(o.store)} as ${safeLine(o.role)} from ${safeLine(o.host)}`;
-  const sent = o.sent.sessions + o.sent.spend;
+  const sent = o.sent.sessions + o.sent.spend + o.sent.quota;
   const parts: string[] = [];
+  const quota = o.sent.quota > 0 ? ` and ${plural(o.sent.quota, 'quota figure')}` : '';
   if (sent > 0)
     parts.push(
-      `pushed ${plural(o.sent.sessions, 'session')} and ${plural(o.sent.spend, 'spend row')} to ${where} (${plural(o.batches, 'batch', 'batches')}${o.fromQueue > 0 ? `, ${o.fromQueue} from the queue` : ''}; ${o.unchanged} unchanged)`,
+      `pushed ${plural(o.sent.sessions, 'session')}${quota === '' ? ' and' : ','} ${plural(o.sent.spend, 'spend row')}${quota} to ${where} (${plural(o.batches, 'batch', 'batches')}${o.fromQueue > 0 ? `, ${o.fromQueue} from the queue` : ''}; ${o.unchanged} unchanged)`,
     );
   else if (o.heartbeat && o.failure === null)
     parts.push(`nothing changed; told ${where} this machine is still pushing`);
@@ -162,6 +164,17 @@ async function pushOnce(io: Io, plan: PushPlan, stopping: () => boolean): Promis
   const s = await snapshot(plan.options, io.env);
   const sessions = sessionRows(s.document.sessions, plan.host, plan.titles);
   const spend = spendRows(s.index.usage(), plan.host);
+  const nowMs = Date.now();
+  // The figures `cctop quota` shows (only the harnesses asked for); cctop's pace stays on the machine.
+  const figures = gatherQuota({
+    env: io.env,
+    sessions: s.document.sessions,
+    usage: s.index.usage(),
+    providers: plan.options.providers,
+    nowMs,
+    startOfTodayMs: startOfToday(s.time, nowMs),
+  }).quota;
+  const quota = quotaRows(figures, plan.host);
   const out = await push({
     env: io.env,
     url: plan.url,
@@ -170,11 +183,12 @@ async function pushOnce(io: Io, plan: PushPlan, stopping: () => boolean): Promis
     timeZone: s.document.timeZone,
     sessions: sessions.rows,
     spend: spend.rows,
+    quota: quota.rows,
     batchRows: batchRows(io),
     all: plan.all,
     stopping,
   });
-  out.skipped = sessions.skipped + spend.skipped;
+  out.skipped = sessions.skipped + spend.skipped + quota.skipped;
   return out;
 }
 

@@ -6,7 +6,8 @@
  * Not here: the live table (`../tui/`), or how a list is drawn (`list.ts`).
  */
 import type { LiveSession } from '../../live/collisions-once.js';
-import type { SessionDoc } from '../../model/document.js';
+import type { SessionDoc, SessionDocument } from '../../model/document.js';
+import type { RunSnapshot } from '../../model/driven-run.js';
 import type { QuotaFigure } from '../../model/quota.js';
 import { paint } from './color.js';
 import { namesHosts } from './hosts-named.js';
@@ -20,6 +21,31 @@ async function remoteOf(io: Io, values: Record<string, unknown>, demo: boolean) 
   return (await import('./hosts.js')).startRemote(io, values, demo);
 }
 
+/**
+ * The runs `cctop/drive` drives now, as the live views see them (`runtime/run-files.ts`), narrowed by
+ * the flags that leave sessions out: a run of a harness `--harness` leaves out, or one started after
+ * `--until`, is not listed. None for the demo, whose sessions no program drives.
+ */
+async function drivenRuns(o: CommonOptions, io: Io): Promise<RunSnapshot[]> {
+  if (o.demo) return [];
+  const runs = (await import('../../runtime/run-files.js')).announcedRuns(io.env);
+  if (runs.length === 0) return runs;
+  const { providerOfRun } = await import('../../live/driven-doc.js');
+  return runs.filter((r) => {
+    const p = providerOfRun(r);
+    return (
+      (o.providers === null || (p !== null && o.providers.includes(p))) &&
+      (o.untilMs === null || r.startedAtMs <= o.untilMs)
+    );
+  });
+}
+
+/** The document with the driven runs joined as a live view joins them: marked sessions, rows of their own. */
+async function withRuns(doc: SessionDocument, runs: readonly RunSnapshot[]): Promise<SessionDocument> {
+  if (runs.length === 0) return doc;
+  return (await import('../../live/driven-doc.js')).withDriven(doc, runs);
+}
+
 export async function listCommand(
   io: Io,
   o: CommonOptions,
@@ -29,8 +55,11 @@ export async function listCommand(
   const remote = await remoteOf(io, values, o.demo);
   const columns = io.isTty ? (io.columns ?? 80) : Number(io.env.COLUMNS) || 80;
   const colors = paint(io.isTty, io.env);
-  // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document built.
-  const warm = remote === null ? await warmSnapshot(o, io.env) : null;
+  const runs = await drivenRuns(o, io);
+  // Nothing changed since the last answer: the rows from the warm snapshot's kept facts, no document
+  // built. Known limit: a driven run's mark and state are joined to a document, which the snapshot's
+  // kept facts are not: while a run is driven, the list is answered by the index.
+  const warm = remote === null && runs.length === 0 ? await warmSnapshot(o, io.env) : null;
   const listed = warm !== null && warm.count > 0 ? warm.listed() : [];
   // Known limit: a `cctop run` mark comes from the processes, which the snapshot's kept facts do not
   // hold: while `cctop run` holds an agent, the list is answered by the index.
@@ -61,7 +90,8 @@ export async function listCommand(
     return 0;
   }
   const s = await snapshot(o, io.env);
-  const doc = remote ? await remote.merged(s.document) : s.document;
+  const local = await withRuns(s.document, runs);
+  const doc = remote ? await remote.merged(local) : local;
   if (doc.sessions.length === 0) {
     io.out(await nothingListed(s, o, io.env));
     return 0;
@@ -109,8 +139,10 @@ export async function jsonCommand(
 ): Promise<number> {
   const remote = await remoteOf(io, values, o.demo);
   const running: LiveSession[] = [];
-  // Nothing changed since the last answer: printed from the warm snapshot, the index not opened.
-  const warm = remote === null ? await warmSnapshot(o, io.env, running) : null;
+  const runs = await drivenRuns(o, io);
+  // Nothing changed since the last answer: printed from the warm snapshot, the index not opened. A
+  // driven run is joined to a document (as in the live views), so while one runs the index answers.
+  const warm = remote === null && runs.length === 0 ? await warmSnapshot(o, io.env, running) : null;
   if (warm !== null && warm.count > 0) {
     const { collisionsFor } = await import('../../live/collisions-once.js');
     const collisions = await collisionsFor(running, () => warm.titles(), { nowMs: Date.now() });
@@ -122,9 +154,10 @@ export async function jsonCommand(
   const s = await snapshot(o, io.env, false, running);
   const { collisionsFor } = await import('../../live/collisions-once.js');
   const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
-  if (remote) {
+  if (remote || runs.length > 0) {
     const { asciiJson } = await import('../../index/ascii.js');
-    io.out(asciiJson(JSON.stringify({ ...(await remote.merged(s.document)), collisions })));
+    const local = await withRuns(s.document, runs);
+    io.out(asciiJson(JSON.stringify({ ...(remote ? await remote.merged(local) : local), collisions })));
   } else if (io.write) io.write([...s.jsonChunks({ collisions }), '\n']);
   else io.out(s.json({ collisions }));
   return 0;

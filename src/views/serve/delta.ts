@@ -69,7 +69,7 @@ export interface BudgetsFrame {
  */
 export interface AlertFrame {
   run: string;
-  kind: 'budget' | 'stall' | 'burn' | 'error-loop' | 'collision' | 'quota';
+  kind: 'budget' | 'stall' | 'burn' | 'error-loop' | 'collision' | 'quota' | 'secret';
   /** What to say: a short title and one sentence, plain text (the same words as the terminal's). */
   title: string;
   body: string;

@@ -202,6 +202,8 @@ function alertTag(a: Alert): string {
       return `burn-${a.session.provider}-${a.session.id}-${a.usdPerHour.toFixed(2)}`;
     case 'error-loop':
       return `loop-${a.session.provider}-${a.session.id}-${a.tool}-${a.count}`;
+    case 'secret':
+      return `secret-${a.session.provider}-${a.session.id}-${a.found.map((f) => `${f.seq}.${f.kind}`).join('.')}`;
     case 'quota':
       return `quota-${a.figure.harness}-${a.figure.account ?? ''}-${a.figure.window}-${a.figure.resetsAt ?? ''}-${a.crossed.why}`;
   }

@@ -9,8 +9,10 @@
  * Not here: reading the store (`poller.ts`).
  */
 import { levelOf, NEAR_SHARE, OVER_SHARE } from '../../config/index.js';
+import { SOURCE_LABEL } from '../../model/quota.js';
 import { LocalTime } from '../../model/time.js';
 import type { StoreTrouble } from '../../store/team-connect.js';
+import type { TeamQuota } from '../../store/team-quota.js';
 import type { TeamSession } from '../../store/team-sessions.js';
 import { SPEND_DIMENSIONS, type SpendCell, type SpendDimension } from '../../store/team-spend.js';
 import type { StoreStatus, TeamPicture } from './poller.js';
@@ -68,6 +70,11 @@ export interface BudgetAnswer {
   level: 'ok' | 'near' | 'over';
 }
 
+/** A developer's quota figure, with its source named as `cctop quota` names it. */
+export interface QuotaAnswer extends TeamQuota {
+  sourceLabel: string;
+}
+
 export interface TeamAnswer {
   store: StoreAnswer;
   nowMs: number;
@@ -83,6 +90,9 @@ export interface TeamAnswer {
   spendCut: boolean;
   budgets: BudgetAnswer[];
   moreBudgets: boolean;
+  /** Each developer's newest quota figure per harness, account and window; stale ones marked. */
+  quota: QuotaAnswer[];
+  moreQuota: number;
   shares: { near: number; over: number };
 }
 
@@ -183,6 +193,8 @@ export function teamAnswer(
       };
     }),
     moreBudgets: p?.budgets.more ?? false,
+    quota: (p?.quota.quota ?? []).map((q) => ({ ...q, sourceLabel: SOURCE_LABEL[q.source] })),
+    moreQuota: p?.quota.more ?? 0,
     shares: { near: NEAR_SHARE, over: OVER_SHARE },
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The team dashboard's reading of the store: one set of queries (sessions, spend over the window the
- * page's periods need, budgets against their spend) at a time, the next set started a fixed interval
+ * page's periods need, budgets against their spend, each developer's quota) at a time, the next set started a fixed interval
  * after the last one ended. A slow or stuck store therefore never piles up queries; it only makes the
  * picture older, and the page shows how old.
  *
@@ -19,6 +19,7 @@ import type { Env } from '../../providers/types.js';
 import { storeError } from '../../store/connect.js';
 import { type BudgetSpend, type PeriodDays, readBudgetSpend } from '../../store/team-budgets.js';
 import { openStore, type StoreTrouble, troubleOf } from '../../store/team-connect.js';
+import { readTeamQuota, type TeamQuotas } from '../../store/team-quota.js';
 import { readTeamSessions, type TeamSessions } from '../../store/team-sessions.js';
 import { readTeamSpend, type TeamSpend } from '../../store/team-spend.js';
 
@@ -41,6 +42,7 @@ export interface TeamPicture {
   sessions: TeamSessions;
   spend: TeamSpend;
   budgets: { budgets: BudgetSpend[]; more: boolean };
+  quota: TeamQuotas;
 }
 
 export type StoreStatus =
@@ -145,7 +147,8 @@ export class TeamPoller extends EventEmitter<{ read: [TeamPicture]; failed: [Sto
     const sessions = await readTeamSessions(client);
     const spend = await readTeamSpend(client, from, days.month.to);
     const budgets = await readBudgetSpend(client, days);
-    return { readAtMs: now, today, days, sessions, spend, budgets };
+    const quota = await readTeamQuota(client);
+    return { readAtMs: now, today, days, sessions, spend, budgets, quota };
   }
 
   private fail(trouble: StoreTrouble, error: string): void {

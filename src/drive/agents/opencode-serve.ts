@@ -1,0 +1,464 @@
+/**
+ * One OpenCode run through `opencode serve` (HTTP and server-sent events), as a conversation the
+ * runner drives (`conversation.ts`): the server prints where it listens on stdout; drive subscribes
+ * to its `/event` stream, opens the session (`POST /session`, or the one resumed, or a fork of it),
+ * sends the prompt (`POST /session/{id}/prompt_async`), reads the session's parts off the stream into
+ * the same records `opencode run --format json` prints (so OpenCode's dialect reads both and the
+ * events are the same vocabulary), and turns `permission.asked` into `approval_request` events,
+ * answered with `POST /permission/{id}/reply`. Once the session goes idle the turn is over and the
+ * server, which never exits by itself, is stopped (`RunnerHost.done`).
+ *
+ * Why a second transport for OpenCode: `opencode run` has no channel back, so whatever OpenCode would
+ * ask about is rejected headless. Runs that want no approvals keep `opencode run` (`opencode.ts`),
+ * the one verified longest, which needs no port and exits by itself.
+ *
+ * Recorded from opencode-ai 1.18.33 in the lab: the routes are those of its `/doc` (OpenAPI);
+ * `permission.asked` carries `{ id, sessionID, permission, patterns, metadata, always, tool }`; a
+ * rejection with a `message` reaches the model as the refused call's error ("The user rejected
+ * permission to use this specific tool call with the following feedback: …") and the turn goes on,
+ * while one without a message ends the turn. A text or reasoning part is announced when it starts
+ * and again, whole, when it ends (`time.end`); a tool part when pending, running and finished.
+ *
+ * The server listens on 127.0.0.1 only, behind a password made for the run (OpenCode's
+ * `OPENCODE_SERVER_PASSWORD`, HTTP basic auth), so no other local program can answer its questions.
+ * known limit: the password is in the server's environment, which 1.18.33 may pass on to the commands
+ * it runs; a command already allowed could read it and answer a later question itself.
+ *
+ * What it does not do: take mid-run input (`send`), change a tool's input on an allow, answer "always"
+ * (every answer is for one call), or read subagents' parts (as `opencode run` does not; their
+ * questions are asked, since the run waits on them).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Writable } from 'node:stream';
+import { type JsonObject, obj, str } from '../../model/json.js';
+import { headBytes, MAX_LINE, MAX_PENDING_APPROVALS, usableId } from '../bounds.js';
+import type { Breakdown, Conversation, RunnerHost } from '../conversation.js';
+import { DriveError } from '../errors.js';
+import type { Decision, Event } from '../events.js';
+import { LineReader } from '../lines.js';
+import { type Dialect, enforceBounds, StreamParser, type Terminal } from '../parser.js';
+import { type Plan, withSystem } from '../request.js';
+
+/**
+ * How long `opencode serve` has, from its start, to say where it listens, open the session and take
+ * the prompt. 1.18.33 listens after 4 to 19 seconds in the lab (two cores, a fresh database, load
+ * near 14 while other tests ran); an executable that is not an OpenCode with a server (a wrong `bin`)
+ * would otherwise hold the run until its own timeout, or for ever.
+ */
+export const OPENCODE_START_MS = 60_000;
+
+/**
+ * Parts already turned into records, so a part announced again is read once. 1.18.33 re-announces a
+ * finished part rarely, but a turn of many calls has as many parts; past this many the oldest are
+ * forgotten (a part that old is not announced again).
+ */
+const MAX_SEEN_PARTS = 4096;
+
+/** Subagent sessions of this run whose questions are asked too; a run spawning more is refused for the rest. */
+const MAX_CHILD_SESSIONS = 64;
+
+/** How much of a reply drive reads: OpenCode's replies to these routes are a session or nothing (a few KiB). */
+const MAX_REPLY_BYTES = MAX_LINE;
+
+/** How much of a refusal's body an error quotes: it came from the agent. */
+const SHOWN_REFUSAL_BYTES = 300;
+
+/** What the model is told when a call is denied without a reason (OpenCode ends the turn on a bare rejection). */
+export const DENIED_WITHOUT_REASON = 'The caller denied this call and gave no reason.';
+
+/** The user name OpenCode's basic auth expects unless told another (`OPENCODE_SERVER_USERNAME`). */
+export const SERVER_USER = 'opencode';
+
+/** A password for one server: only this run can talk to it. */
+export const serverPassword = (): string => randomBytes(24).toString('base64url');
+
+/** The line 1.18.33 prints once it listens, on the loopback address it was given. */
+const LISTENING = /^opencode server listening on (http:\/\/127\.0\.0\.1:\d{1,5})\s*$/;
+
+/** The address `opencode serve` says it listens on, when `line` says so. */
+export function listeningOn(line: string): string | null {
+  return LISTENING.exec(line.trim())?.[1] ?? null;
+}
+
+/**
+ * The record `opencode run --format json` prints for a session part, or null for a part it prints
+ * nothing for (yet): a text or reasoning part before it ended, a call before it finished, the parts
+ * of the prompt itself (which never carry an end).
+ */
+export function recordOf(part: JsonObject): JsonObject | null {
+  const sessionID = str(part.sessionID);
+  const ended = obj(part.time)?.end !== undefined;
+  switch (str(part.type)) {
+    case 'step-start':
+      return { type: 'step_start', sessionID, part };
+    case 'step-finish':
+      return { type: 'step_finish', sessionID, part };
+    case 'text':
+      return ended ? { type: 'text', sessionID, part } : null;
+    case 'reasoning':
+      return ended ? { type: 'reasoning', sessionID, part } : null;
+    case 'tool': {
+      const status = str(obj(part.state)?.status);
+      return status === 'completed' || status === 'error' ? { type: 'tool_use', sessionID, part } : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** What the prompt request carries besides the words: the model, the agent, the variant. */
+export function promptBody(plan: Plan): JsonObject {
+  const body: JsonObject = { parts: [{ type: 'text', text: withSystem(plan) }] };
+  if (plan.model !== null) {
+    const slash = plan.model.indexOf('/');
+    body.model = { providerID: plan.model.slice(0, slash), modelID: plan.model.slice(slash + 1) };
+  }
+  if (plan.permission === 'plan') body.agent = 'plan';
+  if (plan.effort !== null) body.variant = plan.effort;
+  return body;
+}
+
+/** Where the run stands; the start-up deadline covers everything before `running`. */
+type Phase = 'starting' | 'connecting' | 'opening' | 'running' | 'settled' | 'over';
+
+/** A reply that was not a success, with what OpenCode said. */
+class Refused extends Error {}
+
+export class OpenCodeServe implements Conversation {
+  private readonly parser: StreamParser;
+  /** Ends every request of the run's: the event stream and any request in flight. */
+  private readonly requests = new AbortController();
+  private phase: Phase = 'starting';
+  private base: string | null = null;
+  private session: string | null = null;
+  /** Subagent sessions started from this run's session (their questions are this run's too). */
+  private readonly children = new Set<string>();
+  /** Permission requests waiting for the caller. */
+  private readonly waiting = new Set<string>();
+  private readonly seenParts = new Set<string>();
+  /** The session went busy after the prompt: an idle after that ends the turn. */
+  private busy = false;
+  private idle = false;
+  private timer: NodeJS.Timeout | null = null;
+  breakdown: Breakdown | null = null;
+
+  /** `dialect`: `opencode run`'s reader (`opencode.ts`), which reads the records made here. */
+  constructor(
+    private readonly plan: Plan,
+    private readonly host: RunnerHost,
+    dialect: Dialect,
+    private readonly password: string,
+    private readonly startMs = OPENCODE_START_MS,
+  ) {
+    this.parser = new StreamParser(dialect, 'stream');
+  }
+
+  begin(stdin: Writable): void {
+    // Nothing goes on stdin: the server is spoken to over HTTP.
+    stdin.end();
+    this.timer = setTimeout(() => this.overdue(), this.startMs);
+  }
+
+  read(line: string): Event[] {
+    if (this.phase !== 'starting') return [];
+    const base = listeningOn(line);
+    if (base === null) return [];
+    this.base = base;
+    this.phase = 'connecting';
+    void this.subscribe();
+    return [];
+  }
+
+  answer(id: string, decision: Decision): boolean {
+    if (!this.waiting.has(id)) return false;
+    if (decision.behavior === 'allow' && decision.updatedInput !== undefined) {
+      throw new DriveError({
+        kind: 'unsupported',
+        agent: 'opencode',
+        what: "changing a tool's input when allowing it (opencode serve's answer is once, always or reject)",
+      });
+    }
+    this.waiting.delete(id);
+    const reason = decision.behavior === 'deny' ? decision.reason || DENIED_WITHOUT_REASON : null;
+    this.reply(id, reason);
+    return true;
+  }
+
+  send(_text: string): void {
+    throw new DriveError({
+      kind: 'unsupported',
+      agent: 'opencode',
+      what: 'mid-run input (drive sends OpenCode one prompt a run)',
+    });
+  }
+
+  get open(): boolean {
+    return this.phase === 'connecting' || this.phase === 'opening' || this.phase === 'running';
+  }
+
+  close(): void {
+    // Nothing to tell the server: the runner stops it, and its turn with it.
+    this.end();
+  }
+
+  abandon(): void {
+    this.end();
+  }
+
+  terminal(): Terminal {
+    return this.parser.terminal();
+  }
+
+  get sawTerminal(): boolean {
+    return this.idle && this.parser.sawTerminal;
+  }
+
+  /** The turn settled or the run is over: nothing more is read or sent (read afresh after an await). */
+  private get ended(): boolean {
+    return this.phase === 'over' || this.phase === 'settled';
+  }
+
+  private end(): void {
+    this.stopTimer();
+    this.phase = 'over';
+    this.waiting.clear();
+    this.requests.abort();
+  }
+
+  private fail(breakdown: Breakdown): void {
+    if (this.breakdown !== null || this.phase === 'over' || this.phase === 'settled') return;
+    this.breakdown = breakdown;
+    this.stopTimer();
+    this.host.broke();
+  }
+
+  private overdue(): void {
+    this.timer = null;
+    if (this.phase === 'running' || this.phase === 'settled' || this.phase === 'over') return;
+    const what =
+      this.phase === 'starting'
+        ? 'did not say where it listens'
+        : 'did not open the session and take the prompt';
+    this.fail({
+      kind: 'protocol',
+      message: `opencode serve ${what} within ${Math.round(this.startMs / 1000)} s: is this an OpenCode with a server (opencode-ai 1.18 or later)?`,
+    });
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private headers(json: boolean): Record<string, string> {
+    const auth = Buffer.from(`${SERVER_USER}:${this.password}`).toString('base64');
+    return { authorization: `Basic ${auth}`, ...(json && { 'content-type': 'application/json' }) };
+  }
+
+  /** A request to the server; its reply read whole (bounded), or `Refused` with what it said. */
+  private async post(path: string, body: unknown): Promise<unknown> {
+    const res = await fetch(`${this.base}${path}`, {
+      method: 'POST',
+      headers: this.headers(true),
+      body: JSON.stringify(body),
+      signal: this.requests.signal,
+    });
+    const text = await boundedText(res, MAX_REPLY_BYTES);
+    if (!res.ok) {
+      throw new Refused(`POST ${path}: ${res.status} ${headBytes(text.trim(), SHOWN_REFUSAL_BYTES)}`.trim());
+    }
+    if (text.trim() === '') return null;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new Refused(`POST ${path}: a reply that is not JSON`);
+    }
+  }
+
+  /** What went wrong talking to the server, unless the run is over (then nothing is wrong). */
+  private broken(e: unknown): void {
+    if (this.phase === 'over' || this.phase === 'settled') return;
+    const message = e instanceof Error ? e.message : String(e);
+    this.fail({ kind: 'protocol', message: `opencode serve: ${message}` });
+  }
+
+  /** Subscribe to the server's events; the session is opened once the stream says it is connected. */
+  private async subscribe(): Promise<void> {
+    try {
+      const res = await fetch(`${this.base}/event`, {
+        headers: { ...this.headers(false), accept: 'text/event-stream' },
+        signal: this.requests.signal,
+      });
+      if (!res.ok || res.body === null) throw new Refused(`GET /event: ${res.status}`);
+      const reader = res.body.getReader();
+      const lines = new LineReader();
+      for (;;) {
+        // Back-pressure: the next chunk is read only once the caller's queue has room.
+        await this.host.room();
+        if (this.ended) return;
+        const { done, value } = await reader.read();
+        if (done) break;
+        for (const line of lines.feed(Buffer.from(value))) this.line(line);
+      }
+      if (!this.ended) throw new Refused('the event stream ended before the turn did');
+    } catch (e) {
+      this.broken(e);
+    }
+  }
+
+  /** One line of the event stream: only `data:` lines carry events (1.18.33 sends each on one line). */
+  private line(line: string): void {
+    if (!line.startsWith('data:')) return;
+    let event: JsonObject | null = null;
+    try {
+      event = obj(JSON.parse(line.slice(5)));
+    } catch {
+      // A line cut at its bound, or not JSON: not an event, and nothing this run can act on.
+      return;
+    }
+    if (event !== null) this.event(str(event.type), obj(event.properties));
+  }
+
+  private event(type: string | null, p: JsonObject | null): void {
+    const sid = str(p?.sessionID);
+    switch (type) {
+      case 'server.connected':
+        if (this.phase === 'connecting') void this.openSession();
+        return;
+      case 'session.created': {
+        const info = obj(p?.info);
+        const parent = str(info?.parentID);
+        const id = str(info?.id);
+        const ours = parent !== null && (parent === this.session || this.children.has(parent));
+        if (ours && id !== null && this.children.size < MAX_CHILD_SESSIONS) this.children.add(id);
+        return;
+      }
+      case 'message.part.updated': {
+        const part = obj(p?.part);
+        if (part !== null && str(part.sessionID) === this.session) this.part(part);
+        return;
+      }
+      case 'session.error':
+        if (sid === this.session && this.session !== null)
+          this.push({ type: 'error', sessionID: sid, error: p?.error ?? null });
+        return;
+      case 'session.status':
+        if (sid === this.session && str(obj(p?.status)?.type) === 'busy') this.busy = true;
+        return;
+      case 'session.idle':
+        if (sid === this.session && this.busy) this.settle();
+        return;
+      case 'permission.asked':
+        if (sid !== null && (sid === this.session || this.children.has(sid))) this.asked(p);
+        return;
+      case 'permission.replied': {
+        // Answered elsewhere (another client of the same server): nothing waits for the caller.
+        const id = str(p?.requestID);
+        if (id !== null) this.waiting.delete(id);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private part(part: JsonObject): void {
+    const record = recordOf(part);
+    if (record === null) return;
+    const id = str(part.id);
+    if (id !== null) {
+      if (this.seenParts.has(id)) return;
+      if (this.seenParts.size >= MAX_SEEN_PARTS) {
+        const oldest = this.seenParts.values().next().value;
+        if (oldest !== undefined) this.seenParts.delete(oldest);
+      }
+      this.seenParts.add(id);
+    }
+    this.push(record);
+  }
+
+  /** A record read as `opencode run`'s line would be, its events to the caller. */
+  private push(record: JsonObject): void {
+    if (this.phase === 'over') return;
+    const events = this.parser.push(JSON.stringify(record));
+    if (events.length > 0) this.host.emit(events);
+  }
+
+  private async openSession(): Promise<void> {
+    this.phase = 'opening';
+    try {
+      const s = this.plan.session;
+      const opened =
+        s.kind !== 'resume'
+          ? await this.post('/session', {})
+          : s.fork
+            ? await this.post(`/session/${encodeURIComponent(s.id)}/fork`, {})
+            : { id: s.id };
+      const id = str(obj(opened)?.id);
+      if (id === null || !usableId(id)) throw new Refused('the session it opened has no usable id');
+      this.session = id;
+      await this.post(`/session/${encodeURIComponent(id)}/prompt_async`, promptBody(this.plan));
+      if (this.ended) return;
+      this.phase = 'running';
+      this.stopTimer();
+    } catch (e) {
+      this.broken(e);
+    }
+  }
+
+  private asked(p: JsonObject | null): void {
+    const id = str(p?.id);
+    if (id === null || !usableId(id) || this.waiting.has(id)) return;
+    // `bypass` asks nobody: what OpenCode asks about is approved, as `opencode run --auto` does.
+    if (this.plan.permission === 'bypass') {
+      this.reply(id, null);
+      return;
+    }
+    if (this.waiting.size >= MAX_PENDING_APPROVALS) {
+      this.reply(id, `More than ${MAX_PENDING_APPROVALS} questions at once: this one was refused.`);
+      return;
+    }
+    this.waiting.add(id);
+    const metadata = obj(p?.metadata);
+    const input =
+      metadata !== null && Object.keys(metadata).length > 0 ? metadata : { patterns: p?.patterns ?? null };
+    const tool = str(p?.permission) ?? 'tool';
+    this.host.emit([enforceBounds({ kind: 'approval_request', id, tool, input })]);
+  }
+
+  /** Allow once (no reason), or reject with the words the model gets. */
+  private reply(id: string, reason: string | null): void {
+    const body = reason === null ? { reply: 'once' } : { reply: 'reject', message: reason };
+    this.post(`/permission/${encodeURIComponent(id)}/reply`, body).catch((e: unknown) => this.broken(e));
+  }
+
+  /** The session went idle after the prompt: the turn is over, and the server goes. */
+  private settle(): void {
+    if (this.phase !== 'running' && this.phase !== 'opening') return;
+    this.idle = true;
+    this.waiting.clear();
+    this.phase = 'settled';
+    this.stopTimer();
+    this.requests.abort();
+    this.host.done();
+  }
+}
+
+/** A reply's body as text, at most `limit` bytes of it (the rest is not read). */
+async function boundedText(res: Response, limit: number): Promise<string> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(Buffer.from(value));
+    size += value.byteLength;
+    if (size >= limit) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return headBytes(Buffer.concat(chunks).toString('utf8'), limit);
+}

@@ -1,0 +1,76 @@
+/**
+ * OpenClaw's SQLite store: since 2026.8 OpenClaw keeps each agent's sessions in
+ * `agents/<agent>/agent/openclaw-agent.sqlite`, and its `transcript_events` table holds what the
+ * session files held, one line per row (`event_json`, ordered by `seq` within its `session_id`). The
+ * migration copied the files' lines into it as they were, so a row is read as a line is
+ * (`record.ts`), and a session moved into the store and still beside it as a file (archived as
+ * `.jsonl.deleted.<time>`, or not yet verified) is one session whose responses count once (they keep
+ * their entry ids and times).
+ *
+ * A session in the store is named `<store>#<session id>` (`../sqlite-members.ts`); its fingerprint
+ * moves with its newest row.
+ *
+ * Reading a stored session into facts is `parse.ts`'s, from the rows `eachStoredEvent` hands it.
+ *
+ * Not here: the store's other tables (windows, conversations, boards): the events say what cctop
+ * shows. Nor the archived generations it keeps compressed (`session_transcript_archives`): OpenClaw
+ * writes each one out as a `.jsonl.reset.<time>` or `.jsonl.deleted.<time>` file too, which are read.
+ */
+import { basename } from 'node:path';
+import type { ProblemLog } from '../../model/problems.js';
+import { IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
+import { databaseSessions } from '../sqlite-sessions.js';
+import type { SourceFile } from '../types.js';
+
+/** The store's name in an agent's `agent/` folder. */
+export const STORE_FILE = 'openclaw-agent.sqlite';
+
+/** The table read: anything else by this name (a view) makes the store a problem. */
+const TABLES = { required: ['transcript_events'], optional: [] } as const;
+
+/**
+ * Rows of one session read at most. A busy gateway session of weeks is tens of thousands of events;
+ * past this the newest are left out rather than the scan held up (the problem says so).
+ */
+export const MAX_EVENTS = 200_000;
+
+/** Seconds or milliseconds since the epoch (OpenClaw writes milliseconds), as milliseconds. */
+const epochMs = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? (v > 1e12 ? v : v * 1000) : null;
+
+const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+/** The sessions of the store at `path`, one source each; a store that cannot be read is a problem. */
+export const storeSessions = (path: string, root: string, problems: ProblemLog): SourceFile[] =>
+  databaseSessions('openclaw', path, root, 'OpenClaw session store', problems, (db) => {
+    tablesOnly(db, TABLES.required, TABLES.optional);
+    const rows = db
+      .prepare(
+        'SELECT session_id AS id, count(*) AS events, max(seq) AS seq, max(created_at) AS at FROM transcript_events GROUP BY session_id',
+      )
+      .all() as { id: unknown; events: unknown; seq: unknown; at: unknown }[];
+    return rows.map((r) => ({ id: r.id, size: n(r.events) + n(r.seq), mtimeMs: epochMs(r.at) }));
+  });
+
+/**
+ * Every event of a stored session, in order, as the lines of a session file would be fed; false when
+ * `path` names no session of a store. Within the read budget (`../sqlite.ts`), as a hostile store
+ * could make the rows of one session endless to read.
+ */
+export function eachStoredEvent(path: string, each: (event: unknown, line: number) => void): boolean {
+  const m = splitMember(path);
+  if (m === null || basename(m.database) !== STORE_FILE) return false;
+  return withinBudget(() => {
+    const db = readOnly(m.database);
+    tablesOnly(db, TABLES.required, TABLES.optional);
+    const rows = db
+      .prepare(
+        `SELECT event_json FROM transcript_events WHERE session_id = ? AND ${IN_BUDGET} ORDER BY seq LIMIT ${MAX_EVENTS}`,
+      )
+      .pluck(true)
+      .iterate(m.member);
+    let line = 0;
+    for (const e of rows) each(e, ++line);
+    return true;
+  });
+}
