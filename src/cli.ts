@@ -66,12 +66,46 @@ let queued = false;
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
 // the rest of the command line is loaded (see statusline/bin.ts).
 // `cctop hook` runs on every event of every agent whose hooks cctop installed: likewise (hooks/bin.ts).
-if (process.argv[2] === 'statusline') await import('./statusline/bin.js');
-else if (process.argv[2] === 'hook') await import('./hooks/bin.js');
-else await runMain();
+// A bare `cctop --json` or `cctop daily --json` with nothing changed is printed from the warm
+// document by an entry that loads almost nothing (warm-answer.ts); when it cannot prove the document
+// current, the command line answers as always (and `daily --json` keeps its answer beside it).
+const argv = process.argv.slice(2);
+const warmAsk = argv.length === 1 && argv[0] === '--json' ? 'json' : isDailyJson(argv) ? 'daily' : null;
+if (argv[0] === 'statusline') await import('./statusline/bin.js');
+else if (argv[0] === 'hook') await import('./hooks/bin.js');
+else if (warmAsk === null || !(await warmServed(warmAsk))) await runMain(warmAsk === 'daily');
 
-async function runMain(): Promise<void> {
+function isDailyJson(a: readonly string[]): boolean {
+  return a.length === 2 && a[0] === 'daily' && a[1] === '--json';
+}
+
+/** Whether the warm document answered (then the answer is written). */
+async function warmServed(ask: 'json' | 'daily'): Promise<boolean> {
+  const { warmDaily, warmJson } = await import('./warm-answer.js');
+  let r: Awaited<ReturnType<typeof warmJson>>;
+  try {
+    const o = { env: process.env, nowMs: Date.now() };
+    r = ask === 'json' ? await warmJson(o) : await warmDaily(o);
+  } catch {
+    // A document it cannot make sense of (the CRC held, the layout did not): the full route answers
+    // and writes it again, as for any other reason to decline.
+    return false;
+  }
+  if (r.kind === 'declined') return false;
+  writeOut(r.bytes);
+  return true;
+}
+
+/** The command line; `keepDaily`: its answer (`daily --json`) is kept beside the warm document. */
+async function runMain(keepDaily: boolean): Promise<void> {
   const { main } = await import('./views/cli/main.js');
+  const warm = keepDaily ? await import('./warm-answer.js') : null;
+  const before = warm?.docIds(process.env) ?? null;
+  const written: Buffer[] = [];
+  const out = (b: Buffer) => {
+    if (warm !== null) written.push(b);
+    writeOut(b);
+  };
 
   // A closed pipe (`cctop --list | head`) is not an error worth a stack trace.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
@@ -80,8 +114,8 @@ async function runMain(): Promise<void> {
   });
 
   const code = await main(process.argv.slice(2), {
-    out: (s) => writeOut(typeof s === 'string' ? Buffer.from(`${s}\n`) : Buffer.concat([s, NEWLINE])),
-    write: (chunks) => writeOut(joined(chunks)),
+    out: (s) => out(typeof s === 'string' ? Buffer.from(`${s}\n`) : Buffer.concat([s, NEWLINE])),
+    write: (chunks) => out(joined(chunks)),
     err: (s) => process.stderr.write(`${s}\n`),
     page: async (text) => {
       const { pageText } = await import('./views/cli/pager.js');
@@ -92,4 +126,6 @@ async function runMain(): Promise<void> {
     env: process.env,
   });
   process.exitCode = code;
+  if (warm !== null && code === 0)
+    await warm.keepDaily({ env: process.env, nowMs: Date.now() }, before, Buffer.concat(written));
 }

@@ -207,7 +207,8 @@ describe('a warm answer', () => {
     const list = cctop(['--list'], home.env);
     expect(json.code).toBe(0);
     const cache = join(home.dir, '.cache', 'cctop');
-    expect(readdirSync(cache).filter((n) => n.startsWith('warm-'))).toHaveLength(1);
+    expect(readdirSync(cache).filter((n) => n.startsWith('warm-') && n.endsWith('.snap'))).toHaveLength(1);
+    expect(readdirSync(cache)).toContain('warm-default.doc');
     // An index that cannot be opened would be rebuilt, and said so: a warm answer never opens it.
     writeFileSync(join(cache, 'index.sqlite'), 'not a database');
     const warm = cctop(['--json'], home.env);

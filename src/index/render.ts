@@ -11,14 +11,16 @@
  *
  * Not here: building records (`sessions.ts`) or storing them (`store.ts`).
  */
-import { DAYS_KEPT, HOURS_KEPT, type SpendBuckets, spendWindows } from '../model/cost.js';
+import { spendWindows } from '../model/cost.js';
 import type { SessionDoc, SessionDocument } from '../model/document.js';
 import { stateNow } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { asciiJson, membersOf } from './ascii.js';
+import { liveMembers, windowsTail } from './live-text.js';
 import type { FactsText, LiveKey, SessionRecord } from './session-record.js';
 
 export { asciiJson } from './ascii.js';
+export { windowsMembers } from './live-text.js';
 
 /** The moment a session is shown at. */
 export interface ShowClock {
@@ -46,36 +48,6 @@ export function docOf(r: SessionRecord, clock: ShowClock): SessionDoc {
 
 /** What is shown of a session besides its facts and its spend windows. */
 export type SessionLive = Pick<SessionDoc, LiveKey>;
-
-/**
- * The spend windows' members (`"byHour":…,"byDay":…`) of a session at `nowMs`. Most sessions spent
- * nothing in the last 31 days: their windows are one text, made once per call of this, and their
- * spend buckets are never decoded (nothing a session spent is later than its last activity).
- */
-export function windowsMembers(
-  time: LocalTime,
-  nowMs: number,
-): (s: { tally: { usd: number | null }; lastActiveAt: string | null; spend(): SpendBuckets }) => string {
-  const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
-  const oldestHour = time.hourStart(nowMs) - (HOURS_KEPT - 1) * HOUR_MS;
-  const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
-  let quiet: string | null = null;
-  const quietText = () => {
-    quiet ??= membersOf(spendWindows({ hours: [], days: [] }, time, nowMs));
-    return quiet;
-  };
-  return (s) => {
-    // A session with no price has no windows (its `cost.usd` is null).
-    if (s.tally.usd === null) return NO_WINDOWS;
-    if (s.lastActiveAt !== null && s.lastActiveAt < since) return quietText();
-    const spend = s.spend();
-    const recent = spend.days.some(([d]) => d >= oldestDay) || spend.hours.some(([h]) => h >= oldestHour);
-    return recent ? membersOf(spendWindows(spend, time, nowMs)) : quietText();
-  };
-}
-
-const NO_WINDOWS = '"byHour":null,"byDay":null';
-const HOUR_MS = 3_600_000;
 
 /** Text and kept bytes, written out in order: the document is joined once, at the end. */
 export type Chunks = (string | Buffer)[];
@@ -143,47 +115,6 @@ export function writeSession(
   w.text(windowsTail(windows));
 }
 
-/** The text after the cost's members: made once per distinct windows text (most share one). */
-const tails = new Map<string, string>();
-function windowsTail(windows: string): string {
-  let t = tails.get(windows);
-  if (t === undefined) {
-    t = `,${windows}}}`;
-    if (tails.size < MAX_SHARED_TEXTS) tails.set(windows, t);
-  }
-  return t;
-}
-
-/**
- * Distinct shared texts remembered by the printer. Only the common ones repeat (idle, no process;
- * quiet windows): a handful. The bound keeps a long-running view from remembering every text it
- * ever printed.
- */
-const MAX_SHARED_TEXTS = 64;
-
-/** Most sessions share their live fields (idle, no process, nothing pending): their text is made once. */
-const commonLive = new Map<string, string>();
-
-/** The live members between the facts and the cost (`,"state":…,"cost":{`). */
-function liveMembers(l: SessionLive): string {
-  const common = l.stateDetail === null && l.pendingTool === null && l.process === null;
-  const key = common ? `${l.state}|${l.stateSource}|${l.running}|${l.inferred}` : null;
-  const known = key === null ? undefined : commonLive.get(key);
-  if (known !== undefined) return known;
-  const members = membersOf({
-    state: l.state,
-    stateDetail: l.stateDetail,
-    stateSource: l.stateSource,
-    running: l.running,
-    process: l.process,
-    pendingTool: l.pendingTool,
-    inferred: l.inferred,
-  });
-  const text = `,${members},"cost":{`;
-  if (key !== null) commonLive.set(key, text);
-  return text;
-}
-
 /** The document around its sessions' chunks (`printSession`), in the document's own order, as bytes. */
 export function printDocument(frame: Omit<SessionDocument, 'sessions'>, sessions: Chunks[]): Buffer {
   return joinChunks(documentChunks(frame, sessions.length, (i, out) => out.push(...sessions[i]!)));
@@ -228,7 +159,7 @@ export function documentBytes(
 }
 
 /** The document up to its first session. */
-function documentHead(frame: Omit<SessionDocument, 'sessions'>): string {
+export function documentHead(frame: Omit<SessionDocument, 'sessions'>): string {
   const head = membersOf({
     version: frame.version,
     generatedAt: frame.generatedAt,
@@ -239,7 +170,7 @@ function documentHead(frame: Omit<SessionDocument, 'sessions'>): string {
 }
 
 /** The document after its last session. */
-function documentTail(frame: Omit<SessionDocument, 'sessions'>): string {
+export function documentTail(frame: Omit<SessionDocument, 'sessions'>): string {
   const tail = { problems: frame.problems, totals: frame.totals };
   return `],${membersOf(frame.collisions === undefined ? tail : { ...tail, collisions: frame.collisions })}}`;
 }

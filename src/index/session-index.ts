@@ -48,6 +48,8 @@ import {
   type Strategy,
 } from './strategies.js';
 import { keepWarm } from './warm.js';
+import { keepWarmDoc } from './warm-doc.js';
+import { GROWING_MS } from './warm-doc-layout.js';
 
 export type { BuildProgress, IndexOptions, Refreshed } from './options.js';
 
@@ -153,6 +155,22 @@ export class SessionIndex {
       files: discovery.files,
       held: answer.held,
       problems: answer.problems,
+    });
+    keepWarmDoc({
+      env: this.o.env,
+      scope,
+      digest: discoveryDigest(discovery),
+      nowMs,
+      unchanged: answer.strategy === 'kept',
+      looked,
+      files: discovery.files,
+      held: answer.held,
+      problems: answer.problems,
+      options: this.o,
+      places: this.places,
+      catalogue: this.catalogue.digest,
+      time: this.time,
+      growingMs: GROWING_MS,
     });
   }
 

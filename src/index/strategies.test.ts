@@ -4,23 +4,28 @@
  * other sessions, the clock moving across hours), every answer through the index equals a cold read
  * of the same files, and every strategy (kept, patched, built) gets its turn. The warm snapshot is
  * the fourth: asked after each step, before the index, it either declines or prints, to the byte,
- * what the index then prints.
+ * what the index then prints. The warm document (`cctop --json`'s own, `../warm-answer.ts`) is the
+ * fifth, likewise. Processes are looked at and none is found, as on a machine where no agent runs.
  *
  * The histories are made of Claude lines written here and a Codex rollout the lab recorded from the
  * real CLI (`lab/fixtures/codex/call`), so the test needs nothing outside the repository. A failure
  * prints fast-check's seed and path; `CCTOP_PATCH_SEED` replays it.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { processAnnotator } from '../live/annotate.js';
+import { ProcessTable } from '../live/processes.js';
 import type { SessionDocument } from '../model/document.js';
 import { totalsOf } from '../model/totals.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
+import { warmJson } from '../warm-answer.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Strategy } from './strategies.js';
+import { buildVersion } from './version.js';
 import { readWarm } from './warm.js';
 
 /** `--list` without colour, to compare the tables by their text. */
@@ -172,16 +177,19 @@ function comparable(json: Buffer): string {
 }
 
 describe('every strategy answers exactly as a cold read', () => {
-  const seen = new Set<Strategy | 'snapshot'>();
+  const seen = new Set<Strategy | 'snapshot' | 'document'>();
   afterAll(() => {
     // Not an assertion of one history: over all of them, each strategy must have answered.
-    expect([...seen].sort()).toEqual(['built', 'kept', 'patched', 'snapshot']);
+    expect([...seen].sort()).toEqual(['built', 'document', 'kept', 'patched', 'snapshot']);
   });
 
   it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
         const h = new History();
+        // A process table with no process in it: every agent's session is looked for and not found.
+        const proc = join(h.home.dir, 'proc');
+        mkdirSync(proc);
         try {
           for (const [n, s] of steps.entries()) {
             h.apply(s);
@@ -191,8 +199,15 @@ describe('every strategy answers exactly as a cold read', () => {
               providers: null,
               sinceMs: null,
               untilMs: null,
+              annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
             };
             const warm = readWarm({ ...o, nowMs: h.nowMs });
+            const doc = await warmJson({
+              env: o.env,
+              nowMs: h.nowMs,
+              proc,
+              build: async () => buildVersion(),
+            });
             const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
             const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
             seen.add(indexed.strategy);
@@ -208,6 +223,13 @@ describe('every strategy answers exactly as a cold read', () => {
               const rows = warm.snapshot.listed().map((f) => rowOfFacts(f, f));
               expect(renderRows(rows, 'retail', 120, PLAIN, h.nowMs), `step ${n} (--list)`).toEqual(
                 renderList(indexed.document, 120, PLAIN, h.nowMs),
+              );
+            }
+            if (doc.kind === 'answered') {
+              seen.add('document');
+              // As `cctop --json` prints it: no collision (nothing runs), a newline after.
+              expect(doc.bytes.toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
+                `${indexed.json({ collisions: [] }).toString()}\n`,
               );
             }
           }

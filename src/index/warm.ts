@@ -47,6 +47,7 @@ import { loadCatalogue } from './catalogue.js';
 import type { Held } from './held.js';
 import { chosenProviders } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
+import { GROWING_MS, SWEEP_EVERY_MS } from './warm-doc-layout.js';
 import {
   DIGEST_CHARS,
   headerOf,
@@ -58,19 +59,8 @@ import {
 } from './warm-layout.js';
 import { type WarmOptions, WarmSnapshot } from './warm-snapshot.js';
 
-/**
- * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
- * one: an append to a transcript quiet for an hour, in a directory that did not change, is seen
- * within this. A minute, as search's sweep: a status glance is not worth a full look each time.
- */
-export const SWEEP_EVERY_MS = 60_000;
-
-/**
- * A transcript touched this recently may be growing: its size and time are checked on every warm
- * run. An agent writes to its transcript every few seconds while it works; an hour covers a long
- * pause (a human reading, a slow tool) before it writes again.
- */
-export const GROWING_MS = 60 * 60_000;
+// The freshness rules, shared with the warm document's reader (`../warm-answer.ts`).
+export { GROWING_MS, SWEEP_EVERY_MS };
 
 // ---- Writing -----------------------------------------------------------------------------------
 

@@ -12,15 +12,24 @@ import { claudeRoots } from '../providers/claude/place.js';
 import type { Env } from '../providers/types.js';
 import { JOURNAL_FILE, runtimeDirPath } from '../runtime/dir.js';
 
+/** Where the agents would say something: the hook journal, and Claude Code's registries of running sessions. */
+export function agentWordPlaces(env: Env): { journal: string; registries: string[] } {
+  return {
+    journal: join(runtimeDirPath(env), JOURNAL_FILE),
+    registries: claudeRoots(env).map(({ path }) => join(path, 'sessions')),
+  };
+}
+
 export function agentsMaySpeak(env: Env): boolean {
+  const { journal, registries } = agentWordPlaces(env);
   try {
-    if (statSync(join(runtimeDirPath(env), JOURNAL_FILE)).size > 0) return true;
+    if (statSync(journal).size > 0) return true;
   } catch {
     // No journal: no hook has run since the runtime directory was made.
   }
-  for (const { path } of claudeRoots(env)) {
+  for (const dir of registries) {
     try {
-      if (readdirSync(join(path, 'sessions')).some((n) => n.endsWith('.json'))) return true;
+      if (readdirSync(dir).some((n) => n.endsWith('.json'))) return true;
     } catch {
       // No registry folder there.
     }

@@ -243,7 +243,7 @@ export interface Matchable {
 }
 
 /** Sessions written this long before their process started still count as started by it. */
-const START_SLACK_MS = 60_000;
+export const START_SLACK_MS = 60_000;
 
 /**
  * Pair agents with sessions: the exact id first (when that session was written since the process

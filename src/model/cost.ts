@@ -7,18 +7,18 @@
  * shows ("the last 48 hours") are cut at the moment of printing (`spendWindows`).
  */
 
-import type { DaySeries, HourSeries } from './document.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { money } from './money.js';
 import { PriceBook, type Rates, type VendorHint } from './pricing.js';
 import { fastMultiplier } from './pricing-speed.js';
-import { LocalTime } from './time.js';
+import type { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
 import { CellSink, NO_TOOL, UNKNOWN_TOOLS } from './usage-cells.js';
+import type { SpendBuckets } from './windows.js';
 
-export const HOURS_KEPT = 48;
-export const DAYS_KEPT = 31;
-const HOUR = 3_600_000;
+// The windows cut from the buckets at the moment of printing live apart, so that a warm answer
+// (`warm-answer.ts`) cuts them without loading the cost model.
+export { DAYS_KEPT, HOURS_KEPT, type SpendBuckets, spendWindows } from './windows.js';
 
 export interface ModelTotals {
   model: string;
@@ -207,41 +207,8 @@ export function addLedger(
   }
 }
 
-/** Spend by absolute bucket, as a session's facts keep it: `[bucket, usd]`, oldest first. */
-export interface SpendBuckets {
-  hours: [number, number][];
-  days: [number, number][];
-}
-
 export function spendBuckets(t: Totals): SpendBuckets {
   const sorted = (m: Map<number, number>): [number, number][] =>
     [...m].sort((a, b) => a[0] - b[0]).map(([k, v]) => [k, money(v)]);
   return { hours: sorted(t.hours), days: sorted(t.days) };
-}
-
-/**
- * The last `HOURS_KEPT` clock hours and `DAYS_KEPT` local days ending now, from absolute buckets:
- * each series oldest first, its last entry the current hour or today.
- */
-export function spendWindows(
-  s: SpendBuckets,
-  time: LocalTime,
-  nowMs: number,
-): { byHour: HourSeries; byDay: DaySeries } {
-  const nowHour = time.hourStart(nowMs);
-  const hours = new Array<number>(HOURS_KEPT).fill(0);
-  for (const [start, usd] of s.hours) {
-    const h = HOURS_KEPT - 1 - Math.round((nowHour - start) / HOUR);
-    if (h >= 0 && h < HOURS_KEPT) hours[h] = money(hours[h]! + usd);
-  }
-  const today = time.dayNumber(nowMs);
-  const days = new Array<number>(DAYS_KEPT).fill(0);
-  for (const [day, usd] of s.days) {
-    const d = DAYS_KEPT - 1 - (today - day);
-    if (d >= 0 && d < DAYS_KEPT) days[d] = money(days[d]! + usd);
-  }
-  return {
-    byHour: { start: new Date(nowHour - (HOURS_KEPT - 1) * HOUR).toISOString(), usd: hours },
-    byDay: { start: LocalTime.dayKey(today - (DAYS_KEPT - 1)), usd: days },
-  };
 }

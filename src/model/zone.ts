@@ -10,6 +10,9 @@ import { readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 
 import { dirname } from 'node:path';
 import { privateDir } from '../private.js';
 
+/** The file in cctop's cache the name is kept in. */
+export const ZONE_FILE = 'zone.json';
+
 let memoPath: string | null = null;
 
 /** Keep the resolved name in `path` (a JSON file in cctop's cache); without it, `Intl` is asked. */
@@ -18,7 +21,7 @@ export function keepZoneNameIn(path: string | null): void {
 }
 
 /** What decides the system zone: the TZ variable and the host's zone file. */
-function zoneKey(): string {
+export function zoneKey(): string {
   let host: string;
   try {
     host = readlinkSync('/etc/localtime');

@@ -26,10 +26,13 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, sep } from 'node:path';
+import { dirTime } from '../dir-time.js';
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError, type ProblemLog } from '../model/problems.js';
 import { openRegular } from '../regular-file.js';
 import type { Env, SourceFile } from './types.js';
+
+export { dirTime };
 
 export function home(env: Env): string {
   return env.HOME && env.HOME.length > 0 ? env.HOME : homedir();
@@ -73,17 +76,6 @@ export function recordLooks<T>(into: Map<string, number>, discover: () => T): T 
     return discover();
   } finally {
     looked = outer;
-  }
-}
-
-/** A directory's modification time, or -1 when it cannot be had (missing, not a directory, unreadable). */
-export function dirTime(dir: string): number {
-  try {
-    const st = statSync(dir, { throwIfNoEntry: false });
-    return st?.isDirectory() ? st.mtimeMs : -1;
-  } catch {
-    // Unreadable counts as absent: when it becomes readable its time is a change.
-    return -1;
   }
 }
 

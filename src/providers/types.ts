@@ -110,6 +110,12 @@ export interface ProviderPlace<K extends ProviderId = ProviderId> {
 export interface ProcessRule {
   /** Whether this command line is the harness's own process (not a helper it runs, not an editor). */
   isAgent(argv: readonly string[]): boolean;
+  /**
+   * Words every command line `isAgent` accepts holds somewhere (its bytes, arguments joined by NUL):
+   * a warm answer scans the process table for these alone, without loading the rules, and leaves the
+   * answer to the full route when one shows up in a process that could run a session.
+   */
+  words: readonly string[];
   /** The session id the command line names (`--resume <id>`), or null. */
   sessionArg(argv: readonly string[]): string | null;
 }

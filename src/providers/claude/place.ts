@@ -122,6 +122,8 @@ function contextWindow(q: WindowQuery): number | null {
  * package's script; a session is named by `--resume <id>`, `-r <id>` or `--session-id <id>`.
  */
 const processes: ProcessRule = {
+  // Each test below names `claude`: the program, its versions folder or the script node runs.
+  words: ['claude'],
   isAgent: (argv) =>
     programName(argv) === 'claude' ||
     (argv[0]?.includes('/claude/versions/') ?? false) ||

@@ -55,6 +55,8 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
  * is named by `resume <id>`.
  */
 const processes: ProcessRule = {
+  // Each test below names `codex`: the program, its versions folder or the script node runs.
+  words: ['codex'],
   isAgent: (argv) => programName(argv) === 'codex' || nodeRuns(argv, /(^|\/)codex(\.js)?$/),
   sessionArg(argv) {
     for (let i = 0; i < argv.length; i++) {

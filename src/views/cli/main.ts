@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { loadConfigIfAny } from '../../config/load.js';
 import type { Annotator } from '../../model/document.js';
-import { keepZoneNameIn } from '../../model/zone.js';
+import { keepZoneNameIn, ZONE_FILE } from '../../model/zone.js';
 import { cacheDir } from '../../paths.js';
 import type { Env } from '../../providers/types.js';
 import { type ActCommand, isActCommand } from './act-names.js';
@@ -22,9 +22,6 @@ import { namesHosts } from './hosts-named.js';
 import { type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
 import { nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
 import { closest } from './typo.js';
-
-/** Where the system time zone's name is kept between runs (see `model/zone.ts`). */
-const ZONE_FILE = 'zone.json';
 
 export interface Io {
   /** A line of output; bytes are written as they are (`--json`). */

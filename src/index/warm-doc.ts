@@ -1,0 +1,341 @@
+/**
+ * Writing the warm document (layout: `warm-doc-layout.ts`): `cctop --json` for the default options,
+ * printed when a one-shot's refresh settles, so that a warm `cctop --json` is one read, a freshness
+ * check, a few joins and one write, by an entry that loads none of this (`../warm-answer.ts`).
+ *
+ * Printed as if no process runs any session and no agent says anything of one: the reader proves
+ * both before it prints (a process scan for the agents' words, the agents' journal and registries),
+ * and leaves the answer to the full route when it cannot. A session's live members are printed here
+ * when they cannot change any more (they read the same now and two days on: every state rule lapses
+ * one way, to `idle`, within a day); else the reader works them out. Its spend windows are joined by
+ * the reader, since they move with the hour.
+ *
+ * Also here: the key, everything besides the transcripts the answer depends on (the environment
+ * variables read on the way, settings and price files, the code, the zone, the day), recorded by
+ * reading the environment through a proxy while the scope is worked out again.
+ *
+ * Not here: when a refresh may keep it (`session-index.ts`, with the warm snapshot, `warm.ts`).
+ */
+import { closeSync, openSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { configPath } from '../config/path.js';
+import { agentWordPlaces } from '../live/agent-word.js';
+import { START_SLACK_MS } from '../live/processes.js';
+import { Digest } from '../model/digest.js';
+import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
+import type { ProviderId } from '../model/facts.js';
+import { ProblemLog } from '../model/problems.js';
+import { UNSEEN_WAITING_TTL_MS } from '../model/state.js';
+import type { LocalTime } from '../model/time.js';
+import { totalsOfTallies } from '../model/totals.js';
+import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
+import { zoneKey } from '../model/zone.js';
+import { cacheDir } from '../paths.js';
+import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
+import { addProblem, type KeptProblem } from './build-problems.js';
+import { cataloguePath } from './catalogue.js';
+import type { Held } from './held.js';
+import { liveMembers, NO_WINDOWS, unrunLive, windowsMembers } from './live-text.js';
+import { documentHead, documentTail } from './render.js';
+import { rootPaths, scopeOf } from './scope.js';
+import { partsOf } from './session-record.js';
+import { buildVersion } from './version.js';
+import {
+  DOC_FILE,
+  DOC_FORMAT,
+  DOC_ID_CHARS,
+  DOC_PREFIX_BYTES,
+  type DocHeader,
+  type DocKey,
+  HOLE_KIND_SHIFT,
+  HOLE_LIVE,
+  HOLE_QUIET_WINDOWS,
+  HOLE_WINDOWS,
+  type LiveEntry,
+  type WindowedEntry,
+} from './warm-doc-layout.js';
+
+/**
+ * How far on a session's live members are read again to see whether they can still change: past the
+ * longest a state rule waits before it lapses (`UNSEEN_WAITING_TTL_MS`, a day), doubled for margin.
+ */
+const SETTLED_AFTER_MS = 2 * UNSEEN_WAITING_TTL_MS;
+
+const HOUR_MS = 3_600_000;
+
+/** What a settled one-shot refresh hands over, with what its scope was worked out from. */
+export interface DocAnswer {
+  env: Env;
+  scope: string;
+  digest: string;
+  nowMs: number;
+  unchanged: boolean;
+  looked: ReadonlyMap<string, number>;
+  files: readonly SourceFile[];
+  held: readonly Held[];
+  problems: readonly KeptProblem[];
+  options: {
+    plan: Plan;
+    providers: readonly ProviderId[] | null;
+    timeZone?: string | undefined;
+    sinceMs: number | null;
+    untilMs: number | null;
+  };
+  places: readonly ProviderPlace[];
+  catalogue: string;
+  time: LocalTime;
+  /** Transcripts touched this recently may be growing: the reader checks them (`warm.ts` `GROWING_MS`). */
+  growingMs: number;
+}
+
+export const docPath = (env: Env): string => join(cacheDir(env), DOC_FILE);
+
+/**
+ * Keep `a` as the warm document, when it was asked with the default options (those of a bare
+ * `cctop --json`) and its key can be recorded; when the document there is this answer already,
+ * only mark it as looked at now. Never throws: the document only saves time.
+ */
+export function keepWarmDoc(a: DocAnswer): void {
+  const o = a.options;
+  if (o.plan !== 'retail' || o.providers !== null || o.timeZone !== undefined) return;
+  if (o.sinceMs !== null || o.untilMs !== null) return;
+  try {
+    const key = keyOf(a);
+    if (key === null) return;
+    // The hour is in it: the quiet windows are printed for one, so the sweep prints them again in the next.
+    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs)])).hex();
+    const path = docPath(a.env);
+    if (a.unchanged && prefixOf(path) === idsOf(a.digest, a.scope, keyDigest)) {
+      utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
+      return;
+    }
+    const bytes = docBytes(a, key, keyDigest);
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, bytes);
+    utimesSync(tmp, a.nowMs / 1000, a.nowMs / 1000);
+    renameSync(tmp, path);
+  } catch {
+    // A full disk or a read-only cache: a warm answer then comes through the snapshot, as before.
+  }
+}
+
+const idsOf = (digest: string, scope: string, key: string): string =>
+  [digest, scope, key].map((s) => s.slice(0, DOC_ID_CHARS).padEnd(DOC_ID_CHARS)).join('');
+
+/** The ids a document was written with, or null when there is none. */
+function prefixOf(path: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    // No document yet.
+    return null;
+  }
+  try {
+    const b = Buffer.alloc(DOC_PREFIX_BYTES);
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * What the answer depends on besides the transcripts, or null when the reader could not serve it
+ * (another machine may be named: `CCTOP_HOSTS`, a config file) or the scope does not come out the same.
+ */
+function keyOf(a: DocAnswer): DocKey | null {
+  const read = new Set<string>();
+  let all = false;
+  const env: Env = new Proxy(a.env, {
+    get(t, k) {
+      if (typeof k === 'string') read.add(k);
+      return Reflect.get(t, k);
+    },
+    has(t, k) {
+      if (typeof k === 'string') read.add(k);
+      return Reflect.has(t, k);
+    },
+    ownKeys(t) {
+      // Something walked the whole environment: all of it is then part of the key.
+      all = true;
+      return Reflect.ownKeys(t);
+    },
+  });
+  const roots = rootPaths(env, a.places);
+  const scope = scopeOf({ ...a.options, env }, a.places, roots, a.catalogue, a.time, a.nowMs);
+  if (scope !== a.scope) return null;
+  if (env.CCTOP_HOSTS !== undefined) return null;
+  const config = configPath(env);
+  if (statSync(config, { throwIfNoEntry: false }) !== undefined) return null;
+  const { journal, registries } = agentWordPlaces(env);
+  cacheDir(env);
+  const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
+  const names = all ? Object.keys(a.env) : [...read];
+  names.sort();
+  const day = a.time.dayNumber(a.nowMs);
+  // The newest last activity of each harness's sessions that a process could be matched to.
+  const newest = new Map<ProviderId, number>();
+  for (const h of a.held) {
+    if (h.deleted) continue;
+    const ms = h.lastActiveAt === null ? 0 : Date.parse(h.lastActiveAt);
+    if (Number.isFinite(ms)) newest.set(h.provider, Math.max(newest.get(h.provider) ?? ms, ms));
+  }
+  const agents: DocKey['agents'] = [];
+  for (const p of a.places) {
+    if (p.processes === undefined) continue;
+    const last = newest.get(p.id);
+    agents.push([[...p.processes.words], last === undefined ? null : last + START_SLACK_MS]);
+  }
+  let problemsUntil: number | null = null;
+  for (const k of a.problems)
+    if (k.after !== null && k.after >= a.nowMs) problemsUntil = Math.min(problemsUntil ?? k.after, k.after);
+  return {
+    env: names.map((n) => [n, a.env[n] ?? null]),
+    stats: statted.map((p) => {
+      const st = statSync(p, { throwIfNoEntry: false });
+      return [p, st?.size ?? null, st?.mtimeMs ?? null];
+    }),
+    absent: [config],
+    journal,
+    registries,
+    build: buildVersion(),
+    zoneKey: zoneKey(),
+    zone: a.time.timeZone,
+    day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
+    agents,
+    problemsUntil,
+  };
+}
+
+/** The bundled price catalogue's package file: a reinstall that changes it changes the prices. */
+function bundledCatalogue(): string {
+  try {
+    return createRequire(import.meta.url).resolve('@pydantic/genai-prices/package.json');
+  } catch {
+    // Not resolvable here: the catalogue digest says `unknown`, and so does the key.
+    return '';
+  }
+}
+
+/** The whole file: prefix, header, hole table, body. */
+function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
+  const { nowMs, time } = a;
+  const body = new BodyWriter(a.held.length * 2048);
+  const live: LiveEntry[] = [];
+  const windowed: WindowedEntry[] = [];
+  const matched = new Set(a.places.filter((p) => p.processes !== undefined).map((p) => p.id));
+  // A session last active before every window's start has nothing in any of them, now or later.
+  const oldestHour = time.hourStart(nowMs) - (HOURS_KEPT - 1) * HOUR_MS;
+  const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
+  const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
+  const quiet = windowsMembers(time, nowMs)({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+  a.held.forEach((h, i) => {
+    const record = h.sealed();
+    const at = partsOf(record);
+    if (at === null) throw new Error(`the record of ${h.provider} ${h.id} does not fit`);
+    if (i > 0) body.text(',');
+    body.text('{');
+    body.bytes(record, at.facts, at.cost);
+    const running = matched.has(h.provider) ? false : null;
+    const { signal, mtime, lastMs } = h.live;
+    const now = liveMembers(unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs));
+    const later = liveMembers(
+      unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs + SETTLED_AFTER_MS),
+    );
+    if (now === later) body.text(now);
+    else body.hole(HOLE_LIVE, live.push([signal, mtime, lastMs, h.lastActiveAt, running]) - 1);
+    body.bytes(record, at.cost, at.spend);
+    body.text(',');
+    if (h.tally.usd === null) body.text(NO_WINDOWS);
+    else if (h.lastActiveAt !== null && h.lastActiveAt < since) {
+      body.hole(HOLE_QUIET_WINDOWS, 0);
+      body.text(quiet);
+    } else {
+      const spend = h.spend();
+      body.hole(HOLE_WINDOWS, windowed.push([h.lastActiveAt, spend.hours, spend.days]) - 1);
+    }
+    body.text('}}');
+  });
+  const log = new ProblemLog();
+  for (const k of a.problems) addProblem(k.problem, k.after, nowMs, log, undefined);
+  const frame = {
+    version: DOCUMENT_VERSION,
+    generatedAt: GENERATED_AT,
+    plan: a.options.plan,
+    timeZone: time.timeZone,
+    problems: log.list,
+    totals: totalsOfTallies(a.held.map((h) => h.tally)),
+    // No process runs a session the reader answers for, so no two running sessions collide.
+    collisions: [],
+  };
+  const head = documentHead(frame);
+  const cut = head.indexOf(GENERATED_AT);
+  const header: DocHeader = {
+    format: DOC_FORMAT,
+    scope: a.scope,
+    takenAt: nowMs,
+    key,
+    dirs: [...a.looked],
+    files: a.files
+      .filter((f) => nowMs - f.mtimeMs <= a.growingMs)
+      .map((f) => [f.path, f.size, f.mtimeMs, f.ino]),
+    head: [head.slice(0, cut), head.slice(cut + GENERATED_AT.length)],
+    tail: `${documentTail(frame)}\n`,
+    live,
+    windowed,
+    quiet: [time.hourStart(nowMs), quiet.length],
+    holes: body.holes.length / 2,
+  };
+  const headBytes = Buffer.from(JSON.stringify(header));
+  const holes = Buffer.alloc(body.holes.length * 4);
+  for (let i = 0; i < body.holes.length; i++) holes.writeUInt32LE(body.holes[i]!, i * 4);
+  const rest = Buffer.concat([headBytes, holes, body.done()]);
+  const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
+  prefix.writeUInt32LE(headBytes.length, 0);
+  prefix.writeUInt32LE(crc32(rest) >>> 0, 4);
+  prefix.write(idsOf(a.digest, a.scope, keyDigest), 8, 'latin1');
+  return Buffer.concat([prefix, rest]);
+}
+
+const NO_SPEND = { hours: [], days: [] };
+
+/** Stands for the moment of printing in the head; cut out there (it needs no escaping). */
+const GENERATED_AT = 'generated-at';
+
+/** The body as it is written: ASCII text, kept bytes, and where the holes are (offset, tag pairs). */
+class BodyWriter {
+  private out: Buffer;
+  private at = 0;
+  readonly holes: number[] = [];
+
+  constructor(sizeHint: number) {
+    this.out = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.out.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + n));
+    this.out.copy(grown, 0, 0, this.at);
+    this.out = grown;
+  }
+
+  text(s: string): void {
+    this.room(s.length);
+    this.at += this.out.write(s, this.at, 'latin1');
+  }
+
+  bytes(from: Buffer, start: number, end: number): void {
+    this.room(end - start);
+    this.at += from.copy(this.out, this.at, start, end);
+  }
+
+  hole(kind: number, ref: number): void {
+    this.holes.push(this.at, ((kind << HOLE_KIND_SHIFT) | ref) >>> 0);
+  }
+
+  done(): Buffer {
+    return this.out.subarray(0, this.at);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The warm document prints `cctop --json` only when it can prove the full route would print the same
+ * bytes: after a refresh, to the byte (the next hour's windows printed anew), and otherwise it
+ * declines, saying why: a variable or a file the scope was worked out from changed, a config file
+ * appeared, an agent spoke through its hooks, the file is damaged, or an agent process runs that
+ * could be running one of the sessions (a real process, found in the real process table).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { takeSnapshot } from './index/snapshot.js';
+import { buildVersion } from './index/version.js';
+import { DOC_FILE } from './index/warm-doc-layout.js';
+import { processAnnotator } from './live/annotate.js';
+import { ProcessTable } from './live/processes.js';
+import { cacheDir } from './paths.js';
+import { claudeResponse, FakeHome, jsonl } from './test-support/corpus.js';
+import { docIds, keepDaily, type WarmJson, warmDaily, warmJson } from './warm-answer.js';
+
+/** Before this machine booted, so no process on it can have started before these sessions. */
+const NOON = Date.parse('2020-06-01T12:00:00Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+describe('the warm document', () => {
+  let home: FakeHome;
+  let env: Record<string, string>;
+  let proc: string;
+  beforeEach(() => {
+    home = new FakeHome();
+    // The runtime directory (the hook journal) inside the test's home, not the machine's.
+    env = { ...home.env, CCTOP_RUNTIME_DIR: join(home.dir, 'run') };
+    // A process table with no process in it.
+    proc = join(home.dir, 'proc');
+    mkdirSync(proc);
+  });
+  afterEach(() => home.cleanup());
+
+  /** The full route's answer at `nowMs` (processes looked at, none found), as `cctop --json` prints it. */
+  const full = async (nowMs: number, e: Record<string, string> = env) => {
+    const s = await takeSnapshot({
+      env: e,
+      plan: 'retail',
+      providers: null,
+      sinceMs: null,
+      untilMs: null,
+      nowMs,
+      annotate: processAnnotator(new ProcessTable(() => []), () => nowMs),
+    });
+    return `${s.json({ collisions: [] }).toString()}\n`;
+  };
+  const doc = (nowMs: number, o: { env?: Record<string, string>; proc?: string } = {}) =>
+    warmJson({ env: o.env ?? env, nowMs, proc: o.proc ?? proc, build: async () => buildVersion() });
+  const reason = (r: WarmJson) => (r.kind === 'declined' ? r.reason : 'answered');
+  /** A Claude transcript whose last response was written at `at`, with its file time then too. */
+  const transcript = (name: string, at: number) =>
+    home.write(home.claudeFile('-w', name), claudeResponse(name, 5, new Date(at).toISOString(), 2), at);
+
+  it('prints, after a refresh, the bytes the full route prints, and the next hour its windows anew', async () => {
+    // Spent within the windows, and long before them.
+    const t = NOON + HOUR - 30_000;
+    transcript('recent.jsonl', t - 10 * 60_000);
+    transcript('old.jsonl', t - 40 * DAY);
+    expect(reason(await doc(t))).toBe('no warm document is kept');
+    await full(t);
+    const same = await doc(t + 1000);
+    expect(same.kind === 'answered' && same.bytes.toString()).toBe(await full(t + 1000));
+    // 13:00:10: another hour, still within a minute of the last full look.
+    const next = await doc(t + 40_000);
+    expect(next.kind === 'answered' && next.bytes.toString()).toBe(await full(t + 40_000));
+  });
+
+  it('works a state out when it is asked for: a call left running lapses to idle within the minute', async () => {
+    // Claude Code 2.1.x's shape, trimmed: a Bash call with no result yet, 110 s before the refresh.
+    const t = NOON;
+    const at = t - 110_000;
+    const call = jsonl({
+      type: 'assistant',
+      sessionId: 'w',
+      cwd: '/w',
+      uuid: 'a-1',
+      timestamp: new Date(at).toISOString(),
+      requestId: 'req_1',
+      message: {
+        model: 'claude-sonnet-4-5-20250929',
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'make' } }],
+        stop_reason: 'tool_use',
+        usage: { input_tokens: 3, output_tokens: 40 },
+      },
+    });
+    home.write(home.claudeFile('-w', 'w.jsonl'), call, at);
+    const then = await full(t);
+    expect(then).toContain('"state":"working"');
+    // 30 s on, past the two minutes a call no process runs stays working.
+    const later = await doc(t + 30_000);
+    expect(later.kind === 'answered' && later.bytes.toString()).toBe(await full(t + 30_000));
+    expect(later.kind === 'answered' && later.bytes.toString()).toContain('"state":"idle"');
+  });
+
+  it('declines when a variable, a settings file or a config file it was worked out from changes', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    await full(NOON);
+    expect(reason(await doc(NOON, { env: { ...env, CLAUDE_CONFIG_DIR: join(home.dir, 'other') } }))).toBe(
+      '$CLAUDE_CONFIG_DIR changed',
+    );
+    const settings = join(home.dir, '.claude', 'settings.json');
+    writeFileSync(settings, '{}');
+    expect(reason(await doc(NOON))).toBe(`${settings} changed`);
+    await full(NOON);
+    expect(reason(await doc(NOON))).toBe('answered');
+    const config = join(home.dir, '.config', 'cctop', 'config.toml');
+    mkdirSync(join(home.dir, '.config', 'cctop'), { recursive: true });
+    writeFileSync(config, '');
+    expect(reason(await doc(NOON))).toBe(`${config} exists`);
+  });
+
+  it('declines once an agent speaks through its hooks, or when the file is damaged', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    await full(NOON);
+    mkdirSync(join(home.dir, 'run'));
+    writeFileSync(join(home.dir, 'run', 'hooks.jsonl'), '{}\n');
+    expect(reason(await doc(NOON))).toBe('the hook journal has entries');
+    writeFileSync(join(home.dir, 'run', 'hooks.jsonl'), '');
+    expect(reason(await doc(NOON))).toBe('answered');
+    const path = join(cacheDir(env), DOC_FILE);
+    const bytes = readFileSync(path);
+    const at = bytes.length - 3;
+    bytes.writeUInt8(bytes.readUInt8(at) ^ 1, at);
+    writeFileSync(path, bytes);
+    // Its time is when the last full look was: kept, so only the damage is news.
+    utimesSync(path, NOON / 1000, NOON / 1000);
+    expect(reason(await doc(NOON))).toBe('the warm document is damaged');
+  });
+
+  it('serves a kept daily report only beside the document it was printed against, dated now', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    await full(NOON);
+    const o = (nowMs: number) => ({ env, nowMs, build: async () => buildVersion() });
+    const report = Buffer.from('{\n  "report": "daily",\n  "generatedAt": "then",\n  "periods": []\n}\n');
+    await keepDaily(o(NOON), 'another document', report);
+    expect(reason(await warmDaily(o(NOON)))).toBe('no daily report is kept');
+    await keepDaily(o(NOON), docIds(env), report);
+    const kept = await warmDaily(o(NOON + 1000));
+    expect(kept.kind === 'answered' && kept.bytes.toString()).toBe(
+      `{\n  "report": "daily",\n  "generatedAt": "${new Date(NOON + 1000).toISOString()}",\n  "periods": []\n}\n`,
+    );
+    // A new transcript: the next full look writes another document, which the report was not printed against.
+    transcript('b.jsonl', NOON + 1000);
+    await full(NOON + 2000);
+    expect(reason(await warmDaily(o(NOON + 2000)))).toBe('the daily report kept is of another document');
+  });
+
+  describe('with an agent process running (its command line names claude)', () => {
+    let agent: ChildProcess;
+    let startedMs: number;
+    beforeEach(async () => {
+      startedMs = Date.now();
+      agent = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)', 'claude'], { stdio: 'ignore' });
+      await new Promise((resolve) => agent.once('spawn', resolve));
+    });
+    afterEach(() => {
+      agent.kill();
+    });
+
+    it('still prints when every session was last active before the process started', async () => {
+      transcript('a.jsonl', NOON - HOUR);
+      await full(NOON);
+      expect(reason(await doc(NOON + 1000, { proc: '/proc' }))).toBe('answered');
+    });
+
+    it('leaves the answer to the full route when the process could be running a session', async () => {
+      // Written after the process started: it may be the one writing it.
+      const t = startedMs + 60_000;
+      transcript('a.jsonl', t);
+      await full(t + 1000);
+      expect(reason(await doc(t + 2000, { proc: '/proc' }))).toBe(
+        'an agent process may run one of the sessions',
+      );
+    });
+  });
+});

@@ -1,0 +1,441 @@
+/**
+ * A warm `cctop --json`, answered before the command line is loaded: one read of the warm document
+ * (`index/warm-doc.ts` writes it, `index/warm-doc-layout.ts` says what its bytes are), a check that
+ * it may still be printed, the joins of what moves, one write. It loads the clock, the state rules,
+ * the spend windows and the layout, and nothing else: no SQLite, no provider, no parser, no config
+ * reader, not the CLI. Whatever it cannot prove it declines, with the reason, and `cli.ts` runs the
+ * full route, which answers as it always did (and writes the document again).
+ *
+ * What it proves, in order: the document is of this code, environment, settings, prices, zone and
+ * day (its key); the last full look at the transcripts is under a minute old and no directory or
+ * growing transcript moved since (as the warm snapshot, `index/warm.ts`; what this can miss is in
+ * docs/limits.md); no agent says anything of its sessions (an empty hook journal, no registry record);
+ * the kept problems it prints still hold; and no agent process could run one of its sessions: a scan
+ * of the process table for the words every agent's command line holds, declined when one shows up
+ * that started before a session of its kind was last active.
+ *
+ * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document.
+ */
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { dirTime } from './dir-time.js';
+import { liveMembers, unrunLive, windowsMembers } from './index/live-text.js';
+import {
+  DOC_FILE,
+  DOC_ID_CHARS,
+  DOC_PREFIX_BYTES,
+  type DocHeader,
+  docHeaderOf,
+  GROWING_MS,
+  HOLE_KIND_SHIFT,
+  HOLE_LIVE,
+  HOLE_QUIET_WINDOWS,
+  HOLE_REF_MASK,
+  HOLE_WINDOWS,
+  SWEEP_EVERY_MS,
+} from './index/warm-doc-layout.js';
+import { LocalTime } from './model/time.js';
+import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
+import { cacheDir } from './paths.js';
+import type { Env } from './providers/types.js';
+
+export type WarmJson = { kind: 'answered'; bytes: Buffer } | Declined;
+
+type Declined = { kind: 'declined'; reason: string };
+
+const declined = (reason: string): Declined => ({ kind: 'declined', reason });
+
+export interface WarmJsonOptions {
+  env: Env;
+  nowMs: number;
+  /** Where the process table is read: `/proc` (a test may give another machine's, or none). */
+  proc?: string;
+  platform?: NodeJS.Platform;
+  /**
+   * The building code's version; by default as `npm run build` recorded it (tests, running the
+   * sources, give `index/version.ts`'s).
+   */
+  build?: () => Promise<string | null>;
+}
+
+/** `cctop --json` with the default options at `o.nowMs`, from the warm document, or why not. */
+export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
+  const p = await proved(o, true);
+  if (p.kind === 'declined') return p;
+  return { kind: 'answered', bytes: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
+}
+
+type Proved =
+  | {
+      kind: 'proved';
+      h: DocHeader;
+      b: Buffer;
+      holesAt: number;
+      bodyAt: number;
+      time: LocalTime;
+      /** The document's ids (discovery digest, scope, key): another document has others. */
+      ids: string;
+    }
+  | Declined;
+
+/**
+ * The warm document, proved to be what the full route would print now, but for what moves; `live`:
+ * proved too that no agent process or hook has a say in the sessions' states (the spend reports,
+ * which show no state, do not ask).
+ */
+async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
+  const { env, nowMs } = o;
+  const cache = cacheDir(env);
+  let b: Buffer;
+  let sweptAt: number;
+  let fd: number;
+  try {
+    fd = openSync(join(cache, DOC_FILE), 'r');
+  } catch {
+    // Nothing kept warm yet.
+    return declined('no warm document is kept');
+  }
+  try {
+    // The time and the bytes of one file: a document replaced meanwhile is not judged by the new one's time.
+    sweptAt = fstatSync(fd).mtimeMs;
+    b = readFileSync(fd);
+  } catch {
+    // Unreadable: the full route answers, and writes it again.
+    return declined('the warm document cannot be read');
+  } finally {
+    closeSync(fd);
+  }
+  if (nowMs - sweptAt > SWEEP_EVERY_MS || nowMs < sweptAt)
+    return declined('the last full look at the transcripts is over a minute old');
+  if (b.length < DOC_PREFIX_BYTES) return declined('the warm document is damaged');
+  const headBytes = b.readUInt32LE(0);
+  if (
+    DOC_PREFIX_BYTES + headBytes > b.length ||
+    crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4)
+  )
+    return declined('the warm document is damaged');
+  const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
+  if (h === null) return declined('the warm document is of another version');
+  const holesAt = DOC_PREFIX_BYTES + headBytes;
+  const bodyAt = holesAt + h.holes * 8;
+  if (bodyAt > b.length) return declined('the warm document is damaged');
+  const why =
+    (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
+    moved(h, nowMs) ??
+    (live ? (agentsSpeak(h) ?? mayRun(h, o.proc ?? '/proc', o.platform ?? process.platform)) : null);
+  if (why !== null) return declined(why);
+  const time = new LocalTime();
+  if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
+  return { kind: 'proved', h, b, holesAt, bodyAt, time, ids: b.toString('latin1', 8, DOC_PREFIX_BYTES) };
+}
+
+// ---- `cctop daily --json` ----------------------------------------------------------------------
+
+/**
+ * The spend report `cctop daily --json` printed by the full route, kept beside the document it was
+ * printed against (`DAILY_FILE`: the document's ids, a CRC-32 of the rest, where `generatedAt`'s
+ * value was, the answer without it). Served again while that document is proved current: a report
+ * depends on the sessions' usage, the zone and the day, all of which the document's proof covers.
+ */
+const DAILY_FILE = 'warm-default.daily';
+const DAILY_PREFIX_BYTES = 3 * DOC_ID_CHARS + 8;
+
+/** The ids of the warm document there now, or null: read before the full route answers. */
+export function docIds(env: Env): string | null {
+  let fd: number;
+  try {
+    fd = openSync(join(cacheDir(env), DOC_FILE), 'r');
+  } catch {
+    // No document: nothing to keep an answer beside.
+    return null;
+  }
+  try {
+    const b = Buffer.alloc(DOC_PREFIX_BYTES);
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Keep the full route's `daily --json` answer, when the document it ran beside is the same before
+ * (`before`, `docIds`) and after, and proved current after: the answer was then made from the
+ * transcripts the document holds (a refresh that saw others would have written another document).
+ * Never throws: it only saves time.
+ */
+export async function keepDaily(o: WarmJsonOptions, before: string | null, answer: Buffer): Promise<void> {
+  if (before === null) return;
+  try {
+    const p = await proved(o, false);
+    if (p.kind === 'declined' || p.ids !== before) return;
+    const text = answer.toString('latin1');
+    const m = GENERATED_AT.exec(text);
+    if (m === null) return;
+    const cut = m.index + m[0].length - 1 - (m[1]?.length ?? 0);
+    const rest = Buffer.concat([
+      Buffer.from(text.slice(0, cut), 'latin1'),
+      Buffer.from(text.slice(cut + (m[1]?.length ?? 0)), 'latin1'),
+    ]);
+    const prefix = Buffer.alloc(DAILY_PREFIX_BYTES);
+    prefix.write(p.ids, 0, 'latin1');
+    prefix.writeUInt32LE(cut, 3 * DOC_ID_CHARS + 4);
+    prefix.writeUInt32LE(
+      crc32(Buffer.concat([prefix.subarray(3 * DOC_ID_CHARS + 4), rest])) >>> 0,
+      3 * DOC_ID_CHARS,
+    );
+    const path = join(cacheDir(o.env), DAILY_FILE);
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, Buffer.concat([prefix, rest]));
+    renameSync(tmp, path);
+  } catch {
+    // A full disk or a read-only cache: the next `daily --json` goes through the full route again.
+  }
+}
+
+/** Its `generatedAt` member, pretty-printed or not: the value is the moment of printing. */
+const GENERATED_AT = /"generatedAt": ?"([^"]*)"/;
+
+/** `cctop daily --json` from the answer kept beside the warm document, when that is proved current. */
+export async function warmDaily(o: WarmJsonOptions): Promise<WarmJson> {
+  const p = await proved(o, false);
+  if (p.kind === 'declined') return p;
+  let b: Buffer;
+  try {
+    b = readFileSync(join(cacheDir(o.env), DAILY_FILE));
+  } catch {
+    // Not kept yet.
+    return declined('no daily report is kept');
+  }
+  if (b.length < DAILY_PREFIX_BYTES || b.toString('latin1', 0, 3 * DOC_ID_CHARS) !== p.ids)
+    return declined('the daily report kept is of another document');
+  if (crc32(b.subarray(3 * DOC_ID_CHARS + 4)) >>> 0 !== b.readUInt32LE(3 * DOC_ID_CHARS))
+    return declined('the daily report kept is damaged');
+  const cut = DAILY_PREFIX_BYTES + b.readUInt32LE(3 * DOC_ID_CHARS + 4);
+  if (cut > b.length) return declined('the daily report kept is damaged');
+  const generatedAt = Buffer.from(new Date(o.nowMs).toISOString(), 'latin1');
+  return {
+    kind: 'answered',
+    bytes: Buffer.concat([b.subarray(DAILY_PREFIX_BYTES, cut), generatedAt, b.subarray(cut)]),
+  };
+}
+
+/** The document with what moves joined at `nowMs`. */
+function printed(
+  h: DocHeader,
+  b: Buffer,
+  holesAt: number,
+  bodyAt: number,
+  time: LocalTime,
+  nowMs: number,
+): Buffer {
+  const windows = windowsMembers(time, nowMs);
+  // In the hour the document was written its quiet windows are printed already.
+  const [quietHour, quietLength] = h.quiet;
+  const quiet =
+    time.hourStart(nowMs) === quietHour
+      ? null
+      : windows({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+  const generatedAt = new Date(nowMs).toISOString();
+  // Each join: where it goes in the body, how many body bytes it replaces, its text.
+  const joins: [at: number, skip: number, text: string][] = [];
+  let size = h.head[0].length + generatedAt.length + h.head[1].length + (b.length - bodyAt) + h.tail.length;
+  for (let i = 0; i < h.holes; i++) {
+    const tag = b.readUInt32LE(holesAt + i * 8 + 4);
+    const ref = tag & HOLE_REF_MASK;
+    let skip = 0;
+    let text: string;
+    switch (tag >>> HOLE_KIND_SHIFT) {
+      case HOLE_LIVE: {
+        const [signal, mtime, lastMs, lastActiveAt, running] = h.live[ref]!;
+        text = liveMembers(unrunLive(signal, mtime, lastMs, lastActiveAt, running, nowMs));
+        break;
+      }
+      case HOLE_WINDOWS: {
+        const [lastActiveAt, hours, days] = h.windowed[ref]!;
+        text = windows({ tally: { usd: 0 }, lastActiveAt, spend: () => ({ hours, days }) });
+        break;
+      }
+      case HOLE_QUIET_WINDOWS:
+        if (quiet === null) continue;
+        skip = quietLength;
+        text = quiet;
+        break;
+      default:
+        throw new Error(`the warm document has a hole of no kind (${tag})`);
+    }
+    joins.push([bodyAt + b.readUInt32LE(holesAt + i * 8), skip, text]);
+    size += text.length - skip;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.write(h.head[0], 0, 'latin1');
+  at += out.write(generatedAt, at, 'latin1');
+  at += out.write(h.head[1], at, 'latin1');
+  let from = bodyAt;
+  for (const [to, skip, text] of joins) {
+    at += b.copy(out, at, from, to);
+    at += out.write(text, at, 'latin1');
+    from = to + skip;
+  }
+  at += b.copy(out, at, from);
+  at += out.write(h.tail, at, 'latin1');
+  return out.subarray(0, at);
+}
+
+const NO_SPEND = { hours: [], days: [] };
+
+/** What the document depends on besides the transcripts that is not as it was, or null. */
+async function keyMoved(
+  h: DocHeader,
+  env: Env,
+  cache: string,
+  nowMs: number,
+  build: () => Promise<string | null>,
+): Promise<string | null> {
+  const k = h.key;
+  for (const [name, value] of k.env) if ((env[name] ?? null) !== value) return `$${name} changed`;
+  if (nowMs < k.day[0] || nowMs >= k.day[1]) return 'another day began';
+  if (k.problemsUntil !== null && nowMs > k.problemsUntil) return 'a kept problem is due';
+  for (const [path, size, mtimeMs] of k.stats) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if ((st?.size ?? null) !== size || (st?.mtimeMs ?? null) !== mtimeMs) return `${path} changed`;
+  }
+  for (const path of k.absent)
+    if (statSync(path, { throwIfNoEntry: false }) !== undefined) return `${path} exists`;
+  if (zoneKey() !== k.zoneKey) return 'the system time zone changed';
+  keepZoneNameIn(join(cache, ZONE_FILE));
+  return (await build()) === k.build ? null : 'cctop was built again';
+}
+
+/**
+ * The building code's version as `npm run build` recorded it (`index/version.ts`), or null when it
+ * did not, or the code was compiled again since (then only the full route can work it out).
+ */
+async function recordedBuild(): Promise<string | null> {
+  const here = new URL('.', import.meta.url);
+  const recorded = statSync(new URL('index/code-versions.js', here), { throwIfNoEntry: false });
+  const compiled = statSync(new URL('index/sessions.js', here), { throwIfNoEntry: false });
+  if (recorded === undefined || compiled === undefined || compiled.mtimeMs > recorded.mtimeMs) return null;
+  let m: unknown;
+  try {
+    // A name in a variable: the module exists only once the build wrote it.
+    const name = './index/code-versions.js';
+    m = await import(name);
+  } catch {
+    // A plain `tsc` wrote no versions.
+    return null;
+  }
+  const versions = isObj(m) && isObj(m.VERSIONS) ? m.VERSIONS : null;
+  return typeof versions?.build === 'string' ? versions.build : null;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** What changed in the transcripts since the last full look, or null. */
+function moved(h: DocHeader, nowMs: number): string | null {
+  for (const [dir, mtime] of h.dirs) if (dirTime(dir) !== mtime) return `${dir} changed`;
+  for (const [path, size, mtimeMs, ino] of h.files) {
+    if (nowMs - mtimeMs > GROWING_MS) continue;
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      // Unreadable now: the full route says why.
+      return `${path} cannot be read`;
+    }
+    if (st === undefined || st.size !== size || st.mtimeMs !== mtimeMs || st.ino !== ino)
+      return `${path} changed`;
+  }
+  return null;
+}
+
+/** Whether an agent may have said something of its sessions (`live/agent-word.ts`). */
+function agentsSpeak(h: DocHeader): string | null {
+  if ((statSync(h.key.journal, { throwIfNoEntry: false })?.size ?? 0) > 0)
+    return 'the hook journal has entries';
+  for (const dir of h.key.registries) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      // No registry there.
+      continue;
+    }
+    if (names.some((n) => n.endsWith('.json'))) return 'an agent registered a running session';
+  }
+  return null;
+}
+
+/**
+ * The kernel's clock ticks per second in /proc's start times (`live/processes.ts` reads them alike).
+ */
+const CLK_TCK = 100;
+
+/**
+ * A process start is read to the tick (10 ms) and the boot time to the second: a process this close
+ * to the last moment a session could be matched counts as started before it.
+ */
+const START_MARGIN_MS = 2_000;
+
+/**
+ * Why an agent process could run one of the sessions, or null when none can: no process holds an
+ * agent's word, or every one that does started after every session of each harness whose word it
+ * holds was last active (a process is matched only to sessions active since it started,
+ * `live/processes.ts`).
+ */
+function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
+  const agents = h.key.agents
+    .filter((g): g is [string[], number] => g[1] !== null)
+    .map(([words, until]) => ({ words: words.map((w) => Buffer.from(w)), until }));
+  if (agents.length === 0) return null;
+  if (platform !== 'linux') return 'the processes are read by the full route here';
+  let names: string[];
+  try {
+    names = readdirSync(proc);
+  } catch {
+    // No process table to read: the full route says so.
+    return 'the process table cannot be read';
+  }
+  let boot: number | null = null;
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    let cmdline: Buffer;
+    try {
+      cmdline = readFileSync(`${proc}/${name}/cmdline`);
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    const kinds = agents.filter((g) => g.words.some((w) => cmdline.includes(w)));
+    if (kinds.length === 0) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`${proc}/${name}/stat`, 'latin1');
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    boot ??= bootTimeMs(proc);
+    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const startMs = boot + (start / CLK_TCK) * 1000;
+    if (kinds.some((g) => !(startMs > g.until + START_MARGIN_MS)))
+      return 'an agent process may run one of the sessions';
+  }
+  return null;
+}
+
+function bootTimeMs(proc: string): number {
+  const m = /^btime (\d+)$/m.exec(readFileSync(`${proc}/stat`, 'latin1'));
+  return m ? Number(m[1]) * 1000 : 0;
+}
