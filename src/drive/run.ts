@@ -9,22 +9,22 @@
  *
  * This module wires the pieces and keeps the run's state; each job is its own module: everything
  * decided before the spawn (`prepare.ts`, which finds the executable with `locate.ts` and takes a
- * named session with `named.ts`), the process group (`group.ts`),
- * the paced stdout (`pump.ts`), what is said over its pipes (`conversation.ts`: lines, Claude's
- * control channel or JSON-RPC such as ACP), and telling how the run ended (`verdict.ts`).
+ * named session with `named.ts`), the process group (`group.ts`), the queue and the paced stdout
+ * that make the back-pressure (`backpressure.ts`), what is said over its pipes (`conversation.ts`:
+ * lines, Claude's control channel or JSON-RPC such as ACP), what the caller says into the run
+ * (`run-input.ts`), and telling how the run ended (`verdict.ts`).
  */
-import { checkAcp } from './acp/index.js';
 import type { Invocation } from './agents/index.js';
 import { announced } from './announced-run.js';
-import { Capture, EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, SETTLED_EXIT_MS } from './bounds.js';
+import { Backpressure } from './backpressure.js';
+import { Capture, SETTLED_EXIT_MS } from './bounds.js';
 import { type Conversation, LineConversation, type RunnerHost } from './conversation.js';
 import { DriveError } from './errors.js';
 import type { AgentId, Decision, Event, Outcome } from './events.js';
 import { ProcessGroup, spawnGroup } from './group.js';
 import { emptySetup, prepare, releaseSetup, type Setup } from './prepare.js';
-import { LinePump } from './pump.js';
-import { EventQueue } from './queue.js';
 import type { Plan, Request } from './request.js';
+import { answer, type Live, say, shownName } from './run-input.js';
 import type { Run, RunStats } from './run-types.js';
 import { MAX_STREAM_RESULTS, type StreamResult, settle } from './settle.js';
 import { type Ended, judge, outcomeOf, type StopReason } from './verdict.js';
@@ -50,9 +50,10 @@ class AgentRun implements Run {
   private conversation: Conversation;
   /** Armed once an RPC agent's turn settled: the agent is stopped if it has not exited by then. */
   private exitTimer: NodeJS.Timeout | null = null;
-  private readonly queue: EventQueue<Event>;
-  private readonly stdout = new LinePump(
-    () => this.queue.length + (this.conversation.inFlight ?? 0) >= EVENT_QUEUE_DEPTH,
+  /** The queue to the caller and the paced stdout (`backpressure.ts`). */
+  private readonly flow = new Backpressure(
+    () => this.conversation.inFlight ?? 0,
+    () => this.pump(),
   );
   private readonly stderr = new Capture();
   private pipesClosed = false;
@@ -63,8 +64,6 @@ class AgentRun implements Run {
   private readonly timeoutMs: number | null;
   private readonly signal: AbortSignal | undefined;
   private readonly onAbort = () => this.stop('cancelled');
-  /** Readers of a conversation's own event stream waiting for room in the queue (`RunnerHost.room`). */
-  private waitingForRoom: (() => void)[] = [];
   /** When the agent was spawned; null until it was. */
   private startedMs: number | null = null;
   /** The tool results the stream gave with an id, for `settle` (bounded by `MAX_STREAM_RESULTS`). */
@@ -80,7 +79,6 @@ class AgentRun implements Run {
     this.timeoutMs = request.timeoutMs ?? null;
     this.signal = request.signal;
     this.conversation = new LineConversation(this.setup.spec.dialect, 'stream', false, { kind: 'none' });
-    this.queue = new EventQueue<Event>(EVENT_QUEUE_DEPTH, EVENT_QUEUE_RESUME, () => this.pump());
     this.outcome = new Promise<Outcome>((res, rej) => {
       this.resolveOutcome = res;
       this.rejectOutcome = rej;
@@ -115,7 +113,7 @@ class AgentRun implements Run {
       settled: () => this.awaitExit(),
       emit: (events) => this.deliver(events),
       ready: () => this.pump(),
-      room: () => this.room(),
+      room: () => this.flow.room(this.finished),
       done: () => this.done(),
     };
     this.conversation =
@@ -135,10 +133,10 @@ class AgentRun implements Run {
     });
     if (child.pid === undefined) return;
     this.group = new ProcessGroup(child, () => this.stop('cancelled'));
-    this.stdout.attach(child.stdout);
+    this.flow.stdout.attach(child.stdout);
     child.stdout?.on('data', (chunk: Buffer) => this.onStdout(chunk));
     child.stdout?.on('end', () => {
-      this.stdout.end();
+      this.flow.stdout.end();
       this.pump();
     });
     // Decoded by the stream, so a character split across two chunks is not mangled at the seam.
@@ -155,15 +153,14 @@ class AgentRun implements Run {
 
   private onStdout(chunk: Buffer): void {
     if (this.stopping !== null || this.finished) return;
-    this.stdout.feed(chunk);
+    this.flow.stdout.feed(chunk);
     this.pump();
   }
 
   /** Parse ready lines while the queue has room; finish once the pipes closed and all is read. */
   private pump(): void {
     if (this.finished) return;
-    if (!this.queue.full) this.wakeReaders();
-    const drained = this.stdout.drain(
+    const drained = this.flow.drain(
       () => this.stopping === null,
       (line) => this.handleLine(line),
     );
@@ -188,18 +185,6 @@ class AgentRun implements Run {
     for (const event of events) this.take(event);
   }
 
-  /** Resolves when the queue has room again, or at once when it has, or the run is over. */
-  private room(): Promise<void> {
-    if (!this.queue.full || this.finished) return Promise.resolve();
-    return new Promise((resolve) => this.waitingForRoom.push(resolve));
-  }
-
-  private wakeReaders(): void {
-    const waiting = this.waitingForRoom;
-    this.waitingForRoom = [];
-    for (const wake of waiting) wake();
-  }
-
   /** A server agent's turn settled: stop it now, as a settled run (the outcome is the turn's). */
   private done(): void {
     if (this.finished || this.stopping !== null) return;
@@ -219,7 +204,7 @@ class AgentRun implements Run {
     }
     if (event.kind === 'tool_result' && event.id !== null && this.results.length < MAX_STREAM_RESULTS)
       this.results.push({ id: event.id, ok: event.ok });
-    this.queue.push(event);
+    this.flow.queue.push(event);
   }
 
   /** An RPC agent's turn settled and its stdin was ended: it should exit; stop it if it lingers. */
@@ -229,54 +214,23 @@ class AgentRun implements Run {
   }
 
   respond(id: string, decision: Decision): void {
-    this.naming(() => this.answer(id, decision));
-  }
-
-  private answer(id: string, decision: Decision): void {
-    if (this.setup.plan !== null && !this.setup.plan.approvals) {
-      throw new DriveError({
-        kind: 'unsupported',
-        agent: this.agent,
-        what: 'approvals on a run started without approvals: true',
-      });
-    }
-    if (this.finished || this.stopping !== null || !this.conversation.open) {
-      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.setup.bin });
-    }
-    if (!this.conversation.answer(id, decision)) {
-      throw new DriveError({
-        kind: 'invalid_request',
-        what: `no approval request "${id.slice(0, 80)}" is waiting`,
-      });
-    }
+    answer(this.live(), id, decision);
   }
 
   send(text: string): void {
-    this.naming(() => this.say(text));
+    say(this.live(), text);
   }
 
-  /** What `fn` throws, naming the agent as the request named it. */
-  private naming(fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      throw e instanceof DriveError ? e.naming(this.shown) : e;
-    }
-  }
-
-  private say(text: string): void {
-    if (this.setup.plan !== null && !this.setup.plan.interactive) {
-      throw new DriveError({
-        kind: 'unsupported',
-        agent: this.agent,
-        what: 'mid-run input on a run started without interactive: true',
-      });
-    }
-    if (this.finished || this.stopping !== null || !this.conversation.open) {
-      // The turn settled: a new message is a new run that resumes the session.
-      throw new DriveError({ kind: 'cancelled', agent: this.agent, bin: this.setup.bin });
-    }
-    this.conversation.send(text);
+  /** Where the run stands, for what its caller says into it (`run-input.ts`). */
+  private live(): Live {
+    return {
+      agent: this.agent,
+      bin: this.setup.bin,
+      plan: this.setup.plan,
+      over: this.finished || this.stopping !== null,
+      conversation: this.conversation,
+      shown: this.shown,
+    };
   }
 
   cancel(): void {
@@ -287,10 +241,7 @@ class AgentRun implements Run {
     return {
       pid: this.group?.child.pid ?? null,
       lines: this.lines,
-      linesCut: this.stdout.cut,
-      events: this.queue.delivered,
-      queued: this.queue.length,
-      queueHighWater: this.queue.highWater,
+      ...this.flow.stats(),
     };
   }
 
@@ -302,7 +253,7 @@ class AgentRun implements Run {
       return;
     }
     // Lines not yet parsed are dropped and the pipe drained, or a paused stdout would never close.
-    this.stdout.drop();
+    this.flow.stdout.drop();
     this.conversation.close();
     this.group.terminate();
   }
@@ -315,17 +266,17 @@ class AgentRun implements Run {
     this.signal?.removeEventListener('abort', this.onAbort);
     this.group?.release();
     this.conversation.abandon();
-    this.wakeReaders();
+    this.flow.wake();
     const ended = this.ended();
     const outcome = this.settled(outcomeOf(ended));
     const error = (failure ?? judge(outcome, ended))?.naming(this.shown) ?? null;
     releaseSetup(this.setup);
     if (error !== null) {
       this.rejectOutcome(error);
-      this.queue.end(error);
+      this.flow.queue.end(error);
     } else {
       this.resolveOutcome(outcome);
-      this.queue.end();
+      this.flow.queue.end();
     }
     this.resolveClosed();
   }
@@ -379,27 +330,16 @@ class AgentRun implements Run {
 
   [Symbol.asyncIterator](): AsyncIterator<Event> {
     return {
-      next: () => this.queue.next(),
+      next: () => this.flow.queue.next(),
       // Breaking out of the loop: the consumer is gone, so the agent goes too, and the loop's exit
       // waits until its process group has been reaped.
       return: async () => {
-        this.queue.drop();
+        this.flow.queue.drop();
         this.stop('cancelled');
         await this.closed;
         return { done: true, value: undefined };
       },
     };
-  }
-}
-
-/** The name an ACP run's errors go by: the one its request gives, when that is usable; else null. */
-function shownName(request: Request): string | null {
-  if (request.agent !== 'acp') return null;
-  try {
-    return checkAcp(request.acp).name;
-  } catch {
-    // A malformed ACP request fails on its own, in words that need no agent's name.
-    return null;
   }
 }
 

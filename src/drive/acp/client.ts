@@ -5,6 +5,9 @@
  * permission requests turned into `approval_request` events and answered through `respond`, and
  * `session/cancel` when the run is stopped.
  *
+ * What each request of the handshake says, and how its reply is read, is `handshake.ts`'s; this
+ * module sends them in order, waits, and keeps where the run stands.
+ *
  * The SDK frames, numbers and matches the JSON-RPC; its bytes come and go through `wire.ts`, which
  * keeps the runner's line bound and pacing and screens what the SDK would complain about on stderr.
  * The SDK settles everything on a later tick, so the events an update makes reach the runner through
@@ -22,38 +25,32 @@
  */
 import type { Writable } from 'node:stream';
 import type { ClientConnection, ClientContext, RequestError } from '@agentclientprotocol/sdk';
-import { type JsonObject, num, obj, str } from '../../model/json.js';
-import { headBytes, usableId } from '../bounds.js';
+import { type JsonObject, obj, str } from '../../model/json.js';
 import type { Breakdown, Conversation, ConversationHost } from '../conversation.js';
 import { DriveError } from '../errors.js';
 import type { AcpIdentity, Decision, Event } from '../events.js';
 import { emptyTerminal, enforceBounds, PendingTools, type Terminal } from '../parser.js';
 import { type Plan, withSystem } from '../request.js';
 import type { Reply } from '../rpc/peer.js';
-import { chooseMode } from './modes.js';
+import {
+  INITIALIZE_PARAMS,
+  modeRequest,
+  type Next,
+  NO_OFFERS,
+  newSessionId,
+  type Opening,
+  openRequest,
+  overdue,
+  readInitialize,
+  refusal,
+} from './handshake.js';
 import { type PermissionAnswer, Permissions } from './permissions.js';
 import { ACP_HANDSHAKE_MS, type AcpAgent } from './request.js';
 import { readToolCall, readUpdate, settlePrompt, type TurnState } from './updates.js';
 import { UPDATE_METHOD, Wire } from './wire.js';
 
-/** The ACP version drive speaks. */
-export const ACP_PROTOCOL_VERSION = 1;
-
-/** ACP's error code for "authenticate first" (Gemini CLI 0.61.0: "Gemini API key is missing"). */
-const AUTH_REQUIRED = -32000;
-
-/** How much of an error's `data` a message quotes: enough to say what went wrong, one line. */
-const SHOWN_DATA_BYTES = 300;
-
 /** Where the run stands; the handshake deadline covers everything before `prompting`. */
 type Phase = 'starting' | 'opening' | 'configuring' | 'prompting' | 'settled' | 'over';
-
-/** What a waiting phase is waiting for, in a sentence. */
-const WAITING: Record<'starting' | 'opening' | 'configuring', string> = {
-  starting: 'answer `initialize`',
-  opening: 'open its session',
-  configuring: 'set its session mode',
-};
 
 /**
  * Updates of a new session that may arrive before its id is known: the SDK hands the `session/new`
@@ -96,8 +93,8 @@ export class AcpConversation implements Conversation {
   private readonly identity: AcpIdentity;
   private phase: Phase = 'starting';
   private session: string | null = null;
-  private offers = { load: false, resume: false, dirs: false };
-  private opening: 'session/new' | 'session/load' | 'session/resume' = 'session/new';
+  private offers = NO_OFFERS;
+  private opening: Opening = 'session/new';
   private readonly permissions: Permissions;
   private timer: NodeJS.Timeout | null = null;
   /** The prompt's reply arrived: the turn settled, whatever happens to the run after. */
@@ -237,11 +234,7 @@ export class AcpConversation implements Conversation {
 
   /** The handshake and the one prompt, in order; a refusal on the way ends it. */
   private async converse(agent: ClientContext): Promise<void> {
-    const init = await this.ask(agent, 'initialize', 'initialize', {
-      protocolVersion: ACP_PROTOCOL_VERSION,
-      // No filesystem and no terminal: the agent works on its own files with its own tools.
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-    });
+    const init = await this.ask(agent, 'initialize', 'initialize', INITIALIZE_PARAMS);
     if (init === null || !this.initialized(obj(init))) return;
     const opening = this.openSession();
     if (opening === null) return;
@@ -314,11 +307,7 @@ export class AcpConversation implements Conversation {
   private overdue(ms: number): void {
     this.timer = null;
     if (this.phase !== 'starting' && this.phase !== 'opening' && this.phase !== 'configuring') return;
-    const command = this.acp.command.join(' ');
-    this.fail({
-      kind: 'protocol',
-      message: `${this.acp.name} did not ${WAITING[this.phase]} within ${Math.round(ms / 1000)} s: is \`${command}\` an ACP agent, started in its ACP mode?`,
-    });
+    this.fail(overdue(this.acp, this.phase, ms));
   }
 
   private stopTimer(): void {
@@ -328,81 +317,39 @@ export class AcpConversation implements Conversation {
 
   /** An error reply during the handshake: a login the agent wants, or a refusal. */
   private refused(method: string, e: RequestError): void {
-    const said = e.message || `error ${e.code}`;
-    // Gemini CLI 0.61.0 says only "Internal error" and puts what went wrong in `data`.
-    const data = e.data === null || e.data === undefined ? '' : JSON.stringify(e.data);
-    const detail = data === '' ? '' : ` (${headBytes(data, SHOWN_DATA_BYTES)})`;
-    this.fail(
-      e.code === AUTH_REQUIRED
-        ? { kind: 'not_authenticated', message: said }
-        : { kind: 'protocol', message: `${this.acp.name} refused ${method}: ${said}${detail}` },
-    );
+    this.fail(refusal(this.acp, method, e));
+  }
+
+  /** A step of the handshake read (`handshake.ts`): its value, or null once its failure ended the run. */
+  private went<T>(next: Next<T>): T | null {
+    if (next.kind === 'go') return next.value;
+    this.fail(next.breakdown);
+    return null;
   }
 
   /** `initialize` answered: false when the agent cannot be driven (its version). */
   private initialized(r: JsonObject | null): boolean {
-    const version = num(r?.protocolVersion);
-    const info = obj(r?.agentInfo);
-    this.identity.protocolVersion = version;
-    this.identity.agentName = str(info?.name);
-    this.identity.agentVersion = str(info?.version);
-    if (version !== ACP_PROTOCOL_VERSION) {
-      this.fail({
-        kind: 'protocol',
-        message: `${this.acp.name} speaks ACP version ${version ?? 'unknown'}; cctop speaks ${ACP_PROTOCOL_VERSION}`,
-      });
-      return false;
-    }
-    const caps = obj(r?.agentCapabilities);
-    const session = obj(caps?.sessionCapabilities);
-    this.offers = {
-      load: caps?.loadSession === true,
-      resume: obj(session?.resume) !== null,
-      dirs: obj(session?.additionalDirectories) !== null || session?.additionalDirectories === true,
-    };
+    const offers = this.went(readInitialize(r, this.acp, this.identity));
+    if (offers === null) return false;
+    this.offers = offers;
     return true;
   }
 
   /** The params of the request that opens the session (`this.opening` names it); null when it cannot be. */
   private openSession(): JsonObject | null {
-    const p = this.plan;
-    if (p.addDirs.length > 0 && !this.offers.dirs) {
-      this.fail({ kind: 'unsupported', what: 'more directories (it offers no additionalDirectories)' });
-      return null;
-    }
-    const base = {
-      cwd: p.cwd,
-      mcpServers: [],
-      ...(p.addDirs.length > 0 && { additionalDirectories: p.addDirs }),
-    };
+    const open = this.went(openRequest(this.plan, this.offers));
+    if (open === null) return null;
     this.phase = 'opening';
-    const s = p.session;
-    // A chosen id (`mint`) is refused before spawning: ACP lets the agent choose it.
-    if (s.kind !== 'resume') return base;
-    if (!this.offers.resume && !this.offers.load) {
-      this.fail({
-        kind: 'unsupported',
-        what: 'resuming a session (it offers neither session/resume nor session/load)',
-      });
-      return null;
-    }
-    // Resuming replays nothing; loading replays the whole history as updates, which `inTurn` drops.
-    this.opening = this.offers.resume ? 'session/resume' : 'session/load';
-    this.session = s.id;
-    return { ...base, sessionId: s.id };
+    this.opening = open.method;
+    if (open.session !== null) this.session = open.session;
+    return open.params;
   }
 
   /** The session is open: announce it, and say how its mode is set (null: it cannot be). */
   private opened(r: JsonObject | null): 'keep' | { method: string; params: JsonObject } | null {
     if (this.opening === 'session/new') {
-      const id = str(r?.sessionId);
-      if (id === null || !usableId(id)) {
-        this.fail({
-          kind: 'protocol',
-          message: `${this.acp.name} opened a session without a usable sessionId`,
-        });
-        return null;
-      }
+      const id = this.went(newSessionId(r, this.acp));
+      if (id === null) return null;
       this.session = id;
     }
     const session = this.session!;
@@ -411,29 +358,7 @@ export class AcpConversation implements Conversation {
     t.model = str(obj(r?.models)?.currentModelId);
     this.host.emit([enforceBounds({ kind: 'started', session, model: t.model })]);
     for (const params of this.early.splice(0)) this.updated(params);
-    const choice = chooseMode(r, this.plan.permission, this.acp.mode);
-    switch (choice.kind) {
-      case 'keep':
-        return 'keep';
-      case 'set_mode':
-        return { method: 'session/set_mode', params: { sessionId: session, modeId: choice.modeId } };
-      case 'config':
-        return {
-          method: 'session/set_config_option',
-          params: { sessionId: session, configId: choice.configId, value: choice.value },
-        };
-      case 'missing': {
-        const offered =
-          choice.offered.length > 0 ? `its modes: ${choice.offered.join(', ')}` : 'it offers no modes';
-        const what =
-          this.acp.mode !== undefined ? `the mode "${this.acp.mode}"` : `permission ${this.plan.permission}`;
-        this.fail({
-          kind: 'unsupported',
-          what: `${what} (${offered}); name one as acp.mode, or use permission default`,
-        });
-        return null;
-      }
-    }
+    return this.went(modeRequest(r, session, this.plan, this.acp));
   }
 
   private updated(params: unknown): void {

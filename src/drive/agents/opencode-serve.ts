@@ -3,10 +3,11 @@
  * runner drives (`conversation.ts`): the server prints where it listens on stdout; drive subscribes
  * to its `/event` stream, opens the session (`POST /session`, or the one resumed, or a fork of it),
  * sends the prompt (`POST /session/{id}/prompt_async`), reads the session's parts off the stream into
- * the same records `opencode run --format json` prints (so OpenCode's dialect reads both and the
- * events are the same vocabulary), and turns `permission.asked` into `approval_request` events,
- * answered with `POST /permission/{id}/reply`. Once the session goes idle the turn is over and the
- * server, which never exits by itself, is stopped (`RunnerHost.done`).
+ * the same records `opencode run --format json` prints (`opencode-serve-parts.ts`), and turns
+ * `permission.asked` into `approval_request` events, answered with `POST /permission/{id}/reply`.
+ * Once the session goes idle the turn is over and the server, which never exits by itself, is
+ * stopped (`RunnerHost.done`). The HTTP itself (where the server listens, its password, bounded
+ * requests) is `opencode-serve-http.ts`'s.
  *
  * Why a second transport for OpenCode: `opencode run` has no channel back, so whatever OpenCode would
  * ask about is rejected headless. Runs that want no approvals keep `opencode run` (`opencode.ts`),
@@ -16,28 +17,26 @@
  * `permission.asked` carries `{ id, sessionID, permission, patterns, metadata, always, tool }`; a
  * rejection with a `message` reaches the model as the refused call's error ("The user rejected
  * permission to use this specific tool call with the following feedback: …") and the turn goes on,
- * while one without a message ends the turn. A text or reasoning part is announced when it starts
- * and again, whole, when it ends (`time.end`); a tool part when pending, running and finished.
+ * while one without a message ends the turn.
  *
- * The server listens on 127.0.0.1 only, behind a password made for the run (OpenCode's
- * `OPENCODE_SERVER_PASSWORD`, HTTP basic auth), so no other local program can answer its questions.
- * known limit: the password is in the server's environment, which 1.18.33 may pass on to the commands
- * it runs; a command already allowed could read it and answer a later question itself.
+ * known limit: the server's password is in its environment, which 1.18.33 may pass on to the
+ * commands it runs; a command already allowed could read it and answer a later question itself.
  *
  * What it does not do: take mid-run input (`send`), change a tool's input on an allow, answer "always"
  * (every answer is for one call), or read subagents' parts (as `opencode run` does not; their
  * questions are asked, since the run waits on them).
  */
-import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { type JsonObject, obj, str } from '../../model/json.js';
-import { headBytes, MAX_LINE, MAX_PENDING_APPROVALS, usableId } from '../bounds.js';
+import { MAX_PENDING_APPROVALS, usableId } from '../bounds.js';
 import type { Breakdown, Conversation, RunnerHost } from '../conversation.js';
 import { DriveError } from '../errors.js';
 import type { Decision, Event } from '../events.js';
 import { LineReader } from '../lines.js';
 import { type Dialect, enforceBounds, StreamParser, type Terminal } from '../parser.js';
 import { type Plan, withSystem } from '../request.js';
+import { events, listeningOn, post, Refused, type Server } from './opencode-serve-http.js';
+import { PartRecords } from './opencode-serve-parts.js';
 
 /**
  * How long `opencode serve` has, from its start, to say where it listens, open the session and take
@@ -47,64 +46,11 @@ import { type Plan, withSystem } from '../request.js';
  */
 export const OPENCODE_START_MS = 60_000;
 
-/**
- * Parts already turned into records, so a part announced again is read once. 1.18.33 re-announces a
- * finished part rarely, but a turn of many calls has as many parts; past this many the oldest are
- * forgotten (a part that old is not announced again).
- */
-const MAX_SEEN_PARTS = 4096;
-
 /** Subagent sessions of this run whose questions are asked too; a run spawning more is refused for the rest. */
 const MAX_CHILD_SESSIONS = 64;
 
-/** How much of a reply drive reads: OpenCode's replies to these routes are a session or nothing (a few KiB). */
-const MAX_REPLY_BYTES = MAX_LINE;
-
-/** How much of a refusal's body an error quotes: it came from the agent. */
-const SHOWN_REFUSAL_BYTES = 300;
-
 /** What the model is told when a call is denied without a reason (OpenCode ends the turn on a bare rejection). */
 export const DENIED_WITHOUT_REASON = 'The caller denied this call and gave no reason.';
-
-/** The user name OpenCode's basic auth expects unless told another (`OPENCODE_SERVER_USERNAME`). */
-export const SERVER_USER = 'opencode';
-
-/** A password for one server: only this run can talk to it. */
-export const serverPassword = (): string => randomBytes(24).toString('base64url');
-
-/** The line 1.18.33 prints once it listens, on the loopback address it was given. */
-const LISTENING = /^opencode server listening on (http:\/\/127\.0\.0\.1:\d{1,5})\s*$/;
-
-/** The address `opencode serve` says it listens on, when `line` says so. */
-export function listeningOn(line: string): string | null {
-  return LISTENING.exec(line.trim())?.[1] ?? null;
-}
-
-/**
- * The record `opencode run --format json` prints for a session part, or null for a part it prints
- * nothing for (yet): a text or reasoning part before it ended, a call before it finished, the parts
- * of the prompt itself (which never carry an end).
- */
-export function recordOf(part: JsonObject): JsonObject | null {
-  const sessionID = str(part.sessionID);
-  const ended = obj(part.time)?.end !== undefined;
-  switch (str(part.type)) {
-    case 'step-start':
-      return { type: 'step_start', sessionID, part };
-    case 'step-finish':
-      return { type: 'step_finish', sessionID, part };
-    case 'text':
-      return ended ? { type: 'text', sessionID, part } : null;
-    case 'reasoning':
-      return ended ? { type: 'reasoning', sessionID, part } : null;
-    case 'tool': {
-      const status = str(obj(part.state)?.status);
-      return status === 'completed' || status === 'error' ? { type: 'tool_use', sessionID, part } : null;
-    }
-    default:
-      return null;
-  }
-}
 
 /** What the prompt request carries besides the words: the model, the agent, the variant. */
 export function promptBody(plan: Plan): JsonObject {
@@ -121,21 +67,19 @@ export function promptBody(plan: Plan): JsonObject {
 /** Where the run stands; the start-up deadline covers everything before `running`. */
 type Phase = 'starting' | 'connecting' | 'opening' | 'running' | 'settled' | 'over';
 
-/** A reply that was not a success, with what OpenCode said. */
-class Refused extends Error {}
-
 export class OpenCodeServe implements Conversation {
   private readonly parser: StreamParser;
   /** Ends every request of the run's: the event stream and any request in flight. */
   private readonly requests = new AbortController();
   private phase: Phase = 'starting';
-  private base: string | null = null;
+  /** The server, once it said where it listens. */
+  private server: Server | null = null;
   private session: string | null = null;
   /** Subagent sessions started from this run's session (their questions are this run's too). */
   private readonly children = new Set<string>();
   /** Permission requests waiting for the caller. */
   private readonly waiting = new Set<string>();
-  private readonly seenParts = new Set<string>();
+  private readonly parts = new PartRecords();
   /** The session went busy after the prompt: an idle after that ends the turn. */
   private busy = false;
   private idle = false;
@@ -163,7 +107,7 @@ export class OpenCodeServe implements Conversation {
     if (this.phase !== 'starting') return [];
     const base = listeningOn(line);
     if (base === null) return [];
-    this.base = base;
+    this.server = { base, password: this.password, signal: this.requests.signal };
     this.phase = 'connecting';
     void this.subscribe();
     return [];
@@ -250,29 +194,11 @@ export class OpenCodeServe implements Conversation {
     this.timer = null;
   }
 
-  private headers(json: boolean): Record<string, string> {
-    const auth = Buffer.from(`${SERVER_USER}:${this.password}`).toString('base64');
-    return { authorization: `Basic ${auth}`, ...(json && { 'content-type': 'application/json' }) };
-  }
-
-  /** A request to the server; its reply read whole (bounded), or `Refused` with what it said. */
-  private async post(path: string, body: unknown): Promise<unknown> {
-    const res = await fetch(`${this.base}${path}`, {
-      method: 'POST',
-      headers: this.headers(true),
-      body: JSON.stringify(body),
-      signal: this.requests.signal,
-    });
-    const text = await boundedText(res, MAX_REPLY_BYTES);
-    if (!res.ok) {
-      throw new Refused(`POST ${path}: ${res.status} ${headBytes(text.trim(), SHOWN_REFUSAL_BYTES)}`.trim());
-    }
-    if (text.trim() === '') return null;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new Refused(`POST ${path}: a reply that is not JSON`);
-    }
+  /** A request to the server (`opencode-serve-http.ts`), once it said where it listens. */
+  private post(path: string, body: unknown): Promise<unknown> {
+    if (this.server === null)
+      return Promise.reject(new Refused(`POST ${path}: the server never said where it listens`));
+    return post(this.server, path, body);
   }
 
   /** What went wrong talking to the server, unless the run is over (then nothing is wrong). */
@@ -285,12 +211,8 @@ export class OpenCodeServe implements Conversation {
   /** Subscribe to the server's events; the session is opened once the stream says it is connected. */
   private async subscribe(): Promise<void> {
     try {
-      const res = await fetch(`${this.base}/event`, {
-        headers: { ...this.headers(false), accept: 'text/event-stream' },
-        signal: this.requests.signal,
-      });
-      if (!res.ok || res.body === null) throw new Refused(`GET /event: ${res.status}`);
-      const reader = res.body.getReader();
+      if (this.server === null) return;
+      const reader = await events(this.server);
       const lines = new LineReader();
       for (;;) {
         // Back-pressure: the next chunk is read only once the caller's queue has room.
@@ -363,18 +285,8 @@ export class OpenCodeServe implements Conversation {
   }
 
   private part(part: JsonObject): void {
-    const record = recordOf(part);
-    if (record === null) return;
-    const id = str(part.id);
-    if (id !== null) {
-      if (this.seenParts.has(id)) return;
-      if (this.seenParts.size >= MAX_SEEN_PARTS) {
-        const oldest = this.seenParts.values().next().value;
-        if (oldest !== undefined) this.seenParts.delete(oldest);
-      }
-      this.seenParts.add(id);
-    }
-    this.push(record);
+    const record = this.parts.take(part);
+    if (record !== null) this.push(record);
   }
 
   /** A record read as `opencode run`'s line would be, its events to the caller. */
@@ -442,23 +354,4 @@ export class OpenCodeServe implements Conversation {
     this.requests.abort();
     this.host.done();
   }
-}
-
-/** A reply's body as text, at most `limit` bytes of it (the rest is not read). */
-async function boundedText(res: Response, limit: number): Promise<string> {
-  if (res.body === null) return '';
-  const reader = res.body.getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(Buffer.from(value));
-    size += value.byteLength;
-    if (size >= limit) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return headBytes(Buffer.concat(chunks).toString('utf8'), limit);
 }

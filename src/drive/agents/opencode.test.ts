@@ -9,7 +9,9 @@ import { isDriveError } from '../errors.js';
 import { type Permission, type Plan, planRequest, type Request } from '../request.js';
 import { ofKind, parseLines } from '../test-support/fake-agent.js';
 import { opencode, opencodeDialect } from './opencode.js';
-import { listeningOn, promptBody, recordOf } from './opencode-serve.js';
+import { promptBody } from './opencode-serve.js';
+import { listeningOn } from './opencode-serve-http.js';
+import { recordOf } from './opencode-serve-parts.js';
 
 const read = (...lines: string[]) => parseLines(opencodeDialect, lines);
 

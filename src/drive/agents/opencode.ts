@@ -30,7 +30,8 @@ import { DriveError } from '../errors.js';
 import type { Event } from '../events.js';
 import type { Dialect, ParseState, Terminal } from '../parser.js';
 import { type Permission, type Plan, withSystem } from '../request.js';
-import { OpenCodeServe, SERVER_USER, serverPassword } from './opencode-serve.js';
+import { OpenCodeServe } from './opencode-serve.js';
+import { SERVER_USER, serverPassword } from './opencode-serve-http.js';
 import { type AgentSpec, baselineOf, type Invocation, NOT_LOGGED_IN } from './spec.js';
 
 /** What OpenCode does about a call: run it, refuse it, or ask (headless, `opencode run` rejects an ask). */
