@@ -6,20 +6,30 @@
  * price for, so the catalogue prices it instead. Every entry is counted in file order, an abandoned
  * branch included: it was paid for.
  */
-import { type FileFacts, noteModel, noteTime } from '../../model/facts.js';
+import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
+import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { PendingCalls } from '../pending.js';
-import { emptyPiCarry, noteResponse, noteResult, type PiCarry, readPiCarry } from '../pi/parser.js';
+import { isAskUserTool } from '../../model/state.js';
+import { carriedCalls, nullableString, stringOf } from '../carry.js';
+import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import type { CarryReader } from '../types.js';
 import type { ClawLine } from './record.js';
 
-/** What an OpenClaw parser carries between passes: Pi's (its open calls and the model named last). */
-export type ClawCarry = PiCarry;
+export interface ClawCarry {
+  pending: CarriedCall<string>[];
+  /** The model the newest change or snapshot named. */
+  model: string | null;
+}
 
-export const emptyClawCarry = emptyPiCarry;
+export const emptyClawCarry = (): ClawCarry => ({ pending: [], model: null });
 
-export const readClawCarry: CarryReader<ClawCarry> = readPiCarry;
+export const readClawCarry: CarryReader<ClawCarry> = (stored) => {
+  const o = obj(stored);
+  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
+  const model = o === null ? undefined : nullableString(o.model);
+  return pending === undefined || model === undefined ? undefined : { pending, model };
+};
 
 export class ClawParser {
   private pending: PendingCalls<string>;
@@ -56,9 +66,12 @@ export class ClawParser {
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result':
-        noteResult(f, this.pending, l);
+      case 'result': {
+        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
+        if (l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
+      }
       case 'compaction':
         f.compactions++;
         return;
@@ -93,7 +106,18 @@ export class ClawParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
     }
-    // OpenClaw records no error message of its own: a failed response says only that it failed.
-    noteResponse(f, this.pending, { ...l, error: null });
+    for (const [id, name] of l.calls) {
+      tallyTool(f, name);
+      if (id !== null) this.pending.open(id, name);
+    }
+    const ask = l.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
+    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: 'error' };
+    else if (l.stop === 'aborted') {
+      f.aborts++;
+      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
+    } else if (l.calls.length > 0 || l.stop === 'toolUse')
+      f.live = { state: 'working', atMs: l.ms, detail: null };
+    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
   }
 }

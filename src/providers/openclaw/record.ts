@@ -6,12 +6,13 @@
  * `user`, an `assistant` (`model`, `usage` with `input` uncached, `output`, `cacheRead`, `cacheWrite`
  * and the harness's own `cost.total`; `toolCall` content blocks; `stopReason`) or a `toolResult`
  * (`toolCallId`, `toolName`, `isError`). OpenClaw adds `custom` entries: a `model-snapshot` names the
- * model (`data.modelId`, else `data.model`) the next responses use. What the two write alike (a
- * prompt's words, an assistant's calls, a tool result) is read by Pi's readers (`../pi/record.ts`).
+ * model (`data.modelId`, else `data.model`) the next responses use.
  */
-import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
-import { callsOf, promptWords, resultLine } from '../pi/record.js';
+import { arr, count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import { objectLine } from '../skim.js';
+
+/** A prompt is kept to its first characters: it names the session, nothing more. */
+export const MAX_PROMPT_CHARS = 4096;
 
 export interface ClawUsage {
   input: number;
@@ -56,6 +57,17 @@ function usageOf(v: unknown): ClawUsage | null {
   };
 }
 
+function promptOf(content: unknown): string | null {
+  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS) || null;
+  let out = '';
+  for (const b of arr(content) ?? []) {
+    const block = obj(b);
+    if (block?.type === 'text' && typeof block.text === 'string') out += block.text;
+    if (out.length >= MAX_PROMPT_CHARS) break;
+  }
+  return out.length > 0 ? out.slice(0, MAX_PROMPT_CHARS) : null;
+}
+
 /** A message's own time (milliseconds), else the entry's (an ISO string). */
 const timeOf = (o: JsonObject, m: JsonObject | null): number | null =>
   num(m?.timestamp) ?? isoMs(o.timestamp);
@@ -65,19 +77,32 @@ function messageLine(o: JsonObject): ClawLine {
   const ms = timeOf(o, m);
   switch (str(m.role)) {
     case 'user':
-      return { kind: 'user', ms, text: promptWords(m.content) };
-    case 'assistant':
+      return { kind: 'user', ms, text: promptOf(m.content) };
+    case 'assistant': {
+      const calls: [string | null, string][] = [];
+      for (const b of arr(m.content) ?? []) {
+        const block = obj(b);
+        const name = block?.type === 'toolCall' ? text(block.name) : null;
+        if (block && name) calls.push([text(block.id), name]);
+      }
       return {
         kind: 'assistant',
         ms,
         entry: text(o.id),
         model: text(m.modelId) ?? text(m.model),
         usage: usageOf(m.usage),
-        calls: callsOf(m.content),
+        calls,
         stop: str(m.stopReason),
       };
+    }
     case 'toolResult':
-      return resultLine(m, ms);
+      return {
+        kind: 'result',
+        ms,
+        callId: text(m.toolCallId),
+        name: text(m.toolName),
+        failed: m.isError === true,
+      };
     default:
       return { kind: 'other', ms };
   }

@@ -82,9 +82,12 @@ export class PiParser {
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result':
-        noteResult(f, this.pending, l);
+      case 'result': {
+        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
+        if (l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
         return;
+      }
       case 'other':
         return;
     }
@@ -122,47 +125,18 @@ export class PiParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
     }
-    noteResponse(f, this.pending, l);
+    for (const [id, name] of l.calls) {
+      tallyTool(f, name);
+      if (id !== null) this.pending.open(id, name);
+    }
+    const ask = l.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
+    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.error ?? 'error') };
+    else if (l.stop === 'aborted') {
+      f.aborts++;
+      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
+    } else if (l.calls.length > 0 || l.stop === 'toolUse')
+      f.live = { state: 'working', atMs: l.ms, detail: null };
+    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
   }
-}
-
-/** What the session facts take from a response in Pi's format, besides its bill. */
-export interface PiResponse {
-  ms: number | null;
-  calls: [string | null, string][];
-  stop: string | null;
-  /** Why it failed, where the harness says. */
-  error: string | null;
-}
-
-/**
- * A response's calls (counted, and waiting for their results) and what it leaves the session doing:
- * waiting on the person when it asked them, failed, stopped, calling tools, or done. Shared with the
- * harnesses that write Pi's format (OpenClaw), whose parsers read their own fields into a `PiResponse`.
- */
-export function noteResponse(f: FileFacts, pending: PendingCalls<string>, l: PiResponse): void {
-  for (const [id, name] of l.calls) {
-    tallyTool(f, name);
-    if (id !== null) pending.open(id, name);
-  }
-  const ask = l.calls.find(([, name]) => isAskUserTool(name));
-  if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
-  else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.error ?? 'error') };
-  else if (l.stop === 'aborted') {
-    f.aborts++;
-    f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
-  } else if (l.calls.length > 0 || l.stop === 'toolUse')
-    f.live = { state: 'working', atMs: l.ms, detail: null };
-  else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
-}
-
-/** A tool result in Pi's format: charged to its call's tool (else the name it gives), a failure counted. */
-export function noteResult(
-  f: FileFacts,
-  pending: PendingCalls<string>,
-  l: { ms: number | null; callId: string | null; name: string | null; failed: boolean },
-): void {
-  const name = (l.callId !== null ? pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
-  if (l.failed) tallyFailure(f, name);
-  f.live = { state: 'working', atMs: l.ms, detail: null };
 }

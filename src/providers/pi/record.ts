@@ -65,12 +65,8 @@ function usageFrom(v: unknown): PiUsage | null {
   };
 }
 
-/**
- * The words of a user message's content (a string, or text blocks), cut to name the session. Shared
- * with the harnesses that write Pi's format (OpenClaw).
- */
-export function promptWords(content: unknown): string | null {
-  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS) || null;
+function words(content: unknown): string | null {
+  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS);
   let out = '';
   for (const b of arr(content) ?? []) {
     const block = obj(b);
@@ -109,8 +105,14 @@ export function lineFromJson(o: JsonObject): PiLine {
 function messageLine(m: JsonObject, entry: string | null, ms: number | null): PiLine {
   switch (str(m.role)) {
     case 'user':
-      return { kind: 'user', ms, text: promptWords(m.content) };
-    case 'assistant':
+      return { kind: 'user', ms, text: words(m.content) };
+    case 'assistant': {
+      const calls: [string | null, string][] = [];
+      for (const b of arr(m.content) ?? []) {
+        const block = obj(b);
+        const name = block?.type === 'toolCall' ? text(block.name) : null;
+        if (block && name) calls.push([text(block.id), name]);
+      }
       return {
         kind: 'assistant',
         ms,
@@ -118,40 +120,22 @@ function messageLine(m: JsonObject, entry: string | null, ms: number | null): Pi
         stamp: num(m.timestamp),
         model: text(m.model),
         usage: usageFrom(m.usage),
-        calls: callsOf(m.content),
+        calls,
         stop: str(m.stopReason),
         error: text(m.errorMessage),
       };
+    }
     case 'toolResult':
-      return resultLine(m, ms);
+      return {
+        kind: 'result',
+        ms,
+        callId: text(m.toolCallId),
+        name: text(m.toolName),
+        failed: m.isError === true,
+      };
     default:
       return { kind: 'other', ms };
   }
-}
-
-/** The calls an assistant message made: its `toolCall` blocks, as `[id, tool]`. */
-export function callsOf(content: unknown): [string | null, string][] {
-  const calls: [string | null, string][] = [];
-  for (const b of arr(content) ?? []) {
-    const block = obj(b);
-    const name = block?.type === 'toolCall' ? text(block.name) : null;
-    if (block && name) calls.push([text(block.id), name]);
-  }
-  return calls;
-}
-
-/** A `toolResult` message: the call it answers, and whether it failed. */
-export function resultLine(
-  m: JsonObject,
-  ms: number | null,
-): { kind: 'result'; ms: number | null; callId: string | null; name: string | null; failed: boolean } {
-  return {
-    kind: 'result',
-    ms,
-    callId: text(m.toolCallId),
-    name: text(m.toolName),
-    failed: m.isError === true,
-  };
 }
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Pi). */
