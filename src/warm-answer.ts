@@ -14,13 +14,14 @@
  * of the process table for the words every agent's command line holds, declined when one shows up
  * that started before a session of its kind was last active.
  *
- * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document.
+ * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document,
+ * whether an agent has a say in the sessions (the journal, the registries, the process table:
+ * `warm-agents.ts`).
  */
 import {
   closeSync,
   fstatSync,
   openSync,
-  readdirSync,
   readFileSync,
   readSync,
   renameSync,
@@ -49,6 +50,7 @@ import { LocalTime } from './model/time.js';
 import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
 import { cacheDir } from './paths.js';
 import type { Env } from './providers/types.js';
+import { agentsHaveASay } from './warm-agents.js';
 
 export type WarmJson = { kind: 'answered'; bytes: Buffer } | Declined;
 
@@ -133,7 +135,7 @@ async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
     moved(h, nowMs) ??
-    (live ? (agentsSpeak(h) ?? mayRun(h, o.proc ?? '/proc', o.platform ?? process.platform)) : null);
+    (live ? agentsHaveASay(h, o.proc ?? '/proc', o.platform ?? process.platform) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
@@ -357,85 +359,4 @@ function moved(h: DocHeader, nowMs: number): string | null {
       return `${path} changed`;
   }
   return null;
-}
-
-/** Whether an agent may have said something of its sessions (`live/agent-word.ts`). */
-function agentsSpeak(h: DocHeader): string | null {
-  if ((statSync(h.key.journal, { throwIfNoEntry: false })?.size ?? 0) > 0)
-    return 'the hook journal has entries';
-  for (const dir of h.key.registries) {
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      // No registry there.
-      continue;
-    }
-    if (names.some((n) => n.endsWith('.json'))) return 'an agent registered a running session';
-  }
-  return null;
-}
-
-/**
- * The kernel's clock ticks per second in /proc's start times (`live/processes.ts` reads them alike).
- */
-const CLK_TCK = 100;
-
-/**
- * A process start is read to the tick (10 ms) and the boot time to the second: a process this close
- * to the last moment a session could be matched counts as started before it.
- */
-const START_MARGIN_MS = 2_000;
-
-/**
- * Why an agent process could run one of the sessions, or null when none can: no process holds an
- * agent's word, or every one that does started after every session of each harness whose word it
- * holds was last active (a process is matched only to sessions active since it started,
- * `live/processes.ts`).
- */
-function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
-  const agents = h.key.agents
-    .filter((g): g is [string[], number] => g[1] !== null)
-    .map(([words, until]) => ({ words: words.map((w) => Buffer.from(w)), until }));
-  if (agents.length === 0) return null;
-  if (platform !== 'linux') return 'the processes are read by the full route here';
-  let names: string[];
-  try {
-    names = readdirSync(proc);
-  } catch {
-    // No process table to read: the full route says so.
-    return 'the process table cannot be read';
-  }
-  let boot: number | null = null;
-  for (const name of names) {
-    const c = name.charCodeAt(0);
-    if (c < 48 || c > 57) continue;
-    let cmdline: Buffer;
-    try {
-      cmdline = readFileSync(`${proc}/${name}/cmdline`);
-    } catch {
-      // Exited while we looked.
-      continue;
-    }
-    const kinds = agents.filter((g) => g.words.some((w) => cmdline.includes(w)));
-    if (kinds.length === 0) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`${proc}/${name}/stat`, 'latin1');
-    } catch {
-      // Exited while we looked.
-      continue;
-    }
-    boot ??= bootTimeMs(proc);
-    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-    const startMs = boot + (start / CLK_TCK) * 1000;
-    if (kinds.some((g) => !(startMs > g.until + START_MARGIN_MS)))
-      return 'an agent process may run one of the sessions';
-  }
-  return null;
-}
-
-function bootTimeMs(proc: string): number {
-  const m = /^btime (\d+)$/m.exec(readFileSync(`${proc}/stat`, 'latin1'));
-  return m ? Number(m[1]) * 1000 : 0;
 }

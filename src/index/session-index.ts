@@ -10,8 +10,9 @@
  * once; a new index damaged at once is a disk to distrust, and the refresh reads without one.
  *
  * Not here: the database held between refreshes, its notices and prices (`connection.ts`); how
- * sessions are built (`sessions.ts`), kept (`kept-store.ts`) or printed (`render.ts`); processes
- * (an `Annotator` the caller passes in).
+ * sessions are built (`sessions.ts`), kept (`kept-store.ts`) or printed (`render.ts`); whether a
+ * one-shot's answer is kept warm for the next one (`keep-one-shot.ts`); processes (an `Annotator`
+ * the caller passes in).
  */
 import type { SessionChanges, SessionDoc, SessionDocument, SessionRef } from '../model/document.js';
 import { PriceBook } from '../model/pricing.js';
@@ -27,6 +28,7 @@ import { IndexConnection } from './connection.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
 import { heldOfHead, heldOfRecord } from './held.js';
+import { keepOneShot, type OneShotAnswer } from './keep-one-shot.js';
 import { discoveryDigest } from './kept.js';
 import type { IndexOptions, Refreshed } from './options.js';
 import { type DocumentExtras, Picture, type UsageFilter } from './picture.js';
@@ -36,7 +38,6 @@ import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import { sessionKeyOf } from './session-record.js';
 import type { ParsedFile } from './sessions.js';
-import { addProblem } from './sessions.js';
 import {
   type Answer,
   byBuild,
@@ -47,23 +48,13 @@ import {
   type ScanStats,
   type Strategy,
 } from './strategies.js';
-import { keepWarm } from './warm.js';
-import { keepWarmDoc } from './warm-doc.js';
-import { GROWING_MS } from './warm-doc-layout.js';
 
 export type { BuildProgress, IndexOptions, Refreshed } from './options.js';
 
 /** A pass's answer, once it is known the index was sound while giving it. */
-interface Trusted {
-  answer: Answer & { kind: 'answered' };
-  log: ProblemLog;
-  scope: string | null;
-  nowMs: number;
+interface Trusted extends OneShotAnswer {
   declined: Refreshed['declined'];
   listed: Set<string>;
-  discovery: Discovery;
-  /** Every directory discovery asked to list, with its time before the listing (one-shots only). */
-  looked: Map<string, number> | null;
 }
 
 /** What the last refresh (or peek) found, besides its sessions (in the picture). */
@@ -129,49 +120,13 @@ export class SessionIndex {
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
-    this.keepWarm(t);
-    return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
-  }
-
-  /**
-   * A one-shot's answer kept as the warm snapshot of its scope (`warm.ts`), when it is provably what
-   * the snapshot would print again: its problems are all ones a build keeps (no notice, no file that
-   * could not be read), and the snapshot's reader will find it under the same scope.
-   */
-  private keepWarm(t: Trusted): void {
-    const { answer, log, scope, nowMs, looked, discovery } = t;
-    if (looked === null || scope === null || answer.problems === null || this.o.needFiles === true) return;
-    const again = new ProblemLog();
-    for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
-    if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
-    if (this.scopeAt(rootPaths(this.o.env, this.places), nowMs) !== scope) return;
-    keepWarm({
-      env: this.o.env,
-      scope,
-      digest: discoveryDigest(discovery),
-      nowMs,
-      unchanged: answer.strategy === 'kept',
-      looked,
-      files: discovery.files,
-      held: answer.held,
-      problems: answer.problems,
-    });
-    keepWarmDoc({
-      env: this.o.env,
-      scope,
-      digest: discoveryDigest(discovery),
-      nowMs,
-      unchanged: answer.strategy === 'kept',
-      looked,
-      files: discovery.files,
-      held: answer.held,
-      problems: answer.problems,
+    keepOneShot(t, {
       options: this.o,
       places: this.places,
       catalogue: this.catalogue.digest,
       time: this.time,
-      growingMs: GROWING_MS,
     });
+    return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
   }
 
   /** A refresh; when the index proves damaged on the way, the same refresh of a rebuilt one. */

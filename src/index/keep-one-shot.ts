@@ -1,0 +1,82 @@
+/**
+ * What a one-shot command's refresh leaves for the next one: its answer kept as the warm snapshot of
+ * its scope (`warm.ts`, which `--list` and the reports print from) and as the warm document
+ * (`warm-doc.ts`, which a bare `cctop --json` prints from before the command line loads). Kept only
+ * when the answer is provably what they would print again: its problems are all ones a build keeps
+ * (no notice, no file that could not be read), and the reader will find it under the same scope.
+ *
+ * It exists apart from `session-index.ts` because deciding that an answer may be kept is a job of its
+ * own, done once per one-shot after the index has its answer; the index only hands the answer over.
+ * Not here: the refresh that made the answer (`session-index.ts`, `strategies.ts`), how the snapshot
+ * and the document are laid out or written (`warm.ts`, `warm-doc.ts`), or how they are read back.
+ */
+import { ProblemLog } from '../model/problems.js';
+import type { LocalTime } from '../model/time.js';
+import type { ProviderPlace } from '../providers/types.js';
+import { addProblem } from './build-problems.js';
+import { discoveryDigest } from './kept.js';
+import type { IndexOptions } from './options.js';
+import type { Discovery } from './scan.js';
+import { rootPaths, scopeOf } from './scope.js';
+import type { Answer } from './strategies.js';
+import { keepWarm } from './warm.js';
+import { keepWarmDoc } from './warm-doc.js';
+import { GROWING_MS } from './warm-doc-layout.js';
+
+/** A refresh's answer, trusted (the index was sound while giving it), and what it was made from. */
+export interface OneShotAnswer {
+  answer: Answer & { kind: 'answered' };
+  log: ProblemLog;
+  scope: string | null;
+  nowMs: number;
+  discovery: Discovery;
+  /** Every directory discovery asked to list, with its time before the listing (one-shots only). */
+  looked: Map<string, number> | null;
+}
+
+/** What the index was opened with: the kept answers are keyed by it. */
+export interface OpenedWith {
+  options: IndexOptions;
+  places: readonly ProviderPlace[];
+  /** The price catalogue's digest. */
+  catalogue: string;
+  time: LocalTime;
+}
+
+/** Keep a one-shot's answer as the warm snapshot and the warm document, when it may be kept. */
+export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
+  const { answer, log, scope, nowMs, looked, discovery } = t;
+  const o = w.options;
+  if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
+  const again = new ProblemLog();
+  for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
+  if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
+  if (scopeOf(o, w.places, rootPaths(o.env, w.places), w.catalogue, w.time, nowMs) !== scope) return;
+  keepWarm({
+    env: o.env,
+    scope,
+    digest: discoveryDigest(discovery),
+    nowMs,
+    unchanged: answer.strategy === 'kept',
+    looked,
+    files: discovery.files,
+    held: answer.held,
+    problems: answer.problems,
+  });
+  keepWarmDoc({
+    env: o.env,
+    scope,
+    digest: discoveryDigest(discovery),
+    nowMs,
+    unchanged: answer.strategy === 'kept',
+    looked,
+    files: discovery.files,
+    held: answer.held,
+    problems: answer.problems,
+    options: o,
+    places: w.places,
+    catalogue: w.catalogue,
+    time: w.time,
+    growingMs: GROWING_MS,
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * Whether an agent may have a say in the warm document's sessions, asked by the warm answer
+ * (`warm-answer.ts`) before it prints `cctop --json`: the document was printed as if no process ran
+ * and no hook spoke, so it is only true while no agent has said anything of its sessions (an empty
+ * hook journal, no registry record) and no agent process could be running one of them (a scan of the
+ * process table for the words every agent's command line holds).
+ *
+ * It exists apart so that the warm answer reads as its proof in order, and this part, the one that
+ * looks at other processes, can be read alone. Like the warm answer it loads nothing but `node:fs`:
+ * no SQLite, no provider, no process matcher (`live/processes.ts` matches processes to sessions on
+ * the full route; this only says whether one could be matched). Not here: the document's key, the
+ * transcripts' freshness, or the spend reports (which show no state and do not ask).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import type { DocHeader } from './index/warm-doc-layout.js';
+
+/** Why an agent may have a say in the sessions' states, or null when none can. */
+export function agentsHaveASay(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
+  return agentsSpeak(h) ?? mayRun(h, proc, platform);
+}
+
+/** Whether an agent may have said something of its sessions (`live/agent-word.ts`). */
+function agentsSpeak(h: DocHeader): string | null {
+  if ((statSync(h.key.journal, { throwIfNoEntry: false })?.size ?? 0) > 0)
+    return 'the hook journal has entries';
+  for (const dir of h.key.registries) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      // No registry there.
+      continue;
+    }
+    if (names.some((n) => n.endsWith('.json'))) return 'an agent registered a running session';
+  }
+  return null;
+}
+
+/**
+ * The kernel's clock ticks per second in /proc's start times (`live/processes.ts` reads them alike).
+ */
+const CLK_TCK = 100;
+
+/**
+ * A process start is read to the tick (10 ms) and the boot time to the second: a process this close
+ * to the last moment a session could be matched counts as started before it.
+ */
+const START_MARGIN_MS = 2_000;
+
+/**
+ * Why an agent process could run one of the sessions, or null when none can: no process holds an
+ * agent's word, or every one that does started after every session of each harness whose word it
+ * holds was last active (a process is matched only to sessions active since it started,
+ * `live/processes.ts`).
+ */
+function mayRun(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
+  const agents = h.key.agents
+    .filter((g): g is [string[], number] => g[1] !== null)
+    .map(([words, until]) => ({ words: words.map((w) => Buffer.from(w)), until }));
+  if (agents.length === 0) return null;
+  if (platform !== 'linux') return 'the processes are read by the full route here';
+  let names: string[];
+  try {
+    names = readdirSync(proc);
+  } catch {
+    // No process table to read: the full route says so.
+    return 'the process table cannot be read';
+  }
+  let boot: number | null = null;
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    let cmdline: Buffer;
+    try {
+      cmdline = readFileSync(`${proc}/${name}/cmdline`);
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    const kinds = agents.filter((g) => g.words.some((w) => cmdline.includes(w)));
+    if (kinds.length === 0) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`${proc}/${name}/stat`, 'latin1');
+    } catch {
+      // Exited while we looked.
+      continue;
+    }
+    boot ??= bootTimeMs(proc);
+    const start = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const startMs = boot + (start / CLK_TCK) * 1000;
+    if (kinds.some((g) => !(startMs > g.until + START_MARGIN_MS)))
+      return 'an agent process may run one of the sessions';
+  }
+  return null;
+}
+
+function bootTimeMs(proc: string): number {
+  const m = /^btime (\d+)$/m.exec(readFileSync(`${proc}/stat`, 'latin1'));
+  return m ? Number(m[1]) * 1000 : 0;
+}
