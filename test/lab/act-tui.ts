@@ -12,7 +12,7 @@
  * cctop are kept as fixtures (`lab/fixtures/act/<agent>`), which `act-fixtures.test.ts` reads back
  * on a clone without the agents.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,11 @@ export interface TuiSpec {
   working: (screen: string) => boolean;
   /** What the agent's own quit command is typed as. */
   quit: string;
+  /**
+   * Keys that empty its input box after a stop, for an agent that puts the interrupted prompt back
+   * there (Claude Code): the quit command is typed into an empty box.
+   */
+  clearInput?: string[];
   /** The exit code the agent ends with after `quit`. */
   quitCode: number;
   /** The session folders under its home, kept in a fixture. */
@@ -194,6 +199,7 @@ export function actSuite(spec: TuiSpec): void {
     server.release();
     await untilState(spec.id, env, 'idle');
     expect(term.screen().join('\n')).not.toContain('The held answer arrives.');
+    if (spec.clearInput) term.keys(...spec.clearInput);
     return { id, typed };
   };
 
