@@ -28,6 +28,7 @@ actSuite({
   // 2.1.328's spinner line while a turn runs: "✻ Thinking… (esc to interrupt)".
   working: (screen) => screen.includes('esc to interrupt'),
   quit: '/exit',
+  afterStop: { state: 'idle' },
   quitCode: 0,
   // 2.1.328 puts the interrupted prompt back in its input box; Ctrl-U empties the line.
   clearInput: ['C-u'],

@@ -17,6 +17,7 @@ actSuite({
   // 0.169.0's status line while a turn runs: "• Working (3s • esc to interrupt)".
   working: (screen) => screen.includes('esc to interrupt'),
   quit: '/exit',
+  afterStop: { state: 'idle' },
   quitCode: 0,
   keep: ['.codex/sessions'],
 });
