@@ -15,10 +15,12 @@ import { readApprovalJournal } from '../../src/approvals/store.js';
 import { pidRuns } from '../../src/pid.js';
 import { type Ran, runCli } from '../../src/test-support/cli-run.js';
 import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { RECORDING } from '../../src/test-support/lab/check.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
 import { HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serve/chromium.js';
 import { serve as startServe, TOKEN } from '../serve/helpers.js';
+import { type ActMeta, recordActFixture } from './act-fixture.js';
 import { promptFor } from './conformance.js';
 
 const pin = PINS.claude;
@@ -155,6 +157,19 @@ async function stopClaude(s: Session): Promise<void> {
 
 const approve = (s: Session, ...args: string[]): Promise<Ran> => runCli(['approve', ...args], s.env);
 
+/**
+ * With `CCTOP_LAB_RECORD=1`, keep the session Claude Code wrote while cctop answered its request
+ * (`lab/fixtures/act/claude/<where>`), read back by `act-fixtures.test.ts`.
+ */
+function record(s: Session, where: string, approval: NonNullable<ActMeta['approval']>): void {
+  if (!RECORDING) return;
+  recordActFixture(
+    { agent: 'claude', package: pin.package, version: pin.version, where, typed: [], approval },
+    { home: s.env.HOME!, cwd: s.cwd, keep: ['.claude/projects'] },
+    server.ledger.slice(s.from),
+  );
+}
+
 describe.skipIf(missing !== null)(
   `${pin.package}@${pin.version} TUI: answering from anywhere${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
@@ -191,6 +206,7 @@ describe.skipIf(missing !== null)(
       expect(explained.code, explained.err).toBe(0);
       const answers = (JSON.parse(explained.out) as { answers: { settlement: { answer: unknown } }[] })
         .answers;
+      record(s, 'approve-allow', { verdict: 'allow', reason: null, outcome: 'lab-touched' });
       expect(answers.map((a) => a.settlement.answer)).toEqual([
         {
           verdict: { kind: 'allow' },
@@ -210,6 +226,7 @@ describe.skipIf(missing !== null)(
       const results = await resultsAt(s, 'approve', 1);
       expect(results.some((t) => t.includes(reason))).toBe(true);
       expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(false);
+      record(s, 'approve-deny', { verdict: 'deny', reason, outcome: reason });
       // A second answer to the same request is refused with what became of it.
       const again = await approve(s, req.session, 'allow');
       expect(again.code).toBe(4);
