@@ -58,10 +58,10 @@ export interface ActFixture {
 export function actFixtures(): ActFixture[] {
   if (!existsSync(ACT_FIXTURES)) return [];
   const out: ActFixture[] = [];
-  for (const agent of readdirSync(ACT_FIXTURES)) {
-    const folder = join(ACT_FIXTURES, agent);
-    if (!existsSync(folder) || !readdirSync(folder, { withFileTypes: true }).some((e) => e.isDirectory()))
-      continue;
+  for (const agent of readdirSync(ACT_FIXTURES, { withFileTypes: true })) {
+    // The README beside the agents' folders.
+    if (!agent.isDirectory()) continue;
+    const folder = join(ACT_FIXTURES, agent.name);
     for (const name of readdirSync(folder)) {
       const dir = join(folder, name);
       if (!existsSync(join(dir, 'meta.json'))) continue;
