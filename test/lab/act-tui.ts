@@ -41,6 +41,8 @@ export interface TuiSpec {
   env(home: string, serverUrl: string): Record<string, string>;
   /** The words before the prompt on its command line (`--model`, flags). */
   args: string[];
+  /** How `cctop stop` says it pressed the agent's stop key: `Escape`, or `Escape twice` (OpenCode). */
+  stopPressed?: string;
   /** The screen while a turn runs (its "esc to interrupt" line). */
   working: (screen: string) => boolean;
   /** What the agent's own quit command is typed as. */
@@ -56,9 +58,13 @@ export interface TuiSpec {
    * tell from its files that the turn ended).
    */
   afterStop: { state: 'idle' } | { state: 'working'; why: string };
+  /** Why its `cctop run` suite cannot pass yet, and what would make it: the suite is skipped, saying so. */
+  runSkipped?: string;
   /** The exit code the agent ends with after `quit`. */
   quitCode: number;
-  /** The session folders under its home, kept in a fixture. */
+  /** Put what the agent left into the form a fixture keeps (OpenCode: its write-ahead log checkpointed). */
+  settle?: (home: string) => void;
+  /** The session folders (or files) under its home, kept in a fixture. */
   keep: string[];
 }
 
@@ -124,8 +130,8 @@ export function actSuite(spec: TuiSpec): void {
       : null;
   const stillWorking =
     spec.afterStop.state === 'working' ? ` (its files still read working: ${spec.afterStop.why})` : '';
-  const title = (where: string) =>
-    `cctop acts on a real ${pin.package}@${pin.version} TUI ${where}${skip ? ` (skipped: ${skip})` : ''}`;
+  const title = (where: string, why = skip) =>
+    `cctop acts on a real ${pin.package}@${pin.version} TUI ${where}${why ? ` (skipped: ${why})` : ''}`;
 
   let server: LabServer;
   let root: string;
@@ -161,12 +167,13 @@ export function actSuite(spec: TuiSpec): void {
 
   /** Keep what the agent wrote, driven by cctop, as a fixture (with `CCTOP_LAB_RECORD=1`). */
   const record = (name: string, home: string, cwd: string, from: number, typed: string[]) => {
-    if (RECORDING)
-      recordActFixture(
-        { agent: spec.id, package: pin.package, version: pin.version, where: name, typed },
-        { home, cwd, keep: spec.keep },
-        server.ledger.slice(from),
-      );
+    if (!RECORDING) return;
+    spec.settle?.(home);
+    recordActFixture(
+      { agent: spec.id, package: pin.package, version: pin.version, where: name, typed },
+      { home, cwd, keep: spec.keep },
+      server.ledger.slice(from),
+    );
   };
 
   /**
@@ -200,7 +207,7 @@ export function actSuite(spec: TuiSpec): void {
     await term.until('the turn working', (l) => spec.working(l.join('\n')));
     const stopped = await runCli(['stop', id], env);
     expect(stopped.err).toBe('');
-    expect(stopped.out).toMatch(/^pressed Escape in /);
+    expect(stopped.out.startsWith(`pressed ${spec.stopPressed ?? 'Escape'} in `)).toBe(true);
     expect(stopped.code).toBe(0);
     // The turn ends while the server still holds its answer: the agent abandoned the request.
     await term.until('the turn ended', (l) => !spec.working(l.join('\n')));
@@ -246,7 +253,8 @@ export function actSuite(spec: TuiSpec): void {
     );
   });
 
-  describe.skipIf(skip !== null)(title('under cctop run'), () => {
+  const runSkip = skip ?? spec.runSkipped ?? null;
+  describe.skipIf(runSkip !== null)(title('under cctop run', runSkip), () => {
     it(
       `cctop send and stop go through its pty${stillWorking}; detach and attach keep its screen; its quit command is cctop’s exit code`,
       async () => {
