@@ -14,7 +14,7 @@ import type { Env } from '../providers/types.js';
 import { ask, ptyRuns } from '../runtime/pty-client.js';
 import type { PtyRun } from '../runtime/pty-wire.js';
 import { type Pane, paneOf, tmuxOn } from './pane.js';
-import { checkText, ENTER_AFTER_MS, INTERRUPT_KEY } from './typing.js';
+import { checkText, ENTER_AFTER_MS, INTERRUPT_KEY, INTERRUPT_PRESSES } from './typing.js';
 
 export type Refused = { kind: 'refused'; why: string; fix: string };
 
@@ -64,7 +64,7 @@ export function provePane(
   return paneOf(s.provider, pid, procs, env);
 }
 
-const where = (pane: Pane): string => `tmux pane ${pane.paneId} (pid ${pane.panePid})`;
+const paneWhere = (pane: Pane): string => `tmux pane ${pane.paneId} (pid ${pane.panePid})`;
 
 /** Type `text` (checked again here) and Enter into the session's pane. */
 export async function typeInto(
@@ -84,7 +84,7 @@ export async function typeInto(
   await new Promise((r) => setTimeout(r, ENTER_AFTER_MS));
   const entered = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, 'Enter']);
   if (!entered.ok) return { kind: 'refused', why: entered.why, fix: 'press Enter in the pane yourself' };
-  return { kind: 'typed', where: where(p.pane) };
+  return { kind: 'typed', where: paneWhere(p.pane) };
 }
 
 /** The bytes a terminal sends for each stop key. */
@@ -104,7 +104,7 @@ async function viaHost<K extends 'typed' | 'pressed'>(
   return { kind: 'refused', why, fix: `attach with cctop attach ${run.id} and type there` };
 }
 
-/** Press the harness's own stop key in the session's pane. */
+/** Press the harness's own stop key in the session's pane (as many times as its TUI wants). */
 export async function interrupt(
   s: SessionDoc,
   env: Env,
@@ -118,11 +118,20 @@ export async function interrupt(
     };
   const p = provePane(s, env);
   if (p.kind === 'refused') return p;
-  if (p.kind === 'pty') {
-    const r = await viaHost(env, 'K', p.run, { key: KEY_BYTES[key] }, 'pressed');
-    return r.kind === 'refused' ? r : { kind: 'pressed', key, where: r.where };
+  const presses = INTERRUPT_PRESSES[s.provider] ?? 1;
+  const pressed = presses === 1 ? key : presses === 2 ? `${key} twice` : `${key} ${presses} times`;
+  let where = '';
+  for (let i = 0; i < presses; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, ENTER_AFTER_MS));
+    if (p.kind === 'pty') {
+      const r = await viaHost(env, 'K', p.run, { key: KEY_BYTES[key] }, 'pressed');
+      if (r.kind === 'refused') return r;
+      where = r.where;
+    } else {
+      const sent = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, key]);
+      if (!sent.ok) return { kind: 'refused', why: sent.why, fix: 'press its key in the pane yourself' };
+      where = paneWhere(p.pane);
+    }
   }
-  const sent = tmuxOn(p.pane, ['send-keys', '-t', p.pane.paneId, key]);
-  if (!sent.ok) return { kind: 'refused', why: sent.why, fix: 'press its key in the pane yourself' };
-  return { kind: 'pressed', key, where: where(p.pane) };
+  return { kind: 'pressed', key: pressed, where };
 }

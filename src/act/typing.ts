@@ -51,6 +51,13 @@ export function checkText(text: string): TextCheck {
 }
 
 /**
+ * How many times the stop key is pressed, for a TUI that takes one press as a warning: OpenCode
+ * 1.18.33 shows "esc again to interrupt" after the first Escape and stops the turn on the second
+ * (checked in the lab). The presses are `ENTER_AFTER_MS` apart, so the TUI reads two keys, not Alt-Escape.
+ */
+export const INTERRUPT_PRESSES: Partial<Record<ProviderId, number>> = { opencode: 2 };
+
+/**
  * The key each harness's own TUI takes to stop its current turn, as tmux names it; null where cctop
  * does not know one (the editors' agents have no terminal to type into).
  */

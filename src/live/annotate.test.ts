@@ -62,8 +62,8 @@ describe('the process annotator settles who is waiting', () => {
   });
 
   it('a harness cctop does not match to processes keeps its question a day, then lets it go', () => {
-    const fresh = asking('copilot', 2 * 60 * MINUTE);
-    const old = asking('copilot', 3 * DAY);
+    const fresh = asking('amp', 2 * 60 * MINUTE);
+    const old = asking('amp', 3 * DAY);
     annotate(() => [])({ sessions: [fresh, old] });
     expect([fresh.running, fresh.state, old.running, old.state]).toEqual([null, 'waiting', null, 'idle']);
   });

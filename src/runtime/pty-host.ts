@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { ENTER_AFTER_MS } from '../act/typing.js';
 import { runtimeDir } from './dir.js';
 import { FrameReader, frame, jsonOf, PTY_RUNS_FILE, PTY_SOCKET, type PtyRun } from './pty-wire.js';
+import { withoutQueries } from './replay.js';
 
 /** What is kept of an agent's screen output for a terminal that attaches later: several full redraws. */
 export const MAX_SCREEN_BYTES = 512 * 1024;
@@ -225,7 +226,8 @@ class PtyHost {
     r.client = c.sock;
     c.mine = r;
     c.sock.write(frame('i', { id: r.id, pid: r.pty.pid }));
-    c.sock.write(frame('d', Buffer.concat(r.screen)));
+    // Without the agent's old questions to its terminal: the new one would answer them as typed keys.
+    c.sock.write(frame('d', withoutQueries(Buffer.concat(r.screen))));
     // A size one row short and back: the agent redraws for the terminal now attached.
     r.pty.resize(cols, Math.max(1, rows - 1));
     r.pty.resize(cols, rows);

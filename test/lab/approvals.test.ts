@@ -7,18 +7,22 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkKey, linkPath } from '../../src/approvals/sign.js';
 import { readApprovalJournal } from '../../src/approvals/store.js';
+import { watchedStates } from '../../src/live/agent-state.js';
 import { pidRuns } from '../../src/pid.js';
 import { type Ran, runCli } from '../../src/test-support/cli-run.js';
 import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { RECORDING } from '../../src/test-support/lab/check.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
 import { HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serve/chromium.js';
 import { serve as startServe, TOKEN } from '../serve/helpers.js';
+import { type ActMeta, recordActFixture } from './act-fixture.js';
 import { promptFor } from './conformance.js';
 
 const pin = PINS.claude;
@@ -155,6 +159,19 @@ async function stopClaude(s: Session): Promise<void> {
 
 const approve = (s: Session, ...args: string[]): Promise<Ran> => runCli(['approve', ...args], s.env);
 
+/**
+ * With `CCTOP_LAB_RECORD=1`, keep the session Claude Code wrote while cctop answered its request
+ * (`lab/fixtures/act/claude/<where>`), read back by `act-fixtures.test.ts`.
+ */
+function record(s: Session, where: string, approval: NonNullable<ActMeta['approval']>): void {
+  if (!RECORDING) return;
+  recordActFixture(
+    { agent: 'claude', package: pin.package, version: pin.version, where, typed: [], approval },
+    { home: s.env.HOME!, cwd: s.cwd, keep: ['.claude/projects'] },
+    server.ledger.slice(s.from),
+  );
+}
+
 describe.skipIf(missing !== null)(
   `${pin.package}@${pin.version} TUI: answering from anywhere${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
@@ -191,6 +208,7 @@ describe.skipIf(missing !== null)(
       expect(explained.code, explained.err).toBe(0);
       const answers = (JSON.parse(explained.out) as { answers: { settlement: { answer: unknown } }[] })
         .answers;
+      record(s, 'approve-allow', { verdict: 'allow', reason: null, outcome: 'lab-touched' });
       expect(answers.map((a) => a.settlement.answer)).toEqual([
         {
           verdict: { kind: 'allow' },
@@ -210,6 +228,7 @@ describe.skipIf(missing !== null)(
       const results = await resultsAt(s, 'approve', 1);
       expect(results.some((t) => t.includes(reason))).toBe(true);
       expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(false);
+      record(s, 'approve-deny', { verdict: 'deny', reason, outcome: reason });
       // A second answer to the same request is refused with what became of it.
       const again = await approve(s, req.session, 'allow');
       expect(again.code).toBe(4);
@@ -271,25 +290,79 @@ describe.skipIf(missing !== null)(
       PATIENCE_MS * 3,
     );
 
-    it('a notification’s signed Allow link, POSTed as ntfy’s button does, runs the command; used again, it is refused', async () => {
-      const s = await startClaude('approve');
-      sessions.push(s);
-      const req = await waitingRequest(s);
-      const served = await startServe({ env: s.env }, { providers: ['claude'] });
-      try {
-        const key = linkKey(s.runtime)!;
-        const link = `http://127.0.0.1:${served.port}${linkPath(key, { id: req.id, verdict: 'allow', via: 'ntfy', expiresAt: req.expiresAt })}`;
-        const used = await fetch(link, { method: 'POST' });
-        expect([used.status, await used.text()]).toEqual([200, expect.stringContaining('<p>Allowed.</p>')]);
-        const results = await resultsAt(s, 'approve', 1);
-        expect(results.some((t) => t.startsWith('lab-touched'))).toBe(true);
-        expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(true);
-        const again = await fetch(link, { method: 'POST' });
-        expect(again.status).toBe(409);
-      } finally {
-        await served.close();
-      }
-    });
+    it(
+      'a notification’s Allow link, as cctop serve sent it to ntfy, runs the command when its button POSTs it; used again, it is refused',
+      async () => {
+        // A session cctop has seen idle first: a session first seen waiting is not news (crossings.ts).
+        const s = await startClaude('text');
+        sessions.push(s);
+        await s.term.until('the first answer', (l) => l.join('\n').includes('pong: the lab answers'));
+        // The ntfy topic: a server of the test's own, keeping what it is sent.
+        const sent: { actions: string }[] = [];
+        const topic = createServer((req, res) => {
+          sent.push({ actions: String(req.headers.actions ?? '') });
+          req.resume();
+          req.on('end', () => res.end('{}'));
+        });
+        await new Promise<void>((r) => topic.listen(0, '127.0.0.1', r));
+        const port = (topic.address() as AddressInfo).port;
+        mkdirSync(join(s.env.XDG_CONFIG_HOME!, 'cctop'), { recursive: true });
+        writeFileSync(
+          join(s.env.XDG_CONFIG_HOME!, 'cctop', 'config.toml'),
+          `[notify]\nurl = "http://127.0.0.1:${port}/cctop-lab"\nformat = "ntfy"\n`,
+        );
+        // As `cctop serve` runs: the process table and the agents' own word settle the states.
+        const served = await startServe(
+          { env: s.env },
+          { providers: ['claude'], notify: true, ...watchedStates(s.env) },
+        );
+        try {
+          const base = `http://127.0.0.1:${served.port}`;
+          const listed = async (): Promise<{ id: string; state: string }[]> => {
+            const r = await fetch(`${base}/api/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+            return ((await r.json()) as { sessions: { id: string; state: string }[] }).sessions;
+          };
+          await expect
+            .poll(async () => (await listed()).map((x) => x.state), { timeout: PATIENCE_MS })
+            .toEqual(['idle']);
+          const id = (await listed())[0]!.id;
+          // The next prompt, typed into its pane by cctop, asks for a call that needs permission.
+          const typed = await runCli(['send', id, promptFor('approve')], s.env);
+          expect(typed.code, typed.err).toBe(0);
+          const req = await waitingRequest(s);
+          await expect
+            .poll(
+              async () =>
+                sent.some((x) => x.actions !== '') ? 'sent' : JSON.stringify([sent, await listed()]),
+              {
+                timeout: PATIENCE_MS,
+              },
+            )
+            .toBe('sent');
+          const actions = sent.find((x) => x.actions !== '')!.actions;
+          const allow =
+            /^http, Allow, (\S+), method=POST, clear=true; http, Deny, \S+, method=POST, clear=true$/.exec(
+              actions,
+            )?.[1];
+          expect(allow?.startsWith(`${base}/act/${req.id}/allow?via=ntfy&`)).toBe(true);
+          const used = await fetch(allow!, { method: 'POST' });
+          expect([used.status, await used.text()]).toEqual([200, expect.stringContaining('<p>Allowed.</p>')]);
+          const results = await resultsAt(s, 'approve', 1);
+          expect(results.some((t) => t.startsWith('lab-touched'))).toBe(true);
+          expect(existsSync(join(s.cwd, 'lab-approved.txt'))).toBe(true);
+          const again = await fetch(allow!, { method: 'POST' });
+          expect(again.status).toBe(409);
+          const by = readApprovalJournal(s.runtime).flatMap((j) =>
+            j.kind === 'settled' && j.settlement.kind === 'delivered' ? [j.settlement.answer.by.via] : [],
+          );
+          expect(by).toEqual(['ntfy']);
+        } finally {
+          await served.close();
+          await new Promise((r) => topic.close(r));
+        }
+      },
+      PATIENCE_MS * 4,
+    );
 
     it('the live table answers: a on the waiting row shows the call, y allows it, and the command runs', async () => {
       const s = await startClaude('approve');

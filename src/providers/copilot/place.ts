@@ -10,9 +10,17 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
+import { isUuid, nodeRuns, programName } from '../argv.js';
 import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
 import { memberPath } from '../sqlite-members.js';
-import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+import {
+  type Env,
+  type ProcessRule,
+  type ProviderPlace,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { conversationsIn } from './otel-names.js';
 
 const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
@@ -83,6 +91,25 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
+/**
+ * `copilot` itself, or node running the npm package's `copilot` bin. 1.0.102 runs its CLI in a child
+ * of that node, in the first one's tree, so the first is the agent. A session is named by
+ * `--resume=<id>` or `--resume <id>`.
+ */
+const processes: ProcessRule = {
+  // Each command line `isAgent` accepts names `copilot`: the program, or the script node runs.
+  words: ['copilot'],
+  isAgent: (argv) => programName(argv) === 'copilot' || nodeRuns(argv, /(^|\/)copilot$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const eq = /^--resume=(.+)$/.exec(argv[i]!);
+      if (eq && isUuid(eq[1])) return eq[1];
+      if (argv[i] === '--resume' && isUuid(argv[i + 1])) return argv[i + 1]!;
+    }
+    return null;
+  },
+};
+
 export const copilotPlace: ProviderPlace<'copilot'> = {
   id: 'copilot',
   label: 'Copilot CLI',
@@ -100,4 +127,6 @@ export const copilotPlace: ProviderPlace<'copilot'> = {
     '--interactive',
     prompt,
   ],
+  resumeCommand: (id) => ['copilot', `--resume=${id}`],
+  processes,
 };

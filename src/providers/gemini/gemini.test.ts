@@ -562,6 +562,32 @@ describe('Gemini CLI chat records (written for these tests from the documented f
     expect(b.stateDetail).toBe('run_shell_command');
   });
 
+  it('a turn stopped at the terminal ("Request cancelled.") leaves the session idle, not working', async () => {
+    const dir = chats(home);
+    const recent = new Date(NOW - 60_000).toISOString();
+    const note = (id: string, content: string) => ({ id, timestamp: recent, type: 'info', content });
+    home.write(
+      join(dir, 'session-c.jsonl'),
+      jsonl({ ...header, sessionId: 'c' }, user('u1', 'q', recent), note('i1', 'Request cancelled.')),
+      NOW - 60_000,
+    );
+    // Any other note says nothing about the turn.
+    home.write(
+      join(dir, 'session-d.jsonl'),
+      jsonl(
+        { ...header, sessionId: 'd' },
+        user('u1', 'q', recent),
+        note('i1', 'Switched to fallback model.'),
+      ),
+      NOW - 60_000,
+    );
+    const doc = (await snap(home)).document;
+    const c = doc.sessions.find((s) => s.id === 'c')!;
+    const d = doc.sessions.find((s) => s.id === 'd')!;
+    expect([c.state, c.stateDetail]).toEqual(['idle', 'interrupted']);
+    expect(d.state).toBe('working');
+  });
+
   it('a subagent chat in `chats/<parent id>/` counts toward its parent', async () => {
     const dir = chats(home);
     home.write(

@@ -147,6 +147,9 @@ export function requestTokens(t: GeminiTokens): {
   };
 }
 
+/** The note Gemini CLI writes in the chat when the person stops a turn. */
+const CANCELLED_NOTE = 'Request cancelled.';
+
 /** Fold one message into facts and the ledger. */
 export function applyMessage(f: FileFacts, ledger: LedgerBuilder, m: GeminiMessage): void {
   noteTime(f, m.ms);
@@ -199,6 +202,12 @@ export function applyMessage(f: FileFacts, ledger: LedgerBuilder, m: GeminiMessa
     }
     case 'error':
       f.live = { state: 'error', atMs: m.ms, detail: m.text === null ? 'error' : oneLine(m.text) };
+      return;
+    case 'info':
+      // Escape in the TUI ends the turn and writes this note (0.61.0, in the lab): the prompt
+      // before it will get no answer, and the session waits for the person again.
+      if (m.text === CANCELLED_NOTE && f.live?.state === 'working')
+        f.live = { state: 'idle', atMs: m.ms, detail: 'interrupted' };
       return;
     default:
       return;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { parseObject } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { MAX_SETTINGS_READ_BYTES, readRegularText } from '../../regular-file.js';
+import { isUuid, nodeRuns, programName } from '../argv.js';
 import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
-import type { Env, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
+import type { Env, ProcessRule, ProviderPlace, Root, SourceFile, WindowQuery } from '../types.js';
 
 /** Gemini CLI compresses the chat at half the model's window unless settings say otherwise. */
 export const DEFAULT_COMPACT_RATIO = 0.5;
@@ -103,6 +104,28 @@ function contextWindow(q: WindowQuery): number | null {
   return q.used !== null && q.used > known ? q.used : known;
 }
 
+/**
+ * `gemini` itself, or node running its script (the npm package's `gemini` bin or its
+ * `@google/gemini-cli` bundle). 0.61.0 relaunches itself as a child node with a larger heap; that
+ * child sits in the first one's tree, so the first is the agent. A session is named by
+ * `--resume <id>` or `-r <id>`, which its quit screen prints ("To resume this session").
+ */
+const processes: ProcessRule = {
+  // Each command line `isAgent` accepts names `gemini`: the program, or the script node runs.
+  words: ['gemini'],
+  isAgent: (argv) =>
+    programName(argv) === 'gemini' || nodeRuns(argv, /(^|\/)gemini(\.js)?$|@google\/gemini-cli\/.+\.js$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const eq = /^--resume=(.+)$/.exec(argv[i]!);
+      if (eq && isUuid(eq[1])) return eq[1];
+      const next = argv[i + 1];
+      if ((argv[i] === '--resume' || argv[i] === '-r') && isUuid(next)) return next;
+    }
+    return null;
+  },
+};
+
 export const geminiPlace: ProviderPlace<'gemini'> = {
   id: 'gemini',
   label: 'Gemini CLI',
@@ -121,4 +144,6 @@ export const geminiPlace: ProviderPlace<'gemini'> = {
     '--prompt-interactive',
     prompt,
   ],
+  resumeCommand: (id) => ['gemini', '--resume', id],
+  processes,
 };

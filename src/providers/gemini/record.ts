@@ -61,8 +61,8 @@ export interface GeminiMessage {
   tokens: GeminiTokens | null;
   calls: GeminiCall[];
   /**
-   * The user's words (a `user` message; null for the harness's context) or the error text (an
-   * `error` message), shortened.
+   * The user's words (a `user` message; null for the harness's context) or the text of an `error`
+   * or `info` message, shortened.
    */
   text: string | null;
 }
@@ -205,7 +205,7 @@ export function messageFrom(o: JsonObject): GeminiMessage | null {
   }
   let words: string | null = null;
   if (type === 'user') words = personWords(o);
-  else if (type === 'error') words = partsText(o.content);
+  else if (type === 'error' || type === 'info') words = partsText(o.content);
   return {
     id,
     ms: isoMs(o.timestamp),

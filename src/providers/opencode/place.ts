@@ -10,6 +10,7 @@ import { closeSync, fstatSync, openSync, readdirSync, readFileSync, statSync } f
 import { basename, dirname, join } from 'node:path';
 import { BAD_LINE_REASON, type JsonObject, obj, type Reading, readJson } from '../../model/json.js';
 import { describeFsError, type ProblemLog } from '../../model/problems.js';
+import { nodeRuns, programName } from '../argv.js';
 import { home, isDir, isFile, list, statOf } from '../fsutil.js';
 import {
   columnsOf,
@@ -20,7 +21,14 @@ import {
   validMember,
   withinBudget,
 } from '../sqlite.js';
-import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+import {
+  type Env,
+  type ProcessRule,
+  type ProviderPlace,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 import { sessionFrom } from './record.js';
 
 /** Database file names OpenCode uses (`opencode.db`, and per-channel names like `opencode-beta.db`). */
@@ -297,6 +305,27 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
+/** OpenCode's session ids: `ses_` and letters and digits. */
+const SESSION = /^ses_[A-Za-z0-9]{1,64}$/;
+
+/**
+ * `opencode` itself (1.18.33's executable), or node running the npm package's `opencode` bin. A
+ * session is named by `--session <id>` or `-s <id>`.
+ */
+const processes: ProcessRule = {
+  // Each command line `isAgent` accepts names `opencode`: the program, or the script node runs.
+  words: ['opencode'],
+  isAgent: (argv) => programName(argv) === 'opencode' || nodeRuns(argv, /(^|\/)opencode$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const next = argv[i + 1];
+      if ((argv[i] === '--session' || argv[i] === '-s') && next !== undefined && SESSION.test(next))
+        return next;
+    }
+    return null;
+  },
+};
+
 export const opencodePlace: ProviderPlace<'opencode'> = {
   id: 'opencode',
   label: 'OpenCode',
@@ -311,4 +340,6 @@ export const opencodePlace: ProviderPlace<'opencode'> = {
   contextWindow: reportedOrKnownWindow,
   // Its TUI with a first message; reading outside the project asks (its `external_directory` rule).
   startCommand: (prompt) => ['opencode', '--prompt', prompt],
+  resumeCommand: (id) => ['opencode', '--session', id],
+  processes,
 };

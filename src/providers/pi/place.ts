@@ -5,8 +5,16 @@
  */
 import { join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
+import { nodeRuns, programName } from '../argv.js';
 import { home, isFile, list, sourceFile } from '../fsutil.js';
-import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+import {
+  type Env,
+  type ProcessRule,
+  type ProviderPlace,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 
 /** Sessions sit one folder deep (per working directory); a little slack for layouts not seen yet. */
 const MAX_DEPTH = 3;
@@ -41,6 +49,20 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
+/**
+ * Pi as the process table shows it: 0.73.1 sets its process title to `pi`, which takes the place of
+ * its whole command line (so no session can be read there: it is matched by its directory); before
+ * that, node running the package's `cli.js`.
+ */
+const processes: ProcessRule = {
+  // Each command line `isAgent` accepts holds `pi` (the program, or `pi-coding-agent`): a short word
+  // that other command lines hold too, which only sends more warm answers to the full route.
+  words: ['pi'],
+  isAgent: (argv) =>
+    (argv.length === 1 && programName(argv) === 'pi') || nodeRuns(argv, /pi-coding-agent\/dist\/cli\.js$/),
+  sessionArg: () => null,
+};
+
 export const piPlace: ProviderPlace<'pi'> = {
   id: 'pi',
   label: 'Pi',
@@ -54,4 +76,6 @@ export const piPlace: ProviderPlace<'pi'> = {
   contextWindow: reportedOrKnownWindow,
   // Messages on the command line start its interactive session; its tools read any path.
   startCommand: (prompt) => ['pi', prompt],
+  resumeCommand: (id) => ['pi', '--session', id],
+  processes,
 };

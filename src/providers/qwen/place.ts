@@ -5,8 +5,16 @@
  */
 import { basename, join } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
+import { isUuid, nodeRuns, programName } from '../argv.js';
 import { home, isDir, isFile, list, sourceFile } from '../fsutil.js';
-import { type Env, type ProviderPlace, type Root, reportedOrKnownWindow, type SourceFile } from '../types.js';
+import {
+  type Env,
+  type ProcessRule,
+  type ProviderPlace,
+  type Root,
+  reportedOrKnownWindow,
+  type SourceFile,
+} from '../types.js';
 
 const first = (v: string | undefined): string | null => (v && v.length > 0 ? v : null);
 
@@ -40,6 +48,28 @@ function discover(roots: Root[], problems: ProblemLog): SourceFile[] {
   return out;
 }
 
+/**
+ * `qwen` itself, or node running its script (the npm package's `qwen` bin or
+ * `@qwen-code/qwen-code/cli.js`). 0.24.4 starts its own children with node; they sit in the first
+ * one's tree, so the first is the agent. A session is named by `--resume <id>` or `-r <id>`, which
+ * it prints as it quits ("To continue this session, run").
+ */
+const processes: ProcessRule = {
+  // Each command line `isAgent` accepts names `qwen`: the program, or the script node runs.
+  words: ['qwen'],
+  isAgent: (argv) =>
+    programName(argv) === 'qwen' || nodeRuns(argv, /(^|\/)qwen$|@qwen-code\/qwen-code\/cli\.js$/),
+  sessionArg(argv) {
+    for (let i = 0; i < argv.length; i++) {
+      const eq = /^--resume=(.+)$/.exec(argv[i]!);
+      if (eq && isUuid(eq[1])) return eq[1];
+      const next = argv[i + 1];
+      if ((argv[i] === '--resume' || argv[i] === '-r') && isUuid(next)) return next;
+    }
+    return null;
+  },
+};
+
 export const qwenPlace: ProviderPlace<'qwen'> = {
   id: 'qwen',
   label: 'Qwen Code',
@@ -57,4 +87,6 @@ export const qwenPlace: ProviderPlace<'qwen'> = {
     '--prompt-interactive',
     prompt,
   ],
+  resumeCommand: (id) => ['qwen', '--resume', id],
+  processes,
 };

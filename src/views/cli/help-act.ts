@@ -82,6 +82,7 @@ Needs the optional package @lydell/node-pty.
 Usage: cctop attach [--host HOST] ID
 
 ID is the run's id (printed when you detach) or its session's id. Another terminal attached to
-the run lets go of it. --host HOST runs cctop attach on HOST over ssh. Ctrl-\\ then d detaches.
+the run lets go of it. --host HOST runs cctop attach on HOST over ssh; HOST is [user@]host[:path],
+the path naming cctop there when it is not on the PATH. Ctrl-\\ then d detaches.
 `,
 };

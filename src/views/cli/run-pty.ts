@@ -10,6 +10,8 @@
  * Not here: the host (`runtime/pty-host.ts`) and the wire (`runtime/pty-client.ts`).
  */
 import { spawnSync } from 'node:child_process';
+import { remoteCommand, sshProgram } from '../../hosts/ssh.js';
+import { parseHost } from '../../hosts/target.js';
 import { findSession } from '../../index/find.js';
 import { hold, ptyRuns, reachHost } from '../../runtime/pty-client.js';
 import { frame } from '../../runtime/pty-wire.js';
@@ -109,10 +111,14 @@ export async function attachCommand(io: Io, args: string[]): Promise<number> {
   if (host !== undefined) {
     // The id goes into a remote shell's command line: only the characters an id has.
     if (!/^[\w-]{1,100}$/.test(query)) throw new UsageError(`${safeLine(query)} is not a run or session id`);
-    if (!/^[\w.@:-]{1,200}$/.test(host)) throw new UsageError(`${safeLine(host)} is not a host`);
-    const r = spawnSync(io.env.CCTOP_SSH || 'ssh', ['-t', host, 'cctop', 'attach', query], {
-      stdio: 'inherit',
-    });
+    // `[user@]host[:path-to-cctop]`, as every --host takes it; checked so ssh reads no option in it.
+    const spec = parseHost(host);
+    if (spec.kind === 'bad') throw new UsageError(`${safeLine(host)} is not a host: ${spec.why}`);
+    const r = spawnSync(
+      sshProgram(io.env),
+      ['-t', '--', spec.host.name, remoteCommand(spec.host, ['attach', query])],
+      { stdio: 'inherit' },
+    );
     return r.status ?? 1;
   }
   const tty = noTerminal(io, 'cctop attach');
