@@ -1,8 +1,8 @@
 /**
  * The waiting rule seen from every view. One history holds questions of every age, from a harness
- * cctop matches to processes (Claude Code) and one it does not (Copilot CLI); `--list`, `--json`, the
+ * cctop matches to processes (Claude Code) and one it does not (Factory Droid); `--list`, `--json`, the
  * live table's header and what `serve` serves must all count the same two sessions as waiting: the
- * Claude question asked five minutes ago (no process, within the working lapse) and the Copilot one
+ * Claude question asked five minutes ago (no process, within the working lapse) and the Droid one
  * asked two hours ago (no process in sight, within the day). The built `dist/cli.js` runs each view.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -27,7 +27,7 @@ const CLAUDE_AGES = {
   'c0000000-0000-4000-8000-0000000002b0': 2 * 60 * MINUTE,
   'c0000000-0000-4000-8000-000000000005': 5 * MINUTE,
 };
-const COPILOT_AGES = {
+const DROID_AGES = {
   'a0000000-0000-4000-8000-0000000002b0': 2 * 60 * MINUTE,
   'a0000000-0000-4000-8000-00000000003d': 3 * DAY,
   'a0000000-0000-4000-8000-00000000070d': 70 * DAY,
@@ -36,8 +36,9 @@ const WAITING = ['a0000000-0000-4000-8000-0000000002b0', 'c0000000-0000-4000-800
 
 /**
  * The history: each Claude session is the demo's AskUserQuestion line (Claude Code 2.1's shape, from
- * `demo/home`) under its own id and time; each Copilot session is a start and an `ask_user` request in
- * the events format of Copilot CLI 1.0.77 (no recording holds a Copilot session that asks).
+ * `demo/home`) under its own id and time; each Droid session is a start, a prompt and a reply that
+ * calls `AskUser`, beside its settings file, in the session format of `lab/fixtures/sources/droid` (Factory's files as
+ * documented; no recording holds a Droid session that asks).
  */
 function writeHistory(home: FakeHome): void {
   const asked = readFileSync(
@@ -59,27 +60,38 @@ function writeHistory(home: FakeHome): void {
     const record = { ...line, sessionId: id, cwd: '/work/ask', timestamp: new Date(at).toISOString() };
     home.write(home.claudeFile('-work-ask', `${id}.jsonl`), jsonl(record), at);
   }
-  for (const [id, ago] of Object.entries(COPILOT_AGES)) {
+  for (const [id, ago] of Object.entries(DROID_AGES)) {
     const at = now - ago;
     const timestamp = new Date(at).toISOString();
-    const event = (n: number, type: string, data: Record<string, unknown>) => ({
-      type,
-      data,
-      id: `${id}-${n}`,
-      timestamp,
-      parentId: null,
-    });
     home.write(
-      join(home.dir, '.copilot', 'session-state', id, 'events.jsonl'),
+      join(home.dir, '.factory', 'sessions', '-work-ask', `${id}.jsonl`),
       jsonl(
-        event(1, 'session.start', {
-          sessionId: id,
-          copilotVersion: '1.0.77',
-          selectedModel: 'claude-sonnet-4.5',
-          context: { cwd: '/work/ask' },
-        }),
-        event(2, 'assistant.message', { toolRequests: [{ toolCallId: 'q', name: 'ask_user' }] }),
+        { type: 'session_start', id, title: 'Which database?', cwd: '/work/ask', version: 2 },
+        {
+          type: 'message',
+          id: 'm1',
+          timestamp,
+          message: { role: 'user', content: [{ type: 'text', text: 'Set up the database' }] },
+        },
+        {
+          type: 'message',
+          id: 'm2',
+          timestamp,
+          message: {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'q', name: 'AskUser', input: { question: 'Which one?' } }],
+          },
+        },
       ),
+      at,
+    );
+    // A Droid session is found by its settings file, which holds its model and its token totals.
+    home.write(
+      join(home.dir, '.factory', 'sessions', '-work-ask', `${id}.settings.json`),
+      JSON.stringify({
+        providerLock: 'anthropic',
+        tokenUsage: { inputTokens: 10, outputTokens: 5, cacheCreationTokens: 0, cacheReadTokens: 0 },
+      }),
       at,
     );
   }
