@@ -4,6 +4,7 @@
  * over a minute old, or the file is damaged. What it deliberately misses (an append to a transcript
  * quiet for over an hour, in a directory that did not change) is pinned here too, with how long.
  */
+
 import { appendFileSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
 import { takeSnapshot } from './snapshot.js';
 import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
+import { DOC_FILE } from './warm-doc-layout.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
 
@@ -108,7 +110,8 @@ describe('the warm snapshot', () => {
     transcript('a.jsonl', 10 * 60_000);
     await answer();
     const dir = cacheDir(home.env);
-    const file = join(dir, readdirSync(dir).find((n) => n.startsWith('warm-'))!);
+    // The snapshot, not the warm document kept beside it for a bare `--json`.
+    const file = join(dir, readdirSync(dir).find((n) => n.startsWith('warm-') && n !== DOC_FILE)!);
     const b = readFileSync(file);
     b[b.length - 3] = b[b.length - 3]! ^ 0xff;
     writeFileSync(file, b);
