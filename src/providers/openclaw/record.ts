@@ -6,22 +6,20 @@
  * `user`, an `assistant` (`model`, `usage` with `input` uncached, `output`, `cacheRead`, `cacheWrite`
  * and the harness's own `cost.total`; `toolCall` content blocks; `stopReason`) or a `toolResult`
  * (`toolCallId`, `toolName`, `isError`). OpenClaw adds `custom` entries: a `model-snapshot` names the
- * model (`data.modelId`, else `data.model`) the next responses use.
+ * model (`data.modelId`, else `data.model`) the next responses use. What it writes as Pi does (a
+ * prompt's words, an assistant's calls and usage, a tool result) is read by `../pi-format.ts`.
  */
-import { arr, count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import {
+  callsOf,
+  type PiCall,
+  type PiFormatUsage,
+  type PiResult,
+  promptWords,
+  resultLine,
+  usageOf,
+} from '../pi-format.js';
 import { objectLine } from '../skim.js';
-
-/** A prompt is kept to its first characters: it names the session, nothing more. */
-export const MAX_PROMPT_CHARS = 4096;
-
-export interface ClawUsage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** What OpenClaw priced the response at, in dollars. */
-  costUsd: number | null;
-}
 
 export type ClawLine =
   | { kind: 'session'; ms: number | null; id: string | null; cwd: string | null }
@@ -33,40 +31,13 @@ export type ClawLine =
       /** The entry's id: the response's identity. */
       entry: string | null;
       model: string | null;
-      usage: ClawUsage | null;
-      calls: [string | null, string][];
+      usage: PiFormatUsage | null;
+      calls: PiCall[];
       stop: string | null;
     }
-  | { kind: 'result'; ms: number | null; callId: string | null; name: string | null; failed: boolean }
+  | PiResult
   | { kind: 'compaction'; ms: number | null }
   | { kind: 'other'; ms: number | null };
-
-function usageOf(v: unknown): ClawUsage | null {
-  const u = obj(v);
-  if (u === null) return null;
-  const input = count(u.input);
-  const output = count(u.output);
-  if (input === null && output === null) return null;
-  const cost = obj(u.cost);
-  return {
-    input: input ?? 0,
-    output: output ?? 0,
-    cacheRead: count(u.cacheRead) ?? 0,
-    cacheWrite: count(u.cacheWrite) ?? 0,
-    costUsd: cost === null ? null : count(cost.total),
-  };
-}
-
-function promptOf(content: unknown): string | null {
-  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS) || null;
-  let out = '';
-  for (const b of arr(content) ?? []) {
-    const block = obj(b);
-    if (block?.type === 'text' && typeof block.text === 'string') out += block.text;
-    if (out.length >= MAX_PROMPT_CHARS) break;
-  }
-  return out.length > 0 ? out.slice(0, MAX_PROMPT_CHARS) : null;
-}
 
 /** A message's own time (milliseconds), else the entry's (an ISO string). */
 const timeOf = (o: JsonObject, m: JsonObject | null): number | null =>
@@ -77,32 +48,19 @@ function messageLine(o: JsonObject): ClawLine {
   const ms = timeOf(o, m);
   switch (str(m.role)) {
     case 'user':
-      return { kind: 'user', ms, text: promptOf(m.content) };
-    case 'assistant': {
-      const calls: [string | null, string][] = [];
-      for (const b of arr(m.content) ?? []) {
-        const block = obj(b);
-        const name = block?.type === 'toolCall' ? text(block.name) : null;
-        if (block && name) calls.push([text(block.id), name]);
-      }
+      return { kind: 'user', ms, text: promptWords(m.content) };
+    case 'assistant':
       return {
         kind: 'assistant',
         ms,
         entry: text(o.id),
         model: text(m.modelId) ?? text(m.model),
         usage: usageOf(m.usage),
-        calls,
+        calls: callsOf(m.content),
         stop: str(m.stopReason),
       };
-    }
     case 'toolResult':
-      return {
-        kind: 'result',
-        ms,
-        callId: text(m.toolCallId),
-        name: text(m.toolName),
-        failed: m.isError === true,
-      };
+      return resultLine(m, ms);
     default:
       return { kind: 'other', ms };
   }

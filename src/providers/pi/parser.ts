@@ -6,30 +6,26 @@
  * no price for, so the catalogue prices it instead). The tree of entries is read in file order:
  * a branch the user abandoned was still paid for, so it counts.
  */
-import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
+import { type FileFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, nullableString, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
-import { noteFirstPrompt } from '../title.js';
+import { PendingCalls } from '../pending.js';
+import {
+  emptyPiFormatCarry,
+  notePrompt,
+  noteResponse,
+  noteResult,
+  type PiFormatCarry,
+  readPiFormatCarry,
+} from '../pi-format.js';
 import type { CarryReader } from '../types.js';
 import type { PiLine, PiUsage } from './record.js';
 
-export interface PiCarry {
-  pending: CarriedCall<string>[];
-  model: string | null;
-}
+/** What a Pi parser carries between passes: the format's (its open calls and the model named last). */
+export type PiCarry = PiFormatCarry;
 
-export const emptyPiCarry = (): PiCarry => ({ pending: [], model: null });
+export const emptyPiCarry = emptyPiFormatCarry;
 
-/** A `PiCarry` as the index hands it back, checked (`providers/carry.ts`). */
-export const readPiCarry: CarryReader<PiCarry> = (stored) => {
-  const o = obj(stored);
-  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
-  const model = o === null ? undefined : nullableString(o.model);
-  return pending === undefined || model === undefined ? undefined : { pending, model };
-};
+export const readPiCarry: CarryReader<PiCarry> = readPiFormatCarry;
 
 /** Output including reasoning: pi-ai reports reasoning inside `output` unless its total says apart. */
 export function outputOf(u: PiUsage): number {
@@ -76,18 +72,14 @@ export class PiParser {
         f.compactions++;
         return;
       case 'user':
-        noteFirstPrompt(f, l.text);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
+        notePrompt(f, l.ms, l.text);
         return;
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result': {
-        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
-        if (l.failed) tallyFailure(f, name);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
+      case 'result':
+        noteResult(f, this.pending, l);
         return;
-      }
       case 'other':
         return;
     }
@@ -125,18 +117,6 @@ export class PiParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
     }
-    for (const [id, name] of l.calls) {
-      tallyTool(f, name);
-      if (id !== null) this.pending.open(id, name);
-    }
-    const ask = l.calls.find(([, name]) => isAskUserTool(name));
-    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
-    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.error ?? 'error') };
-    else if (l.stop === 'aborted') {
-      f.aborts++;
-      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
-    } else if (l.calls.length > 0 || l.stop === 'toolUse')
-      f.live = { state: 'working', atMs: l.ms, detail: null };
-    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
+    noteResponse(f, this.pending, l);
   }
 }

@@ -1,0 +1,160 @@
+/**
+ * Pi's session format: the pieces that read alike in every harness that writes it. Pi writes it,
+ * and OpenClaw, which runs its agents on Pi's agent core, writes the same `message` entries: a
+ * `user` message's words, an `assistant` message's `toolCall` blocks and `stopReason`, its `usage`,
+ * a `toolResult`. Reading them here, once, keeps the two harnesses from drifting apart on the same
+ * bytes, and keeps each parser's version computed from its own harness's code plus this module,
+ * never from another harness's folder (`index/version.ts`).
+ *
+ * Not here: which entries a harness writes around these pieces or what it names (a `model_change`,
+ * a title, OpenClaw's `custom` snapshots), where its files live, how it identifies and bills a
+ * response, or anything a harness adds of its own: those stay in `providers/pi/` and
+ * `providers/openclaw/`.
+ */
+import { type FileFacts, oneLine, tallyFailure, tallyTool } from '../model/facts.js';
+import { arr, count, type JsonObject, obj, text } from '../model/json.js';
+import { isAskUserTool } from '../model/state.js';
+import { carriedCalls, nullableString, stringOf } from './carry.js';
+import type { CarriedCall, PendingCalls } from './pending.js';
+import { noteFirstPrompt } from './title.js';
+import type { CarryReader } from './types.js';
+
+/** A prompt is kept to its first characters: it names the session, nothing more. */
+export const MAX_PROMPT_CHARS = 4096;
+
+/** A call an assistant message made: its id (when it gives one) and its tool. */
+export type PiCall = [id: string | null, tool: string];
+
+/** The token counts of one response, and the harness's own price for it. */
+export interface PiFormatUsage {
+  /** Uncached input (pi-ai reports the cached parts apart). */
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** What the harness priced the response at (`cost.total`), in dollars. */
+  costUsd: number | null;
+}
+
+/** A `toolResult` message: the call it answers, the tool it names, and whether it failed. */
+export interface PiResult {
+  kind: 'result';
+  ms: number | null;
+  callId: string | null;
+  name: string | null;
+  failed: boolean;
+}
+
+/** What the session facts take from a response, besides its bill. */
+export interface PiResponse {
+  ms: number | null;
+  calls: PiCall[];
+  stop: string | null;
+  /** Why it failed, where the harness says. */
+  error: string | null;
+}
+
+/** What a parser of this format carries from one pass to the next. */
+export interface PiFormatCarry {
+  /** Calls still waiting for their result. */
+  pending: CarriedCall<string>[];
+  /** The model the newest entry that names one named. */
+  model: string | null;
+}
+
+/** The words of a user message's content (a string, or its text blocks), cut to name the session. */
+export function promptWords(content: unknown): string | null {
+  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS) || null;
+  let out = '';
+  for (const b of arr(content) ?? []) {
+    const block = obj(b);
+    if (block?.type === 'text' && typeof block.text === 'string') out += block.text;
+    if (out.length >= MAX_PROMPT_CHARS) break;
+  }
+  return out.length > 0 ? out.slice(0, MAX_PROMPT_CHARS) : null;
+}
+
+/** The calls an assistant message made: its `toolCall` blocks that name a tool. */
+export function callsOf(content: unknown): PiCall[] {
+  const calls: PiCall[] = [];
+  for (const b of arr(content) ?? []) {
+    const block = obj(b);
+    const name = block?.type === 'toolCall' ? text(block.name) : null;
+    if (block && name) calls.push([text(block.id), name]);
+  }
+  return calls;
+}
+
+/**
+ * A message's `usage`: null when it counts neither input nor output. A count that is absent or not a
+ * count reads as none of it; the price is only the one the harness gives as `cost.total`.
+ */
+export function usageOf(v: unknown): PiFormatUsage | null {
+  const u = obj(v);
+  if (u === null) return null;
+  const input = count(u.input);
+  const output = count(u.output);
+  if (input === null && output === null) return null;
+  const cost = obj(u.cost);
+  return {
+    input: input ?? 0,
+    output: output ?? 0,
+    cacheRead: count(u.cacheRead) ?? 0,
+    cacheWrite: count(u.cacheWrite) ?? 0,
+    costUsd: cost === null ? null : count(cost.total),
+  };
+}
+
+/** A `toolResult` message at the time the harness gives it. */
+export function resultLine(m: JsonObject, ms: number | null): PiResult {
+  return {
+    kind: 'result',
+    ms,
+    callId: text(m.toolCallId),
+    name: text(m.toolName),
+    failed: m.isError === true,
+  };
+}
+
+export const emptyPiFormatCarry = (): PiFormatCarry => ({ pending: [], model: null });
+
+/** A carry as the index hands it back, checked (`providers/carry.ts`). */
+export const readPiFormatCarry: CarryReader<PiFormatCarry> = (stored) => {
+  const o = obj(stored);
+  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
+  const model = o === null ? undefined : nullableString(o.model);
+  return pending === undefined || model === undefined ? undefined : { pending, model };
+};
+
+/** A user's prompt: it may name the session, and the agent is at work on it. */
+export function notePrompt(f: FileFacts, ms: number | null, words: string | null): void {
+  noteFirstPrompt(f, words);
+  f.live = { state: 'working', atMs: ms, detail: null };
+}
+
+/**
+ * A response's calls (counted, and waiting for their results) and what it leaves the session doing:
+ * waiting on the person when it asked them, failed, stopped, calling tools, or done.
+ */
+export function noteResponse(f: FileFacts, pending: PendingCalls<string>, r: PiResponse): void {
+  for (const [id, name] of r.calls) {
+    tallyTool(f, name);
+    if (id !== null) pending.open(id, name);
+  }
+  const ask = r.calls.find(([, name]) => isAskUserTool(name));
+  if (ask) f.live = { state: 'waiting', atMs: r.ms, detail: ask[1] };
+  else if (r.stop === 'error') f.live = { state: 'error', atMs: r.ms, detail: oneLine(r.error ?? 'error') };
+  else if (r.stop === 'aborted') {
+    f.aborts++;
+    f.live = { state: 'idle', atMs: r.ms, detail: 'aborted' };
+  } else if (r.calls.length > 0 || r.stop === 'toolUse')
+    f.live = { state: 'working', atMs: r.ms, detail: null };
+  else f.live = { state: 'idle', atMs: r.ms, detail: r.stop ?? 'reply' };
+}
+
+/** A tool result: charged to its call's tool (else the name it gives), a failure counted. */
+export function noteResult(f: FileFacts, pending: PendingCalls<string>, r: PiResult): void {
+  const name = (r.callId !== null ? pending.settle(r.callId) : undefined) ?? r.name ?? '(unknown)';
+  if (r.failed) tallyFailure(f, name);
+  f.live = { state: 'working', atMs: r.ms, detail: null };
+}
