@@ -1,21 +1,23 @@
 /**
- * Pi's session format: the pieces that read alike in every harness that writes it. Pi writes it,
- * and OpenClaw, which runs its agents on Pi's agent core, writes the same `message` entries: a
- * `user` message's words, an `assistant` message's `toolCall` blocks and `stopReason`, its `usage`,
- * a `toolResult`. Reading them here, once, keeps the two harnesses from drifting apart on the same
- * bytes, and keeps each parser's version computed from its own harness's code plus this module,
- * never from another harness's folder (`index/version.ts`).
+ * Pi's session format: the pieces every harness that writes it writes alike. Pi writes it, and so
+ * does OpenClaw, which runs its agents on Pi's agent core: a `user` message's words, an `assistant`
+ * message's `toolCall` blocks, `stopReason` and `usage`, a `toolResult`, and the entries both read to
+ * the same facts (the session header, a model named, a compaction). Here too is what a parser of the
+ * format carries between passes and what those pieces do to the session facts. Reading them once
+ * keeps the two harnesses from drifting apart on the same bytes, and keeps each parser's version
+ * computed from its own harness's code plus this module, never from another harness's folder
+ * (`index/version.ts`).
  *
- * Not here: which entries a harness writes around these pieces or what it names (a `model_change`,
- * a title, OpenClaw's `custom` snapshots), where its files live, how it identifies and bills a
- * response, or anything a harness adds of its own: those stay in `providers/pi/` and
+ * Not here: which entry types a harness writes and how it reads what they name (Pi's
+ * `model_change`, titles and thinking levels; OpenClaw's `custom` snapshots and its message times),
+ * where its files live, how it identifies and bills a response: those stay in `providers/pi/` and
  * `providers/openclaw/`.
  */
 import { type FileFacts, oneLine, tallyFailure, tallyTool } from '../model/facts.js';
-import { arr, count, type JsonObject, obj, text } from '../model/json.js';
+import { arr, count, type JsonObject, obj, str, text } from '../model/json.js';
 import { isAskUserTool } from '../model/state.js';
 import { carriedCalls, nullableString, stringOf } from './carry.js';
-import type { CarriedCall, PendingCalls } from './pending.js';
+import { type CarriedCall, PendingCalls } from './pending.js';
 import { noteFirstPrompt } from './title.js';
 import type { CarryReader } from './types.js';
 
@@ -44,6 +46,18 @@ export interface PiResult {
   name: string | null;
   failed: boolean;
 }
+
+/**
+ * The entries every harness writing the format reads to the same facts; a harness's own line type
+ * adds its assistant message and any entries of its own.
+ */
+export type PiEntry =
+  | { kind: 'session'; ms: number | null; id: string | null; cwd: string | null }
+  | { kind: 'model'; ms: number | null; model: string }
+  | { kind: 'compaction'; ms: number | null }
+  | { kind: 'user'; ms: number | null; text: string | null }
+  | PiResult
+  | { kind: 'other'; ms: number | null };
 
 /** What the session facts take from a response, besides its bill. */
 export interface PiResponse {
@@ -105,15 +119,25 @@ export function usageOf(v: unknown): PiFormatUsage | null {
   };
 }
 
-/** A `toolResult` message at the time the harness gives it. */
-export function resultLine(m: JsonObject, ms: number | null): PiResult {
-  return {
-    kind: 'result',
-    ms,
-    callId: text(m.toolCallId),
-    name: text(m.toolName),
-    failed: m.isError === true,
-  };
+/**
+ * A message other than the assistant's (whose fields each harness reads itself): a user's words, a
+ * tool result, or a role the facts do not use.
+ */
+export function otherMessage(m: JsonObject, ms: number | null): PiEntry {
+  switch (str(m.role)) {
+    case 'user':
+      return { kind: 'user', ms, text: promptWords(m.content) };
+    case 'toolResult':
+      return {
+        kind: 'result',
+        ms,
+        callId: text(m.toolCallId),
+        name: text(m.toolName),
+        failed: m.isError === true,
+      };
+    default:
+      return { kind: 'other', ms };
+  }
 }
 
 export const emptyPiFormatCarry = (): PiFormatCarry => ({ pending: [], model: null });
@@ -126,35 +150,77 @@ export const readPiFormatCarry: CarryReader<PiFormatCarry> = (stored) => {
   return pending === undefined || model === undefined ? undefined : { pending, model };
 };
 
-/** A user's prompt: it may name the session, and the agent is at work on it. */
-export function notePrompt(f: FileFacts, ms: number | null, words: string | null): void {
-  noteFirstPrompt(f, words);
-  f.live = { state: 'working', atMs: ms, detail: null };
-}
-
 /**
- * A response's calls (counted, and waiting for their results) and what it leaves the session doing:
- * waiting on the person when it asked them, failed, stopped, calling tools, or done.
+ * What every parser of this format shares: the state it carries from one pass over a growing file to
+ * the next, and what the shared entries and a response's calls do to the session facts. A harness's
+ * parser extends it with its own entries and bills its responses itself (the identity of a response
+ * and the counts it bills are the harness's).
  */
-export function noteResponse(f: FileFacts, pending: PendingCalls<string>, r: PiResponse): void {
-  for (const [id, name] of r.calls) {
-    tallyTool(f, name);
-    if (id !== null) pending.open(id, name);
-  }
-  const ask = r.calls.find(([, name]) => isAskUserTool(name));
-  if (ask) f.live = { state: 'waiting', atMs: r.ms, detail: ask[1] };
-  else if (r.stop === 'error') f.live = { state: 'error', atMs: r.ms, detail: oneLine(r.error ?? 'error') };
-  else if (r.stop === 'aborted') {
-    f.aborts++;
-    f.live = { state: 'idle', atMs: r.ms, detail: 'aborted' };
-  } else if (r.calls.length > 0 || r.stop === 'toolUse')
-    f.live = { state: 'working', atMs: r.ms, detail: null };
-  else f.live = { state: 'idle', atMs: r.ms, detail: r.stop ?? 'reply' };
-}
+export abstract class PiFormatParser {
+  protected readonly pending: PendingCalls<string>;
+  /** The model the newest entry that names one named: a response that names none used it. */
+  protected model: string | null;
 
-/** A tool result: charged to its call's tool (else the name it gives), a failure counted. */
-export function noteResult(f: FileFacts, pending: PendingCalls<string>, r: PiResult): void {
-  const name = (r.callId !== null ? pending.settle(r.callId) : undefined) ?? r.name ?? '(unknown)';
-  if (r.failed) tallyFailure(f, name);
-  f.live = { state: 'working', atMs: r.ms, detail: null };
+  constructor(
+    readonly facts: FileFacts,
+    carry: PiFormatCarry,
+  ) {
+    this.pending = new PendingCalls(carry.pending);
+    this.model = carry.model;
+  }
+
+  carry(): PiFormatCarry {
+    return { pending: this.pending.carry(), model: this.model };
+  }
+
+  /** A shared entry (its time is noted by the harness's `line`, with every other entry's). */
+  protected entry(l: PiEntry): void {
+    const f = this.facts;
+    switch (l.kind) {
+      case 'session':
+        f.sessionId ??= l.id;
+        f.cwd ??= l.cwd;
+        return;
+      case 'model':
+        this.model = l.model;
+        return;
+      case 'compaction':
+        f.compactions++;
+        return;
+      case 'user':
+        noteFirstPrompt(f, l.text);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      case 'result': {
+        // Charged to its call's tool, else the name it gives; a failure is counted under it.
+        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
+        if (l.failed) tallyFailure(f, name);
+        f.live = { state: 'working', atMs: l.ms, detail: null };
+        return;
+      }
+      case 'other':
+        return;
+    }
+  }
+
+  /**
+   * A response's calls (counted, and waiting for their results) and what it leaves the session
+   * doing: waiting on the person when it asked them, failed, stopped, calling tools, or done.
+   */
+  protected response(r: PiResponse): void {
+    const f = this.facts;
+    for (const [id, name] of r.calls) {
+      tallyTool(f, name);
+      if (id !== null) this.pending.open(id, name);
+    }
+    const ask = r.calls.find(([, name]) => isAskUserTool(name));
+    if (ask) f.live = { state: 'waiting', atMs: r.ms, detail: ask[1] };
+    else if (r.stop === 'error') f.live = { state: 'error', atMs: r.ms, detail: oneLine(r.error ?? 'error') };
+    else if (r.stop === 'aborted') {
+      f.aborts++;
+      f.live = { state: 'idle', atMs: r.ms, detail: 'aborted' };
+    } else if (r.calls.length > 0 || r.stop === 'toolUse')
+      f.live = { state: 'working', atMs: r.ms, detail: null };
+    else f.live = { state: 'idle', atMs: r.ms, detail: r.stop ?? 'reply' };
+  }
 }

@@ -4,19 +4,13 @@
  * Every assistant message with usage is one billed response, identified by its entry id and time.
  * OpenClaw's own price (`cost.total`) is kept when it is above zero; a zero is a model it had no
  * price for, so the catalogue prices it instead. Every entry is counted in file order, an abandoned
- * branch included: it was paid for.
+ * branch included: it was paid for. What it writes as Pi does (the header, a prompt, a response's
+ * calls and state, a tool result, the carried state) is `PiFormatParser`'s (`../pi-format.ts`); this
+ * parser bills OpenClaw's responses.
  */
 import { type FileFacts, noteModel, noteTime } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { PendingCalls } from '../pending.js';
-import {
-  emptyPiFormatCarry,
-  notePrompt,
-  noteResponse,
-  noteResult,
-  type PiFormatCarry,
-  readPiFormatCarry,
-} from '../pi-format.js';
+import { emptyPiFormatCarry, type PiFormatCarry, PiFormatParser, readPiFormatCarry } from '../pi-format.js';
 import type { CarryReader } from '../types.js';
 import type { ClawLine } from './record.js';
 
@@ -30,48 +24,25 @@ export const emptyClawCarry = emptyPiFormatCarry;
 
 export const readClawCarry: CarryReader<ClawCarry> = readPiFormatCarry;
 
-export class ClawParser {
-  private pending: PendingCalls<string>;
-  private model: string | null;
-
+export class ClawParser extends PiFormatParser {
   constructor(
-    readonly facts: FileFacts,
+    facts: FileFacts,
     carry: ClawCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.model = carry.model;
-  }
-
-  carry(): ClawCarry {
-    return { pending: this.pending.carry(), model: this.model };
+    super(facts, carry);
   }
 
   line(l: ClawLine): void {
     const f = this.facts;
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
-      case 'session':
-        f.sessionId ??= l.id;
-        f.cwd ??= l.cwd;
-        return;
-      case 'model':
-        this.model = l.model;
-        return;
-      case 'user':
-        notePrompt(f, l.ms, l.text);
-        return;
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result':
-        noteResult(f, this.pending, l);
-        return;
-      case 'compaction':
-        f.compactions++;
-        return;
-      case 'other':
-        return;
+      default:
+        // What every harness writing the format writes alike.
+        this.entry(l);
     }
   }
 
@@ -102,6 +73,6 @@ export class ClawParser {
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
     }
     // OpenClaw records no error message of its own: a failed response says only that it failed.
-    noteResponse(f, this.pending, { ...l, error: null });
+    this.response({ ...l, error: null });
   }
 }

@@ -12,19 +12,16 @@
 import { isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import {
   callsOf,
+  otherMessage,
   type PiCall,
+  type PiEntry,
   type PiFormatUsage,
-  type PiResult,
-  promptWords,
-  resultLine,
   usageOf,
 } from '../pi-format.js';
 import { objectLine } from '../skim.js';
 
 export type ClawLine =
-  | { kind: 'session'; ms: number | null; id: string | null; cwd: string | null }
-  | { kind: 'model'; ms: number | null; model: string }
-  | { kind: 'user'; ms: number | null; text: string | null }
+  | PiEntry
   | {
       kind: 'assistant';
       ms: number | null;
@@ -34,10 +31,7 @@ export type ClawLine =
       usage: PiFormatUsage | null;
       calls: PiCall[];
       stop: string | null;
-    }
-  | PiResult
-  | { kind: 'compaction'; ms: number | null }
-  | { kind: 'other'; ms: number | null };
+    };
 
 /** A message's own time (milliseconds), else the entry's (an ISO string). */
 const timeOf = (o: JsonObject, m: JsonObject | null): number | null =>
@@ -46,24 +40,16 @@ const timeOf = (o: JsonObject, m: JsonObject | null): number | null =>
 function messageLine(o: JsonObject): ClawLine {
   const m = obj(o.message) ?? {};
   const ms = timeOf(o, m);
-  switch (str(m.role)) {
-    case 'user':
-      return { kind: 'user', ms, text: promptWords(m.content) };
-    case 'assistant':
-      return {
-        kind: 'assistant',
-        ms,
-        entry: text(o.id),
-        model: text(m.modelId) ?? text(m.model),
-        usage: usageOf(m.usage),
-        calls: callsOf(m.content),
-        stop: str(m.stopReason),
-      };
-    case 'toolResult':
-      return resultLine(m, ms);
-    default:
-      return { kind: 'other', ms };
-  }
+  if (str(m.role) !== 'assistant') return otherMessage(m, ms);
+  return {
+    kind: 'assistant',
+    ms,
+    entry: text(o.id),
+    model: text(m.modelId) ?? text(m.model),
+    usage: usageOf(m.usage),
+    calls: callsOf(m.content),
+    stop: str(m.stopReason),
+  };
 }
 
 export function lineFromJson(o: JsonObject): ClawLine {

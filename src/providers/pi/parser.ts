@@ -4,19 +4,14 @@
  * Every assistant message is one billed response. Pi's `input` is already the uncached part; its
  * cost is the harness's own and is kept as reported when it is above zero (a zero is a model Pi had
  * no price for, so the catalogue prices it instead). The tree of entries is read in file order:
- * a branch the user abandoned was still paid for, so it counts.
+ * a branch the user abandoned was still paid for, so it counts. What every harness writing Pi's
+ * format reads alike (the header, a prompt, a response's calls and state, a tool result, the carried
+ * state) is `PiFormatParser`'s (`../pi-format.ts`); this parser bills Pi's responses and reads its own
+ * entries (thinking level, title).
  */
 import { type FileFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { PendingCalls } from '../pending.js';
-import {
-  emptyPiFormatCarry,
-  notePrompt,
-  noteResponse,
-  noteResult,
-  type PiFormatCarry,
-  readPiFormatCarry,
-} from '../pi-format.js';
+import { emptyPiFormatCarry, type PiFormatCarry, PiFormatParser, readPiFormatCarry } from '../pi-format.js';
 import type { CarryReader } from '../types.js';
 import type { PiLine, PiUsage } from './record.js';
 
@@ -34,54 +29,31 @@ export function outputOf(u: PiUsage): number {
   return apart ? u.output + r : u.output;
 }
 
-export class PiParser {
-  private pending: PendingCalls<string>;
-  private model: string | null;
-
+export class PiParser extends PiFormatParser {
   constructor(
-    readonly facts: FileFacts,
+    facts: FileFacts,
     carry: PiCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.model = carry.model;
-  }
-
-  carry(): PiCarry {
-    return { pending: this.pending.carry(), model: this.model };
+    super(facts, carry);
   }
 
   line(l: PiLine): void {
     const f = this.facts;
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
-      case 'session':
-        f.sessionId ??= l.id;
-        f.cwd ??= l.cwd;
-        return;
-      case 'model':
-        this.model = l.model;
-        return;
       case 'thinking':
         f.reasoningEffort = l.level;
         return;
       case 'title':
         f.titles.custom = oneLine(l.name);
         return;
-      case 'compaction':
-        f.compactions++;
-        return;
-      case 'user':
-        notePrompt(f, l.ms, l.text);
-        return;
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result':
-        noteResult(f, this.pending, l);
-        return;
-      case 'other':
-        return;
+      default:
+        // What every harness writing the format writes alike.
+        this.entry(l);
     }
   }
 
@@ -117,6 +89,6 @@ export class PiParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
     }
-    noteResponse(f, this.pending, l);
+    this.response(l);
   }
 }

@@ -12,11 +12,10 @@
 import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import {
   callsOf,
+  otherMessage,
   type PiCall,
+  type PiEntry,
   type PiFormatUsage,
-  type PiResult,
-  promptWords,
-  resultLine,
   usageOf,
 } from '../pi-format.js';
 import { objectLine } from '../skim.js';
@@ -28,12 +27,9 @@ export interface PiUsage extends PiFormatUsage {
 }
 
 export type PiLine =
-  | { kind: 'session'; ms: number | null; id: string | null; cwd: string | null }
-  | { kind: 'model'; ms: number | null; model: string }
+  | PiEntry
   | { kind: 'thinking'; ms: number | null; level: string }
   | { kind: 'title'; ms: number | null; name: string }
-  | { kind: 'compaction'; ms: number | null }
-  | { kind: 'user'; ms: number | null; text: string | null }
   | {
       kind: 'assistant';
       ms: number | null;
@@ -45,9 +41,7 @@ export type PiLine =
       calls: PiCall[];
       stop: string | null;
       error: string | null;
-    }
-  | PiResult
-  | { kind: 'other'; ms: number | null };
+    };
 
 /** The format's usage with Pi's additions; Pi's price is also read where `cost` is a bare number. */
 function usageFrom(v: unknown): PiUsage | null {
@@ -89,26 +83,18 @@ export function lineFromJson(o: JsonObject): PiLine {
 }
 
 function messageLine(m: JsonObject, entry: string | null, ms: number | null): PiLine {
-  switch (str(m.role)) {
-    case 'user':
-      return { kind: 'user', ms, text: promptWords(m.content) };
-    case 'assistant':
-      return {
-        kind: 'assistant',
-        ms,
-        entry,
-        stamp: num(m.timestamp),
-        model: text(m.model),
-        usage: usageFrom(m.usage),
-        calls: callsOf(m.content),
-        stop: str(m.stopReason),
-        error: text(m.errorMessage),
-      };
-    case 'toolResult':
-      return resultLine(m, ms);
-    default:
-      return { kind: 'other', ms };
-  }
+  if (str(m.role) !== 'assistant') return otherMessage(m, ms);
+  return {
+    kind: 'assistant',
+    ms,
+    entry,
+    stamp: num(m.timestamp),
+    model: text(m.model),
+    usage: usageFrom(m.usage),
+    calls: callsOf(m.content),
+    stop: str(m.stopReason),
+    error: text(m.errorMessage),
+  };
 }
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Pi). */
