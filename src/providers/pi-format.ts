@@ -120,6 +120,21 @@ export function usageOf(v: unknown): PiFormatUsage | null {
 }
 
 /**
+ * An entry whose type every harness writing the format writes alike: the `session` header (the
+ * session's id and working folder) and a `compaction`; a type the harness does not read is `other`.
+ */
+export function formatEntry(o: JsonObject, ms: number | null): PiEntry {
+  switch (str(o.type)) {
+    case 'session':
+      return { kind: 'session', ms, id: text(o.id), cwd: text(o.cwd) };
+    case 'compaction':
+      return { kind: 'compaction', ms };
+    default:
+      return { kind: 'other', ms };
+  }
+}
+
+/**
  * A message other than the assistant's (whose fields each harness reads itself): a user's words, a
  * tool result, or a role the facts do not use.
  */

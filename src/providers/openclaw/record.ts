@@ -12,6 +12,7 @@
 import { isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import {
   callsOf,
+  formatEntry,
   otherMessage,
   type PiCall,
   type PiEntry,
@@ -55,8 +56,6 @@ function messageLine(o: JsonObject): ClawLine {
 export function lineFromJson(o: JsonObject): ClawLine {
   const ms = isoMs(o.timestamp);
   switch (str(o.type)) {
-    case 'session':
-      return { kind: 'session', ms, id: text(o.id), cwd: text(o.cwd) };
     case 'model_change': {
       const data = obj(o.data) ?? o;
       const model = text(data.modelId) ?? text(data.model);
@@ -68,12 +67,11 @@ export function lineFromJson(o: JsonObject): ClawLine {
       const model = text(data?.modelId) ?? text(data?.model);
       return model === null ? { kind: 'other', ms } : { kind: 'model', ms, model };
     }
-    case 'compaction':
-      return { kind: 'compaction', ms };
     case 'message':
       return messageLine(o);
     default:
-      return { kind: 'other', ms };
+      // The header and a compaction, as every harness writing the format writes them.
+      return formatEntry(o, ms);
   }
 }
 

@@ -12,6 +12,7 @@
 import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
 import {
   callsOf,
+  formatEntry,
   otherMessage,
   type PiCall,
   type PiEntry,
@@ -59,8 +60,6 @@ function usageFrom(v: unknown): PiUsage | null {
 export function lineFromJson(o: JsonObject): PiLine {
   const ms = isoMs(o.timestamp);
   switch (str(o.type)) {
-    case 'session':
-      return { kind: 'session', ms, id: text(o.id), cwd: text(o.cwd) };
     case 'model_change': {
       const model = text(o.modelId);
       return model ? { kind: 'model', ms, model } : { kind: 'other', ms };
@@ -73,12 +72,11 @@ export function lineFromJson(o: JsonObject): PiLine {
       const name = text(o.name);
       return name ? { kind: 'title', ms, name } : { kind: 'other', ms };
     }
-    case 'compaction':
-      return { kind: 'compaction', ms };
     case 'message':
       return messageLine(obj(o.message) ?? {}, text(o.id), ms);
     default:
-      return { kind: 'other', ms };
+      // The header and a compaction, as every harness writing the format writes them.
+      return formatEntry(o, ms);
   }
 }
 
