@@ -169,6 +169,14 @@ describe('each provider’s parser version', () => {
     }
   });
 
+  it('of both harnesses that write Pi’s session format reaches the one reader of that format', () => {
+    for (const id of ['pi', 'openclaw'] as const) {
+      expect(graph.modules([providerEntry(id)]).some((u) => u.endsWith('/providers/pi-format.ts'))).toBe(
+        true,
+      );
+    }
+  });
+
   it('differs from harness to harness', () => {
     expect(new Set(PROVIDERS.map(parserVersion)).size).toBe(PROVIDERS.length);
   });

@@ -4,79 +4,45 @@
  * Every assistant message with usage is one billed response, identified by its entry id and time.
  * OpenClaw's own price (`cost.total`) is kept when it is above zero; a zero is a model it had no
  * price for, so the catalogue prices it instead. Every entry is counted in file order, an abandoned
- * branch included: it was paid for.
+ * branch included: it was paid for. What it writes as Pi does (the header, a prompt, a response's
+ * calls and state, a tool result, the carried state) is `PiFormatParser`'s (`../pi-format.ts`); this
+ * parser bills OpenClaw's responses.
  */
-import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
+import { type FileFacts, noteModel, noteTime } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, nullableString, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
-import { noteFirstPrompt } from '../title.js';
+import { emptyPiFormatCarry, type PiFormatCarry, PiFormatParser, readPiFormatCarry } from '../pi-format.js';
 import type { CarryReader } from '../types.js';
 import type { ClawLine } from './record.js';
 
-export interface ClawCarry {
-  pending: CarriedCall<string>[];
-  /** The model the newest change or snapshot named. */
-  model: string | null;
-}
+/**
+ * What an OpenClaw parser carries between passes: the format's (its open calls, and the model the
+ * newest change or snapshot named).
+ */
+export type ClawCarry = PiFormatCarry;
 
-export const emptyClawCarry = (): ClawCarry => ({ pending: [], model: null });
+export const emptyClawCarry = emptyPiFormatCarry;
 
-export const readClawCarry: CarryReader<ClawCarry> = (stored) => {
-  const o = obj(stored);
-  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
-  const model = o === null ? undefined : nullableString(o.model);
-  return pending === undefined || model === undefined ? undefined : { pending, model };
-};
+export const readClawCarry: CarryReader<ClawCarry> = readPiFormatCarry;
 
-export class ClawParser {
-  private pending: PendingCalls<string>;
-  private model: string | null;
-
+export class ClawParser extends PiFormatParser {
   constructor(
-    readonly facts: FileFacts,
+    facts: FileFacts,
     carry: ClawCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.model = carry.model;
-  }
-
-  carry(): ClawCarry {
-    return { pending: this.pending.carry(), model: this.model };
+    super(facts, carry);
   }
 
   line(l: ClawLine): void {
     const f = this.facts;
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
-      case 'session':
-        f.sessionId ??= l.id;
-        f.cwd ??= l.cwd;
-        return;
-      case 'model':
-        this.model = l.model;
-        return;
-      case 'user':
-        noteFirstPrompt(f, l.text);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
-        return;
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result': {
-        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
-        if (l.failed) tallyFailure(f, name);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
-        return;
-      }
-      case 'compaction':
-        f.compactions++;
-        return;
-      case 'other':
-        return;
+      default:
+        // What every harness writing the format writes alike.
+        this.entry(l);
     }
   }
 
@@ -106,18 +72,7 @@ export class ClawParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model, atMs: l.ms };
     }
-    for (const [id, name] of l.calls) {
-      tallyTool(f, name);
-      if (id !== null) this.pending.open(id, name);
-    }
-    const ask = l.calls.find(([, name]) => isAskUserTool(name));
-    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
-    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: 'error' };
-    else if (l.stop === 'aborted') {
-      f.aborts++;
-      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
-    } else if (l.calls.length > 0 || l.stop === 'toolUse')
-      f.live = { state: 'working', atMs: l.ms, detail: null };
-    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
+    // OpenClaw records no error message of its own: a failed response says only that it failed.
+    this.response({ ...l, error: null });
   }
 }

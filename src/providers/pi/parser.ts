@@ -4,32 +4,23 @@
  * Every assistant message is one billed response. Pi's `input` is already the uncached part; its
  * cost is the harness's own and is kept as reported when it is above zero (a zero is a model Pi had
  * no price for, so the catalogue prices it instead). The tree of entries is read in file order:
- * a branch the user abandoned was still paid for, so it counts.
+ * a branch the user abandoned was still paid for, so it counts. What every harness writing Pi's
+ * format reads alike (the header, a prompt, a response's calls and state, a tool result, the carried
+ * state) is `PiFormatParser`'s (`../pi-format.ts`); this parser bills Pi's responses and reads its own
+ * entries (thinking level, title).
  */
-import { type FileFacts, noteModel, noteTime, oneLine, tallyFailure, tallyTool } from '../../model/facts.js';
-import { obj } from '../../model/json.js';
+import { type FileFacts, noteModel, noteTime, oneLine } from '../../model/facts.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
-import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, nullableString, stringOf } from '../carry.js';
-import { type CarriedCall, PendingCalls } from '../pending.js';
-import { noteFirstPrompt } from '../title.js';
+import { emptyPiFormatCarry, type PiFormatCarry, PiFormatParser, readPiFormatCarry } from '../pi-format.js';
 import type { CarryReader } from '../types.js';
 import type { PiLine, PiUsage } from './record.js';
 
-export interface PiCarry {
-  pending: CarriedCall<string>[];
-  model: string | null;
-}
+/** What a Pi parser carries between passes: the format's (its open calls and the model named last). */
+export type PiCarry = PiFormatCarry;
 
-export const emptyPiCarry = (): PiCarry => ({ pending: [], model: null });
+export const emptyPiCarry = emptyPiFormatCarry;
 
-/** A `PiCarry` as the index hands it back, checked (`providers/carry.ts`). */
-export const readPiCarry: CarryReader<PiCarry> = (stored) => {
-  const o = obj(stored);
-  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
-  const model = o === null ? undefined : nullableString(o.model);
-  return pending === undefined || model === undefined ? undefined : { pending, model };
-};
+export const readPiCarry: CarryReader<PiCarry> = readPiFormatCarry;
 
 /** Output including reasoning: pi-ai reports reasoning inside `output` unless its total says apart. */
 export function outputOf(u: PiUsage): number {
@@ -38,58 +29,31 @@ export function outputOf(u: PiUsage): number {
   return apart ? u.output + r : u.output;
 }
 
-export class PiParser {
-  private pending: PendingCalls<string>;
-  private model: string | null;
-
+export class PiParser extends PiFormatParser {
   constructor(
-    readonly facts: FileFacts,
+    facts: FileFacts,
     carry: PiCarry,
     private readonly ledger: LedgerBuilder,
   ) {
-    this.pending = new PendingCalls(carry.pending);
-    this.model = carry.model;
-  }
-
-  carry(): PiCarry {
-    return { pending: this.pending.carry(), model: this.model };
+    super(facts, carry);
   }
 
   line(l: PiLine): void {
     const f = this.facts;
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
-      case 'session':
-        f.sessionId ??= l.id;
-        f.cwd ??= l.cwd;
-        return;
-      case 'model':
-        this.model = l.model;
-        return;
       case 'thinking':
         f.reasoningEffort = l.level;
         return;
       case 'title':
         f.titles.custom = oneLine(l.name);
         return;
-      case 'compaction':
-        f.compactions++;
-        return;
-      case 'user':
-        noteFirstPrompt(f, l.text);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
-        return;
       case 'assistant':
         this.assistant(l);
         return;
-      case 'result': {
-        const name = (l.callId !== null ? this.pending.settle(l.callId) : undefined) ?? l.name ?? '(unknown)';
-        if (l.failed) tallyFailure(f, name);
-        f.live = { state: 'working', atMs: l.ms, detail: null };
-        return;
-      }
-      case 'other':
-        return;
+      default:
+        // What every harness writing the format writes alike.
+        this.entry(l);
     }
   }
 
@@ -125,18 +89,6 @@ export class PiParser {
       });
       f.context = { prompt: u.input + u.cacheRead + u.cacheWrite, model: name, atMs: l.ms };
     }
-    for (const [id, name] of l.calls) {
-      tallyTool(f, name);
-      if (id !== null) this.pending.open(id, name);
-    }
-    const ask = l.calls.find(([, name]) => isAskUserTool(name));
-    if (ask) f.live = { state: 'waiting', atMs: l.ms, detail: ask[1] };
-    else if (l.stop === 'error') f.live = { state: 'error', atMs: l.ms, detail: oneLine(l.error ?? 'error') };
-    else if (l.stop === 'aborted') {
-      f.aborts++;
-      f.live = { state: 'idle', atMs: l.ms, detail: 'aborted' };
-    } else if (l.calls.length > 0 || l.stop === 'toolUse')
-      f.live = { state: 'working', atMs: l.ms, detail: null };
-    else f.live = { state: 'idle', atMs: l.ms, detail: l.stop ?? 'reply' };
+    this.response(l);
   }
 }

@@ -6,32 +6,31 @@
  * name the user gave), `compaction`, and `message` entries whose `message` is a pi-ai message:
  * `user`, `assistant` (with `model`, `usage` and its cost, `stopReason`, `toolCall` content blocks)
  * or `toolResult` (`toolCallId`, `isError`). Pi prices each response itself (`usage.cost.total`).
+ * The pieces of a message that every harness writing this format writes alike are read by
+ * `../pi-format.ts`; this module reads the entries around them and what Pi adds.
  */
-import { arr, count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import {
+  callsOf,
+  formatEntry,
+  otherMessage,
+  type PiCall,
+  type PiEntry,
+  type PiFormatUsage,
+  usageOf,
+} from '../pi-format.js';
 import { objectLine } from '../skim.js';
 
-/** A prompt is kept to its first characters: it names the session, nothing more. */
-export const MAX_PROMPT_CHARS = 4096;
-
-export interface PiUsage {
-  /** Uncached input (pi-ai reports the cached parts apart). */
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
+/** The format's counts, with the two Pi adds: reasoning apart, and the total it checks against. */
+export interface PiUsage extends PiFormatUsage {
   reasoning: number | null;
   total: number | null;
-  /** What Pi priced the response at, in dollars. */
-  costUsd: number | null;
 }
 
 export type PiLine =
-  | { kind: 'session'; ms: number | null; id: string | null; cwd: string | null }
-  | { kind: 'model'; ms: number | null; model: string }
+  | PiEntry
   | { kind: 'thinking'; ms: number | null; level: string }
   | { kind: 'title'; ms: number | null; name: string }
-  | { kind: 'compaction'; ms: number | null }
-  | { kind: 'user'; ms: number | null; text: string | null }
   | {
       kind: 'assistant';
       ms: number | null;
@@ -40,47 +39,27 @@ export type PiLine =
       stamp: number | null;
       model: string | null;
       usage: PiUsage | null;
-      calls: [string | null, string][];
+      calls: PiCall[];
       stop: string | null;
       error: string | null;
-    }
-  | { kind: 'result'; ms: number | null; callId: string | null; name: string | null; failed: boolean }
-  | { kind: 'other'; ms: number | null };
+    };
 
+/** The format's usage with Pi's additions; Pi's price is also read where `cost` is a bare number. */
 function usageFrom(v: unknown): PiUsage | null {
+  const base = usageOf(v);
   const u = obj(v);
-  if (!u) return null;
-  const input = count(u.input);
-  const output = count(u.output);
-  if (input === null && output === null) return null;
-  const cost = obj(u.cost);
+  if (base === null || u === null) return null;
   return {
-    input: input ?? 0,
-    output: output ?? 0,
-    cacheRead: count(u.cacheRead) ?? 0,
-    cacheWrite: count(u.cacheWrite) ?? 0,
+    ...base,
     reasoning: count(u.reasoning),
     total: count(u.totalTokens),
-    costUsd: cost ? count(cost.total) : count(u.cost),
+    costUsd: obj(u.cost) === null ? count(u.cost) : base.costUsd,
   };
-}
-
-function words(content: unknown): string | null {
-  if (typeof content === 'string') return content.slice(0, MAX_PROMPT_CHARS);
-  let out = '';
-  for (const b of arr(content) ?? []) {
-    const block = obj(b);
-    if (block?.type === 'text' && typeof block.text === 'string') out += block.text;
-    if (out.length >= MAX_PROMPT_CHARS) break;
-  }
-  return out.length > 0 ? out.slice(0, MAX_PROMPT_CHARS) : null;
 }
 
 export function lineFromJson(o: JsonObject): PiLine {
   const ms = isoMs(o.timestamp);
   switch (str(o.type)) {
-    case 'session':
-      return { kind: 'session', ms, id: text(o.id), cwd: text(o.cwd) };
     case 'model_change': {
       const model = text(o.modelId);
       return model ? { kind: 'model', ms, model } : { kind: 'other', ms };
@@ -93,49 +72,27 @@ export function lineFromJson(o: JsonObject): PiLine {
       const name = text(o.name);
       return name ? { kind: 'title', ms, name } : { kind: 'other', ms };
     }
-    case 'compaction':
-      return { kind: 'compaction', ms };
     case 'message':
       return messageLine(obj(o.message) ?? {}, text(o.id), ms);
     default:
-      return { kind: 'other', ms };
+      // The header and a compaction, as every harness writing the format writes them.
+      return formatEntry(o, ms);
   }
 }
 
 function messageLine(m: JsonObject, entry: string | null, ms: number | null): PiLine {
-  switch (str(m.role)) {
-    case 'user':
-      return { kind: 'user', ms, text: words(m.content) };
-    case 'assistant': {
-      const calls: [string | null, string][] = [];
-      for (const b of arr(m.content) ?? []) {
-        const block = obj(b);
-        const name = block?.type === 'toolCall' ? text(block.name) : null;
-        if (block && name) calls.push([text(block.id), name]);
-      }
-      return {
-        kind: 'assistant',
-        ms,
-        entry,
-        stamp: num(m.timestamp),
-        model: text(m.model),
-        usage: usageFrom(m.usage),
-        calls,
-        stop: str(m.stopReason),
-        error: text(m.errorMessage),
-      };
-    }
-    case 'toolResult':
-      return {
-        kind: 'result',
-        ms,
-        callId: text(m.toolCallId),
-        name: text(m.toolName),
-        failed: m.isError === true,
-      };
-    default:
-      return { kind: 'other', ms };
-  }
+  if (str(m.role) !== 'assistant') return otherMessage(m, ms);
+  return {
+    kind: 'assistant',
+    ms,
+    entry,
+    stamp: num(m.timestamp),
+    model: text(m.model),
+    usage: usageFrom(m.usage),
+    calls: callsOf(m.content),
+    stop: str(m.stopReason),
+    error: text(m.errorMessage),
+  };
 }
 
 /** A line from its bytes: parsed whole (there is no byte-level extractor for Pi). */
