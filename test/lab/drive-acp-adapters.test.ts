@@ -80,7 +80,9 @@ const ADAPTERS: Adapter[] = [
       command: 'claude-code-acp',
       env: { CLAUDE_CODE_EXECUTABLE: '/bin/false' },
       code: EXIT.failed,
-      says: /^cctop: claude-code-acp failed \(exit code 1\) without a result/m,
+      // Which comes first is a race inside the adapter: its Claude Code exiting, or its refusal of the
+      // session it could not start. Either way the error names the adapter.
+      says: /^cctop: claude-code-acp (failed \(exit code 1\) without a result|broke off its protocol: claude-code-acp refused session\/new)/m,
     },
   },
   {

@@ -11,6 +11,8 @@
  * conversation paces that by the runner's queue), or retry: a request that fails ends the run.
  */
 import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { Readable } from 'node:stream';
 import { headBytes, MAX_LINE } from '../bounds.js';
 
 /** How much of a reply drive reads: OpenCode's replies to these routes are a session or nothing (a few KiB). */
@@ -48,51 +50,97 @@ function headers(server: Server, json: boolean): Record<string, string> {
   return { authorization: `Basic ${auth}`, ...(json && { 'content-type': 'application/json' }) };
 }
 
+/**
+ * A connection of its own for every request, closed after it (`agent: false`), not `fetch`'s shared
+ * pool: `opencode serve` takes port 4096 whenever it is free, so a second run in one process (a
+ * library caller's) gets a server at the address of the first, and the pool handed it the first
+ * server's dead connection (ECONNRESET).
+ */
+const OWN_CONNECTION = { agent: false } as const;
+
 /** A request to the server; its reply read whole (bounded), or `Refused` with what it said. */
-export async function post(server: Server, path: string, body: unknown): Promise<unknown> {
-  const res = await fetch(`${server.base}${path}`, {
-    method: 'POST',
-    headers: headers(server, true),
-    body: JSON.stringify(body),
-    signal: server.signal,
+export function post(server: Server, path: string, body: unknown): Promise<unknown> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(e);
+    };
+    const req = request(
+      `${server.base}${path}`,
+      {
+        ...OWN_CONNECTION,
+        method: 'POST',
+        headers: { ...headers(server, true), 'content-length': String(payload.length) },
+        signal: server.signal,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size >= MAX_REPLY_BYTES) return;
+          chunks.push(c);
+          size += c.length;
+          // The rest is not read: the connection is this request's own, so it is simply closed.
+          if (size >= MAX_REPLY_BYTES) res.destroy();
+        });
+        res.on('error', fail);
+        res.on('close', () => {
+          if (settled) return;
+          settled = true;
+          if (!res.complete && size < MAX_REPLY_BYTES) {
+            reject(new Refused(`POST ${path}: the reply was cut off`));
+            return;
+          }
+          const text = headBytes(Buffer.concat(chunks).toString('utf8'), MAX_REPLY_BYTES);
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            reject(
+              new Refused(`POST ${path}: ${status} ${headBytes(text.trim(), SHOWN_REFUSAL_BYTES)}`.trim()),
+            );
+            return;
+          }
+          if (text.trim() === '') {
+            resolve(null);
+            return;
+          }
+          try {
+            resolve(JSON.parse(text) as unknown);
+          } catch {
+            reject(new Refused(`POST ${path}: a reply that is not JSON`));
+          }
+        });
+      },
+    );
+    req.on('error', fail);
+    req.end(payload);
   });
-  const text = await boundedText(res, MAX_REPLY_BYTES);
-  if (!res.ok) {
-    throw new Refused(`POST ${path}: ${res.status} ${headBytes(text.trim(), SHOWN_REFUSAL_BYTES)}`.trim());
-  }
-  if (text.trim() === '') return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new Refused(`POST ${path}: a reply that is not JSON`);
-  }
 }
 
 /** The server's event stream, opened: its reader, or `Refused` when the server would not open it. */
-export async function events(server: Server): Promise<ReadableStreamDefaultReader<Uint8Array>> {
-  const res = await fetch(`${server.base}/event`, {
-    headers: { ...headers(server, false), accept: 'text/event-stream' },
-    signal: server.signal,
+export function events(server: Server): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${server.base}/event`,
+      {
+        ...OWN_CONNECTION,
+        headers: { ...headers(server, false), accept: 'text/event-stream' },
+        signal: server.signal,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300) {
+          res.destroy();
+          reject(new Refused(`GET /event: ${status}`));
+          return;
+        }
+        const stream: ReadableStream<Uint8Array> = Readable.toWeb(res);
+        resolve(stream.getReader());
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
-  if (!res.ok || res.body === null) throw new Refused(`GET /event: ${res.status}`);
-  return res.body.getReader();
-}
-
-/** A reply's body as text, at most `limit` bytes of it (the rest is not read). */
-async function boundedText(res: Response, limit: number): Promise<string> {
-  if (res.body === null) return '';
-  const reader = res.body.getReader();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(Buffer.from(value));
-    size += value.byteLength;
-    if (size >= limit) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return headBytes(Buffer.concat(chunks).toString('utf8'), limit);
 }

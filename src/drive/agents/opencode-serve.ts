@@ -204,7 +204,9 @@ export class OpenCodeServe implements Conversation {
   /** What went wrong talking to the server, unless the run is over (then nothing is wrong). */
   private broken(e: unknown): void {
     if (this.phase === 'over' || this.phase === 'settled') return;
-    const message = e instanceof Error ? e.message : String(e);
+    // `fetch` says only "fetch failed"; what failed (a refused or reset connection) is its cause.
+    const cause = e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : '';
+    const message = e instanceof Error ? `${e.message}${cause}` : String(e);
     this.fail({ kind: 'protocol', message: `opencode serve: ${message}` });
   }
 
