@@ -4,16 +4,19 @@
  * the process, so importing cctop as a library never touches `process.exit`.
  */
 import { writeSync } from 'node:fs';
-import * as nodeModule from 'node:module';
 
 // Node 22.1 and later keep the compiled code of our modules on disk between runs: a warm one-shot
-// then spends less of its time compiling. Node 20 has no such cache; it runs as before.
-const enableCompileCache: unknown = Reflect.get(nodeModule, 'enableCompileCache');
-if (typeof enableCompileCache === 'function') {
-  try {
-    enableCompileCache.call(nodeModule);
-  } catch {
-    // A cache directory that cannot be made costs only the time it would have saved.
+// then spends less of its time compiling. Node 20 has no such cache, and is not made to load
+// `node:module` to find that out (the status line runs after every message: each module counts).
+if (Number(process.versions.node.split('.')[0]) >= 22) {
+  const nodeModule = await import('node:module');
+  const enableCompileCache: unknown = Reflect.get(nodeModule, 'enableCompileCache');
+  if (typeof enableCompileCache === 'function') {
+    try {
+      enableCompileCache.call(nodeModule);
+    } catch {
+      // A cache directory that cannot be made costs only the time it would have saved.
+    }
   }
 }
 
