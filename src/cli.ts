@@ -3,17 +3,20 @@
  * The `cctop` executable. Everything it does lives in `views/cli/main.ts`; this file only wires it to
  * the process, so importing cctop as a library never touches `process.exit`.
  */
-import { writeSync } from 'node:fs';
-import * as nodeModule from 'node:module';
+import { writeSync, writevSync } from 'node:fs';
 
 // Node 22.1 and later keep the compiled code of our modules on disk between runs: a warm one-shot
-// then spends less of its time compiling. Node 20 has no such cache; it runs as before.
-const enableCompileCache: unknown = Reflect.get(nodeModule, 'enableCompileCache');
-if (typeof enableCompileCache === 'function') {
-  try {
-    enableCompileCache.call(nodeModule);
-  } catch {
-    // A cache directory that cannot be made costs only the time it would have saved.
+// then spends less of its time compiling. Node 20 has no such cache, and is not made to load
+// `node:module` to find that out (the status line runs after every message: each module counts).
+if (Number(process.versions.node.split('.')[0]) >= 22) {
+  const nodeModule = await import('node:module');
+  const enableCompileCache: unknown = Reflect.get(nodeModule, 'enableCompileCache');
+  if (typeof enableCompileCache === 'function') {
+    try {
+      enableCompileCache.call(nodeModule);
+    } catch {
+      // A cache directory that cannot be made costs only the time it would have saved.
+    }
   }
 }
 
@@ -63,6 +66,27 @@ function writeOut(b: Buffer): void {
 
 let queued = false;
 
+/**
+ * Write `parts` to stdout in order, with as few system calls as the kernel allows and without first
+ * copying them into one buffer (a warm `--json` is several megabytes of the document's own bytes).
+ * What the descriptor does not take at once goes through `writeOut`.
+ */
+function writePartsOut(parts: readonly Buffer[]): void {
+  let size = 0;
+  for (const p of parts) size += p.length;
+  let done = 0;
+  if (!queued)
+    try {
+      done = writevSync(1, parts);
+    } catch (err) {
+      const code = err instanceof Error && 'code' in err ? err.code : null;
+      if (code === 'EPIPE') process.exit(0);
+      // Not ready before a byte was taken: `writeOut` waits for it.
+      if (code !== 'EAGAIN') throw err;
+    }
+  if (done < size) writeOut(Buffer.concat(parts).subarray(done));
+}
+
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
 // the rest of the command line is loaded (see statusline/bin.ts).
 // `cctop hook` runs on every event of every agent whose hooks cctop installed: likewise (hooks/bin.ts).
@@ -92,7 +116,7 @@ async function warmServed(ask: 'json' | 'daily'): Promise<boolean> {
     return false;
   }
   if (r.kind === 'declined') return false;
-  writeOut(r.bytes);
+  writePartsOut(r.parts);
   return true;
 }
 

@@ -65,10 +65,10 @@ describe('the warm document', () => {
     expect(reason(await doc(t))).toBe('no warm document is kept');
     await full(t);
     const same = await doc(t + 1000);
-    expect(same.kind === 'answered' && same.bytes.toString()).toBe(await full(t + 1000));
+    expect(same.kind === 'answered' && Buffer.concat(same.parts).toString()).toBe(await full(t + 1000));
     // 13:00:10: another hour, still within a minute of the last full look.
     const next = await doc(t + 40_000);
-    expect(next.kind === 'answered' && next.bytes.toString()).toBe(await full(t + 40_000));
+    expect(next.kind === 'answered' && Buffer.concat(next.parts).toString()).toBe(await full(t + 40_000));
   });
 
   it('works a state out when it is asked for: a call left running lapses to idle within the minute', async () => {
@@ -97,8 +97,8 @@ describe('the warm document', () => {
     expect(then).toContain('"state":"working"');
     // 30 s on, past the two minutes a call no process runs stays working.
     const later = await doc(t + 30_000);
-    expect(later.kind === 'answered' && later.bytes.toString()).toBe(await full(t + 30_000));
-    expect(later.kind === 'answered' && later.bytes.toString()).toContain('"state":"idle"');
+    expect(later.kind === 'answered' && Buffer.concat(later.parts).toString()).toBe(await full(t + 30_000));
+    expect(later.kind === 'answered' && Buffer.concat(later.parts).toString()).toContain('"state":"idle"');
   });
 
   it('declines when a variable, a settings file or a config file it was worked out from changes', async () => {
@@ -145,7 +145,7 @@ describe('the warm document', () => {
     expect(reason(await warmDaily(o(NOON)))).toBe('no daily report is kept');
     await keepDaily(o(NOON), docIds(env), report);
     const kept = await warmDaily(o(NOON + 1000));
-    expect(kept.kind === 'answered' && kept.bytes.toString()).toBe(
+    expect(kept.kind === 'answered' && Buffer.concat(kept.parts).toString()).toBe(
       `{\n  "report": "daily",\n  "generatedAt": "${new Date(NOON + 1000).toISOString()}",\n  "periods": []\n}\n`,
     );
     // A new transcript: the next full look writes another document, which the report was not printed against.

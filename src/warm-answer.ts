@@ -52,7 +52,11 @@ import { cacheDir } from './paths.js';
 import type { Env } from './providers/types.js';
 import { agentsHaveASay } from './warm-agents.js';
 
-export type WarmJson = { kind: 'answered'; bytes: Buffer } | Declined;
+/**
+ * An answer as the slices to write, in order: the document's own bytes are written from where they
+ * were read, with the joins between them, rather than copied into one buffer first (`writevSync`).
+ */
+export type WarmJson = { kind: 'answered'; parts: readonly Buffer[] } | Declined;
 
 type Declined = { kind: 'declined'; reason: string };
 
@@ -75,7 +79,7 @@ export interface WarmJsonOptions {
 export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
   const p = await proved(o, true);
   if (p.kind === 'declined') return p;
-  return { kind: 'answered', bytes: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
+  return { kind: 'answered', parts: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
 }
 
 type Proved =
@@ -226,13 +230,13 @@ export async function warmDaily(o: WarmJsonOptions): Promise<WarmJson> {
   const cut = DAILY_PREFIX_BYTES + b.readUInt32LE(3 * DOC_ID_CHARS + 4);
   if (cut > b.length) return declined('the daily report kept is damaged');
   const generatedAt = Buffer.from(new Date(o.nowMs).toISOString(), 'latin1');
-  return {
-    kind: 'answered',
-    bytes: Buffer.concat([b.subarray(DAILY_PREFIX_BYTES, cut), generatedAt, b.subarray(cut)]),
-  };
+  return { kind: 'answered', parts: [b.subarray(DAILY_PREFIX_BYTES, cut), generatedAt, b.subarray(cut)] };
 }
 
-/** The document with what moves joined at `nowMs`. */
+/**
+ * The document with what moves joined at `nowMs`, as slices: the document's bytes between the joins,
+ * and the joins' texts written once into one small buffer of their own.
+ */
 function printed(
   h: DocHeader,
   b: Buffer,
@@ -240,7 +244,7 @@ function printed(
   bodyAt: number,
   time: LocalTime,
   nowMs: number,
-): Buffer {
+): Buffer[] {
   const windows = windowsMembers(time, nowMs);
   // In the hour the document was written its quiet windows are printed already.
   const [quietHour, quietLength] = h.quiet;
@@ -248,10 +252,9 @@ function printed(
     time.hourStart(nowMs) === quietHour
       ? null
       : windows({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
-  const generatedAt = new Date(nowMs).toISOString();
   // Each join: where it goes in the body, how many body bytes it replaces, its text.
   const joins: [at: number, skip: number, text: string][] = [];
-  let size = h.head[0].length + generatedAt.length + h.head[1].length + (b.length - bodyAt) + h.tail.length;
+  let size = 0;
   for (let i = 0; i < h.holes; i++) {
     const tag = b.readUInt32LE(holesAt + i * 8 + 4);
     const ref = tag & HOLE_REF_MASK;
@@ -277,21 +280,22 @@ function printed(
         throw new Error(`the warm document has a hole of no kind (${tag})`);
     }
     joins.push([bodyAt + b.readUInt32LE(holesAt + i * 8), skip, text]);
-    size += text.length - skip;
+    size += text.length;
   }
-  const out = Buffer.allocUnsafe(size);
-  let at = out.write(h.head[0], 0, 'latin1');
-  at += out.write(generatedAt, at, 'latin1');
-  at += out.write(h.head[1], at, 'latin1');
+  const head = Buffer.from(h.head[0] + new Date(nowMs).toISOString() + h.head[1], 'latin1');
+  const texts = Buffer.allocUnsafe(size);
+  const parts: Buffer[] = [head];
+  let at = 0;
   let from = bodyAt;
   for (const [to, skip, text] of joins) {
-    at += b.copy(out, at, from, to);
-    at += out.write(text, at, 'latin1');
+    if (to > from) parts.push(b.subarray(from, to));
+    const end = at + texts.write(text, at, 'latin1');
+    if (end > at) parts.push(texts.subarray(at, end));
+    at = end;
     from = to + skip;
   }
-  at += b.copy(out, at, from);
-  at += out.write(h.tail, at, 'latin1');
-  return out.subarray(0, at);
+  parts.push(b.subarray(from), Buffer.from(h.tail, 'latin1'));
+  return parts;
 }
 
 const NO_SPEND = { hours: [], days: [] };

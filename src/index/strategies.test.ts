@@ -228,7 +228,7 @@ describe('every strategy answers exactly as a cold read', () => {
             if (doc.kind === 'answered') {
               seen.add('document');
               // As `cctop --json` prints it: no collision (nothing runs), a newline after.
-              expect(doc.bytes.toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
+              expect(Buffer.concat(doc.parts).toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
                 `${indexed.json({ collisions: [] }).toString()}\n`,
               );
             }

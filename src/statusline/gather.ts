@@ -18,7 +18,6 @@
 import { statSync } from 'node:fs';
 import { cacheDir } from '../paths.js';
 import { claudePlace } from '../providers/claude/place.js';
-import { claudeConfigFile, readClaudeQuota } from '../providers/claude/quota.js';
 import type { ClaudeTail } from '../providers/claude/statusline-tail.js';
 import type { Env } from '../providers/types.js';
 import { type Digest, type DigestSession, readDigest } from './digest.js';
@@ -92,7 +91,9 @@ function compactAtOf(input: StatuslineInput, env: Env): number | null {
 }
 
 /** The 5-hour and 7-day windows of Claude Code's own cache, or null when it has neither. */
-export function cachedLimits(env: Env, nowMs: number): CachedLimits | null {
+export async function cachedLimits(env: Env, nowMs: number): Promise<CachedLimits | null> {
+  // Loaded only here: Claude Code 2.1.80 and later send the limits on stdin, so most lines never read its cache.
+  const { claudeConfigFile, readClaudeQuota } = await import('../providers/claude/quota.js');
   const read = readClaudeQuota(claudeConfigFile(env), nowMs);
   if (read.kind !== 'figures') return null;
   let fetchedAtMs: number | null = null;
@@ -141,7 +142,7 @@ export async function gather(input: StatuslineInput, env: Env, nowMs: number): P
         contextUsed !== null && compactAt !== null && compactAt > 0 ? contextUsed / compactAt : null,
       todayUsd: today !== undefined && nowMs >= today.startMs && nowMs < today.endMs ? today.usd : null,
       limits: input.limits,
-      cachedLimits: input.limits === null ? cachedLimits(env, nowMs) : null,
+      cachedLimits: input.limits === null ? await cachedLimits(env, nowMs) : null,
       // Worked out by the refresh, which holds the whole index (refresh.ts: the block running now, the budget nearest its limit).
       block: digest?.block ?? null,
       budget: digest?.budget ?? null,

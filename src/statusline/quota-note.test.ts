@@ -9,9 +9,9 @@ const t = tempDir('cctop-quota-note-');
 afterAll(t.cleanup);
 
 describe("the status line's note of the quota", () => {
-  it('what Claude Code sent is read back as the status line’s figures, with when it came', () => {
+  it('what Claude Code sent is read back as the status line’s figures, with when it came', async () => {
     const dir = join(t.dir, 'kept');
-    keepLimits(
+    await keepLimits(
       dir,
       { fiveHour: { usedPercent: 42, resetsAtMs: NOW + 3_600_000 }, sevenDay: null },
       NOW - 5_000,
@@ -31,22 +31,22 @@ describe("the status line's note of the quota", () => {
     ]);
   });
 
-  it('the same figures within a minute are not written again; a changed figure is', () => {
+  it('the same figures within a minute are not written again; a changed figure is', async () => {
     const dir = join(t.dir, 'again');
     const limits = { fiveHour: { usedPercent: 42, resetsAtMs: NOW + 3_600_000 }, sevenDay: null };
-    keepLimits(dir, limits, NOW - 30_000);
-    keepLimits(dir, limits, NOW);
+    await keepLimits(dir, limits, NOW - 30_000);
+    await keepLimits(dir, limits, NOW);
     expect(readLimitsNote(dir, NOW)[0]?.fetchedAt).toBe(new Date(NOW - 30_000).toISOString());
-    keepLimits(dir, { ...limits, fiveHour: { usedPercent: 43, resetsAtMs: NOW + 3_600_000 } }, NOW);
+    await keepLimits(dir, { ...limits, fiveHour: { usedPercent: 43, resetsAtMs: NOW + 3_600_000 } }, NOW);
     expect(readLimitsNote(dir, NOW)[0]).toMatchObject({
       usedPercent: 43,
       fetchedAt: new Date(NOW).toISOString(),
     });
   });
 
-  it('a note whose window has reset since reads as stale', () => {
+  it('a note whose window has reset since reads as stale', async () => {
     const dir = join(t.dir, 'old');
-    keepLimits(
+    await keepLimits(
       dir,
       { fiveHour: { usedPercent: 90, resetsAtMs: NOW - 1 }, sevenDay: null },
       NOW - 6 * 3_600_000,
@@ -54,10 +54,10 @@ describe("the status line's note of the quota", () => {
     expect(readLimitsNote(dir, NOW).map((f) => f.stale)).toEqual([true]);
   });
 
-  it('no note, or a note of another shape, is no figure', () => {
+  it('no note, or a note of another shape, is no figure', async () => {
     expect(readLimitsNote(join(t.dir, 'none'), NOW)).toEqual([]);
     const dir = join(t.dir, 'odd');
-    keepLimits(dir, { fiveHour: null, sevenDay: null }, NOW);
+    await keepLimits(dir, { fiveHour: null, sevenDay: null }, NOW);
     writeFileSync(join(dir, NOTE_FILE), '{"v":99,"atMs":1,"fiveHour":{"usedPercent":5}}');
     expect(readLimitsNote(dir, NOW)).toEqual([]);
   });

@@ -11,7 +11,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeAtomically } from '../install/atomic.js';
 import { num, obj, parseJson } from '../model/json.js';
 import { type QuotaFigure, type QuotaWindow, resetPassed } from '../model/quota.js';
 import { readWholeFile } from '../providers/fsutil.js';
@@ -31,8 +30,11 @@ const NOTE_VERSION = 1;
  */
 export const NOTE_REFRESH_MS = 60_000;
 
-/** Keep what Claude Code sent at `nowMs`; a failure to write costs only this source's freshness. */
-export function keepLimits(dir: string, limits: Limits, nowMs: number): void {
+/**
+ * Keep what Claude Code sent at `nowMs`; a failure to write costs only this source's freshness. The
+ * writer is loaded only to write, which is at most once a minute.
+ */
+export async function keepLimits(dir: string, limits: Limits, nowMs: number): Promise<void> {
   const w = (l: LimitWindow | null) =>
     l === null ? null : { usedPercent: l.usedPercent, resetsAtMs: l.resetsAtMs };
   const figures = JSON.stringify({ fiveHour: w(limits.fiveHour), sevenDay: w(limits.sevenDay) });
@@ -45,6 +47,7 @@ export function keepLimits(dir: string, limits: Limits, nowMs: number): void {
     if (same && atMs !== null && nowMs >= atMs && nowMs - atMs < NOTE_REFRESH_MS) return;
   }
   try {
+    const { writeAtomically } = await import('../install/atomic.js');
     mkdirSync(dir, { recursive: true });
     writeAtomically(
       path,

@@ -6,8 +6,9 @@
  * touches raw JSON and a faster extractor (one that finds these fields in the bytes) can be proved
  * equal to this one, line by line.
  */
+
+import { hashString, type IdHash, idNumber } from '../../model/id-hash.js';
 import { arr, bool, count, isoMs, type JsonObject, obj, str, text } from '../../model/json.js';
-import { hashString, type IdHash, idNumber } from '../../model/ledger.js';
 
 export interface ClaudeUsage {
   input: number;

@@ -140,7 +140,11 @@ async function printLine(io: Io, stdin: Readable, parts: readonly Part[]): Promi
     printed = true;
     // Kept for `cctop quota`: this is the freshest word on the account's quota while a session runs.
     if (input.limits !== null)
-      (await import('../../statusline/quota-note.js')).keepLimits(cacheDir(io.env), input.limits, nowMs);
+      await (await import('../../statusline/quota-note.js')).keepLimits(
+        cacheDir(io.env),
+        input.limits,
+        nowMs,
+      );
     if (g.refresh !== null) {
       const { startBackgroundRefresh } = await import('../../statusline/background.js');
       startBackgroundRefresh(cacheDir(io.env), io.env, g.seenBuiltAtMs);
