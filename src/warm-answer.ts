@@ -1,5 +1,5 @@
 /**
- * A warm `cctop --json`, answered before the command line is loaded: one read of the warm document
+ * A warm `cctop --json` (and `--list`, laid out from the rows the document keeps), answered before the command line is loaded: one read of the warm document
  * (`index/warm-doc.ts` writes it, `index/warm-doc-layout.ts` says what its bytes are), a check that
  * it may still be printed, the joins of what moves, one write. It loads the clock, the state rules,
  * the spend windows and the layout, and nothing else: no SQLite, no provider, no parser, no config
@@ -14,7 +14,7 @@
  * of the process table for the words every agent's command line holds, declined when one shows up
  * that started before a session of its kind was last active.
  *
- * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document,
+ * Not here: the snapshot behind the usage views (`index/warm.ts`), writing the document,
  * whether an agent has a say in the sessions (the journal, the registries, the process table:
  * `warm-agents.ts`).
  */
@@ -22,6 +22,7 @@ import {
   closeSync,
   fstatSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   renameSync,
@@ -50,6 +51,8 @@ import { LocalTime } from './model/time.js';
 import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
 import { cacheDir } from './paths.js';
 import type { Env } from './providers/types.js';
+import { paint } from './views/cli/color.js';
+import { layoutList } from './views/cli/list-layout.js';
 import { agentsHaveASay } from './warm-agents.js';
 
 export type WarmJson = { kind: 'answered'; bytes: Buffer } | Declined;
@@ -76,6 +79,66 @@ export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
   const p = await proved(o, true);
   if (p.kind === 'declined') return p;
   return { kind: 'answered', bytes: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
+}
+
+export interface WarmListOptions extends WarmJsonOptions {
+  /** Whether stdout is a terminal (colour, and the width from it), and its width when it is one. */
+  isTty: boolean;
+  columns: number | undefined;
+}
+
+/**
+ * `cctop --list` with the default options at `o.nowMs`, from the warm document: its rows printed but
+ * for the states that can still change and the ages, laid out for the width by the list's own code
+ * (`views/cli/list-layout.ts`). Declined besides while a run is announced (`cctop/drive`'s runs,
+ * `cctop run`'s list: the full route marks their sessions), or once a quota figure in the headings
+ * may have turned stale or its files changed.
+ */
+export async function warmList(o: WarmListOptions): Promise<WarmJson> {
+  const p = await proved(o, true);
+  if (p.kind === 'declined') return p;
+  const { h } = p;
+  const list = h.list;
+  if (list === null) return declined('no session is listed');
+  const why = listMoved(h, o.nowMs);
+  if (why !== null) return declined(why);
+  const rows = list.plan.groups.flatMap((g) => g.rows);
+  if (rows.length !== list.live.length) return declined('the warm document is damaged');
+  rows.forEach((row, i) => {
+    const ref = list.live[i]!;
+    if (ref < 0) return;
+    const [signal, mtime, lastMs, lastActiveAt, running] = h.live[ref]!;
+    row.state = unrunLive(signal, mtime, lastMs, lastActiveAt, running, o.nowMs).state;
+  });
+  // As the full route reads the width: the terminal's, else $COLUMNS, else 80.
+  const columns = o.isTty ? (o.columns ?? 80) : Number(o.env.COLUMNS) || 80;
+  const lines = layoutList(list.plan, columns, paint(o.isTty, o.env), o.nowMs);
+  return { kind: 'answered', bytes: Buffer.from(`${lines.join('\n')}\n`) };
+}
+
+/** What `--list` reads besides the document's proof that is not as it was, or null. */
+function listMoved(h: DocHeader, nowMs: number): string | null {
+  const list = h.list;
+  if (list !== null && list.quotaUntil !== null && nowMs >= list.quotaUntil)
+    return 'a quota figure in the headings may have turned stale';
+  for (const [path, size, mtimeMs] of h.key.list.quota) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if ((st?.size ?? null) !== size || (st?.mtimeMs ?? null) !== mtimeMs) return `${path} changed`;
+  }
+  const [runs, ptyRuns] = h.key.list.runs;
+  // Any run file, even one whose driver has gone: telling them apart is the full route's (`runtime/run-files.ts`).
+  if (runs !== undefined) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(runs);
+    } catch {
+      // No driver has announced a run here.
+    }
+    if (names.some((n) => n.endsWith('.json'))) return 'a driver announced a run';
+  }
+  if (ptyRuns !== undefined && statSync(ptyRuns, { throwIfNoEntry: false }) !== undefined)
+    return '`cctop run` keeps a list of runs';
+  return null;
 }
 
 type Proved =

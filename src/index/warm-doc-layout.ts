@@ -13,6 +13,7 @@
  * them, 8 bytes each: the body offset a hole sits at and its tag), and the body (ASCII JSON).
  */
 import type { LiveSignal } from '../model/state.js';
+import type { ListPlan } from '../views/cli/list-layout.js';
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -29,7 +30,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export const GROWING_MS = 60 * 60_000;
 
 /** The layout of the file; another number is another layout, and the reader declines it. */
-export const DOC_FORMAT = 1;
+export const DOC_FORMAT = 2;
 
 /** Its name in cctop's cache directory: one per cache, for the default options only. */
 export const DOC_FILE = 'warm-default.doc';
@@ -84,6 +85,24 @@ export interface DocKey {
   agents: [words: string[], matchableUntil: number | null][];
   /** The kept problems printed hold until this instant (one shows after it); null for ever. */
   problemsUntil: number | null;
+  /**
+   * What `cctop --list` reads besides the sessions: the files its headings' quota is read from
+   * (Claude Code's config file, the status line's note), with their size and time (null: absent),
+   * and where a run would be announced (`cctop/drive`'s runs folder, `cctop run`'s list).
+   */
+  list: { quota: [path: string, size: number | null, mtimeMs: number | null][]; runs: string[] };
+}
+
+/**
+ * `cctop --list` printed but for the width and what moves (`views/cli/list-layout.ts` lays it out),
+ * with what says which rows' states are worked out when it is asked for.
+ */
+export interface ListDoc {
+  plan: ListPlan;
+  /** Per row, in the plan's order (its groups one after another): its entry in `live`, or -1 (printed). */
+  live: number[];
+  /** The quota in the headings reads the same until this instant (a reset time passes); null: for ever. */
+  quotaUntil: number | null;
 }
 
 /** A session whose state can still change: what its live members are worked out from. */
@@ -122,6 +141,8 @@ export interface DocHeader {
   /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
   quiet: [hour: number, length: number];
   holes: number;
+  /** `cctop --list`, or null when it lists no session (the full route says so in its own words). */
+  list: ListDoc | null;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -157,5 +178,9 @@ function isDocHeader(v: unknown): v is DocHeader {
   if (!isArr(live) || !isArr(windowed) || !isArr(v.quiet) || !isNum(v.quiet[0]) || !isNum(v.quiet[1]))
     return false;
   if (!live.every((l) => isArr(l) && l.length === 5 && isNum(l[1]))) return false;
+  if (!isObj(key.list) || !isArr(key.list.quota) || !isArr(key.list.runs)) return false;
+  const list = v.list;
+  if (list !== null && (!isObj(list) || !isArr(list.live) || !isObj(list.plan) || !isArr(list.plan.groups)))
+    return false;
   return windowed.every((w) => isArr(w) && w.length === 3 && isArr(w[1]) && isArr(w[2]));
 }

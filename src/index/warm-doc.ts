@@ -27,13 +27,24 @@ import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
-import { UNSEEN_WAITING_TTL_MS } from '../model/state.js';
+import type { QuotaFigure } from '../model/quota.js';
+import { type SessionState, UNSEEN_WAITING_TTL_MS } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
+import { totalTokens } from '../model/usage.js';
 import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
 import { zoneKey } from '../model/zone.js';
 import { cacheDir } from '../paths.js';
+import { claudeConfigFile, readClaudeQuota } from '../providers/claude/quota.js';
+import { newestCodexQuota } from '../providers/codex/quota.js';
+import { PLACE_LIST } from '../providers/places.js';
 import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
+import { gatherQuota } from '../quota/gather.js';
+import { runtimeDirPath } from '../runtime/dir.js';
+import { PTY_RUNS_FILE } from '../runtime/pty-wire.js';
+import { RUNS_FOLDER } from '../runtime/run-files.js';
+import { NOTE_FILE, readLimitsNote } from '../statusline/quota-note.js';
+import { type ListFacts, planRows, rowOfFacts } from '../views/cli/list.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
 import { cataloguePath } from './catalogue.js';
 import type { Held } from './held.js';
@@ -53,6 +64,7 @@ import {
   HOLE_LIVE,
   HOLE_QUIET_WINDOWS,
   HOLE_WINDOWS,
+  type ListDoc,
   type LiveEntry,
   type WindowedEntry,
 } from './warm-doc-layout.js';
@@ -172,6 +184,8 @@ function keyOf(a: DocAnswer): DocKey | null {
   const { journal, registries } = agentWordPlaces(env);
   cacheDir(env);
   const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
+  const quotaFiles = [claudeConfigFile(env), join(cacheDir(env), NOTE_FILE)];
+  const runtime = runtimeDirPath(env);
   const names = all ? Object.keys(a.env) : [...read];
   names.sort();
   const day = a.time.dayNumber(a.nowMs);
@@ -191,12 +205,13 @@ function keyOf(a: DocAnswer): DocKey | null {
   let problemsUntil: number | null = null;
   for (const k of a.problems)
     if (k.after !== null && k.after >= a.nowMs) problemsUntil = Math.min(problemsUntil ?? k.after, k.after);
+  const stat = (p: string): [string, number | null, number | null] => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return [p, st?.size ?? null, st?.mtimeMs ?? null];
+  };
   return {
     env: names.map((n) => [n, a.env[n] ?? null]),
-    stats: statted.map((p) => {
-      const st = statSync(p, { throwIfNoEntry: false });
-      return [p, st?.size ?? null, st?.mtimeMs ?? null];
-    }),
+    stats: statted.map(stat),
     absent: [config],
     journal,
     registries,
@@ -206,6 +221,7 @@ function keyOf(a: DocAnswer): DocKey | null {
     day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
     agents,
     problemsUntil,
+    list: { quota: quotaFiles.map(stat), runs: [join(runtime, RUNS_FOLDER), join(runtime, PTY_RUNS_FILE)] },
   };
 }
 
@@ -231,6 +247,9 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
   const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
   const quiet = windowsMembers(time, nowMs)({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+  // Each session's state now, and its entry in `live` when the reader works it out again (else -1).
+  const states: SessionState[] = [];
+  const liveRefs: number[] = [];
   a.held.forEach((h, i) => {
     const record = h.sealed();
     const at = partsOf(record);
@@ -240,12 +259,20 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     body.bytes(record, at.facts, at.cost);
     const running = matched.has(h.provider) ? false : null;
     const { signal, mtime, lastMs } = h.live;
-    const now = liveMembers(unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs));
+    const shown = unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs);
+    const now = liveMembers(shown);
     const later = liveMembers(
       unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs + SETTLED_AFTER_MS),
     );
-    if (now === later) body.text(now);
-    else body.hole(HOLE_LIVE, live.push([signal, mtime, lastMs, h.lastActiveAt, running]) - 1);
+    states.push(shown.state);
+    if (now === later) {
+      body.text(now);
+      liveRefs.push(-1);
+    } else {
+      const ref = live.push([signal, mtime, lastMs, h.lastActiveAt, running]) - 1;
+      body.hole(HOLE_LIVE, ref);
+      liveRefs.push(ref);
+    }
     body.bytes(record, at.cost, at.spend);
     body.text(',');
     if (h.tally.usd === null) body.text(NO_WINDOWS);
@@ -287,6 +314,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     windowed,
     quiet: [time.hourStart(nowMs), quiet.length],
     holes: body.holes.length / 2,
+    list: listDocOf(a, states, liveRefs),
   };
   const headBytes = Buffer.from(JSON.stringify(header));
   const holes = Buffer.alloc(body.holes.length * 4);
@@ -300,6 +328,81 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
 }
 
 const NO_SPEND = { hours: [], days: [] };
+
+/**
+ * `cctop --list` for the default options, as the full route prints it (`views/cli/root-lists.ts`),
+ * but for the width, the states that can still change and the ages; null when no session is listed.
+ */
+function listDocOf(
+  a: DocAnswer,
+  states: readonly SessionState[],
+  liveRefs: readonly number[],
+): ListDoc | null {
+  if (a.held.length === 0) return null;
+  const facts = a.held.map((h): ListFacts & { rateLimits: unknown; running: null } => {
+    const l = h.listed();
+    return {
+      provider: h.provider,
+      id: h.id,
+      project: h.project,
+      title: l.title,
+      lastActiveAt: h.lastActiveAt,
+      startedAt: l.startedAt,
+      model: l.model,
+      usd: h.tally.usd,
+      included: h.tally.included,
+      tokens: totalTokens(h.tally.tokens),
+      unpriced: h.tally.unpricedTokens > 0,
+      context: { used: l.used, compactAt: l.compactAt },
+      rateLimits: l.rateLimits ?? null,
+      running: null,
+    };
+  });
+  const rows = facts.map((f, i) => rowOfFacts(f, { state: states[i]!, stateSource: 'inferred' }));
+  const { env, nowMs } = a;
+  const quota = gatherQuota({
+    env,
+    sessions: facts,
+    usage: [],
+    providers: null,
+    nowMs,
+    startOfTodayMs: nowMs,
+  });
+  // The rows as the plan holds them: grouped by harness, in the document's order within each.
+  const order = PLACE_LIST.flatMap((p) => a.held.flatMap((h, i) => (h.provider === p.id ? [i] : [])));
+  return {
+    plan: planRows(rows, a.options.plan, quota.quota),
+    live: order.map((i) => liveRefs[i]!),
+    quotaUntil: quotaUntil(a, facts),
+  };
+}
+
+/**
+ * The first instant after `a.nowMs` at which a quota figure the headings choose from turns stale (its
+ * reset time passes): until then they read the same. Every figure `gatherQuota` reads, not only the
+ * ones it shows, since a figure turning stale changes which one it shows.
+ */
+function quotaUntil(
+  a: DocAnswer,
+  sessions: readonly { provider: string; rateLimits: unknown; lastActiveAt: string | null }[],
+): number | null {
+  const { env, nowMs } = a;
+  const claude = readClaudeQuota(claudeConfigFile(env), nowMs);
+  const all: QuotaFigure[] = [
+    ...(claude.kind === 'figures' ? claude.figures : []),
+    ...readLimitsNote(cacheDir(env), nowMs),
+    ...newestCodexQuota(
+      sessions.filter((s) => s.provider === 'codex'),
+      nowMs,
+    ),
+  ];
+  let until: number | null = null;
+  for (const f of all) {
+    const ms = f.resetsAt === null ? Number.NaN : Date.parse(f.resetsAt);
+    if (Number.isFinite(ms) && ms > nowMs) until = Math.min(until ?? ms, ms);
+  }
+  return until;
+}
 
 /** Stands for the moment of printing in the head; cut out there (it needs no escaping). */
 const GENERATED_AT = 'generated-at';
