@@ -22,7 +22,12 @@ export const STATE_MARK: Record<SessionState, string> = {
 };
 
 /** Beside the state mark: which source said it (`cctop explain <id>` shows the evidence). */
-export const SOURCE_MARK: Record<StateSource, string> = { hook: 'h', registry: 'r', driven: 'd', inferred: ' ' };
+export const SOURCE_MARK: Record<StateSource, string> = {
+  hook: 'h',
+  registry: 'r',
+  driven: 'd',
+  inferred: ' ',
+};
 
 function colourState(p: Paint, state: SessionState, text: string): string {
   switch (state) {
@@ -94,7 +99,9 @@ export function layoutList(plan: ListPlan, columns: number, p: Paint, nowMs: num
     const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
     out.push(p.dim(clip(legend, columns)));
     // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
-    const driven = rows.some((s) => s.stateSource === 'driven') ? `${SOURCE_MARK.driven}: by its driver  ` : '';
+    const driven = rows.some((s) => s.stateSource === 'driven')
+      ? `${SOURCE_MARK.driven}: by its driver  `
+      : '';
     if (rows.some((s) => s.stateSource !== 'inferred'))
       out.push(
         p.dim(

@@ -12,7 +12,7 @@ import type { SessionState, StateSource } from '../../model/state.js';
 import { PLACE_LIST } from '../../providers/places.js';
 import { type Column, type ColumnKey, cells, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { quotaBrief } from '../quota-brief.js';
-import { printable, safeLine } from '../terminal-text.js';
+import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { counted, NO_PRICE, padEnd, padStart, percent, shortModel, usd } from './format.js';
 import { type ListPlan, layoutList, type PlannedGroup } from './list-layout.js';
