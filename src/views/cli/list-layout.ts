@@ -12,7 +12,7 @@ import type { SessionState, StateSource } from '../../model/state.js';
 import { ago } from '../format.js';
 import { printable } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, padEnd, padStart, UNKNOWN } from './format.js';
+import { clip, padEnd, padStart, UNKNOWN, width } from './format.js';
 
 export const STATE_MARK: Record<SessionState, string> = {
   working: '●',
@@ -52,6 +52,23 @@ export interface PlannedRow {
   activeMs: number | null;
   /** The PROJECT · TITLE cell, safe to print, not yet fitted to the width. */
   label: string;
+  /**
+   * The cells `label` takes, and it as a width it fits in shows it, trailing blanks cut (null: as
+   * `label`): measured once, so laying out a wide table clips only the titles that do not fit.
+   */
+  fit: [cells: number, shown: string | null];
+}
+
+/** `row.label` as `padEnd(label, cells).trimEnd()` gives it, measured once when it fits. */
+export function fitted(row: Pick<PlannedRow, 'label' | 'fit'>, cells: number): string {
+  const [w, shown] = row.fit;
+  return w <= cells ? (shown ?? row.label) : padEnd(row.label, cells).trimEnd();
+}
+
+/** `fit` for a label: what `fitted` needs to skip the measuring. */
+export function fitOf(label: string): PlannedRow['fit'] {
+  const shown = clip(label, Number.MAX_SAFE_INTEGER).trimEnd();
+  return [width(label), shown === label ? null : shown];
 }
 
 /** A harness's group: its heading and its rows, in the document's order. */
@@ -91,7 +108,7 @@ export function layoutList(plan: ListPlan, columns: number, p: Paint, nowMs: num
         texts[activeAt] = right ? padStart(v, activeWidth) : padEnd(v, activeWidth);
       }
       const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
-      out.push(`  ${mark} ${texts.join(' ')} ${padEnd(s.label, titleWidth).trimEnd()}`);
+      out.push(`  ${mark} ${texts.join(' ')} ${fitted(s, titleWidth)}`);
     }
   }
   if (out.length > 0) {

@@ -15,7 +15,7 @@ import { quotaBrief } from '../quota-brief.js';
 import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
 import { counted, NO_PRICE, padEnd, padStart, percent, shortModel, usd } from './format.js';
-import { type ListPlan, layoutList, type PlannedGroup } from './list-layout.js';
+import { fitOf, type ListPlan, layoutList, type PlannedGroup } from './list-layout.js';
 
 // Other views name the marks the list shows.
 export { STATE_MARK } from './list-layout.js';
@@ -221,6 +221,7 @@ export function planRows(all: readonly ListRow[], plan: Plan, quota: readonly Qu
       brief: quotaBrief(quota, provider.id),
       rows: rows.map((s) => {
         const id = short.of(s.id);
+        const label = s.label();
         return {
           state: s.state,
           stateSource: s.stateSource,
@@ -231,7 +232,8 @@ export function planRows(all: readonly ListRow[], plan: Plan, quota: readonly Qu
             return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
           }),
           activeMs: s.activeMs(),
-          label: s.label(),
+          label,
+          fit: fitOf(label),
         };
       }),
     });
