@@ -45,6 +45,8 @@ import {
   HOLE_QUIET_WINDOWS,
   HOLE_REF_MASK,
   HOLE_WINDOWS,
+  type ListDoc,
+  listDocOf,
   SWEEP_EVERY_MS,
 } from './index/warm-doc-layout.js';
 import { LocalTime } from './model/time.js';
@@ -98,9 +100,11 @@ export async function warmList(o: WarmListOptions): Promise<WarmJson> {
   const p = await proved(o, true);
   if (p.kind === 'declined') return p;
   const { h } = p;
-  const list = h.list;
+  const listAt = p.holesAt + h.holes * 8;
+  const list = listDocOf(p.b.toString('utf8', listAt, listAt + h.listBytes));
+  if (list === undefined) return declined('the warm document is of another version');
   if (list === null) return declined('no session is listed');
-  const why = listMoved(h, o.nowMs);
+  const why = listMoved(h, list, o.nowMs);
   if (why !== null) return declined(why);
   const rows = list.plan.groups.flatMap((g) => g.rows);
   if (rows.length !== list.live.length) return declined('the warm document is damaged');
@@ -117,9 +121,8 @@ export async function warmList(o: WarmListOptions): Promise<WarmJson> {
 }
 
 /** What `--list` reads besides the document's proof that is not as it was, or null. */
-function listMoved(h: DocHeader, nowMs: number): string | null {
-  const list = h.list;
-  if (list !== null && list.quotaUntil !== null && nowMs >= list.quotaUntil)
+function listMoved(h: DocHeader, list: ListDoc, nowMs: number): string | null {
+  if (list.quotaUntil !== null && nowMs >= list.quotaUntil)
     return 'a quota figure in the headings may have turned stale';
   for (const [path, size, mtimeMs] of h.key.list.quota) {
     const st = statSync(path, { throwIfNoEntry: false });
@@ -193,7 +196,7 @@ async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
   const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
   if (h === null) return declined('the warm document is of another version');
   const holesAt = DOC_PREFIX_BYTES + headBytes;
-  const bodyAt = holesAt + h.holes * 8;
+  const bodyAt = holesAt + h.holes * 8 + h.listBytes;
   if (bodyAt > b.length) return declined('the warm document is damaged');
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??

@@ -10,7 +10,9 @@
  *
  * The file: `DOC_PREFIX_BYTES` (the header's length, the CRC-32 of everything after the prefix, the
  * discovery digest, the scope and the key's digest), the header (JSON), the hole table (`holes` of
- * them, 8 bytes each: the body offset a hole sits at and its tag), and the body (ASCII JSON).
+ * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes` of
+ * JSON, a `ListDoc` or null: read only by `--list`, so `--json` does not parse it), and the body
+ * (ASCII JSON).
  */
 import type { LiveSignal } from '../model/state.js';
 import type { ListPlan } from '../views/cli/list-layout.js';
@@ -141,8 +143,8 @@ export interface DocHeader {
   /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
   quiet: [hour: number, length: number];
   holes: number;
-  /** `cctop --list`, or null when it lists no session (the full route says so in its own words). */
-  list: ListDoc | null;
+  /** The length of `--list`'s part: a `ListDoc`, or null when it lists no session (the full route says so in its own words). */
+  listBytes: number;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -165,6 +167,24 @@ export function docHeaderOf(text: string): DocHeader | null {
   return isDocHeader(v) ? v : null;
 }
 
+/** `--list`'s part when it is one this layout writes (null: no session is listed), else undefined. */
+export function listDocOf(text: string): ListDoc | null | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Passed its CRC yet is not JSON: another layout wrote it.
+    return undefined;
+  }
+  if (v === null) return null;
+  return isListDoc(v) ? v : undefined;
+}
+
+function isListDoc(v: unknown): v is ListDoc {
+  if (!isObj(v) || !isArr(v.live) || !isObj(v.plan) || !isArr(v.plan.groups)) return false;
+  return v.quotaUntil === null || isNum(v.quotaUntil);
+}
+
 function isDocHeader(v: unknown): v is DocHeader {
   if (!isObj(v) || v.format !== DOC_FORMAT || !isStr(v.scope) || !isNum(v.takenAt) || !isNum(v.holes))
     return false;
@@ -179,8 +199,6 @@ function isDocHeader(v: unknown): v is DocHeader {
     return false;
   if (!live.every((l) => isArr(l) && l.length === 5 && isNum(l[1]))) return false;
   if (!isObj(key.list) || !isArr(key.list.quota) || !isArr(key.list.runs)) return false;
-  const list = v.list;
-  if (list !== null && (!isObj(list) || !isArr(list.live) || !isObj(list.plan) || !isArr(list.plan.groups)))
-    return false;
+  if (!isNum(v.listBytes)) return false;
   return windowed.every((w) => isArr(w) && w.length === 3 && isArr(w[1]) && isArr(w[2]));
 }

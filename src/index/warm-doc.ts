@@ -297,6 +297,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     // No process runs a session the reader answers for, so no two running sessions collide.
     collisions: [],
   };
+  const list = Buffer.from(JSON.stringify(listPartOf(a, states, liveRefs)));
   const head = documentHead(frame);
   const cut = head.indexOf(GENERATED_AT);
   const header: DocHeader = {
@@ -314,12 +315,12 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     windowed,
     quiet: [time.hourStart(nowMs), quiet.length],
     holes: body.holes.length / 2,
-    list: listDocOf(a, states, liveRefs),
+    listBytes: list.length,
   };
   const headBytes = Buffer.from(JSON.stringify(header));
   const holes = Buffer.alloc(body.holes.length * 4);
   for (let i = 0; i < body.holes.length; i++) holes.writeUInt32LE(body.holes[i]!, i * 4);
-  const rest = Buffer.concat([headBytes, holes, body.done()]);
+  const rest = Buffer.concat([headBytes, holes, list, body.done()]);
   const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
   prefix.writeUInt32LE(headBytes.length, 0);
   prefix.writeUInt32LE(crc32(rest) >>> 0, 4);
@@ -333,7 +334,7 @@ const NO_SPEND = { hours: [], days: [] };
  * `cctop --list` for the default options, as the full route prints it (`views/cli/root-lists.ts`),
  * but for the width, the states that can still change and the ages; null when no session is listed.
  */
-function listDocOf(
+function listPartOf(
   a: DocAnswer,
   states: readonly SessionState[],
   liveRefs: readonly number[],
