@@ -90,11 +90,18 @@ function writePartsOut(parts: readonly Buffer[]): void {
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
 // the rest of the command line is loaded (see statusline/bin.ts).
 // `cctop hook` runs on every event of every agent whose hooks cctop installed: likewise (hooks/bin.ts).
-// A bare `cctop --json` or `cctop daily --json` with nothing changed is printed from the warm
-// document by an entry that loads almost nothing (warm-answer.ts); when it cannot prove the document
-// current, the command line answers as always (and `daily --json` keeps its answer beside it).
+// A bare `cctop --json`, `cctop --list` or `cctop daily --json` with nothing changed is printed from
+// the warm document by an entry that loads almost nothing (warm-answer.ts); when it cannot prove the
+// document current, the command line answers as always (and `daily --json` keeps its answer beside it).
 const argv = process.argv.slice(2);
-const warmAsk = argv.length === 1 && argv[0] === '--json' ? 'json' : isDailyJson(argv) ? 'daily' : null;
+const warmAsk =
+  argv.length === 1 && argv[0] === '--json'
+    ? 'json'
+    : argv.length === 1 && argv[0] === '--list'
+      ? 'list'
+      : isDailyJson(argv)
+        ? 'daily'
+        : null;
 if (argv[0] === 'statusline') await import('./statusline/bin.js');
 else if (argv[0] === 'hook') await import('./hooks/bin.js');
 else if (warmAsk === null || !(await warmServed(warmAsk))) await runMain(warmAsk === 'daily');
@@ -104,12 +111,21 @@ function isDailyJson(a: readonly string[]): boolean {
 }
 
 /** Whether the warm document answered (then the answer is written). */
-async function warmServed(ask: 'json' | 'daily'): Promise<boolean> {
+async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
   const { warmDaily, warmJson } = await import('./warm-answer.js');
   let r: Awaited<ReturnType<typeof warmJson>>;
   try {
     const o = { env: process.env, nowMs: Date.now() };
-    r = ask === 'json' ? await warmJson(o) : await warmDaily(o);
+    r =
+      ask === 'json'
+        ? await warmJson(o)
+        : ask === 'list'
+          ? await (await import('./warm-list.js')).warmList({
+              ...o,
+              isTty: process.stdout.isTTY === true,
+              columns: process.stdout.columns,
+            })
+          : await warmDaily(o);
   } catch {
     // A document it cannot make sense of (the CRC held, the layout did not): the full route answers
     // and writes it again, as for any other reason to decline.

@@ -15,8 +15,12 @@ import { DOC_FILE } from './index/warm-doc-layout.js';
 import { processAnnotator } from './live/annotate.js';
 import { ProcessTable } from './live/processes.js';
 import { cacheDir } from './paths.js';
+import { gatherQuota } from './quota/gather.js';
 import { claudeResponse, FakeHome, jsonl } from './test-support/corpus.js';
+import { PLAIN } from './views/cli/color.js';
+import { renderList } from './views/cli/list.js';
 import { docIds, keepDaily, type WarmJson, warmDaily, warmJson } from './warm-answer.js';
+import { warmList } from './warm-list.js';
 
 /** Before this machine booted, so no process on it can have started before these sessions. */
 const NOON = Date.parse('2020-06-01T12:00:00Z');
@@ -38,8 +42,10 @@ describe('the warm document', () => {
   afterEach(() => home.cleanup());
 
   /** The full route's answer at `nowMs` (processes looked at, none found), as `cctop --json` prints it. */
-  const full = async (nowMs: number, e: Record<string, string> = env) => {
-    const s = await takeSnapshot({
+  const full = async (nowMs: number, e: Record<string, string> = env) =>
+    `${(await indexed(nowMs, e)).json({ collisions: [] }).toString()}\n`;
+  const indexed = (nowMs: number, e: Record<string, string> = env) =>
+    takeSnapshot({
       env: e,
       plan: 'retail',
       providers: null,
@@ -48,7 +54,29 @@ describe('the warm document', () => {
       nowMs,
       annotate: processAnnotator(new ProcessTable(() => []), () => nowMs),
     });
-    return `${s.json({ collisions: [] }).toString()}\n`;
+  /** The full route's `cctop --list` at `nowMs`, `COLUMNS` wide and not on a terminal, as it prints it. */
+  const fullList = async (nowMs: number, columns: number) => {
+    const doc = (await indexed(nowMs)).document;
+    const quota = gatherQuota({
+      env,
+      sessions: doc.sessions,
+      usage: [],
+      providers: null,
+      nowMs,
+      startOfTodayMs: nowMs,
+    });
+    return `${renderList(doc, columns, PLAIN, nowMs, quota.quota).join('\n')}\n`;
+  };
+  const list = async (nowMs: number, columns: number) => {
+    const r = await warmList({
+      env: { ...env, COLUMNS: String(columns) },
+      nowMs,
+      proc,
+      build: async () => buildVersion(),
+      isTty: false,
+      columns: undefined,
+    });
+    return r.kind === 'answered' ? Buffer.concat(r.parts).toString() : r.reason;
   };
   const doc = (nowMs: number, o: { env?: Record<string, string>; proc?: string } = {}) =>
     warmJson({ env: o.env ?? env, nowMs, proc: o.proc ?? proc, build: async () => buildVersion() });
@@ -69,6 +97,40 @@ describe('the warm document', () => {
     // 13:00:10: another hour, still within a minute of the last full look.
     const next = await doc(t + 40_000);
     expect(next.kind === 'answered' && Buffer.concat(next.parts).toString()).toBe(await full(t + 40_000));
+  });
+
+  it('lays --list out as the full route does, for the width given, its ages read now, across the hour', async () => {
+    const t = NOON + HOUR - 30_000;
+    transcript('recent.jsonl', t - 10 * 60_000 - 30_000);
+    transcript('old.jsonl', t - 40 * DAY);
+    await full(t);
+    const printed: string[] = [];
+    for (const [at, columns] of [
+      [t + 1000, 80],
+      [t + 1000, 160],
+      [t + 1000, 30],
+      [t + 40_000, 120],
+    ] as const) {
+      const warm = await list(at, columns);
+      expect(warm).toContain('Claude Code — 2 sessions');
+      printed.push(warm);
+      // The full route refreshes: taken after, so the warm answer is judged by the document before it.
+      expect(warm, `${columns} columns at ${at - t}`).toBe(await fullList(at, columns));
+    }
+    // The LAST cell is read at the moment asked: 10m became 11m.
+    expect(printed[0]).toMatch(/ 10m /);
+    expect(printed[3]).toMatch(/ 11m /);
+  });
+
+  it('declines --list while a driver announces a run, and prints it again once none does', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    await full(NOON);
+    const runs = join(home.dir, 'run', 'runs');
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(join(runs, '01234567-89ab-cdef-0123-456789abcdef.json'), '{}');
+    expect(await list(NOON, 80)).toBe('a driver announced a run');
+    // `--json` marks no run in its sessions from this file: the agent's process is what it looks for.
+    expect(reason(await doc(NOON))).toBe('answered');
   });
 
   it('works a state out when it is asked for: a call left running lapses to idle within the minute', async () => {
@@ -99,6 +161,11 @@ describe('the warm document', () => {
     const later = await doc(t + 30_000);
     expect(later.kind === 'answered' && Buffer.concat(later.parts).toString()).toBe(await full(t + 30_000));
     expect(later.kind === 'answered' && Buffer.concat(later.parts).toString()).toContain('"state":"idle"');
+    // The list's mark lapses with it: idle, not the working mark it had when the document was written.
+    const rows = await list(t + 30_000, 100);
+    expect(rows).toBe(await fullList(t + 30_000, 100));
+    expect(rows).toContain('  ·');
+    expect(rows).not.toContain('●  ');
   });
 
   it('declines when a variable, a settings file or a config file it was worked out from changes', async () => {

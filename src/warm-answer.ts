@@ -1,5 +1,5 @@
 /**
- * A warm `cctop --json`, answered before the command line is loaded: one read of the warm document
+ * A warm `cctop --json` (and `--list`, laid out from the rows the document keeps), answered before the command line is loaded: one read of the warm document
  * (`index/warm-doc.ts` writes it, `index/warm-doc-layout.ts` says what its bytes are), a check that
  * it may still be printed, the joins of what moves, one write. It loads the clock, the state rules,
  * the spend windows and the layout, and nothing else: no SQLite, no provider, no parser, no config
@@ -14,9 +14,9 @@
  * of the process table for the words every agent's command line holds, declined when one shows up
  * that started before a session of its kind was last active.
  *
- * Not here: the snapshot behind `--list` and the reports (`index/warm.ts`), writing the document,
+ * Not here: the snapshot behind the usage views (`index/warm.ts`), writing the document,
  * whether an agent has a say in the sessions (the journal, the registries, the process table:
- * `warm-agents.ts`).
+ * `warm-agents.ts`), or printing `--list` (`warm-list.ts`).
  */
 import {
   closeSync,
@@ -58,9 +58,9 @@ import { agentsHaveASay } from './warm-agents.js';
  */
 export type WarmJson = { kind: 'answered'; parts: readonly Buffer[] } | Declined;
 
-type Declined = { kind: 'declined'; reason: string };
+export type Declined = { kind: 'declined'; reason: string };
 
-const declined = (reason: string): Declined => ({ kind: 'declined', reason });
+export const declined = (reason: string): Declined => ({ kind: 'declined', reason });
 
 export interface WarmJsonOptions {
   env: Env;
@@ -82,7 +82,7 @@ export async function warmJson(o: WarmJsonOptions): Promise<WarmJson> {
   return { kind: 'answered', parts: printed(p.h, p.b, p.holesAt, p.bodyAt, p.time, o.nowMs) };
 }
 
-type Proved =
+export type Proved =
   | {
       kind: 'proved';
       h: DocHeader;
@@ -100,7 +100,7 @@ type Proved =
  * proved too that no agent process or hook has a say in the sessions' states (the spend reports,
  * which show no state, do not ask).
  */
-async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
+export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
   const { env, nowMs } = o;
   const cache = cacheDir(env);
   let b: Buffer;
@@ -134,7 +134,7 @@ async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
   const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
   if (h === null) return declined('the warm document is of another version');
   const holesAt = DOC_PREFIX_BYTES + headBytes;
-  const bodyAt = holesAt + h.holes * 8;
+  const bodyAt = holesAt + h.holes * 8 + h.listBytes;
   if (bodyAt > b.length) return declined('the warm document is damaged');
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??

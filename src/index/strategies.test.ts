@@ -19,10 +19,12 @@ import { processAnnotator } from '../live/annotate.js';
 import { ProcessTable } from '../live/processes.js';
 import type { SessionDocument } from '../model/document.js';
 import { totalsOf } from '../model/totals.js';
+import { gatherQuota } from '../quota/gather.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
 import { warmJson } from '../warm-answer.js';
+import { warmList } from '../warm-list.js';
 import { takeSnapshot } from './snapshot.js';
 import type { Strategy } from './strategies.js';
 import { buildVersion } from './version.js';
@@ -177,10 +179,10 @@ function comparable(json: Buffer): string {
 }
 
 describe('every strategy answers exactly as a cold read', () => {
-  const seen = new Set<Strategy | 'snapshot' | 'document'>();
+  const seen = new Set<Strategy | 'snapshot' | 'document' | 'document --list'>();
   afterAll(() => {
     // Not an assertion of one history: over all of them, each strategy must have answered.
-    expect([...seen].sort()).toEqual(['built', 'document', 'kept', 'patched', 'snapshot']);
+    expect([...seen].sort()).toEqual(['built', 'document', 'document --list', 'kept', 'patched', 'snapshot']);
   });
 
   it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
@@ -208,6 +210,14 @@ describe('every strategy answers exactly as a cold read', () => {
               proc,
               build: async () => buildVersion(),
             });
+            const list = await warmList({
+              env: { ...o.env, COLUMNS: '120' },
+              nowMs: h.nowMs,
+              proc,
+              build: async () => buildVersion(),
+              isTty: false,
+              columns: undefined,
+            });
             const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
             const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
             seen.add(indexed.strategy);
@@ -231,6 +241,22 @@ describe('every strategy answers exactly as a cold read', () => {
               expect(Buffer.concat(doc.parts).toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
                 `${indexed.json({ collisions: [] }).toString()}\n`,
               );
+            }
+            if (list.kind === 'answered') {
+              seen.add('document --list');
+              // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
+              const quota = gatherQuota({
+                env: o.env,
+                sessions: indexed.document.sessions,
+                usage: [],
+                providers: null,
+                nowMs: h.nowMs,
+                startOfTodayMs: h.nowMs,
+              }).quota;
+              expect(
+                Buffer.concat(list.parts).toString(),
+                `step ${n} (document --list): ${JSON.stringify(s)}`,
+              ).toBe(`${renderList(indexed.document, 120, PLAIN, h.nowMs, quota).join('\n')}\n`);
             }
           }
         } finally {

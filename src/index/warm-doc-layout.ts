@@ -10,9 +10,12 @@
  *
  * The file: `DOC_PREFIX_BYTES` (the header's length, the CRC-32 of everything after the prefix, the
  * discovery digest, the scope and the key's digest), the header (JSON), the hole table (`holes` of
- * them, 8 bytes each: the body offset a hole sits at and its tag), and the body (ASCII JSON).
+ * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes` of
+ * JSON, a `ListDoc` or null: read only by `--list`, so `--json` does not parse it), and the body
+ * (ASCII JSON).
  */
 import type { LiveSignal } from '../model/state.js';
+import type { ListPlan } from '../views/cli/list-layout.js';
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -29,7 +32,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export const GROWING_MS = 60 * 60_000;
 
 /** The layout of the file; another number is another layout, and the reader declines it. */
-export const DOC_FORMAT = 1;
+export const DOC_FORMAT = 2;
 
 /** Its name in cctop's cache directory: one per cache, for the default options only. */
 export const DOC_FILE = 'warm-default.doc';
@@ -84,6 +87,24 @@ export interface DocKey {
   agents: [words: string[], matchableUntil: number | null][];
   /** The kept problems printed hold until this instant (one shows after it); null for ever. */
   problemsUntil: number | null;
+  /**
+   * What `cctop --list` reads besides the sessions: the files its headings' quota is read from
+   * (Claude Code's config file, the status line's note), with their size and time (null: absent),
+   * and where a run would be announced (`cctop/drive`'s runs folder, `cctop run`'s list).
+   */
+  list: { quota: [path: string, size: number | null, mtimeMs: number | null][]; runs: string[] };
+}
+
+/**
+ * `cctop --list` printed but for the width and what moves (`views/cli/list-layout.ts` lays it out),
+ * with what says which rows' states are worked out when it is asked for.
+ */
+export interface ListDoc {
+  plan: ListPlan;
+  /** Per row, in the plan's order (its groups one after another): its entry in `live`, or -1 (printed). */
+  live: number[];
+  /** The quota in the headings reads the same until this instant (a reset time passes); null: for ever. */
+  quotaUntil: number | null;
 }
 
 /** A session whose state can still change: what its live members are worked out from. */
@@ -122,6 +143,8 @@ export interface DocHeader {
   /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
   quiet: [hour: number, length: number];
   holes: number;
+  /** The length of `--list`'s part: a `ListDoc`, or null when it lists no session (the full route says so in its own words). */
+  listBytes: number;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
@@ -144,6 +167,24 @@ export function docHeaderOf(text: string): DocHeader | null {
   return isDocHeader(v) ? v : null;
 }
 
+/** `--list`'s part when it is one this layout writes (null: no session is listed), else undefined. */
+export function listDocOf(text: string): ListDoc | null | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Passed its CRC yet is not JSON: another layout wrote it.
+    return undefined;
+  }
+  if (v === null) return null;
+  return isListDoc(v) ? v : undefined;
+}
+
+function isListDoc(v: unknown): v is ListDoc {
+  if (!isObj(v) || !isArr(v.live) || !isObj(v.plan) || !isArr(v.plan.groups)) return false;
+  return v.quotaUntil === null || isNum(v.quotaUntil);
+}
+
 function isDocHeader(v: unknown): v is DocHeader {
   if (!isObj(v) || v.format !== DOC_FORMAT || !isStr(v.scope) || !isNum(v.takenAt) || !isNum(v.holes))
     return false;
@@ -157,5 +198,7 @@ function isDocHeader(v: unknown): v is DocHeader {
   if (!isArr(live) || !isArr(windowed) || !isArr(v.quiet) || !isNum(v.quiet[0]) || !isNum(v.quiet[1]))
     return false;
   if (!live.every((l) => isArr(l) && l.length === 5 && isNum(l[1]))) return false;
+  if (!isObj(key.list) || !isArr(key.list.quota) || !isArr(key.list.runs)) return false;
+  if (!isNum(v.listBytes)) return false;
   return windowed.every((w) => isArr(w) && w.length === 3 && isArr(w[1]) && isArr(w[2]));
 }

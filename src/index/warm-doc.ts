@@ -27,13 +27,18 @@ import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
-import { UNSEEN_WAITING_TTL_MS } from '../model/state.js';
+import { type SessionState, UNSEEN_WAITING_TTL_MS } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
 import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
 import { zoneKey } from '../model/zone.js';
 import { cacheDir } from '../paths.js';
+import { claudeConfigFile } from '../providers/claude/quota.js';
 import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
+import { runtimeDirPath } from '../runtime/dir.js';
+import { PTY_RUNS_FILE } from '../runtime/pty-wire.js';
+import { RUNS_FOLDER } from '../runtime/run-files.js';
+import { NOTE_FILE } from '../statusline/quota-note.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
 import { cataloguePath } from './catalogue.js';
 import type { Held } from './held.js';
@@ -56,6 +61,7 @@ import {
   type LiveEntry,
   type WindowedEntry,
 } from './warm-doc-layout.js';
+import { listPartOf } from './warm-doc-list.js';
 
 /**
  * How far on a session's live members are read again to see whether they can still change: past the
@@ -172,6 +178,8 @@ function keyOf(a: DocAnswer): DocKey | null {
   const { journal, registries } = agentWordPlaces(env);
   cacheDir(env);
   const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
+  const quotaFiles = [claudeConfigFile(env), join(cacheDir(env), NOTE_FILE)];
+  const runtime = runtimeDirPath(env);
   const names = all ? Object.keys(a.env) : [...read];
   names.sort();
   const day = a.time.dayNumber(a.nowMs);
@@ -191,12 +199,13 @@ function keyOf(a: DocAnswer): DocKey | null {
   let problemsUntil: number | null = null;
   for (const k of a.problems)
     if (k.after !== null && k.after >= a.nowMs) problemsUntil = Math.min(problemsUntil ?? k.after, k.after);
+  const stat = (p: string): [string, number | null, number | null] => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return [p, st?.size ?? null, st?.mtimeMs ?? null];
+  };
   return {
     env: names.map((n) => [n, a.env[n] ?? null]),
-    stats: statted.map((p) => {
-      const st = statSync(p, { throwIfNoEntry: false });
-      return [p, st?.size ?? null, st?.mtimeMs ?? null];
-    }),
+    stats: statted.map(stat),
     absent: [config],
     journal,
     registries,
@@ -206,6 +215,7 @@ function keyOf(a: DocAnswer): DocKey | null {
     day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
     agents,
     problemsUntil,
+    list: { quota: quotaFiles.map(stat), runs: [join(runtime, RUNS_FOLDER), join(runtime, PTY_RUNS_FILE)] },
   };
 }
 
@@ -231,6 +241,9 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   const oldestDay = time.dayNumber(nowMs) - (DAYS_KEPT - 1);
   const since = new Date(Math.min(oldestHour, time.dayStartMs(oldestDay))).toISOString();
   const quiet = windowsMembers(time, nowMs)({ tally: { usd: 0 }, lastActiveAt: null, spend: () => NO_SPEND });
+  // Each session's state now, and its entry in `live` when the reader works it out again (else -1).
+  const states: SessionState[] = [];
+  const liveRefs: number[] = [];
   a.held.forEach((h, i) => {
     const record = h.sealed();
     const at = partsOf(record);
@@ -240,12 +253,20 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     body.bytes(record, at.facts, at.cost);
     const running = matched.has(h.provider) ? false : null;
     const { signal, mtime, lastMs } = h.live;
-    const now = liveMembers(unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs));
+    const shown = unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs);
+    const now = liveMembers(shown);
     const later = liveMembers(
       unrunLive(signal, mtime, lastMs, h.lastActiveAt, running, nowMs + SETTLED_AFTER_MS),
     );
-    if (now === later) body.text(now);
-    else body.hole(HOLE_LIVE, live.push([signal, mtime, lastMs, h.lastActiveAt, running]) - 1);
+    states.push(shown.state);
+    if (now === later) {
+      body.text(now);
+      liveRefs.push(-1);
+    } else {
+      const ref = live.push([signal, mtime, lastMs, h.lastActiveAt, running]) - 1;
+      body.hole(HOLE_LIVE, ref);
+      liveRefs.push(ref);
+    }
     body.bytes(record, at.cost, at.spend);
     body.text(',');
     if (h.tally.usd === null) body.text(NO_WINDOWS);
@@ -270,6 +291,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     // No process runs a session the reader answers for, so no two running sessions collide.
     collisions: [],
   };
+  const list = Buffer.from(JSON.stringify(listPartOf(a, states, liveRefs)));
   const head = documentHead(frame);
   const cut = head.indexOf(GENERATED_AT);
   const header: DocHeader = {
@@ -287,11 +309,12 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     windowed,
     quiet: [time.hourStart(nowMs), quiet.length],
     holes: body.holes.length / 2,
+    listBytes: list.length,
   };
   const headBytes = Buffer.from(JSON.stringify(header));
   const holes = Buffer.alloc(body.holes.length * 4);
   for (let i = 0; i < body.holes.length; i++) holes.writeUInt32LE(body.holes[i]!, i * 4);
-  const rest = Buffer.concat([headBytes, holes, body.done()]);
+  const rest = Buffer.concat([headBytes, holes, list, body.done()]);
   const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
   prefix.writeUInt32LE(headBytes.length, 0);
   prefix.writeUInt32LE(crc32(rest) >>> 0, 4);

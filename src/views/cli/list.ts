@@ -12,16 +12,13 @@ import type { SessionState, StateSource } from '../../model/state.js';
 import { PLACE_LIST } from '../../providers/places.js';
 import { type Column, type ColumnKey, cells, columnsOf, SESSION_COLUMNS } from '../columns.js';
 import { quotaBrief } from '../quota-brief.js';
-import { printable, safeLine } from '../terminal-text.js';
+import { safeLine } from '../terminal-text.js';
 import type { Paint } from './color.js';
-import { clip, counted, NO_PRICE, padEnd, padStart, percent, shortModel, UNKNOWN, usd } from './format.js';
+import { counted, NO_PRICE, padEnd, padStart, percent, shortModel, usd } from './format.js';
+import { fitOf, type ListPlan, layoutList, type PlannedGroup } from './list-layout.js';
 
-export const STATE_MARK: Record<SessionState, string> = {
-  working: '●',
-  waiting: '▲',
-  error: '✖',
-  idle: '·',
-};
+// Other views name the marks the list shows.
+export { STATE_MARK } from './list-layout.js';
 
 /** The columns `--list` shows, from the one set every session table picks from (`../columns.ts`). */
 const LIST_KEYS: readonly ColumnKey[] = ['id', 'active', 'duration', 'cost', 'tokens', 'ctx', 'model'];
@@ -32,22 +29,6 @@ export function label(s: Pick<SessionDoc, 'project' | 'title' | 'id'>): string {
   const title = s.title ? safeLine(s.title) : null;
   if (project && title) return `${project} · ${title}`;
   return project ?? title ?? safeLine(s.id);
-}
-
-/** Beside the state mark: which source said it (`cctop explain <id>` shows the evidence). */
-const SOURCE_MARK: Record<StateSource, string> = { hook: 'h', registry: 'r', driven: 'd', inferred: ' ' };
-
-function colourState(p: Paint, state: SessionState, text: string): string {
-  switch (state) {
-    case 'working':
-      return p.green(text);
-    case 'waiting':
-      return p.amber(text);
-    case 'error':
-      return p.red(text);
-    case 'idle':
-      return p.dim(text);
-  }
 }
 
 /** The widest host name the HOST column shows; a longer one is cut (`--json` has it whole). */
@@ -69,6 +50,8 @@ export interface ListRow {
   unpriced: boolean;
   /** The PROJECT · TITLE cell, safe to print. */
   label(): string;
+  /** When it was last active (UTC ms), what its LAST cell reads; null (or NaN) when unknown. */
+  activeMs(): number | null;
   cell(c: Column, short: string, nowMs: number): string;
 }
 
@@ -93,6 +76,8 @@ export interface ListFacts {
   context: Pick<SessionContext, 'used' | 'compactAt'>;
 }
 
+const msOf = (iso: string | null): number | null => (iso === null ? null : Date.parse(iso));
+
 const rowOfDoc = (s: SessionDoc): ListRow => ({
   provider: s.provider,
   id: s.id,
@@ -105,6 +90,7 @@ const rowOfDoc = (s: SessionDoc): ListRow => ({
   // An agent `cctop run` holds says so before its title (`cctop attach` takes it back); a list is
   // not printed from the warm snapshot while `cctop run` holds any agent (`root-lists.ts`).
   label: () => (s.process?.cctopRun ? '[cctop run] ' : '') + label(s),
+  activeMs: () => msOf(s.lastActiveAt),
   cell: (c, short, nowMs) => c.cell({ s, rate: null, short }, nowMs),
 });
 
@@ -120,6 +106,7 @@ export function rowOfFacts(f: ListFacts, live: Pick<SessionDoc, 'state' | 'state
     included: f.included,
     unpriced: f.unpriced,
     label: () => label(f),
+    activeMs: () => msOf(f.lastActiveAt),
     cell: (c, short, nowMs) => factsCell(c.key, f, short, nowMs),
   };
 }
@@ -201,13 +188,21 @@ export function renderRows(
   nowMs: number,
   quota: readonly QuotaFigure[] = [],
 ): string[] {
-  const out: string[] = [];
+  return layoutList(planRows(all, plan, quota), columns, p, nowMs);
+}
+
+/**
+ * The table of `rows` (in the document's order) printed but for the width, the states and the ages
+ * (`list-layout.ts` lays it out): what the warm document keeps of a list.
+ */
+export function planRows(all: readonly ListRow[], plan: Plan, quota: readonly QuotaFigure[] = []): ListPlan {
   const short = shortIds(all);
   const shown = shownColumns(all, short.length);
   const fixed = 2 + 3 + shown.reduce((n, c) => n + c.width + 1, 0);
-  const titleWidth = Math.max(10, columns - fixed);
   const header = `  ${padEnd('', 2)} ${shown.map((c) => (c.align === 'right' ? padStart(c.title, c.width) : padEnd(c.title, c.width))).join(' ')} PROJECT · TITLE`;
-
+  const activeAt = shown.findIndex((c) => c.key === 'active');
+  const active = shown[activeAt];
+  const groups: PlannedGroup[] = [];
   for (const provider of PLACE_LIST) {
     const rows = all.filter((s) => s.provider === provider.id);
     if (rows.length === 0) continue;
@@ -221,38 +216,32 @@ export function renderRows(
       : rows.some((s) => s.unpriced)
         ? NO_PRICE
         : 'no usage recorded';
-    if (out.length > 0) out.push('');
-    const brief = quotaBrief(quota, provider.id);
-    const heading = `${provider.label} — ${counted(rows.length, 'session')} · ${money}`;
-    out.push(p.bold(brief === null ? heading : clip(`${heading} · ${brief}`, columns)));
-    out.push(p.dim(header.slice(0, columns)));
-    for (const s of rows) {
-      const id = short.of(s.id);
-      const texts = shown.map((c) => {
-        const v = s.cell(c, id, nowMs);
-        return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
-      });
-      const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
-      out.push(`  ${mark} ${texts.join(' ')} ${padEnd(s.label(), titleWidth).trimEnd()}`);
-    }
+    groups.push({
+      heading: `${provider.label} — ${counted(rows.length, 'session')} · ${money}`,
+      brief: quotaBrief(quota, provider.id),
+      rows: rows.map((s) => {
+        const id = short.of(s.id);
+        const label = s.label();
+        return {
+          state: s.state,
+          stateSource: s.stateSource,
+          // The LAST cell moves with the clock: laid out with it.
+          cells: shown.map((c) => {
+            if (c.key === 'active') return '';
+            const v = s.cell(c, id, 0);
+            return c.align === 'right' ? padStart(v, c.width) : padEnd(v, c.width);
+          }),
+          activeMs: s.activeMs(),
+          label,
+          fit: fitOf(label),
+        };
+      }),
+    });
   }
-  if (out.length > 0) {
-    out.push('');
-    const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
-    out.push(p.dim(clip(legend, columns)));
-    // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
-    const driven = all.some((s) => s.stateSource === 'driven')
-      ? `${SOURCE_MARK.driven}: by its driver  `
-      : '';
-    if (all.some((s) => s.stateSource !== 'inferred'))
-      out.push(
-        p.dim(
-          clip(
-            `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  ${driven}unmarked: inferred (cctop explain ID)`,
-            columns,
-          ),
-        ),
-      );
-  }
-  return out.map((line) => printable(line, p));
+  return {
+    header,
+    fixed,
+    active: active === undefined ? [-1, 0, false] : [activeAt, active.width, active.align === 'right'],
+    groups,
+  };
 }
