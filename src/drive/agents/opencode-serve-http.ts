@@ -12,7 +12,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { Readable } from 'node:stream';
 import { headBytes, MAX_LINE } from '../bounds.js';
 
 /** How much of a reply drive reads: OpenCode's replies to these routes are a session or nothing (a few KiB). */
@@ -119,8 +118,8 @@ export function post(server: Server, path: string, body: unknown): Promise<unkno
   });
 }
 
-/** The server's event stream, opened: its reader, or `Refused` when the server would not open it. */
-export function events(server: Server): Promise<ReadableStreamDefaultReader<Uint8Array>> {
+/** The server's event stream, opened: its chunks one read at a time, or `Refused` when the server would not open it. */
+export function events(server: Server): Promise<AsyncIterator<Buffer>> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${server.base}/event`,
@@ -136,8 +135,8 @@ export function events(server: Server): Promise<ReadableStreamDefaultReader<Uint
           reject(new Refused(`GET /event: ${status}`));
           return;
         }
-        const stream: ReadableStream<Uint8Array> = Readable.toWeb(res);
-        resolve(stream.getReader());
+        // Read a chunk at a time: the stream is paused between two reads (back-pressure).
+        resolve(res[Symbol.asyncIterator]());
       },
     );
     req.on('error', reject);

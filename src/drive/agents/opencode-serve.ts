@@ -220,9 +220,9 @@ export class OpenCodeServe implements Conversation {
         // Back-pressure: the next chunk is read only once the caller's queue has room.
         await this.host.room();
         if (this.ended) return;
-        const { done, value } = await reader.read();
-        if (done) break;
-        for (const line of lines.feed(Buffer.from(value))) this.line(line);
+        const next = await reader.next();
+        if (next.done === true) break;
+        for (const line of lines.feed(next.value)) this.line(line);
       }
       if (!this.ended) throw new Refused('the event stream ended before the turn did');
     } catch (e) {
