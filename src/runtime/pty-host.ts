@@ -26,6 +26,14 @@ export const MAX_SCREEN_BYTES = 512 * 1024;
 /** The size a pty starts at when the starting terminal does not say. */
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 
+/**
+ * How long an attach holds the agent one row short before giving it back its size. Two resizes
+ * back to back reach a busy agent as one size change to the size it already had, and Codex's TUI
+ * then drew nothing for the terminal attaching (seen once in the lab, under load); apart, each is a
+ * change it redraws for. Short enough that nobody sees the short frame.
+ */
+export const REDRAW_NUDGE_MS = 150;
+
 type Pty = import('@lydell/node-pty').IPty;
 
 interface Held {
@@ -228,10 +236,15 @@ class PtyHost {
     c.sock.write(frame('i', { id: r.id, pid: r.pty.pid }));
     // Without the agent's old questions to its terminal: the new one would answer them as typed keys.
     c.sock.write(frame('d', withoutQueries(Buffer.concat(r.screen))));
-    // A size one row short and back: the agent redraws for the terminal now attached.
+    // A size one row short and back, apart (`REDRAW_NUDGE_MS`): the agent redraws for the terminal
+    // now attached.
     r.pty.resize(cols, Math.max(1, rows - 1));
-    r.pty.resize(cols, rows);
     r.size = { cols, rows };
+    setTimeout(() => {
+      // Unless it ended, or another terminal took it and sized it meanwhile.
+      const same = r.client === c.sock && r.size.cols === cols && r.size.rows === rows;
+      if (same && this.runs.get(r.id) === r) r.pty.resize(cols, rows);
+    }, REDRAW_NUDGE_MS).unref();
     this.publish();
   }
 }
