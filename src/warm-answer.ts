@@ -30,15 +30,14 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { dirTime } from './dir-time.js';
 import { liveMembers, unrunLive, windowsMembers } from './index/live-text.js';
+import { seenMoved } from './index/seen-moved.js';
 import {
   DOC_FILE,
   DOC_ID_CHARS,
   DOC_PREFIX_BYTES,
   type DocHeader,
   docHeaderOf,
-  GROWING_MS,
   HOLE_KIND_SHIFT,
   HOLE_LIVE,
   HOLE_QUIET_WINDOWS,
@@ -138,7 +137,7 @@ export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved>
   if (bodyAt > b.length) return declined('the warm document is damaged');
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
-    moved(h, nowMs) ??
+    seenMoved(h.dirs, h.files, nowMs) ??
     (live ? agentsHaveASay(h, o.proc ?? '/proc', o.platform ?? process.platform) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
@@ -346,21 +345,3 @@ async function recordedBuild(): Promise<string | null> {
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
-/** What changed in the transcripts since the last full look, or null. */
-function moved(h: DocHeader, nowMs: number): string | null {
-  for (const [dir, mtime] of h.dirs) if (dirTime(dir) !== mtime) return `${dir} changed`;
-  for (const [path, size, mtimeMs, ino] of h.files) {
-    if (nowMs - mtimeMs > GROWING_MS) continue;
-    let st: ReturnType<typeof statSync>;
-    try {
-      st = statSync(path, { throwIfNoEntry: false });
-    } catch {
-      // Unreadable now: the full route says why.
-      return `${path} cannot be read`;
-    }
-    if (st === undefined || st.size !== size || st.mtimeMs !== mtimeMs || st.ino !== ino)
-      return `${path} changed`;
-  }
-  return null;
-}

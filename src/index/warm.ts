@@ -40,13 +40,13 @@ import { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
 import { totalTokens } from '../model/usage.js';
 import { cacheDir } from '../paths.js';
-import { dirTime } from '../providers/fsutil.js';
 import type { Env, SourceFile } from '../providers/types.js';
 import type { KeptProblem } from './build-problems.js';
 import { loadCatalogue } from './catalogue.js';
 import type { Held } from './held.js';
 import { chosenProviders } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
+import { seenMoved } from './seen-moved.js';
 import { GROWING_MS, SWEEP_EVERY_MS } from './warm-doc-layout.js';
 import {
   DIGEST_CHARS,
@@ -234,7 +234,7 @@ export function readWarm(o: WarmOptions): WarmReading {
   if (header.scope !== scope) return discarded(path, 'the snapshot is of other options');
   const listAt = PREFIX_BYTES + headBytes;
   if (listAt + header.listedBytes > b.length) return discarded(path, 'the snapshot is damaged');
-  const moved = movedSince(header, o.nowMs);
+  const moved = seenMoved(header.dirs, header.files, o.nowMs);
   if (moved !== null) return declined(moved);
   const list = b.subarray(listAt, listAt + header.listedBytes);
   return {
@@ -254,22 +254,4 @@ function discarded(path: string, reason: string): WarmReading {
     // Gone already, or not ours to remove: the next writer replaces it anyway.
   }
   return declined(reason);
-}
-
-/** What changed since the snapshot, or null when nothing it can see did. */
-function movedSince(h: WarmHeader, nowMs: number): string | null {
-  for (const [dir, mtime] of h.dirs) if (dirTime(dir) !== mtime) return `${dir} changed`;
-  for (const [path, size, mtimeMs, ino] of h.files) {
-    if (nowMs - mtimeMs > GROWING_MS) continue;
-    let st: ReturnType<typeof statSync>;
-    try {
-      st = statSync(path, { throwIfNoEntry: false });
-    } catch {
-      // Unreadable now: the index says why.
-      return `${path} cannot be read`;
-    }
-    if (st === undefined || st.size !== size || st.mtimeMs !== mtimeMs || st.ino !== ino)
-      return `${path} changed`;
-  }
-  return null;
 }
