@@ -87,7 +87,7 @@ describe('the screen an attaching terminal gets from the pty host', () => {
     const lines: string[] = [];
     for (let y = 0; y < b.length; y++) lines.push(b.getLine(y)?.translateToString(true) ?? '');
     const kept = lines.filter((l) => l.startsWith('line '));
-    // The screen's 20 rows and the scrollback that fits beside them: 2,621 lines of 100 cells.
+    // The screen's 20 rows and the scrollback that fits beside them, 100 cells a line.
     expect(kept.length).toBe(Math.floor(MAX_SCREEN_CELLS / 100));
     expect(kept.at(-1)).toBe('line 19999');
   });
