@@ -137,9 +137,11 @@ export class HeldScreen {
   }
 
   private drawn(): string {
-    // The attaching terminal may be anywhere (a shell prompt, another agent's screen): off the
-    // alternate screen, no scroll region, plain colours, no mouse reports, then cleared.
-    const clean = '\x1b[?1049l\x1b[r\x1b[0m\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[H\x1b[2J';
+    // The attaching terminal may be in any state a shell or another program left: off the alternate
+    // screen, no scroll region, plain colours, the modes the screen below sets (when the agent has
+    // them) off, then cleared.
+    const clean =
+      '\x1b[?1049l\x1b[r\x1b[0m\x1b[?1l\x1b[?2004l\x1b[?1004l\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[H\x1b[2J';
     const screen = this.serializer.serialize();
     const mouse = this.mouseEncoding === null ? '' : `\x1b[?${this.mouseEncoding}h`;
     return `${clean}${screen}${mouse}${this.cursorShown ? '\x1b[?25h' : '\x1b[?25l'}`;
