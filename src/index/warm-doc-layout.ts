@@ -10,12 +10,11 @@
  *
  * The file: `DOC_PREFIX_BYTES` (the header's length, the CRC-32 of everything after the prefix, the
  * discovery digest, the scope and the key's digest), the header (JSON), the hole table (`holes` of
- * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes` of
- * JSON, a `ListDoc` or null: read only by `--list`, so `--json` does not parse it), and the body
- * (ASCII JSON).
+ * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes`, a
+ * packed list, `views/cli/list-packed.ts`, or none when no session is listed: read only by `--list`,
+ * so `--json` does not look at it), and the body (ASCII JSON).
  */
 import type { LiveSignal } from '../model/state.js';
-import type { ListPlan } from '../views/cli/list-layout.js';
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -32,7 +31,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export const GROWING_MS = 60 * 60_000;
 
 /** The layout of the file; another number is another layout, and the reader declines it. */
-export const DOC_FORMAT = 2;
+export const DOC_FORMAT = 3;
 
 /** Its name in cctop's cache directory: one per cache, for the default options only. */
 export const DOC_FILE = 'warm-default.doc';
@@ -95,18 +94,6 @@ export interface DocKey {
   list: { quota: [path: string, size: number | null, mtimeMs: number | null][]; runs: string[] };
 }
 
-/**
- * `cctop --list` printed but for the width and what moves (`views/cli/list-layout.ts` lays it out),
- * with what says which rows' states are worked out when it is asked for.
- */
-export interface ListDoc {
-  plan: ListPlan;
-  /** Per row, in the plan's order (its groups one after another): its entry in `live`, or -1 (printed). */
-  live: number[];
-  /** The quota in the headings reads the same until this instant (a reset time passes); null: for ever. */
-  quotaUntil: number | null;
-}
-
 /** A session whose state can still change: what its live members are worked out from. */
 export type LiveEntry = [
   signal: LiveSignal | null,
@@ -143,7 +130,7 @@ export interface DocHeader {
   /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
   quiet: [hour: number, length: number];
   holes: number;
-  /** The length of `--list`'s part: a `ListDoc`, or null when it lists no session (the full route says so in its own words). */
+  /** The length of `--list`'s part: a packed list, or 0 when it lists no session (the full route says so in its own words). */
   listBytes: number;
 }
 
@@ -165,24 +152,6 @@ export function docHeaderOf(text: string): DocHeader | null {
     return null;
   }
   return isDocHeader(v) ? v : null;
-}
-
-/** `--list`'s part when it is one this layout writes (null: no session is listed), else undefined. */
-export function listDocOf(text: string): ListDoc | null | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed its CRC yet is not JSON: another layout wrote it.
-    return undefined;
-  }
-  if (v === null) return null;
-  return isListDoc(v) ? v : undefined;
-}
-
-function isListDoc(v: unknown): v is ListDoc {
-  if (!isObj(v) || !isArr(v.live) || !isObj(v.plan) || !isArr(v.plan.groups)) return false;
-  return v.quotaUntil === null || isNum(v.quotaUntil);
 }
 
 function isDocHeader(v: unknown): v is DocHeader {

@@ -111,7 +111,8 @@ export function keepWarmDoc(a: DocAnswer): void {
     const key = keyOf(a);
     if (key === null) return;
     // The hour is in it: the quiet windows are printed for one, so the sweep prints them again in the next.
-    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs)])).hex();
+    // The layout too: a document of another layout is written anew, not only marked as looked at.
+    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs), DOC_FORMAT])).hex();
     const path = docPath(a.env);
     if (a.unchanged && prefixOf(path) === idsOf(a.digest, a.scope, keyDigest)) {
       utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
@@ -291,7 +292,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     // No process runs a session the reader answers for, so no two running sessions collide.
     collisions: [],
   };
-  const list = Buffer.from(JSON.stringify(listPartOf(a, states, liveRefs)));
+  const list = listPartOf(a, states, liveRefs);
   const head = documentHead(frame);
   const cut = head.indexOf(GENERATED_AT);
   const header: DocHeader = {

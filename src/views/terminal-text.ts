@@ -83,6 +83,12 @@ interface Rules {
  */
 const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff\u2010-\u2027\u2500-\u25ff\u2716\ufffd]*$/;
 
+/**
+ * Whether every character of `s` takes one cell and nothing in it is scrubbed: then its width is its
+ * length, a cut is a slice, and it passes every sanitiser as it is.
+ */
+export const oneCellText = (s: string): boolean => PLAIN.test(s);
+
 function scrub(s: string, rules: Rules): string {
   if (PLAIN.test(s)) return s;
   return s.replace(UNIT, (unit) => {
