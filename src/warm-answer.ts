@@ -9,7 +9,8 @@
  * What it proves, in order: the document is of this code, environment, settings, prices, zone and
  * day (its key); the last full look at the transcripts is under a minute old and no directory or
  * growing transcript moved since (as the warm snapshot, `index/warm.ts`; what this can miss is in
- * docs/limits.md); no agent says anything of its sessions (an empty hook journal, no registry record);
+ * docs/limits.md); nothing an agent said has a say in its sessions (the hook journal empty, or as it
+ * was when the document was written with its newest event past a hook's lapse; no registry record);
  * the kept problems it prints still hold; and no agent process could run one of its sessions: a scan
  * of the process table for the words every agent's command line holds, declined when one shows up
  * that started before a session of its kind was last active.
@@ -138,7 +139,7 @@ export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved>
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
     seenMoved(h.dirs, h.files, nowMs) ??
-    (live ? agentsHaveASay(h, o.proc ?? '/proc', o.platform ?? process.platform) : null);
+    (live ? agentsHaveASay(h, nowMs, o.proc ?? '/proc', o.platform ?? process.platform) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');

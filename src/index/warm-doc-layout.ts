@@ -67,8 +67,15 @@ export interface DocKey {
   stats: [path: string, size: number | null, mtimeMs: number | null][];
   /** Files that must not exist: the config file (it may name other machines or change the plan). */
   absent: string[];
-  /** The agents' own word (`live/agent-word.ts`): a journal that must be empty, registries with no record. */
-  journal: string;
+  /**
+   * The agents' own word (`live/agent-word.ts`): the hook journal as it was when the document was
+   * written (its path, and its size, time and inode, null when absent), which must be as it was or
+   * empty; the instant after which nothing in it has a say (its newest event's time and the lapse of
+   * a hook's claim on a session no process runs, `WORKING_TTL_MS`; null when it held no event); and
+   * Claude Code's registries, which must hold no record.
+   */
+  journal: [path: string, size: number | null, mtimeMs: number | null, ino: number | null];
+  journalQuietAt: number | null;
   registries: string[];
   /** The building code's version (`index/version.ts`). */
   build: string;
@@ -160,7 +167,13 @@ function isDocHeader(v: unknown): v is DocHeader {
   const { key, dirs, files, head, live, windowed } = v;
   if (!isObj(key) || !isArr(key.env) || !isArr(key.stats) || !isArr(key.absent) || !isArr(key.registries))
     return false;
-  if (!isStr(key.journal) || !isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
+  if (
+    !isArr(key.journal) ||
+    !isStr(key.journal[0]) ||
+    !(key.journalQuietAt === null || isNum(key.journalQuietAt))
+  )
+    return false;
+  if (!isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
   if (!isArr(key.day) || !isArr(key.agents) || !key.agents.every((g) => isArr(g) && isArr(g[0])))
     return false;
   if (!isArr(dirs) || !isArr(files) || !isArr(head) || head.length !== 2 || !isStr(v.tail)) return false;

@@ -4,7 +4,8 @@
  * check, a few joins and one write, by an entry that loads none of this (`../warm-answer.ts`).
  *
  * Printed as if no process runs any session and no agent says anything of one: the reader proves
- * both before it prints (a process scan for the agents' words, the agents' journal and registries),
+ * both before it prints (a process scan for the agents' words; the agents' registries; the hook
+ * journal unchanged since, its events' say lapsed, which the key records when it is written),
  * and leaves the answer to the full route when it cannot. A session's live members are printed here
  * when they cannot change any more (they read the same now and two days on: every state rule lapses
  * one way, to `idle`, within a day); else the reader works them out. Its spend windows are joined by
@@ -21,13 +22,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { configPath } from '../config/path.js';
+import { readJournal } from '../hooks/journal.js';
 import { agentWordPlaces } from '../live/agent-word.js';
 import { START_SLACK_MS } from '../live/processes.js';
 import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
-import { type SessionState, UNSEEN_WAITING_TTL_MS } from '../model/state.js';
+import { type SessionState, UNSEEN_WAITING_TTL_MS, WORKING_TTL_MS } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
 import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
@@ -177,6 +179,9 @@ function keyOf(a: DocAnswer): DocKey | null {
   const config = configPath(env);
   if (statSync(config, { throwIfNoEntry: false }) !== undefined) return null;
   const { journal, registries } = agentWordPlaces(env);
+  // Its identity first, then what it says: an event appended between the two moves the identity.
+  const journalSeen = statSync(journal, { throwIfNoEntry: false });
+  const journalQuietAt = (journalSeen?.size ?? 0) > 0 ? quietAfter(readJournal(env)) : null;
   cacheDir(env);
   const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
   const quotaFiles = [claudeConfigFile(env), join(cacheDir(env), NOTE_FILE)];
@@ -208,7 +213,8 @@ function keyOf(a: DocAnswer): DocKey | null {
     env: names.map((n) => [n, a.env[n] ?? null]),
     stats: statted.map(stat),
     absent: [config],
-    journal,
+    journal: [journal, journalSeen?.size ?? null, journalSeen?.mtimeMs ?? null, journalSeen?.ino ?? null],
+    journalQuietAt,
     registries,
     build: buildVersion(),
     zoneKey: zoneKey(),
@@ -218,6 +224,18 @@ function keyOf(a: DocAnswer): DocKey | null {
     problemsUntil,
     list: { quota: quotaFiles.map(stat), runs: [join(runtime, RUNS_FOLDER), join(runtime, PTY_RUNS_FILE)] },
   };
+}
+
+/**
+ * The instant after which none of `events` has a say in a session's state, or null when there is
+ * none: a hook's claim on a session no process runs lapses `WORKING_TTL_MS` after its newest event
+ * (`live/hook-state.ts` `claim`), and the warm answer serves only sessions no process runs. Every
+ * event counts, whatever it means and whichever session it names: the newest of all is the bound.
+ */
+function quietAfter(events: readonly { at: number }[]): number | null {
+  let newest: number | null = null;
+  for (const e of events) newest = Math.max(newest ?? e.at, e.at);
+  return newest === null ? null : newest + WORKING_TTL_MS;
 }
 
 /** The bundled price catalogue's package file: a reinstall that changes it changes the prices. */
