@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendJournal } from './hooks/journal.js';
 import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
+import { docKept } from './index/warm-doc.js';
 import { DOC_FILE } from './index/warm-doc-layout.js';
 import { AgentStates } from './live/agent-state.js';
 import { processAnnotator } from './live/annotate.js';
@@ -47,8 +48,9 @@ describe('the warm document', () => {
   /** The full route's answer at `nowMs` (processes looked at, none found), as `cctop --json` prints it. */
   const full = async (nowMs: number, e: Record<string, string> = env) =>
     `${(await indexed(nowMs, e)).json({ collisions: [] }).toString()}\n`;
-  const indexed = (nowMs: number, e: Record<string, string> = env) =>
-    takeSnapshot({
+  /** The full route's snapshot, once the document it keeps is written (with a config file, after its reader loads). */
+  const indexed = async (nowMs: number, e: Record<string, string> = env) => {
+    const s = await takeSnapshot({
       env: e,
       plan: 'retail',
       providers: null,
@@ -57,6 +59,9 @@ describe('the warm document', () => {
       nowMs,
       annotate: processAnnotator(new ProcessTable(() => []), () => nowMs),
     });
+    await docKept();
+    return s;
+  };
   /** The full route's `cctop --list` at `nowMs`, `COLUMNS` wide and not on a terminal, as it prints it. */
   const fullList = async (nowMs: number, columns: number) => {
     const doc = (await indexed(nowMs)).document;
@@ -188,6 +193,36 @@ describe('the warm document', () => {
     expect(reason(await doc(NOON))).toBe(`${config} exists`);
   });
 
+  it('serves a user with a config file that names nothing these answers read, keyed on its bytes', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    const config = join(home.dir, '.config', 'cctop', 'config.toml');
+    mkdirSync(join(home.dir, '.config', 'cctop'), { recursive: true });
+    const alerts = '[alerts]\nstall_minutes = 12\n\n[notify]\ndesktop = false\n';
+    writeFileSync(config, alerts);
+    await full(NOON);
+    const warm = await doc(NOON + 1000);
+    expect(reason(warm)).toBe('answered');
+    expect(warm.kind === 'answered' && Buffer.concat(warm.parts).toString()).toBe(await full(NOON + 1000));
+    expect(await list(NOON + 2000, 100)).toBe(await fullList(NOON + 2000, 100));
+    // The same length, another byte: another file.
+    writeFileSync(config, alerts.replace('12', '13'));
+    expect(reason(await doc(NOON + 3000))).toBe(`${config} changed`);
+    await full(NOON + 3000);
+    expect(reason(await doc(NOON + 4000))).toBe('answered');
+    // What the answers read (other machines, a budget under the list, a zone for the reports): no
+    // document is kept for it, and the one before it declines.
+    for (const [i, setting] of [
+      'hosts = ["devbox"]\n',
+      '[[budget]]\nperiod = "day"\nusd = 50\n',
+      '[reports]\ntimezone = "Asia/Tokyo"\n',
+      'no_such_key = 1\n',
+    ].entries()) {
+      writeFileSync(config, setting);
+      await full(NOON + 5000 + i * 1000);
+      expect(reason(await doc(NOON + 5500 + i * 1000)), setting).toBe(`${config} changed`);
+    }
+  });
+
   it('declines when the hook journal moved since it was written, or when the file is damaged', async () => {
     transcript('a.jsonl', NOON - HOUR);
     await full(NOON);
@@ -238,6 +273,7 @@ describe('the warm document', () => {
         nowMs,
         annotate: processAnnotator(new ProcessTable(() => []), () => nowMs, hooked),
       });
+      await docKept();
       return `${s.json({ collisions: [] }).toString()}\n`;
     };
 

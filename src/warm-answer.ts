@@ -21,6 +21,7 @@
  */
 import {
   closeSync,
+  constants,
   fstatSync,
   openSync,
   readFileSync,
@@ -316,11 +317,44 @@ async function keyMoved(
     const st = statSync(path, { throwIfNoEntry: false });
     if ((st?.size ?? null) !== size || (st?.mtimeMs ?? null) !== mtimeMs) return `${path} changed`;
   }
+  if (k.config !== null && !sameBytes(...k.config)) return `${k.config[0]} changed`;
   for (const path of k.absent)
     if (statSync(path, { throwIfNoEntry: false }) !== undefined) return `${path} exists`;
   if (zoneKey() !== k.zoneKey) return 'the system time zone changed';
   keepZoneNameIn(join(cache, ZONE_FILE));
   return (await build()) === k.build ? null : 'cctop was built again';
+}
+
+/**
+ * Whether the file at `path` is a regular file of `bytes` bytes with this CRC-32. Opened without
+ * waiting and read only once `fstat` says it is a file of that size: whatever sits at the path (a
+ * named pipe) cannot hold the answer up.
+ */
+function sameBytes(path: string, bytes: number, crc: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    // Gone, or not ours to read: not the file the document was written with.
+    return false;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size !== bytes) return false;
+    const b = Buffer.alloc(bytes);
+    let at = 0;
+    while (at < bytes) {
+      const got = readSync(fd, b, at, bytes - at, null);
+      if (got === 0) return false;
+      at += got;
+    }
+    return crc32(b) >>> 0 === crc;
+  } catch {
+    // Unreadable now: the full route says what is wrong.
+    return false;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

@@ -65,7 +65,12 @@ export interface DocKey {
   env: [name: string, value: string | null][];
   /** Files whose size and time the scope holds (harness settings, the price catalogue): null when absent. */
   stats: [path: string, size: number | null, mtimeMs: number | null][];
-  /** Files that must not exist: the config file (it may name other machines or change the plan). */
+  /**
+   * The config file when there is one: its length and CRC-32, which must be as they were (it is kept
+   * only when it names nothing these answers read: `warm-doc.ts` `configKeyOf`); null when there is none.
+   */
+  config: [path: string, bytes: number, crc: number] | null;
+  /** Files that must not exist: the config file, when there was none. */
   absent: string[];
   /**
    * The agents' own word (`live/agent-word.ts`): the hook journal as it was when the document was
@@ -174,6 +179,8 @@ function isDocHeader(v: unknown): v is DocHeader {
   )
     return false;
   if (!isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
+  const c = key.config;
+  if (c !== null && !(isArr(c) && c.length === 3 && isStr(c[0]) && isNum(c[1]) && isNum(c[2]))) return false;
   if (!isArr(key.day) || !isArr(key.agents) || !key.agents.every((g) => isArr(g) && isArr(g[0])))
     return false;
   if (!isArr(dirs) || !isArr(files) || !isArr(head) || head.length !== 2 || !isStr(v.tail)) return false;

@@ -11,44 +11,30 @@
  * one way, to `idle`, within a day); else the reader works them out. Its spend windows are joined by
  * the reader, since they move with the hour.
  *
- * Also here: the key, everything besides the transcripts the answer depends on (the environment
- * variables read on the way, settings and price files, the code, the zone, the day), recorded by
- * reading the environment through a proxy while the scope is worked out again.
+ * With a config file, the document is kept once the config reader has loaded (`docKept` says when).
  *
- * Not here: when a refresh may keep it (`session-index.ts`, with the warm snapshot, `warm.ts`).
+ * Not here: when a refresh may keep it (`session-index.ts`, with the warm snapshot, `warm.ts`), or
+ * its key, everything besides the transcripts the answer depends on (`warm-doc-key.ts`).
  */
-import { closeSync, openSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { closeSync, openSync, readSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { configPath } from '../config/path.js';
-import { readJournal } from '../hooks/journal.js';
-import { agentWordPlaces } from '../live/agent-word.js';
-import { START_SLACK_MS } from '../live/processes.js';
 import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
-import { type SessionState, UNSEEN_WAITING_TTL_MS, WORKING_TTL_MS } from '../model/state.js';
+import { type SessionState, UNSEEN_WAITING_TTL_MS } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
 import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
-import { zoneKey } from '../model/zone.js';
 import { cacheDir } from '../paths.js';
-import { claudeConfigFile } from '../providers/claude/quota.js';
 import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
-import { runtimeDirPath } from '../runtime/dir.js';
-import { PTY_RUNS_FILE } from '../runtime/pty-wire.js';
-import { RUNS_FOLDER } from '../runtime/run-files.js';
-import { NOTE_FILE } from '../statusline/quota-note.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
-import { cataloguePath } from './catalogue.js';
 import type { Held } from './held.js';
 import { liveMembers, NO_WINDOWS, unrunLive, windowsMembers } from './live-text.js';
 import { documentHead, documentTail } from './render.js';
-import { rootPaths, scopeOf } from './scope.js';
 import { partsOf } from './session-record.js';
-import { buildVersion } from './version.js';
+import { keyOf, loadConfigReader, needsConfigReader } from './warm-doc-key.js';
 import {
   DOC_FILE,
   DOC_FORMAT,
@@ -100,15 +86,31 @@ export interface DocAnswer {
 
 export const docPath = (env: Env): string => join(cacheDir(env), DOC_FILE);
 
+/** The document being kept once the config reader has loaded (tests wait on it: `docKept`). */
+let pending: Promise<void> = Promise.resolve();
+
+/** Settled once every document `keepWarmDoc` set out to keep is kept (or given up). */
+export const docKept = (): Promise<void> => pending;
+
 /**
  * Keep `a` as the warm document, when it was asked with the default options (those of a bare
  * `cctop --json`) and its key can be recorded; when the document there is this answer already,
- * only mark it as looked at now. Never throws: the document only saves time.
+ * only mark it as looked at now. With a config file, once its reader has loaded. Never throws: the
+ * document only saves time.
  */
 export function keepWarmDoc(a: DocAnswer): void {
   const o = a.options;
   if (o.plan !== 'retail' || o.providers !== null || o.timeZone !== undefined) return;
   if (o.sinceMs !== null || o.untilMs !== null) return;
+  if (needsConfigReader(a.env)) {
+    pending = pending
+      .then(loadConfigReader)
+      .then(() => keepWarmDoc(a))
+      .catch(() => {
+        // The reader would not load: no document, and the full route answers as before.
+      });
+    return;
+  }
   try {
     const key = keyOf(a);
     if (key === null) return;
@@ -147,104 +149,6 @@ function prefixOf(path: string): string | null {
     return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * What the answer depends on besides the transcripts, or null when the reader could not serve it
- * (another machine may be named: `CCTOP_HOSTS`, a config file) or the scope does not come out the same.
- */
-function keyOf(a: DocAnswer): DocKey | null {
-  const read = new Set<string>();
-  let all = false;
-  const env: Env = new Proxy(a.env, {
-    get(t, k) {
-      if (typeof k === 'string') read.add(k);
-      return Reflect.get(t, k);
-    },
-    has(t, k) {
-      if (typeof k === 'string') read.add(k);
-      return Reflect.has(t, k);
-    },
-    ownKeys(t) {
-      // Something walked the whole environment: all of it is then part of the key.
-      all = true;
-      return Reflect.ownKeys(t);
-    },
-  });
-  const roots = rootPaths(env, a.places);
-  const scope = scopeOf({ ...a.options, env }, a.places, roots, a.catalogue, a.time, a.nowMs);
-  if (scope !== a.scope) return null;
-  if (env.CCTOP_HOSTS !== undefined) return null;
-  const config = configPath(env);
-  if (statSync(config, { throwIfNoEntry: false }) !== undefined) return null;
-  const { journal, registries } = agentWordPlaces(env);
-  // Its identity first, then what it says: an event appended between the two moves the identity.
-  const journalSeen = statSync(journal, { throwIfNoEntry: false });
-  const journalQuietAt = (journalSeen?.size ?? 0) > 0 ? quietAfter(readJournal(env)) : null;
-  cacheDir(env);
-  const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
-  const quotaFiles = [claudeConfigFile(env), join(cacheDir(env), NOTE_FILE)];
-  const runtime = runtimeDirPath(env);
-  const names = all ? Object.keys(a.env) : [...read];
-  names.sort();
-  const day = a.time.dayNumber(a.nowMs);
-  // The newest last activity of each harness's sessions that a process could be matched to.
-  const newest = new Map<ProviderId, number>();
-  for (const h of a.held) {
-    if (h.deleted) continue;
-    const ms = h.lastActiveAt === null ? 0 : Date.parse(h.lastActiveAt);
-    if (Number.isFinite(ms)) newest.set(h.provider, Math.max(newest.get(h.provider) ?? ms, ms));
-  }
-  const agents: DocKey['agents'] = [];
-  for (const p of a.places) {
-    if (p.processes === undefined) continue;
-    const last = newest.get(p.id);
-    agents.push([[...p.processes.words], last === undefined ? null : last + START_SLACK_MS]);
-  }
-  let problemsUntil: number | null = null;
-  for (const k of a.problems)
-    if (k.after !== null && k.after >= a.nowMs) problemsUntil = Math.min(problemsUntil ?? k.after, k.after);
-  const stat = (p: string): [string, number | null, number | null] => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return [p, st?.size ?? null, st?.mtimeMs ?? null];
-  };
-  return {
-    env: names.map((n) => [n, a.env[n] ?? null]),
-    stats: statted.map(stat),
-    absent: [config],
-    journal: [journal, journalSeen?.size ?? null, journalSeen?.mtimeMs ?? null, journalSeen?.ino ?? null],
-    journalQuietAt,
-    registries,
-    build: buildVersion(),
-    zoneKey: zoneKey(),
-    zone: a.time.timeZone,
-    day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
-    agents,
-    problemsUntil,
-    list: { quota: quotaFiles.map(stat), runs: [join(runtime, RUNS_FOLDER), join(runtime, PTY_RUNS_FILE)] },
-  };
-}
-
-/**
- * The instant after which none of `events` has a say in a session's state, or null when there is
- * none: a hook's claim on a session no process runs lapses `WORKING_TTL_MS` after its newest event
- * (`live/hook-state.ts` `claim`), and the warm answer serves only sessions no process runs. Every
- * event counts, whatever it means and whichever session it names: the newest of all is the bound.
- */
-function quietAfter(events: readonly { at: number }[]): number | null {
-  let newest: number | null = null;
-  for (const e of events) newest = Math.max(newest ?? e.at, e.at);
-  return newest === null ? null : newest + WORKING_TTL_MS;
-}
-
-/** The bundled price catalogue's package file: a reinstall that changes it changes the prices. */
-function bundledCatalogue(): string {
-  try {
-    return createRequire(import.meta.url).resolve('@pydantic/genai-prices/package.json');
-  } catch {
-    // Not resolvable here: the catalogue digest says `unknown`, and so does the key.
-    return '';
   }
 }
 
