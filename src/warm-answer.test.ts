@@ -13,7 +13,7 @@ import { appendJournal } from './hooks/journal.js';
 import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
 import { docKept } from './index/warm-doc.js';
-import { DOC_FILE } from './index/warm-doc-layout.js';
+import { DOC_FILE, DOC_PREFIX_BYTES } from './index/warm-doc-layout.js';
 import { AgentStates } from './live/agent-state.js';
 import { processAnnotator } from './live/annotate.js';
 import { ProcessTable } from './live/processes.js';
@@ -239,6 +239,14 @@ describe('the warm document', () => {
     // Its time is when the last full look was: kept, so only the damage is news.
     utimesSync(path, NOON / 1000, NOON / 1000);
     expect(reason(await doc(NOON))).toBe('the warm document is damaged');
+    // `--list` reads the head alone: damage in the body it does not print leaves it as it was; in
+    // the head, it declines too.
+    expect(await list(NOON, 80)).toBe(await fullList(NOON, 80));
+    const again = readFileSync(path);
+    again.writeUInt8(again.readUInt8(DOC_PREFIX_BYTES + 3) ^ 1, DOC_PREFIX_BYTES + 3);
+    writeFileSync(path, again);
+    utimesSync(path, NOON / 1000, NOON / 1000);
+    expect(await list(NOON, 80)).toBe('the warm document is damaged');
   });
 
   describe("for a user whose agents have cctop's hooks installed", () => {

@@ -28,7 +28,7 @@ export interface WarmListOptions extends WarmJsonOptions {
  * figure in the headings may have turned stale or its files changed.
  */
 export async function warmList(o: WarmListOptions): Promise<WarmJson> {
-  const p = await proved(o, true);
+  const p = await proved(o, true, false);
   if (p.kind === 'declined') return p;
   const { h } = p;
   if (h.listBytes === 0) return declined('no session is listed');

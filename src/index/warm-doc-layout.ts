@@ -9,7 +9,8 @@
  * loads, and every module it loads is paid on every run.
  *
  * The file: `DOC_PREFIX_BYTES` (the header's length, the CRC-32 of everything after the prefix, the
- * discovery digest, the scope and the key's digest), the header (JSON), the hole table (`holes` of
+ * length and CRC-32 of the head, the discovery digest, the scope and the key's digest), the head (what
+ * `--list` and the spend reports read, so they need not read the body: the header, JSON; the hole table, `holes` of
  * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes`, a
  * packed list, `views/cli/list-packed.ts`, or none when no session is listed: read only by `--list`,
  * so `--json` does not look at it), and the body (ASCII JSON).
@@ -39,8 +40,14 @@ export const DOC_FILE = 'warm-default.doc';
 /** The discovery digest, the scope key and the key's digest are each this many characters. */
 export const DOC_ID_CHARS = 16;
 
-/** Header length (u32), CRC-32 of the rest (u32), digest, scope, key digest (latin1, padded). */
-export const DOC_PREFIX_BYTES = 8 + 3 * DOC_ID_CHARS;
+/**
+ * Where the ids start in the prefix, after the header's length (u32), the CRC-32 of everything after
+ * the prefix (u32), the head's length (u32: header, hole table, `--list`'s part) and its CRC-32 (u32).
+ */
+export const DOC_IDS_AT = 16;
+
+/** The prefix: its numbers (`DOC_IDS_AT`), then the digest, the scope and the key's digest (latin1, padded). */
+export const DOC_PREFIX_BYTES = DOC_IDS_AT + 3 * DOC_ID_CHARS;
 
 /** A hole's tag is its kind in the top 4 bits and an index into the header's lists below them. */
 export const HOLE_KIND_SHIFT = 28;

@@ -39,6 +39,7 @@ import {
   DOC_FILE,
   DOC_FORMAT,
   DOC_ID_CHARS,
+  DOC_IDS_AT,
   DOC_PREFIX_BYTES,
   type DocHeader,
   type DocKey,
@@ -146,7 +147,9 @@ function prefixOf(path: string): string | null {
   }
   try {
     const b = Buffer.alloc(DOC_PREFIX_BYTES);
-    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES
+      ? b.toString('latin1', DOC_IDS_AT)
+      : null;
   } finally {
     closeSync(fd);
   }
@@ -237,12 +240,23 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   const headBytes = Buffer.from(JSON.stringify(header));
   const holes = Buffer.alloc(body.holes.length * 4);
   for (let i = 0; i < body.holes.length; i++) holes.writeUInt32LE(body.holes[i]!, i * 4);
-  const rest = Buffer.concat([headBytes, holes, list, body.done()]);
+  return withPrefix(
+    headBytes,
+    Buffer.concat([headBytes, holes, list]),
+    body.done(),
+    idsOf(a.digest, a.scope, keyDigest),
+  );
+}
+
+/** The file: the prefix (`DOC_PREFIX_BYTES`: lengths, CRC-32s, ids), the head, the body. */
+function withPrefix(header: Buffer, head: Buffer, body: Buffer, ids: string): Buffer {
   const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
-  prefix.writeUInt32LE(headBytes.length, 0);
-  prefix.writeUInt32LE(crc32(rest) >>> 0, 4);
-  prefix.write(idsOf(a.digest, a.scope, keyDigest), 8, 'latin1');
-  return Buffer.concat([prefix, rest]);
+  prefix.writeUInt32LE(header.length, 0);
+  prefix.writeUInt32LE(crc32(body, crc32(head)) >>> 0, 4);
+  prefix.writeUInt32LE(head.length, 8);
+  prefix.writeUInt32LE(crc32(head) >>> 0, 12);
+  prefix.write(ids, DOC_IDS_AT, 'latin1');
+  return Buffer.concat([prefix, head, body]);
 }
 
 const NO_SPEND = { hours: [], days: [] };
