@@ -1,67 +1,138 @@
 /**
- * `cctop statusline` wired straight to the process, without `views/cli/main.ts` and the modules every
- * other command needs: the status line runs after every message Claude Code sends, and loading the
- * rest of the command line adds about a quarter of node's own start-up to each run (measured by
- * `bench/statusline.mjs`). `cli.ts` can hand `cctop statusline …` here before loading `main.ts`;
- * `node dist/statusline/bin.js [--format …]` runs it too (the benchmark does, to compare).
+ * The entry `cctop statusline` takes (`cli.ts` hands it here; `node dist/statusline/bin.js` runs it
+ * too). Claude Code runs it after every message, and on Node 20 most of what it costs over node's own
+ * start is loading its ~20 modules: resolving, reading and compiling each as an ES module. So the build
+ * keeps one CommonJS copy of the line's code (`dist/statusline-line.cjs`, made by
+ * `scripts/statusline-bundle.mjs` from `main.ts` and what it imports on the common path), and this runs
+ * it as one script with V8's code cache, kept in cctop's cache directory: the next run deserialises
+ * the compiled code instead of parsing and compiling it. Node 22's `module.enableCompileCache` does the
+ * same for ES modules; Node 20 has nothing like it.
  *
- * The line is written to file descriptor 1 directly: `process.stdout` on a pipe builds a socket
- * stream (and loads `net` for it), which cost a status line more than anything it prints. The stream
- * is made only when the descriptor is not ready (a full pipe) or a command asks whether it writes to
- * a terminal.
+ * The cache is only ever a cache. It is used only when its header names this very build (the copy's
+ * first line carries a digest of its text, made by the build) and V8 accepts it (V8 checks its own
+ * version, its flags, the source's length and the data's length); anything else, a missing, damaged,
+ * foreign or rejected file, costs one compile and is written again, atomically, after the line is
+ * printed. Without the copy (a tree built without it), the modules run as they are.
+ *
+ * Not here: what the line says (`main.ts` and on), or making the copy (the build's script).
  */
-import { writeSync } from 'node:fs';
-import { statuslineCommand } from '../views/cli/statusline.js';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { cacheDir } from '../paths.js';
 
-/** Once the stream holds bytes, everything after them goes through it too, in order. */
-let queued = false;
+/** The build's one-file copy of the line, beside `cli.js` so its relative imports mean what they say. */
+const CODE_PATH = fileURLToPath(new URL('../statusline-line.cjs', import.meta.url));
 
-function write(fd: 1 | 2, s: string | Uint8Array): void {
-  // Named only when used: naming `process.stdout` makes the stream.
-  const stream = () => (fd === 1 ? process.stdout : process.stderr);
-  if (queued) {
-    stream().write(s);
+/** The code cache's file in cctop's cache directory. */
+const CODE_CACHE_FILE = 'statusline-code.bin';
+
+/** What a code cache file starts with, before the copy's first line (its build digest) and a newline. */
+const CACHE_MAGIC = 'cctop statusline code cache 1\n';
+
+/**
+ * The largest code cache file read. V8's cache of the line's code is about 100-200 KiB; anything far
+ * beyond that is not one of ours, and is not read into memory to find that out.
+ */
+const MAX_CODE_CACHE_BYTES = 4 * 1024 * 1024;
+
+/** What the copy exports: `main.ts`'s face. */
+interface Line {
+  runStatusline(argv: readonly string[]): Promise<void>;
+}
+
+/** The file's bytes when it is a regular file of at most `max` bytes; null otherwise. */
+function readBounded(path: string, max: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    // No cache yet (or no cache directory): the first run compiles and writes one.
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > max) return null;
+    const b = Buffer.allocUnsafe(st.size);
+    let at = 0;
+    while (at < b.length) {
+      const got = readSync(fd, b, at, b.length - at, at);
+      if (got === 0) break;
+      at += got;
+    }
+    return b.subarray(0, at);
+  } catch {
+    // Unreadable as a whole: as good as absent.
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The V8 data in `file` when its header names the build `key`; null for anything else. */
+function cachedDataFor(file: Buffer | null, key: string): Buffer | null {
+  if (file === null) return null;
+  const header = Buffer.from(`${CACHE_MAGIC}${key}\n`);
+  if (file.length <= header.length || !file.subarray(0, header.length).equals(header)) return null;
+  return file.subarray(header.length);
+}
+
+/** A code cache file for build `key` holding V8's `data`. */
+function cacheFileOf(key: string, data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`${CACHE_MAGIC}${key}\n`), data]);
+}
+
+/** Only node's own modules are left outside the copy (the build checks it); nothing else is lent. */
+function builtin(id: string): unknown {
+  const m = id.startsWith('node:') ? process.getBuiltinModule(id) : undefined;
+  if (m === undefined) throw new Error(`statusline-line.cjs asked for ${id}, which is not a node module`);
+  return m;
+}
+
+/** Whether `v` has `main.ts`'s face. */
+function isLine(v: unknown): v is Line {
+  return typeof v === 'object' && v !== null && typeof Reflect.get(v, 'runStatusline') === 'function';
+}
+
+async function run(argv: readonly string[]): Promise<void> {
+  let source: string;
+  try {
+    source = readFileSync(CODE_PATH, 'utf8');
+  } catch {
+    // A tree built without the copy: the same code, as modules.
+    await (await import('./main.js')).runStatusline(argv);
     return;
   }
-  const b = typeof s === 'string' ? Buffer.from(s) : s;
-  let at = 0;
-  try {
-    while (at < b.length) at += writeSync(fd, b, at, b.length - at);
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? err.code : null;
-    // A reader that went away (`cctop statusline | head -c 0`) wanted nothing more.
-    if (code === 'EPIPE') process.exit(0);
-    if (code !== 'EAGAIN') throw err;
-    queued = true;
-    stream().on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'EPIPE') process.exit(0);
-      throw e;
-    });
-    stream().write(b.subarray(at));
+  const key = source.slice(0, source.indexOf('\n'));
+  const cachePath = join(cacheDir(process.env), CODE_CACHE_FILE);
+  const cachedData = cachedDataFor(readBounded(cachePath, MAX_CODE_CACHE_BYTES), key) ?? undefined;
+  // CommonJS's own wrapper, so that the copy reads `require` and `module` as it would under node, and
+  // `__import`, which the build put where the copy imports a module it leaves out (the parser of rarer
+  // arguments, the refresh): imported from here, by node's own loader, as `main.ts` would.
+  const script = new Script(`(function (exports, require, module, __import) {${source}\n})`, {
+    filename: CODE_PATH,
+    cachedData,
+  });
+  const wrapper: unknown = script.runInThisContext();
+  const module = { exports: {} as unknown };
+  if (typeof wrapper !== 'function') throw new Error('statusline-line.cjs is not a script of the build');
+  const fromDist = (spec: string): Promise<unknown> => import(new URL(`../${spec}`, import.meta.url).href);
+  wrapper.call(module.exports, module.exports, builtin, module, fromDist);
+  const line = module.exports;
+  if (!isLine(line)) throw new Error('statusline-line.cjs does not export runStatusline');
+  await line.runStatusline(argv);
+  // After the line is out: Claude Code shows it while this writes. The cache made now, after the run,
+  // holds the functions the run compiled too, not only the top level.
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    try {
+      const { writeAtomically } = await import('../install/atomic.js');
+      mkdirSync(cacheDir(process.env), { recursive: true });
+      writeAtomically(cachePath, cacheFileOf(key, script.createCachedData()), 0o600);
+    } catch {
+      // A read-only or full cache directory: every run compiles, as it did before there was a cache.
+    }
   }
 }
 
-const args = process.argv.slice(2);
-// Run as `cctop statusline …` through cli.ts, the word is still there; run as a script, it is not.
-if (args[0] === 'statusline') args.shift();
-
-try {
-  process.exitCode = await statuslineCommand(args, {
-    out: (s) => write(1, typeof s === 'string' ? `${s}\n` : s),
-    err: (s) => write(2, `${s}\n`),
-    // Asked of the stream only by a command that shows a table; the line itself never asks.
-    get isTty() {
-      return process.stdout.isTTY === true;
-    },
-    get columns() {
-      return process.stdout.columns;
-    },
-    env: process.env,
-  });
-} catch (err) {
-  // As `main.ts` does: a bad argument is a message and exit 2, anything else a fault to show.
-  const { UsageError } = await import('../views/cli/options.js');
-  if (!(err instanceof UsageError)) throw err;
-  write(2, `cctop: ${err.message}\n`);
-  process.exitCode = 2;
-}
+await run(process.argv.slice(2));
