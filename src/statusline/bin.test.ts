@@ -14,11 +14,12 @@ const NOT_BUILT = ' (skipped: the CLI is not built in dist/; npm run build)';
 const HAS_FIFO = process.platform === 'linux' && spawnSync('mkfifo', ['--version']).status === 0;
 
 let home: FakeHome;
+const cacheDirOf = () => home.env.CCTOP_CACHE_DIR!;
 beforeEach(() => {
   home = new FakeHome();
   // A digest as a refresh a moment ago would have left it, so that no refresh starts.
   const now = Date.now();
-  writeDigest(home.env.CCTOP_CACHE_DIR, {
+  writeDigest(cacheDirOf(), {
     version: DIGEST_VERSION,
     builtAtMs: now,
     today: { startMs: now - 1000, endMs: now + 3_600_000, usd: 45.1 },
@@ -32,7 +33,7 @@ afterEach(() => home.cleanup());
 const INPUT = JSON.stringify({ model: { id: 'claude-opus-4-6' }, cost: { total_cost_usd: 3.2 } });
 const LINE = 'opus-4.6 · $3.20 · today $45.10\n';
 
-const codeCache = () => join(home.env.CCTOP_CACHE_DIR, 'statusline-code.bin');
+const codeCache = () => join(cacheDirOf(), 'statusline-code.bin');
 
 /** The line's process, its stdin given as `stdin`; resolves with what it printed once it exits. */
 function line(
