@@ -9,6 +9,8 @@ import { writeDigest } from './refresh.js';
 // `cctop statusline` as Claude Code runs it: the built command, in a process of its own, so that what
 // it reads on descriptor 0 and the code cache it keeps are the real ones.
 const CLI = join(REPO, 'dist', 'cli.js');
+/** The package's `cctop` (package.json's `bin`), which runs the line without loading an ES module. */
+const PROGRAM = join(REPO, 'dist', 'cctop.cjs');
 const BUILT = existsSync(join(REPO, 'dist', 'statusline-line.cjs'));
 const NOT_BUILT = ' (skipped: the CLI is not built in dist/; npm run build)';
 const HAS_FIFO = process.platform === 'linux' && spawnSync('mkfifo', ['--version']).status === 0;
@@ -35,13 +37,17 @@ const LINE = 'opus-4.6 · $3.20 · today $45.10\n';
 
 const codeCache = () => join(cacheDirOf(), 'statusline-code.bin');
 
-/** The line's process, its stdin given as `stdin`; resolves with what it printed once it exits. */
+/**
+ * The line's process (the package's `cctop`, or `program`), its stdin given as `stdin`; resolves with
+ * what it printed once it exits.
+ */
 function line(
   stdin: 'pipe' | number,
   feed?: (c: ChildProcess) => void,
+  program = PROGRAM,
 ): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, 'statusline'], {
+    const c = spawn(process.execPath, [program, 'statusline'], {
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...home.env },
       stdio: [stdin, 'pipe', 'inherit'],
     });
@@ -64,6 +70,13 @@ describe.skipIf(!BUILT)(`the status line's code cache${BUILT ? '' : NOT_BUILT}`,
     expect(kept.subarray(0, 30).toString()).toBe('cctop statusline code cache 2\n');
     expect(await fedLine()).toEqual({ code: 0, out: LINE });
     // Taken as it was: not compiled again, so not written again.
+    expect(readFileSync(codeCache()).equals(kept)).toBe(true);
+  });
+
+  it('is shared by `cli.js statusline`, which prints the same line', async () => {
+    expect(await fedLine()).toEqual({ code: 0, out: LINE });
+    const kept = readFileSync(codeCache());
+    expect(await line('pipe', (c) => c.stdin!.end(INPUT), CLI)).toEqual({ code: 0, out: LINE });
     expect(readFileSync(codeCache()).equals(kept)).toBe(true);
   });
 
