@@ -16,7 +16,8 @@
 //      refreshes they started (the refresh log's lines; it should be one).
 // The status line runs as `dist/cli.js statusline` once `main.ts` routes it, else through
 // `dist/statusline/bin.js` (the same command without the rest of the command line); it says which.
-// `--cli PATH` runs another build's cli.js (one where main.ts routes `statusline`).
+// `--cli PATH` runs another build's cli.js (one where main.ts routes `statusline`); without it, the
+// package's `cctop` program (package.json's `bin`).
 import { execFileSync, spawn } from 'node:child_process';
 import {
   copyFileSync,
@@ -41,7 +42,10 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 const runs = Number(args.runs);
 const history = args.history;
-const cli = args.cli ?? join(root, 'dist', 'cli.js');
+// The package's own program by default (package.json's `bin`: `dist/cctop.cjs`, which runs the line
+// without loading an ES module), as a `cctop statusline` installed from the package runs.
+const bin = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin.cctop;
+const cli = args.cli ?? join(root, bin);
 if (!existsSync(cli)) throw new Error('no dist/: run npm run build first');
 
 const env = { ...process.env, HOME: history };
