@@ -1,5 +1,15 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, REPO } from '../test-support/corpus.js';
@@ -109,6 +119,21 @@ describe.skipIf(!BUILT)(`the status line's code cache${BUILT ? '' : NOT_BUILT}`,
 
 const NO_FIFO =
   ' (skipped: named pipes are read through /proc, which only Linux has, with mkfifo; run on Linux)';
+
+describe.skipIf(!BUILT || process.platform === 'win32')(
+  `a code cache others could write${BUILT ? '' : NOT_BUILT}${process.platform === 'win32' ? ' (skipped: Windows has no mode bits; run on Linux or macOS)' : ''}`,
+  () => {
+    it('is not run, and is written again for this user alone', async () => {
+      await fedLine();
+      chmodSync(codeCache(), 0o666);
+      const before = statSync(codeCache());
+      expect(await fedLine()).toEqual({ code: 0, out: LINE });
+      const after = statSync(codeCache());
+      expect(after.ino).not.toBe(before.ino);
+      expect(after.mode & 0o777).toBe(0o600);
+    });
+  },
+);
 
 describe.skipIf(!BUILT)(`the status line's stdin${BUILT ? '' : NOT_BUILT}`, () => {
   it('is read from a socket and from a file alike', async () => {

@@ -43,13 +43,20 @@ const CACHE_MAGIC = 'cctop statusline code cache 2\n';
  */
 const MAX_CODE_CACHE_BYTES = 4 * 1024 * 1024;
 
+/** The mode bits that let someone other than the owner change a file. */
+const OTHERS_MAY_WRITE = 0o022;
+
 /** What the copy exports: `main.ts`'s face. */
 interface Line {
   runStatusline(argv: readonly string[]): Promise<void>;
 }
 
-/** The file's bytes when it is a regular file of at most `max` bytes; null otherwise. */
-function readBounded(path: string, max: number): Buffer | null {
+/**
+ * The code cache's bytes when it is a regular file of at most `max` bytes that only this user can
+ * have written; null otherwise. V8 runs what a code cache holds: one that another user could have
+ * placed or changed (a cache directory set to a shared place, a file left writable) is not read.
+ */
+function readOwnCache(path: string, max: number): Buffer | null {
   let fd: number;
   try {
     fd = fs.openSync(path, 'r');
@@ -60,6 +67,8 @@ function readBounded(path: string, max: number): Buffer | null {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size > max) return null;
+    const uid = typeof process.geteuid === 'function' ? process.geteuid() : null;
+    if (uid !== null && (st.uid !== uid || (st.mode & OTHERS_MAY_WRITE) !== 0)) return null;
     const b = Buffer.allocUnsafe(st.size);
     let at = 0;
     while (at < b.length) {
@@ -140,7 +149,7 @@ async function runLine(argv: readonly string[]): Promise<void> {
   const key = source.slice(0, source.indexOf('\n'));
   const dir = cacheDirOf(process.env);
   const cachePath = path.join(dir, CODE_CACHE_FILE);
-  const cachedData = cachedDataFor(readBounded(cachePath, MAX_CODE_CACHE_BYTES), key) ?? undefined;
+  const cachedData = cachedDataFor(readOwnCache(cachePath, MAX_CODE_CACHE_BYTES), key) ?? undefined;
   // CommonJS's own wrapper, so that the copy reads `require` and `module` as it would under node, and
   // `__import`, which the build put where the copy imports a module it leaves out (the parser of rarer
   // arguments, the refresh): imported from here, by node's own loader, as `main.ts` would.
@@ -161,7 +170,8 @@ async function runLine(argv: readonly string[]): Promise<void> {
   if (cachedData === undefined || script.cachedDataRejected === true) {
     try {
       const { writeAtomically } = await import('../install/atomic.js');
-      fs.mkdirSync(dir, { recursive: true });
+      // As cctop makes its directories (`private.ts`): the owner's alone.
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       writeAtomically(cachePath, cacheFileOf(key, script.createCachedData()), 0o600);
     } catch {
       // A read-only or full cache directory: every run compiles, as it did before there was a cache.
