@@ -11,7 +11,7 @@
 //
 // Not here: running the copy or keeping its cache (src/statusline/bin.ts).
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +24,10 @@ const KEPT = [
   'providers/claude/statusline-tail.js', // the `fast` mark: read on every line
   'statusline/quota-note.js', // every line that carries rate limits (Claude Code 2.1.80+)
 ];
+
+// A copy left by an earlier build would run that build's code beside this build's modules: it goes
+// first, so that a build that fails below leaves none (the line then runs the modules themselves).
+rmSync(out, { force: true });
 
 let rolldown;
 try {
