@@ -56,10 +56,10 @@ interface Line {
  * have written; null otherwise. V8 runs what a code cache holds: one that another user could have
  * placed or changed (a cache directory set to a shared place, a file left writable) is not read.
  */
-function readOwnCache(path: string, max: number): Buffer | null {
+function readOwnCache(file: string, max: number): Buffer | null {
   let fd: number;
   try {
-    fd = fs.openSync(path, 'r');
+    fd = fs.openSync(file, 'r');
   } catch {
     // No cache yet (or no cache directory): the first run compiles and writes one.
     return null;
@@ -158,15 +158,15 @@ async function runLine(argv: readonly string[]): Promise<void> {
     cachedData,
   });
   const wrapper: unknown = script.runInThisContext();
-  const module = { exports: {} as unknown };
+  const module: { exports: unknown } = { exports: {} };
   if (typeof wrapper !== 'function') throw new Error('statusline-line.cjs is not a script of the build');
   const fromDist = (spec: string): Promise<unknown> => import(url.pathToFileURL(path.join(DIST, spec)).href);
   wrapper.call(module.exports, module.exports, builtin, module, fromDist);
   const line = module.exports;
   if (!isLine(line)) throw new Error('statusline-line.cjs does not export runStatusline');
   await line.runStatusline(argv);
-  // After the line is out: Claude Code shows it while this writes. The cache made now, after the run,
-  // holds the functions the run compiled too, not only the top level.
+  // After the line is written: the cache costs the line nothing. Made now, after the run, it holds
+  // the functions the run compiled too, not only the top level.
   if (cachedData === undefined || script.cachedDataRejected === true) {
     try {
       const { writeAtomically } = await import('../install/atomic.js');
