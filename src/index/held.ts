@@ -23,6 +23,7 @@ import {
   keptFacts,
   type LiveInputs,
   recordOfHead,
+  type SealedRow,
   type SessionFacts,
   type SessionRecord,
   signatureOf,
@@ -51,6 +52,8 @@ export interface Held {
   text(): FactsText;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
+  /** The sealed record with its checksum, as the index keeps it: sealed once, kept and snapshot alike. */
+  row(): SealedRow;
   /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
   listed(): ListedFacts;
 }
@@ -89,7 +92,7 @@ class BuiltHeld implements Held {
   readonly unpriced: [string, number][];
   readonly tally: Tally;
   private printed: FactsText | null = null;
-  private bytes: Buffer | null = null;
+  private sealedRow: SealedRow | null = null;
 
   constructor(private readonly r: SessionRecord) {
     const f = r.facts;
@@ -124,8 +127,12 @@ class BuiltHeld implements Held {
   }
 
   sealed(): Buffer {
-    this.bytes ??= encodeRecord(this.r).record;
-    return this.bytes;
+    return this.row().record;
+  }
+
+  row(): SealedRow {
+    this.sealedRow ??= encodeRecord(this.r);
+    return this.sealedRow;
   }
 
   listed(): ListedFacts {
@@ -204,6 +211,10 @@ class KeptHeld implements Held {
 
   sealed(): Buffer {
     return this.h.sealed.record;
+  }
+
+  row(): SealedRow {
+    return this.h.sealed;
   }
 
   listed(): ListedFacts {

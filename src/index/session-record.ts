@@ -97,6 +97,9 @@ export interface SessionRow {
   crc: number;
 }
 
+/** A sealed record and its CRC-32: what a scope's pack holds of each session (`packRows`). */
+export type SealedRow = Pick<SessionRow, 'record' | 'crc'>;
+
 const HEADER_BYTES = 20;
 
 /** The `head` part. */
@@ -130,8 +133,8 @@ export function keptFacts(h: Pick<KeptHead, 'sealed' | 'at'>): FactsText {
 
 /** The row of a record. */
 export function encodeRecord(r: SessionRecord): SessionRow {
-  const text = factsText(r.facts);
   const f = r.facts;
+  const { cost, ...rest } = f;
   const head: HeadJson = {
     v: RECORD_VERSION,
     provider: f.provider,
@@ -144,18 +147,26 @@ export function encodeRecord(r: SessionRecord): SessionRow {
     tally: tallyOf(f),
     unpriced: r.unpriced,
   };
-  const headBytes = Buffer.from(asciiJson(JSON.stringify(head)), 'latin1');
-  const spend = Buffer.from(JSON.stringify(r.spend), 'latin1');
-  // Model names come from transcripts: escaped to ASCII like every other part.
-  const usage = Buffer.from(asciiJson(encodeCells(r.usage)), 'latin1');
-  const signature = Buffer.from(asciiJson(JSON.stringify(r.signature)), 'latin1');
-  const sizes = Buffer.alloc(HEADER_BYTES);
-  sizes.writeUInt32LE(headBytes.length, 0);
-  sizes.writeUInt32LE(text.members.length, 4);
-  sizes.writeUInt32LE(text.cost.length, 8);
-  sizes.writeUInt32LE(spend.length, 12);
-  sizes.writeUInt32LE(usage.length, 16);
-  const record = Buffer.concat([sizes, headBytes, text.members, text.cost, spend, usage, signature]);
+  // Every part is Latin-1 text (ASCII but for the spend, written as it always was), so a part's
+  // length is its byte count and the record is written into one buffer: a build seals 4,000 records
+  // and each part's own buffer was garbage the moment it was copied (22 MB of it on the 1.2 GiB bench
+  // history, held by the heap until a collection came round).
+  const parts = [
+    asciiJson(JSON.stringify(head)),
+    membersOf(rest),
+    membersOf(cost),
+    JSON.stringify(r.spend),
+    // Model names come from transcripts: escaped to ASCII like every other part.
+    asciiJson(encodeCells(r.usage)),
+    asciiJson(JSON.stringify(r.signature)),
+  ];
+  let size = HEADER_BYTES;
+  for (const part of parts) size += part.length;
+  const record = Buffer.allocUnsafe(size);
+  // The sizes of the first five parts; the signature runs to the end.
+  for (let i = 0; i < 5; i++) record.writeUInt32LE(parts[i]!.length, i * 4);
+  let at = HEADER_BYTES;
+  for (const part of parts) at += record.write(part, at, 'latin1');
   return { key: r.key, record, crc: crc32(record) >>> 0 };
 }
 
@@ -163,17 +174,20 @@ export function encodeRecord(r: SessionRecord): SessionRow {
  * A scope's sessions as the index keeps them: every session's sealed record, one after another, each
  * behind its length and checksum (8 bytes). One value to read for 4,000 sessions, where a row each
  * cost 60 ms more of a warm run (a Buffer made per row; measured on the 1.2 GiB bench history): the
- * records are then read in place, as views into the pack.
+ * records are then read in place, as views into the pack. Written into one buffer of the exact size
+ * (11 MB for that history) rather than joined from two buffers per row.
  */
 export function packRows(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): Buffer {
-  const parts: Buffer[] = [];
+  let size = 0;
+  for (const r of rows) size += 8 + r.record.length;
+  const pack = Buffer.allocUnsafe(size);
+  let at = 0;
   for (const r of rows) {
-    const at = Buffer.alloc(8);
-    at.writeUInt32LE(r.record.length, 0);
-    at.writeUInt32LE(r.crc >>> 0, 4);
-    parts.push(at, r.record);
+    pack.writeUInt32LE(r.record.length, at);
+    pack.writeUInt32LE(r.crc >>> 0, at + 4);
+    at += 8 + r.record.copy(pack, at + 8);
   }
-  return Buffer.concat(parts);
+  return pack;
 }
 
 /** A pack's rows (views into it), or null when it does not split as `packRows` writes it. */

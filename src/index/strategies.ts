@@ -26,7 +26,7 @@ import { Pipeline } from './pipeline.js';
 import { type ReadProgress, type ScanOutcome, scanFiles } from './refresh.js';
 import { sortSessions } from './render.js';
 import type { Discovery } from './scan.js';
-import type { KeptHead, SessionRecord } from './session-record.js';
+import { encodeRecord, type KeptHead, type SessionRecord } from './session-record.js';
 import type { KeptProblem } from './sessions.js';
 import {
   addProblem,
@@ -233,11 +233,16 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
   const clean = p.log.list.length + p.log.dropped === logged;
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries: new Map() };
   const records = buildRecords(scan.files, { ...buildOptions(p, p.log), record }, memory.cache);
+  const held = records.map(heldOf);
   let indexed = false;
   if (store !== null && p.scope !== null && clean) {
     try {
       const inputs = keptInputsOf(scan.files, record);
-      store.kept.keep(p.scope, { digest: p.digest, problems: record.problems, inputs }, records, p.nowMs);
+      // A one-shot seals each record once, by its `Held`: the warm snapshot written after this answer
+      // reuses those bytes. A running view does not keep 11 MB of them (1.2 GiB bench history) for
+      // the rest of its life, so it seals them only for the index.
+      const rows = p.oneRefresh ? held.map((h) => h.row()) : records.map(encodeRecord);
+      store.kept.keep(p.scope, { digest: p.digest, problems: record.problems, inputs }, rows, p.nowMs);
       indexed = true;
     } catch (err) {
       // Another cctop held the index, or the disk is full: the answer stands and the next run builds
@@ -255,7 +260,7 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
   return {
     kind: 'answered',
     strategy: 'built',
-    held: records.map(heldOf),
+    held,
     stats: scan.stats,
     indexed,
     problems: clean ? record.problems : null,
