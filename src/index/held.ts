@@ -52,8 +52,6 @@ export interface Held {
   text(): FactsText;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
-  /** The sealed record with its checksum, as the index keeps it: sealed once, kept and snapshot alike. */
-  row(): SealedRow;
   /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
   listed(): ListedFacts;
 }
@@ -92,9 +90,12 @@ class BuiltHeld implements Held {
   readonly unpriced: [string, number][];
   readonly tally: Tally;
   private printed: FactsText | null = null;
-  private sealedRow: SealedRow | null = null;
 
-  constructor(private readonly r: SessionRecord) {
+  constructor(
+    private readonly r: SessionRecord,
+    /** Its sealed row, when the build sealed it already (a view into the pack the index keeps). */
+    private sealedRow: SealedRow | null = null,
+  ) {
     const f = r.facts;
     this.key = r.key;
     this.signature = r.signature;
@@ -127,12 +128,8 @@ class BuiltHeld implements Held {
   }
 
   sealed(): Buffer {
-    return this.row().record;
-  }
-
-  row(): SealedRow {
     this.sealedRow ??= encodeRecord(this.r);
-    return this.sealedRow;
+    return this.sealedRow.record;
   }
 
   listed(): ListedFacts {
@@ -213,10 +210,6 @@ class KeptHeld implements Held {
     return this.h.sealed.record;
   }
 
-  row(): SealedRow {
-    return this.h.sealed;
-  }
-
   listed(): ListedFacts {
     // Only the facts: the spend and usage parts stay bytes.
     return listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
@@ -227,7 +220,7 @@ function broken(h: KeptHead, what: string): never {
   throw new Error(`the kept ${what} of ${h.provider} ${h.id} passed its checksum but does not decode`);
 }
 
-export const heldOfRecord = (r: SessionRecord): Held => new BuiltHeld(r);
+export const heldOfRecord = (r: SessionRecord, sealed?: SealedRow): Held => new BuiltHeld(r, sealed ?? null);
 export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */
