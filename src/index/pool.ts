@@ -34,8 +34,9 @@ export const defaultThreads = (): number => Math.max(1, availableParallelism());
  * grew from 8 to 32 MB while it built sessions beside two workers, and it never shrinks back. Held at
  * its size, a cold `--json --no-cache` peaked at 181 MiB instead of 215, with no more CPU time
  * (`bench/RESULTS.md`). The flag is process-wide and V8 reads it each time it would grow a young
- * generation, so a running view keeps it too; a new isolate (a worker starting) puts it back to V8's
- * least, 2, so it is set again once each worker is up.
+ * generation, so a running view keeps it too. Starting a worker puts it back to 2 (seen on Node 20:
+ * a new isolate resets it), so it is set again once each worker is up. Where the flag does nothing
+ * (another V8), memory is as before and answers are the same.
  */
 export const YOUNG_GROWTH = 1;
 
