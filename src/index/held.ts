@@ -23,6 +23,7 @@ import {
   keptFacts,
   type LiveInputs,
   recordOfHead,
+  type SealedRow,
   type SessionFacts,
   type SessionRecord,
   signatureOf,
@@ -89,9 +90,12 @@ class BuiltHeld implements Held {
   readonly unpriced: [string, number][];
   readonly tally: Tally;
   private printed: FactsText | null = null;
-  private bytes: Buffer | null = null;
 
-  constructor(private readonly r: SessionRecord) {
+  constructor(
+    private readonly r: SessionRecord,
+    /** Its sealed row, when the build sealed it already (a view into the pack the index keeps). */
+    private sealedRow: SealedRow | null = null,
+  ) {
     const f = r.facts;
     this.key = r.key;
     this.signature = r.signature;
@@ -124,8 +128,8 @@ class BuiltHeld implements Held {
   }
 
   sealed(): Buffer {
-    this.bytes ??= encodeRecord(this.r).record;
-    return this.bytes;
+    this.sealedRow ??= encodeRecord(this.r);
+    return this.sealedRow.record;
   }
 
   listed(): ListedFacts {
@@ -216,7 +220,7 @@ function broken(h: KeptHead, what: string): never {
   throw new Error(`the kept ${what} of ${h.provider} ${h.id} passed its checksum but does not decode`);
 }
 
-export const heldOfRecord = (r: SessionRecord): Held => new BuiltHeld(r);
+export const heldOfRecord = (r: SessionRecord, sealed?: SealedRow): Held => new BuiltHeld(r, sealed ?? null);
 export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */

@@ -118,13 +118,13 @@ export class KeptTables {
   }
 
   /**
-   * Record a full build: what it saw, its problems and every session, replacing what the scope held
-   * (in one transaction, so two cctops keeping at once leave one of their builds, never a mix).
+   * Record a full build: what it saw, its problems and every session (`pack`: `packRows` or
+   * `packRecords`), replacing what the scope held (in one transaction, so two cctops keeping at once leave one of their builds, never a mix).
    * Scopes beyond `MAX_KEPT_SCOPES` are forgotten, least recently used first.
    */
-  keep(scope: string, w: ScopeWrite, records: readonly SessionRecord[], nowMs: number): void {
+  keep(scope: string, w: ScopeWrite, pack: Buffer, nowMs: number): void {
     const write = this.db.transaction(() => {
-      this.writeScope(scope, w, packRows(records.map(encodeRecord)), nowMs);
+      this.writeScope(scope, w, pack, nowMs);
       const evicted = this.db
         .prepare('SELECT scope FROM scopes ORDER BY used_at DESC LIMIT -1 OFFSET ?')
         .all(MAX_KEPT_SCOPES) as { scope: string }[];

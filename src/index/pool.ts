@@ -27,6 +27,37 @@ const BATCH_FILES = 64;
 
 export const defaultThreads = (): number => Math.max(1, availableParallelism());
 
+/**
+ * How much V8 may grow a thread's young generation at a time, once a large read starts: 1, not at
+ * all. V8 doubles it (up to 16 MB a half, both halves resident) whenever many of its objects survive
+ * a collection, and a cold build is nothing but that: on the 1.2 GiB bench history the main thread's
+ * grew from 8 to 32 MB while it built sessions beside two workers, and it never shrinks back. Held at
+ * its size, a cold `--json --no-cache` peaked at 181 MiB instead of 215, with no more CPU time
+ * (`bench/RESULTS.md`). The flag is process-wide and V8 reads it each time it would grow a young
+ * generation, so a running view keeps it too. Starting a worker puts it back to 2 (seen on Node 20:
+ * a new isolate resets it), so it is set again once each worker is up. Where the flag does nothing
+ * (another V8), memory is as before and answers are the same.
+ */
+export const YOUNG_GROWTH = 1;
+
+const v8 = later<typeof import('node:v8')>('node:v8');
+let youngHeld = false;
+
+/** From now on, no thread's young generation grows (`YOUNG_GROWTH`). */
+export function holdYoungGeneration(): void {
+  youngHeld = true;
+  v8().setFlagsFromString(`--semi-space-growth-factor=${YOUNG_GROWTH}`);
+}
+
+/** A scan worker; once it is up, the young generations are held again if they were. */
+function startWorker(): Worker {
+  const w = new (workerClass())(WORKER_URL);
+  w.once('online', () => {
+    if (youngHeld) holdYoungGeneration();
+  });
+  return w;
+}
+
 /** The bytes a task reads: the whole file, or what grew past the stored offset. */
 export function toRead(t: ParseTask): number {
   return Math.max(0, t.file.size - (t.previous?.offset ?? 0));
@@ -78,6 +109,7 @@ export async function parseMany(
   onParsed?: OnParsed,
 ): Promise<(ParseResult | null)[]> {
   const bytes = tasks.reduce((n, t) => n + toRead(t), 0);
+  if (bytes >= INLINE_BYTES) holdYoungGeneration();
   const workers = Math.min(threads, tasks.length);
   if (workers <= 1 || bytes < INLINE_BYTES) {
     dropSpares();
@@ -104,7 +136,7 @@ export async function parseMany(
       { length: workers },
       () =>
         new Promise<void>((resolve, reject) => {
-          const w = spares.pop() ?? new (workerClass())(WORKER_URL);
+          const w = spares.pop() ?? startWorker();
           w.ref();
           let inFlight = 0;
           const feed = () => {
@@ -166,8 +198,9 @@ const spares: Worker[] = [];
  * alive and the next `parseMany` ends them.
  */
 export function prestartWorkers(n: number): void {
+  holdYoungGeneration();
   while (spares.length < n) {
-    const w = new (workerClass())(WORKER_URL);
+    const w = startWorker();
     w.unref();
     // A spare that fails to start is simply not used; `parseMany` starts another.
     w.on('error', () => {

@@ -10,7 +10,7 @@ import { demoFiles, labFile, labHome } from '../test-support/lines.js';
 import type { KeptInputs } from './kept.js';
 import { asciiJson, documentJson } from './render.js';
 import { SessionIndex } from './session-index.js';
-import { decodeHeads, unpackRows } from './session-record.js';
+import { decodeHeads, packRows, unpackRows } from './session-record.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { INDEX_FILE, IndexStore } from './store.js';
 
@@ -382,10 +382,10 @@ describe('the session index: kept, patched and built answers', () => {
         masks: new Uint8Array(0),
         summaries: [],
       };
-      store.kept.keep('s', { digest: 'D1', problems: [], inputs: none }, [], NOON);
+      store.kept.keep('s', { digest: 'D1', problems: [], inputs: none }, packRows([]), NOON);
       const seen = store.kept.scope('s')!;
       // Another cctop keeps a newer build before this one writes its patch back.
-      store.kept.keep('s', { digest: 'D2', problems: [], inputs: none }, [], NOON + 1);
+      store.kept.keep('s', { digest: 'D2', problems: [], inputs: none }, packRows([]), NOON + 1);
       expect(
         store.kept.keepPatch(
           's',

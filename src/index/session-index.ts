@@ -220,7 +220,7 @@ export class SessionIndex {
         bytes: b.bytes,
         bytesTotal: b.bytesTotal,
         document: () => {
-          picture.take(sortSessions([...b.built.values()].map(heldOfRecord)), nowMs);
+          picture.take(sortSessions([...b.built.values()].map((r) => heldOfRecord(r))), nowMs);
           return picture.document({ plan: this.o.plan, problems: [] });
         },
       });

@@ -11,6 +11,9 @@ import {
   decodeHeads,
   decodeRecord,
   encodeRecord,
+  PACK_ROW_GUESS_BYTES,
+  packRecords,
+  packRows,
   RECORD_VERSION,
   type SessionRecord,
   type SessionRow,
@@ -70,6 +73,27 @@ describe('the session record codec', () => {
           docOfHeld(h, shownOf(h, NOON), { time, nowMs: NOON }),
         );
       }
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('a pack sealed in place holds the same bytes as records sealed one by one, and rows that read back', () => {
+    const home = new FakeHome();
+    try {
+      const built = records(home);
+      // One record longer than the room first made for three: the pack has to move mid-way.
+      const long = { ...built[0]!, signature: 's'.repeat(3 * PACK_ROW_GUESS_BYTES) };
+      for (const rs of [built, [built[1]!, long, built[0]!], []]) {
+        const { pack, rows } = packRecords(rs);
+        const one = rs.map(encodeRecord);
+        expect(pack.equals(packRows(one))).toBe(true);
+        expect(rows.map((r) => [r.key, r.record.toString('latin1'), r.crc])).toEqual(
+          one.map((r) => [r.key, r.record.toString('latin1'), r.crc]),
+        );
+        expect(rows.map((r) => decodeRecord(r))).toEqual(rs);
+      }
+      expect(encodeRecord(long).record.length).toBeGreaterThan(3 * PACK_ROW_GUESS_BYTES);
     } finally {
       home.cleanup();
     }

@@ -65,6 +65,17 @@ function largerPages(db: BetterSqlite3.Database): void {
  */
 const MAP_BYTES = 256 * 1024 * 1024;
 
+/**
+ * SQLite's page cache for the index, in KiB (`PRAGMA cache_size` takes KiB when negative). The
+ * SQLite cctop is built with caches 16 MB per connection, and a first build's writes filled it: the
+ * rows of 3,800 transcripts, then the 11 MB of kept sessions held as dirty pages until their
+ * transaction ended, on top of everything else the build holds (a first build on the 1.2 GiB bench
+ * history peaked 15 MB higher). Reads do not need it: the file is read through the memory map
+ * (`MAP_BYTES`), and a write transaction larger than the cache spills to the log as it goes. The
+ * same CPU time either way (`bench/RESULTS.md`).
+ */
+export const INDEX_CACHE_KIB = 1024;
+
 /** How long a writer waits for another cctop's transaction before giving up on this write. */
 export const BUSY_TIMEOUT_MS = 5000;
 
@@ -188,6 +199,7 @@ export class IndexStore {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.pragma(`mmap_size = ${MAP_BYTES}`);
+      db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
       db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
       const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
         | { value: string }

@@ -26,7 +26,14 @@ import { Pipeline } from './pipeline.js';
 import { type ReadProgress, type ScanOutcome, scanFiles } from './refresh.js';
 import { sortSessions } from './render.js';
 import type { Discovery } from './scan.js';
-import type { KeptHead, SessionRecord } from './session-record.js';
+import {
+  encodeRecord,
+  type KeptHead,
+  packRecords,
+  packRows,
+  type SealedRow,
+  type SessionRecord,
+} from './session-record.js';
 import type { KeptProblem } from './sessions.js';
 import {
   addProblem,
@@ -178,7 +185,7 @@ export async function byPatch(p: Pass): Promise<Answer> {
       // Another cctop held the index, or the disk is full: the answer stands, the next run patches again.
     }
   }
-  const held = [...unchanged.map(heldOfHead), ...patch.changed.map(heldOfRecord)];
+  const held = [...unchanged.map(heldOfHead), ...patch.changed.map((r) => heldOfRecord(r))];
   const stats = {
     ...patch.stats,
     deleted: 0,
@@ -233,11 +240,19 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
   const clean = p.log.list.length + p.log.dropped === logged;
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries: new Map() };
   const records = buildRecords(scan.files, { ...buildOptions(p, p.log), record }, memory.cache);
+  const keeping = store !== null && p.scope !== null && clean;
+  // A one-shot seals its records once, into the pack the index keeps; its sessions hold their rows as
+  // views into it, which the warm snapshot written after this answer reuses. A running view does not
+  // hold 11 MB of sealed rows (1.2 GiB bench history) for the rest of its life: it seals for the index
+  // only, and drops them.
+  const sealed = keeping && p.oneRefresh ? packRecords(records) : null;
+  const held = records.map((r, i) => heldOf(r, sealed?.rows[i]));
   let indexed = false;
-  if (store !== null && p.scope !== null && clean) {
+  if (store !== null && p.scope !== null && keeping) {
     try {
       const inputs = keptInputsOf(scan.files, record);
-      store.kept.keep(p.scope, { digest: p.digest, problems: record.problems, inputs }, records, p.nowMs);
+      const pack = sealed?.pack ?? packRows(records.map(encodeRecord));
+      store.kept.keep(p.scope, { digest: p.digest, problems: record.problems, inputs }, pack, p.nowMs);
       indexed = true;
     } catch (err) {
       // Another cctop held the index, or the disk is full: the answer stands and the next run builds
@@ -255,7 +270,7 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
   return {
     kind: 'answered',
     strategy: 'built',
-    held: records.map(heldOf),
+    held,
     stats: scan.stats,
     indexed,
     problems: clean ? record.problems : null,
@@ -264,10 +279,10 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
 
 /** One `Held` per record object, so a record reused by a later build is the same session to a view. */
 const helds = new WeakMap<object, Held>();
-function heldOf(r: Parameters<typeof heldOfRecord>[0]): Held {
+function heldOf(r: SessionRecord, sealed?: SealedRow): Held {
   let h = helds.get(r);
   if (h === undefined) {
-    h = heldOfRecord(r);
+    h = heldOfRecord(r, sealed);
     helds.set(r, h);
   }
   return h;
