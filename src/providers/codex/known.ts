@@ -6,7 +6,9 @@
  * `session_meta` named. Not here: what any record means (`record.ts`).
  */
 import { type JsonObject, obj, str } from '../../model/json.js';
-import type { DriftReader, Known } from '../drift.js';
+import type { DriftReader, Known, Sampled } from '../drift.js';
+import { escaped, KeyNames, ownKeys, plainText } from '../drift-skim.js';
+import { eachMember, Keys, SkimError } from '../skim.js';
 
 export const CODEX_KNOWN: Known = {
   types: new Set([
@@ -92,6 +94,51 @@ export function peekCodexType(b: Buffer, start: number, end: number): string | u
   return m[2] === undefined ? m[1] : `${m[1]}/${m[2]}`;
 }
 
+const NAMES = new KeyNames(CODEX_KNOWN);
+/** What drift reads of a payload: its type, and the version a `session_meta` names. */
+const PAYLOAD = new Keys(['type', 'cli_version']);
+
+/**
+ * `CODEX_DRIFT`'s type, version and fields of a line from its bytes, as they are of the parsed line;
+ * null (parse it instead) for an escaped key or string, in the line or in its payload, or a payload
+ * whose members cannot be walked. Sampled lines are a third of a rollout's, and a parse of each
+ * decoded its whole output or reasoning.
+ */
+function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
+  let type: string | null | undefined = null;
+  let ps = -1;
+  let pe = -1;
+  const fields = ownKeys(b, start, end, NAMES, (name, vs, ve) => {
+    if (name === 'type') type = plainText(b, vs, ve);
+    else if (name === 'payload') {
+      ps = vs;
+      pe = ve;
+    }
+  });
+  if (fields === null || type === undefined) return null;
+  let inner: string | null | undefined = null;
+  let version: string | null | undefined = null;
+  if (ps >= 0 && b[ps] === 0x7b) {
+    let sure = true;
+    try {
+      eachMember(b, ps, pe, (ks, ke, vs, ve) => {
+        // An escaped key may spell `type`: only a parse can say.
+        if (escaped(b, ks, ke)) sure = false;
+        const slot = PAYLOAD.slot(b, ks, ke);
+        if (slot === 0) inner = plainText(b, vs, ve);
+        else if (slot === 1) version = plainText(b, vs, ve);
+      });
+    } catch (err) {
+      if (err instanceof SkimError) return null;
+      throw err;
+    }
+    if (!sure) return null;
+    if (type !== 'session_meta') version = null;
+  }
+  if (inner === undefined || version === undefined) return null;
+  return { type: type !== null && inner !== null ? `${type}/${inner}` : type, version, fields };
+}
+
 export const CODEX_DRIFT: DriftReader = {
   known: CODEX_KNOWN,
   type: (o: JsonObject) => {
@@ -101,4 +148,5 @@ export const CODEX_DRIFT: DriftReader = {
   },
   version: (o: JsonObject) => (o.type === 'session_meta' ? str(obj(o.payload)?.cli_version) : null),
   fields: (o: JsonObject) => Object.keys(o),
+  skimmed: skimmedLine,
 };

@@ -1,0 +1,90 @@
+/**
+ * Drift's samples of Codex lines are read from their bytes, not parsed: the keys, the type
+ * (`type/payload.type`) and the version a `session_meta` names come out as the parsed line gives
+ * them, on every line the lab recorded from the real CLI, the demo's, the corpus's where present,
+ * and on lines made to fool a byte search; a line the walk cannot be sure of (an escaped key or
+ * value) is handed back to the full parse.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DriftFacts } from '../../model/facts.js';
+import { parseObject } from '../../model/json.js';
+import { HAVE_CORPUS } from '../../test-support/corpus.js';
+import { corpusFiles, demoFiles, labFiles, linesOf } from '../../test-support/lines.js';
+import { DriftTally } from '../drift.js';
+import { CODEX_DRIFT } from './known.js';
+
+/** What the full parse says of a line: the reference the byte reading must equal. */
+function parsed(line: string | Buffer) {
+  const o = parseObject(line.toString())!;
+  return { type: CODEX_DRIFT.type(o), version: CODEX_DRIFT.version(o), fields: CODEX_DRIFT.fields(o) };
+}
+
+const skimmed = (line: string | Buffer) => {
+  const b = Buffer.from(line);
+  return CODEX_DRIFT.skimmed!(b, 0, b.length);
+};
+
+describe("drift's reading of a Codex line's bytes", () => {
+  it('names the keys, type and version the parsed line has, on every line of the lab and the demo', () => {
+    const lines = linesOf([...labFiles('codex'), ...demoFiles('.codex')]);
+    expect(lines.length).toBeGreaterThan(100);
+    for (const { file, line } of lines)
+      expect(skimmed(line), `${file}: ${line.toString('utf8', 0, 120)}`).toEqual(parsed(line));
+  });
+
+  if (HAVE_CORPUS) {
+    it('names them as the parse does on every Codex rollout line in ../shared/corpus', () => {
+      const lines = linesOf(corpusFiles('codex/rollouts'));
+      expect(lines.length).toBeGreaterThan(1000);
+      for (const { file, line } of lines) {
+        const seen = skimmed(line);
+        // A line handed back is parsed instead; every other must equal the parse.
+        if (seen !== null) expect(seen, `${file}: ${line.toString('utf8', 0, 120)}`).toEqual(parsed(line));
+      }
+    });
+  }
+
+  it('is not fooled by the keys nested deeper, quoted in a string, repeated, or out of place', () => {
+    const lines = [
+      // The payload's type and version only count one level down, in the payload itself.
+      '{"timestamp":"t","type":"session_meta","payload":{"id":"x","git":{"type":"gone","cli_version":"0.1"},"cli_version":"0.170.0"}}',
+      '{"type":"response_item","item":{"type":"reasoning"},"payload":{"content":[{"type":"output_text"}]}}',
+      // The keys spelled inside strings, quotes escaped.
+      '{"type":"event_msg","payload":{"message":"{\\"type\\":\\"token_count\\",\\"cli_version\\":\\"9\\"}","type":"user_message"}}',
+      '{"timestamp":"\\"type\\":\\"x\\"","type":"compacted","payload":{"message":"\\"payload\\":{}"}}',
+      // Repeated keys: the first place, the last value; a second payload replaces the first.
+      '{"type":"session_meta","payload":{"type":"a","cli_version":"1"},"type":"turn_context","payload":{"type":"b"}}',
+      '{"type":"session_meta","payload":{"cli_version":"0.1.0","cli_version":"0.2.0"}}',
+      // A type that is not a string is none; a payload that is not an object has no type.
+      '{"type":7,"payload":{"type":"x"}}',
+      '{"type":"event_msg","payload":"token_count"}',
+      '{"type":"event_msg","payload":null}',
+      '  {"type" : "response_item" , "payload" : { "type" : "message" } }  ',
+      // A version named by a record that is not a session's meta is not its version.
+      '{"type":"turn_context","payload":{"cli_version":"5.0.0"}}',
+      '{}',
+    ];
+    for (const line of lines) expect(skimmed(line), line).toEqual(parsed(line));
+  });
+
+  it('hands a line with an escaped key or string, or a key the parse lists first, to the full parse', () => {
+    for (const line of [
+      '{"\\u0074ype":"event_msg","payload":{"type":"x"}}',
+      '{"type":"event\\u005fmsg","payload":{"type":"x"}}',
+      '{"type":"event_msg","payload":{"\\u0074ype":"x"}}',
+      '{"type":"event_msg","payload":{"type":"token\\u005fcount"}}',
+      '{"type":"session_meta","payload":{"cli_version":"0.1\\u0030"}}',
+      // `Object.keys` puts integer-like keys first, whatever their place.
+      '{"type":"event_msg","7":1}',
+    ])
+      expect(skimmed(line), line).toBeNull();
+  });
+
+  it('a line handed back is still judged: its escaped type counts as the type it spells', () => {
+    const facts: { drift?: DriftFacts | null; cliVersion?: string | null } = {};
+    const tally = new DriftTally(facts, CODEX_DRIFT);
+    const b = Buffer.from('{"type":"brand\\u002dnew","payload":{}}');
+    tally.line(b, 0, b.length, 1, undefined);
+    expect(facts.drift).toEqual({ '?': { types: { 'brand-new': { count: 1, line: 1 } }, fields: {} } });
+  });
+});
