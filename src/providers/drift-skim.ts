@@ -11,9 +11,8 @@
  * the reader's caller parses it instead.
  */
 import type { Known } from './drift.js';
-import { eachMember, Keys, SkimError } from './skim.js';
+import { eachMember, hasEscape, Keys, SkimError } from './skim.js';
 
-const BACKSLASH = 0x5c;
 /** Longest known key looked up by its bytes; longer ones (none today) are decoded like unknown keys. */
 const MAX_KNOWN_KEY_BYTES = 63;
 
@@ -39,7 +38,7 @@ export class KeyNames {
     if (ks < ke && first >= 0x30 && first <= 0x39) return null;
     const slot = this.keys.slot(b, ks, ke);
     if (slot >= 0) return this.keys.names[slot]!;
-    return escaped(b, ks, ke) ? null : b.toString('utf8', ks, ke);
+    return hasEscape(b, ks, ke) ? null : b.toString('utf8', ks, ke);
   }
 }
 
@@ -79,17 +78,11 @@ export function ownKeys(
   return sure ? fields : null;
 }
 
-/** Whether `b[s..e)` holds an escape (a backslash). */
-export function escaped(b: Buffer, s: number, e: number): boolean {
-  for (let i = s; i < e; i++) if (b[i] === BACKSLASH) return true;
-  return false;
-}
-
 /**
  * A string value's text when it has no escape; `undefined` when it has one (only a parse can say
  * what it is); null when the value is not a string.
  */
 export function plainText(b: Buffer, vs: number, ve: number): string | null | undefined {
   if (b[vs] !== 0x22) return null;
-  return escaped(b, vs + 1, ve - 1) ? undefined : b.toString('utf8', vs + 1, ve - 1);
+  return hasEscape(b, vs + 1, ve - 1) ? undefined : b.toString('utf8', vs + 1, ve - 1);
 }

@@ -20,6 +20,7 @@
 
 export {
   bytesEqual,
+  hasEscape,
   Interner,
   isoMsAt,
   isTrue,

@@ -6,6 +6,7 @@
 import { isoMs, obj } from '../../model/json.js';
 import {
   has,
+  hasEscape,
   Interner,
   IS,
   isoMsAt,
@@ -28,6 +29,7 @@ import {
   outputFailed,
   READ_EVENTS,
   SAID_ITEMS,
+  sandboxName,
   spawnedBy,
   userWords,
 } from './record.js';
@@ -264,6 +266,13 @@ function tokensAt(b: Buffer, ms: number | null, stamp: string): CodexLine {
   let total: CodexTokenUsage | null = null;
   let window: number | null = null;
   if (has(pay, P.info) && kind(b, pay[2 * P.info]!) === IS.OBJECT) {
+    // An escaped key may spell a count's name: only a parse can say.
+    if (hasEscape(b, pay[2 * P.info]!, pay[2 * P.info + 1]!))
+      return lineFrom('event_msg', stamp, ms, {
+        type: 'token_count',
+        info: parsed(b, pay, P.info),
+        rate_limits: parsed(b, pay, P.rate_limits),
+      });
     members(b, pay[2 * P.info]!, pay[2 * P.info + 1]!, INFO, info);
     last = usageAt(b, info, 1);
     total = usageAt(b, info, 0);
@@ -305,7 +314,8 @@ function sandboxAt(b: Buffer, spans: Int32Array, slot: number): string | null {
   if (!has(spans, slot)) return null;
   const s = spans[2 * slot]!;
   const e = spans[2 * slot + 1]!;
-  if (kind(b, s) !== IS.OBJECT) return stringAt(b, s, e);
+  // An escaped key may spell `type`: only a parse can say.
+  if (kind(b, s) !== IS.OBJECT || hasEscape(b, s, e)) return sandboxName(value(b, s, e));
   members(b, s, e, SANDBOX, two);
   return str(b, two, 0) ?? str(b, two, 1);
 }

@@ -7,8 +7,8 @@
  */
 import { type JsonObject, obj, str } from '../../model/json.js';
 import type { DriftReader, Known, Sampled } from '../drift.js';
-import { escaped, KeyNames, ownKeys, plainText } from '../drift-skim.js';
-import { eachMember, Keys, SkimError } from '../skim.js';
+import { KeyNames, ownKeys, plainText } from '../drift-skim.js';
+import { eachMember, hasEscape, Keys, SkimError } from '../skim.js';
 
 export const CODEX_KNOWN: Known = {
   types: new Set([
@@ -123,7 +123,7 @@ function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
     try {
       eachMember(b, ps, pe, (ks, ke, vs, ve) => {
         // An escaped key may spell `type`: only a parse can say.
-        if (escaped(b, ks, ke)) sure = false;
+        if (hasEscape(b, ks, ke)) sure = false;
         const slot = PAYLOAD.slot(b, ks, ke);
         if (slot === 0) inner = plainText(b, vs, ve);
         else if (slot === 1) version = plainText(b, vs, ve);
