@@ -11,7 +11,7 @@
  * the reader's caller parses it instead.
  */
 import type { Known } from './drift.js';
-import { eachMember, hasEscape, Keys, SkimError } from './skim.js';
+import { eachMember, hasEscape, Keys, type MemberLog, SkimError } from './skim.js';
 
 /** Longest known key looked up by its bytes; longer ones (none today) are decoded like unknown keys. */
 const MAX_KNOWN_KEY_BYTES = 63;
@@ -43,9 +43,37 @@ export class KeyNames {
 }
 
 /**
+ * Call `each(keyStart, keyEnd, valueStart, valueEnd)` for every member of the object at
+ * `b[start..end)`, in order: from `walked` when it holds exactly that object (the extractor walked
+ * it a moment ago), else by walking it. False when it is not an object (`SkimError`).
+ */
+export function eachOwnMember(
+  b: Buffer,
+  start: number,
+  end: number,
+  walked: MemberLog | undefined,
+  each: (ks: number, ke: number, vs: number, ve: number) => void,
+): boolean {
+  if (walked?.holds(b, start, end)) {
+    const spans = walked.spans;
+    for (let k = 0; k < walked.count; k++)
+      each(spans[4 * k]!, spans[4 * k + 1]!, spans[4 * k + 2]!, spans[4 * k + 3]!);
+    return true;
+  }
+  try {
+    eachMember(b, start, end, each);
+    return true;
+  } catch (err) {
+    if (err instanceof SkimError) return false;
+    throw err;
+  }
+}
+
+/**
  * The line's own keys in the order `Object.keys` gives them (a repeated key in its first place),
  * calling `each(name, valueStart, valueEnd)` for every member in the line's order (a repeated key
  * each time, so the last call holds the value a parse keeps). Null when the full parse must answer.
+ * `walked` is the extractor's log of the line, when it has one.
  */
 export function ownKeys(
   b: Buffer,
@@ -53,29 +81,25 @@ export function ownKeys(
   end: number,
   names: KeyNames,
   each: (name: string, vs: number, ve: number) => void,
+  walked?: MemberLog,
 ): string[] | null {
   const fields: string[] = [];
   const seen = new Set<string>();
   let sure = true;
-  try {
-    eachMember(b, start, end, (ks, ke, vs, ve) => {
-      if (!sure) return;
-      const name = names.name(b, ks, ke);
-      if (name === null) {
-        sure = false;
-        return;
-      }
-      if (!seen.has(name)) {
-        seen.add(name);
-        fields.push(name);
-      }
-      each(name, vs, ve);
-    });
-  } catch (err) {
-    if (err instanceof SkimError) return null;
-    throw err;
-  }
-  return sure ? fields : null;
+  const whole = eachOwnMember(b, start, end, walked, (ks, ke, vs, ve) => {
+    if (!sure) return;
+    const name = names.name(b, ks, ke);
+    if (name === null) {
+      sure = false;
+      return;
+    }
+    if (!seen.has(name)) {
+      seen.add(name);
+      fields.push(name);
+    }
+    each(name, vs, ve);
+  });
+  return whole && sure ? fields : null;
 }
 
 /**

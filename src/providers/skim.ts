@@ -38,6 +38,7 @@ export {
   Keys,
   kind,
   lineObject,
+  MemberLog,
   members,
   objectLine,
   SkimError,

@@ -9,6 +9,7 @@
 import { type JsonObject, str } from '../../model/json.js';
 import type { DriftReader, Known, Sampled } from '../drift.js';
 import { KeyNames, ownKeys, plainText } from '../drift-skim.js';
+import { topLog } from './bytes-walk.js';
 
 export const CLAUDE_KNOWN: Known = {
   types: new Set([
@@ -203,10 +204,17 @@ const NAMES = new KeyNames(CLAUDE_KNOWN);
 function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
   let type: string | null | undefined = null;
   let version: string | null | undefined = null;
-  const fields = ownKeys(b, start, end, NAMES, (name, vs, ve) => {
-    if (name === 'type') type = plainText(b, vs, ve);
-    else if (name === 'version') version = plainText(b, vs, ve);
-  });
+  const fields = ownKeys(
+    b,
+    start,
+    end,
+    NAMES,
+    (name, vs, ve) => {
+      if (name === 'type') type = plainText(b, vs, ve);
+      else if (name === 'version') version = plainText(b, vs, ve);
+    },
+    topLog,
+  );
   // A string with an escape is decoded by the full parse; any other value is not a string.
   if (fields === null || type === undefined || version === undefined) return null;
   return { type, version, fields };

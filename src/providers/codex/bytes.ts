@@ -13,6 +13,7 @@ import {
   Keys,
   kind,
   lineObject,
+  MemberLog,
   members,
   numberAt,
   SkimError,
@@ -94,6 +95,13 @@ const two = new Int32Array(4);
 const info = new Int32Array(INFO.names.length * 2);
 const use = new Int32Array(USAGE.names.length * 2);
 
+/**
+ * Every member of the line last walked whole, and of the payload walked in it, for drift's sample of
+ * their keys (`known.ts`).
+ */
+export const topLog = new MemberLog();
+export const payloadLog = new MemberLog();
+
 const types = new Interner();
 const payloadTypes = new Interner();
 const names = new Interner();
@@ -168,7 +176,7 @@ let payAt = -1;
 function walkPayload(b: Buffer, vs: number, end: number): number {
   if (kind(b, vs) !== IS.OBJECT) return -1;
   try {
-    const after = members(b, vs, end, PAYLOAD, pay);
+    const after = members(b, vs, end, PAYLOAD, pay, undefined, payloadLog);
     payAt = vs;
     return after;
   } catch (err) {
@@ -186,7 +194,7 @@ const stampOf = (b: Buffer): string | null => (has(top, 1) ? stringAt(b, top[2]!
 /** Project a rollout line from its bytes; throws `SkimError` when it is not a JSON object. */
 export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine {
   payAt = -1;
-  lineObject(b, start, end, TOP, top, (slot, vs) => (slot === 2 ? walkPayload(b, vs, end) : -1));
+  lineObject(b, start, end, TOP, top, (slot, vs) => (slot === 2 ? walkPayload(b, vs, end) : -1), topLog);
   const type = has(top, 0) ? types.at(b, top[0]!, top[1]!) : null;
   const ms = has(top, 1) ? isoMsAt(b, top[2]!, top[3]!, isoMs) : null;
   if (!has(top, 2) || kind(b, top[4]!) !== IS.OBJECT) return lineFrom(type, stampOf(b), ms, {});

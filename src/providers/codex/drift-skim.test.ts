@@ -11,6 +11,8 @@ import { parseObject } from '../../model/json.js';
 import { HAVE_CORPUS } from '../../test-support/corpus.js';
 import { corpusFiles, demoFiles, labFiles, linesOf } from '../../test-support/lines.js';
 import { DriftTally } from '../drift.js';
+import { SkimError } from '../skim.js';
+import { lineFromBytes, topLog } from './bytes.js';
 import { CODEX_DRIFT } from './known.js';
 
 /** What the full parse says of a line: the reference the byte reading must equal. */
@@ -23,6 +25,38 @@ const skimmed = (line: string | Buffer) => {
   const b = Buffer.from(line);
   return CODEX_DRIFT.skimmed!(b, 0, b.length);
 };
+
+/** Lines made to fool a byte search: each must read as the parse reads it. */
+const FOOLING = [
+  // The payload's type and version only count one level down, in the payload itself.
+  '{"timestamp":"t","type":"session_meta","payload":{"id":"x","git":{"type":"gone","cli_version":"0.1"},"cli_version":"0.170.0"}}',
+  '{"type":"response_item","item":{"type":"reasoning"},"payload":{"content":[{"type":"output_text"}]}}',
+  // The keys spelled inside strings, quotes escaped.
+  '{"type":"event_msg","payload":{"message":"{\\"type\\":\\"token_count\\",\\"cli_version\\":\\"9\\"}","type":"user_message"}}',
+  '{"timestamp":"\\"type\\":\\"x\\"","type":"compacted","payload":{"message":"\\"payload\\":{}"}}',
+  // Repeated keys: the first place, the last value; a second payload replaces the first.
+  '{"type":"session_meta","payload":{"type":"a","cli_version":"1"},"type":"turn_context","payload":{"type":"b"}}',
+  '{"type":"session_meta","payload":{"cli_version":"0.1.0","cli_version":"0.2.0"}}',
+  // A type that is not a string is none; a payload that is not an object has no type.
+  '{"type":7,"payload":{"type":"x"}}',
+  '{"type":"event_msg","payload":"token_count"}',
+  '{"type":"event_msg","payload":null}',
+  '  {"type" : "response_item" , "payload" : { "type" : "message" } }  ',
+  // A version named by a record that is not a session's meta is not its version.
+  '{"type":"turn_context","payload":{"cli_version":"5.0.0"}}',
+  '{}',
+];
+
+/** Lines only a parse can name: handed back. */
+const HANDED_BACK = [
+  '{"\\u0074ype":"event_msg","payload":{"type":"x"}}',
+  '{"type":"event\\u005fmsg","payload":{"type":"x"}}',
+  '{"type":"event_msg","payload":{"\\u0074ype":"x"}}',
+  '{"type":"event_msg","payload":{"type":"token\\u005fcount"}}',
+  '{"type":"session_meta","payload":{"cli_version":"0.1\\u0030"}}',
+  // `Object.keys` puts integer-like keys first, whatever their place.
+  '{"type":"event_msg","7":1}',
+];
 
 describe("drift's reading of a Codex line's bytes", () => {
   it('names the keys, type and version the parsed line has, on every line of the lab and the demo', () => {
@@ -45,39 +79,31 @@ describe("drift's reading of a Codex line's bytes", () => {
   }
 
   it('is not fooled by the keys nested deeper, quoted in a string, repeated, or out of place', () => {
-    const lines = [
-      // The payload's type and version only count one level down, in the payload itself.
-      '{"timestamp":"t","type":"session_meta","payload":{"id":"x","git":{"type":"gone","cli_version":"0.1"},"cli_version":"0.170.0"}}',
-      '{"type":"response_item","item":{"type":"reasoning"},"payload":{"content":[{"type":"output_text"}]}}',
-      // The keys spelled inside strings, quotes escaped.
-      '{"type":"event_msg","payload":{"message":"{\\"type\\":\\"token_count\\",\\"cli_version\\":\\"9\\"}","type":"user_message"}}',
-      '{"timestamp":"\\"type\\":\\"x\\"","type":"compacted","payload":{"message":"\\"payload\\":{}"}}',
-      // Repeated keys: the first place, the last value; a second payload replaces the first.
-      '{"type":"session_meta","payload":{"type":"a","cli_version":"1"},"type":"turn_context","payload":{"type":"b"}}',
-      '{"type":"session_meta","payload":{"cli_version":"0.1.0","cli_version":"0.2.0"}}',
-      // A type that is not a string is none; a payload that is not an object has no type.
-      '{"type":7,"payload":{"type":"x"}}',
-      '{"type":"event_msg","payload":"token_count"}',
-      '{"type":"event_msg","payload":null}',
-      '  {"type" : "response_item" , "payload" : { "type" : "message" } }  ',
-      // A version named by a record that is not a session's meta is not its version.
-      '{"type":"turn_context","payload":{"cli_version":"5.0.0"}}',
-      '{}',
-    ];
-    for (const line of lines) expect(skimmed(line), line).toEqual(parsed(line));
+    for (const line of FOOLING) expect(skimmed(line), line).toEqual(parsed(line));
   });
 
   it('hands a line with an escaped key or string, or a key the parse lists first, to the full parse', () => {
-    for (const line of [
-      '{"\\u0074ype":"event_msg","payload":{"type":"x"}}',
-      '{"type":"event\\u005fmsg","payload":{"type":"x"}}',
-      '{"type":"event_msg","payload":{"\\u0074ype":"x"}}',
-      '{"type":"event_msg","payload":{"type":"token\\u005fcount"}}',
-      '{"type":"session_meta","payload":{"cli_version":"0.1\\u0030"}}',
-      // `Object.keys` puts integer-like keys first, whatever their place.
-      '{"type":"event_msg","7":1}',
-    ])
-      expect(skimmed(line), line).toBeNull();
+    for (const line of HANDED_BACK) expect(skimmed(line), line).toBeNull();
+  });
+
+  it("reads the same from the extractor's walk of the line, just made, as from a walk of its own", () => {
+    const lines = [
+      ...linesOf([...labFiles('codex'), ...demoFiles('.codex')]).map(({ line }) => line),
+      ...[...FOOLING, ...HANDED_BACK].map((l) => Buffer.from(l)),
+    ];
+    let fromLog = 0;
+    for (const line of lines) {
+      try {
+        lineFromBytes(line, 0, line.length);
+        if (topLog.holds(line, 0, line.length)) fromLog++;
+      } catch (err) {
+        if (!(err instanceof SkimError)) throw err;
+      }
+      const seen = CODEX_DRIFT.skimmed!(line, 0, line.length);
+      const handedBack = HANDED_BACK.includes(line.toString());
+      expect(seen, line.toString('utf8', 0, 120)).toEqual(handedBack ? null : parsed(line));
+    }
+    expect(fromLog).toBeGreaterThan(100);
   });
 
   it('a line handed back is still judged: its escaped type counts as the type it spells', () => {

@@ -7,8 +7,9 @@
  */
 import { type JsonObject, obj, str } from '../../model/json.js';
 import type { DriftReader, Known, Sampled } from '../drift.js';
-import { KeyNames, ownKeys, plainText } from '../drift-skim.js';
-import { eachMember, hasEscape, Keys, SkimError } from '../skim.js';
+import { eachOwnMember, KeyNames, ownKeys, plainText } from '../drift-skim.js';
+import { hasEscape, Keys } from '../skim.js';
+import { payloadLog, topLog } from './bytes.js';
 
 export const CODEX_KNOWN: Known = {
   types: new Set([
@@ -108,31 +109,33 @@ function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
   let type: string | null | undefined = null;
   let ps = -1;
   let pe = -1;
-  const fields = ownKeys(b, start, end, NAMES, (name, vs, ve) => {
-    if (name === 'type') type = plainText(b, vs, ve);
-    else if (name === 'payload') {
-      ps = vs;
-      pe = ve;
-    }
-  });
+  const fields = ownKeys(
+    b,
+    start,
+    end,
+    NAMES,
+    (name, vs, ve) => {
+      if (name === 'type') type = plainText(b, vs, ve);
+      else if (name === 'payload') {
+        ps = vs;
+        pe = ve;
+      }
+    },
+    topLog,
+  );
   if (fields === null || type === undefined) return null;
   let inner: string | null | undefined = null;
   let version: string | null | undefined = null;
   if (ps >= 0 && b[ps] === 0x7b) {
     let sure = true;
-    try {
-      eachMember(b, ps, pe, (ks, ke, vs, ve) => {
-        // An escaped key may spell `type`: only a parse can say.
-        if (hasEscape(b, ks, ke)) sure = false;
-        const slot = PAYLOAD.slot(b, ks, ke);
-        if (slot === 0) inner = plainText(b, vs, ve);
-        else if (slot === 1) version = plainText(b, vs, ve);
-      });
-    } catch (err) {
-      if (err instanceof SkimError) return null;
-      throw err;
-    }
-    if (!sure) return null;
+    const whole = eachOwnMember(b, ps, pe, payloadLog, (ks, ke, vs, ve) => {
+      // An escaped key may spell `type`: only a parse can say.
+      if (hasEscape(b, ks, ke)) sure = false;
+      const slot = PAYLOAD.slot(b, ks, ke);
+      if (slot === 0) inner = plainText(b, vs, ve);
+      else if (slot === 1) version = plainText(b, vs, ve);
+    });
+    if (!whole || !sure) return null;
     if (type !== 'session_meta') version = null;
   }
   if (inner === undefined || version === undefined) return null;
