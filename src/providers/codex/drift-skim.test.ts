@@ -13,7 +13,7 @@ import { corpusFiles, demoFiles, labFiles, linesOf } from '../../test-support/li
 import { DriftTally } from '../drift.js';
 import { SkimError } from '../skim.js';
 import { lineFromBytes, topLog } from './bytes.js';
-import { CODEX_DRIFT } from './known.js';
+import { CODEX_DRIFT, peekCodexType, TYPE_AT } from './known.js';
 
 /** What the full parse says of a line: the reference the byte reading must equal. */
 function parsed(line: string | Buffer) {
@@ -112,5 +112,56 @@ describe("drift's reading of a Codex line's bytes", () => {
     const b = Buffer.from('{"type":"brand\\u002dnew","payload":{}}');
     tally.line(b, 0, b.length, 1, undefined);
     expect(facts.drift).toEqual({ '?': { types: { 'brand-new': { count: 1, line: 1 } }, fields: {} } });
+  });
+});
+
+describe("the Codex record type read off a line's first bytes, for the lines drift does not sample", () => {
+  /** What the layout pattern says of the line's first bytes: the reference. */
+  const byPattern = (b: Buffer): string | undefined => {
+    const m = TYPE_AT.exec(b.toString('latin1', 0, Math.min(b.length, 256)));
+    if (m === null) return undefined;
+    return m[2] === undefined ? m[1] : `${m[1]}/${m[2]}`;
+  };
+
+  it('names the type the layout pattern names, on every line of the lab and the demo and every cut of them', () => {
+    const lines = linesOf([...labFiles('codex'), ...demoFiles('.codex')]).map(({ line }) => line);
+    expect(lines.length).toBeGreaterThan(100);
+    const named = new Set<string | undefined>();
+    for (const line of lines) {
+      named.add(peekCodexType(line, 0, line.length));
+      for (let cut = 1; cut < Math.min(line.length, 300); cut += 3) {
+        const piece = line.subarray(0, cut);
+        expect(peekCodexType(piece, 0, piece.length), piece.toString('latin1')).toBe(byPattern(piece));
+      }
+      expect(peekCodexType(line, 0, line.length)).toBe(byPattern(line));
+    }
+    expect(named.size).toBeGreaterThan(5);
+  });
+
+  it('is not fooled by lines laid out otherwise, or with the words past its first bytes', () => {
+    const lines = [
+      '{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":null}}',
+      '{"timestamp":"2026-01-01T00:00:00Z","ordinal":12,"type":"response_item","payload":{"type":"function_call"}}',
+      '{"timestamp":"2026-01-01T00:00:00Z","ordinal":,"type":"event_msg"}',
+      '{"timestamp":"2026-01-01T00:00:00Z","ordinal":"7","type":"event_msg"}',
+      '{"timestamp":"a\\"b","type":"event_msg"}',
+      '{"timestamp":"2026","type":"Event_msg","payload":{"type":"x"}}',
+      '{"timestamp":"2026","type":"thread.started","payload":{"type":"account/rateLimits/updated"}}',
+      '{"timestamp":"2026","type":"event_msg","payload":{"id":1,"type":"token_count"}}',
+      '{"timestamp":"2026","type":"event_msg","payload":{"type":"Token_count"}}',
+      '{"timestamp":"2026","type":"event_msg","payload":{"type":""}}',
+      '{"timestamp":"2026","type":"event_msg","payload":{"type":"item.completed"}}',
+      '{"timestamp":"2026","type":"turn/started","payload":{"type":"x"}}',
+      '{"timestamp":"2026","type":"","payload":{"type":"x"}}',
+      '{"type":"event_msg","timestamp":"2026"}',
+      ` {"timestamp":"2026","type":"event_msg"}`,
+      `{"timestamp":"${'9'.repeat(220)}","type":"event_msg","payload":{"type":"token_count"}}`,
+      `{"timestamp":"${'9'.repeat(200)}","type":"event_msg","payload":{"type":"token_count"}}`,
+      `{"timestamp":"${'\u00e9'.repeat(100)}","type":"compacted"}`,
+    ];
+    for (const line of lines) {
+      const b = Buffer.from(line);
+      expect(peekCodexType(b, 0, b.length), line).toBe(byPattern(b));
+    }
   });
 });
