@@ -14,6 +14,16 @@ export function value(b: Buffer, s: number, e: number): unknown {
   return JSON.parse(b.toString('utf8', s, e));
 }
 
+/**
+ * Whether `b[s..e)` holds a backslash: an escape somewhere in it, a key's included. A key is matched
+ * by its bytes, so a value that holds one is read by `JSON.parse` instead wherever a spelling such
+ * as `"\u0074ype"` must count as the key it decodes to.
+ */
+export function hasEscape(b: Uint8Array, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) if (b[i] === BACKSLASH) return true;
+  return false;
+}
+
 /** A string value, or null when the value is not a string. */
 export function stringAt(b: Buffer, s: number, e: number): string | null {
   if (b[s] !== QUOTE) return null;

@@ -161,6 +161,61 @@ export class Keys {
 }
 
 /**
+ * Members a log keeps of one object: past this many it is given up (a line with thousands of keys
+ * is not a harness's record), and whoever reads the log walks the object itself instead. Real lines
+ * have a few dozen; this bounds the log's memory whatever a line holds.
+ */
+const MAX_LOGGED_MEMBERS = 4096;
+
+/**
+ * Every member of the last object `members` walked with this log, in the order written: the key's
+ * bytes (between its quotes) and the value's span, so that a second reader of the same line (drift's
+ * sample of its keys) need not walk it again. `holds` says whether the log is of exactly the object
+ * at `b[start..end)`; a walk that throws, or an object with too many members, leaves it holding none.
+ */
+export class MemberLog {
+  /** `[keyStart, keyEnd, valueStart, valueEnd]` per member. */
+  spans = new Int32Array(64 * 4);
+  count = 0;
+  private buf: Uint8Array | null = null;
+  private start = -1;
+  private end = -1;
+
+  holds(b: Uint8Array, start: number, end: number): boolean {
+    return this.buf === b && this.start === start && this.end === end;
+  }
+
+  /** Forget what was logged (a walk is starting). */
+  clear(): void {
+    this.buf = null;
+    this.count = 0;
+  }
+
+  /** The object at `b[start..end)` is whole and every member of it was logged. */
+  seal(b: Uint8Array, start: number, end: number): void {
+    if (this.count > MAX_LOGGED_MEMBERS) return;
+    this.buf = b;
+    this.start = start;
+    this.end = end;
+  }
+
+  note(ks: number, ke: number, vs: number, ve: number): void {
+    const at = this.count * 4;
+    this.count++;
+    if (this.count > MAX_LOGGED_MEMBERS) return;
+    if (at + 4 > this.spans.length) {
+      const grown = new Int32Array(this.spans.length * 2);
+      grown.set(this.spans);
+      this.spans = grown;
+    }
+    this.spans[at] = ks;
+    this.spans[at + 1] = ke;
+    this.spans[at + 2] = vs;
+    this.spans[at + 3] = ve;
+  }
+}
+
+/**
  * Walk the object at `b[start]` (which must be `{`), recording into `out` the value span of every
  * member whose key is in `keys`: `out[2*slot]` and `out[2*slot+1]` are the value's start and end, or
  * -1 when absent. A repeated key keeps its last value, as `JSON.parse` does. Returns the index just
@@ -169,6 +224,9 @@ export class Keys {
  * `visit`, when given, is offered each wanted value first: it may walk the value itself (collecting
  * what it needs from inside) and return where the value ends, or return -1 to have it skipped. That
  * way a large value is walked once, not once to skip it and again to look inside.
+ *
+ * `log`, when given, notes every member, wanted or not (`MemberLog`), and holds the object once it
+ * is walked whole.
  */
 export function members(
   b: Uint8Array,
@@ -177,18 +235,24 @@ export function members(
   keys: Keys,
   out: Int32Array,
   visit?: (slot: number, valueStart: number) => number,
+  log?: MemberLog,
 ): number {
   out.fill(-1);
+  log?.clear();
   let i = skipSpace(b, start, end);
   if (b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
-  if (b[i] === RBRACE) return i + 1;
+  if (b[i] === RBRACE) {
+    log?.seal(b, start, i + 1);
+    return i + 1;
+  }
   level++;
   for (;;) {
     if (b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
     i = skipString(b, ks, end);
-    const slot = keys.slot(b, ks, i - 1);
+    const ke = i - 1;
+    const slot = keys.slot(b, ks, ke);
     i = skipSpace(b, i, end);
     if (b[i] !== COLON) fail('missing colon');
     i = skipSpace(b, i + 1, end);
@@ -199,6 +263,7 @@ export function members(
       out[2 * slot] = vs;
       out[2 * slot + 1] = i;
     }
+    log?.note(ks, ke, vs, i);
     i = skipSpace(b, i, end);
     const c = b[i];
     if (c === COMMA) {
@@ -207,6 +272,7 @@ export function members(
     }
     if (c === RBRACE) {
       level--;
+      log?.seal(b, start, i + 1);
       return i + 1;
     }
     return fail('expected , or }');
@@ -243,7 +309,10 @@ export function elements(
   }
 }
 
-/** A whole line: one object and nothing after it but whitespace. */
+/**
+ * A whole line: one object and nothing after it but whitespace. A `log` given holds the whole line,
+ * `b[start..end)`, once it is walked.
+ */
 export function lineObject(
   b: Uint8Array,
   start: number,
@@ -251,10 +320,15 @@ export function lineObject(
   keys: Keys,
   out: Int32Array,
   visit?: (slot: number, valueStart: number) => number,
+  log?: MemberLog,
 ): void {
   level = 0;
-  const after = members(b, start, end, keys, out, visit);
-  if (skipSpace(b, after, end) !== end) fail('trailing bytes');
+  const after = members(b, start, end, keys, out, visit, log);
+  if (skipSpace(b, after, end) !== end) {
+    log?.clear();
+    fail('trailing bytes');
+  }
+  log?.seal(b, start, end);
 }
 
 /**

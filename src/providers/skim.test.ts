@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isoMs } from '../model/json.js';
-import { isoMsAt, numberAt } from './skim.js';
+import { isoMsAt, Keys, lineObject, MemberLog, numberAt, SkimError } from './skim.js';
 
 describe('reading small values off the bytes', () => {
   it('timestamps read off the bytes equal Date.parse, odd ones included', () => {
@@ -32,5 +32,55 @@ describe('reading small values off the bytes', () => {
       expect(numberAt(b, 0, b.length), c).toBe(JSON.parse(c));
     }
     expect(numberAt(Buffer.from('"7"'), 0, 3)).toBeNull();
+  });
+});
+
+describe("a walk's log of the members it passed", () => {
+  const keys = new Keys(['b']);
+  const out = new Int32Array(2);
+  const noted = (log: MemberLog, b: Buffer) =>
+    Array.from({ length: log.count }, (_, k) => {
+      const [ks, ke, vs, ve] = log.spans.subarray(4 * k, 4 * k + 4);
+      return [b.toString('utf8', ks, ke), b.toString('utf8', vs, ve)];
+    });
+
+  it('notes every member in the order written, wanted or not, repeated ones each time', () => {
+    const b = Buffer.from(' {"a":1, "b" : {"x":[1,"}"]} ,"a":"\\"q\\""}  ');
+    const log = new MemberLog();
+    lineObject(b, 0, b.length, keys, out, undefined, log);
+    expect(noted(log, b)).toEqual([
+      ['a', '1'],
+      ['b', '{"x":[1,"}"]}'],
+      ['a', '"\\"q\\""'],
+    ]);
+    expect(log.holds(b, 0, b.length)).toBe(true);
+  });
+
+  it('holds only the line it walked: not a shorter or longer span, nor another buffer, nor a walk that failed', () => {
+    const b = Buffer.from('{"a":1,"b":2}');
+    const log = new MemberLog();
+    lineObject(b, 0, b.length, keys, out, undefined, log);
+    expect(log.holds(b, 0, b.length)).toBe(true);
+    expect(log.holds(b, 0, b.length - 1)).toBe(false);
+    expect(log.holds(b, 1, b.length)).toBe(false);
+    expect(log.holds(Buffer.from(b), 0, b.length)).toBe(false);
+    const bad = Buffer.from('{"a":1,"b":2} x');
+    expect(() => lineObject(bad, 0, bad.length, keys, out, undefined, log)).toThrow(SkimError);
+    expect(log.holds(bad, 0, bad.length)).toBe(false);
+    expect(log.holds(b, 0, b.length)).toBe(false);
+    const cut = Buffer.from('{"a":1,"b":');
+    expect(() => lineObject(cut, 0, cut.length, keys, out, undefined, log)).toThrow(SkimError);
+    expect(log.holds(cut, 0, cut.length)).toBe(false);
+  });
+
+  it('gives up past its bound, so a line of thousands of keys is walked again by whoever reads it', () => {
+    const many = Buffer.from(`{${Array.from({ length: 5000 }, (_, k) => `"k${k}":${k}`).join(',')}}`);
+    const log = new MemberLog();
+    lineObject(many, 0, many.length, keys, out, undefined, log);
+    expect(log.holds(many, 0, many.length)).toBe(false);
+    const few = Buffer.from('{"a":1}');
+    lineObject(few, 0, few.length, keys, out, undefined, log);
+    expect(log.holds(few, 0, few.length)).toBe(true);
+    expect(log.count).toBe(1);
   });
 });

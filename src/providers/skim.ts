@@ -20,6 +20,7 @@
 
 export {
   bytesEqual,
+  hasEscape,
   Interner,
   isoMsAt,
   isTrue,
@@ -37,6 +38,7 @@ export {
   Keys,
   kind,
   lineObject,
+  MemberLog,
   members,
   objectLine,
   SkimError,

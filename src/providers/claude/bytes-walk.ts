@@ -8,7 +8,18 @@
  * notes are module scratch, reused line after line: the walk is not re-entrant, nor needs to be (a
  * line is projected before the next is walked).
  */
-import { elements, has, Interner, IS, Keys, kind, lineObject, members, stringAt } from '../skim.js';
+import {
+  elements,
+  has,
+  Interner,
+  IS,
+  Keys,
+  kind,
+  lineObject,
+  MemberLog,
+  members,
+  stringAt,
+} from '../skim.js';
 import { flag, idAt, is, txt } from './bytes-spans.js';
 import { forgetUsage, walkUsage } from './bytes-usage.js';
 import type { ClaudeLine } from './record.js';
@@ -100,6 +111,8 @@ export const msg = new Int32Array(MESSAGE.names.length * 2);
 const blk = new Int32Array(BLOCK.names.length * 2);
 const one = new Int32Array(2);
 const hunk = new Int32Array(2);
+/** Every member of the line last walked whole, for drift's sample of its keys (`known.ts`). */
+export const topLog = new MemberLog();
 /** The current message's blocks are `blocks[0..noted.blockCount)`; the records are reused line after line. */
 export const blocks: Block[] = [];
 
@@ -172,7 +185,7 @@ export function walkLine(b: Buffer, start: number, end: number): void {
   noted.patch = null;
   noted.blockCount = 0;
   noted.contentKind = 0;
-  lineObject(b, start, end, TOP, top, visitTop);
+  lineObject(b, start, end, TOP, top, visitTop, topLog);
 }
 
 /** A message's `content`: its blocks are noted as the array is walked. */

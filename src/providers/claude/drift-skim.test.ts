@@ -11,6 +11,9 @@ import type { DriftFacts } from '../../model/facts.js';
 import { parseObject } from '../../model/json.js';
 import { REPO } from '../../test-support/corpus.js';
 import { DriftTally } from '../drift.js';
+import { SkimError } from '../skim.js';
+import { lineFromBytes } from './bytes.js';
+import { topLog } from './bytes-walk.js';
 import { CLAUDE_DRIFT } from './known.js';
 
 /** What the full parse says of a line: the reference the byte reading must equal. */
@@ -67,6 +70,34 @@ describe("drift's reading of a Claude line's bytes", () => {
       '{"type":"user","version":"2.0.\\u0030"}',
     ])
       expect(skimmed(line), line).toBeNull();
+  });
+
+  it("reads the same from the extractor's walk of the line, just made, as from a walk of its own", () => {
+    const lines = [
+      ...labLines(),
+      '{"uuid":"u","message":{"type":"message","version":"9.9","role":"assistant"},"toolUseResult":{"type":"text","version":"8.8"}}',
+      '{"type":"user","message":{"content":"{\\"type\\":\\"assistant\\",\\"version\\":\\"7.7\\"}"}}',
+      '{"type":"user","version":"2.0.1","a":1,"type":"assistant","version":3}',
+      '  {"type" : "summary" ,"leafUuid":"x"}  ',
+      '{}',
+    ];
+    let fromLog = 0;
+    for (const line of lines) {
+      const b = Buffer.from(line);
+      try {
+        lineFromBytes(b, 0, b.length);
+        if (topLog.holds(b, 0, b.length)) fromLog++;
+      } catch (err) {
+        if (!(err instanceof SkimError)) throw err;
+      }
+      expect(CLAUDE_DRIFT.skimmed!(b, 0, b.length), line.slice(0, 120)).toEqual(parsed(line));
+    }
+    expect(fromLog).toBeGreaterThan(100);
+    // An escaped key is handed back to the parse from the walk's log too.
+    const escaped = Buffer.from('{"\\u0074ype":"assistant","version":"2.0.0"}');
+    lineFromBytes(escaped, 0, escaped.length);
+    expect(topLog.holds(escaped, 0, escaped.length)).toBe(true);
+    expect(CLAUDE_DRIFT.skimmed!(escaped, 0, escaped.length)).toBeNull();
   });
 
   it('a line handed back is still read: its escaped key counts as the type it spells', () => {

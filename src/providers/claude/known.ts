@@ -8,7 +8,8 @@
 
 import { type JsonObject, str } from '../../model/json.js';
 import type { DriftReader, Known, Sampled } from '../drift.js';
-import { eachMember, SkimError } from '../skim.js';
+import { KeyNames, ownKeys, plainText } from '../drift-skim.js';
+import { topLog } from './bytes-walk.js';
 
 export const CLAUDE_KNOWN: Known = {
   types: new Set([
@@ -191,9 +192,7 @@ export const CLAUDE_KNOWN: Known = {
   ]),
 };
 
-const BACKSLASH = 0x5c;
-const TYPE = Buffer.from('type');
-const VERSION = Buffer.from('version');
+const NAMES = new KeyNames(CLAUDE_KNOWN);
 
 /**
  * A line's own keys, its `type` and its `version` from its bytes, as `Object.keys` and `str` of the
@@ -203,42 +202,22 @@ const VERSION = Buffer.from('version');
  * unlike `JSON.parse`, the walk does not look inside the values it skips.
  */
 function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
-  const fields: string[] = [];
-  const seen = new Set<string>();
-  let type: string | null = null;
-  let version: string | null = null;
-  let sure = true;
-  const plain = (s: number, e: number) => {
-    const at = b.indexOf(BACKSLASH, s);
-    return at === -1 || at >= e;
-  };
-  const text = (vs: number, ve: number): string | null =>
-    b[vs] === 0x22 && plain(vs + 1, ve - 1) ? b.toString('utf8', vs + 1, ve - 1) : null;
-  try {
-    eachMember(b, start, end, (ks, ke, vs, ve) => {
-      if (!plain(ks, ke)) sure = false;
-      const name = b.toString('utf8', ks, ke);
-      if (!seen.has(name)) {
-        seen.add(name);
-        fields.push(name);
-      }
-      const wanted =
-        ke - ks === 4 && b.compare(TYPE, 0, 4, ks, ke) === 0
-          ? 'type'
-          : ke - ks === 7 && b.compare(VERSION, 0, 7, ks, ke) === 0
-            ? 'version'
-            : null;
-      if (wanted === null) return;
-      // A string with an escape is decoded by the full parse; any other value is not a string.
-      if (b[vs] === 0x22 && !plain(vs + 1, ve - 1)) sure = false;
-      if (wanted === 'type') type = text(vs, ve);
-      else version = text(vs, ve);
-    });
-  } catch (err) {
-    if (err instanceof SkimError) return null;
-    throw err;
-  }
-  return sure ? { type, version, fields } : null;
+  let type: string | null | undefined = null;
+  let version: string | null | undefined = null;
+  const fields = ownKeys(
+    b,
+    start,
+    end,
+    NAMES,
+    (name, vs, ve) => {
+      if (name === 'type') type = plainText(b, vs, ve);
+      else if (name === 'version') version = plainText(b, vs, ve);
+    },
+    topLog,
+  );
+  // A string with an escape is decoded by the full parse; any other value is not a string.
+  if (fields === null || type === undefined || version === undefined) return null;
+  return { type, version, fields };
 }
 
 export const CLAUDE_DRIFT: DriftReader = {

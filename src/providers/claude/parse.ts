@@ -8,6 +8,7 @@ import { DriftTally } from '../drift.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { lineFromBytes } from './bytes.js';
+import { topLog } from './bytes-walk.js';
 import { CLAUDE_DRIFT } from './known.js';
 import { type ClaudeCarry, ClaudeParser, emptyClaudeCarry } from './parser.js';
 import { lineFromJson } from './record.js';
@@ -27,6 +28,8 @@ export function parse(file: SourceFile, previous: ParseResult<ClaudeCarry> | nul
         const verdict = read(b, s, e);
         // What this reader does not know, counted from the type the extractor already read.
         if (verdict === 'read') drift.line(b, s, e, lineNo, type);
+        // The walk's log of the line holds its buffer, which may be a long line's: let it go.
+        topLog.clear();
         return verdict;
       },
       carry: () => parser.carry(),

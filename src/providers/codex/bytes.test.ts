@@ -123,6 +123,85 @@ describe('the fast Codex extractor reads exactly what a full parse reads', () =>
     }
   });
 
+  it('reads token counts, sandbox policies and outputs off the bytes as a full parse reads them, however their keys are hidden', () => {
+    const at = '{"timestamp":"2026-11-29T10:00:00Z",';
+    const tokens = (info: string, rest = '') =>
+      `${at}"type":"event_msg","payload":{"type":"token_count","info":${info}${rest}}}`;
+    const usage =
+      '{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":13}';
+    const context = (policy: string) =>
+      `${at}"type":"turn_context","payload":{"model":"m","sandbox_policy":${policy}}}`;
+    const output = (text: string) =>
+      `${at}"type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":${JSON.stringify(text)}}}`;
+    const lines = [
+      tokens(
+        `{"total_token_usage":${usage},"last_token_usage":${usage},"model_context_window":272000}`,
+        ',"rate_limits":{"primary_used_percent":5}',
+      ),
+      // A count's name nested a level deeper, or spelled in a string, is not the count.
+      tokens(
+        `{"extra":{"input_tokens":999,"last_token_usage":{"input_tokens":7}},"last_token_usage":${usage}}`,
+      ),
+      tokens(
+        `{"note":"input_tokens:999, last_token_usage","last_token_usage":{"output_tokens":2,"note":{"input_tokens":5}}}`,
+      ),
+      tokens(`{"note":"{\\"input_tokens\\":999}","last_token_usage":{"input_tokens":1}}`),
+      // Repeated: the last value counts.
+      tokens(
+        `{"last_token_usage":{"input_tokens":1},"last_token_usage":{"input_tokens":2,"input_tokens":3}}`,
+      ),
+      // An escaped key spells the count it decodes to.
+      tokens('{"last_token_usage":{"\\u0069nput_tokens":5,"output_tokens":1}}'),
+      tokens('{"\\u006cast_token_usage":{"input_tokens":5}}'),
+      // Counts that are not counts, windows that are not windows, infos that are not objects.
+      tokens(
+        '{"last_token_usage":{"input_tokens":"5","output_tokens":-1,"cached_input_tokens":1.5,"total_tokens":1e3}}',
+      ),
+      tokens('{"last_token_usage":{"input_tokens":null,"output_tokens":true},"model_context_window":0}'),
+      tokens('{"last_token_usage":[1,2],"total_token_usage":"x","model_context_window":-4}'),
+      tokens('null'),
+      tokens('[{"last_token_usage":{"input_tokens":1}}]'),
+      tokens(`{"last_token_usage":${usage}}`, ',"rate_limits":null'),
+      // Sandbox policies: the type, else the mode, of the policy itself; a word as itself.
+      context('{"type":"workspace-write","writable_roots":["/w"],"network_access":false}'),
+      context('{"mode":"read-only"}'),
+      context('{"mode":"read-only","type":"danger-full-access"}'),
+      context('{"sandbox":{"type":"danger-full-access"},"mode":"workspace-write","note":"type"}'),
+      context('{"type":"read-only","type":"workspace-write"}'),
+      context('{"\\u0074ype":"danger-full-access"}'),
+      context('{"type":"danger\\u002dfull-access"}'),
+      context('"read-only"'),
+      context('"read\\u002donly"'),
+      context('7'),
+      context('["read-only"]'),
+      context('{"type":7,"mode":"read-only"}'),
+      // Outputs: the envelope, however it opens, and the text rules' first 200 characters.
+      output('{"output":"ok","metadata":{"exit_code":0,"duration_seconds":0.1}}'),
+      output('{"output":"bad","metadata":{"exit_code":2,"duration_seconds":0.1}}'),
+      output('{"metadata":{"exit_code":1},"output":"x"}'),
+      output('{not json at all'),
+      output(`   \n\t{"output":"x","metadata":{"exit_code":3,"duration_seconds":1}}`),
+      output(`${' '.repeat(60)}Exit code: 1\nOutput:\nno`),
+      output(`${' '.repeat(250)}failed in sandbox`),
+      output(`${'\u00e9'.repeat(300)}\nExit code: 1`),
+      output(`Exit code: 0\n${'日本'.repeat(400)}`),
+      output(`${'x'.repeat(150)}\nExit code: 4`),
+      // Text that ends the way an envelope ends is still text.
+      output('Exit code: 0\nOutput:\n{"output":"x","metadata":{"exit_code":1,"duration_seconds":1}}'),
+    ];
+    const pieces: string[] = [];
+    for (const line of lines) {
+      expect(JSON.parse(line), line).toBeTruthy();
+      pieces.push(line);
+      // Every truncation is refused as a full parse refuses it.
+      for (let cut = 1; cut < line.length; cut += 7) pieces.push(line.slice(0, cut));
+    }
+    for (const piece of pieces) {
+      const b = Buffer.from(piece);
+      expect(fromBytes(b), piece.slice(0, 200)).toEqual(fromJson(b));
+    }
+  });
+
   it('reads the last of repeated payloads, as a full parse does', () => {
     const line = Buffer.from(
       '{"timestamp":"2026-11-29T10:00:00Z","type":"response_item","payload":{"type":"function_call","name":"first","call_id":"a"},"payload":{"type":"function_call","name":"last","call_id":"b"}}',

@@ -7,7 +7,7 @@
 import { DriftTally } from '../drift.js';
 import { extracting, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
-import { lineFromBytes } from './bytes.js';
+import { lineFromBytes, payloadLog, topLog } from './bytes.js';
 import { CODEX_DRIFT, peekCodexType } from './known.js';
 import { type CodexCarry, CodexParser, emptyCodexCarry } from './parser.js';
 import { lineFromJson } from './record.js';
@@ -22,6 +22,9 @@ export function parse(file: SourceFile, previous: ParseResult<CodexCarry> | null
         const verdict = read(b, s, e);
         // What this reader does not know, by the type the line's first bytes name.
         if (verdict === 'read') drift.line(b, s, e, lineNo, peekCodexType(b, s, e));
+        // The walk's logs of the line hold its buffer, which may be a long line's: let them go.
+        topLog.clear();
+        payloadLog.clear();
         return verdict;
       },
       carry: () => parser.carry(),
