@@ -2,7 +2,7 @@
 // The warm benchmark: what a one-shot costs when nothing changed, against a bare `node -e 0`, in one
 // run (on a shared machine only figures taken side by side divide).
 //
-//   node bench/warm.mjs --history DIR [--small DIR] [--base OTHER/dist/cli.js] [--runs 9] [--node BIN]
+//   node bench/warm.mjs --history DIR [--small DIR] [--base OTHER/dist/cli.js] [--head dist/cctop.cjs] [--runs 9] [--node BIN]
 //
 // Times, in turn, `runs` rounds of: `node -e 0`, `cctop --json`, `cctop --list` and
 // `cctop daily --json` on DIR (and `cctop --json` on the smaller history --small), for this tree's
@@ -29,7 +29,9 @@ if (!args.history)
   throw new Error('usage: node bench/warm.mjs --history DIR [--small DIR] [--base dist/cli.js] [--runs 9]');
 const runs = Number(args.runs ?? 9);
 const node = args.node ?? process.execPath;
-const builds = [{ name: 'head', cli: join(root, 'dist', 'cli.js') }];
+// `--head PATH`: which of this tree's entries is timed, `dist/cli.js` by default; `dist/cctop.cjs` is
+// the package's own `cctop` program (CommonJS, handing every command but the status line to cli.js).
+const builds = [{ name: 'head', cli: args.head ?? join(root, 'dist', 'cli.js') }];
 if (args.base) builds.unshift({ name: 'base', cli: args.base });
 
 /** Run a command: wall seconds, peak RSS (MiB, the kernel's high-water mark) and stdout. */
