@@ -23,6 +23,16 @@ import { keepWarm } from './warm.js';
 import { keepWarmDoc } from './warm-doc.js';
 import { GROWING_MS } from './warm-doc-layout.js';
 
+/**
+ * A patched answer is kept warm only once no transcript has been written for this long. An agent at
+ * work writes its transcript every few seconds (each streamed message, each tool result), so a warm
+ * answer made while one is written is stale by the next run, and making it (the snapshot and the
+ * document, about 18 MB for 4,000 sessions) costs more than the patch that answered. The first run
+ * after the writing stops patches again (the index already holds the new bytes, so it reads none)
+ * and keeps that. A build's answer is always kept: the next run would otherwise build again.
+ */
+export const QUIET_BEFORE_KEEP_MS = 15_000;
+
 /** A refresh's answer, trusted (the index was sound while giving it), and what it was made from. */
 export interface OneShotAnswer {
   answer: Answer & { kind: 'answered' };
@@ -48,6 +58,7 @@ export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
   const { answer, log, scope, nowMs, looked, discovery } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
+  if (answer.strategy === 'patched' && stillWritten(discovery, nowMs)) return;
   const again = new ProblemLog();
   for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
   if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
@@ -79,4 +90,13 @@ export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
     time: w.time,
     growingMs: GROWING_MS,
   });
+}
+
+/** Whether a transcript was written in the last `QUIET_BEFORE_KEEP_MS` (a time ahead of the clock is not counted). */
+function stillWritten(discovery: Discovery, nowMs: number): boolean {
+  for (const f of discovery.files) {
+    const age = nowMs - f.mtimeMs;
+    if (age >= 0 && age < QUIET_BEFORE_KEEP_MS) return true;
+  }
+  return false;
 }

@@ -120,12 +120,15 @@ export class SessionIndex {
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
-    keepOneShot(t, {
-      options: this.o,
-      places: this.places,
-      catalogue: this.catalogue.digest,
-      time: this.time,
-    });
+    const keep = () =>
+      keepOneShot(t, {
+        options: this.o,
+        places: this.places,
+        catalogue: this.catalogue.digest,
+        time: this.time,
+      });
+    if (this.o.keepLater === undefined) keep();
+    else this.o.keepLater(keep);
     return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
   }
 
