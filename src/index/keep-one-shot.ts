@@ -19,8 +19,6 @@ import type { IndexOptions } from './options.js';
 import type { Discovery } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import type { Answer } from './strategies.js';
-import { keepWarm } from './warm.js';
-import { keepWarmDoc } from './warm-doc.js';
 import { GROWING_MS } from './warm-doc-layout.js';
 
 /**
@@ -53,8 +51,12 @@ export interface OpenedWith {
   time: LocalTime;
 }
 
-/** Keep a one-shot's answer as the warm snapshot and the warm document, when it may be kept. */
-export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
+/**
+ * Keep a one-shot's answer as the warm snapshot and the warm document, when it may be kept. Their
+ * writers (and the `--list` layout and quota readers the document's list part needs) are loaded
+ * only then: an answer not kept does not pay for them.
+ */
+export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void> {
   const { answer, log, scope, nowMs, looked, discovery } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
@@ -63,6 +65,8 @@ export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
   for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
   if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
   if (scopeOf(o, w.places, rootPaths(o.env, w.places), w.catalogue, w.time, nowMs) !== scope) return;
+  const { keepWarm } = await import('./warm.js');
+  const { keepWarmDoc } = await import('./warm-doc.js');
   keepWarm({
     env: o.env,
     scope,

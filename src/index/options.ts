@@ -36,7 +36,7 @@ export interface IndexOptions {
    * here and runs it once the answer is out: writing the warm snapshot and document costs more than
    * printing the answer. Left out, the answer is kept as the refresh settles.
    */
-  keepLater?: (keep: () => void) => void;
+  keepLater?: (keep: () => Promise<void>) => void;
   /**
    * Told while a refresh builds: before the first file is read and after each batch. A first build
    * of a large history takes seconds; a view shows how far it is and the sessions built so far.

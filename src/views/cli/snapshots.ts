@@ -32,7 +32,7 @@ async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promis
 }
 
 /** Keeping answers warm that waits for the running command's answer to be printed; null when none does. */
-let keepAfter: (() => void)[] | null = null;
+let keepAfter: (() => Promise<void>)[] | null = null;
 
 /**
  * Run a one-shot command that prints one answer (`--json`, `--list`): the answers its snapshots take
@@ -40,13 +40,13 @@ let keepAfter: (() => void)[] | null = null;
  * before it is printed. Only around a command that ends: a long-running one (`mcp`) would hold them.
  */
 export async function keepingAfter<T>(command: () => Promise<T>): Promise<T> {
-  const jobs: (() => void)[] = [];
+  const jobs: (() => Promise<void>)[] = [];
   keepAfter = jobs;
   try {
     return await command();
   } finally {
     keepAfter = null;
-    for (const job of jobs) job();
+    for (const job of jobs) await job();
   }
 }
 
@@ -82,8 +82,8 @@ export async function snapshot(
 }
 
 const keepLaterIn =
-  (jobs: (() => void)[]) =>
-  (keep: () => void): void => {
+  (jobs: (() => Promise<void>)[]) =>
+  (keep: () => Promise<void>): void => {
     jobs.push(keep);
   };
 
