@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { QUIET_BEFORE_KEEP_MS } from './index/keep-one-shot.js';
+import { KEEP_AFTER_QUIET_MS } from './index/keep-one-shot.js';
 import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
 import { DOC_FILE } from './index/warm-doc-layout.js';
@@ -219,7 +219,7 @@ describe('the warm document', () => {
     // A new transcript: the next full look once it is quiet writes another document, which the
     // report was not printed against.
     transcript('b.jsonl', NOON + 1000);
-    const quiet = NOON + 1000 + QUIET_BEFORE_KEEP_MS;
+    const quiet = NOON + 1000 + KEEP_AFTER_QUIET_MS;
     await full(quiet);
     expect(reason(await warmDaily(o(quiet)))).toBe('the daily report kept is of another document');
   });

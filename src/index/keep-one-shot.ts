@@ -29,7 +29,7 @@ import { GROWING_MS } from './warm-doc-layout.js';
  * after the writing stops patches again (the index already holds the new bytes, so it reads none)
  * and keeps that. A build's answer is always kept: the next run would otherwise build again.
  */
-export const QUIET_BEFORE_KEEP_MS = 15_000;
+export const KEEP_AFTER_QUIET_MS = 15_000;
 
 /** A refresh's answer, trusted (the index was sound while giving it), and what it was made from. */
 export interface OneShotAnswer {
@@ -96,11 +96,11 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
   });
 }
 
-/** Whether a transcript was written in the last `QUIET_BEFORE_KEEP_MS` (a time ahead of the clock is not counted). */
+/** Whether a transcript was written in the last `KEEP_AFTER_QUIET_MS` (a time ahead of the clock is not counted). */
 function stillWritten(discovery: Discovery, nowMs: number): boolean {
   for (const f of discovery.files) {
     const age = nowMs - f.mtimeMs;
-    if (age >= 0 && age < QUIET_BEFORE_KEEP_MS) return true;
+    if (age >= 0 && age < KEEP_AFTER_QUIET_MS) return true;
   }
   return false;
 }

@@ -12,7 +12,7 @@ import { cacheDir } from '../paths.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
-import { QUIET_BEFORE_KEEP_MS } from './keep-one-shot.js';
+import { KEEP_AFTER_QUIET_MS } from './keep-one-shot.js';
 import { takeSnapshot } from './snapshot.js';
 import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
 import { DOC_FILE } from './warm-doc-layout.js';
@@ -89,7 +89,7 @@ describe('the warm snapshot', () => {
     utimesSync(a, NOON / 1000, NOON / 1000);
     expect(reason(warm())).toBe(`${a} changed`);
     // Once nothing has been written for a while, the patched answer is kept warm.
-    const quiet = NOON + QUIET_BEFORE_KEEP_MS;
+    const quiet = NOON + KEEP_AFTER_QUIET_MS;
     await answer(quiet);
     expect(warm(quiet).kind).toBe('answered');
     transcript('c.jsonl', 60_000);
@@ -103,16 +103,16 @@ describe('the warm snapshot', () => {
     appendFileSync(a, claudeResponse('more', 3, new Date(NOON).toISOString(), 1));
     utimesSync(a, NOON / 1000, NOON / 1000);
     // Written a moment ago: the answer is patched and printed, the snapshot left as it was.
-    const writing = await answer(NOON + QUIET_BEFORE_KEEP_MS - 1000);
+    const writing = await answer(NOON + KEEP_AFTER_QUIET_MS - 1000);
     expect(writing.strategy).toBe('patched');
     expect(readFileSync(join(cacheDir(home.env), readdirSync(cacheDir(home.env)).find(isSnapshot)!))).toEqual(
       before,
     );
-    expect(reason(warm(NOON + QUIET_BEFORE_KEEP_MS - 1000))).toBe(`${a} changed`);
+    expect(reason(warm(NOON + KEEP_AFTER_QUIET_MS - 1000))).toBe(`${a} changed`);
     // Quiet since: patched again, and kept; the snapshot prints what the index printed.
-    const quiet = await answer(NOON + QUIET_BEFORE_KEEP_MS);
+    const quiet = await answer(NOON + KEEP_AFTER_QUIET_MS);
     expect(quiet.strategy).toBe('patched');
-    const r = warm(NOON + QUIET_BEFORE_KEEP_MS);
+    const r = warm(NOON + KEEP_AFTER_QUIET_MS);
     expect(r.kind === 'answered' && r.snapshot.json().toString()).toBe(quiet.json().toString());
   });
 
