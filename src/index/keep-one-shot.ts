@@ -25,9 +25,9 @@ import { GROWING_MS } from './warm-doc-layout.js';
  * A patched answer is kept warm only once no transcript has been written for this long. An agent at
  * work writes its transcript every few seconds (each streamed message, each tool result), so a warm
  * answer made while one is written is stale by the next run, and making it (the snapshot and the
- * document, about 18 MB for 4,000 sessions) costs more than the patch that answered. The first run
- * after the writing stops patches again (the index already holds the new bytes, so it reads none)
- * and keeps that. A build's answer is always kept: the next run would otherwise build again.
+ * document, about 18 MB for 4,000 sessions) costs more than the patch that answered. Such a patch is
+ * written back to the index instead (`strategies.ts` `byPatch`), so the first run after the writing
+ * stops answers from the index as kept, and keeps that warm. A build's answer is always kept.
  */
 export const KEEP_AFTER_QUIET_MS = 15_000;
 
@@ -97,7 +97,7 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
 }
 
 /** Whether a transcript was written in the last `KEEP_AFTER_QUIET_MS` (a time ahead of the clock is not counted). */
-function stillWritten(discovery: Discovery, nowMs: number): boolean {
+export function stillWritten(discovery: Discovery, nowMs: number): boolean {
   for (const f of discovery.files) {
     const age = nowMs - f.mtimeMs;
     if (age >= 0 && age < KEEP_AFTER_QUIET_MS) return true;
