@@ -9,14 +9,16 @@
 //   2. One status line, then waiting for the background refresh it starts: the digest is now fresh.
 //   3. `--runs` rounds of `node -e 0` and the status line in turn (the status line fed a stdin object
 //      for the history's largest Claude session, as Claude Code 2.1.90 writes it): median and p95 of
-//      each, and their ratios. Targets: median within 1.5x, p95 within 2x.
+//      each, and their ratios. Targets: median within 1.5x, p95 within 2x. On Linux also each one's
+//      mean CPU (user + system, from /proc/self/stat) and its ratio.
 //   4. Five status lines with the digest made old, each starting a refresh (waited for in between):
 //      what the once-a-minute refresh costs the status line that starts it.
 //   5. `--concurrent` status lines at once on a cache with the warm index but no digest: how many
 //      refreshes they started (the refresh log's lines; it should be one).
 // The status line runs as `dist/cli.js statusline` once `main.ts` routes it, else through
 // `dist/statusline/bin.js` (the same command without the rest of the command line); it says which.
-// `--cli PATH` runs another build's cli.js (one where main.ts routes `statusline`).
+// `--cli PATH` runs another build's cli.js (one where main.ts routes `statusline`); without it, the
+// package's `cctop` program (package.json's `bin`).
 import { execFileSync, spawn } from 'node:child_process';
 import {
   copyFileSync,
@@ -41,7 +43,10 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 const runs = Number(args.runs);
 const history = args.history;
-const cli = args.cli ?? join(root, 'dist', 'cli.js');
+// The package's own program by default (package.json's `bin`: `dist/cctop.cjs`, which runs the line
+// without loading an ES module), as a `cctop statusline` installed from the package runs.
+const bin = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).bin.cctop;
+const cli = args.cli ?? join(root, bin);
 if (!existsSync(cli)) throw new Error('no dist/: run npm run build first');
 
 const env = { ...process.env, HOME: history };
@@ -116,9 +121,29 @@ const stdin = JSON.stringify({
       }),
 });
 
+/**
+ * CPU time (user + system, ms) of this process's children that have been waited for, from Linux's
+ * `/proc/self/stat` (cutime, cstime; in clock ticks of 10 ms); null elsewhere. Each timed child is
+ * waited for before the next starts, so the difference across one is that child's own CPU; the
+ * status line's detached refresh is not this process's child, and is not counted.
+ */
+function childrenCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
+    return (Number(f[13]) + Number(f[14])) * CLOCK_TICK_MS;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ is 100 on every architecture node runs on (getconf CLK_TCK). */
+const CLOCK_TICK_MS = 10;
+
 function timed(cmd, argv, childEnv = env) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
+    const cpu0 = childrenCpuMs();
     const c = spawn(cmd, argv, { env: childEnv, stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     c.stdout.on('data', (d) => {
@@ -127,8 +152,10 @@ function timed(cmd, argv, childEnv = env) {
     c.stdin.end(stdin);
     c.on('exit', (code) => {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const cpu1 = childrenCpuMs();
+      const cpuMs = cpu0 === null || cpu1 === null ? null : cpu1 - cpu0;
       if (code !== 0) reject(new Error(`${cmd} ${argv.join(' ')} exited ${code}`));
-      else resolve({ ms, out });
+      else resolve({ ms, cpuMs, out });
     });
   });
 }
@@ -160,13 +187,25 @@ console.log(`digest ${digest}: ${statSync(digest).size} bytes`);
 
 // In turn, so that a machine whose speed drifts slows all of them alike.
 const times = { node0: [], statusline: [], ...(line.argv[0] === cli ? { direct: [] } : {}) };
+/** Each one's CPU over all rounds (ms), or null where it cannot be read. */
+const cpu = { node0: 0, statusline: 0, direct: 0 };
+const addCpu = (name, r) => {
+  cpu[name] = cpu[name] === null || r.cpuMs === null ? null : cpu[name] + r.cpuMs;
+};
 let shown = '';
 for (let i = 0; i < runs; i++) {
-  times.node0.push((await timed(process.execPath, ['-e', '0'])).ms);
+  const n = await timed(process.execPath, ['-e', '0']);
+  times.node0.push(n.ms);
+  addCpu('node0', n);
   const r = await timed(process.execPath, line.argv);
   times.statusline.push(r.ms);
+  addCpu('statusline', r);
   shown = r.out.trim();
-  if (times.direct) times.direct.push((await timed(process.execPath, [direct])).ms);
+  if (times.direct) {
+    const d = await timed(process.execPath, [direct]);
+    times.direct.push(d.ms);
+    addCpu('direct', d);
+  }
 }
 console.log(`line: ${shown}`);
 for (const [name, t] of Object.entries(times))
@@ -179,6 +218,12 @@ console.log(
 if (times.direct)
   console.log(
     `direct     median ${(median(times.direct) / median(times.node0)).toFixed(2)}x  p95 ${(p95(times.direct) / p95(times.node0)).toFixed(2)}x (dist/statusline/bin.js, without main.ts)`,
+  );
+// CPU moves less with the machine's load than wall time: the mean over the rounds (the clock ticks
+// of 10 ms average out over them), and its ratio to node's.
+if (cpu.node0 !== null && cpu.statusline !== null)
+  console.log(
+    `cpu        node0 mean ${(cpu.node0 / runs).toFixed(1)} ms  statusline mean ${(cpu.statusline / runs).toFixed(1)} ms  ratio ${(cpu.statusline / cpu.node0).toFixed(2)}x${times.direct && cpu.direct !== null ? `  direct ${(cpu.direct / cpu.node0).toFixed(2)}x` : ''}`,
   );
 
 // The status line that finds the digest old starts the refresh: its own cost, the refresh aside.

@@ -1,9 +1,10 @@
 /**
  * Whether an agent may have a say in the warm document's sessions, asked by the warm answer
  * (`warm-answer.ts`) before it prints `cctop --json`: the document was printed as if no process ran
- * and no hook spoke, so it is only true while no agent has said anything of its sessions (an empty
- * hook journal, no registry record) and no agent process could be running one of them (a scan of the
- * process table for the words every agent's command line holds).
+ * and no hook spoke, so it is only true while nothing an agent said has a say in its sessions (the
+ * hook journal as it was when the document was written and its newest event too old to count, or
+ * empty; no registry record) and no agent process could be running one of them (a scan of the process
+ * table for the words every agent's command line holds).
  *
  * It exists apart so that the warm answer reads as its proof in order, and this part, the one that
  * looks at other processes, can be read alone. Like the warm answer it loads nothing but `node:fs`:
@@ -13,16 +14,33 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { DocHeader } from './index/warm-doc-layout.js';
+import { WORKING_TTL_MS } from './model/state.js';
 
-/** Why an agent may have a say in the sessions' states, or null when none can. */
-export function agentsHaveASay(h: DocHeader, proc: string, platform: NodeJS.Platform): string | null {
-  return agentsSpeak(h) ?? mayRun(h, proc, platform);
+/** Why an agent may have a say in the sessions' states at `nowMs`, or null when none can. */
+export function agentsHaveASay(
+  h: DocHeader,
+  nowMs: number,
+  proc: string,
+  platform: NodeJS.Platform,
+): string | null {
+  return agentsSpeak(h, nowMs) ?? mayRun(h, proc, platform);
 }
 
-/** Whether an agent may have said something of its sessions (`live/agent-word.ts`). */
-function agentsSpeak(h: DocHeader): string | null {
-  if ((statSync(h.key.journal, { throwIfNoEntry: false })?.size ?? 0) > 0)
-    return 'the hook journal has entries';
+/**
+ * Whether an agent may have said something of its sessions (`live/agent-word.ts`): the hook journal
+ * holds something else than when the document was written, or something in it still has a say (a
+ * hook's word on a session no process runs lapses `WORKING_TTL_MS` after its newest event, and the
+ * process scan below proves no process runs one); or a registry holds a record.
+ */
+function agentsSpeak(h: DocHeader, nowMs: number): string | null {
+  const [path, size, mtimeMs, ino] = h.key.journal;
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (st !== undefined && st.size > 0) {
+    if (st.size !== size || st.mtimeMs !== mtimeMs || st.ino !== ino)
+      return 'the hook journal changed since the document was written';
+    if (h.key.journalQuietAt !== null && nowMs <= h.key.journalQuietAt)
+      return `an agent's hook spoke less than ${WORKING_TTL_MS / 60_000} minutes ago`;
+  }
   for (const dir of h.key.registries) {
     let names: string[];
     try {

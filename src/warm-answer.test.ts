@@ -9,14 +9,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendJournal } from './hooks/journal.js';
 import { KEEP_AFTER_QUIET_MS } from './index/keep-one-shot.js';
 import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
-import { DOC_FILE } from './index/warm-doc-layout.js';
+import { docKept } from './index/warm-doc.js';
+import { DOC_FILE, DOC_PREFIX_BYTES } from './index/warm-doc-layout.js';
+import { AgentStates } from './live/agent-state.js';
 import { processAnnotator } from './live/annotate.js';
 import { ProcessTable } from './live/processes.js';
 import { cacheDir } from './paths.js';
 import { gatherQuota } from './quota/gather.js';
+import { runtimeDir } from './runtime/dir.js';
 import { claudeResponse, FakeHome, jsonl } from './test-support/corpus.js';
 import { PLAIN } from './views/cli/color.js';
 import { renderList } from './views/cli/list.js';
@@ -45,8 +49,9 @@ describe('the warm document', () => {
   /** The full route's answer at `nowMs` (processes looked at, none found), as `cctop --json` prints it. */
   const full = async (nowMs: number, e: Record<string, string> = env) =>
     `${(await indexed(nowMs, e)).json({ collisions: [] }).toString()}\n`;
-  const indexed = (nowMs: number, e: Record<string, string> = env) =>
-    takeSnapshot({
+  /** The full route's snapshot, once the document it keeps is written (with a config file, after its reader loads). */
+  const indexed = async (nowMs: number, e: Record<string, string> = env) => {
+    const s = await takeSnapshot({
       env: e,
       plan: 'retail',
       providers: null,
@@ -55,6 +60,9 @@ describe('the warm document', () => {
       nowMs,
       annotate: processAnnotator(new ProcessTable(() => []), () => nowMs),
     });
+    await docKept();
+    return s;
+  };
   /** The full route's `cctop --list` at `nowMs`, `COLUMNS` wide and not on a terminal, as it prints it. */
   const fullList = async (nowMs: number, columns: number) => {
     const doc = (await indexed(nowMs)).document;
@@ -186,12 +194,42 @@ describe('the warm document', () => {
     expect(reason(await doc(NOON))).toBe(`${config} exists`);
   });
 
-  it('declines once an agent speaks through its hooks, or when the file is damaged', async () => {
+  it('serves a user with a config file that names nothing these answers read, keyed on its bytes', async () => {
+    transcript('a.jsonl', NOON - HOUR);
+    const config = join(home.dir, '.config', 'cctop', 'config.toml');
+    mkdirSync(join(home.dir, '.config', 'cctop'), { recursive: true });
+    const alerts = '[alerts]\nstall_minutes = 12\n\n[notify]\ndesktop = false\n';
+    writeFileSync(config, alerts);
+    await full(NOON);
+    const warm = await doc(NOON + 1000);
+    expect(reason(warm)).toBe('answered');
+    expect(warm.kind === 'answered' && Buffer.concat(warm.parts).toString()).toBe(await full(NOON + 1000));
+    expect(await list(NOON + 2000, 100)).toBe(await fullList(NOON + 2000, 100));
+    // The same length, another byte: another file.
+    writeFileSync(config, alerts.replace('12', '13'));
+    expect(reason(await doc(NOON + 3000))).toBe(`${config} changed`);
+    await full(NOON + 3000);
+    expect(reason(await doc(NOON + 4000))).toBe('answered');
+    // What the answers read (other machines, a budget under the list, a zone for the reports): no
+    // document is kept for it, and the one before it declines.
+    for (const [i, setting] of [
+      'hosts = ["devbox"]\n',
+      '[[budget]]\nperiod = "day"\nusd = 50\n',
+      '[reports]\ntimezone = "Asia/Tokyo"\n',
+      'no_such_key = 1\n',
+    ].entries()) {
+      writeFileSync(config, setting);
+      await full(NOON + 5000 + i * 1000);
+      expect(reason(await doc(NOON + 5500 + i * 1000)), setting).toBe(`${config} changed`);
+    }
+  });
+
+  it('declines when the hook journal moved since it was written, or when the file is damaged', async () => {
     transcript('a.jsonl', NOON - HOUR);
     await full(NOON);
     mkdirSync(join(home.dir, 'run'));
     writeFileSync(join(home.dir, 'run', 'hooks.jsonl'), '{}\n');
-    expect(reason(await doc(NOON))).toBe('the hook journal has entries');
+    expect(reason(await doc(NOON))).toBe('the hook journal changed since the document was written');
     writeFileSync(join(home.dir, 'run', 'hooks.jsonl'), '');
     expect(reason(await doc(NOON))).toBe('answered');
     const path = join(cacheDir(env), DOC_FILE);
@@ -202,6 +240,92 @@ describe('the warm document', () => {
     // Its time is when the last full look was: kept, so only the damage is news.
     utimesSync(path, NOON / 1000, NOON / 1000);
     expect(reason(await doc(NOON))).toBe('the warm document is damaged');
+    // `--list` reads the head alone: damage in the body it does not print leaves it as it was; in
+    // the head, it declines too.
+    expect(await list(NOON, 80)).toBe(await fullList(NOON, 80));
+    const again = readFileSync(path);
+    again.writeUInt8(again.readUInt8(DOC_PREFIX_BYTES + 3) ^ 1, DOC_PREFIX_BYTES + 3);
+    writeFileSync(path, again);
+    utimesSync(path, NOON / 1000, NOON / 1000);
+    expect(await list(NOON, 80)).toBe('the warm document is damaged');
+  });
+
+  describe("for a user whose agents have cctop's hooks installed", () => {
+    /** A hook event of Claude Code on session `a` at `at`, appended to the journal as `cctop hook` appends it. */
+    const hook = (event: string, at: number) => {
+      const dir = runtimeDir(env);
+      if (dir.kind !== 'ok') throw new Error(dir.why);
+      appendJournal(dir.path, {
+        v: 1,
+        at,
+        agent: 'claude',
+        event,
+        session: 'a',
+        cwd: '/w',
+        notification: null,
+        tool: null,
+        permissionMode: 'default',
+        transcript: null,
+        input: null,
+        ppid: 4242,
+      });
+    };
+    /** The full route as a one-shot runs it with hooks: the journal's word on each session applied. */
+    const fullHooked = async (nowMs: number) => {
+      const hooked = AgentStates.fromJournal(env, () => nowMs).overlay;
+      const s = await takeSnapshot({
+        env,
+        plan: 'retail',
+        providers: null,
+        sinceMs: null,
+        untilMs: null,
+        nowMs,
+        annotate: processAnnotator(new ProcessTable(() => []), () => nowMs, hooked),
+      });
+      await docKept();
+      return `${s.json({ collisions: [] }).toString()}\n`;
+    };
+
+    it("prints the full route's bytes from the document once the journal's word has lapsed, unchanged since", async () => {
+      transcript('a.jsonl', NOON - HOUR);
+      // The session's turn ended 20 minutes ago, as its Stop hook said: past a hook's lapse.
+      hook('UserPromptSubmit', NOON - 50 * 60_000);
+      hook('Stop', NOON - 20 * 60_000);
+      await fullHooked(NOON);
+      const warm = await doc(NOON + 1000);
+      expect(reason(warm)).toBe('answered');
+      expect(warm.kind === 'answered' && Buffer.concat(warm.parts).toString()).toBe(
+        await fullHooked(NOON + 1000),
+      );
+      expect(await list(NOON + 2000, 100)).toBe(await fullList(NOON + 2000, 100));
+    });
+
+    it("leaves the answer to the full route while a hook's word still counts, and serves it once it lapsed", async () => {
+      transcript('a.jsonl', NOON - HOUR);
+      hook('Stop', NOON - 5 * 60_000);
+      const said = await fullHooked(NOON);
+      // The full route shows what the hook said: the document, printed as if none spoke, could not.
+      expect(said).toContain('"stateSource":"hook"');
+      expect(reason(await doc(NOON + 1000))).toBe("an agent's hook spoke less than 15 minutes ago");
+      // Ten minutes on, fifteen after the hook: the full route's next look writes a document that may be printed.
+      const later = NOON + 10 * 60_000 + 1000;
+      await fullHooked(later);
+      const warm = await doc(later + 1000);
+      expect(warm.kind === 'answered' && Buffer.concat(warm.parts).toString()).toBe(
+        await fullHooked(later + 1000),
+      );
+      expect(await fullHooked(later + 1000)).not.toContain('"stateSource":"hook"');
+    });
+
+    it('declines once a hook appends to the journal after the document was written', async () => {
+      transcript('a.jsonl', NOON - HOUR);
+      hook('Stop', NOON - 20 * 60_000);
+      await fullHooked(NOON);
+      expect(reason(await doc(NOON + 1000))).toBe('answered');
+      hook('UserPromptSubmit', NOON + 1500);
+      expect(reason(await doc(NOON + 2000))).toBe('the hook journal changed since the document was written');
+      expect(await fullHooked(NOON + 2000)).toContain('"stateSource":"hook"');
+    });
   });
 
   it('serves a kept daily report only beside the document it was printed against, dated now', async () => {

@@ -9,7 +9,8 @@
  * What it proves, in order: the document is of this code, environment, settings, prices, zone and
  * day (its key); the last full look at the transcripts is under a minute old and no directory or
  * growing transcript moved since (as the warm snapshot, `index/warm.ts`; what this can miss is in
- * docs/limits.md); no agent says anything of its sessions (an empty hook journal, no registry record);
+ * docs/limits.md); nothing an agent said has a say in its sessions (the hook journal empty, or as it
+ * was when the document was written with its newest event past a hook's lapse; no registry record);
  * the kept problems it prints still hold; and no agent process could run one of its sessions: a scan
  * of the process table for the words every agent's command line holds, declined when one shows up
  * that started before a session of its kind was last active.
@@ -18,16 +19,7 @@
  * whether an agent has a say in the sessions (the journal, the registries, the process table:
  * `warm-agents.ts`), or printing `--list` (`warm-list.ts`).
  */
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { liveMembers, unrunLive, windowsMembers } from './index/live-text.js';
@@ -35,6 +27,7 @@ import { seenMoved } from './index/seen-moved.js';
 import {
   DOC_FILE,
   DOC_ID_CHARS,
+  DOC_IDS_AT,
   DOC_PREFIX_BYTES,
   type DocHeader,
   docHeaderOf,
@@ -46,10 +39,10 @@ import {
   SWEEP_EVERY_MS,
 } from './index/warm-doc-layout.js';
 import { LocalTime } from './model/time.js';
-import { keepZoneNameIn, ZONE_FILE, zoneKey } from './model/zone.js';
 import { cacheDir } from './paths.js';
 import type { Env } from './providers/types.js';
 import { agentsHaveASay } from './warm-agents.js';
+import { keyMoved, recordedBuild } from './warm-key.js';
 
 /**
  * An answer as the slices to write, in order: the document's own bytes are written from where they
@@ -99,7 +92,7 @@ export type Proved =
  * proved too that no agent process or hook has a say in the sessions' states (the spend reports,
  * which show no state, do not ask).
  */
-export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved> {
+export async function proved(o: WarmJsonOptions, live: boolean, body = true): Promise<Proved> {
   const { env, nowMs } = o;
   const cache = cacheDir(env);
   let b: Buffer;
@@ -114,7 +107,7 @@ export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved>
   try {
     // The time and the bytes of one file: a document replaced meanwhile is not judged by the new one's time.
     sweptAt = fstatSync(fd).mtimeMs;
-    b = readFileSync(fd);
+    b = body ? readFileSync(fd) : headOf(fd);
   } catch {
     // Unreadable: the full route answers, and writes it again.
     return declined('the warm document cannot be read');
@@ -125,24 +118,55 @@ export async function proved(o: WarmJsonOptions, live: boolean): Promise<Proved>
     return declined('the last full look at the transcripts is over a minute old');
   if (b.length < DOC_PREFIX_BYTES) return declined('the warm document is damaged');
   const headBytes = b.readUInt32LE(0);
+  const headEnd = DOC_PREFIX_BYTES + b.readUInt32LE(8);
   if (
-    DOC_PREFIX_BYTES + headBytes > b.length ||
-    crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4)
+    DOC_PREFIX_BYTES + headBytes > headEnd ||
+    headEnd > b.length ||
+    (body
+      ? crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4)
+      : crc32(b.subarray(DOC_PREFIX_BYTES, headEnd)) >>> 0 !== b.readUInt32LE(12))
   )
     return declined('the warm document is damaged');
   const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
   if (h === null) return declined('the warm document is of another version');
   const holesAt = DOC_PREFIX_BYTES + headBytes;
   const bodyAt = holesAt + h.holes * 8 + h.listBytes;
-  if (bodyAt > b.length) return declined('the warm document is damaged');
+  if (bodyAt !== headEnd) return declined('the warm document is damaged');
   const why =
     (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
     seenMoved(h.dirs, h.files, nowMs) ??
-    (live ? agentsHaveASay(h, o.proc ?? '/proc', o.platform ?? process.platform) : null);
+    (live ? agentsHaveASay(h, nowMs, o.proc ?? '/proc', o.platform ?? process.platform) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
-  return { kind: 'proved', h, b, holesAt, bodyAt, time, ids: b.toString('latin1', 8, DOC_PREFIX_BYTES) };
+  return {
+    kind: 'proved',
+    h,
+    b,
+    holesAt,
+    bodyAt,
+    time,
+    ids: b.toString('latin1', DOC_IDS_AT, DOC_PREFIX_BYTES),
+  };
+}
+
+/**
+ * The document's prefix and head, without its body (`--list` and the spend reports print none of
+ * it): two reads, the second as long as the prefix says. Shorter when the file is (then damaged).
+ */
+function headOf(fd: number): Buffer {
+  const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
+  const got = readSync(fd, prefix, 0, DOC_PREFIX_BYTES, 0);
+  if (got < DOC_PREFIX_BYTES) return prefix.subarray(0, got);
+  const b = Buffer.allocUnsafe(DOC_PREFIX_BYTES + prefix.readUInt32LE(8));
+  prefix.copy(b);
+  let at = DOC_PREFIX_BYTES;
+  while (at < b.length) {
+    const n = readSync(fd, b, at, b.length - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return b.subarray(0, at);
 }
 
 // ---- `cctop daily --json` ----------------------------------------------------------------------
@@ -167,7 +191,9 @@ export function docIds(env: Env): string | null {
   }
   try {
     const b = Buffer.alloc(DOC_PREFIX_BYTES);
-    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES
+      ? b.toString('latin1', DOC_IDS_AT)
+      : null;
   } finally {
     closeSync(fd);
   }
@@ -182,7 +208,7 @@ export function docIds(env: Env): string | null {
 export async function keepDaily(o: WarmJsonOptions, before: string | null, answer: Buffer): Promise<void> {
   if (before === null) return;
   try {
-    const p = await proved(o, false);
+    const p = await proved(o, false, false);
     if (p.kind === 'declined' || p.ids !== before) return;
     const text = answer.toString('latin1');
     const m = GENERATED_AT.exec(text);
@@ -213,7 +239,7 @@ const GENERATED_AT = /"generatedAt": ?"([^"]*)"/;
 
 /** `cctop daily --json` from the answer kept beside the warm document, when that is proved current. */
 export async function warmDaily(o: WarmJsonOptions): Promise<WarmJson> {
-  const p = await proved(o, false);
+  const p = await proved(o, false, false);
   if (p.kind === 'declined') return p;
   let b: Buffer;
   try {
@@ -298,50 +324,3 @@ function printed(
 }
 
 const NO_SPEND = { hours: [], days: [] };
-
-/** What the document depends on besides the transcripts that is not as it was, or null. */
-async function keyMoved(
-  h: DocHeader,
-  env: Env,
-  cache: string,
-  nowMs: number,
-  build: () => Promise<string | null>,
-): Promise<string | null> {
-  const k = h.key;
-  for (const [name, value] of k.env) if ((env[name] ?? null) !== value) return `$${name} changed`;
-  if (nowMs < k.day[0] || nowMs >= k.day[1]) return 'another day began';
-  if (k.problemsUntil !== null && nowMs > k.problemsUntil) return 'a kept problem is due';
-  for (const [path, size, mtimeMs] of k.stats) {
-    const st = statSync(path, { throwIfNoEntry: false });
-    if ((st?.size ?? null) !== size || (st?.mtimeMs ?? null) !== mtimeMs) return `${path} changed`;
-  }
-  for (const path of k.absent)
-    if (statSync(path, { throwIfNoEntry: false }) !== undefined) return `${path} exists`;
-  if (zoneKey() !== k.zoneKey) return 'the system time zone changed';
-  keepZoneNameIn(join(cache, ZONE_FILE));
-  return (await build()) === k.build ? null : 'cctop was built again';
-}
-
-/**
- * The building code's version as `npm run build` recorded it (`index/version.ts`), or null when it
- * did not, or the code was compiled again since (then only the full route can work it out).
- */
-async function recordedBuild(): Promise<string | null> {
-  const here = new URL('.', import.meta.url);
-  const recorded = statSync(new URL('index/code-versions.js', here), { throwIfNoEntry: false });
-  const compiled = statSync(new URL('index/sessions.js', here), { throwIfNoEntry: false });
-  if (recorded === undefined || compiled === undefined || compiled.mtimeMs > recorded.mtimeMs) return null;
-  let m: unknown;
-  try {
-    // A name in a variable: the module exists only once the build wrote it.
-    const name = './index/code-versions.js';
-    m = await import(name);
-  } catch {
-    // A plain `tsc` wrote no versions.
-    return null;
-  }
-  const versions = isObj(m) && isObj(m.VERSIONS) ? m.VERSIONS : null;
-  return typeof versions?.build === 'string' ? versions.build : null;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;

@@ -9,13 +9,13 @@
  * loads, and every module it loads is paid on every run.
  *
  * The file: `DOC_PREFIX_BYTES` (the header's length, the CRC-32 of everything after the prefix, the
- * discovery digest, the scope and the key's digest), the header (JSON), the hole table (`holes` of
- * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes` of
- * JSON, a `ListDoc` or null: read only by `--list`, so `--json` does not parse it), and the body
- * (ASCII JSON).
+ * length and CRC-32 of the head, the discovery digest, the scope and the key's digest), the head (what
+ * `--list` and the spend reports read, so they need not read the body: the header, JSON; the hole table, `holes` of
+ * them, 8 bytes each: the body offset a hole sits at and its tag), `--list`'s part (`listBytes`, a
+ * packed list, `views/cli/list-packed.ts`, or none when no session is listed: read only by `--list`,
+ * so `--json` does not look at it), and the body (ASCII JSON).
  */
 import type { LiveSignal } from '../model/state.js';
-import type { ListPlan } from '../views/cli/list-layout.js';
 
 /**
  * How long a look that skips unchanged directories and quiet transcripts is trusted before a full
@@ -32,7 +32,7 @@ export const SWEEP_EVERY_MS = 60_000;
 export const GROWING_MS = 60 * 60_000;
 
 /** The layout of the file; another number is another layout, and the reader declines it. */
-export const DOC_FORMAT = 2;
+export const DOC_FORMAT = 3;
 
 /** Its name in cctop's cache directory: one per cache, for the default options only. */
 export const DOC_FILE = 'warm-default.doc';
@@ -40,8 +40,14 @@ export const DOC_FILE = 'warm-default.doc';
 /** The discovery digest, the scope key and the key's digest are each this many characters. */
 export const DOC_ID_CHARS = 16;
 
-/** Header length (u32), CRC-32 of the rest (u32), digest, scope, key digest (latin1, padded). */
-export const DOC_PREFIX_BYTES = 8 + 3 * DOC_ID_CHARS;
+/**
+ * Where the ids start in the prefix, after the header's length (u32), the CRC-32 of everything after
+ * the prefix (u32), the head's length (u32: header, hole table, `--list`'s part) and its CRC-32 (u32).
+ */
+export const DOC_IDS_AT = 16;
+
+/** The prefix: its numbers (`DOC_IDS_AT`), then the digest, the scope and the key's digest (latin1, padded). */
+export const DOC_PREFIX_BYTES = DOC_IDS_AT + 3 * DOC_ID_CHARS;
 
 /** A hole's tag is its kind in the top 4 bits and an index into the header's lists below them. */
 export const HOLE_KIND_SHIFT = 28;
@@ -66,10 +72,22 @@ export interface DocKey {
   env: [name: string, value: string | null][];
   /** Files whose size and time the scope holds (harness settings, the price catalogue): null when absent. */
   stats: [path: string, size: number | null, mtimeMs: number | null][];
-  /** Files that must not exist: the config file (it may name other machines or change the plan). */
+  /**
+   * The config file when there is one: its length and CRC-32, which must be as they were (it is kept
+   * only when it names nothing these answers read: `warm-doc.ts` `configKeyOf`); null when there is none.
+   */
+  config: [path: string, bytes: number, crc: number] | null;
+  /** Files that must not exist: the config file, when there was none. */
   absent: string[];
-  /** The agents' own word (`live/agent-word.ts`): a journal that must be empty, registries with no record. */
-  journal: string;
+  /**
+   * The agents' own word (`live/agent-word.ts`): the hook journal as it was when the document was
+   * written (its path, and its size, time and inode, null when absent), which must be as it was or
+   * empty; the instant after which nothing in it has a say (its newest event's time and the lapse of
+   * a hook's claim on a session no process runs, `WORKING_TTL_MS`; null when it held no event); and
+   * Claude Code's registries, which must hold no record.
+   */
+  journal: [path: string, size: number | null, mtimeMs: number | null, ino: number | null];
+  journalQuietAt: number | null;
   registries: string[];
   /** The building code's version (`index/version.ts`). */
   build: string;
@@ -93,18 +111,6 @@ export interface DocKey {
    * and where a run would be announced (`cctop/drive`'s runs folder, `cctop run`'s list).
    */
   list: { quota: [path: string, size: number | null, mtimeMs: number | null][]; runs: string[] };
-}
-
-/**
- * `cctop --list` printed but for the width and what moves (`views/cli/list-layout.ts` lays it out),
- * with what says which rows' states are worked out when it is asked for.
- */
-export interface ListDoc {
-  plan: ListPlan;
-  /** Per row, in the plan's order (its groups one after another): its entry in `live`, or -1 (printed). */
-  live: number[];
-  /** The quota in the headings reads the same until this instant (a reset time passes); null: for ever. */
-  quotaUntil: number | null;
 }
 
 /** A session whose state can still change: what its live members are worked out from. */
@@ -143,7 +149,7 @@ export interface DocHeader {
   /** The hour (its start, UTC ms) the quiet windows in the body were printed for, and their length. */
   quiet: [hour: number, length: number];
   holes: number;
-  /** The length of `--list`'s part: a `ListDoc`, or null when it lists no session (the full route says so in its own words). */
+  /** The length of `--list`'s part: a packed list, or 0 when it lists no session (the full route says so in its own words). */
   listBytes: number;
 }
 
@@ -167,31 +173,21 @@ export function docHeaderOf(text: string): DocHeader | null {
   return isDocHeader(v) ? v : null;
 }
 
-/** `--list`'s part when it is one this layout writes (null: no session is listed), else undefined. */
-export function listDocOf(text: string): ListDoc | null | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed its CRC yet is not JSON: another layout wrote it.
-    return undefined;
-  }
-  if (v === null) return null;
-  return isListDoc(v) ? v : undefined;
-}
-
-function isListDoc(v: unknown): v is ListDoc {
-  if (!isObj(v) || !isArr(v.live) || !isObj(v.plan) || !isArr(v.plan.groups)) return false;
-  return v.quotaUntil === null || isNum(v.quotaUntil);
-}
-
 function isDocHeader(v: unknown): v is DocHeader {
   if (!isObj(v) || v.format !== DOC_FORMAT || !isStr(v.scope) || !isNum(v.takenAt) || !isNum(v.holes))
     return false;
   const { key, dirs, files, head, live, windowed } = v;
   if (!isObj(key) || !isArr(key.env) || !isArr(key.stats) || !isArr(key.absent) || !isArr(key.registries))
     return false;
-  if (!isStr(key.journal) || !isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
+  if (
+    !isArr(key.journal) ||
+    !isStr(key.journal[0]) ||
+    !(key.journalQuietAt === null || isNum(key.journalQuietAt))
+  )
+    return false;
+  if (!isStr(key.build) || !isStr(key.zoneKey) || !isStr(key.zone)) return false;
+  const c = key.config;
+  if (c !== null && !(isArr(c) && c.length === 3 && isStr(c[0]) && isNum(c[1]) && isNum(c[2]))) return false;
   if (!isArr(key.day) || !isArr(key.agents) || !key.agents.every((g) => isArr(g) && isArr(g[0])))
     return false;
   if (!isArr(dirs) || !isArr(files) || !isArr(head) || head.length !== 2 || !isStr(v.tail)) return false;

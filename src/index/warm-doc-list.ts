@@ -1,10 +1,10 @@
 /**
  * The `--list` part of the warm document (`warm-doc.ts`): the rows a bare `cctop --list` prints, as
- * the full route makes them (`views/cli/list.ts`), grouped as its plan groups them, with the index of
- * each row's live members so the states that can still change are worked out when it is printed, and
- * the moment a quota figure in its headings turns stale.
+ * the full route makes them (`views/cli/list.ts`), grouped as its plan groups them, packed as bytes
+ * (`views/cli/list-packed.ts`) with the index of each row's live members so the states that can still
+ * change are worked out when it is printed, and the moment a quota figure in its headings turns stale.
  *
- * Not here: the rest of the document, or laying the rows out for a width (`views/cli/list-layout.ts`,
+ * Not here: the rest of the document, or laying the rows out for a width (`views/cli/list-packed.ts`,
  * at answer time).
  */
 import type { QuotaFigure } from '../model/quota.js';
@@ -17,19 +17,20 @@ import { PLACE_LIST } from '../providers/places.js';
 import { gatherQuota } from '../quota/gather.js';
 import { readLimitsNote } from '../statusline/quota-note.js';
 import { type ListFacts, planRows, rowOfFacts } from '../views/cli/list.js';
+import { packList } from '../views/cli/list-packed.js';
 import type { DocAnswer } from './warm-doc.js';
-import type { ListDoc } from './warm-doc-layout.js';
 
 /**
  * `cctop --list` for the default options, as the full route prints it (`views/cli/root-lists.ts`),
- * but for the width, the states that can still change and the ages; null when no session is listed.
+ * but for the width, the states that can still change and the ages, packed; empty when no session is
+ * listed.
  */
 export function listPartOf(
   a: DocAnswer,
   states: readonly SessionState[],
   liveRefs: readonly number[],
-): ListDoc | null {
-  if (a.held.length === 0) return null;
+): Buffer {
+  if (a.held.length === 0) return Buffer.alloc(0);
   const facts = a.held.map((h): ListFacts & { rateLimits: unknown; running: null } => {
     const l = h.listed();
     return {
@@ -61,11 +62,11 @@ export function listPartOf(
   });
   // The rows as the plan holds them: grouped by harness, in the document's order within each.
   const order = PLACE_LIST.flatMap((p) => a.held.flatMap((h, i) => (h.provider === p.id ? [i] : [])));
-  return {
-    plan: planRows(rows, a.options.plan, quota.quota),
-    live: order.map((i) => liveRefs[i]!),
-    quotaUntil: quotaUntil(a, facts),
-  };
+  return packList(
+    planRows(rows, a.options.plan, quota.quota),
+    order.map((i) => liveRefs[i]!),
+    quotaUntil(a, facts),
+  );
 }
 
 /**

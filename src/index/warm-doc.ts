@@ -4,25 +4,21 @@
  * check, a few joins and one write, by an entry that loads none of this (`../warm-answer.ts`).
  *
  * Printed as if no process runs any session and no agent says anything of one: the reader proves
- * both before it prints (a process scan for the agents' words, the agents' journal and registries),
+ * both before it prints (a process scan for the agents' words; the agents' registries; the hook
+ * journal unchanged since, its events' say lapsed, which the key records when it is written),
  * and leaves the answer to the full route when it cannot. A session's live members are printed here
  * when they cannot change any more (they read the same now and two days on: every state rule lapses
  * one way, to `idle`, within a day); else the reader works them out. Its spend windows are joined by
  * the reader, since they move with the hour.
  *
- * Also here: the key, everything besides the transcripts the answer depends on (the environment
- * variables read on the way, settings and price files, the code, the zone, the day), recorded by
- * reading the environment through a proxy while the scope is worked out again.
+ * With a config file, the document is kept once the config reader has loaded (`docKept` says when).
  *
- * Not here: when a refresh may keep it (`session-index.ts`, with the warm snapshot, `warm.ts`).
+ * Not here: when a refresh may keep it (`session-index.ts`, with the warm snapshot, `warm.ts`), or
+ * its key, everything besides the transcripts the answer depends on (`warm-doc-key.ts`).
  */
-import { closeSync, openSync, readSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { closeSync, openSync, readSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { configPath } from '../config/path.js';
-import { agentWordPlaces } from '../live/agent-word.js';
-import { START_SLACK_MS } from '../live/processes.js';
 import { Digest } from '../model/digest.js';
 import { DOCUMENT_VERSION, type Plan } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
@@ -31,26 +27,19 @@ import { type SessionState, UNSEEN_WAITING_TTL_MS } from '../model/state.js';
 import type { LocalTime } from '../model/time.js';
 import { totalsOfTallies } from '../model/totals.js';
 import { DAYS_KEPT, HOURS_KEPT } from '../model/windows.js';
-import { zoneKey } from '../model/zone.js';
 import { cacheDir } from '../paths.js';
-import { claudeConfigFile } from '../providers/claude/quota.js';
 import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
-import { runtimeDirPath } from '../runtime/dir.js';
-import { PTY_RUNS_FILE } from '../runtime/pty-wire.js';
-import { RUNS_FOLDER } from '../runtime/run-files.js';
-import { NOTE_FILE } from '../statusline/quota-note.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
-import { cataloguePath } from './catalogue.js';
 import type { Held } from './held.js';
 import { liveMembers, NO_WINDOWS, unrunLive, windowsMembers } from './live-text.js';
 import { documentHead, documentTail } from './render.js';
-import { rootPaths, scopeOf } from './scope.js';
 import { partsOf } from './session-record.js';
-import { buildVersion } from './version.js';
+import { keyOf, loadConfigReader, needsConfigReader } from './warm-doc-key.js';
 import {
   DOC_FILE,
   DOC_FORMAT,
   DOC_ID_CHARS,
+  DOC_IDS_AT,
   DOC_PREFIX_BYTES,
   type DocHeader,
   type DocKey,
@@ -98,20 +87,37 @@ export interface DocAnswer {
 
 export const docPath = (env: Env): string => join(cacheDir(env), DOC_FILE);
 
+/** The document being kept once the config reader has loaded (tests wait on it: `docKept`). */
+let pending: Promise<void> = Promise.resolve();
+
+/** Settled once every document `keepWarmDoc` set out to keep is kept (or given up). */
+export const docKept = (): Promise<void> => pending;
+
 /**
  * Keep `a` as the warm document, when it was asked with the default options (those of a bare
  * `cctop --json`) and its key can be recorded; when the document there is this answer already,
- * only mark it as looked at now. Never throws: the document only saves time.
+ * only mark it as looked at now. With a config file, once its reader has loaded. Never throws: the
+ * document only saves time.
  */
 export function keepWarmDoc(a: DocAnswer): void {
   const o = a.options;
   if (o.plan !== 'retail' || o.providers !== null || o.timeZone !== undefined) return;
   if (o.sinceMs !== null || o.untilMs !== null) return;
+  if (needsConfigReader(a.env)) {
+    pending = pending
+      .then(loadConfigReader)
+      .then(() => keepWarmDoc(a))
+      .catch(() => {
+        // The reader would not load: no document, and the full route answers as before.
+      });
+    return;
+  }
   try {
     const key = keyOf(a);
     if (key === null) return;
     // The hour is in it: the quiet windows are printed for one, so the sweep prints them again in the next.
-    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs)])).hex();
+    // The layout too: a document of another layout is written anew, not only marked as looked at.
+    const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs), DOC_FORMAT])).hex();
     const path = docPath(a.env);
     if (a.unchanged && prefixOf(path) === idsOf(a.digest, a.scope, keyDigest)) {
       utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
@@ -141,91 +147,11 @@ function prefixOf(path: string): string | null {
   }
   try {
     const b = Buffer.alloc(DOC_PREFIX_BYTES);
-    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES ? b.toString('latin1', 8) : null;
+    return readSync(fd, b, 0, DOC_PREFIX_BYTES, 0) === DOC_PREFIX_BYTES
+      ? b.toString('latin1', DOC_IDS_AT)
+      : null;
   } finally {
     closeSync(fd);
-  }
-}
-
-/**
- * What the answer depends on besides the transcripts, or null when the reader could not serve it
- * (another machine may be named: `CCTOP_HOSTS`, a config file) or the scope does not come out the same.
- */
-function keyOf(a: DocAnswer): DocKey | null {
-  const read = new Set<string>();
-  let all = false;
-  const env: Env = new Proxy(a.env, {
-    get(t, k) {
-      if (typeof k === 'string') read.add(k);
-      return Reflect.get(t, k);
-    },
-    has(t, k) {
-      if (typeof k === 'string') read.add(k);
-      return Reflect.has(t, k);
-    },
-    ownKeys(t) {
-      // Something walked the whole environment: all of it is then part of the key.
-      all = true;
-      return Reflect.ownKeys(t);
-    },
-  });
-  const roots = rootPaths(env, a.places);
-  const scope = scopeOf({ ...a.options, env }, a.places, roots, a.catalogue, a.time, a.nowMs);
-  if (scope !== a.scope) return null;
-  if (env.CCTOP_HOSTS !== undefined) return null;
-  const config = configPath(env);
-  if (statSync(config, { throwIfNoEntry: false }) !== undefined) return null;
-  const { journal, registries } = agentWordPlaces(env);
-  cacheDir(env);
-  const statted = [...roots.map((r) => join(r, 'settings.json')), cataloguePath(env), bundledCatalogue()];
-  const quotaFiles = [claudeConfigFile(env), join(cacheDir(env), NOTE_FILE)];
-  const runtime = runtimeDirPath(env);
-  const names = all ? Object.keys(a.env) : [...read];
-  names.sort();
-  const day = a.time.dayNumber(a.nowMs);
-  // The newest last activity of each harness's sessions that a process could be matched to.
-  const newest = new Map<ProviderId, number>();
-  for (const h of a.held) {
-    if (h.deleted) continue;
-    const ms = h.lastActiveAt === null ? 0 : Date.parse(h.lastActiveAt);
-    if (Number.isFinite(ms)) newest.set(h.provider, Math.max(newest.get(h.provider) ?? ms, ms));
-  }
-  const agents: DocKey['agents'] = [];
-  for (const p of a.places) {
-    if (p.processes === undefined) continue;
-    const last = newest.get(p.id);
-    agents.push([[...p.processes.words], last === undefined ? null : last + START_SLACK_MS]);
-  }
-  let problemsUntil: number | null = null;
-  for (const k of a.problems)
-    if (k.after !== null && k.after >= a.nowMs) problemsUntil = Math.min(problemsUntil ?? k.after, k.after);
-  const stat = (p: string): [string, number | null, number | null] => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return [p, st?.size ?? null, st?.mtimeMs ?? null];
-  };
-  return {
-    env: names.map((n) => [n, a.env[n] ?? null]),
-    stats: statted.map(stat),
-    absent: [config],
-    journal,
-    registries,
-    build: buildVersion(),
-    zoneKey: zoneKey(),
-    zone: a.time.timeZone,
-    day: [a.time.dayStartMs(day), a.time.dayStartMs(day + 1)],
-    agents,
-    problemsUntil,
-    list: { quota: quotaFiles.map(stat), runs: [join(runtime, RUNS_FOLDER), join(runtime, PTY_RUNS_FILE)] },
-  };
-}
-
-/** The bundled price catalogue's package file: a reinstall that changes it changes the prices. */
-function bundledCatalogue(): string {
-  try {
-    return createRequire(import.meta.url).resolve('@pydantic/genai-prices/package.json');
-  } catch {
-    // Not resolvable here: the catalogue digest says `unknown`, and so does the key.
-    return '';
   }
 }
 
@@ -291,7 +217,7 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
     // No process runs a session the reader answers for, so no two running sessions collide.
     collisions: [],
   };
-  const list = Buffer.from(JSON.stringify(listPartOf(a, states, liveRefs)));
+  const list = listPartOf(a, states, liveRefs);
   const head = documentHead(frame);
   const cut = head.indexOf(GENERATED_AT);
   const header: DocHeader = {
@@ -314,12 +240,23 @@ function docBytes(a: DocAnswer, key: DocKey, keyDigest: string): Buffer {
   const headBytes = Buffer.from(JSON.stringify(header));
   const holes = Buffer.alloc(body.holes.length * 4);
   for (let i = 0; i < body.holes.length; i++) holes.writeUInt32LE(body.holes[i]!, i * 4);
-  const rest = Buffer.concat([headBytes, holes, list, body.done()]);
+  return withPrefix(
+    headBytes,
+    Buffer.concat([headBytes, holes, list]),
+    body.done(),
+    idsOf(a.digest, a.scope, keyDigest),
+  );
+}
+
+/** The file: the prefix (`DOC_PREFIX_BYTES`: lengths, CRC-32s, ids), the head, the body. */
+function withPrefix(header: Buffer, head: Buffer, body: Buffer, ids: string): Buffer {
   const prefix = Buffer.alloc(DOC_PREFIX_BYTES);
-  prefix.writeUInt32LE(headBytes.length, 0);
-  prefix.writeUInt32LE(crc32(rest) >>> 0, 4);
-  prefix.write(idsOf(a.digest, a.scope, keyDigest), 8, 'latin1');
-  return Buffer.concat([prefix, rest]);
+  prefix.writeUInt32LE(header.length, 0);
+  prefix.writeUInt32LE(crc32(body, crc32(head)) >>> 0, 4);
+  prefix.writeUInt32LE(head.length, 8);
+  prefix.writeUInt32LE(crc32(head) >>> 0, 12);
+  prefix.write(ids, DOC_IDS_AT, 'latin1');
+  return Buffer.concat([prefix, head, body]);
 }
 
 const NO_SPEND = { hours: [], days: [] };

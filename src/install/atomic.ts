@@ -5,7 +5,7 @@
  * leaves at worst a stray `.<name>.cctop-*.tmp` beside it.
  *
  * Used for the settings files the installer edits and for cctop's own small cache files (the
- * statusline's digest). Not here: backups, or checking what the file held before (`settings-file.ts`).
+ * statusline's digest, its code cache). Not here: backups, or checking what the file held before (`settings-file.ts`).
  */
 import {
   closeSync,
@@ -22,13 +22,13 @@ import { basename, dirname, join } from 'node:path';
 let written = 0;
 
 /**
- * Write `text` to `path` atomically, with permission bits `mode` (null: 0644 less the umask) and,
+ * Write `text` (or bytes) to `path` atomically, with permission bits `mode` (null: 0644 less the umask) and,
  * when given, group `gid` (the group of the file it replaces). The temporary name holds the pid and
  * a counter, and is created exclusively: two writers never share one.
  */
 export function writeAtomically(
   path: string,
-  text: string,
+  text: string | Uint8Array,
   mode: number | null,
   gid: number | null = null,
 ): void {
@@ -47,7 +47,8 @@ export function writeAtomically(
     }
     // After the chown, which may clear set-id bits.
     if (mode !== null) fchmodSync(fd, mode);
-    writeSync(fd, text);
+    if (typeof text === 'string') writeSync(fd, text);
+    else writeSync(fd, text);
     fsyncSync(fd);
     closeSync(fd);
     fd = null;

@@ -2,8 +2,8 @@
  * The per-user pty host: the background process that holds the agents `cctop run` starts, so that
  * closing the terminal they were started in does not end them. It listens on `pty.sock` in the
  * private runtime directory (the directory is checked as `dir.ts` checks it; the socket is 0600), starts
- * each agent on a pty of its own, keeps the newest `MAX_SCREEN_BYTES` of what the agent drew (to
- * redraw a terminal that attaches later), and passes bytes between the pty and whichever one terminal
+ * each agent on a pty of its own, keeps its screen as a terminal would (`screen.ts`, to draw it whole
+ * on a terminal that attaches later), and passes bytes between the pty and whichever one terminal
  * is attached. A second attach takes the run from the first, as tmux does. It types lines and keys
  * for `cctop send`/`stop`, and writes the list of its runs beside the socket for the process table.
  * It exits once its last agent has.
@@ -18,21 +18,13 @@ import { join } from 'node:path';
 import { ENTER_AFTER_MS } from '../act/typing.js';
 import { runtimeDir } from './dir.js';
 import { FrameReader, frame, jsonOf, PTY_RUNS_FILE, PTY_SOCKET, type PtyRun } from './pty-wire.js';
-import { withoutQueries } from './replay.js';
-
-/** What is kept of an agent's screen output for a terminal that attaches later: several full redraws. */
-export const MAX_SCREEN_BYTES = 512 * 1024;
+import { HeldScreen } from './screen.js';
 
 /** The size a pty starts at when the starting terminal does not say. */
 const DEFAULT_SIZE = { cols: 80, rows: 24 };
 
-/**
- * How long an attach holds the agent one row short before giving it back its size. Two resizes
- * back to back reach a busy agent as one size change to the size it already had, and Codex's TUI
- * then drew nothing for the terminal attaching (seen once in the lab, under load); apart, each is a
- * change it redraws for. Short enough that nobody sees the short frame.
- */
-export const REDRAW_NUDGE_MS = 150;
+/** The screen drawn on an attaching terminal goes in frames of at most this (`MAX_FRAME_BYTES` is 1 MiB). */
+const DRAWN_FRAME_BYTES = 256 * 1024;
 
 type Pty = import('@lydell/node-pty').IPty;
 
@@ -41,9 +33,13 @@ interface Held {
   agent: string;
   pty: Pty;
   startedAt: string;
-  screen: Buffer[];
-  screenBytes: number;
+  screen: HeldScreen;
   client: Socket | null;
+  /**
+   * While an attach's screen is being written out: the output that came after it, sent once the
+   * screen is (so the terminal gets neither a gap nor a repeat).
+   */
+  waiting: Buffer[] | null;
   size: { cols: number; rows: number };
 }
 
@@ -160,6 +156,7 @@ class PtyHost {
       case 'r':
         if (c.mine) {
           c.mine.size = { cols: num(o.cols, c.mine.size.cols), rows: num(o.rows, c.mine.size.rows) };
+          c.mine.screen.resize(c.mine.size.cols, c.mine.size.rows);
           c.mine.pty.resize(c.mine.size.cols, c.mine.size.rows);
         }
         return;
@@ -195,9 +192,10 @@ class PtyHost {
       agent,
       pty,
       startedAt: new Date().toISOString(),
-      screen: [],
-      screenBytes: 0,
+      // A flood is read only as fast as the screen takes it: the agent waits, as on a slow terminal.
+      screen: new HeldScreen(size.cols, size.rows, (what) => (what === 'pause' ? pty.pause() : pty.resume())),
       client: c.sock,
+      waiting: null,
       size,
     };
     this.runs.set(r.id, r);
@@ -209,14 +207,14 @@ class PtyHost {
   }
 
   private output(r: Held, b: Buffer): void {
-    r.screen.push(b);
-    r.screenBytes += b.length;
-    while (r.screenBytes > MAX_SCREEN_BYTES && r.screen.length > 1) r.screenBytes -= r.screen.shift()!.length;
-    if (r.client && !r.client.destroyed) r.client.write(frame('d', b));
+    r.screen.write(b);
+    if (r.waiting) r.waiting.push(b);
+    else if (r.client && !r.client.destroyed) r.client.write(frame('d', b));
   }
 
   private ended(r: Held, code: number, signal: number): void {
     this.runs.delete(r.id);
+    r.screen.dispose();
     if (r.client && !r.client.destroyed) r.client.end(frame('e', { code, signal }));
     this.publish();
     if (this.runs.size === 0) {
@@ -228,23 +226,30 @@ class PtyHost {
     }
   }
 
-  /** Take the run to this terminal (from any other, as tmux does), redrawn from what was kept. */
+  /**
+   * Take the run to this terminal (from any other, as tmux does): its screen drawn whole, at this
+   * terminal's size, then the agent's output as it comes.
+   */
   private attach(c: Conn, r: Held, cols: number, rows: number): void {
     if (r.client && r.client !== c.sock) r.client.end(frame('x', { why: 'another terminal attached' }));
     r.client = c.sock;
     c.mine = r;
     c.sock.write(frame('i', { id: r.id, pid: r.pty.pid }));
-    // Without the agent's old questions to its terminal: the new one would answer them as typed keys.
-    c.sock.write(frame('d', withoutQueries(Buffer.concat(r.screen))));
-    // A size one row short and back, apart (`REDRAW_NUDGE_MS`): the agent redraws for the terminal
-    // now attached.
-    r.pty.resize(cols, Math.max(1, rows - 1));
+    const waiting: Buffer[] = [];
+    r.waiting = waiting;
+    r.screen.snapshot(cols, rows, (drawn) => {
+      // Another terminal attached meanwhile: its own snapshot follows, and the output is its.
+      if (r.waiting !== waiting) return;
+      r.waiting = null;
+      if (r.client !== c.sock || c.sock.destroyed) return;
+      const bytes = Buffer.from(drawn, 'utf8');
+      for (let at = 0; at < bytes.length; at += DRAWN_FRAME_BYTES)
+        c.sock.write(frame('d', bytes.subarray(at, at + DRAWN_FRAME_BYTES)));
+      for (const b of waiting) c.sock.write(frame('d', b));
+    });
+    // The agent redraws for a new size; what it draws comes after the snapshot, resized first.
     r.size = { cols, rows };
-    setTimeout(() => {
-      // Unless it ended, or another terminal took it and sized it meanwhile.
-      const same = r.client === c.sock && r.size.cols === cols && r.size.rows === rows;
-      if (same && this.runs.get(r.id) === r) r.pty.resize(cols, rows);
-    }, REDRAW_NUDGE_MS).unref();
+    r.pty.resize(cols, rows);
     this.publish();
   }
 }

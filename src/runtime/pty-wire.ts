@@ -7,7 +7,7 @@
  * Not here: what the host does with them.
  */
 
-/** A frame's payload at most: a read from a pty is a few KiB; a replayed screen is `MAX_SCREEN_BYTES`. */
+/** A frame's payload at most: a read from a pty is a few KiB; a drawn screen goes in frames of 256 KiB. */
 export const MAX_FRAME_BYTES = 1 << 20;
 
 /** The socket's name in the runtime directory. */

@@ -8,6 +8,7 @@ describe("recognising cctop's status line command", () => {
       'cctop statusline --format model,today',
       'npx cctop statusline',
       "'/Users/me/Library/Application Support/fnm/node' /opt/homebrew/lib/node_modules/cctop/dist/cli.js statusline",
+      '/usr/bin/node /usr/lib/node_modules/cctop/dist/cctop.cjs statusline',
       '"C:\\\\Program Files\\\\nodejs\\\\node.exe" C:\\\\Users\\\\me\\\\AppData\\\\Roaming\\\\npm\\\\node_modules\\\\cctop\\\\dist\\\\cli.js statusline',
     ])
       expect(runsCctopStatusline(cmd), cmd).toBe(true);
@@ -36,7 +37,7 @@ describe("recognising cctop's status line command", () => {
   it('installs the cctop link that was run, else node and the package script, quoted for a shell', () => {
     expect(ourCommand('/usr/local/bin/cctop', '/usr/bin/node')).toBe('/usr/local/bin/cctop statusline');
     const viaNode = ourCommand('/home/me/my dir/dist/cli.js', '/opt/node 20/bin/node');
-    expect(viaNode).toMatch(/^'\/opt\/node 20\/bin\/node' .*dist\/cli\.js statusline$/);
+    expect(viaNode).toMatch(/^'\/opt\/node 20\/bin\/node' .*dist\/cctop\.cjs statusline$/);
     expect(shellWords(viaNode)[0]).toBe('/opt/node 20/bin/node');
   });
 

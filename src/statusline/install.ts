@@ -6,7 +6,7 @@
  * PATH may not be the user's (a version manager's node, an editor's terminal): the `cctop` link the
  * user ran, when they ran one, which stays put across upgrades; else node and the package's script.
  * A status line is cctop's when its command runs a program named `cctop` (a link, or the npm
- * package's `cctop/dist/cli.js`, wherever it lies) with `statusline` next; or when it is exactly
+ * package's `cctop/dist/cctop.cjs` or `cctop/dist/cli.js`, wherever it lies) with `statusline` next; or when it is exactly
  * what cctop recorded writing (a development checkout, whose path names no cctop).
  *
  * Not here: the file work (`install/`), or what `cctop statusline` prints (`line.ts`).
@@ -68,7 +68,7 @@ function isCctop(word: string): boolean {
     name === 'cctop' ||
     name === 'cctop.js' ||
     name === 'cctop.cmd' ||
-    /(^|[\\/])cctop[\\/]dist[\\/]cli\.js$/.test(word)
+    /(^|[\\/])cctop[\\/]dist[\\/](cli\.js|cctop\.cjs)$/.test(word)
   );
 }
 
@@ -80,12 +80,13 @@ export function runsCctopStatusline(cmd: string): boolean {
 
 /**
  * The command this cctop would install: the `cctop` link it was run as (`argv1`), else node and the
- * package's own script.
+ * package's own program, `dist/cctop.cjs` (which runs the line without loading an ES module; see
+ * `launch.cts`).
  */
 export function ourCommand(argv1: string | undefined = process.argv[1], node = process.execPath): string {
   if (argv1 !== undefined && isAbsolute(argv1) && basename(argv1) === 'cctop')
     return `${shellWord(argv1)} ${SUBCOMMAND}`;
-  return `${shellWord(node)} ${shellWord(join(packageRoot(), 'dist', 'cli.js'))} ${SUBCOMMAND}`;
+  return `${shellWord(node)} ${shellWord(join(packageRoot(), 'dist', 'cctop.cjs'))} ${SUBCOMMAND}`;
 }
 
 /** The absolute paths a command runs that are not there any more (cctop or node moved). */

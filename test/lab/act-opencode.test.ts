@@ -17,10 +17,6 @@ actSuite({
   // The first Escape only warns ("esc again to interrupt"); the second stops the turn.
   stopPressed: 'Escape twice',
   afterStop: { state: 'idle' },
-  // Checked by hand in the lab: send and stop go through cctop's pty, and the detach works, but a
-  // terminal that attaches stays blank (its renderer draws only what changed since its last frame).
-  runSkipped:
-    'OpenCode 1.18.33 draws nothing in a terminal that attaches under cctop run (the pty host does not yet make it redraw); npx vitest run test/lab/act-opencode.test.ts once src/runtime/pty-host.ts does',
   quit: '/exit',
   quitCode: 0,
   settle: checkpointOpenCode,

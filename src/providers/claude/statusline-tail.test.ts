@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../../test-support/corpus.js';
-import { claudeCompactAt, claudeTail, TAIL_BYTES } from './statusline-tail.js';
+import { claudeCompactAt, claudeTail, FIRST_TAIL_BYTES, TAIL_BYTES } from './statusline-tail.js';
 
 /** A main-thread response as Claude Code 2.1 writes it, trimmed to what the tail reads. */
 const response = (model: string, usage: Record<string, number>, extra: Record<string, unknown> = {}) => ({
@@ -74,6 +74,25 @@ describe('the tail of a Claude Code transcript', () => {
     const path = home.write(home.claudeFile('-home-dev-app', 's1.jsonl'), old + filler);
     // The one response is before the tail, and the filler line is cut: nothing to answer with.
     expect(claudeTail(path, home.env, null)).toBeNull();
+  });
+
+  it('finds a response behind more than FIRST_TAIL_BYTES of newer lines, within TAIL_BYTES', () => {
+    const answer = jsonl(response('claude-opus-4-6', { input_tokens: 100, output_tokens: 1 }));
+    // A large tool result after the response, as a file read leaves it.
+    const result = jsonl({
+      type: 'user',
+      message: { role: 'user', content: 'x'.repeat(FIRST_TAIL_BYTES * 2) },
+    });
+    const path = home.write(home.claudeFile('-home-dev-app', 's1.jsonl'), answer + result);
+    expect(claudeTail(path, home.env, null)).toMatchObject({ model: 'claude-opus-4-6', contextUsed: 100 });
+  });
+
+  it('answers with the newest response when an older one lies beyond the first read', () => {
+    const older = jsonl(response('claude-opus-4-6', { input_tokens: 100, output_tokens: 1 }));
+    const gap = jsonl({ type: 'user', message: { role: 'user', content: 'x'.repeat(FIRST_TAIL_BYTES) } });
+    const newer = jsonl(response('claude-sonnet-4-5', { input_tokens: 7, output_tokens: 1 }));
+    const path = home.write(home.claudeFile('-home-dev-app', 's1.jsonl'), older + gap + newer);
+    expect(claudeTail(path, home.env, null)).toMatchObject({ model: 'claude-sonnet-4-5', contextUsed: 7 });
   });
 
   it("takes the window the caller knows, and a project's 1M-token pin over it", () => {

@@ -1,9 +1,12 @@
 /**
  * The newest main-thread response at the end of one Claude Code transcript: its model, its prompt
  * size and whether it ran in fast mode, for the status line of a session the index has not built yet
- * (a new session, or one that moved on since the last refresh), and for the `fast` mark of any. Only the last `TAIL_BYTES` are read, newest line first, and the
- * first response found answers; the lines go through the same projection the parser uses
- * (`lineFromJson`), so "prompt size" means here what it means in the index.
+ * (a new session, or one that moved on since the last refresh), and for the `fast` mark of any. Only
+ * the last `TAIL_BYTES` are read, newest line first, and the first response found answers; the lines
+ * go through the same projection the parser uses (`lineFromJson`), so "prompt size" means here what
+ * it means in the index. The last `FIRST_TAIL_BYTES` are read first, and the rest of the tail only
+ * when no response is found there: the answer is the same (the newest lines are the same lines, in
+ * the same order), and the status line, which asks on every run, reads and decodes a quarter as much.
  *
  * And where Claude compacts, for a window the caller knows (Claude Code says it on stdin): the
  * provider's own rule (`compactRatio`), so the status line's context % is cctop's everywhere.
@@ -39,26 +42,26 @@ export interface ClaudeTail {
   fast?: true;
 }
 
-/** The last `TAIL_BYTES` of `path`, starting at a line; null when it cannot be read. */
-function tailText(path: string): string | null {
-  // The path is what Claude Code's stdin says: opened without waiting, and read only when it is a
-  // regular file (a named pipe there would hold the status line for good).
-  const opened = openRegular(path);
-  if (opened.kind !== 'file') return null;
-  const fd = opened.fd;
+/**
+ * How much is read first. Half the newest responses in a long generated history lie within the last
+ * 10 KiB, and most real ones within a few KiB (a tool result after them is what pushes them further);
+ * 64 KiB finds most at once, and a tail that needs more reads `TAIL_BYTES` in all, as before.
+ */
+export const FIRST_TAIL_BYTES = 64 * 1024;
+
+/** The last `bytes` of the open file `fd` of `size` bytes, starting at a line; null when it cannot be read. */
+function tailText(fd: number, size: number, bytes: number): string | null {
+  const start = Math.max(0, size - bytes);
+  const buf = Buffer.allocUnsafe(size - start);
+  let got: number;
   try {
-    const size = opened.stat.size;
-    const start = Math.max(0, size - TAIL_BYTES);
-    const buf = Buffer.alloc(size - start);
-    const got = readSync(fd, buf, 0, buf.length, start);
-    const text = buf.toString('utf8', 0, got);
-    // Started inside a line: that line's head is not here, so it is not read.
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+    got = readSync(fd, buf, 0, buf.length, start);
   } catch {
     return null;
-  } finally {
-    closeSync(fd);
   }
+  const text = buf.toString('utf8', 0, got);
+  // Started inside a line: that line's head is not here, so it is not read.
+  return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
 }
 
 /** `<root>/projects/<slug>/<session>.jsonl`: the config directory it is under, when it is one. */
@@ -72,8 +75,25 @@ function rootOf(path: string): string | null {
  * no response. `window` is the context window when the caller knows it (else the model's own).
  */
 export function claudeTail(path: string, env: Env, window: number | null): ClaudeTail | null {
-  const text = tailText(path);
-  if (text === null) return null;
+  // The path is what Claude Code's stdin says: opened without waiting, and read only when it is a
+  // regular file (a named pipe there would hold the status line for good).
+  const opened = openRegular(path);
+  if (opened.kind !== 'file') return null;
+  const { fd, stat } = opened;
+  try {
+    const first = tailText(fd, stat.size, FIRST_TAIL_BYTES);
+    if (first === null) return null;
+    const found = newestResponse(first, path, env, window);
+    if (found !== null || stat.size <= FIRST_TAIL_BYTES) return found;
+    const whole = tailText(fd, stat.size, TAIL_BYTES);
+    return whole === null ? null : newestResponse(whole, path, env, window);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The newest response in `text` (whole lines of the transcript at `path`); null when it holds none. */
+function newestResponse(text: string, path: string, env: Env, window: number | null): ClaudeTail | null {
   const lines = text.split('\n');
   let cwd: string | null = null;
   for (let i = lines.length - 1; i >= 0; i--) {

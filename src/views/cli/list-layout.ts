@@ -94,40 +94,72 @@ export interface ListPlan {
 export function layoutList(plan: ListPlan, columns: number, p: Paint, nowMs: number): string[] {
   const out: string[] = [];
   const titleWidth = Math.max(10, columns - plan.fixed);
-  const [activeAt, activeWidth, right] = plan.active;
   const rows = plan.groups.flatMap((g) => g.rows);
   for (const g of plan.groups) {
     if (g.rows.length === 0) continue;
-    if (out.length > 0) out.push('');
-    out.push(p.bold(g.brief === null ? g.heading : clip(`${g.heading} · ${g.brief}`, columns)));
-    out.push(p.dim(plan.header.slice(0, columns)));
-    for (const s of g.rows) {
-      const texts = s.cells.slice();
-      if (activeAt >= 0) {
-        const v = ago(s.activeMs, nowMs);
-        texts[activeAt] = right ? padStart(v, activeWidth) : padEnd(v, activeWidth);
-      }
-      const mark = colourState(p, s.state, STATE_MARK[s.state]) + p.dim(SOURCE_MARK[s.stateSource]);
-      out.push(`  ${mark} ${texts.join(' ')} ${fitted(s, titleWidth)}`);
-    }
+    out.push(...groupHead(plan, g, out.length === 0, columns, p));
+    for (const s of g.rows) out.push(rowLine(plan, s, titleWidth, p, nowMs));
   }
-  if (out.length > 0) {
-    out.push('');
-    const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
-    out.push(p.dim(clip(legend, columns)));
-    // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
-    const driven = rows.some((s) => s.stateSource === 'driven')
-      ? `${SOURCE_MARK.driven}: by its driver  `
-      : '';
-    if (rows.some((s) => s.stateSource !== 'inferred'))
-      out.push(
-        p.dim(
-          clip(
-            `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  ${driven}unmarked: inferred (cctop explain ID)`,
-            columns,
-          ),
-        ),
-      );
-  }
+  if (out.length > 0) out.push(...legend(rows, columns, p));
   return out.map((line) => printable(line, p));
+}
+
+/** The lines a group opens with (a blank line between groups, its heading, the column titles), not yet `printable`. */
+export function groupHead(
+  plan: ListPlan,
+  g: PlannedGroup,
+  first: boolean,
+  columns: number,
+  p: Paint,
+): string[] {
+  const head = [
+    p.bold(g.brief === null ? g.heading : clip(`${g.heading} · ${g.brief}`, columns)),
+    p.dim(plan.header.slice(0, columns)),
+  ];
+  return first ? head : ['', ...head];
+}
+
+/** A row's mark: its state, coloured, and which source said it. */
+export const markOf = (p: Paint, state: SessionState, source: StateSource): string =>
+  colourState(p, state, STATE_MARK[state]) + p.dim(SOURCE_MARK[source]);
+
+/** A row's LAST cell: its age at `nowMs`, padded to the column. */
+export const ageCell = (plan: ListPlan, activeMs: number | null, nowMs: number): string =>
+  padAge(plan, ago(activeMs, nowMs));
+
+/** An age (`ago`) as the LAST column shows it: padded to its width. */
+export function padAge(plan: ListPlan, age: string): string {
+  const [, activeWidth, right] = plan.active;
+  return right ? padStart(age, activeWidth) : padEnd(age, activeWidth);
+}
+
+/** A row as a line, its title fitted to `titleWidth`, not yet `printable`. */
+export function rowLine(plan: ListPlan, s: PlannedRow, titleWidth: number, p: Paint, nowMs: number): string {
+  const activeAt = plan.active[0];
+  const texts = s.cells.slice();
+  if (activeAt >= 0) texts[activeAt] = ageCell(plan, s.activeMs, nowMs);
+  return `  ${markOf(p, s.state, s.stateSource)} ${texts.join(' ')} ${fitted(s, titleWidth)}`;
+}
+
+/** The lines under the table: what the marks mean, and which sources said a state where any did. */
+export function legend(
+  rows: readonly Pick<PlannedRow, 'stateSource'>[],
+  columns: number,
+  p: Paint,
+): string[] {
+  const out = [''];
+  const legend = `${STATE_MARK.working} working  ${STATE_MARK.waiting} waiting on you  ${STATE_MARK.error} error  ${STATE_MARK.idle} idle  ${UNKNOWN} unknown  CTX%: of compact point`;
+  out.push(p.dim(clip(legend, columns)));
+  // Said only where it applies: most machines have no hooks installed, and then every state is inferred.
+  const driven = rows.some((s) => s.stateSource === 'driven') ? `${SOURCE_MARK.driven}: by its driver  ` : '';
+  if (rows.some((s) => s.stateSource !== 'inferred'))
+    out.push(
+      p.dim(
+        clip(
+          `${SOURCE_MARK.hook}: state said by the agent's hooks  ${SOURCE_MARK.registry}: by its own session list  ${driven}unmarked: inferred (cctop explain ID)`,
+          columns,
+        ),
+      ),
+    );
+  return out;
 }

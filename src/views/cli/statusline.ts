@@ -16,7 +16,7 @@ import type { Readable } from 'node:stream';
 import type { EntryStatus, InstallOutcome, RemoveOutcome } from '../../install/index.js';
 import { cacheDir } from '../../paths.js';
 import { gather } from '../../statusline/gather.js';
-import { parseInput, readInput } from '../../statusline/input.js';
+import { parseInput, readInput, readOwnInput } from '../../statusline/input.js';
 import { DEFAULT_FORMAT, NOTHING, PARTS, type Part, parseFormat, statusLine } from '../../statusline/line.js';
 import { safeLine } from '../terminal-text.js';
 import { paint } from './color.js';
@@ -61,12 +61,14 @@ type Action = (typeof ACTIONS)[number];
 /**
  * Run `cctop statusline …` (`args` are the words after `statusline`). Returns the exit code: the
  * line itself always exits 0; install exits 1 when it refused (a foreign status line, a settings
- * file that does not read); a bad argument throws `UsageError` (exit 2).
+ * file that does not read); a bad argument throws `UsageError` (exit 2). `stdin` is what the line
+ * reads Claude Code's object from; null: this process's own stdin, read without making
+ * `process.stdin` (`readOwnInput`).
  */
 export async function statuslineCommand(
   args: string[],
   io: Io,
-  stdin: Readable = process.stdin,
+  stdin: Readable | null = null,
 ): Promise<number> {
   const plain = plainLine(args);
   if (plain !== null) return printLine(io, stdin, await formatOf(plain.format));
@@ -130,11 +132,11 @@ async function formatOf(spec: string | undefined): Promise<readonly Part[]> {
 }
 
 /** The line. Whatever stdin holds and whatever fails, one line is printed and the exit code is 0. */
-async function printLine(io: Io, stdin: Readable, parts: readonly Part[]): Promise<number> {
+async function printLine(io: Io, stdin: Readable | null, parts: readonly Part[]): Promise<number> {
   let printed = false;
   try {
     const nowMs = Date.now();
-    const input = parseInput(await readInput(stdin));
+    const input = parseInput(stdin === null ? await readOwnInput() : await readInput(stdin));
     const g = await gather(input, io.env, nowMs);
     io.out(statusLine(g.figures, parts, nowMs, paint(true, io.env)));
     printed = true;
