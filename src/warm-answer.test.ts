@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendJournal } from './hooks/journal.js';
+import { KEEP_AFTER_QUIET_MS } from './index/keep-one-shot.js';
 import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
 import { docKept } from './index/warm-doc.js';
@@ -339,10 +340,12 @@ describe('the warm document', () => {
     expect(kept.kind === 'answered' && Buffer.concat(kept.parts).toString()).toBe(
       `{\n  "report": "daily",\n  "generatedAt": "${new Date(NOON + 1000).toISOString()}",\n  "periods": []\n}\n`,
     );
-    // A new transcript: the next full look writes another document, which the report was not printed against.
+    // A new transcript: the next full look once it is quiet writes another document, which the
+    // report was not printed against.
     transcript('b.jsonl', NOON + 1000);
-    await full(NOON + 2000);
-    expect(reason(await warmDaily(o(NOON + 2000)))).toBe('the daily report kept is of another document');
+    const quiet = NOON + 1000 + KEEP_AFTER_QUIET_MS;
+    await full(quiet);
+    expect(reason(await warmDaily(o(quiet)))).toBe('the daily report kept is of another document');
   });
 
   describe('with an agent process running (its command line names claude)', () => {

@@ -147,6 +147,7 @@ class KeptHeld implements Held {
   private buckets: SpendBuckets | null = null;
   private cells: UsageCell[] | null = null;
   private signed: string | null = null;
+  private listedFacts: ListedFacts | null = null;
 
   constructor(private readonly h: KeptHead) {}
 
@@ -211,8 +212,10 @@ class KeptHeld implements Held {
   }
 
   listed(): ListedFacts {
-    // Only the facts: the spend and usage parts stay bytes.
-    return listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
+    // Only the facts: the spend and usage parts stay bytes. Kept once decoded: both warm writers (the
+    // snapshot and the document's list part) ask for every session's, and a decode is a JSON parse.
+    this.listedFacts ??= listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
+    return this.listedFacts;
   }
 }
 

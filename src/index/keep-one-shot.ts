@@ -19,9 +19,17 @@ import type { IndexOptions } from './options.js';
 import type { Discovery } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import type { Answer } from './strategies.js';
-import { keepWarm } from './warm.js';
-import { keepWarmDoc } from './warm-doc.js';
 import { GROWING_MS } from './warm-doc-layout.js';
+
+/**
+ * A patched answer is kept warm only once no transcript has been written for this long. An agent at
+ * work writes its transcript every few seconds (each streamed message, each tool result), so a warm
+ * answer made while one is written is stale by the next run, and making it (the snapshot and the
+ * document, about 18 MB for 4,000 sessions) costs more than the patch that answered. Such a patch is
+ * written back to the index instead (`strategies.ts` `byPatch`), so the first run after the writing
+ * stops answers from the index as kept, and keeps that warm. A build's answer is always kept.
+ */
+export const KEEP_AFTER_QUIET_MS = 15_000;
 
 /** A refresh's answer, trusted (the index was sound while giving it), and what it was made from. */
 export interface OneShotAnswer {
@@ -43,15 +51,22 @@ export interface OpenedWith {
   time: LocalTime;
 }
 
-/** Keep a one-shot's answer as the warm snapshot and the warm document, when it may be kept. */
-export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
+/**
+ * Keep a one-shot's answer as the warm snapshot and the warm document, when it may be kept. Their
+ * writers (and the `--list` layout and quota readers the document's list part needs) are loaded
+ * only then: an answer not kept does not pay for them.
+ */
+export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void> {
   const { answer, log, scope, nowMs, looked, discovery } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
+  if (answer.strategy === 'patched' && stillWritten(discovery, nowMs)) return;
   const again = new ProblemLog();
   for (const k of answer.problems) addProblem(k.problem, k.after, nowMs, again, undefined);
   if (again.dropped !== log.dropped || JSON.stringify(again.list) !== JSON.stringify(log.list)) return;
   if (scopeOf(o, w.places, rootPaths(o.env, w.places), w.catalogue, w.time, nowMs) !== scope) return;
+  const { keepWarm } = await import('./warm.js');
+  const { keepWarmDoc } = await import('./warm-doc.js');
   keepWarm({
     env: o.env,
     scope,
@@ -79,4 +94,13 @@ export function keepOneShot(t: OneShotAnswer, w: OpenedWith): void {
     time: w.time,
     growingMs: GROWING_MS,
   });
+}
+
+/** Whether a transcript was written in the last `KEEP_AFTER_QUIET_MS` (a time ahead of the clock is not counted). */
+export function stillWritten(discovery: Discovery, nowMs: number): boolean {
+  for (const f of discovery.files) {
+    const age = nowMs - f.mtimeMs;
+    if (age >= 0 && age < KEEP_AFTER_QUIET_MS) return true;
+  }
+  return false;
 }

@@ -32,6 +32,12 @@ export interface IndexOptions {
   oneRefresh?: boolean;
   now?: () => number;
   /**
+   * A one-shot that prints its answer before keeping it warm (`keep-one-shot.ts`) hands the keeping
+   * here and runs it once the answer is out: writing the warm snapshot and document costs more than
+   * printing the answer. Left out, the answer is kept as the refresh settles.
+   */
+  keepLater?: (keep: () => Promise<void>) => void;
+  /**
    * Told while a refresh builds: before the first file is read and after each batch. A first build
    * of a large history takes seconds; a view shows how far it is and the sessions built so far.
    */

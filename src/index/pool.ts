@@ -6,8 +6,9 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { later } from '../later.js';
+import type { ProviderId } from '../model/facts.js';
 import type { ProblemLog } from '../model/problems.js';
-import type { ParseResult, SourceFile } from '../providers/types.js';
+import type { ParseResult, Provider, SourceFile } from '../providers/types.js';
 import type { Reply, Task } from './worker.js';
 
 export interface ParseTask {
@@ -77,14 +78,18 @@ async function parseInline(
   // The parsers are loaded here, when a file is read on this thread, and not with this module: a run
   // that answers from the index reads nothing and should not pay for loading them.
   if (tasks.length === 0) return [];
-  const { providerById } = await import('../providers/index.js');
+  // Only the harnesses of these files: a patch reads a few files of one or two.
+  const { loadProvider } = await import('../providers/load.js');
+  const providers = new Map<ProviderId, Provider>();
+  for (const t of tasks)
+    if (!providers.has(t.file.provider)) providers.set(t.file.provider, await loadProvider(t.file.provider));
   const { readSource } = await import('../providers/fence.js');
   const results: (ParseResult | null)[] = new Array(tasks.length).fill(null);
   // Told in batches as a worker would send them, so a caller writing each batch does not write per file.
   let done: number[] = [];
   let size = 0;
   tasks.forEach((t, i) => {
-    const read = readSource(providerById(t.file.provider), t.file, t.previous);
+    const read = readSource(providers.get(t.file.provider)!, t.file, t.previous);
     if (read.kind === 'answered') results[i] = read.value;
     else problems.add(read.problem);
     done.push(i);

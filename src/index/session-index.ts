@@ -107,7 +107,7 @@ export class SessionIndex {
   /** Read what changed. Concurrent calls share one refresh. */
   refresh(): Promise<Refreshed> {
     this.running ??= this.healing()
-      .then((t) => this.commit(t))
+      .then(async (t) => this.commit(t))
       .finally(() => {
         this.running = null;
       });
@@ -115,17 +115,20 @@ export class SessionIndex {
   }
 
   /** Take a trusted answer as the index's own and join its live fields now. */
-  private commit(t: Trusted): Refreshed {
+  private async commit(t: Trusted): Promise<Refreshed> {
     const { answer, log, scope, nowMs, declined, listed, discovery } = t;
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
-    keepOneShot(t, {
-      options: this.o,
-      places: this.places,
-      catalogue: this.catalogue.digest,
-      time: this.time,
-    });
+    const keep = () =>
+      keepOneShot(t, {
+        options: this.o,
+        places: this.places,
+        catalogue: this.catalogue.digest,
+        time: this.time,
+      });
+    if (this.o.keepLater === undefined) await keep();
+    else this.o.keepLater(keep);
     return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
   }
 

@@ -20,6 +20,7 @@ import { ProblemLog } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import type { Env, ProviderPlace } from '../providers/types.js';
 import { type Held, heldOfHead, heldOfRecord } from './held.js';
+import { stillWritten } from './keep-one-shot.js';
 import { type KeptScope, keptInputsOf, TOUCH_AFTER_MS } from './kept.js';
 import { KEEP_PATCH_AFTER_MS, KEEP_PATCH_FILES, patchKept } from './patch.js';
 import { Pipeline } from './pipeline.js';
@@ -167,7 +168,14 @@ export async function byPatch(p: Pass): Promise<Answer> {
   if (patch.kind === 'declined') return declined('patched', patch.reason);
   p.log.absorb(scratch);
   // Written back only now and then (`KEEP_PATCH_FILES`): until then each run patches the same build.
-  const worth = patch.changedFiles > KEEP_PATCH_FILES || p.nowMs - kept.scope.keptAt > KEEP_PATCH_AFTER_MS;
+  // But a one-shot's answer that is not kept warm, transcripts being still written, is written back
+  // at once: with nothing changed, the next run then answers as kept (and keeps that warm), where a
+  // patch of the same build again would find the files read already and could not prove that their
+  // Claude summaries still stand (`patch.ts`), and would build everything.
+  const worth =
+    patch.changedFiles > KEEP_PATCH_FILES ||
+    p.nowMs - kept.scope.keptAt > KEEP_PATCH_AFTER_MS ||
+    (p.oneRefresh && stillWritten(p.discovery, p.nowMs));
   let indexed = false;
   const gone = new Set([...patch.removed, ...patch.changed.map((r) => r.key)]);
   const unchanged = kept.heads.filter((h) => !gone.has(h.key));

@@ -15,13 +15,32 @@ import type { KeptProblem } from './build-problems.js';
 import type { LiveInputs } from './session-record.js';
 
 /** The layout of the file; another number is another layout, and declines. */
-export const WARM_FORMAT = 4;
+export const WARM_FORMAT = 5;
 
 /** The discovery digest's length (`Digest.hex()`), kept at the start to be checked without the rest. */
 export const DIGEST_CHARS = 16;
 
-/** The fixed part before the header: its length, the CRC of everything after it, the discovery digest. */
-export const PREFIX_BYTES = 8 + DIGEST_CHARS;
+/**
+ * The fixed part before the rest: the header's length, the CRC of everything after the prefix, the
+ * discovery digest, then the length of what was seen (`WarmSeen`), which comes first after it.
+ */
+export const PREFIX_BYTES = 12 + DIGEST_CHARS;
+
+/** Where in the prefix the length of the seen part is. */
+export const SEEN_LENGTH_AT = 8 + DIGEST_CHARS;
+
+/**
+ * What discovery saw, kept apart before the header so that a snapshot that is no longer fresh is
+ * found so by reading this small part alone: the 11 MB of a 4,000-session history are then neither
+ * read, checked nor parsed (a run after a transcript grew spent more on that than on the patch).
+ * Its bytes are under the CRC like the rest, checked before anything is answered from it.
+ */
+export interface WarmSeen {
+  /** Every directory discovery asked to list, with the time it had. */
+  dirs: [string, number][];
+  /** The transcripts touched within `GROWING_MS` of the answer: path, size, time, inode. */
+  files: [string, number, number, number][];
+}
 
 /** What is shown of a session without parsing its record (its head, less what the totals hold). */
 export interface WarmSession {
@@ -43,8 +62,6 @@ export interface WarmHeader {
   scope: string;
   /** When this answer was taken (the clock of the refresh that wrote it). */
   takenAt: number;
-  dirs: [string, number][];
-  files: [string, number, number, number][];
   problems: KeptProblem[];
   totals: DocumentTotals;
   sessions: WarmSession[];
@@ -87,20 +104,42 @@ export function headerOf(text: string): WarmHeader | null {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const nullable = (v: unknown, type: 'string' | 'number'): boolean => v === null || typeof v === type;
 
-function isHeader(v: unknown): v is WarmHeader {
-  if (!isObj(v) || v.format !== WARM_FORMAT || typeof v.scope !== 'string' || typeof v.takenAt !== 'number')
-    return false;
-  const { dirs, files, problems, totals, sessions } = v;
+/** What was seen, or null when it is not what `keepWarm` writes. */
+export function seenOf(text: string): WarmSeen | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    // Not JSON: another layout, or damage the CRC check would find.
+    return null;
+  }
+  if (!isObj(v)) return null;
+  const { dirs, files } = v;
   if (
     !Array.isArray(dirs) ||
     !dirs.every((d) => Array.isArray(d) && typeof d[0] === 'string' && typeof d[1] === 'number')
   )
-    return false;
+    return null;
   if (
     !Array.isArray(files) ||
-    !files.every((f) => Array.isArray(f) && typeof f[0] === 'string' && f.length === 4)
+    !files.every(
+      (f) =>
+        Array.isArray(f) &&
+        f.length === 4 &&
+        typeof f[0] === 'string' &&
+        typeof f[1] === 'number' &&
+        typeof f[2] === 'number' &&
+        typeof f[3] === 'number',
+    )
   )
+    return null;
+  return { dirs, files };
+}
+
+function isHeader(v: unknown): v is WarmHeader {
+  if (!isObj(v) || v.format !== WARM_FORMAT || typeof v.scope !== 'string' || typeof v.takenAt !== 'number')
     return false;
+  const { problems, totals, sessions } = v;
   if (
     !Array.isArray(problems) ||
     !problems.every((p) => isObj(p) && isObj(p.problem) && nullable(p.after, 'number'))

@@ -12,11 +12,13 @@ import { cacheDir } from '../paths.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
+import { KEEP_AFTER_QUIET_MS } from './keep-one-shot.js';
 import { takeSnapshot } from './snapshot.js';
 import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
 import { DOC_FILE } from './warm-doc-layout.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
+const isSnapshot = (name: string) => name.startsWith('warm-') && name.endsWith('.snap');
 
 describe('the warm snapshot', () => {
   let home: FakeHome;
@@ -86,10 +88,33 @@ describe('the warm snapshot', () => {
     appendFileSync(a, claudeResponse('more', 3, new Date(NOON).toISOString(), 1));
     utimesSync(a, NOON / 1000, NOON / 1000);
     expect(reason(warm())).toBe(`${a} changed`);
-    await answer();
-    expect(warm().kind).toBe('answered');
+    // Once nothing has been written for a while, the patched answer is kept warm.
+    const quiet = NOON + KEEP_AFTER_QUIET_MS;
+    await answer(quiet);
+    expect(warm(quiet).kind).toBe('answered');
     transcript('c.jsonl', 60_000);
-    expect(reason(warm())).toMatch(/ changed$/);
+    expect(reason(warm(quiet))).toMatch(/ changed$/);
+  });
+
+  it('keeps no patched answer warm while a transcript is being written, but the index keeps it; the first run after it is quiet keeps it warm', async () => {
+    const a = transcript('a.jsonl', 10 * 60_000);
+    await answer();
+    const before = readFileSync(join(cacheDir(home.env), readdirSync(cacheDir(home.env)).find(isSnapshot)!));
+    appendFileSync(a, claudeResponse('more', 3, new Date(NOON).toISOString(), 1));
+    utimesSync(a, NOON / 1000, NOON / 1000);
+    // Written a moment ago: the answer is patched and printed, the snapshot left as it was.
+    const writing = await answer(NOON + KEEP_AFTER_QUIET_MS - 1000);
+    expect(writing.strategy).toBe('patched');
+    expect(readFileSync(join(cacheDir(home.env), readdirSync(cacheDir(home.env)).find(isSnapshot)!))).toEqual(
+      before,
+    );
+    expect(reason(warm(NOON + KEEP_AFTER_QUIET_MS - 1000))).toBe(`${a} changed`);
+    // Quiet since: answered from the index as it kept the patch, and kept warm; the snapshot prints
+    // what the index printed.
+    const quiet = await answer(NOON + KEEP_AFTER_QUIET_MS);
+    expect(quiet.strategy).toBe('kept');
+    const r = warm(NOON + KEEP_AFTER_QUIET_MS);
+    expect(r.kind === 'answered' && r.snapshot.json().toString()).toBe(quiet.json().toString());
   });
 
   it('misses an append to a transcript quiet for over an hour until the next full look, a minute at most', async () => {

@@ -5,9 +5,11 @@
  * (kept, patched or built) and holds, in the document's order, each session's sealed record (the
  * bytes the index keeps: facts as printed text, spend, usage cells) and what is shown of it without
  * parsing anything (its head), apart from them the few facts a `cctop --list` row reads (so the list
- * needs no session document), with the totals, the problems as a build keeps them, and what
- * discovery saw: every directory it asked to list with the time it had, and every transcript with
- * its size, time and inode.
+ * needs no session document), with the totals, the problems as a build keeps them, and, first,
+ * what discovery saw: every directory it asked to list with the time it had, and every transcript
+ * touched in the last hour with its size, time and inode (read and checked before the rest, which a
+ * snapshot no longer fresh then never has read). A patched answer is not kept while transcripts are
+ * still being written (`keep-one-shot.ts`).
  *
  * Fresh means: the same scope (options, roots, prices, code, settings, day), every directory with
  * the same time (nothing added, removed or renamed in it), every transcript touched in the last hour
@@ -26,7 +28,6 @@ import {
   fstatSync,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
   renameSync,
   statSync,
@@ -53,8 +54,11 @@ import {
   headerOf,
   type ListedRow,
   PREFIX_BYTES,
+  SEEN_LENGTH_AT,
+  seenOf,
   WARM_FORMAT,
   type WarmHeader,
+  type WarmSeen,
   type WarmSession,
 } from './warm-layout.js';
 import { type WarmOptions, WarmSnapshot } from './warm-snapshot.js';
@@ -129,12 +133,18 @@ export function keepWarm(a: WarmAnswer): void {
       at += record.length;
     }
     const list = Buffer.from(JSON.stringify(listed));
+    // Only the transcripts the reader checks (`seenMoved`): one older than `GROWING_MS` now is older then.
+    const seen: WarmSeen = {
+      dirs: [...a.looked],
+      files: a.files
+        .filter((f) => a.nowMs - f.mtimeMs <= GROWING_MS)
+        .map((f) => [f.path, f.size, f.mtimeMs, f.ino]),
+    };
+    const seenBytes = Buffer.from(JSON.stringify(seen));
     const header: WarmHeader = {
       format: WARM_FORMAT,
       scope: a.scope,
       takenAt: a.nowMs,
-      dirs: [...a.looked],
-      files: a.files.map((f) => [f.path, f.size, f.mtimeMs, f.ino]),
       problems: a.problems,
       totals: totalsOfTallies(a.held.map((h) => h.tally)),
       sessions,
@@ -143,10 +153,11 @@ export function keepWarm(a: WarmAnswer): void {
     // Session text is ASCII already (the records are); the header's paths may not be.
     const head = Buffer.from(JSON.stringify(header));
     const prefix = Buffer.alloc(PREFIX_BYTES);
-    const body = Buffer.concat([head, list, ...records]);
+    const body = Buffer.concat([seenBytes, head, list, ...records]);
     prefix.writeUInt32LE(head.length, 0);
     prefix.writeUInt32LE(crc32(body) >>> 0, 4);
     prefix.write(a.digest.slice(0, DIGEST_CHARS).padEnd(DIGEST_CHARS), 8, 'latin1');
+    prefix.writeUInt32LE(seenBytes.length, SEEN_LENGTH_AT);
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.concat([prefix, body]));
     utimesSync(tmp, a.nowMs / 1000, a.nowMs / 1000);
@@ -183,7 +194,9 @@ function digestOf(path: string): string | null {
   }
   try {
     const b = Buffer.alloc(PREFIX_BYTES);
-    return readSync(fd, b, 0, PREFIX_BYTES, 0) === PREFIX_BYTES ? b.toString('latin1', 8).trimEnd() : null;
+    return readSync(fd, b, 0, PREFIX_BYTES, 0) === PREFIX_BYTES
+      ? b.toString('latin1', 8, 8 + DIGEST_CHARS).trimEnd()
+      : null;
   } finally {
     closeSync(fd);
   }
@@ -204,8 +217,6 @@ export function readWarm(o: WarmOptions): WarmReading {
   const catalogue = loadCatalogue(o.env);
   const scope = scopeOf(o, places, rootPaths(o.env, places), catalogue.digest, time, o.nowMs);
   const path = warmPath(o.env, scope);
-  let b: Buffer;
-  let sweptAt: number;
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -213,34 +224,69 @@ export function readWarm(o: WarmOptions): WarmReading {
     // Nothing kept warm for these options yet.
     return declined('no snapshot is kept for these options');
   }
+  // What was seen is read and checked first: a snapshot that is no longer fresh is left unread.
+  let opened: Opened;
   try {
-    // The time and the bytes of one file: a snapshot replaced meanwhile is not judged by the new one's time.
-    sweptAt = fstatSync(fd).mtimeMs;
-    b = readFileSync(fd);
+    opened = openedSnapshot(fd, o.nowMs);
   } catch {
     // Unreadable: the index answers, and writes it again.
     return declined('the snapshot cannot be read');
   } finally {
     closeSync(fd);
   }
-  if (o.nowMs - sweptAt > SWEEP_EVERY_MS || o.nowMs < sweptAt)
-    return declined('the last full look at the transcripts is over a minute old');
-  if (b.length < PREFIX_BYTES) return discarded(path, 'the snapshot is damaged');
+  if (opened.kind === 'declined') return declined(opened.reason);
+  if (opened.kind === 'damaged') return discarded(path, opened.reason);
+  const { b, seenBytes } = opened;
   const headBytes = b.readUInt32LE(0);
-  if (PREFIX_BYTES + headBytes > b.length || crc32(b.subarray(PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4))
+  const headAt = PREFIX_BYTES + seenBytes;
+  if (headAt + headBytes > b.length || crc32(b.subarray(PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4))
     return discarded(path, 'the snapshot is damaged');
-  const header = headerOf(b.toString('utf8', PREFIX_BYTES, PREFIX_BYTES + headBytes));
+  const header = headerOf(b.toString('utf8', headAt, headAt + headBytes));
   if (header === null) return discarded(path, 'the snapshot is of another version');
   if (header.scope !== scope) return discarded(path, 'the snapshot is of other options');
-  const listAt = PREFIX_BYTES + headBytes;
+  const listAt = headAt + headBytes;
   if (listAt + header.listedBytes > b.length) return discarded(path, 'the snapshot is damaged');
-  const moved = seenMoved(header.dirs, header.files, o.nowMs);
-  if (moved !== null) return declined(moved);
   const list = b.subarray(listAt, listAt + header.listedBytes);
   return {
     kind: 'answered',
     snapshot: new WarmSnapshot(header, list, b.subarray(listAt + header.listedBytes), time, o),
   };
+}
+
+type Opened =
+  | { kind: 'fresh'; b: Buffer; seenBytes: number }
+  | { kind: 'declined'; reason: string }
+  | { kind: 'damaged'; reason: string };
+
+/**
+ * The snapshot open at `fd` read whole, when what it saw has not moved and its last full look is
+ * recent; else why not, having read only its prefix and what it saw. Its CRC is the caller's to check.
+ */
+function openedSnapshot(fd: number, nowMs: number): Opened {
+  const st = fstatSync(fd);
+  // The time and the bytes of one file: a snapshot replaced meanwhile is not judged by the new one's time.
+  if (nowMs - st.mtimeMs > SWEEP_EVERY_MS || nowMs < st.mtimeMs)
+    return { kind: 'declined', reason: 'the last full look at the transcripts is over a minute old' };
+  const prefix = Buffer.alloc(PREFIX_BYTES);
+  if (st.size < PREFIX_BYTES || readSync(fd, prefix, 0, PREFIX_BYTES, 0) !== PREFIX_BYTES)
+    return { kind: 'damaged', reason: 'the snapshot is damaged' };
+  const seenBytes = prefix.readUInt32LE(SEEN_LENGTH_AT);
+  if (PREFIX_BYTES + seenBytes > st.size) return { kind: 'damaged', reason: 'the snapshot is damaged' };
+  const seenText = Buffer.alloc(seenBytes);
+  if (readSync(fd, seenText, 0, seenBytes, PREFIX_BYTES) !== seenBytes)
+    return { kind: 'damaged', reason: 'the snapshot is damaged' };
+  const seen = seenOf(seenText.toString('utf8'));
+  if (seen === null) return { kind: 'damaged', reason: 'the snapshot is of another version' };
+  const moved = seenMoved(seen.dirs, seen.files, nowMs);
+  if (moved !== null) return { kind: 'declined', reason: moved };
+  const b = Buffer.allocUnsafe(st.size);
+  let at = 0;
+  while (at < b.length) {
+    const n = readSync(fd, b, at, b.length - at, at);
+    if (n === 0) return { kind: 'damaged', reason: 'the snapshot is damaged' };
+    at += n;
+  }
+  return { kind: 'fresh', b, seenBytes };
 }
 
 /**

@@ -20,7 +20,7 @@ import { demoEnv } from './demo.js';
 import { commandHelp, ROOT_HELP } from './help.js';
 import { namesHosts } from './hosts-named.js';
 import { type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
-import { nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
+import { keepingAfter, nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
 import { closest } from './typo.js';
 
 export interface Io {
@@ -168,9 +168,11 @@ async function rootCommand(io: Io, args: string[]): Promise<number> {
   // Only after `--`: every other word was taken for a command.
   if (positionals.length > 0) throw unknownCommand(positionals[0]!);
   const o = commonOptions(values);
-  if (values.json) return await (await import('./root-lists.js')).jsonCommand(io, o, values);
+  // The one-shots' answers are printed first and kept warm for the next run after.
+  if (values.json)
+    return await keepingAfter(async () => (await import('./root-lists.js')).jsonCommand(io, o, values));
   if (values.list || !io.isTty || !process.stdin.isTTY)
-    return await (await import('./root-lists.js')).listCommand(io, o, values);
+    return await keepingAfter(async () => (await import('./root-lists.js')).listCommand(io, o, values));
   return await tuiCommand(io, o, values);
 }
 

@@ -31,6 +31,25 @@ async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promis
   return processAnnotator(undefined, undefined, AgentStates.fromJournal(env).overlay, runs);
 }
 
+/** Keeping answers warm that waits for the running command's answer to be printed; null when none does. */
+let keepAfter: (() => Promise<void>)[] | null = null;
+
+/**
+ * Run a one-shot command that prints one answer (`--json`, `--list`): the answers its snapshots take
+ * are kept warm (`index/keep-one-shot.ts`) once it returns, after its answer is written, rather than
+ * before it is printed. Only around a command that ends: a long-running one (`mcp`) would hold them.
+ */
+export async function keepingAfter<T>(command: () => Promise<T>): Promise<T> {
+  const jobs: (() => Promise<void>)[] = [];
+  keepAfter = jobs;
+  try {
+    return await command();
+  } finally {
+    keepAfter = null;
+    for (const job of jobs) await job();
+  }
+}
+
 /** `needFiles` for what needs every parsed file (doctor, a report); `running` gets the running sessions. */
 export async function snapshot(
   o: CommonOptions,
@@ -56,10 +75,17 @@ export async function snapshot(
     needFiles,
     annotate,
     ...(progress ? { onBuilding: progress.onBuilding } : {}),
+    ...(keepAfter === null ? {} : { keepLater: keepLaterIn(keepAfter) }),
   }).finally(() => progress?.done());
   if (s.notice) process.stderr.write(`cctop: ${s.notice}\n`);
   return s;
 }
+
+const keepLaterIn =
+  (jobs: (() => Promise<void>)[]) =>
+  (keep: () => Promise<void>): void => {
+    jobs.push(keep);
+  };
 
 /**
  * The warm snapshot of these options with the live fields joined, when it is fresh (see
