@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isoMs } from '../model/json.js';
-import { isoMsAt, Keys, lineObject, MemberLog, numberAt, SkimError } from './skim.js';
+import { isoMsAt, Keys, lineObject, MemberLog, numberAt, numbersWellFormed, SkimError } from './skim.js';
 
 describe('reading small values off the bytes', () => {
   it('timestamps read off the bytes equal Date.parse, odd ones included', () => {
@@ -32,6 +32,30 @@ describe('reading small values off the bytes', () => {
       expect(numberAt(b, 0, b.length), c).toBe(JSON.parse(c));
     }
     expect(numberAt(Buffer.from('"7"'), 0, 3)).toBeNull();
+  });
+
+  it('judges the numbers of a value as JSON.parse does, and leaves the insides of its strings alone', () => {
+    const values = [
+      '{"a":0,"b":-12,"c":1.5e+3,"d":[1,2.25,-0.5E-2]}',
+      '{"a":"01 and 1. and -x inside a string","b":10}',
+      '{"a":01}',
+      '{"a":1.}',
+      '{"a":-}',
+      '{"a":1e}',
+      '{"a":[3,00]}',
+      '{"a":-01.5}',
+    ];
+    for (const v of values) {
+      const b = Buffer.from(v);
+      let parses = true;
+      try {
+        JSON.parse(v);
+      } catch {
+        // A number JSON refuses: the check must refuse it too.
+        parses = false;
+      }
+      expect(numbersWellFormed(b, 0, b.length), v).toBe(parses);
+    }
   });
 });
 

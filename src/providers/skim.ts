@@ -25,6 +25,7 @@ export {
   isoMsAt,
   isTrue,
   numberAt,
+  numbersWellFormed,
   stringAt,
   stringIs,
   stringPrefixAt,
