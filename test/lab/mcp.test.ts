@@ -19,6 +19,8 @@ import { type LabServer, startLabServer } from '../../src/test-support/lab/serve
 import { promptFor } from './conformance.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
+/** The package's own `cctop` program, which an install writes when it is not run through a `cctop` link. */
+const PROGRAM = join(REPO, 'dist', 'cctop.cjs');
 const pin = PINS.claude;
 const bin = agentBin('claude');
 const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
@@ -57,7 +59,7 @@ describe.skipIf(!bin)(
       expect(JSON.parse(readFileSync(config, 'utf8')).mcpServers.cctop).toEqual({
         type: 'stdio',
         command: process.execPath,
-        args: [CLI, 'mcp'],
+        args: [PROGRAM, 'mcp'],
         env: {},
       });
 
