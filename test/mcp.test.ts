@@ -18,6 +18,8 @@ import { BUILT, unless, WHY } from '../src/test-support/skips.js';
 import { MARK } from '../src/views/terminal-text.js';
 
 const CLI = join(REPO, 'dist', 'cli.js');
+/** The package's own `cctop` program, which an install writes when it is not run through a `cctop` link. */
+const PROGRAM = join(REPO, 'dist', 'cctop.cjs');
 const A = 'a1111111-1111-4111-8111-111111111111';
 const B = 'b2222222-2222-4222-8222-222222222222';
 /** How long one call may take on a loaded two-core machine (a cold index build included). */
@@ -326,7 +328,7 @@ describe('cctop mcp install, status and remove', () => {
       expect(install.stdout).toContain('Codex  ~/.codex/config.toml: added the cctop MCP server');
       expect(install.stdout).toContain('Skipped: Claude Code (no ~/.claude); Gemini CLI (no ~/.gemini).');
       expect(readFileSync(config, 'utf8')).toBe(
-        `${text}\n[mcp_servers.cctop]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(CLI)}, "mcp"]\n`,
+        `${text}\n[mcp_servers.cctop]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(PROGRAM)}, "mcp"]\n`,
       );
       expect(run('status').stdout).toContain('Codex  ~/.codex/config.toml: installed');
       const json = JSON.parse(run('status', '--json', '--agent', 'codex,claude').stdout);

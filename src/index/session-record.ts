@@ -13,11 +13,19 @@ import { crc32 } from 'node:zlib';
 import type { SpendBuckets } from '../model/cost.js';
 import type { SessionCost, SessionDoc } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
-import { PROVIDERS } from '../model/facts.js';
 import type { LiveSignal } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
 import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.js';
 import { asciiJson, membersOf } from './ascii.js';
+import {
+  isObject,
+  KNOWN_PROVIDERS,
+  nullableNumber,
+  nullableString,
+  pairs,
+  parseJson,
+  wellFormedFacts,
+} from './record-shape.js';
 
 /** Bumped whenever a record's fields change; older records are then built again, never read. */
 export const RECORD_VERSION = 3;
@@ -289,7 +297,7 @@ export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[])
     if (end + rest > record.length) return null;
     texts.push(record.toString('latin1', HEADER_BYTES, end));
   }
-  const heads = parse(`[${texts.join(',')}]`);
+  const heads = parseJson(`[${texts.join(',')}]`);
   if (!Array.isArray(heads) || heads.length !== rows.length) return null;
   const out: KeptHead[] = [];
   for (let i = 0; i < rows.length; i++) {
@@ -337,13 +345,13 @@ export function partsOf(b: Buffer, start = 0, end = b.length): KeptHead['at'] | 
 
 /** A kept session's signature. */
 export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
-  const s = parse(h.sealed.record.toString('latin1', h.at.signature));
+  const s = parseJson(h.sealed.record.toString('latin1', h.at.signature));
   return typeof s === 'string' ? s : '';
 }
 
 /** A kept session's spend buckets, or null when they are not what this code writes. */
 export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets | null {
-  const s = parse(head.sealed.record.toString('latin1', head.at.spend, head.at.usage));
+  const s = parseJson(head.sealed.record.toString('latin1', head.at.spend, head.at.usage));
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
 }
 
@@ -369,43 +377,10 @@ function wellFormedHead(h: unknown): h is HeadJson {
 /** A kept session's facts, or null when they are not what this code writes. */
 export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): SessionFacts | null {
   const r = head.sealed.record;
-  const rest = parse(`{${r.toString('latin1', head.at.facts, head.at.cost)}}`);
-  const cost = parse(`{${r.toString('latin1', head.at.cost, head.at.spend)}}`);
+  const rest = parseJson(`{${r.toString('latin1', head.at.facts, head.at.cost)}}`);
+  const cost = parseJson(`{${r.toString('latin1', head.at.cost, head.at.spend)}}`);
   if (!isObject(rest) || !isObject(cost)) return null;
   const facts = { ...rest, cost };
   if (!wellFormedFacts(facts) || head.key !== sessionKeyOf(facts.provider, facts.id)) return null;
   return facts;
 }
-
-function parse(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(PROVIDERS);
-
-/**
- * The fields every consumer computes with are checked (sorting, matching, totals, windows); the rest
- * are data that a view shows as it finds them.
- */
-function wellFormedFacts(f: unknown): f is SessionFacts {
-  if (!isObject(f)) return false;
-  if (typeof f.provider !== 'string' || !KNOWN_PROVIDERS.has(f.provider)) return false;
-  if (typeof f.id !== 'string' || typeof f.file !== 'string' || typeof f.deleted !== 'boolean') return false;
-  if (!nullableString(f.project) || !nullableString(f.lastActiveAt) || !nullableString(f.title)) return false;
-  if (typeof f.requests !== 'number' || !isObject(f.tokens) || !isObject(f.tools)) return false;
-  const cost = f.cost;
-  return isObject(cost) && nullableNumber(cost.usd) && Array.isArray(cost.byModel);
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const nullableString = (v: unknown): boolean => v === null || typeof v === 'string';
-const nullableNumber = (v: unknown): boolean => v === null || typeof v === 'number';
-const pairs = (v: unknown): boolean =>
-  Array.isArray(v) &&
-  v.every((p) => Array.isArray(p) && p.length === 2 && typeof p[0] === 'number' && typeof p[1] === 'number');
