@@ -139,6 +139,28 @@ describe('when a patch declines', () => {
     expect(s.document.sessions.find((x) => x.id === 'b')!.title).not.toBe('Naming b');
   });
 
+  it('a build kept before it said which summaries each file gave is built in full once such a file grows', async () => {
+    home.write(
+      a(),
+      jsonl({ type: 'summary', summary: 'Naming b', leafUuid: 'u-2' }) +
+        claudeResponse('1', 5, '2026-11-29T10:00:00Z'),
+    );
+    await takeSnapshot(options());
+    // As an older cctop stored it: 1 for a file that gave summaries, in place of their digest.
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    try {
+      const { files } = db.prepare('SELECT files FROM scopes').get() as { files: string };
+      const rows = (JSON.parse(files) as unknown[][]).map((r) =>
+        typeof r[9] === 'string' ? [...r.slice(0, 9), 1] : r,
+      );
+      db.prepare('UPDATE scopes SET files = ?').run(JSON.stringify(rows));
+    } finally {
+      db.close();
+    }
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    await declinesFor('the kept build does not say which summaries a file gave');
+  });
+
   it('an index it cannot write (another cctop holds it) is built in full, and says so', async () => {
     await takeSnapshot(options());
     appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));

@@ -12,7 +12,14 @@ import { dedupe } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
-import { type KeptFile, type KeptInputs, type KeptScope, patchedInputs, titlesOf } from './kept.js';
+import {
+  type KeptFile,
+  type KeptInputs,
+  type KeptScope,
+  patchedInputs,
+  TITLES_UNKNOWN,
+  titlesOf,
+} from './kept.js';
 import { KeySet } from './keyset.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
@@ -218,6 +225,7 @@ function summariesMoved(
     const i = index.get(p.file.path);
     const k = i === undefined ? undefined : inputs.files[i]!;
     if (k === undefined || k.titles === null) continue;
+    if (k.titles === TITLES_UNKNOWN) return 'the kept build does not say which summaries a file gave';
     if (p.deleted === true) return 'a file that gave summaries is gone';
     if (titlesOf(p.result.facts.titles.summaries) !== k.titles)
       return 'a file that gave summaries gives other ones now';
