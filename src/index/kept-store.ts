@@ -11,7 +11,7 @@
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ProviderId } from '../model/facts.js';
-import { type KeptFile, type KeptInputs, type KeptScope, MAX_KEPT_SCOPES } from './kept.js';
+import { type KeptFile, type KeptInputs, type KeptScope, MAX_KEPT_SCOPES, TITLES_UNKNOWN } from './kept.js';
 import {
   decodeHeads,
   encodeRecord,
@@ -196,8 +196,11 @@ export class KeptTables {
   }
 }
 
-/** A kept file as stored: a short array rather than an object per file (4,000 of them per scope). */
-type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number, 0 | 1];
+/**
+ * A kept file as stored: a short array rather than an object per file (4,000 of them per scope).
+ * The last field is the digest of its summaries, or 0 for none (1, from before the digest: some).
+ */
+type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number, string | 0 | 1];
 
 const FILE_FIELDS = 10;
 
@@ -213,7 +216,7 @@ const fileRow = (f: KeptFile): FileRow => [
   f.deleted ? 1 : 0,
   f.grouped ? 1 : 0,
   f.records,
-  f.titled ? 1 : 0,
+  f.titles ?? 0,
 ];
 
 const fileOf = (r: FileRow): KeptFile => ({
@@ -226,8 +229,14 @@ const fileOf = (r: FileRow): KeptFile => ({
   deleted: r[6] === 1,
   grouped: r[7] === 1,
   records: r[8],
-  titled: r[9] === 1,
+  titles: titlesOfRow(r[9]),
 });
+
+/** A stored summaries field as a digest: anything but a digest or 0 reads as summaries unknown. */
+function titlesOfRow(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  return v === 0 ? null : TITLES_UNKNOWN;
+}
 
 const bytesOf = (a: Uint32Array | Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 

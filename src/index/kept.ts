@@ -55,8 +55,26 @@ export interface KeptFile {
   grouped: boolean;
   /** Ledger records: its slice of `masks`. */
   records: number;
-  /** It named sessions by Claude summaries (which a rewrite could withdraw from other sessions). */
-  titled: boolean;
+  /**
+   * The Claude summaries it gave, as a digest (`titlesOf`), or null when it gave none: a file that
+   * gives the same ones again, however it was read, withdrew none from other sessions. A kept build
+   * written before the digest says `TITLES_UNKNOWN`, which no digest equals.
+   */
+  titles: string | null;
+}
+
+/** What a kept file written before the summaries' digest says of them: it gave some, which is unknown. */
+export const TITLES_UNKNOWN = 'unknown';
+
+/**
+ * The digest of a file's Claude summaries as a set (by leaf: a summary given again moves to the
+ * end of the list, and the order within one file decides nothing), or null when it gives none.
+ */
+export function titlesOf(summaries: readonly (readonly [number, string])[]): string | null {
+  if (summaries.length === 0) return null;
+  const h = new Digest();
+  for (const [leaf, text] of [...summaries].sort((x, y) => x[0] - y[0])) h.number(leaf).text(text);
+  return h.int(summaries.length).hex();
 }
 
 /**
@@ -85,7 +103,7 @@ export function keptFileOf(p: ParsedFile, grouped: boolean): KeptFile {
     deleted: p.deleted === true,
     grouped,
     records: p.result.ledger.data.length / RECORD_FIELDS,
-    titled: p.result.facts.titles.summaries.length > 0,
+    titles: titlesOf(p.result.facts.titles.summaries),
   };
 }
 

@@ -103,6 +103,64 @@ describe('when a patch declines', () => {
     expect(s.document.sessions.find((x) => x.id === 'b')!.title).toBe('Naming b');
   });
 
+  it('a second patch of the same kept build, with nothing changed since the first, answers by patch again', async () => {
+    // `a` names `b` by a Claude summary; the patch is not written back (one file changed), so the
+    // second run patches the same kept build while the index already holds `a` as it is now.
+    home.write(
+      a(),
+      jsonl({ type: 'summary', summary: 'Naming b', leafUuid: 'u-2' }) +
+        claudeResponse('1', 5, '2026-11-29T10:00:00Z'),
+    );
+    await takeSnapshot(options());
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    const cold = await takeSnapshot(options({ useIndex: false }));
+    for (const run of ['first', 'second']) {
+      const s = await takeSnapshot(options());
+      expect(s.strategy, `${run} run after the append`).toBe('patched');
+      expect(text(s.json())).toBe(text(cold.json()));
+    }
+    expect(cold.document.sessions.find((x) => x.id === 'b')!.title).toBe('Naming b');
+  });
+
+  it('a summary withdrawn by a rewrite that another scope already read is built in full', async () => {
+    home.write(
+      a(),
+      jsonl({ type: 'summary', summary: 'Naming b', leafUuid: 'u-2' }) +
+        claudeResponse('1', 5, '2026-11-29T10:00:00Z'),
+    );
+    await takeSnapshot(options());
+    home.write(
+      a(),
+      claudeResponse('1', 5, '2026-11-29T10:00:00Z') + claudeResponse('3', 7, '2026-11-29T10:01:00Z'),
+    );
+    // Another scope (the plan) builds first, so the index holds `a` as it is now when this one patches.
+    expect((await takeSnapshot(options({ plan: 'max' }))).strategy).toBe('built');
+    const s = await declinesFor('a file that gave summaries gives other ones now');
+    expect(s.document.sessions.find((x) => x.id === 'b')!.title).not.toBe('Naming b');
+  });
+
+  it('a build kept before it said which summaries each file gave is built in full once such a file grows', async () => {
+    home.write(
+      a(),
+      jsonl({ type: 'summary', summary: 'Naming b', leafUuid: 'u-2' }) +
+        claudeResponse('1', 5, '2026-11-29T10:00:00Z'),
+    );
+    await takeSnapshot(options());
+    // As an older cctop stored it: 1 for a file that gave summaries, in place of their digest.
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    try {
+      const { files } = db.prepare('SELECT files FROM scopes').get() as { files: string };
+      const rows = (JSON.parse(files) as unknown[][]).map((r) =>
+        typeof r[9] === 'string' ? [...r.slice(0, 9), 1] : r,
+      );
+      db.prepare('UPDATE scopes SET files = ?').run(JSON.stringify(rows));
+    } finally {
+      db.close();
+    }
+    appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
+    await declinesFor('the kept build does not say which summaries a file gave');
+  });
+
   it('an index it cannot write (another cctop holds it) is built in full, and says so', async () => {
     await takeSnapshot(options());
     appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));

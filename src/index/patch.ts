@@ -12,7 +12,14 @@ import { dedupe } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
-import { type KeptFile, type KeptInputs, type KeptScope, patchedInputs } from './kept.js';
+import {
+  type KeptFile,
+  type KeptInputs,
+  type KeptScope,
+  patchedInputs,
+  TITLES_UNKNOWN,
+  titlesOf,
+} from './kept.js';
 import { KeySet } from './keyset.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
@@ -108,7 +115,7 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   const read = await readMoved(x, moved);
   if (read.kind === 'declined') return read;
   const { parsed, tasks } = read;
-  const retitled = summariesMoved(x.inputs, index, parsed, tasks);
+  const retitled = summariesMoved(x.inputs, index, parsed);
   if (retitled !== null) return declined(retitled);
   const touched = await touchedSessions(x, index, parsed);
   if (touched.kind === 'declined') return touched;
@@ -199,24 +206,30 @@ async function readMoved(
 
 /**
  * Why Claude summaries may have moved, or null. A summary names a session by a leaf message
- * anywhere: a new one could retitle any session, and a file read again from the start (or gone)
- * could have withdrawn the ones it gave.
+ * anywhere: a new one could retitle any session, and a file that gave summaries and gives other
+ * ones now (or is gone, or older than it was, so that another file's summary of the same leaf
+ * comes last) could have withdrawn the ones it gave. Whether the file was read from where it
+ * stopped or from the start does not matter: the index may already hold it as it is now (another
+ * run or scope read it), and a read from where it stopped can push an old summary out of a full list.
  */
 function summariesMoved(
   inputs: KeptInputs,
   index: Map<string, number>,
   parsed: readonly ParsedFile[],
-  tasks: readonly ReturnType<typeof taskFor>[],
 ): string | null {
   const summaries = new Map(inputs.summaries);
   for (const p of parsed)
     for (const [leaf, text] of p.result.facts.titles.summaries)
       if (summaries.get(leaf) !== text) return 'a new Claude summary could retitle any session';
-  const tailed = new Set(tasks.filter((t) => t.previous !== null).map((t) => t.file.path));
   for (const p of parsed) {
     const i = index.get(p.file.path);
-    if (i !== undefined && inputs.files[i]!.titled && !tailed.has(p.file.path))
-      return 'a file that gave summaries was read again from the start';
+    const k = i === undefined ? undefined : inputs.files[i]!;
+    if (k === undefined || k.titles === null) continue;
+    if (k.titles === TITLES_UNKNOWN) return 'the kept build does not say which summaries a file gave';
+    if (p.deleted === true) return 'a file that gave summaries is gone';
+    if (titlesOf(p.result.facts.titles.summaries) !== k.titles)
+      return 'a file that gave summaries gives other ones now';
+    if (p.file.mtimeMs < k.mtimeMs) return 'a file that gave summaries is dated earlier than it was';
   }
   return null;
 }

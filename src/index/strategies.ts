@@ -169,9 +169,8 @@ export async function byPatch(p: Pass): Promise<Answer> {
   p.log.absorb(scratch);
   // Written back only now and then (`KEEP_PATCH_FILES`): until then each run patches the same build.
   // But a one-shot's answer that is not kept warm, transcripts being still written, is written back
-  // at once: with nothing changed, the next run then answers as kept (and keeps that warm), where a
-  // patch of the same build again would find the files read already and could not prove that their
-  // Claude summaries still stand (`patch.ts`), and would build everything.
+  // at once: with nothing changed, the next run then answers as kept (and keeps that warm), where it
+  // would otherwise patch the same build again (`patch.ts`), cheaper than a build but not free.
   const worth =
     patch.changedFiles > KEEP_PATCH_FILES ||
     p.nowMs - kept.scope.keptAt > KEEP_PATCH_AFTER_MS ||
