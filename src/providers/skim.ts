@@ -36,6 +36,7 @@ export {
   has,
   IS,
   Keys,
+  keyEscaped,
   kind,
   lineObject,
   MemberLog,
