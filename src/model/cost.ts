@@ -138,9 +138,8 @@ export function addLedger(
   each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
-  // The tables below are filled by plain loops into arrays of one kind (`kinds.ts`), not by `map`:
-  // an optimised caller's `map` makes arrays of another kind than the interpreter's, and this loop,
-  // compiled for one, was thrown away on meeting the other.
+  // Tables filled by loops into arrays of one kind (`kinds.ts`): an optimised `map` returns another
+  // kind (holey) than the interpreter's, and the loop below, compiled for one, died on the other.
   const models = ledger.models;
   const lookups = valueList<PriceLookup | null>(null);
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
