@@ -110,6 +110,13 @@ function fastMultiples(models: readonly string[]): (mi: number) => number | null
   };
 }
 
+/** The cells' model id of each of a ledger's models. */
+function cellModelIds(cells: CellSink, models: readonly string[]): Int32Array {
+  const ids = new Int32Array(models.length);
+  for (let mi = 0; mi < models.length; mi++) ids[mi] = cells.modelId(models[mi]!);
+  return ids;
+}
+
 /** The cells' tool ids of each of a ledger's tool sets, `NO_TOOL` for the empty set. */
 function cellToolIds(cells: CellSink, toolSets: readonly (readonly string[])[]): Int32Array[] {
   const noTool = Int32Array.of(cells.toolId(NO_TOOL));
@@ -144,13 +151,11 @@ export function addLedger(
   const lookups = valueList<PriceLookup | null>(null);
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
   const tiers = valueList(sparseList<Rates | null>());
-  const cellModels = new Int32Array(models.length);
-  for (let mi = 0; mi < models.length; mi++) {
-    const m = models[mi]!;
+  for (const m of models) {
     lookups.push(book.lookup(m, vendor));
     tiers.push(sparseList<Rates | null>());
-    cellModels[mi] = into.cells.modelId(m);
   }
+  const cellModels = cellModelIds(into.cells, models);
   const multipleOf = fastMultiples(models);
   const unknownModel = into.cells.modelId('unknown');
   // The cells' tool ids of each of the ledger's tool sets, so a request is split without a string.
