@@ -90,8 +90,11 @@ function skipKey(b: Uint8Array, ks: number, end: number): number {
       i++;
     }
   }
-  // A long key: never a wanted one as written, but an escaped one may spell one. Rare enough to
-  // look through once it is skipped.
+  return skipLongKey(b, ks, end);
+}
+
+/** A long key: never a wanted one as written, but an escaped one may spell one. Rare: looked through once skipped. */
+function skipLongKey(b: Uint8Array, ks: number, end: number): number {
   const after = skipString(b, ks, end);
   for (let i = ks; i < after - 1; i++) if (b[i] === BACKSLASH) escapedKey = true;
   return after;

@@ -99,7 +99,7 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
       `{"type":"progress","data":{"\\u006dessage":{"requestId":"r","message":{"id":"m","role":"assistant","model":"claude-x",${usage},"content":[]}}}}`,
       `{"type":"user","isMeta":false,"message":{"role":"user","content":[{"\\u0074ype":"text","text":"hi"}]}}`,
       `{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":{"\\u0073tructuredPatch":[{"lines":["+a"]}]}}`,
-      // A long key (past the bytes scanned one at a time) with an escape in it.
+      // An escaped key that spells none of the wanted ones, long enough to be skipped the long way.
       `{"type":"assistant","${'x'.repeat(40)}\\u0041":1,"\\u0074imestamp":"2026-01-01T00:00:00Z",${msg(usage)}}`,
     ];
     for (const c of cases) {
