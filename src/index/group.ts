@@ -6,7 +6,7 @@
  *
  * Not here: what a session's record holds (`sessions.ts`).
  */
-import { dedupe } from '../model/dedupe.js';
+import { dedupe, ledgersOf } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import { sessionKeyOf } from './session-record.js';
@@ -92,7 +92,7 @@ export function dedupeGroups(groups: readonly Group[]): Map<ParsedFile, Uint8Arr
       .filter((g) => g.provider === provider)
       .flatMap((g) => g.files)
       .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
-    const m = dedupe(ordered.map((p) => p.result.ledger));
+    const m = dedupe(ledgersOf(ordered));
     for (const [i, p] of ordered.entries()) masks.set(p, m[i]!);
   }
   return masks;

@@ -8,7 +8,7 @@
  * the caller builds in full: this module may decline, never differ. What it logged on the way is in
  * its own scratch log, dropped with it. The tests compare it with a full build.
  */
-import { dedupe } from '../model/dedupe.js';
+import { dedupe, ledgersOf } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
@@ -314,7 +314,7 @@ function patchMasks(
     const ordered = parsed
       .filter((p) => p.file.provider === provider && grouped.has(p))
       .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
-    const m = dedupe(ordered.map((p) => p.result.ledger));
+    const m = dedupe(ledgersOf(ordered));
     for (const [i, p] of ordered.entries()) byFile.set(p, m[i]!);
   }
   for (const m of members) {

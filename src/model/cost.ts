@@ -7,9 +7,10 @@
  * shows ("the last 48 hours") are cut at the moment of printing (`spendWindows`).
  */
 
+import { sparseList, valueList } from './kinds.js';
 import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 import { money } from './money.js';
-import { PriceBook, type Rates, type VendorHint } from './pricing.js';
+import { PriceBook, type PriceLookup, type Rates, type VendorHint } from './pricing.js';
 import { fastMultiplier } from './pricing-speed.js';
 import type { LocalTime } from './time.js';
 import { emptyTokens, type TokenCounts } from './usage.js';
@@ -78,11 +79,19 @@ function addTokens(
   cacheWrite: number,
   reasoning: number,
 ): void {
-  if (flags & FLAG.INPUT_KNOWN) t.input = (t.input ?? 0) + input;
-  if (flags & FLAG.OUTPUT_KNOWN) t.output = (t.output ?? 0) + output;
-  if (flags & FLAG.CACHE_READ_KNOWN) t.cacheRead = (t.cacheRead ?? 0) + cacheRead;
-  if (flags & FLAG.CACHE_WRITE_KNOWN) t.cacheWrite = (t.cacheWrite ?? 0) + cacheWrite;
-  if (flags & FLAG.REASONING_KNOWN) t.reasoning = (t.reasoning ?? 0) + reasoning;
+  // Every field is summed and stored on every call, the unknown ones kept as they were: a field
+  // whose store first runs after the code was optimised (reasoning, which only Codex records know)
+  // threw that code away ("insufficient type feedback") and had it compiled again.
+  const i = (t.input ?? 0) + input;
+  const o = (t.output ?? 0) + output;
+  const cr = (t.cacheRead ?? 0) + cacheRead;
+  const cw = (t.cacheWrite ?? 0) + cacheWrite;
+  const r = (t.reasoning ?? 0) + reasoning;
+  t.input = flags & FLAG.INPUT_KNOWN ? i : t.input;
+  t.output = flags & FLAG.OUTPUT_KNOWN ? o : t.output;
+  t.cacheRead = flags & FLAG.CACHE_READ_KNOWN ? cr : t.cacheRead;
+  t.cacheWrite = flags & FLAG.CACHE_WRITE_KNOWN ? cw : t.cacheWrite;
+  t.reasoning = flags & FLAG.REASONING_KNOWN ? r : t.reasoning;
 }
 
 /** Where a model's totals are kept in `Totals.byModel`: its fast-mode requests apart. */
@@ -90,7 +99,7 @@ export const modelKey = (model: string, fast: boolean): string => (fast ? `${mod
 
 /** Each model's fast-mode multiple by its index, looked up the first time a fast request of it turns up. */
 function fastMultiples(models: readonly string[]): (mi: number) => number | null {
-  const known: (number | null | undefined)[] = [];
+  const known = sparseList<number | null>();
   return (mi) => {
     let k = known[mi];
     if (k === undefined) {
@@ -99,6 +108,29 @@ function fastMultiples(models: readonly string[]): (mi: number) => number | null
     }
     return k;
   };
+}
+
+/** The cells' model id of each of a ledger's models. */
+function cellModelIds(cells: CellSink, models: readonly string[]): Int32Array {
+  const ids = new Int32Array(models.length);
+  for (let mi = 0; mi < models.length; mi++) ids[mi] = cells.modelId(models[mi]!);
+  return ids;
+}
+
+/** The cells' tool ids of each of a ledger's tool sets, `NO_TOOL` for the empty set. */
+function cellToolIds(cells: CellSink, toolSets: readonly (readonly string[])[]): Int32Array[] {
+  const noTool = Int32Array.of(cells.toolId(NO_TOOL));
+  const out = valueList(noTool);
+  for (const s of toolSets) {
+    if (s.length === 0) {
+      out.push(noTool);
+      continue;
+    }
+    const ids = new Int32Array(s.length);
+    for (let k = 0; k < s.length; k++) ids[k] = cells.toolId(s[k]!);
+    out.push(ids);
+  }
+  return out;
 }
 
 /** Fold the counted records of `ledger` (mask 1) into `into`. */
@@ -113,18 +145,22 @@ export function addLedger(
   each?: (tsMs: number, model: string, usd: number | null, tokens: number, sidechain: boolean) => void,
 ): void {
   const d = ledger.data;
-  const lookups = ledger.models.map((m) => book.lookup(m, vendor));
+  // Tables filled by loops into arrays of one kind (`kinds.ts`): an optimised `map` returns another
+  // kind (holey) than the interpreter's, and the loop below, compiled for one, died on the other.
+  const models = ledger.models;
+  const lookups = valueList<PriceLookup | null>(null);
   // Rates per model and tier, resolved on first use: the loop below must not build strings.
-  const tiers: (Rates | null)[][] = ledger.models.map(() => []);
-  const cellModels = ledger.models.map((m) => into.cells.modelId(m));
-  const multipleOf = fastMultiples(ledger.models);
+  const tiers = valueList(sparseList<Rates | null>());
+  for (const m of models) {
+    lookups.push(book.lookup(m, vendor));
+    tiers.push(sparseList<Rates | null>());
+  }
+  const cellModels = cellModelIds(into.cells, models);
+  const multipleOf = fastMultiples(models);
   const unknownModel = into.cells.modelId('unknown');
   // The cells' tool ids of each of the ledger's tool sets, so a request is split without a string.
-  const unknownTools = [into.cells.toolId(UNKNOWN_TOOLS)];
-  const noTool = [into.cells.toolId(NO_TOOL)];
-  const cellTools = ledger.toolSets.map((s) =>
-    s.length === 0 ? noTool : s.map((name) => into.cells.toolId(name)),
-  );
+  const unknownTools = Int32Array.of(into.cells.toolId(UNKNOWN_TOOLS));
+  const cellTools = cellToolIds(into.cells, ledger.toolSets);
   const ratesOf = (mi: number, model: string, prompt: number, tsMs: number): Rates | null => {
     const found = lookups[mi];
     if (found?.kind !== 'priced') return null;
@@ -144,7 +180,7 @@ export function addLedger(
     if (clock.sinceMs !== null && tsMs < clock.sinceMs) continue;
     if (clock.untilMs !== null && tsMs >= clock.untilMs) continue;
     const flags = d[at + F.FLAGS]!;
-    const model = ledger.models[d[at + F.MODEL]!] ?? 'unknown';
+    const model = models[d[at + F.MODEL]!] ?? 'unknown';
     const input = d[at + F.INPUT]!;
     const output = d[at + F.OUTPUT]!;
     const cacheRead = d[at + F.CACHE_READ]!;

@@ -16,14 +16,21 @@
  * typed arrays rather than a `Map` of objects; the rare message seen more than once keeps its extra
  * holders in a side list.
  */
-import { F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
+import { valueList } from './kinds.js';
+import { emptyLedger, F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 
 const EMPTY = -1;
 
 /** For each ledger, a mask with 1 for the records that count. */
 export function dedupe(ledgers: readonly Ledger[]): Uint8Array[] {
-  const masks = ledgers.map((l) => new Uint8Array(l.data.length / RECORD_FIELDS));
-  const total = masks.reduce((n, m) => n + m.length, 0);
+  // A plain loop, not `map`: the callers' arrays and this one then keep one kind (`kinds.ts`).
+  const masks = valueList(new Uint8Array(0));
+  let total = 0;
+  for (let li = 0; li < ledgers.length; li++) {
+    const m = new Uint8Array(ledgers[li]!.data.length / RECORD_FIELDS);
+    masks.push(m);
+    total += m.length;
+  }
   let size = 16;
   while (size < total * 2) size *= 2;
   const mask = size - 1;
@@ -94,4 +101,14 @@ export function dedupe(ledgers: readonly Ledger[]): Uint8Array[] {
     }
   }
   return masks;
+}
+
+/**
+ * The ledgers of `files`, in order, for `dedupe`: a plain loop into an array of one kind, where an
+ * optimised caller's `map` would hand `dedupe` another kind than the interpreter's (`kinds.ts`).
+ */
+export function ledgersOf(files: readonly { result: { ledger: Ledger } }[]): Ledger[] {
+  const out = valueList(emptyLedger());
+  for (const f of files) out.push(f.result.ledger);
+  return out;
 }

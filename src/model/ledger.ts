@@ -17,6 +17,7 @@
  * Deliberately not here: conversation text, the calls themselves, anything that is not billing.
  */
 import type { IdHash } from './id-hash.js';
+import { valueList, valueListOf } from './kinds.js';
 import { type ToolSet, ToolSetTable } from './tool-sets.js';
 
 // The ids' hash lives in its own module, which a reader of one line (the status line) loads alone;
@@ -121,7 +122,7 @@ export class LedgerBuilder {
   /** A ledger continuing `initial` (records written with these `models` and `toolSets`), or a new one. */
   constructor(models: string[] = [], initial?: Uint32Array, toolSets: readonly ToolSet[] = []) {
     this.tools = new ToolSetTable(toolSets);
-    this.models = [...models];
+    this.models = valueListOf('', models);
     for (const [i, m] of this.models.entries()) this.modelIndex.set(m, i);
     if (initial && initial.length > 0) {
       this.data = new Uint32Array(Math.max(initial.length * 2, INITIAL_CAPACITY * RECORD_FIELDS));
@@ -241,8 +242,8 @@ export class LedgerBuilder {
   /** The finished ledger: a view trimmed to the records written. */
   build(): Ledger {
     return {
-      models: [...this.models],
-      toolSets: [...this.tools.sets],
+      models: valueListOf('', this.models),
+      toolSets: valueListOf<ToolSet>([], this.tools.sets),
       data: this.data.slice(0, this.count * RECORD_FIELDS),
     };
   }
@@ -269,4 +270,8 @@ export function untimedRequests(l: Ledger): number {
   return n;
 }
 
-export const emptyLedger = (): Ledger => ({ models: [], toolSets: [], data: new Uint32Array(0) });
+export const emptyLedger = (): Ledger => ({
+  models: valueList(''),
+  toolSets: valueList<ToolSet>([]),
+  data: new Uint32Array(0),
+});

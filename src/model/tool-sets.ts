@@ -15,6 +15,7 @@
  * request made (each provider knows its own records).
  */
 import { MAX_TOOL_NAMES } from './facts.js';
+import { valueListOf } from './kinds.js';
 
 /**
  * Distinct tool sets kept per ledger (one transcript). A session uses a few dozen (each tool alone,
@@ -57,7 +58,7 @@ export class ToolSetTable {
 
   /** A table continuing `sets` (a stored one): every index keeps its set. */
   constructor(sets: readonly ToolSet[] = []) {
-    this.sets = [...sets];
+    this.sets = valueListOf(NONE, sets);
     sets.forEach((set, id) => {
       for (const n of set) this.names.add(n);
       if (set.length === 0) {

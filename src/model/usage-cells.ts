@@ -22,6 +22,7 @@
  * Not here: which sessions count (the build's filters), or how a report groups cells.
  */
 import type { ProviderId } from './facts.js';
+import { sparseList } from './kinds.js';
 import { TOKEN_FIELDS, type TokenCounts, totalTokens } from './usage.js';
 
 const HOUR = 3_600_000;
@@ -73,7 +74,7 @@ export interface SessionUsage {
 
 /** What `addLedger` fills: cells by a numeric key, so the per-request loop builds no string. */
 export class CellSink {
-  /** By hour and day (`hourDayKey`), then by model id. */
+  /** By hour and day (`hourDayKey`), then by model id (arrays with gaps from birth, `kinds.ts`). */
   private readonly cells = new Map<number, (UsageCell | undefined)[]>();
   private readonly modelIds = new Map<string, number>();
   private readonly models: string[] = [];
@@ -95,19 +96,20 @@ export class CellSink {
 
   /** The cell `split` was last given and its shares: a session's requests come cell after cell. */
   private lastCell: UsageCell | null = null;
-  private lastShares: (ToolShare | undefined)[] = [];
+  private lastShares = sparseList<ToolShare>();
 
   /** Spread one request of `cell` (its cost, its total tokens) evenly over the tools `tools` names. */
-  split(cell: UsageCell, tools: readonly number[], usd: number, tokens: number): void {
+  split(cell: UsageCell, tools: ArrayLike<number>, usd: number, tokens: number): void {
     let byTool = cell === this.lastCell ? this.lastShares : this.shares.get(cell);
     if (byTool === undefined) {
-      byTool = [];
+      byTool = sparseList<ToolShare>();
       this.shares.set(cell, byTool);
     }
     this.lastCell = cell;
     this.lastShares = byTool;
     const part = 1 / tools.length;
-    for (const id of tools) {
+    for (let k = 0; k < tools.length; k++) {
+      const id = tools[k]!;
       let s = byTool[id];
       if (s === undefined) {
         s = { tool: this.toolNames[id]!, usd: 0, tokens: 0, requests: 0 };
@@ -137,7 +139,7 @@ export class CellSink {
     const key = hourNumber * 3 + (day - Math.floor((hourNumber * HOUR) / DAY) + 1);
     let byModel = this.cells.get(key);
     if (byModel === undefined) {
-      byModel = [];
+      byModel = sparseList<UsageCell>();
       this.cells.set(key, byModel);
     }
     let c = byModel[modelId];

@@ -37,6 +37,15 @@ export function emptyTokens(): TokenCounts {
   return { input: null, output: null, cacheRead: null, cacheWrite: null, reasoning: null };
 }
 
+// V8 stores a field that has only ever held null as a pointer field; the first number stored in it
+// changes the field for every object of that shape and throws away the code compiled against it. A
+// cold build met its first reasoning tokens (Codex's) late, and compiled `addLedger` again for it.
+// Giving one object a number in every field at load makes the fields hold either from the start.
+{
+  const t = emptyTokens();
+  t.input = t.output = t.cacheRead = t.cacheWrite = t.reasoning = 0;
+}
+
 export function emptyUsage(): Usage {
   return {
     ...emptyTokens(),

@@ -37,6 +37,7 @@ export {
   has,
   IS,
   Keys,
+  keyEscaped,
   kind,
   lineObject,
   MemberLog,

@@ -85,6 +85,32 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
     }
   });
 
+  it('reads a key written with an escape as the key it spells, as a full parse does', () => {
+    // `\u0074ype` is `type` to JSON.parse; a walk that compared the key's bytes read no type at all.
+    const usage = '"usage":{"input_tokens":5,"output_tokens":7}';
+    const msg = (inner: string) =>
+      `"message":{"id":"m","role":"assistant","model":"claude-x",${inner},"content":[{"type":"text","text":"ok"}]}`;
+    const cases = [
+      `{"\\u0074ype":"assistant",${msg(usage)}}`,
+      `{"type":"assistant",${msg('"\\u0075sage":{"input_tokens":5,"output_tokens":7}')}}`,
+      `{"type":"assistant",${msg(usage.replace('input_tokens', '\\u0069nput_tokens'))}}`,
+      `{"type":"user","\\u0074ype":"assistant",${msg(usage)}}`,
+      `{"type":"assistant","\\u006dessage":{"id":"m","role":"assistant","model":"claude-x",${usage},"content":[{"\\u0074ype":"tool_use","id":"t","name":"Bash"}]}}`,
+      `{"type":"progress","data":{"\\u006dessage":{"requestId":"r","message":{"id":"m","role":"assistant","model":"claude-x",${usage},"content":[]}}}}`,
+      `{"type":"user","isMeta":false,"message":{"role":"user","content":[{"\\u0074ype":"text","text":"hi"}]}}`,
+      `{"type":"user","message":{"role":"user","content":"x"},"toolUseResult":{"\\u0073tructuredPatch":[{"lines":["+a"]}]}}`,
+      // An escaped key that spells none of the wanted ones, long enough to be skipped the long way.
+      `{"type":"assistant","${'x'.repeat(40)}\\u0041":1,"\\u0074imestamp":"2026-01-01T00:00:00Z",${msg(usage)}}`,
+    ];
+    for (const c of cases) {
+      const b = Buffer.from(c);
+      expect(fromBytes(b), c).toEqual(fromJson(b));
+    }
+    const first = fromBytes(Buffer.from(cases[0]!));
+    expect([first?.type, first?.usage?.input, first?.usage?.output]).toEqual(['assistant', 5, 7]);
+    expect(fromBytes(Buffer.from(cases[3]!))?.type).toBe('assistant');
+  });
+
   it('keeps only the first characters of a huge pasted prompt, the same way both ways', () => {
     const text = `${'é'.repeat(3000)}\\n${'"quoted" '.repeat(2000)}\u{1F600}`;
     const b = Buffer.from(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }));

@@ -14,11 +14,22 @@
  */
 import { isoMs } from '../../model/json.js';
 import type { IdHash } from '../../model/ledger.js';
-import { has, Interner, IS, isoMsAt, Keys, kind, members, stringPrefixAt } from '../skim.js';
+import {
+  has,
+  Interner,
+  IS,
+  isoMsAt,
+  Keys,
+  keyEscaped,
+  kind,
+  members,
+  objectLine,
+  stringPrefixAt,
+} from '../skim.js';
 import { flag, hashAt, idAt, is, objectAt, str, txt } from './bytes-spans.js';
 import { usageAt } from './bytes-usage.js';
 import { blocks, M, msg, noted, T, top, W, walkLine, walkMessage } from './bytes-walk.js';
-import { type ClaudeLine, emptyLine, MAX_PROMPT_CHARS } from './record.js';
+import { type ClaudeLine, emptyLine, lineFromJson, MAX_PROMPT_CHARS } from './record.js';
 
 /** A progress line's `data`, and the wrapper of the nested agent's message in it. */
 const DATA = new Keys(['message']);
@@ -138,5 +149,8 @@ export function lineFromBytes(b: Buffer, start: number, end: number): ClaudeLine
     }
   }
   if (haveMessage) fromMessage(b, line, requestId);
+  // A key written with an escape (`"\u0074ype"`) is the key it spells to a full parse, but not to
+  // the walk, which compares bytes: such a line, which no Claude Code writes, is read by the parse.
+  if (keyEscaped()) return lineFromJson(objectLine(b, start, end));
   return line;
 }
