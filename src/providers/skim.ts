@@ -13,11 +13,12 @@
  * is not noticed. The extractors built on this are proved equal to a full parse on the whole corpus.
  *
  * This module is the skim's public face and holds no code: the walk over the structure is in
- * `skim-walk.ts`, the decoding of the values it finds in `skim-values.ts`. The extractors import from
+ * `skim-walk.ts` (its key table and member log in `skim-keys.ts`), the decoding of the values it finds in `skim-values.ts`. The extractors import from
  * here, so the two halves stay one thing to them, and what each half keeps to itself (the JSON
  * punctuation bytes the two share) stays out of the extractors' reach.
  */
 
+export { Keys, MemberLog } from './skim-keys.js';
 export {
   bytesEqual,
   hasEscape,
@@ -36,11 +37,9 @@ export {
   elements,
   has,
   IS,
-  Keys,
   keyEscaped,
   kind,
   lineObject,
-  MemberLog,
   members,
   objectLine,
   SkimError,
