@@ -25,7 +25,7 @@ const EMPTY = -1;
 
 /**
  * For each ledger, a mask with 1 for the records that count. A record of a ledger from `settled` on
- * that repeats one of a ledger before `settled` does not count, whichever copy the rules prefer.
+ * that the rules take for a copy of one before `settled` does not count, whichever copy they prefer.
  */
 export function dedupe(ledgers: readonly Ledger[], settled = ledgers.length): Uint8Array[] {
   // A plain loop, not `map`: the callers' arrays and this one then keep one kind (`kinds.ts`).
