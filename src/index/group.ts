@@ -2,7 +2,8 @@
  * Which files make one session, and which of their billed requests count: files are grouped by the
  * session they name, copies of a main transcript give way to the one their provider ranks first (else
  * the most complete), a subagent's files and a session's parts are counted beside it, and requests seen in
- * several files (a resumed session replays its parent's) count once, in the oldest file.
+ * several files (a resumed session replays its parent's) count once, in the oldest file (a file on
+ * disk before a deleted one the index remembers).
  *
  * Not here: what a session's record holds (`sessions.ts`).
  */
@@ -84,16 +85,35 @@ export function group(files: readonly ParsedFile[]): Group[] {
 export const byPath = (a: ParsedFile, b: ParsedFile): number =>
   a.file.path < b.file.path ? -1 : a.file.path > b.file.path ? 1 : 0;
 
-/** Which ledger records count, per file: deduplicated per provider, oldest file first. */
+/**
+ * The order files are deduplicated in: the files on disk before the deleted ones only the index
+ * remembers, each part oldest first (a tie to the first by path). A deleted transcript never takes a
+ * response from a file on disk that repeats it (a resumed session's copy): the sessions on disk read
+ * exactly as a cold read of them does, and the deleted session keeps only what no file on disk holds,
+ * so the totals still count each response once and past spend does not shrink.
+ */
+export const byDedupeOrder = (a: ParsedFile, b: ParsedFile): number =>
+  Number(a.deleted === true) - Number(b.deleted === true) ||
+  a.file.mtimeMs - b.file.mtimeMs ||
+  (a.file.path < b.file.path ? -1 : 1);
+
+/** Which records of `files` count, by file: `files` in `byDedupeOrder`, of one provider. */
+export function dedupeOrdered(files: readonly ParsedFile[], into: Map<ParsedFile, Uint8Array>): void {
+  let onDisk = 0;
+  while (onDisk < files.length && files[onDisk]!.deleted !== true) onDisk++;
+  const m = dedupe(ledgersOf(files), onDisk);
+  for (const [i, p] of files.entries()) into.set(p, m[i]!);
+}
+
+/** Which ledger records count, per file: deduplicated per provider, in `byDedupeOrder`. */
 export function dedupeGroups(groups: readonly Group[]): Map<ParsedFile, Uint8Array> {
   const masks = new Map<ParsedFile, Uint8Array>();
   for (const provider of new Set(groups.map((g) => g.provider))) {
     const ordered = groups
       .filter((g) => g.provider === provider)
       .flatMap((g) => g.files)
-      .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
-    const m = dedupe(ledgersOf(ordered));
-    for (const [i, p] of ordered.entries()) masks.set(p, m[i]!);
+      .sort(byDedupeOrder);
+    dedupeOrdered(ordered, masks);
   }
   return masks;
 }

@@ -8,10 +8,10 @@
  * the caller builds in full: this module may decline, never differ. What it logged on the way is in
  * its own scratch log, dropped with it. The tests compare it with a full build.
  */
-import { dedupe, ledgersOf } from '../model/dedupe.js';
 import type { ProviderId } from '../model/facts.js';
 import { type ProblemKind, ProblemLog } from '../model/problems.js';
 import type { SourceFile } from '../providers/types.js';
+import { byDedupeOrder, dedupeOrdered } from './group.js';
 import {
   type KeptFile,
   type KeptInputs,
@@ -297,8 +297,8 @@ function sharesMessages(
 }
 
 /**
- * Masks: the changed files deduplicated among themselves (oldest first, as a full build orders
- * them); every other file keeps the mask it had.
+ * Masks: the changed files deduplicated among themselves (in `byDedupeOrder`, as a full build
+ * orders them); every other file keeps the mask it had.
  */
 function patchMasks(
   inputs: KeptInputs,
@@ -311,11 +311,8 @@ function patchMasks(
   for (let i = 0; i < inputs.files.length; i++) offsets[i + 1] = offsets[i]! + inputs.files[i]!.records;
   const byFile = new Map<ParsedFile, Uint8Array>();
   for (const provider of new Set(parsed.map((p) => p.file.provider))) {
-    const ordered = parsed
-      .filter((p) => p.file.provider === provider && grouped.has(p))
-      .sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
-    const m = dedupe(ledgersOf(ordered));
-    for (const [i, p] of ordered.entries()) byFile.set(p, m[i]!);
+    const ordered = parsed.filter((p) => p.file.provider === provider && grouped.has(p)).sort(byDedupeOrder);
+    dedupeOrdered(ordered, byFile);
   }
   for (const m of members) {
     const i = index.get(m.kept.path)!;

@@ -178,8 +178,93 @@ function comparable(json: Buffer): string {
   return JSON.stringify({ ...d, generatedAt: '', sessions, totals: totalsOf(sessions) });
 }
 
+type Answerer = Strategy | 'snapshot' | 'document' | 'document --list';
+
+/**
+ * Write the history step by step and, after each step, check every answer against a cold read,
+ * noting in `seen` which ones answered. Returns the index's document after the last step.
+ */
+async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<SessionDocument> {
+  const h = new History();
+  let last: Buffer | null = null;
+  // A process table with no process in it: every agent's session is looked for and not found.
+  const proc = join(h.home.dir, 'proc');
+  mkdirSync(proc);
+  try {
+    for (const [n, s] of steps.entries()) {
+      h.apply(s);
+      const o = {
+        env: h.home.env,
+        plan: 'retail' as const,
+        providers: null,
+        sinceMs: null,
+        untilMs: null,
+        annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
+      };
+      const warm = readWarm({ ...o, nowMs: h.nowMs });
+      const doc = await warmJson({
+        env: o.env,
+        nowMs: h.nowMs,
+        proc,
+        build: async () => buildVersion(),
+      });
+      const list = await warmList({
+        env: { ...o.env, COLUMNS: '120' },
+        nowMs: h.nowMs,
+        proc,
+        build: async () => buildVersion(),
+        isTty: false,
+        columns: undefined,
+      });
+      const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
+      const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
+      seen.add(indexed.strategy);
+      last = indexed.json();
+      expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(comparable(cold.json()));
+      if (warm.kind === 'answered') {
+        seen.add('snapshot');
+        expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
+          indexed.json().toString(),
+        );
+        // `--list` from the kept facts, as from the document.
+        const rows = warm.snapshot.listed().map((f) => rowOfFacts(f, f));
+        expect(renderRows(rows, 'retail', 120, PLAIN, h.nowMs), `step ${n} (--list)`).toEqual(
+          renderList(indexed.document, 120, PLAIN, h.nowMs),
+        );
+      }
+      if (doc.kind === 'answered') {
+        seen.add('document');
+        // As `cctop --json` prints it: no collision (nothing runs), a newline after.
+        expect(Buffer.concat(doc.parts).toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
+          `${indexed.json({ collisions: [] }).toString()}\n`,
+        );
+      }
+      if (list.kind === 'answered') {
+        seen.add('document --list');
+        // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
+        const quota = gatherQuota({
+          env: o.env,
+          sessions: indexed.document.sessions,
+          usage: [],
+          providers: null,
+          nowMs: h.nowMs,
+          startOfTodayMs: h.nowMs,
+        }).quota;
+        expect(
+          Buffer.concat(list.parts).toString(),
+          `step ${n} (document --list): ${JSON.stringify(s)}`,
+        ).toBe(`${renderList(indexed.document, 120, PLAIN, h.nowMs, quota).join('\n')}\n`);
+      }
+    }
+    if (last === null) throw new Error('a history of no steps');
+    return JSON.parse(last.toString()) as SessionDocument;
+  } finally {
+    h.home.cleanup();
+  }
+}
+
 describe('every strategy answers exactly as a cold read', () => {
-  const seen = new Set<Strategy | 'snapshot' | 'document' | 'document --list'>();
+  const seen = new Set<Answerer>();
   afterAll(() => {
     // Not an assertion of one history: over all of them, each strategy must have answered.
     expect([...seen].sort()).toEqual(['built', 'document', 'document --list', 'kept', 'patched', 'snapshot']);
@@ -188,82 +273,33 @@ describe('every strategy answers exactly as a cold read', () => {
   it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
-        const h = new History();
-        // A process table with no process in it: every agent's session is looked for and not found.
-        const proc = join(h.home.dir, 'proc');
-        mkdirSync(proc);
-        try {
-          for (const [n, s] of steps.entries()) {
-            h.apply(s);
-            const o = {
-              env: h.home.env,
-              plan: 'retail' as const,
-              providers: null,
-              sinceMs: null,
-              untilMs: null,
-              annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
-            };
-            const warm = readWarm({ ...o, nowMs: h.nowMs });
-            const doc = await warmJson({
-              env: o.env,
-              nowMs: h.nowMs,
-              proc,
-              build: async () => buildVersion(),
-            });
-            const list = await warmList({
-              env: { ...o.env, COLUMNS: '120' },
-              nowMs: h.nowMs,
-              proc,
-              build: async () => buildVersion(),
-              isTty: false,
-              columns: undefined,
-            });
-            const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
-            const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
-            seen.add(indexed.strategy);
-            expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(
-              comparable(cold.json()),
-            );
-            if (warm.kind === 'answered') {
-              seen.add('snapshot');
-              expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
-                indexed.json().toString(),
-              );
-              // `--list` from the kept facts, as from the document.
-              const rows = warm.snapshot.listed().map((f) => rowOfFacts(f, f));
-              expect(renderRows(rows, 'retail', 120, PLAIN, h.nowMs), `step ${n} (--list)`).toEqual(
-                renderList(indexed.document, 120, PLAIN, h.nowMs),
-              );
-            }
-            if (doc.kind === 'answered') {
-              seen.add('document');
-              // As `cctop --json` prints it: no collision (nothing runs), a newline after.
-              expect(Buffer.concat(doc.parts).toString(), `step ${n} (document): ${JSON.stringify(s)}`).toBe(
-                `${indexed.json({ collisions: [] }).toString()}\n`,
-              );
-            }
-            if (list.kind === 'answered') {
-              seen.add('document --list');
-              // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
-              const quota = gatherQuota({
-                env: o.env,
-                sessions: indexed.document.sessions,
-                usage: [],
-                providers: null,
-                nowMs: h.nowMs,
-                startOfTodayMs: h.nowMs,
-              }).quota;
-              expect(
-                Buffer.concat(list.parts).toString(),
-                `step ${n} (document --list): ${JSON.stringify(s)}`,
-              ).toBe(`${renderList(indexed.document, 120, PLAIN, h.nowMs, quota).join('\n')}\n`);
-            }
-          }
-        } finally {
-          h.home.cleanup();
-        }
+        await replay(steps, seen);
       }),
       { numRuns: RUNS, seed: SEED },
     );
   }, 180_000);
+});
+
+describe('a deleted transcript whose response a live one repeats', () => {
+  it('leaves the response to the live session, as a cold read counts it, and counts it once', async () => {
+    // Found by `CCTOP_PATCH_SEED=2`: s0 repeats s1's first response and is written before s1 grows,
+    // so s0, the older file, held it; then s0 is deleted.
+    const steps: Step[] = [
+      { kind: 'new', file: 1 },
+      { kind: 'respond', file: 0, count: 1, repeatOf: 1 },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'new', file: 0 },
+      { kind: 'clock', minutes: 1 },
+      { kind: 'clock', minutes: 1 },
+      { kind: 'delete', file: 0 },
+    ];
+    const seen = new Set<Answerer>();
+    const last = await replay(steps, seen);
+    // s1 holds its two responses; the deleted s0 keeps the one no live file holds: three in all.
+    expect(last.sessions.map((s) => [s.id, s.deleted, s.requests])).toEqual([
+      ['s1', false, 2],
+      ['s0', true, 1],
+    ]);
+    expect(last.totals.all.requests).toBe(3);
+  });
 });

@@ -44,6 +44,20 @@ describe('counting each response once across files', () => {
     expect([...a!]).toEqual([1, 1]);
   });
 
+  it('a file on disk keeps its copy against a later, fuller or main-thread copy in a deleted file', () => {
+    // The first ledger is on disk (`settled` 1), the others only remembered: each repeats m1 and m2.
+    const [disk, fuller, main] = dedupe(
+      [
+        ledger(rec('m1', 'r1', 1), rec('m2', 'r9', 5, true)),
+        ledger(rec('m1', 'r1', 50)),
+        ledger(rec('m2', 'r2', 5), rec('m3', 'r3', 5), rec('m3', 'r3', 9)),
+      ],
+      1,
+    );
+    // Among the remembered files the rules hold as ever: the fuller copy of m3 counts.
+    expect([...disk!, ...fuller!, ...main!]).toEqual([1, 1, 0, 0, 0, 1]);
+  });
+
   it('records without an identity are never duplicates', () => {
     const [a] = dedupe([ledger(rec(null, null, 5), rec(null, null, 5))]);
     expect([...a!]).toEqual([1, 1]);

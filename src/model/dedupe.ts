@@ -11,6 +11,8 @@
  * - no message id: never a duplicate.
  *
  * Files are visited in the order given (oldest first), so a tie goes to the file that had it first.
+ * The first `settled` of them (the files still on disk) are never displaced by a later one (a file
+ * only the index remembers): their records count exactly as if the later ones were not there.
  *
  * A warm start deduplicates a few hundred thousand records, so the table is open addressing over
  * typed arrays rather than a `Map` of objects; the rare message seen more than once keeps its extra
@@ -21,8 +23,11 @@ import { emptyLedger, F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 
 const EMPTY = -1;
 
-/** For each ledger, a mask with 1 for the records that count. */
-export function dedupe(ledgers: readonly Ledger[]): Uint8Array[] {
+/**
+ * For each ledger, a mask with 1 for the records that count. A record of a ledger from `settled` on
+ * that the rules take for a copy of one before `settled` does not count, whichever copy they prefer.
+ */
+export function dedupe(ledgers: readonly Ledger[], settled = ledgers.length): Uint8Array[] {
   // A plain loop, not `map`: the callers' arrays and this one then keep one kind (`kinds.ts`).
   const masks = valueList(new Uint8Array(0));
   let total = 0;
@@ -91,6 +96,7 @@ export function dedupe(ledgers: readonly Ledger[]): Uint8Array[] {
         continue;
       }
       const [hl, hr] = holders[twin]!;
+      if (hl < settled && li >= settled) continue;
       if (!wins(li, r, hl, hr)) continue;
       masks[hl]![hr] = 0;
       m[r] = 1;
