@@ -67,7 +67,8 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
   if (scopeOf(o, w.places, rootPaths(o.env, w.places), w.catalogue, w.time, nowMs) !== scope) return;
   const { keepWarm } = await import('./warm.js');
   const { keepWarmDoc } = await import('./warm-doc.js');
-  keepWarm({
+  // What both warm files are written from: the snapshot behind the usage views and the document.
+  const kept = {
     env: o.env,
     scope,
     digest: discoveryDigest(discovery),
@@ -77,17 +78,10 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
     files: discovery.files,
     held: answer.held,
     problems: answer.problems,
-  });
+  };
+  keepWarm(kept);
   keepWarmDoc({
-    env: o.env,
-    scope,
-    digest: discoveryDigest(discovery),
-    nowMs,
-    unchanged: answer.strategy === 'kept',
-    looked,
-    files: discovery.files,
-    held: answer.held,
-    problems: answer.problems,
+    ...kept,
     options: o,
     places: w.places,
     catalogue: w.catalogue,
