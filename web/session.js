@@ -58,6 +58,8 @@ export class SessionView {
     this.busy = false;
     this.again = false;
     this.gone = false;
+    /** Whether the session was not found yet: the next live document that holds it loads the page. */
+    this.unseen = false;
     /** @type {HTMLElement | null} */
     this.diffs = null;
     /** @type {SessionDocument | null} the newest document, for the collisions */
@@ -188,6 +190,16 @@ export class SessionView {
 
   /** @param {unknown} err */
   fail(err) {
+    if (!this.host && err instanceof HttpError && err.status === 404) {
+      // Not read yet (a link opened as its session starts, before cctop has read its files): the
+      // page waits for the live document to hold it (`update`), then loads.
+      fill(
+        this.header,
+        h('p', { class: 'loading' }, 'cctop has not read this session yet; it shows here once it has.'),
+      );
+      this.unseen = true;
+      return;
+    }
     if (this.host && err instanceof HttpError && err.status === 503) {
       // Its machine has not answered yet, or is being asked already: ask again in a moment.
       fill(this.header, h('p', { class: 'loading' }, err.message));
@@ -229,6 +241,10 @@ export class SessionView {
    */
   update(doc) {
     this.doc = doc;
+    if (this.unseen && !this.gone && this.row(doc)) {
+      this.unseen = false;
+      this.load();
+    }
     this.drawCollisions();
     this.drawDriven(doc);
     // Until the first load has finished there is nothing to bring up to date.

@@ -357,6 +357,25 @@ describe.runIf(HAVE_CHROMIUM)(`the page in Chromium${unless(HAVE_CHROMIUM, WHY.c
     await phone.close();
   });
 
+  it('a session page opened before cctop has read its session says so, then shows it once it is written', async () => {
+    const id = 'late-0001';
+    await page.goto(`${url}/session/${id}`);
+    await page.waitForSelector('.session-head .loading', { timeout: APPEND_SHOWN_MS });
+    expect(await page.locator('.session-head').textContent()).toBe(
+      'cctop has not read this session yet; it shows here once it has.',
+    );
+    home.write(
+      home.claudeFile('-work-late', `${id}.jsonl`),
+      claude.user(id, 'a session started after its page'),
+    );
+    await until(
+      'the late session on its page',
+      async () =>
+        (await page.locator('.turn .text', { hasText: 'a session started after its page' }).count()) === 1,
+      APPEND_SHOWN_MS,
+    );
+  });
+
   it('nothing on any page broke the Content-Security-Policy or threw', () => {
     expect(browser.problems).toEqual([]);
   });
