@@ -154,7 +154,12 @@ describe('every view counts the same sessions as waiting', () => {
       const waiting = doc?.sessions.filter((s) => s.state === 'waiting').map((s) => s.id) ?? [];
       expect(waiting.sort()).toEqual(WAITING);
     } finally {
-      child.kill();
+      // Waited for, so the home is not removed while serve is still keeping its state as it exits.
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill();
+        await exited;
+      }
     }
   });
 

@@ -20,10 +20,27 @@ export const NO_CORPUS_REASON = `the shared corpus is not at ${CORPUS}; corpus t
 
 export const corpus = (...parts: string[]): string => join(CORPUS, ...parts);
 
+/**
+ * How often a cleanup tries again when the directory is still being written (ENOTEMPTY, EBUSY): a
+ * cctop a test has just stopped (a killed `serve`, a live table whose tmux session ended) may still
+ * be keeping its last state in its cache as it exits. Ten tries 100 ms apart give it a second.
+ */
+const CLEANUP_RETRIES = 10;
+const CLEANUP_RETRY_MS = 100;
+
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'cctop-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    cleanup: () =>
+      rmSync(dir, {
+        recursive: true,
+        force: true,
+        maxRetries: CLEANUP_RETRIES,
+        retryDelay: CLEANUP_RETRY_MS,
+      }),
+  };
 }
 
 /** A fake `$HOME` with Claude and Codex files laid out where the agents keep them. */
