@@ -180,27 +180,39 @@ function comparable(json: Buffer): string {
 
 type Answerer = Strategy | 'snapshot' | 'document' | 'document --list';
 
+/** What a replay also tells a test that follows one history. */
+interface Watch {
+  /** The strategy that answered each step through the index, in order. */
+  strategies: Strategy[];
+  /**
+   * After the last step, the whole document (deleted sessions too, which no cold read knows) as a
+   * build of every file the index holds gives it.
+   */
+  built: string | null;
+}
+
 /**
  * Write the history step by step and, after each step, check every answer against a cold read,
  * noting in `seen` which ones answered. Returns the index's document after the last step.
  */
-async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<SessionDocument> {
+async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch): Promise<SessionDocument> {
   const h = new History();
   let last: Buffer | null = null;
   // A process table with no process in it: every agent's session is looked for and not found.
   const proc = join(h.home.dir, 'proc');
   mkdirSync(proc);
+  const options = () => ({
+    env: h.home.env,
+    plan: 'retail' as const,
+    providers: null,
+    sinceMs: null,
+    untilMs: null,
+    annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
+  });
   try {
     for (const [n, s] of steps.entries()) {
       h.apply(s);
-      const o = {
-        env: h.home.env,
-        plan: 'retail' as const,
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
-        annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
-      };
+      const o = options();
       const warm = readWarm({ ...o, nowMs: h.nowMs });
       const doc = await warmJson({
         env: o.env,
@@ -219,6 +231,7 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
       const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
       seen.add(indexed.strategy);
+      watch?.strategies.push(indexed.strategy);
       last = indexed.json();
       expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(comparable(cold.json()));
       if (warm.kind === 'answered') {
@@ -257,6 +270,11 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       }
     }
     if (last === null) throw new Error('a history of no steps');
+    if (watch) {
+      const built = await takeSnapshot({ ...options(), nowMs: h.nowMs, needFiles: true });
+      expect(built.strategy).toBe('built');
+      watch.built = built.json().toString();
+    }
     return JSON.parse(last.toString()) as SessionDocument;
   } finally {
     h.home.cleanup();
@@ -301,5 +319,56 @@ describe('a deleted transcript whose response a live one repeats', () => {
       ['s0', true, 1],
     ]);
     expect(last.totals.all.requests).toBe(3);
+  });
+});
+
+describe("a deleted transcript's Claude summary", () => {
+  /** Each session as [id, deleted, title], in the document's order. */
+  const titles = (d: SessionDocument) => d.sessions.map((s) => [s.id, s.deleted, s.title]);
+
+  it('no longer titles the session on disk it named, as a cold read titles it, built or patched', async () => {
+    // Found by the random histories (`CCTOP_PATCH_RUNS=200`): s1 holds a summary naming s0's last
+    // message; once s1 is deleted, a cold read of s0 finds no summary, and neither may the index.
+    const steps: Step[] = [
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'summary', file: 1, names: 0 },
+      { kind: 'delete', file: 1 },
+      { kind: 'nothing' },
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+    ];
+    const watch: Watch = { strategies: [], built: null };
+    const seen = new Set<Answerer>();
+    const last = await replay(steps, seen, watch);
+    // The deletion is built (a file that gave summaries is gone), kept as it stands, and s0's next
+    // response patched; the warm snapshot and document answered where fresh, as the index did.
+    expect(watch.strategies).toEqual(['built', 'patched', 'built', 'built', 'kept', 'patched']);
+    expect([...seen].sort()).toEqual(['built', 'document', 'document --list', 'kept', 'patched', 'snapshot']);
+    expect(titles(last)).toEqual([
+      ['s0', false, null],
+      ['s1', true, null],
+    ]);
+    expect(watch.built).toBe(JSON.stringify(last));
+  });
+
+  it('still titles the deleted session it named, patched as built', async () => {
+    // s1 summarises s2, then both are deleted: s2 keeps the title the index saw, as it keeps its spend.
+    const steps: Step[] = [
+      { kind: 'respond', file: 2, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'summary', file: 1, names: 2 },
+      { kind: 'delete', file: 1 },
+      { kind: 'nothing' },
+      { kind: 'delete', file: 2 },
+    ];
+    const watch: Watch = { strategies: [], built: null };
+    const last = await replay(steps, new Set(), watch);
+    // s2's deletion is patched: the patch reads the deleted s1's summary from the index.
+    expect(watch.strategies).toEqual(['built', 'patched', 'built', 'built', 'kept', 'patched']);
+    expect(titles(last)).toEqual([
+      ['s1', true, null],
+      ['s2', true, 'about u-0'],
+    ]);
+    expect(watch.built).toBe(JSON.stringify(last));
   });
 });
