@@ -210,9 +210,10 @@ async function readMoved(
 
 /**
  * Why Claude summaries may have moved, or null. A summary names a session by a leaf message
- * anywhere: a new one could retitle any session, and a file that gave summaries and gives other
- * ones now (or is gone, or older than it was, so that another file's summary of the same leaf
- * comes last) could have withdrawn the ones it gave. Whether the file was read from where it
+ * anywhere: a new one (or one of a deleted file back on disk: the kept summaries are those of
+ * files on disk) could retitle any session, and a file that gave summaries and gives other ones now
+ * (or is gone, or older than it was, so that another file's summary of the same leaf comes last)
+ * could have withdrawn the ones it gave. Whether the file was read from where it
  * stopped or from the start does not matter: the index may already hold it as it is now (another
  * run or scope read it), and a read from where it stopped can push an old summary out of a full list.
  */
