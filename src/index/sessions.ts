@@ -292,9 +292,9 @@ const titleOf = (t: string | null): string | null => (t === null ? null : redact
 
 /** The summary that titles a session, if any (see `Summaries` for which it may be). */
 function summaryOf(g: Group, summaries: Summaries): string | null {
+  if (summaries.onDisk.size === 0 && summaries.deleted.size === 0) return null;
   const deleted = g.files.every((p) => p.deleted === true);
   const gone = deleted ? summaries.deleted : NO_SUMMARIES;
-  if (summaries.onDisk.size === 0 && gone.size === 0) return null;
   for (const p of g.files) {
     // A session on disk reads its leaves as a cold read does: from its files on disk.
     if (!deleted && p.deleted === true) continue;
