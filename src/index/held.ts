@@ -11,7 +11,14 @@ import type { ProviderId } from '../model/facts.js';
 import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
 import type { UsageCell } from '../model/usage-cells.js';
-import { docOf, type ShowClock } from './render.js';
+import {
+  type ByteWriter,
+  docOf,
+  type SessionLive,
+  type ShowClock,
+  writeSession,
+  writeSessionText,
+} from './render.js';
 import {
   decodeFacts,
   decodeSpend,
@@ -22,6 +29,7 @@ import {
   type KeptHead,
   keptFacts,
   type LiveInputs,
+  partsOf,
   recordOfHead,
   type SealedRow,
   type SessionFacts,
@@ -50,6 +58,11 @@ export interface Held {
   record(): SessionRecord;
   /** Its facts as the index keeps them and the printer joins them (`FactsText`), made once. */
   text(): FactsText;
+  /**
+   * Its JSON as `cctop --json` prints it into `w`, with `live` and `windows` (`windowsMembers`) joined:
+   * a kept session straight from its record's bytes, nothing made for it (not even its `text()`).
+   */
+  print(w: ByteWriter, live: SessionLive, windows: string): void;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
   /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
@@ -125,6 +138,15 @@ class BuiltHeld implements Held {
   text(): FactsText {
     this.printed ??= factsText(this.r.facts);
     return this.printed;
+  }
+
+  print(w: ByteWriter, live: SessionLive, windows: string): void {
+    // Sealed already (a build keeps its records packed): printed from those bytes, none made again.
+    const record = this.sealedRow?.record;
+    const at = record === undefined ? null : partsOf(record);
+    if (record !== undefined && at !== null)
+      writeSession(w, record, at.facts, at.cost, at.spend, live, windows);
+    else writeSessionText(w, this.text(), live, windows);
   }
 
   sealed(): Buffer {
@@ -205,6 +227,11 @@ class KeptHeld implements Held {
 
   text(): FactsText {
     return keptFacts(this.h);
+  }
+
+  print(w: ByteWriter, live: SessionLive, windows: string): void {
+    const { sealed, at } = this.h;
+    writeSession(w, sealed.record, at.facts, at.cost, at.spend, live, windows);
   }
 
   sealed(): Buffer {

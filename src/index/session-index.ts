@@ -339,14 +339,12 @@ export class SessionIndex {
     return this.picture.document({ plan: this.o.plan, problems: this.problems.list });
   }
 
-  /** The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`. */
-  json(extra: DocumentExtras = {}): Buffer {
-    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra });
-  }
-
-  /** The same as text and kept bytes in order, for a writer that writes them as they are. */
-  jsonChunks(extra: DocumentExtras = {}): (string | Buffer)[] {
-    return this.picture.jsonChunks({ plan: this.o.plan, problems: this.problems.list, ...extra });
+  /**
+   * The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`,
+   * and `tail` (a newline) after it.
+   */
+  json(extra: DocumentExtras = {}, tail = ''): Buffer {
+    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra }, tail);
   }
 
   /**

@@ -145,8 +145,9 @@ export class WarmSnapshot {
         writeSession(
           w,
           pack,
-          [start + at.facts, start + at.cost],
-          [start + at.cost, start + at.spend],
+          start + at.facts,
+          start + at.cost,
+          start + at.spend,
           shown[i]!,
           windows(windowed),
         );
