@@ -10,6 +10,7 @@ import type { SessionDoc, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
+import { totalTokens } from '../model/usage.js';
 import type { UsageCell } from '../model/usage-cells.js';
 import {
   type ByteWriter,
@@ -78,6 +79,60 @@ export interface ListedFacts {
   compactAt: number | null;
   /** The harness's own rate-limit snapshot (Codex's): the quota in `--list`'s headings reads it. */
   rateLimits: unknown;
+}
+
+/**
+ * A session as a `--list` row reads it (`ListFacts` in `views/cli/list.ts`), with its live fields:
+ * made from a held session and its shown fields (`Picture.listed`), or from the warm snapshot, with
+ * no session document made either way.
+ */
+export interface ListedSession {
+  provider: ProviderId;
+  id: string;
+  project: string | null;
+  title: string | null;
+  lastActiveAt: string | null;
+  startedAt: string | null;
+  model: string | null;
+  usd: number | null;
+  included: boolean;
+  /** All its tokens (`totalTokens`), null when none was counted. */
+  tokens: number | null;
+  unpriced: boolean;
+  rateLimits: unknown;
+  context: { used: number | null; compactAt: number | null };
+  state: Shown['state'];
+  stateSource: Shown['stateSource'];
+  /** Whether a process runs it (the quota in the headings reads it), null when none was looked for. */
+  running: boolean | null;
+  /** Whether `cctop run` holds it: its row says so before its title. */
+  cctopRun: boolean;
+}
+
+/** The `--list` row's facts of `h`, shown as `s`: its facts decoded (not its spend or usage). */
+export function listedSession(h: Held, s: Shown): ListedSession {
+  const l = h.listed();
+  return {
+    provider: h.provider,
+    id: h.id,
+    project: h.project,
+    title: l.title,
+    lastActiveAt: h.lastActiveAt,
+    startedAt: l.startedAt,
+    model: l.model,
+    usd: h.tally.usd,
+    included: h.tally.included,
+    tokens: totalTokens(h.tally.tokens),
+    // As the document's `cost.unpriced` (one entry per model without a price, tokens or not).
+    unpriced: h.unpriced.length > 0,
+    rateLimits: l.rateLimits,
+    context: { used: l.used, compactAt: l.compactAt },
+    state: s.state,
+    stateSource: s.stateSource,
+    running: s.running,
+    // Truthy, as `rowOfDoc` reads it (the run's id).
+    cctopRun: Boolean(s.process?.cctopRun),
+  };
 }
 
 const listedOf = (f: SessionFacts): ListedFacts => ({

@@ -19,7 +19,15 @@ import type { Problem } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
 import type { SessionUsage } from '../model/usage-cells.js';
-import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js';
+import {
+  docOfHeld,
+  type Held,
+  type ListedSession,
+  listedSession,
+  liveStamp,
+  type Shown,
+  shownOf,
+} from './held.js';
 import { documentBytes, windowsMembers } from './render.js';
 
 /** What the document says besides its sessions and totals. */
@@ -110,6 +118,14 @@ export class Picture {
   /** Every session, newest activity first. */
   sessions(): SessionDoc[] {
     return this.held.map((_, i) => this.docAt(i));
+  }
+
+  /**
+   * Every session as a `cctop --list` row reads it, newest activity first: only its facts decoded,
+   * no session document made (its spend, usage cells and windows are never read).
+   */
+  listed(): ListedSession[] {
+    return this.held.map((h, i) => listedSession(h, this.shown[i]!));
   }
 
   totals(): DocumentTotals {

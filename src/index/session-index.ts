@@ -27,7 +27,7 @@ import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { IndexConnection } from './connection.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
-import { heldOfHead, heldOfRecord } from './held.js';
+import { heldOfHead, heldOfRecord, type ListedSession } from './held.js';
 import { keepOneShot, type OneShotAnswer } from './keep-one-shot.js';
 import { discoveryDigest } from './kept.js';
 import type { IndexOptions, Refreshed } from './options.js';
@@ -308,6 +308,11 @@ export class SessionIndex {
   /** The session a query names (an id, or a prefix unique enough: see `findSession`). */
   session(query: string | null): Found {
     return findSession({ sessions: this.sessions() }, query);
+  }
+
+  /** Every session as a `cctop --list` row reads it, as of the last refresh (no document made). */
+  listed(): ListedSession[] {
+    return this.picture.listed();
   }
 
   /** Per harness and overall, over the sessions of the last refresh. */

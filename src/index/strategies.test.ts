@@ -221,6 +221,24 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       seen.add(indexed.strategy);
       last = indexed.json();
       expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(comparable(cold.json()));
+      // `--list` through the index, from each session's facts (kept, patched or built), as from the
+      // document, the quota in its headings read alike.
+      for (const via of [indexed, cold]) {
+        const listed = via.index.listed();
+        expect(
+          renderRows(
+            listed.map((f) => rowOfFacts(f, f)),
+            'retail',
+            120,
+            PLAIN,
+            h.nowMs,
+            quotaOf(o.env, listed, h.nowMs),
+          ),
+          `step ${n} (--list through the index, ${via.strategy})`,
+        ).toEqual(
+          renderList(via.document, 120, PLAIN, h.nowMs, quotaOf(o.env, via.document.sessions, h.nowMs)),
+        );
+      }
       if (warm.kind === 'answered') {
         seen.add('snapshot');
         expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
@@ -242,14 +260,7 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       if (list.kind === 'answered') {
         seen.add('document --list');
         // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
-        const quota = gatherQuota({
-          env: o.env,
-          sessions: indexed.document.sessions,
-          usage: [],
-          providers: null,
-          nowMs: h.nowMs,
-          startOfTodayMs: h.nowMs,
-        }).quota;
+        const quota = quotaOf(o.env, indexed.document.sessions, h.nowMs);
         expect(
           Buffer.concat(list.parts).toString(),
           `step ${n} (document --list): ${JSON.stringify(s)}`,
@@ -262,6 +273,13 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
     h.home.cleanup();
   }
 }
+
+/** The quota `cctop --list` shows in its headings, read from these sessions. */
+const quotaOf = (
+  env: Parameters<typeof gatherQuota>[0]['env'],
+  sessions: Parameters<typeof gatherQuota>[0]['sessions'],
+  nowMs: number,
+) => gatherQuota({ env, sessions, usage: [], providers: null, nowMs, startOfTodayMs: nowMs }).quota;
 
 describe('every strategy answers exactly as a cold read', () => {
   const seen = new Set<Answerer>();
