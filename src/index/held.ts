@@ -51,8 +51,11 @@ export interface Held {
   live: LiveInputs;
   /** The spend buckets, decoded on first use (a session whose windows are all quiet never asks). */
   spend(): SpendBuckets;
-  /** Its requests per hour, day and model, decoded on first use (only the spend reports ask). */
-  usage(): UsageCell[];
+  /**
+   * Its requests per hour, day and model, decoded on first use (only the spend reports ask);
+   * `withTools` false: perhaps without their split by tool, for a report that does not split by it.
+   */
+  usage(withTools?: boolean): UsageCell[];
   unpriced: [string, number][];
   tally: Tally;
   /** The whole record, decoded on first use. */
@@ -223,6 +226,7 @@ class KeptHeld implements Held {
   private decoded: SessionRecord | null = null;
   private buckets: SpendBuckets | null = null;
   private cells: UsageCell[] | null = null;
+  private untooled: UsageCell[] | null = null;
   private signed: string | null = null;
   private listedFacts: ListedFacts | null = null;
 
@@ -268,10 +272,15 @@ class KeptHeld implements Held {
     return this.buckets;
   }
 
-  usage(): UsageCell[] {
+  usage(withTools = true): UsageCell[] {
     // Kept once decoded: a running view with budgets asks for every session's cells at each check,
     // and a session whose facts did not move is this same object the next time.
-    this.cells ??= this.decoded?.usage ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
+    const whole = this.cells ?? this.decoded?.usage ?? null;
+    if (!withTools && whole === null) {
+      this.untooled ??= decodeUsage(this.h, false) ?? broken(this.h, 'usage');
+      return this.untooled;
+    }
+    this.cells = whole ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
     return this.cells;
   }
 

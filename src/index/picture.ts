@@ -132,11 +132,15 @@ export class Picture {
     return totalsOfTallies(this.held.map((h) => h.tally));
   }
 
-  /** The usage cells of the sessions `keep` keeps (decoded now: only the spend reports ask). */
-  usage(keep: UsageFilter = () => true): SessionUsage[] {
+  /**
+   * The usage cells of the sessions `keep` keeps (decoded now: only the spend reports ask);
+   * `withTools` false: perhaps without their split by tool (`decodeCells`).
+   */
+  usage(keep: UsageFilter = () => true, withTools = true): SessionUsage[] {
     const out: SessionUsage[] = [];
     for (const h of this.held)
-      if (keep(h)) out.push({ provider: h.provider, id: h.id, project: h.project, cells: h.usage() });
+      if (keep(h))
+        out.push({ provider: h.provider, id: h.id, project: h.project, cells: h.usage(withTools) });
     return out;
   }
 

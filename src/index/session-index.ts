@@ -321,8 +321,8 @@ export class SessionIndex {
   }
 
   /** Sessions' requests per UTC hour, local day and model (all, or those `keep` keeps): the spend reports. */
-  usage(keep?: UsageFilter): SessionUsage[] {
-    return this.picture.usage(keep);
+  usage(keep?: UsageFilter, withTools = true): SessionUsage[] {
+    return this.picture.usage(keep, withTools);
   }
 
   /** Problems found by the last refresh, and how many more were dropped past the bound. */

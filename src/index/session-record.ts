@@ -355,9 +355,12 @@ export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
 }
 
-/** A kept session's usage cells, or null when they are not what this code writes. */
-export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>): UsageCell[] | null {
-  return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature));
+/**
+ * A kept session's usage cells, or null when they are not what this code writes; `withTools` false:
+ * without their split by tool (`decodeCells`).
+ */
+export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>, withTools = true): UsageCell[] | null {
+  return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature), withTools);
 }
 
 function wellFormedHead(h: unknown): h is HeadJson {

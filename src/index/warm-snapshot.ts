@@ -170,10 +170,13 @@ export class WarmSnapshot {
     });
   }
 
-  /** Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them. */
-  usage(): SessionUsage[] {
+  /**
+   * Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them;
+   * `withTools` false: without their split by tool (`decodeCells`).
+   */
+  usage(withTools = true): SessionUsage[] {
     return this.h.sessions.map((s) => {
-      const cells = decodeUsage(this.part(s));
+      const cells = decodeUsage(this.part(s), withTools);
       if (cells === null)
         throw new Error(`the warm snapshot's usage of ${s.provider} ${s.id} does not decode`);
       return { provider: s.provider, id: s.id, project: s.project, cells };
