@@ -21,7 +21,7 @@ import {
   writeSessionText,
 } from './render.js';
 import {
-  decodeFacts,
+  decodeOwnFacts,
   decodeSpend,
   decodeUsage,
   encodeRecord,
@@ -138,7 +138,7 @@ export function listedSession(h: Held, s: Shown): ListedSession {
   };
 }
 
-const listedOf = (f: SessionFacts): ListedFacts => ({
+const listedOf = (f: Omit<SessionFacts, 'cost'>): ListedFacts => ({
   startedAt: f.startedAt,
   title: f.title,
   model: f.model,
@@ -303,9 +303,10 @@ class KeptHeld implements Held {
   }
 
   listed(): ListedFacts {
-    // Only the facts: the spend and usage parts stay bytes. Kept once decoded: both warm writers (the
-    // snapshot and the document's list part) ask for every session's, and a decode is a JSON parse.
-    this.listedFacts ??= listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
+    // Only the facts, not their cost (the head tallies it): the rest stays bytes. Kept once decoded:
+    // both warm writers (the snapshot and the document's list part) ask for every session's, and a
+    // decode is a JSON parse.
+    this.listedFacts ??= listedOf(this.decoded?.facts ?? decodeOwnFacts(this.h) ?? broken(this.h, 'facts'));
     return this.listedFacts;
   }
 }

@@ -177,7 +177,8 @@ export async function jsonCommand(
   running.length = 0;
   const s = await snapshot(o, io.env, false, running);
   const { collisionsFor } = await import('../../live/collisions-once.js');
-  const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
+  // Titles from each session's facts (`listed`): no session document is made for them.
+  const collisions = await collisionsFor(running, () => s.index.listed(), { nowMs: Date.now() });
   if (remote || runs.length > 0) {
     const { asciiJson } = await import('../../index/ascii.js');
     const local = await withRuns(s.document, runs);
