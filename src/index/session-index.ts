@@ -201,7 +201,7 @@ export class SessionIndex {
     }
     if (answer?.kind !== 'answered') throw new Error('no strategy answered');
     this.conn.savePrices();
-    return { answer, log, scope, nowMs, declined, listed, discovery, looked };
+    return { answer, log, scope, nowMs, declined, listed, discovery, digest: p.digest, looked };
   }
 
   /** In order of preference; a process that built once keeps building from what it holds. */
