@@ -258,6 +258,24 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch
           expect(t.title, `step ${n} (built, ${key}): ${JSON.stringify(s)}`).toBe(titles.get(key));
         }
       }
+      // `--list` through the index, from each session's facts (kept, patched or built), as from the
+      // document, the quota in its headings read alike.
+      for (const via of [indexed, cold]) {
+        const listed = via.index.listed();
+        expect(
+          renderRows(
+            listed.map((f) => rowOfFacts(f, f)),
+            'retail',
+            120,
+            PLAIN,
+            h.nowMs,
+            quotaOf(o.env, listed, h.nowMs),
+          ),
+          `step ${n} (--list through the index, ${via.strategy})`,
+        ).toEqual(
+          renderList(via.document, 120, PLAIN, h.nowMs, quotaOf(o.env, via.document.sessions, h.nowMs)),
+        );
+      }
       if (warm.kind === 'answered') {
         seen.add('snapshot');
         expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
@@ -279,14 +297,7 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch
       if (list.kind === 'answered') {
         seen.add('document --list');
         // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
-        const quota = gatherQuota({
-          env: o.env,
-          sessions: indexed.document.sessions,
-          usage: [],
-          providers: null,
-          nowMs: h.nowMs,
-          startOfTodayMs: h.nowMs,
-        }).quota;
+        const quota = quotaOf(o.env, indexed.document.sessions, h.nowMs);
         expect(
           Buffer.concat(list.parts).toString(),
           `step ${n} (document --list): ${JSON.stringify(s)}`,
@@ -304,6 +315,13 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch
     h.home.cleanup();
   }
 }
+
+/** The quota `cctop --list` shows in its headings, read from these sessions. */
+const quotaOf = (
+  env: Parameters<typeof gatherQuota>[0]['env'],
+  sessions: Parameters<typeof gatherQuota>[0]['sessions'],
+  nowMs: number,
+) => gatherQuota({ env, sessions, usage: [], providers: null, nowMs, startOfTodayMs: nowMs }).quota;
 
 describe('every strategy answers exactly as a cold read', () => {
   const seen = new Set<Answerer>();
