@@ -150,50 +150,87 @@ export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord):
   return { files: kept, keys: keys.subarray(0, k), masks, summaries: [...record.summaries] };
 }
 
-/** The kept inputs with the changed files' stats, records, masks and keys replaced. */
-export function patchedInputs(
+/**
+ * One file's part of the inputs as a patch left it: its stats, its slice of `masks` and its key
+ * triples (all of them with `index`). What a patch writes back of the inputs, beside the build's own
+ * (`kept-store.ts`): the few files it read, not the whole history's keys and masks again.
+ */
+export interface KeptFileChange {
+  /** Its place in `KeptInputs.files`: a file the build did not have comes after the last one. */
+  index: number;
+  file: KeptFile;
+  mask: Uint8Array;
+  keys: Uint32Array;
+}
+
+/** The changed files' parts of the inputs, in `files` order; a new file is placed after the last. */
+export function patchedFiles(
   inputs: KeptInputs,
   index: Map<string, number>,
-  offsets: Int32Array,
-  parsed: ParsedFile[],
+  parsed: readonly ParsedFile[],
   masks: Map<ParsedFile, Uint8Array>,
   grouped: Set<ParsedFile>,
-): KeptInputs {
-  const files: KeptFile[] = [...inputs.files];
-  const changedAt = new Map<number, ParsedFile>();
+): KeptFileChange[] {
+  const out: KeptFileChange[] = [];
+  let next = inputs.files.length;
   for (const p of parsed) {
-    const f = keptFileOf(p, grouped.has(p));
-    const i = index.get(p.file.path) ?? files.length;
-    files[i] = f;
-    changedAt.set(i, p);
-  }
-  const total = files.reduce((n, f) => n + f.records, 0);
-  const allMasks = new Uint8Array(total);
-  // The unchanged files' keys as they were, then the changed files' new ones.
-  const old = inputs.keys;
-  let room = old.length;
-  for (const [i, p] of changedAt)
-    if (files[i]!.grouped) room += (p.result.ledger.data.length / RECORD_FIELDS) * 3;
-  const keys = new Uint32Array(room);
-  let k = keepKeys(old, changedAt, keys);
-  let at = 0;
-  for (const [i, f] of files.entries()) {
-    const p = changedAt.get(i);
-    if (p === undefined) {
-      allMasks.set(inputs.masks.subarray(offsets[i]!, offsets[i + 1]!), at);
-    } else {
-      const m = masks.get(p);
-      if (m) allMasks.set(m, at);
-      else allMasks.fill(1, at, at + f.records);
-      if (f.grouped) k = writeKeys(p.result.ledger.data, i, keys, k);
+    const file = keptFileOf(p, grouped.has(p));
+    const at = index.get(p.file.path) ?? next++;
+    const data = p.result.ledger.data;
+    let keys = new Uint32Array(0);
+    if (file.grouped) {
+      const room = new Uint32Array((data.length / RECORD_FIELDS) * 3);
+      keys = room.subarray(0, writeKeys(data, at, room, 0));
     }
-    at += f.records;
+    const mask = masks.get(p) ?? new Uint8Array(file.records).fill(1);
+    out.push({ index: at, file, mask, keys });
   }
-  return { files, keys: keys.subarray(0, k), masks: allMasks, summaries: inputs.summaries };
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * The inputs with these files' parts replaced (`changes` in `files` order, each at most once, new
+ * ones right after the last file), or null when they do not fit (a gap, a mask of another length).
+ * The key triples come in another order than a full build writes them (the unchanged files' first):
+ * they are only ever asked whether a key is among them (`patch.ts`), never read in order.
+ */
+export function withChanges(inputs: KeptInputs, changes: readonly KeptFileChange[]): KeptInputs | null {
+  if (changes.length === 0) return inputs;
+  const files: KeptFile[] = [...inputs.files];
+  const byIndex = new Map<number, KeptFileChange>();
+  for (const c of changes) {
+    if (c.index > files.length || byIndex.has(c.index) || c.mask.length !== c.file.records) return null;
+    files[c.index] = c.file;
+    byIndex.set(c.index, c);
+  }
+  let total = 0;
+  let room = 0;
+  for (const f of files) total += f.records;
+  for (let t = 0; t < inputs.keys.length; t += 3) if (!byIndex.has(inputs.keys[t]!)) room += 3;
+  for (const c of changes) room += c.keys.length;
+  const masks = new Uint8Array(total);
+  const keys = new Uint32Array(room);
+  // The unchanged files' keys as they were, then the changed files' own.
+  let k = keepKeys(inputs.keys, byIndex, keys);
+  for (const c of changes) {
+    keys.set(c.keys, k);
+    k += c.keys.length;
+  }
+  let from = 0;
+  let at = 0;
+  for (let i = 0; i < files.length; i++) {
+    const before = i < inputs.files.length ? inputs.files[i]!.records : 0;
+    const c = byIndex.get(i);
+    if (c === undefined) masks.set(inputs.masks.subarray(from, from + before), at);
+    else masks.set(c.mask, at);
+    from += before;
+    at += files[i]!.records;
+  }
+  return { files, keys, masks, summaries: inputs.summaries };
 }
 
 /** Copy into `into` the key triples of the files not in `changed`; returns how many numbers. */
-function keepKeys(old: Uint32Array, changed: Map<number, ParsedFile>, into: Uint32Array): number {
+function keepKeys(old: Uint32Array, changed: Map<number, unknown>, into: Uint32Array): number {
   let k = 0;
   for (let t = 0; t < old.length; t += 3) {
     if (changed.has(old[t]!)) continue;
