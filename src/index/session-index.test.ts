@@ -135,6 +135,58 @@ describe('the session index: kept, patched and built answers', () => {
     );
   });
 
+  it('a patch, another patch over it, then a build: every answer equals a cold read', async () => {
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    const c = home.write(home.claudeFile('-w', 'c.jsonl'), claudeResponse('3', 4, '2026-11-29T08:00:00Z'));
+    const patchedRows = () => {
+      const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
+      try {
+        return d.prepare('SELECT count(*) AS n FROM patched_sessions').get();
+      } finally {
+        d.close();
+      }
+    };
+    const cold = async (nowMs: number) =>
+      withoutClock((await snap({ nowMs, useIndex: false })).json().toString());
+    const step = async (nowMs: number, strategy: string) => {
+      const s = await snap({ nowMs });
+      expect(s.strategy).toBe(strategy);
+      expect(withoutClock(s.json().toString())).toEqual(await cold(nowMs));
+    };
+    await step(NOON, 'built');
+    // Each patch long enough after the last write that it is written back.
+    appendFileSync(a, claudeResponse('4', 100, '2026-11-29T10:05:00Z'));
+    await step(NOON + 10 * 60_000, 'patched');
+    appendFileSync(b, claudeResponse('5', 50, '2026-11-29T10:06:00Z'));
+    await step(NOON + 20 * 60_000, 'patched');
+    expect(patchedRows()).toEqual({ n: 2 });
+    await step(NOON + 21 * 60_000, 'kept');
+    // A new summary could retitle any session: no patch, a build (reusing the kept sessions).
+    appendFileSync(c, jsonl({ type: 'summary', summary: 'Naming a', leafUuid: 'u-4' }));
+    await step(NOON + 30 * 60_000, 'built');
+    expect(patchedRows()).toEqual({ n: 0 });
+    await step(NOON + 31 * 60_000, 'kept');
+  });
+
+  it('a damaged patched session is built again, never trusted', async () => {
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    await snap();
+    appendFileSync(a, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
+    const later = NOON + 10 * 60_000;
+    const patched = await snap({ nowMs: later });
+    expect(patched.strategy).toBe('patched');
+    const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    // One byte of the rebuilt session's record changed, its checksum left as it was.
+    d.exec(`UPDATE patched_sessions SET record = substr(record, 1, 60) || X'7B' || substr(record, 62)`);
+    d.close();
+    const again = await snap({ nowMs: later });
+    expect(again.strategy).toBe('built');
+    expect(again.declined[0]).toEqual({ strategy: 'kept', reason: 'no build is kept for these options' });
+    expect(withoutClock(again.json().toString())).toEqual(withoutClock(patched.json().toString()));
+  });
+
   it('a patch is written back once enough time has passed, and each run until then patches again', async () => {
     const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
