@@ -185,8 +185,8 @@ describe('patches kept beside the build', () => {
       NOON,
     );
     const files: KeptFileChange[] = [
-      { index: 1, file: file('b', 1), mask: Uint8Array.from([1]), keys: Uint32Array.from([1, 9, 9]) },
-      { index: 2, file: file('c', 2), mask: Uint8Array.from([0, 1]), keys: Uint32Array.from([2, 7, 7]) },
+      { index: 1, file: file('b', 1), mask: Uint8Array.from([0]), keys: Uint32Array.from([1, 9, 9]) },
+      { index: 2, file: file('c', 2), mask: Uint8Array.from([1, 0]), keys: Uint32Array.from([2, 7, 7]) },
     ];
     expect(patch({ files }, NOON + 1)).toBe(true);
     const inputs = store.kept.inputs('s')!;
@@ -195,7 +195,8 @@ describe('patches kept beside the build', () => {
       ['b', 1],
       ['c', 2],
     ]);
-    expect([...inputs.masks]).toEqual([1, 1, 1, 0, 1]);
+    // a's mask as the build kept it, then b's and c's from the patch.
+    expect([...inputs.masks]).toEqual([1, 1, 0, 1, 0]);
     // a's keys as the build kept them, then the patched files' own.
     expect([...inputs.keys]).toEqual([0, 1, 1, 0, 1, 2, 1, 9, 9, 2, 7, 7]);
     // A file patched again replaces its own row.
@@ -210,6 +211,28 @@ describe('patches kept beside the build', () => {
     // Asked for the inputs of the write before, the index has none.
     expect(store.kept.inputs('s', NOON + 1)).toBeNull();
     expect(store.kept.inputs('s', NOON + 2)).not.toBeNull();
+  });
+
+  it('a file patched between two others keeps theirs as the build left them', () => {
+    const three: KeptInputs = {
+      files: [file('a', 2), file('b', 3), file('c', 1)],
+      keys: Uint32Array.from([0, 1, 1, 1, 2, 1, 2, 3, 1]),
+      masks: Uint8Array.from([1, 0, 1, 1, 0, 1]),
+      summaries: [],
+    };
+    store.kept.keep(
+      's',
+      { digest: 'built', problems: [], inputs: three },
+      packRows(base(home, ['s0']).map(encodeRecord)),
+      NOON,
+    );
+    const files = [
+      { index: 1, file: file('b', 2), mask: Uint8Array.from([0, 0]), keys: Uint32Array.from([1, 5, 5]) },
+    ];
+    expect(patch({ files }, NOON + 1)).toBe(true);
+    const inputs = store.kept.inputs('s')!;
+    expect([...inputs.masks]).toEqual([1, 0, 0, 0, 1]);
+    expect([...inputs.keys]).toEqual([0, 1, 1, 2, 3, 1, 1, 5, 5]);
   });
 
   it(`past ${MAX_PATCHED_ROWS} patched rows, a patch writes the whole build again, in the order the patches read in`, () => {
