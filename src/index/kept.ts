@@ -151,53 +151,98 @@ export function keptInputsOf(files: readonly ParsedFile[], record: BuildRecord):
   return { files: kept, keys: keys.subarray(0, k), masks, summaries: [...record.summaries] };
 }
 
-/** The kept inputs with the changed files' stats, records, masks and keys replaced. */
-export function patchedInputs(
-  inputs: KeptInputs,
-  index: Map<string, number>,
-  offsets: Int32Array,
-  parsed: ParsedFile[],
-  masks: Map<ParsedFile, Uint8Array>,
-  grouped: Set<ParsedFile>,
-): KeptInputs {
-  const files: KeptFile[] = [...inputs.files];
-  const changedAt = new Map<number, ParsedFile>();
-  for (const p of parsed) {
-    const f = keptFileOf(p, grouped.has(p));
-    const i = index.get(p.file.path) ?? files.length;
-    files[i] = f;
-    changedAt.set(i, p);
-  }
-  const total = files.reduce((n, f) => n + f.records, 0);
-  const allMasks = new Uint8Array(total);
-  // The unchanged files' keys as they were, then the changed files' new ones.
-  const old = inputs.keys;
-  let room = old.length;
-  for (const [i, p] of changedAt)
-    if (files[i]!.grouped) room += (p.result.ledger.data.length / RECORD_FIELDS) * 3;
-  const keys = new Uint32Array(room);
-  let k = keepKeys(old, changedAt, keys);
-  let at = 0;
-  for (const [i, f] of files.entries()) {
-    const p = changedAt.get(i);
-    if (p === undefined) {
-      allMasks.set(inputs.masks.subarray(offsets[i]!, offsets[i + 1]!), at);
-    } else {
-      const m = masks.get(p);
-      if (m) allMasks.set(m, at);
-      else allMasks.fill(1, at, at + f.records);
-      if (f.grouped) k = writeKeys(p.result.ledger.data, i, keys, k);
-    }
-    at += f.records;
-  }
-  return { files, keys: keys.subarray(0, k), masks: allMasks, summaries: inputs.summaries };
+/**
+ * One file's part of the inputs as a patch left it: its stats, its slice of `masks` and its key
+ * triples (all of them with `index`). What a patch writes back of the inputs, beside the build's own
+ * (`kept-store.ts`): the few files it read, not the whole history's keys and masks again.
+ */
+export interface KeptFileChange {
+  /** Its place in `KeptInputs.files`: a file the build did not have comes after the last one. */
+  index: number;
+  file: KeptFile;
+  mask: Uint8Array;
+  keys: Uint32Array;
 }
 
-/** Copy into `into` the key triples of the files not in `changed`; returns how many numbers. */
-function keepKeys(old: Uint32Array, changed: Map<number, ParsedFile>, into: Uint32Array): number {
+/** The changed files' parts of the inputs, in `files` order; a new file is placed after the last. */
+export function patchedFiles(
+  inputs: KeptInputs,
+  index: Map<string, number>,
+  parsed: readonly ParsedFile[],
+  masks: Map<ParsedFile, Uint8Array>,
+  grouped: Set<ParsedFile>,
+): KeptFileChange[] {
+  const out: KeptFileChange[] = [];
+  let next = inputs.files.length;
+  for (const p of parsed) {
+    const file = keptFileOf(p, grouped.has(p));
+    const at = index.get(p.file.path) ?? next++;
+    const data = p.result.ledger.data;
+    let keys = new Uint32Array(0);
+    if (file.grouped) {
+      const room = new Uint32Array((data.length / RECORD_FIELDS) * 3);
+      keys = room.subarray(0, writeKeys(data, at, room, 0));
+    }
+    const mask = masks.get(p) ?? new Uint8Array(file.records).fill(1);
+    out.push({ index: at, file, mask, keys });
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/**
+ * The inputs with these files' parts replaced (`changes` in `files` order, each at most once, new
+ * ones right after the last file), or null when they do not fit (a gap, a mask of another length).
+ * The key triples come in another order than a full build writes them (the unchanged files' first):
+ * they are only ever asked whether a key is among them (`patch.ts`), never read in order.
+ */
+export function withChanges(inputs: KeptInputs, given: readonly KeptFileChange[]): KeptInputs | null {
+  if (given.length === 0) return inputs;
+  const changes = [...given].sort((a, b) => a.index - b.index);
+  const files: KeptFile[] = [...inputs.files];
+  // Which files changed, by index: looked up once per key triple (160,000 of them on the bench history).
+  const changed = new Uint8Array(files.length + changes.length);
+  for (const c of changes) {
+    if (c.index > files.length || changed[c.index] === 1 || c.mask.length !== c.file.records) return null;
+    files[c.index] = c.file;
+    changed[c.index] = 1;
+  }
+  let total = 0;
+  let room = 0;
+  for (const f of files) total += f.records;
+  const old = inputs.keys;
+  for (let t = 0; t < old.length; t += 3) if (changed[old[t]!] !== 1) room += 3;
+  for (const c of changes) room += c.keys.length;
+  const masks = new Uint8Array(total);
+  const keys = new Uint32Array(room);
+  // The unchanged files' keys as they were, then the changed files' own.
+  let k = keepKeys(old, changed, keys);
+  for (const c of changes) {
+    keys.set(c.keys, k);
+    k += c.keys.length;
+  }
+  // The masks of the files between two changed ones copied as one run (4,000 files, a few changed).
+  let from = 0;
+  let at = 0;
+  let next = 0;
+  for (const c of changes) {
+    let run = 0;
+    for (let i = next; i < c.index; i++) run += inputs.files[i]!.records;
+    masks.set(inputs.masks.subarray(from, from + run), at);
+    at += run;
+    from += run + (c.index < inputs.files.length ? inputs.files[c.index]!.records : 0);
+    masks.set(c.mask, at);
+    at += c.mask.length;
+    next = c.index + 1;
+  }
+  masks.set(inputs.masks.subarray(from), at);
+  return { files, keys, masks, summaries: inputs.summaries };
+}
+
+/** Copy into `into` the key triples of the files not `changed` (1 by index); returns how many numbers. */
+function keepKeys(old: Uint32Array, changed: Uint8Array, into: Uint32Array): number {
   let k = 0;
   for (let t = 0; t < old.length; t += 3) {
-    if (changed.has(old[t]!)) continue;
+    if (changed[old[t]!] === 1) continue;
     into[k++] = old[t]!;
     into[k++] = old[t + 1]!;
     into[k++] = old[t + 2]!;

@@ -149,11 +149,11 @@ describe('when a patch declines', () => {
     // As an older cctop stored it: 1 for a file that gave summaries, in place of their digest.
     const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
     try {
-      const { files } = db.prepare('SELECT files FROM scopes').get() as { files: string };
+      const { files } = db.prepare('SELECT files FROM packs').get() as { files: string };
       const rows = (JSON.parse(files) as unknown[][]).map((r) =>
         typeof r[9] === 'string' ? [...r.slice(0, 9), 1] : r,
       );
-      db.prepare('UPDATE scopes SET files = ?').run(JSON.stringify(rows));
+      db.prepare('UPDATE packs SET files = ?').run(JSON.stringify(rows));
     } finally {
       db.close();
     }
@@ -177,7 +177,7 @@ describe('when a patch declines', () => {
 
   it('a kept build whose inputs do not read is built in full', async () => {
     await takeSnapshot(options());
-    sql(`UPDATE scopes SET files = '[["only", "a"]]'`);
+    sql(`UPDATE packs SET files = '[["only", "a"]]'`);
     appendFileSync(a(), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
     await declinesFor('the kept build has no inputs to patch');
   });

@@ -14,9 +14,10 @@ import type { SourceFile } from '../providers/types.js';
 import { byDedupeOrder, dedupeOrdered } from './group.js';
 import {
   type KeptFile,
+  type KeptFileChange,
   type KeptInputs,
   type KeptScope,
-  patchedInputs,
+  patchedFiles,
   TITLES_UNKNOWN,
   titlesOf,
 } from './kept.js';
@@ -47,11 +48,11 @@ import { parserVersion } from './version.js';
 export const PATCH_MAX_FILES = 64;
 
 /**
- * A patch is written back to the index (about 13 MB for 4,000 sessions) only when this many files
- * changed since the kept build, or when that build is older than `KEEP_PATCH_AFTER_MS`. In between,
- * each run patches the same kept build again, which costs little once the index holds the new bytes:
- * a status line running `cctop --json` every few seconds beside a working agent would otherwise
- * rewrite the index every time.
+ * A patch is written back to the index only when this many files changed since the kept build, or
+ * when that build is older than `KEEP_PATCH_AFTER_MS` (or, for a one-shot, while transcripts are
+ * being written: `strategies.ts` `byPatch`). In between, each run patches the same kept build again,
+ * which costs little once the index holds the new bytes. A write-back is the rebuilt sessions and
+ * the files read, beside the kept build (`kept-store.ts`), not the build again.
  */
 export const KEEP_PATCH_FILES = 16;
 export const KEEP_PATCH_AFTER_MS = 5 * 60_000;
@@ -89,8 +90,8 @@ export interface Patched {
   removed: string[];
   /** Every problem of the patched build, due or not, to keep with it. */
   problems: KeptProblem[];
-  /** The cross-file state after the patch (only to write it back). */
-  inputs(): KeptInputs;
+  /** The files it read, as the cross-file state holds them after the patch (only to write it back). */
+  files(): KeptFileChange[];
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
   /** Files that differ from the kept build (read now, or already up to date in the index). */
   changedFiles: number;
@@ -139,7 +140,7 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
     changed,
     removed,
     problems: record.problems,
-    inputs: () => patchedInputs(x.inputs, index, masks.offsets, parsed, masks.byFile, grouped),
+    files: () => patchedFiles(x.inputs, index, parsed, masks.byFile, grouped),
     changedFiles: parsed.length,
     stats: {
       tailed: tasks.filter((t) => t.previous).length,
@@ -339,7 +340,7 @@ function patchMasks(
   parsed: readonly ParsedFile[],
   members: readonly { file: ParsedFile; kept: KeptFile }[],
   grouped: Set<ParsedFile>,
-): { byFile: Map<ParsedFile, Uint8Array>; offsets: Int32Array } {
+): { byFile: Map<ParsedFile, Uint8Array> } {
   const offsets = new Int32Array(inputs.files.length + 1);
   for (let i = 0; i < inputs.files.length; i++) offsets[i + 1] = offsets[i]! + inputs.files[i]!.records;
   const byFile = new Map<ParsedFile, Uint8Array>();
@@ -351,7 +352,7 @@ function patchMasks(
     const i = index.get(m.kept.path)!;
     byFile.set(m.file, inputs.masks.subarray(offsets[i]!, offsets[i + 1]!));
   }
-  return { byFile, offsets };
+  return { byFile };
 }
 
 /**

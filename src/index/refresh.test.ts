@@ -206,6 +206,24 @@ describe('the index: reuse, tailing, re-reading and history', () => {
     }
   });
 
+  it('an index of the schema before the patched rows keeps its transcripts: only the sessions are built again', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    home.write(home.claudeFile('-w', 'b.jsonl'), assistant('2', 7));
+    const first = await snap();
+    const file = join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE);
+    const db = new Database(file);
+    // As schema 10 left it: the kept sessions in one table of its own shape, the same transcripts' rows.
+    db.exec(`DROP TABLE scopes; DROP TABLE packs; DROP TABLE patched_sessions; DROP TABLE patched_files;
+      CREATE TABLE scopes (scope TEXT PRIMARY KEY, digest TEXT NOT NULL, sessions BLOB NOT NULL);
+      UPDATE meta SET value = '10' WHERE key = 'schema'`);
+    db.close();
+    const again = await snap();
+    expect(again.strategy).toBe('built');
+    expect(again.stats).toMatchObject({ read: 0, reused: 2 });
+    expect(again.document.sessions).toEqual(first.document.sessions);
+    expect((await snap()).strategy).toBe('kept');
+  });
+
   it('an index from a newer cctop is left alone and bypassed with a notice', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
     await snap();

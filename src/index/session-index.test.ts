@@ -90,27 +90,101 @@ describe('the session index: kept, patched and built answers', () => {
     expect(withoutClock(again.json().toString())).toEqual(await cold());
   });
 
-  it('a patch written back keeps the other sessions as they were sealed, and seals the one it rebuilt', async () => {
+  it('a patch written back leaves the pack of the build as it was and keeps the session it rebuilt beside it', async () => {
     const path = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
     await snap();
-    const sealed = () => {
-      const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
+    const db = () => new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
+    const pack = () => {
+      const d = db();
       try {
-        const { sessions } = d.prepare('SELECT sessions FROM scopes').get() as { sessions: Buffer };
-        const heads = decodeHeads(unpackRows(sessions)!)!;
-        return new Map(heads.map((h) => [h.id, Buffer.from(h.sealed.record)]));
+        return (d.prepare('SELECT sessions FROM packs').get() as { sessions: Buffer }).sessions;
       } finally {
         d.close();
       }
     };
+    /** Each session's sealed record as the index reads it: the pack with the patches laid over it. */
+    const sealed = () => {
+      const opened = IndexStore.open(home.env.CCTOP_CACHE_DIR!);
+      if (opened.kind !== 'open') throw new Error(opened.notice);
+      try {
+        const d = db();
+        const { scope } = d.prepare('SELECT scope FROM scopes').get() as { scope: string };
+        d.close();
+        const heads = opened.store.kept.heads(scope)!;
+        return new Map(heads.map((h) => [h.id, Buffer.from(h.sealed.record)]));
+      } finally {
+        opened.store.close();
+      }
+    };
     const before = sealed();
+    const packed = pack();
+    expect(decodeHeads(unpackRows(packed)!)!.map((h) => h.id)).toEqual([...before.keys()]);
     appendFileSync(path, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
     // Long enough after the kept build that the patch is written back.
     expect((await snap({ nowMs: NOON + 10 * 60_000 })).strategy).toBe('patched');
     const after = sealed();
     expect(after.get('b')!.equals(before.get('b')!)).toBe(true);
     expect(after.get('a')!.equals(before.get('a')!)).toBe(false);
+    expect(pack().equals(packed)).toBe(true);
+    // The next run finds nothing changed since the patch, and answers from the pack and the patch.
+    const kept = await snap({ nowMs: NOON + 11 * 60_000 });
+    expect(kept.strategy).toBe('kept');
+    expect(withoutClock(kept.json().toString())).toEqual(
+      withoutClock((await snap({ nowMs: NOON + 11 * 60_000, useIndex: false })).json().toString()),
+    );
+  });
+
+  it('a patch, another patch over it, then a build: every answer equals a cold read', async () => {
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    const c = home.write(home.claudeFile('-w', 'c.jsonl'), claudeResponse('3', 4, '2026-11-29T08:00:00Z'));
+    const patchedRows = () => {
+      const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE), { readonly: true });
+      try {
+        return d.prepare('SELECT count(*) AS n FROM patched_sessions').get();
+      } finally {
+        d.close();
+      }
+    };
+    const cold = async (nowMs: number) =>
+      withoutClock((await snap({ nowMs, useIndex: false })).json().toString());
+    const step = async (nowMs: number, strategy: string) => {
+      const s = await snap({ nowMs });
+      expect(s.strategy).toBe(strategy);
+      expect(withoutClock(s.json().toString())).toEqual(await cold(nowMs));
+    };
+    await step(NOON, 'built');
+    // Each patch long enough after the last write that it is written back.
+    appendFileSync(a, claudeResponse('4', 100, '2026-11-29T10:05:00Z'));
+    await step(NOON + 10 * 60_000, 'patched');
+    appendFileSync(b, claudeResponse('5', 50, '2026-11-29T10:06:00Z'));
+    await step(NOON + 20 * 60_000, 'patched');
+    expect(patchedRows()).toEqual({ n: 2 });
+    await step(NOON + 21 * 60_000, 'kept');
+    // A new summary could retitle any session: no patch, a build (reusing the kept sessions).
+    appendFileSync(c, jsonl({ type: 'summary', summary: 'Naming a', leafUuid: 'u-4' }));
+    await step(NOON + 30 * 60_000, 'built');
+    expect(patchedRows()).toEqual({ n: 0 });
+    await step(NOON + 31 * 60_000, 'kept');
+  });
+
+  it('a damaged patched session is built again, never trusted', async () => {
+    const a = home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 9, '2026-11-29T09:00:00Z'));
+    await snap();
+    appendFileSync(a, claudeResponse('3', 100, '2026-11-29T10:05:00Z'));
+    const later = NOON + 10 * 60_000;
+    const patched = await snap({ nowMs: later });
+    expect(patched.strategy).toBe('patched');
+    const d = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    // One byte of the rebuilt session's record changed, its checksum left as it was.
+    d.exec(`UPDATE patched_sessions SET record = substr(record, 1, 60) || X'7B' || substr(record, 62)`);
+    d.close();
+    const again = await snap({ nowMs: later });
+    expect(again.strategy).toBe('built');
+    expect(again.declined[0]).toEqual({ strategy: 'kept', reason: 'no build is kept for these options' });
+    expect(withoutClock(again.json().toString())).toEqual(withoutClock(patched.json().toString()));
   });
 
   it('a patch is written back once enough time has passed, and each run until then patches again', async () => {
@@ -386,21 +460,15 @@ describe('the session index: kept, patched and built answers', () => {
       const seen = store.kept.scope('s')!;
       // Another cctop keeps a newer build before this one writes its patch back.
       store.kept.keep('s', { digest: 'D2', problems: [], inputs: none }, packRows([]), NOON + 1);
+      const patch = { digest: 'D3', problems: [], changed: [], removed: [], files: [] };
       expect(
-        store.kept.keepPatch(
-          's',
-          seen.keptAt,
-          { digest: 'D3', problems: [], inputs: none },
-          [],
-          [],
-          NOON + 2,
-        ),
+        store.kept.keepPatch('s', { keptAt: seen.keptAt, heads: [], inputs: none }, patch, NOON + 2),
       ).toBe(false);
       expect(store.kept.scope('s')).toMatchObject({ digest: 'D2' });
       // Over the build it was read from, it does write.
       const now = store.kept.scope('s')!;
       expect(
-        store.kept.keepPatch('s', now.keptAt, { digest: 'D3', problems: [], inputs: none }, [], [], NOON + 3),
+        store.kept.keepPatch('s', { keptAt: now.keptAt, heads: [], inputs: none }, patch, NOON + 3),
       ).toBe(true);
       expect(store.kept.scope('s')).toMatchObject({ digest: 'D3' });
     } finally {
@@ -419,14 +487,14 @@ describe('the session index: kept, patched and built answers', () => {
     };
     // Bytes that SQLite cannot see are wrong: the row's checksum catches them.
     // (One byte of the first session's record changed; its checksum left as it was.)
-    tamper(`UPDATE scopes SET sessions = substr(sessions, 1, 60) || X'7B' || substr(sessions, 62)`);
+    tamper(`UPDATE packs SET sessions = substr(sessions, 1, 60) || X'7B' || substr(sessions, 62)`);
     const damaged = await snap();
     expect(damaged.strategy).toBe('built');
     expect(damaged.declined[0]).toEqual({ strategy: 'kept', reason: 'no build is kept for these options' });
     expect(withoutClock(damaged.json().toString())).toEqual(withoutClock(first.json().toString()));
 
     // Sessions of another shape (too short to hold their own lengths) are not trusted either.
-    tamper(`UPDATE scopes SET sessions = X'0102'`);
+    tamper(`UPDATE packs SET sessions = X'0102'`);
     expect((await snap()).strategy).toBe('built');
     // An index missing its table answers all the same, and says why it cannot keep the build.
     tamper('DROP TABLE scopes');

@@ -152,7 +152,8 @@ export async function byPatch(p: Pass): Promise<Answer> {
   const store = p.store;
   if (kept === null || store === null || p.scope === null)
     return declined('patched', 'no build is kept for these options');
-  const inputs = store.kept.inputs(p.scope);
+  // The inputs of the very write whose sessions were read: another cctop may have kept since.
+  const inputs = store.kept.inputs(p.scope, kept.scope.keptAt);
   if (inputs === null) return declined('patched', 'the kept build has no inputs to patch');
   const scratch = new ProblemLog();
   const patch = await patchKept({
@@ -182,10 +183,14 @@ export async function byPatch(p: Pass): Promise<Answer> {
     try {
       indexed = store.kept.keepPatch(
         p.scope,
-        kept.scope.keptAt,
-        { digest: p.digest, problems: patch.problems, inputs: patch.inputs() },
-        unchanged,
-        patch.changed,
+        { keptAt: kept.scope.keptAt, heads: kept.heads, inputs },
+        {
+          digest: p.digest,
+          problems: patch.problems,
+          changed: patch.changed,
+          removed: patch.removed,
+          files: patch.files(),
+        },
         p.nowMs,
       );
     } catch {
