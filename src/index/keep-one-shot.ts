@@ -37,6 +37,11 @@ export interface OneShotAnswer {
   log: ProblemLog;
   scope: string | null;
   nowMs: number;
+  /**
+   * When the last full look at the transcripts behind this answer was (`look-memory.ts`): the warm
+   * files are marked as looked at then, so they are trusted no longer than the look they came from.
+   */
+  sweptAt: number;
   discovery: Discovery;
   /** Every directory discovery asked to list, with its time before the listing (one-shots only). */
   looked: Map<string, number> | null;
@@ -57,7 +62,7 @@ export interface OpenedWith {
  * only then: an answer not kept does not pay for them.
  */
 export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void> {
-  const { answer, log, scope, nowMs, looked, discovery } = t;
+  const { answer, log, scope, nowMs, sweptAt, looked, discovery } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
   if (answer.strategy === 'patched' && stillWritten(discovery, nowMs)) return;
@@ -73,6 +78,7 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
     scope,
     digest: discoveryDigest(discovery),
     nowMs,
+    sweptAt,
     unchanged: answer.strategy === 'kept',
     looked,
     files: discovery.files,

@@ -1,0 +1,264 @@
+/**
+ * The look memory: what the last looks at the transcripts' directories found, so that a one-shot
+ * within a minute of the last full look need not list every directory and stat every transcript
+ * again. Discovery (`../providers/fsutil.ts` `list` and `sourceFile`) asks it before each listing
+ * and stat; the providers' own parsing of what they find is untouched, and every provider gains.
+ *
+ * What it trusts, and why that is safe for a minute (docs/limits.md says what it can miss):
+ * - a directory's listing, while the directory's modification and change times and inode are as
+ *   they were: an entry added, removed or renamed moves the modification time, a change of
+ *   permissions the change time, a directory replaced or mounted over the inode;
+ * - a transcript's size, time and inode, only when its directory's listing was trusted in this very
+ *   run and it was last written over `GROWING_MS` ago. A transcript written more recently may be
+ *   growing and is stat'ed every time; an append to an older one is seen at the next full look.
+ * A full look (a sweep) is made when the last one is over `SWEEP_EVERY_MS` old, when the memory is
+ * absent, damaged or foreign, and when the caller asks for one (`cctop doctor`); each writes the
+ * memory anew. A look between sweeps writes it only when it listed a directory again.
+ *
+ * What it never holds: a listing or stat that failed, and a link (its target is looked at every
+ * time), so a problem a full look reports is reported by every look. One file per cache directory,
+ * written whole and renamed into place, owner-only, with a CRC-32; one that does not check is ignored.
+ *
+ * Not here: which runs use it (`session-index.ts`), or how discovery walks (the providers' places).
+ */
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { DirEntry, DirStamp, FileStamp, Looks } from '../providers/fsutil.js';
+import { readWholeBytes } from '../providers/fsutil.js';
+import { GROWING_MS, SWEEP_EVERY_MS } from './warm-doc-layout.js';
+
+/** Its name in cctop's cache directory: one per cache, whatever the options. */
+export const LOOKS_FILE = 'looks.mem';
+
+/** The layout of the file; another number is another layout, and the reader ignores it. */
+export const LOOKS_FORMAT = 1;
+
+/**
+ * A memory larger than this is not read (the look is a full one, and writes it again smaller or not
+ * at all). About 100 bytes a transcript: 32 MiB is some 300,000 transcripts, ten times the largest
+ * history we have seen, and a bound on what a planted file can make a run read.
+ */
+export const MAX_LOOKS_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A directory whose modification time is this close to when it was listed (or ahead of it) is not
+ * remembered: its time may not move for an entry added in the same tick. Linux keeps directory times
+ * to a clock tick (up to 10 ms), ext3 and HFS+ to the second, FAT to two seconds; a listing made two
+ * seconds after the last change is one no later change can share a time with.
+ */
+export const SETTLE_MS = 2_000;
+
+/** The CRC-32 of the body, before it. */
+const PREFIX_BYTES = 4;
+
+/** An entry's kind as kept: one character each. */
+type Kind = 'f' | 'd' | 'l' | 'o';
+
+function kindOf(e: DirEntry): Kind {
+  if (e.isFile()) return 'f';
+  if (e.isDirectory()) return 'd';
+  return e.isSymbolicLink() ? 'l' : 'o';
+}
+
+/** A directory entry from the memory: what a `Dirent` of the same name and kind answers. */
+class KeptEntry implements DirEntry {
+  constructor(
+    readonly name: string,
+    private readonly kind: string,
+  ) {}
+  isFile(): boolean {
+    return this.kind === 'f';
+  }
+  isDirectory(): boolean {
+    return this.kind === 'd';
+  }
+  isSymbolicLink(): boolean {
+    return this.kind === 'l';
+  }
+}
+
+/** A directory as remembered: its stamp, its entries (names and one kind character each), its files' stamps. */
+interface DirMemory {
+  stamp: DirStamp;
+  names: readonly string[];
+  kinds: string;
+  files: Map<string, FileStamp>;
+}
+
+/** The file's body: `[path, mtimeMs, ctimeMs, ino, kinds, names, stamps]` per directory, stamps flat by four (entry, size, mtimeMs, ino). */
+type DirRow = [string, number, number, number, string, string[], number[]];
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+const isNum = (v: unknown): v is number => typeof v === 'number';
+const isStr = (v: unknown): v is string => typeof v === 'string';
+
+/** A directory row when it is one this layout writes, else null. */
+function dirOf(v: unknown): [string, DirMemory] | null {
+  if (!Array.isArray(v) || v.length !== 7) return null;
+  const row: readonly unknown[] = v;
+  const [path, mtimeMs, ctimeMs, ino, kinds, names, stamps] = row;
+  if (!isStr(path) || !isNum(mtimeMs) || !isNum(ctimeMs) || !isNum(ino) || !isStr(kinds)) return null;
+  if (!Array.isArray(names) || names.length !== kinds.length || !names.every(isStr)) return null;
+  if (!/^[fdlo]*$/.test(kinds)) return null;
+  if (!Array.isArray(stamps) || stamps.length % 4 !== 0 || !stamps.every(isNum)) return null;
+  const files = new Map<string, FileStamp>();
+  for (let i = 0; i < stamps.length; i += 4) {
+    const name = names[stamps[i]!];
+    if (name === undefined) return null;
+    files.set(name, { size: stamps[i + 1]!, mtimeMs: stamps[i + 2]!, ino: stamps[i + 3]! });
+  }
+  return [path, { stamp: { mtimeMs, ctimeMs, ino }, names, kinds, files }];
+}
+
+/** What the file holds, when it is sound and of this layout; null (a full look) otherwise. */
+function memoryOf(b: Buffer): { sweptAt: number; dirs: Map<string, DirMemory> } | null {
+  if (b.length < PREFIX_BYTES || crc32(b.subarray(PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(0)) return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(b.toString('utf8', PREFIX_BYTES));
+  } catch {
+    // Passed its CRC yet is not JSON: another program's file; a full look writes ours.
+    return null;
+  }
+  if (!isObj(v) || v.format !== LOOKS_FORMAT || !isNum(v.sweptAt) || !Array.isArray(v.dirs)) return null;
+  const dirs = new Map<string, DirMemory>();
+  for (const row of v.dirs) {
+    const d = dirOf(row);
+    if (d === null) return null;
+    dirs.set(d[0], d[1]);
+  }
+  return { sweptAt: v.sweptAt, dirs };
+}
+
+const sameStamp = (a: DirStamp, b: DirStamp): boolean =>
+  a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+
+/** Where a path's last separator splits it into its directory and its name. */
+function split(path: string): [string, string] | null {
+  const cut = path.lastIndexOf(sep);
+  return cut <= 0 ? null : [path.slice(0, cut), path.slice(cut + 1)];
+}
+
+/** Why a look is a full one, or that it may trust the memory. */
+export type LookKind =
+  | { kind: 'trusting'; sweptAt: number }
+  | { kind: 'sweep'; why: 'asked' | 'absent' | 'unsound' | 'old' };
+
+export class LookMemory implements Looks {
+  /** What this run saw, to be written: the directories listed (now or from memory) and their files' stamps. */
+  private readonly seen = new Map<string, DirMemory>();
+  /** The directories whose remembered listing this run used: only their files' stamps may be taken too. */
+  private readonly trusted = new Set<string>();
+  /** Whether this run listed a directory the memory did not answer for (so the memory is worth writing). */
+  private relisted = false;
+
+  private constructor(
+    private readonly path: string,
+    readonly look: LookKind,
+    private readonly before: Map<string, DirMemory> | null,
+    private readonly nowMs: number,
+    private readonly wallMs: () => number,
+  ) {}
+
+  /**
+   * The memory in `cache` for a look at `nowMs`: trusted when it is sound and its last full look is
+   * at most `SWEEP_EVERY_MS` old (and not ahead of the clock); else a full look. `sweep` asks for a
+   * full look whatever the memory holds. `wallMs` is the real clock, against which directory times
+   * are judged settled (`SETTLE_MS`).
+   */
+  static open(cache: string, nowMs: number, sweep: boolean, wallMs: () => number = Date.now): LookMemory {
+    const path = join(cache, LOOKS_FILE);
+    const full = (why: 'asked' | 'absent' | 'unsound' | 'old') =>
+      new LookMemory(path, { kind: 'sweep', why }, null, nowMs, wallMs);
+    if (sweep) return full('asked');
+    const read = readWholeBytes(path, MAX_LOOKS_BYTES);
+    if (read.kind === 'absent') return full('absent');
+    if (read.kind !== 'read') return full('unsound');
+    const m = memoryOf(read.bytes);
+    if (m === null) return full('unsound');
+    if (nowMs - m.sweptAt > SWEEP_EVERY_MS || nowMs < m.sweptAt) return full('old');
+    return new LookMemory(path, { kind: 'trusting', sweptAt: m.sweptAt }, m.dirs, nowMs, wallMs);
+  }
+
+  /** When the last full look behind what this run saw was: now for a full look. */
+  get sweptAt(): number {
+    return this.look.kind === 'trusting' ? this.look.sweptAt : this.nowMs;
+  }
+
+  listing(dir: string, stamp: DirStamp): DirEntry[] | null {
+    const kept = this.before?.get(dir);
+    if (kept === undefined || !sameStamp(kept.stamp, stamp)) return null;
+    this.trusted.add(dir);
+    this.seen.set(dir, { stamp, names: kept.names, kinds: kept.kinds, files: new Map() });
+    const out: DirEntry[] = new Array(kept.names.length);
+    for (let i = 0; i < out.length; i++) out[i] = new KeptEntry(kept.names[i]!, kept.kinds[i]!);
+    return out;
+  }
+
+  listed(dir: string, stamp: DirStamp, entries: readonly DirEntry[]): void {
+    this.relisted = true;
+    // Changed too lately to be sure a later change moves its time: listed again next time.
+    if (this.wallMs() - Math.max(stamp.mtimeMs, stamp.ctimeMs) < SETTLE_MS) return;
+    const names = entries.map((e) => e.name);
+    const kinds = entries.map(kindOf).join('');
+    this.seen.set(dir, { stamp, names, kinds, files: new Map() });
+  }
+
+  stamp(path: string): FileStamp | null {
+    const at = split(path);
+    if (at === null || !this.trusted.has(at[0])) return null;
+    const f = this.before?.get(at[0])?.files.get(at[1]);
+    // Written in the last `GROWING_MS` (or ahead of the clock): it may be growing, so it is stat'ed.
+    if (f === undefined || this.nowMs - f.mtimeMs <= GROWING_MS) return null;
+    this.seen.get(at[0])?.files.set(at[1], f);
+    return f;
+  }
+
+  stated(path: string, stamp: FileStamp): void {
+    const at = split(path);
+    if (at === null) return;
+    // Kept only under a directory listed in this run: a file's stamp is used only under one.
+    this.seen.get(at[0])?.files.set(at[1], stamp);
+  }
+
+  /**
+   * Write what this run saw, after a full look, or after a look that listed a directory again (so the
+   * next run need not); a look that only stat'ed growing transcripts leaves the file as it is. Never
+   * throws: the memory only saves time.
+   */
+  save(): void {
+    if (this.look.kind === 'trusting' && !this.relisted) return;
+    const rows: DirRow[] = [];
+    for (const [dir, d] of this.seen) {
+      const index = new Map(d.names.map((n, i) => [n, i]));
+      const stamps: number[] = [];
+      for (const [name, f] of d.files) {
+        const i = index.get(name);
+        if (i !== undefined) stamps.push(i, f.size, f.mtimeMs, f.ino);
+      }
+      rows.push([dir, d.stamp.mtimeMs, d.stamp.ctimeMs, d.stamp.ino, d.kinds, [...d.names], stamps]);
+    }
+    const body = Buffer.from(JSON.stringify({ format: LOOKS_FORMAT, sweptAt: this.sweptAt, dirs: rows }));
+    const prefix = Buffer.alloc(PREFIX_BYTES);
+    prefix.writeUInt32LE(crc32(body) >>> 0, 0);
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    try {
+      // Created anew, so owner-only whatever a file left there by a crash was.
+      rmSync(tmp, { force: true });
+      writeFileSync(tmp, Buffer.concat([prefix, body]), { mode: 0o600, flag: 'wx' });
+      renameSync(tmp, this.path);
+    } catch {
+      // A full disk or a read-only cache: the next run looks in full, as before this memory.
+      removeQuietly(tmp);
+    }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // The write already failed; a leftover scratch file is replaced by the next write from this pid.
+  }
+}
