@@ -158,19 +158,18 @@ export class LookMemory implements Looks {
     readonly look: LookKind,
     private readonly before: Map<string, DirMemory> | null,
     private readonly nowMs: number,
-    private readonly wallMs: () => number,
   ) {}
 
   /**
    * The memory in `cache` for a look at `nowMs`: trusted when it is sound and its last full look is
    * at most `SWEEP_EVERY_MS` old (and not ahead of the clock); else a full look. `sweep` asks for a
-   * full look whatever the memory holds. `wallMs` is the real clock, against which directory times
-   * are judged settled (`SETTLE_MS`).
+   * full look whatever the memory holds. Directory times are judged settled (`SETTLE_MS`) against
+   * `nowMs` too: taken before the look, it is never later than the listing.
    */
-  static open(cache: string, nowMs: number, sweep: boolean, wallMs: () => number = Date.now): LookMemory {
+  static open(cache: string, nowMs: number, sweep: boolean): LookMemory {
     const path = join(cache, LOOKS_FILE);
     const full = (why: 'asked' | 'absent' | 'unsound' | 'old') =>
-      new LookMemory(path, { kind: 'sweep', why }, null, nowMs, wallMs);
+      new LookMemory(path, { kind: 'sweep', why }, null, nowMs);
     if (sweep) return full('asked');
     const read = readWholeBytes(path, MAX_LOOKS_BYTES);
     if (read.kind === 'absent') return full('absent');
@@ -178,7 +177,7 @@ export class LookMemory implements Looks {
     const m = memoryOf(read.bytes);
     if (m === null) return full('unsound');
     if (nowMs - m.sweptAt > SWEEP_EVERY_MS || nowMs < m.sweptAt) return full('old');
-    return new LookMemory(path, { kind: 'trusting', sweptAt: m.sweptAt }, m.dirs, nowMs, wallMs);
+    return new LookMemory(path, { kind: 'trusting', sweptAt: m.sweptAt }, m.dirs, nowMs);
   }
 
   /** When the last full look behind what this run saw was: now for a full look. */
@@ -199,7 +198,7 @@ export class LookMemory implements Looks {
   listed(dir: string, stamp: DirStamp, entries: readonly DirEntry[]): void {
     this.relisted = true;
     // Changed too lately to be sure a later change moves its time: listed again next time.
-    if (this.wallMs() - Math.max(stamp.mtimeMs, stamp.ctimeMs) < SETTLE_MS) return;
+    if (this.nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < SETTLE_MS) return;
     const names = entries.map((e) => e.name);
     const kinds = entries.map(kindOf).join('');
     this.seen.set(dir, { stamp, names, kinds, files: new Map() });

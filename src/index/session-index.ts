@@ -205,7 +205,17 @@ export class SessionIndex {
     }
     if (answer?.kind !== 'answered') throw new Error('no strategy answered');
     this.conn.savePrices();
-    return { answer, log, scope, nowMs, sweptAt: memory?.sweptAt ?? nowMs, declined, listed, discovery, looked };
+    return {
+      answer,
+      log,
+      scope,
+      nowMs,
+      sweptAt: memory?.sweptAt ?? nowMs,
+      declined,
+      listed,
+      discovery,
+      looked,
+    };
   }
 
   /**
