@@ -164,7 +164,7 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
     appendQuietly(a, response('a.jsonl', 'a2', 100));
     // One byte changed in the body: its CRC no longer holds.
     const damaged = Buffer.from(good);
-    damaged[damaged.length - 2] ^= 1;
+    damaged.writeUInt8(damaged.readUInt8(damaged.length - 2) ^ 1, damaged.length - 2);
     writeFileSync(memoryPath(), damaged);
     expect(LookMemory.open(dirname(memoryPath()), t0 + 1_000, false).look).toEqual({
       kind: 'sweep',
