@@ -87,7 +87,7 @@ interface DirMemory {
 }
 
 /** The file's body: `[path, mtimeMs, ctimeMs, ino, kinds, names, stamps]` per directory, stamps flat by four (entry, size, mtimeMs, ino). */
-type DirRow = [string, number, number, number, string, string[], number[]];
+type DirRow = [string, number, number, number, string, readonly string[], number[]];
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isNum = (v: unknown): v is number => typeof v === 'number';
@@ -134,11 +134,7 @@ function memoryOf(b: Buffer): { sweptAt: number; dirs: Map<string, DirMemory> } 
 const sameStamp = (a: DirStamp, b: DirStamp): boolean =>
   a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 
-/** Where a path's last separator splits it into its directory and its name. */
-function split(path: string): [string, string] | null {
-  const cut = path.lastIndexOf(sep);
-  return cut <= 0 ? null : [path.slice(0, cut), path.slice(cut + 1)];
-}
+const SEP_CODE = sep.charCodeAt(0);
 
 /** Why a look is a full one, or that it may trust the memory. */
 export type LookKind =
@@ -189,7 +185,9 @@ export class LookMemory implements Looks {
     const kept = this.before?.get(dir);
     if (kept === undefined || !sameStamp(kept.stamp, stamp)) return null;
     this.trusted.add(dir);
-    this.seen.set(dir, { stamp, names: kept.names, kinds: kept.kinds, files: new Map() });
+    this.folder = null;
+    // Seen as it was: its files' stamps go on (a growing one's replaced when it is stat'ed again).
+    this.seen.set(dir, kept);
     const out: DirEntry[] = new Array(kept.names.length);
     for (let i = 0; i < out.length; i++) out[i] = new KeptEntry(kept.names[i]!, kept.kinds[i]!);
     return out;
@@ -197,6 +195,7 @@ export class LookMemory implements Looks {
 
   listed(dir: string, stamp: DirStamp, entries: readonly DirEntry[]): void {
     this.relisted = true;
+    this.folder = null;
     // Changed too lately to be sure a later change moves its time: listed again next time.
     if (this.nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < SETTLE_MS) return;
     const names = entries.map((e) => e.name);
@@ -205,20 +204,39 @@ export class LookMemory implements Looks {
   }
 
   stamp(path: string): FileStamp | null {
-    const at = split(path);
-    if (at === null || !this.trusted.has(at[0])) return null;
-    const f = this.before?.get(at[0])?.files.get(at[1]);
+    const at = this.folderOf(path);
+    if (at === null || !at.trusted) return null;
+    const f = at.seen?.files.get(at.name);
     // Written in the last `GROWING_MS` (or ahead of the clock): it may be growing, so it is stat'ed.
-    if (f === undefined || this.nowMs - f.mtimeMs <= GROWING_MS) return null;
-    this.seen.get(at[0])?.files.set(at[1], f);
-    return f;
+    return f === undefined || this.nowMs - f.mtimeMs <= GROWING_MS ? null : f;
   }
 
   stated(path: string, stamp: FileStamp): void {
-    const at = split(path);
-    if (at === null) return;
     // Kept only under a directory listed in this run: a file's stamp is used only under one.
-    this.seen.get(at[0])?.files.set(at[1], stamp);
+    const at = this.folderOf(path);
+    if (at !== null) at.seen?.files.set(at.name, stamp);
+  }
+
+  /** The folder of the file last asked about: discovery asks about a folder's files one after another. */
+  private folder: { dir: string; seen: DirMemory | undefined; trusted: boolean } | null = null;
+
+  /** A file's folder as this run saw it, and its name there. */
+  private folderOf(path: string): { seen: DirMemory | undefined; trusted: boolean; name: string } | null {
+    const f = this.folder;
+    // The same folder as the last file's: no slicing, and no lookups.
+    if (
+      f !== null &&
+      path.length > f.dir.length + 1 &&
+      path.charCodeAt(f.dir.length) === SEP_CODE &&
+      path.startsWith(f.dir) &&
+      path.indexOf(sep, f.dir.length + 1) === -1
+    )
+      return { seen: f.seen, trusted: f.trusted, name: path.slice(f.dir.length + 1) };
+    const cut = path.lastIndexOf(sep);
+    if (cut <= 0) return null;
+    const dir = path.slice(0, cut);
+    this.folder = { dir, seen: this.seen.get(dir), trusted: this.trusted.has(dir) };
+    return { seen: this.folder.seen, trusted: this.folder.trusted, name: path.slice(cut + 1) };
   }
 
   /**
@@ -230,13 +248,12 @@ export class LookMemory implements Looks {
     if (this.look.kind === 'trusting' && !this.relisted) return;
     const rows: DirRow[] = [];
     for (const [dir, d] of this.seen) {
-      const index = new Map(d.names.map((n, i) => [n, i]));
       const stamps: number[] = [];
-      for (const [name, f] of d.files) {
-        const i = index.get(name);
-        if (i !== undefined) stamps.push(i, f.size, f.mtimeMs, f.ino);
+      for (let i = 0; i < d.names.length; i++) {
+        const f = d.files.get(d.names[i]!);
+        if (f !== undefined) stamps.push(i, f.size, f.mtimeMs, f.ino);
       }
-      rows.push([dir, d.stamp.mtimeMs, d.stamp.ctimeMs, d.stamp.ino, d.kinds, [...d.names], stamps]);
+      rows.push([dir, d.stamp.mtimeMs, d.stamp.ctimeMs, d.stamp.ino, d.kinds, d.names, stamps]);
     }
     const body = Buffer.from(JSON.stringify({ format: LOOKS_FORMAT, sweptAt: this.sweptAt, dirs: rows }));
     const prefix = Buffer.alloc(PREFIX_BYTES);

@@ -56,6 +56,8 @@ export type { BuildProgress, IndexOptions, Refreshed } from './options.js';
 interface Trusted extends OneShotAnswer {
   declined: Refreshed['declined'];
   listed: Set<string>;
+  /** What discovery looked at, to remember for the next one-shot (`look-memory.ts`); null when not kept. */
+  looks: LookMemory | null;
 }
 
 /** What the last refresh (or peek) found, besides its sessions (in the picture). */
@@ -121,13 +123,16 @@ export class SessionIndex {
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
-    const keep = () =>
-      keepOneShot(t, {
+    const keep = () => {
+      // Written with the warm answers, after the answer is out: the next run's to read, not this one's.
+      t.looks?.save();
+      return keepOneShot(t, {
         options: this.o,
         places: this.places,
         catalogue: this.catalogue.digest,
         time: this.time,
       });
+    };
     if (this.o.keepLater === undefined) await keep();
     else this.o.keepLater(keep);
     return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
@@ -187,7 +192,6 @@ export class SessionIndex {
     const walk = () => recordListings(listed, () => discoverAll(this.o.env, this.places, log));
     const discover = memory === null ? walk : () => lookingWith(memory, walk);
     const discovery = looked === null ? discover() : recordLooks(looked, discover);
-    memory?.save();
     const scope =
       store === null
         ? null
@@ -215,6 +219,7 @@ export class SessionIndex {
       listed,
       discovery,
       looked,
+      looks: memory,
     };
   }
 
