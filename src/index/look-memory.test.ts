@@ -10,6 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
 import { LOOKS_FILE, LookMemory } from './look-memory.js';
@@ -175,15 +176,34 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
       kind: 'trusting',
       sweptAt: t0 + 1_000,
     });
+    const sound = (body: unknown) => {
+      const bytes = Buffer.from(JSON.stringify(body));
+      const prefix = Buffer.alloc(4);
+      prefix.writeUInt32LE(crc32(bytes) >>> 0, 0);
+      writeFileSync(memoryPath(), Buffer.concat([prefix, bytes]));
+      return LookMemory.open(dirname(memoryPath()), t0 + 3_000, false).look;
+    };
     // Sound bytes of another layout (a later version's): not trusted either.
-    const other = Buffer.from(JSON.stringify({ format: 99, sweptAt: t0, dirs: [] }));
-    const prefix = Buffer.alloc(4);
-    prefix.writeUInt32LE((await import('node:zlib')).crc32(other) >>> 0, 0);
-    writeFileSync(memoryPath(), Buffer.concat([prefix, other]));
-    expect(LookMemory.open(dirname(memoryPath()), t0 + 3_000, false).look).toEqual({
-      kind: 'sweep',
-      why: 'unsound',
-    });
+    expect(sound({ format: 99, sweptAt: t0, dirs: [] })).toEqual({ kind: 'sweep', why: 'unsound' });
+    // This layout, trusted as such...
+    const folder = dirname(a);
+    const st = statSync(folder);
+    const row = (name: string) => [
+      folder,
+      st.mtimeMs,
+      st.ctimeMs,
+      st.ino,
+      'f',
+      [name],
+      [0, 1, t0 - 2 * HOUR, 1],
+    ];
+    expect(sound({ format: 1, sweptAt: t0 + 2_000, dirs: [row('a.jsonl')] }).kind).toBe('trusting');
+    // ...but not with a name no listing holds, which would lead discovery out of the folder.
+    for (const name of ['../../secret.jsonl', '..', '.', ''])
+      expect(sound({ format: 1, sweptAt: t0 + 2_000, dirs: [row(name)] })).toEqual({
+        kind: 'sweep',
+        why: 'unsound',
+      });
     // Nor is a file that is not one at all.
     writeFileSync(memoryPath(), 'not a memory');
     expect(LookMemory.open(dirname(memoryPath()), t0 + 3_000, false).look).toEqual({

@@ -93,13 +93,27 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const isNum = (v: unknown): v is number => typeof v === 'number';
 const isStr = (v: unknown): v is string => typeof v === 'string';
 
+/**
+ * A name a listing can hold: no separator, no NUL, not `.` or `..`. Discovery joins a remembered
+ * name to its folder as it would a listed one, so a name that climbs out (planted in the cache) is
+ * refused with the whole memory.
+ */
+const isEntryName = (v: unknown): v is string =>
+  isStr(v) &&
+  v.length > 0 &&
+  v !== '.' &&
+  v !== '..' &&
+  !v.includes('/') &&
+  !v.includes(sep) &&
+  !v.includes('\0');
+
 /** A directory row when it is one this layout writes, else null. */
 function dirOf(v: unknown): [string, DirMemory] | null {
   if (!Array.isArray(v) || v.length !== 7) return null;
   const row: readonly unknown[] = v;
   const [path, mtimeMs, ctimeMs, ino, kinds, names, stamps] = row;
   if (!isStr(path) || !isNum(mtimeMs) || !isNum(ctimeMs) || !isNum(ino) || !isStr(kinds)) return null;
-  if (!Array.isArray(names) || names.length !== kinds.length || !names.every(isStr)) return null;
+  if (!Array.isArray(names) || names.length !== kinds.length || !names.every(isEntryName)) return null;
   if (!/^[fdlo]*$/.test(kinds)) return null;
   if (!Array.isArray(stamps) || stamps.length % 4 !== 0 || !stamps.every(isNum)) return null;
   const files = new Map<string, FileStamp>();
