@@ -10,10 +10,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
-import { LOOKS_FILE, LookMemory } from './look-memory.js';
+import { LOOKS_FILE, LookMemory, looksBytes } from './look-memory.js';
 import { takeSnapshot } from './snapshot.js';
 
 /** One Claude Code response in session `session`, with `output` tokens: enough to tell two reads apart. */
@@ -176,15 +175,12 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
       kind: 'trusting',
       sweptAt: t0 + 1_000,
     });
-    const sound = (body: unknown) => {
-      const bytes = Buffer.from(JSON.stringify(body));
-      const prefix = Buffer.alloc(4);
-      prefix.writeUInt32LE(crc32(bytes) >>> 0, 0);
-      writeFileSync(memoryPath(), Buffer.concat([prefix, bytes]));
+    const sound = (rows: unknown, format?: number) => {
+      writeFileSync(memoryPath(), looksBytes(t0 + 2_000, rows, format));
       return LookMemory.open(dirname(memoryPath()), t0 + 3_000, false).look;
     };
     // Sound bytes of another layout (a later version's): not trusted either.
-    expect(sound({ format: 99, sweptAt: t0, dirs: [] })).toEqual({ kind: 'sweep', why: 'unsound' });
+    expect(sound([], 99)).toEqual({ kind: 'sweep', why: 'unsound' });
     // This layout, trusted as such...
     const folder = dirname(a);
     const st = statSync(folder);
@@ -197,7 +193,7 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
       [name],
       [0, 1, t0 - 2 * HOUR, 1],
     ];
-    expect(sound({ format: 1, sweptAt: t0 + 2_000, dirs: [row('a.jsonl')] }).kind).toBe('trusting');
+    expect(sound([row('a.jsonl')]).kind).toBe('trusting');
     // ...but not with a name no listing holds, which would lead discovery out of the folder.
     for (const name of ['../../secret.jsonl', '..', '.', ''])
       expect(sound({ format: 1, sweptAt: t0 + 2_000, dirs: [row(name)] })).toEqual({

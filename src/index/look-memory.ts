@@ -49,8 +49,24 @@ export const MAX_LOOKS_BYTES = 32 * 1024 * 1024;
  */
 export const SETTLE_MS = 2_000;
 
-/** The CRC-32 of the body, before it. */
-const PREFIX_BYTES = 4;
+/**
+ * The prefix: the CRC-32 of everything after it (u32), the layout (u32), and when the last full look
+ * was (f64), so a memory over a minute old is set aside without parsing its body (JSON: the folders).
+ */
+const FORMAT_AT = 4;
+const SWEPT_AT = 8;
+const PREFIX_BYTES = 16;
+
+/** The file's bytes: the prefix, then `rows` (this layout's folders, or anything a test plants). */
+export function looksBytes(sweptAt: number, rows: unknown, format = LOOKS_FORMAT): Buffer {
+  const body = Buffer.from(JSON.stringify(rows));
+  const b = Buffer.alloc(PREFIX_BYTES + body.length);
+  b.writeUInt32LE(format, FORMAT_AT);
+  b.writeDoubleLE(sweptAt, SWEPT_AT);
+  body.copy(b, PREFIX_BYTES);
+  b.writeUInt32LE(crc32(b.subarray(FORMAT_AT)) >>> 0, 0);
+  return b;
+}
 
 /** An entry's kind as kept: one character each. */
 type Kind = 'f' | 'd' | 'l' | 'o';
@@ -86,10 +102,9 @@ interface DirMemory {
   files: Map<string, FileStamp>;
 }
 
-/** The file's body: `[path, mtimeMs, ctimeMs, ino, kinds, names, stamps]` per directory, stamps flat by four (entry, size, mtimeMs, ino). */
+/** The file's body, after the prefix: `[path, mtimeMs, ctimeMs, ino, kinds, names, stamps]` per directory, stamps flat by four (entry, size, mtimeMs, ino). */
 type DirRow = [string, number, number, number, string, readonly string[], number[]];
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
 const isNum = (v: unknown): v is number => typeof v === 'number';
 const isStr = (v: unknown): v is string => typeof v === 'string';
 
@@ -125,24 +140,27 @@ function dirOf(v: unknown): [string, DirMemory] | null {
   return [path, { stamp: { mtimeMs, ctimeMs, ino }, names, kinds, files }];
 }
 
-/** What the file holds, when it is sound and of this layout; null (a full look) otherwise. */
-function memoryOf(b: Buffer): { sweptAt: number; dirs: Map<string, DirMemory> } | null {
-  if (b.length < PREFIX_BYTES || crc32(b.subarray(PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(0)) return null;
+/** The folders the file holds, when it is sound, of this layout and its full look recent; else why not. */
+function memoryOf(b: Buffer, nowMs: number): Map<string, DirMemory> | 'unsound' | 'old' {
+  if (b.length < PREFIX_BYTES || crc32(b.subarray(FORMAT_AT)) >>> 0 !== b.readUInt32LE(0)) return 'unsound';
+  if (b.readUInt32LE(FORMAT_AT) !== LOOKS_FORMAT) return 'unsound';
+  const sweptAt = b.readDoubleLE(SWEPT_AT);
+  if (!(nowMs - sweptAt <= SWEEP_EVERY_MS && nowMs >= sweptAt)) return 'old';
   let v: unknown;
   try {
     v = JSON.parse(b.toString('utf8', PREFIX_BYTES));
   } catch {
     // Passed its CRC yet is not JSON: another program's file; a full look writes ours.
-    return null;
+    return 'unsound';
   }
-  if (!isObj(v) || v.format !== LOOKS_FORMAT || !isNum(v.sweptAt) || !Array.isArray(v.dirs)) return null;
+  if (!Array.isArray(v)) return 'unsound';
   const dirs = new Map<string, DirMemory>();
-  for (const row of v.dirs) {
+  for (const row of v) {
     const d = dirOf(row);
-    if (d === null) return null;
+    if (d === null) return 'unsound';
     dirs.set(d[0], d[1]);
   }
-  return { sweptAt: v.sweptAt, dirs };
+  return dirs;
 }
 
 const sameStamp = (a: DirStamp, b: DirStamp): boolean =>
@@ -184,10 +202,9 @@ export class LookMemory implements Looks {
     const read = readWholeBytes(path, MAX_LOOKS_BYTES);
     if (read.kind === 'absent') return full('absent');
     if (read.kind !== 'read') return full('unsound');
-    const m = memoryOf(read.bytes);
-    if (m === null) return full('unsound');
-    if (nowMs - m.sweptAt > SWEEP_EVERY_MS || nowMs < m.sweptAt) return full('old');
-    return new LookMemory(path, { kind: 'trusting', sweptAt: m.sweptAt }, m.dirs, nowMs);
+    const m = memoryOf(read.bytes, nowMs);
+    if (typeof m === 'string') return full(m);
+    return new LookMemory(path, { kind: 'trusting', sweptAt: read.bytes.readDoubleLE(SWEPT_AT) }, m, nowMs);
   }
 
   /** When the last full look behind what this run saw was: now for a full look. */
@@ -269,14 +286,12 @@ export class LookMemory implements Looks {
       }
       rows.push([dir, d.stamp.mtimeMs, d.stamp.ctimeMs, d.stamp.ino, d.kinds, d.names, stamps]);
     }
-    const body = Buffer.from(JSON.stringify({ format: LOOKS_FORMAT, sweptAt: this.sweptAt, dirs: rows }));
-    const prefix = Buffer.alloc(PREFIX_BYTES);
-    prefix.writeUInt32LE(crc32(body) >>> 0, 0);
+    const bytes = looksBytes(this.sweptAt, rows);
     const tmp = `${this.path}.${process.pid}.tmp`;
     try {
       // Created anew, so owner-only whatever a file left there by a crash was.
       rmSync(tmp, { force: true });
-      writeFileSync(tmp, Buffer.concat([prefix, body]), { mode: 0o600, flag: 'wx' });
+      writeFileSync(tmp, bytes, { mode: 0o600, flag: 'wx' });
       renameSync(tmp, this.path);
     } catch {
       // A full disk or a read-only cache: the next run looks in full, as before this memory.

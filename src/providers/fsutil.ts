@@ -216,8 +216,12 @@ export function sourceFile(
   if (kept !== null) return sourceOf(file, kept);
   // `lstat` first: for a plain file it is the same answer as `stat`, for a link it says so.
   let st = statOf(file.path, problems, lstatSync);
-  if (st !== null && memory !== null && !st.isSymbolicLink())
-    memory.stated(file.path, { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
+  if (st !== null && !st.isSymbolicLink()) {
+    const found = sourceOf(file, st);
+    // The source is the stamp: its size, time and inode are the `lstat`'s.
+    memory?.stated(file.path, found);
+    return found;
+  }
   if (st?.isSymbolicLink()) {
     let outside: string | null;
     try {
