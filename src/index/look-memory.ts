@@ -173,11 +173,22 @@ export type LookKind =
   | { kind: 'trusting'; sweptAt: number }
   | { kind: 'sweep'; why: 'asked' | 'absent' | 'unsound' | 'old' };
 
+/** A folder as this run saw it: its remembered listing trusted, or listed now (made a memory when written). */
+type Seen =
+  | { kind: 'kept'; memory: DirMemory }
+  | { kind: 'listed'; stamp: DirStamp; entries: readonly DirEntry[] };
+
 export class LookMemory implements Looks {
-  /** What this run saw, to be written: the directories listed (now or from memory) and their files' stamps. */
-  private readonly seen = new Map<string, DirMemory>();
-  /** The directories whose remembered listing this run used: only their files' stamps may be taken too. */
-  private readonly trusted = new Set<string>();
+  /** The folders this run listed, now or from memory, to be written. */
+  private readonly seen = new Map<string, Seen>();
+  /** The folders whose remembered listing this run used: only their files' stamps may be taken too. */
+  private readonly trusted = new Map<string, DirMemory>();
+  /**
+   * The transcripts stat'ed now (never a link), in two lists rather than one of pairs: discovery
+   * stats thousands, and this is all it pays for each; they are put in their folders when written.
+   */
+  private readonly statedPaths: string[] = [];
+  private readonly statedStamps: FileStamp[] = [];
   /** Whether this run listed a directory the memory did not answer for (so the memory is worth writing). */
   private relisted = false;
 
@@ -215,10 +226,10 @@ export class LookMemory implements Looks {
   listing(dir: string, stamp: DirStamp): DirEntry[] | null {
     const kept = this.before?.get(dir);
     if (kept === undefined || !sameStamp(kept.stamp, stamp)) return null;
-    this.trusted.add(dir);
+    this.trusted.set(dir, kept);
     this.folder = null;
     // Seen as it was: its files' stamps go on (a growing one's replaced when it is stat'ed again).
-    this.seen.set(dir, kept);
+    this.seen.set(dir, { kind: 'kept', memory: kept });
     const out: DirEntry[] = new Array(kept.names.length);
     for (let i = 0; i < out.length; i++) out[i] = new KeptEntry(kept.names[i]!, kept.kinds[i]!);
     return out;
@@ -229,30 +240,28 @@ export class LookMemory implements Looks {
     this.folder = null;
     // Changed too lately to be sure a later change moves its time: listed again next time.
     if (this.nowMs - Math.max(stamp.mtimeMs, stamp.ctimeMs) < SETTLE_MS) return;
-    const names = entries.map((e) => e.name);
-    const kinds = entries.map(kindOf).join('');
-    this.seen.set(dir, { stamp, names, kinds, files: new Map() });
+    this.seen.set(dir, { kind: 'listed', stamp, entries });
   }
 
   stamp(path: string): FileStamp | null {
+    // A full look takes no stamp from the memory: nothing to find.
+    if (this.before === null) return null;
     const at = this.folderOf(path);
-    if (at === null || !at.trusted) return null;
-    const f = at.seen?.files.get(at.name);
+    const f = at?.kept?.files.get(at.name);
     // Written in the last `GROWING_MS` (or ahead of the clock): it may be growing, so it is stat'ed.
     return f === undefined || this.nowMs - f.mtimeMs <= GROWING_MS ? null : f;
   }
 
   stated(path: string, stamp: FileStamp): void {
-    // Kept only under a directory listed in this run: a file's stamp is used only under one.
-    const at = this.folderOf(path);
-    if (at !== null) at.seen?.files.set(at.name, stamp);
+    this.statedPaths.push(path);
+    this.statedStamps.push(stamp);
   }
 
   /** The folder of the file last asked about: discovery asks about a folder's files one after another. */
-  private folder: { dir: string; seen: DirMemory | undefined; trusted: boolean } | null = null;
+  private folder: { dir: string; kept: DirMemory | undefined } | null = null;
 
-  /** A file's folder as this run saw it, and its name there. */
-  private folderOf(path: string): { seen: DirMemory | undefined; trusted: boolean; name: string } | null {
+  /** A file's trusted folder's memory (undefined when its folder is not one), and its name there. */
+  private folderOf(path: string): { kept: DirMemory | undefined; name: string } | null {
     const f = this.folder;
     // The same folder as the last file's: no slicing, and no lookups.
     if (
@@ -262,12 +271,35 @@ export class LookMemory implements Looks {
       path.startsWith(f.dir) &&
       path.indexOf(sep, f.dir.length + 1) === -1
     )
-      return { seen: f.seen, trusted: f.trusted, name: path.slice(f.dir.length + 1) };
+      return { kept: f.kept, name: path.slice(f.dir.length + 1) };
     const cut = path.lastIndexOf(sep);
     if (cut <= 0) return null;
     const dir = path.slice(0, cut);
-    this.folder = { dir, seen: this.seen.get(dir), trusted: this.trusted.has(dir) };
-    return { seen: this.folder.seen, trusted: this.folder.trusted, name: path.slice(cut + 1) };
+    this.folder = { dir, kept: this.trusted.get(dir) };
+    return { kept: this.folder.kept, name: path.slice(cut + 1) };
+  }
+
+  /** What this run saw, as memories by folder: each listing with the stamps of its files stat'ed or trusted. */
+  private memories(): Map<string, DirMemory> {
+    const out = new Map<string, DirMemory>();
+    for (const [dir, s] of this.seen) {
+      if (s.kind === 'kept') out.set(dir, s.memory);
+      else {
+        const names = s.entries.map((e) => e.name);
+        out.set(dir, { stamp: s.stamp, names, kinds: s.entries.map(kindOf).join(''), files: new Map() });
+      }
+    }
+    // Kept only under a folder listed in this run: a file's stamp is used only under one.
+    let last: { dir: string; memory: DirMemory | undefined } | null = null;
+    for (let i = 0; i < this.statedPaths.length; i++) {
+      const path = this.statedPaths[i]!;
+      const cut = path.lastIndexOf(sep);
+      if (cut <= 0) continue;
+      const dir = path.slice(0, cut);
+      if (last === null || last.dir !== dir) last = { dir, memory: out.get(dir) };
+      last.memory?.files.set(path.slice(cut + 1), this.statedStamps[i]!);
+    }
+    return out;
   }
 
   /**
@@ -278,7 +310,7 @@ export class LookMemory implements Looks {
   save(): void {
     if (this.look.kind === 'trusting' && !this.relisted) return;
     const rows: DirRow[] = [];
-    for (const [dir, d] of this.seen) {
+    for (const [dir, d] of this.memories()) {
       const stamps: number[] = [];
       for (let i = 0; i < d.names.length; i++) {
         const f = d.files.get(d.names[i]!);
