@@ -10,10 +10,18 @@ import type { SessionDoc, SessionLiveFields } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
+import { totalTokens } from '../model/usage.js';
 import type { UsageCell } from '../model/usage-cells.js';
-import { docOf, type ShowClock } from './render.js';
 import {
-  decodeFacts,
+  type ByteWriter,
+  docOf,
+  type SessionLive,
+  type ShowClock,
+  writeSession,
+  writeSessionText,
+} from './render.js';
+import {
+  decodeOwnFacts,
   decodeSpend,
   decodeUsage,
   encodeRecord,
@@ -22,6 +30,7 @@ import {
   type KeptHead,
   keptFacts,
   type LiveInputs,
+  partsOf,
   recordOfHead,
   type SealedRow,
   type SessionFacts,
@@ -42,14 +51,22 @@ export interface Held {
   live: LiveInputs;
   /** The spend buckets, decoded on first use (a session whose windows are all quiet never asks). */
   spend(): SpendBuckets;
-  /** Its requests per hour, day and model, decoded on first use (only the spend reports ask). */
-  usage(): UsageCell[];
+  /**
+   * Its requests per hour, day and model, decoded on first use (only the spend reports ask);
+   * `withTools` false: perhaps without their split by tool, for a report that does not split by it.
+   */
+  usage(withTools?: boolean): UsageCell[];
   unpriced: [string, number][];
   tally: Tally;
   /** The whole record, decoded on first use. */
   record(): SessionRecord;
   /** Its facts as the index keeps them and the printer joins them (`FactsText`), made once. */
   text(): FactsText;
+  /**
+   * Its JSON as `cctop --json` prints it into `w`, with `live` and `windows` (`windowsMembers`) joined:
+   * a kept session straight from its record's bytes, nothing made for it (not even its `text()`).
+   */
+  print(w: ByteWriter, live: SessionLive, windows: string): void;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
   /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
@@ -67,7 +84,61 @@ export interface ListedFacts {
   rateLimits: unknown;
 }
 
-const listedOf = (f: SessionFacts): ListedFacts => ({
+/**
+ * A session as a `--list` row reads it (`ListFacts` in `views/cli/list.ts`), with its live fields:
+ * made from a held session and its shown fields (`Picture.listed`), or from the warm snapshot, with
+ * no session document made either way.
+ */
+export interface ListedSession {
+  provider: ProviderId;
+  id: string;
+  project: string | null;
+  title: string | null;
+  lastActiveAt: string | null;
+  startedAt: string | null;
+  model: string | null;
+  usd: number | null;
+  included: boolean;
+  /** All its tokens (`totalTokens`), null when none was counted. */
+  tokens: number | null;
+  unpriced: boolean;
+  rateLimits: unknown;
+  context: { used: number | null; compactAt: number | null };
+  state: Shown['state'];
+  stateSource: Shown['stateSource'];
+  /** Whether a process runs it (the quota in the headings reads it), null when none was looked for. */
+  running: boolean | null;
+  /** Whether `cctop run` holds it: its row says so before its title. */
+  cctopRun: boolean;
+}
+
+/** The `--list` row's facts of `h`, shown as `s`: its facts decoded (not its spend or usage). */
+export function listedSession(h: Held, s: Shown): ListedSession {
+  const l = h.listed();
+  return {
+    provider: h.provider,
+    id: h.id,
+    project: h.project,
+    title: l.title,
+    lastActiveAt: h.lastActiveAt,
+    startedAt: l.startedAt,
+    model: l.model,
+    usd: h.tally.usd,
+    included: h.tally.included,
+    tokens: totalTokens(h.tally.tokens),
+    // As the document's `cost.unpriced` (one entry per model without a price, tokens or not).
+    unpriced: h.unpriced.length > 0,
+    rateLimits: l.rateLimits,
+    context: { used: l.used, compactAt: l.compactAt },
+    state: s.state,
+    stateSource: s.stateSource,
+    running: s.running,
+    // Truthy, as `rowOfDoc` reads it (the run's id).
+    cctopRun: Boolean(s.process?.cctopRun),
+  };
+}
+
+const listedOf = (f: Omit<SessionFacts, 'cost'>): ListedFacts => ({
   startedAt: f.startedAt,
   title: f.title,
   model: f.model,
@@ -127,6 +198,15 @@ class BuiltHeld implements Held {
     return this.printed;
   }
 
+  print(w: ByteWriter, live: SessionLive, windows: string): void {
+    // Sealed already (a build keeps its records packed): printed from those bytes, none made again.
+    const record = this.sealedRow?.record;
+    const at = record === undefined ? null : partsOf(record);
+    if (record !== undefined && at !== null)
+      writeSession(w, record, at.facts, at.cost, at.spend, live, windows);
+    else writeSessionText(w, this.text(), live, windows);
+  }
+
   sealed(): Buffer {
     this.sealedRow ??= encodeRecord(this.r);
     return this.sealedRow.record;
@@ -146,6 +226,7 @@ class KeptHeld implements Held {
   private decoded: SessionRecord | null = null;
   private buckets: SpendBuckets | null = null;
   private cells: UsageCell[] | null = null;
+  private untooled: UsageCell[] | null = null;
   private signed: string | null = null;
   private listedFacts: ListedFacts | null = null;
 
@@ -191,10 +272,15 @@ class KeptHeld implements Held {
     return this.buckets;
   }
 
-  usage(): UsageCell[] {
+  usage(withTools = true): UsageCell[] {
     // Kept once decoded: a running view with budgets asks for every session's cells at each check,
     // and a session whose facts did not move is this same object the next time.
-    this.cells ??= this.decoded?.usage ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
+    const whole = this.cells ?? this.decoded?.usage ?? null;
+    if (!withTools && whole === null) {
+      this.untooled ??= decodeUsage(this.h, false) ?? broken(this.h, 'usage');
+      return this.untooled;
+    }
+    this.cells = whole ?? decodeUsage(this.h) ?? broken(this.h, 'usage');
     return this.cells;
   }
 
@@ -207,14 +293,20 @@ class KeptHeld implements Held {
     return keptFacts(this.h);
   }
 
+  print(w: ByteWriter, live: SessionLive, windows: string): void {
+    const { sealed, at } = this.h;
+    writeSession(w, sealed.record, at.facts, at.cost, at.spend, live, windows);
+  }
+
   sealed(): Buffer {
     return this.h.sealed.record;
   }
 
   listed(): ListedFacts {
-    // Only the facts: the spend and usage parts stay bytes. Kept once decoded: both warm writers (the
-    // snapshot and the document's list part) ask for every session's, and a decode is a JSON parse.
-    this.listedFacts ??= listedOf(this.decoded?.facts ?? decodeFacts(this.h) ?? broken(this.h, 'facts'));
+    // Only the facts, not their cost (the head tallies it): the rest stays bytes. Kept once decoded:
+    // both warm writers (the snapshot and the document's list part) ask for every session's, and a
+    // decode is a JSON parse.
+    this.listedFacts ??= listedOf(this.decoded?.facts ?? decodeOwnFacts(this.h) ?? broken(this.h, 'facts'));
     return this.listedFacts;
   }
 }

@@ -14,7 +14,6 @@ import { ProblemLog } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import type { ProviderPlace } from '../providers/types.js';
 import { addProblem } from './build-problems.js';
-import { discoveryDigest } from './kept.js';
 import type { IndexOptions } from './options.js';
 import type { Discovery } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
@@ -43,6 +42,8 @@ export interface OneShotAnswer {
    */
   sweptAt: number;
   discovery: Discovery;
+  /** Its digest (`kept.ts` `discoveryDigest`), as the pass worked it out: not worked out again here. */
+  digest: string;
   /** Every directory discovery asked to list, with its time before the listing (one-shots only). */
   looked: Map<string, number> | null;
 }
@@ -62,7 +63,7 @@ export interface OpenedWith {
  * only then: an answer not kept does not pay for them.
  */
 export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void> {
-  const { answer, log, scope, nowMs, sweptAt, looked, discovery } = t;
+  const { answer, log, scope, nowMs, sweptAt, looked, discovery, digest } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
   if (answer.strategy === 'patched' && stillWritten(discovery, nowMs)) return;
@@ -76,7 +77,7 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
   const kept = {
     env: o.env,
     scope,
-    digest: discoveryDigest(discovery),
+    digest,
     nowMs,
     sweptAt,
     unchanged: answer.strategy === 'kept',

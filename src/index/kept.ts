@@ -88,6 +88,7 @@ export interface KeptInputs {
   files: KeptFile[];
   keys: Uint32Array;
   masks: Uint8Array;
+  /** The summaries files on disk gave (`Summaries.onDisk` in sessions.ts); a deleted file's are in its row. */
   summaries: [number, string][];
 }
 

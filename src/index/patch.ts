@@ -29,9 +29,11 @@ import {
   type BuildOptions,
   type BuildRecord,
   buildGroups,
+  deletedSummaries,
   type Group,
   group,
   type KeptProblem,
+  NO_SUMMARIES,
   type ParsedFile,
   problemsOfFile,
   sessionKey,
@@ -123,10 +125,12 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   if (sharesMessages(x.inputs, index, parsed, grouped))
     return declined('a changed file repeats a message another file holds');
   const masks = patchMasks(x.inputs, index, parsed, members, grouped);
+  const gone = goneSummaries(x, groups, touched.paths);
+  if (gone.kind === 'declined') return gone;
   const summaries = new Map(x.inputs.summaries);
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries };
   const o: BuildOptions = { ...x.build, record };
-  const built = buildGroups(groups, masks.byFile, summaries, o);
+  const built = buildGroups(groups, masks.byFile, { onDisk: summaries, deleted: gone.summaries }, o);
   const changed = [...built.values()].filter((r): r is SessionRecord => r !== null);
   const removed = [...affected].filter((key) => (built.get(key) ?? null) === null);
   patchProblems(x, parsed, changed, removed, o);
@@ -206,9 +210,10 @@ async function readMoved(
 
 /**
  * Why Claude summaries may have moved, or null. A summary names a session by a leaf message
- * anywhere: a new one could retitle any session, and a file that gave summaries and gives other
- * ones now (or is gone, or older than it was, so that another file's summary of the same leaf
- * comes last) could have withdrawn the ones it gave. Whether the file was read from where it
+ * anywhere: a new one (or one of a deleted file back on disk: the kept summaries are those of
+ * files on disk) could retitle any session, and a file that gave summaries and gives other ones now
+ * (or is gone, or older than it was, so that another file's summary of the same leaf comes last)
+ * could have withdrawn the ones it gave. Whether the file was read from where it
  * stopped or from the start does not matter: the index may already hold it as it is now (another
  * run or scope read it), and a read from where it stopped can push an old summary out of a full list.
  */
@@ -234,6 +239,32 @@ function summariesMoved(
   return null;
 }
 
+/**
+ * The summaries of deleted transcripts, for the sessions the patch builds whose every file is now
+ * deleted (they may be titled by them, `Summaries` in sessions.ts): read from the index's rows of
+ * the deleted files that gave some. None when no session built is deleted. A file gone in this patch
+ * gave none (`summariesMoved` declined otherwise), and one back on disk is not deleted any more.
+ */
+function goneSummaries(
+  x: PatchInput,
+  groups: readonly Group[],
+  touched: ReadonlySet<string>,
+): { kind: 'read'; summaries: ReadonlyMap<number, string> } | Declined {
+  if (!groups.some((g) => g.files.every((p) => p.deleted === true)))
+    return { kind: 'read', summaries: NO_SUMMARIES };
+  const paths = x.inputs.files
+    .filter((k) => k.deleted && k.titles !== null && !touched.has(k.path))
+    .map((k) => k.path);
+  const rows = x.store.loadPaths(paths);
+  const files: ParsedFile[] = [];
+  for (const path of paths) {
+    const row = rows.get(path);
+    if (!row) return declined(`${path} gave summaries and the index does not hold it`);
+    files.push(asParsed(row, true));
+  }
+  return { kind: 'read', summaries: deletedSummaries(files) };
+}
+
 /** The sessions touched (where each changed file belongs now and belonged before), with all their files. */
 async function touchedSessions(
   x: PatchInput,
@@ -246,6 +277,8 @@ async function touchedSessions(
       members: { file: ParsedFile; kept: KeptFile }[];
       grouped: Set<ParsedFile>;
       affected: Set<string>;
+      /** The changed files' paths. */
+      paths: Set<string>;
     }
   | Declined
 > {
@@ -270,7 +303,7 @@ async function touchedSessions(
   const grouped = new Set(groups.flatMap((g) => g.files));
   for (const m of members)
     if (grouped.has(m.file) !== m.kept.grouped) return declined('a copy of a main transcript changed places');
-  return { kind: 'touched', groups, members, grouped, affected };
+  return { kind: 'touched', groups, members, grouped, affected, paths: touchedPaths };
 }
 
 /**

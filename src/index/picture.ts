@@ -19,8 +19,16 @@ import type { Problem } from '../model/problems.js';
 import type { LocalTime } from '../model/time.js';
 import { type DocumentTotals, totalsOfTallies } from '../model/totals.js';
 import type { SessionUsage } from '../model/usage-cells.js';
-import { docOfHeld, type Held, liveStamp, type Shown, shownOf } from './held.js';
-import { type Chunks, documentChunks, joinChunks, printSession, windowsMembers } from './render.js';
+import {
+  docOfHeld,
+  type Held,
+  type ListedSession,
+  listedSession,
+  liveStamp,
+  type Shown,
+  shownOf,
+} from './held.js';
+import { documentBytes, windowsMembers } from './render.js';
 
 /** What the document says besides its sessions and totals. */
 /** Which sessions' cells to decode, by what is known of them without decoding. */
@@ -112,15 +120,27 @@ export class Picture {
     return this.held.map((_, i) => this.docAt(i));
   }
 
+  /**
+   * Every session as a `cctop --list` row reads it, newest activity first: only its facts decoded,
+   * no session document made (its spend, usage cells and windows are never read).
+   */
+  listed(): ListedSession[] {
+    return this.held.map((h, i) => listedSession(h, this.shown[i]!));
+  }
+
   totals(): DocumentTotals {
     return totalsOfTallies(this.held.map((h) => h.tally));
   }
 
-  /** The usage cells of the sessions `keep` keeps (decoded now: only the spend reports ask). */
-  usage(keep: UsageFilter = () => true): SessionUsage[] {
+  /**
+   * The usage cells of the sessions `keep` keeps (decoded now: only the spend reports ask);
+   * `withTools` false: perhaps without their split by tool (`decodeCells`).
+   */
+  usage(keep: UsageFilter = () => true, withTools = true): SessionUsage[] {
     const out: SessionUsage[] = [];
     for (const h of this.held)
-      if (keep(h)) out.push({ provider: h.provider, id: h.id, project: h.project, cells: h.usage() });
+      if (keep(h))
+        out.push({ provider: h.provider, id: h.id, project: h.project, cells: h.usage(withTools) });
     return out;
   }
 
@@ -134,19 +154,25 @@ export class Picture {
     };
   }
 
-  /** The document as `cctop --json` prints it, from each session's kept facts and live fields. */
-  json(f: Frame): Buffer {
-    return joinChunks(this.jsonChunks(f));
-  }
-
-  /** The same, as chunks to write out as they are. */
-  jsonChunks(f: Frame): Chunks {
+  /**
+   * The document as `cctop --json` prints it, with `tail` (a newline) after it: each session's kept
+   * facts as they are and its live fields joined, into one buffer, so that the answer is one write
+   * and nothing is made per session but what moves.
+   */
+  json(f: Frame, tail = ''): Buffer {
     const windows = windowsMembers(this.time, this.at);
     const frame = { ...this.head(f), problems: f.problems, totals: this.totals(), ...extras(f) };
-    return documentChunks(frame, this.held.length, (i, out) => {
-      const h = this.held[i]!;
-      printSession(out, h.text(), this.shown[i]!, windows(h));
-    });
+    const { held, shown } = this;
+    return documentBytes(
+      frame,
+      held.length,
+      held.length * PRINTED_GUESS_BYTES,
+      (i, w) => {
+        const h = held[i]!;
+        h.print(w, shown[i]!, windows(h));
+      },
+      tail,
+    );
   }
 
   private head(f: Frame): Pick<SessionDocument, 'version' | 'generatedAt' | 'plan' | 'timeZone'> {
@@ -158,6 +184,13 @@ export class Picture {
     };
   }
 }
+
+/**
+ * Room first made per session for the printed document: a session prints to 2.1 KB on average on the
+ * 1.2 GiB bench history (7.8 MB for 3,781). Room never written costs address space, not memory; a
+ * document that needs more is moved once into twice the room.
+ */
+const PRINTED_GUESS_BYTES = 2560;
 
 /** The extras a frame carries, and nothing for those it does not (an absent field stays absent). */
 const extras = (f: DocumentExtras): DocumentExtras =>

@@ -17,7 +17,14 @@
 import type { SourceFile } from '../providers/types.js';
 import type { ReadProgress } from './refresh.js';
 import type { SessionRecord } from './session-record.js';
-import { type BuildOptions, buildGroups, dedupeGroups, group, type ParsedFile } from './sessions.js';
+import {
+  type BuildOptions,
+  buildGroups,
+  dedupeGroups,
+  group,
+  NO_SUMMARIES,
+  type ParsedFile,
+} from './sessions.js';
 
 /** Which of discovery's sessions a file was found under (before reading it says more). */
 const bucketOf = (f: SourceFile): string => `${f.provider}\u0000${f.sessionHint ?? f.path}`;
@@ -77,7 +84,9 @@ export class Pipeline {
     // naming its parent) is left to the full build, which sees every file of that session at once.
     const own = groups.filter((g) => g.id === hint);
     let n = 0;
-    for (const [key, r] of buildGroups(own, dedupeGroups(own), this.summaries, this.o)) {
+    // Files read now are on disk: no deleted transcript's summary is known here, nor may title them.
+    const summaries = { onDisk: this.summaries, deleted: NO_SUMMARIES };
+    for (const [key, r] of buildGroups(own, dedupeGroups(own), summaries, this.o)) {
       if (r === null) this.built.delete(key);
       else {
         this.built.set(key, r);

@@ -26,13 +26,18 @@ export const KNOWN_PROVIDERS: ReadonlySet<string> = new Set(PROVIDERS);
  * are data that a view shows as it finds them.
  */
 export function wellFormedFacts(f: unknown): f is SessionFacts {
+  if (!wellFormedOwnFacts(f)) return false;
+  const cost = f.cost;
+  return isObject(cost) && nullableNumber(cost.usd) && Array.isArray(cost.byModel);
+}
+
+/** The same of the facts but their cost (kept apart: `--list` reads no cost but the head's). */
+export function wellFormedOwnFacts(f: unknown): f is Omit<SessionFacts, 'cost'> & Record<string, unknown> {
   if (!isObject(f)) return false;
   if (typeof f.provider !== 'string' || !KNOWN_PROVIDERS.has(f.provider)) return false;
   if (typeof f.id !== 'string' || typeof f.file !== 'string' || typeof f.deleted !== 'boolean') return false;
   if (!nullableString(f.project) || !nullableString(f.lastActiveAt) || !nullableString(f.title)) return false;
-  if (typeof f.requests !== 'number' || !isObject(f.tokens) || !isObject(f.tools)) return false;
-  const cost = f.cost;
-  return isObject(cost) && nullableNumber(cost.usd) && Array.isArray(cost.byModel);
+  return typeof f.requests === 'number' && isObject(f.tokens) && isObject(f.tools);
 }
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>

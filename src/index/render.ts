@@ -49,21 +49,18 @@ export function docOf(r: SessionRecord, clock: ShowClock): SessionDoc {
 /** What is shown of a session besides its facts and its spend windows. */
 export type SessionLive = Pick<SessionDoc, LiveKey>;
 
-/** Text and kept bytes, written out in order: the document is joined once, at the end. */
-export type Chunks = (string | Buffer)[];
-
 /**
- * Add one session's JSON to `out`, from its printed facts, live part and windows, in the order
- * `JSON.stringify(docOf(…))` writes them.
+ * Shared texts kept encoded (`ByteWriter.shared`). The texts that repeat are the live members and
+ * windows `live-text.ts` makes once each, a few dozen at most; the bound keeps a long-running view
+ * from keeping every text it printed, one that names a process for instance.
  */
-export function printSession(out: Chunks, p: FactsText, l: SessionLive, windows: string): void {
-  out.push('{', p.members, liveMembers(l), p.cost, windowsTail(windows));
-}
+const MAX_SHARED_BYTES = 128;
+const sharedBytes = new Map<string, Buffer>();
 
 /**
  * A document written straight into one buffer, for a printer that holds its sessions' facts as
- * ranges of one larger buffer (the warm snapshot): no chunk list, no view per range, one copy of
- * each byte. Text here is ASCII, one byte per character. It grows by doubling.
+ * ranges of larger buffers (a kept pack, the warm snapshot): no chunk list, no view per range, one
+ * copy of each byte. Text here is ASCII, one byte per character. It grows by doubling.
  */
 export class ByteWriter {
   private out: Buffer;
@@ -85,9 +82,47 @@ export class ByteWriter {
     this.at += this.out.write(s, this.at, 'latin1');
   }
 
+  /** One ASCII character (`{`, `,`), by its code: no string is encoded for it. */
+  char(code: number): void {
+    this.room(1);
+    this.out[this.at++] = code;
+  }
+
+  /**
+   * A text many sessions share (the live members of an idle session, the windows of a quiet one),
+   * its bytes encoded once and copied after: a document of 4,000 sessions wrote 15,000 such texts,
+   * and `Buffer#write` checks its encoding and offsets each time.
+   */
+  shared(s: string): void {
+    let b = sharedBytes.get(s);
+    if (b === undefined) {
+      if (sharedBytes.size >= MAX_SHARED_BYTES) {
+        this.text(s);
+        return;
+      }
+      b = Buffer.from(s, 'latin1');
+      sharedBytes.set(s, b);
+    }
+    this.room(b.length);
+    this.out.set(b, this.at);
+    this.at += b.length;
+  }
+
+  /**
+   * `from`'s bytes `start` to `end`. Through a plain view and `set`: `Buffer#copy` checks and
+   * converts its four arguments on every call, which, for two ranges a session, cost half the time
+   * of printing 4,000 (code that runs once is not compiled).
+   */
   bytes(from: Buffer, start: number, end: number): void {
-    this.room(end - start);
-    this.at += from.copy(this.out, this.at, start, end);
+    const n = end - start;
+    this.room(n);
+    this.out.set(new Uint8Array(from.buffer, from.byteOffset + start, n), this.at);
+    this.at += n;
+  }
+
+  /** How many bytes were written so far. */
+  get size(): number {
+    return this.at;
   }
 
   /** What was written (a view: the writer is done with). */
@@ -96,49 +131,45 @@ export class ByteWriter {
   }
 }
 
+const OPEN_BRACE = 0x7b;
+const COMMA = 0x2c;
+
 /**
- * As `printSession`, into `w`, the facts and cost taken from `from` (`members` and `cost`: ranges
- * of it, as `FactsText` would view them).
+ * One session's JSON into `w`, in the order `JSON.stringify(docOf(…))` writes it: its facts' members
+ * (`facts` to `cost` in `from`), its live members, its cost's members (`cost` to `spend`), its spend
+ * windows. The facts and cost are the ranges a sealed record keeps them in (`session-record.ts`), so a
+ * kept session is printed from its record's bytes as they are, with nothing made per session but the
+ * few bytes of what moves.
  */
 export function writeSession(
   w: ByteWriter,
   from: Buffer,
-  members: [number, number],
-  cost: [number, number],
+  facts: number,
+  cost: number,
+  spend: number,
   l: SessionLive,
   windows: string,
 ): void {
-  w.text('{');
-  w.bytes(from, members[0], members[1]);
-  w.text(liveMembers(l));
-  w.bytes(from, cost[0], cost[1]);
-  w.text(windowsTail(windows));
+  w.char(OPEN_BRACE);
+  w.bytes(from, facts, cost);
+  w.shared(liveMembers(l));
+  w.bytes(from, cost, spend);
+  w.shared(windowsTail(windows));
 }
 
-/** The document around its sessions' chunks (`printSession`), in the document's own order, as bytes. */
-export function printDocument(frame: Omit<SessionDocument, 'sessions'>, sessions: Chunks[]): Buffer {
-  return joinChunks(documentChunks(frame, sessions.length, (i, out) => out.push(...sessions[i]!)));
+/** As `writeSession`, from facts held as their own two texts (`FactsText`: a record just built). */
+export function writeSessionText(w: ByteWriter, p: FactsText, l: SessionLive, windows: string): void {
+  w.char(OPEN_BRACE);
+  w.bytes(p.members, 0, p.members.length);
+  w.shared(liveMembers(l));
+  w.bytes(p.cost, 0, p.cost.length);
+  w.shared(windowsTail(windows));
 }
 
 /**
- * The document as chunks, to be written out as they are (`writev`): a warm `cctop --json` then never
- * copies its 7 MB of kept facts into one buffer. `session(i, out)` adds the i-th session's chunks.
+ * The document around its sessions, into one buffer (`ByteWriter`): `session(i, w)` writes the i-th
+ * session. One buffer, so an answer is one write.
  */
-export function documentChunks(
-  frame: Omit<SessionDocument, 'sessions'>,
-  count: number,
-  session: (i: number, out: Chunks) => void,
-): Chunks {
-  const out: Chunks = [documentHead(frame)];
-  for (let i = 0; i < count; i++) {
-    if (i > 0) out.push(',');
-    session(i, out);
-  }
-  out.push(documentTail(frame));
-  return out;
-}
-
-/** The same into one buffer (`ByteWriter`): `session(i, w)` writes the i-th session. */
 export function documentBytes(
   frame: Omit<SessionDocument, 'sessions'>,
   count: number,
@@ -150,7 +181,7 @@ export function documentBytes(
   const w = new ByteWriter(sizeHint);
   w.text(documentHead(frame));
   for (let i = 0; i < count; i++) {
-    if (i > 0) w.text(',');
+    if (i > 0) w.char(COMMA);
     session(i, w);
   }
   w.text(documentTail(frame));
@@ -175,28 +206,9 @@ export function documentTail(frame: Omit<SessionDocument, 'sessions'>): string {
   return `],${membersOf(frame.collisions === undefined ? tail : { ...tail, collisions: frame.collisions })}}`;
 }
 
-/** Chunks as one buffer, written in place: text here is ASCII, one byte per character. */
-export function joinChunks(chunks: Chunks): Buffer {
-  let size = 0;
-  for (const c of chunks) size += c.length;
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const c of chunks) {
-    if (typeof c === 'string') at += out.write(c, at, 'latin1');
-    else {
-      out.set(c, at);
-      at += c.length;
-    }
-  }
-  return out;
-}
-
 /** A whole document of session objects, as `cctop --json` prints it. */
 export const documentJson = (doc: SessionDocument): Buffer =>
-  printDocument(
-    doc,
-    doc.sessions.map((s) => [asciiJson(JSON.stringify(s))]),
-  );
+  documentBytes(doc, doc.sessions.length, 0, (i, w) => w.text(asciiJson(JSON.stringify(doc.sessions[i]))));
 
 /** Newest first, then by id and provider: plain comparisons, as ISO timestamps sort by code unit. */
 export function sortSessions<T extends Pick<SessionDoc, 'lastActiveAt' | 'id' | 'provider'>>(

@@ -27,7 +27,7 @@ import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { IndexConnection } from './connection.js';
 import { type SessionFiles, sessionFilesIn } from './files-of.js';
 import { type Found, findSession } from './find.js';
-import { heldOfHead, heldOfRecord } from './held.js';
+import { heldOfHead, heldOfRecord, type ListedSession } from './held.js';
 import { keepOneShot, type OneShotAnswer } from './keep-one-shot.js';
 import { discoveryDigest } from './kept.js';
 import { LookMemory } from './look-memory.js';
@@ -218,6 +218,7 @@ export class SessionIndex {
       declined,
       listed,
       discovery,
+      digest: p.digest,
       looked,
       looks: memory,
     };
@@ -340,14 +341,19 @@ export class SessionIndex {
     return findSession({ sessions: this.sessions() }, query);
   }
 
+  /** Every session as a `cctop --list` row reads it, as of the last refresh (no document made). */
+  listed(): ListedSession[] {
+    return this.picture.listed();
+  }
+
   /** Per harness and overall, over the sessions of the last refresh. */
   totals(): DocumentTotals {
     return this.picture.totals();
   }
 
   /** Sessions' requests per UTC hour, local day and model (all, or those `keep` keeps): the spend reports. */
-  usage(keep?: UsageFilter): SessionUsage[] {
-    return this.picture.usage(keep);
+  usage(keep?: UsageFilter, withTools = true): SessionUsage[] {
+    return this.picture.usage(keep, withTools);
   }
 
   /** Problems found by the last refresh, and how many more were dropped past the bound. */
@@ -369,14 +375,12 @@ export class SessionIndex {
     return this.picture.document({ plan: this.o.plan, problems: this.problems.list });
   }
 
-  /** The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`. */
-  json(extra: DocumentExtras = {}): Buffer {
-    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra });
-  }
-
-  /** The same as text and kept bytes in order, for a writer that writes them as they are. */
-  jsonChunks(extra: DocumentExtras = {}): (string | Buffer)[] {
-    return this.picture.jsonChunks({ plan: this.o.plan, problems: this.problems.list, ...extra });
+  /**
+   * The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`,
+   * and `tail` (a newline) after it.
+   */
+  json(extra: DocumentExtras = {}, tail = ''): Buffer {
+    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra }, tail);
   }
 
   /**

@@ -6,7 +6,7 @@ import { LocalTime } from '../model/time.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { documentOf, parsed } from '../test-support/parse.js';
 import { docOfHeld, heldOfHead, heldOfRecord, shownOf } from './held.js';
-import { asciiJson, type Chunks, printSession, windowsMembers } from './render.js';
+import { asciiJson, ByteWriter, windowsMembers } from './render.js';
 import {
   decodeHeads,
   decodeRecord,
@@ -144,19 +144,24 @@ describe('printing a session', () => {
   it('prints exactly what JSON.stringify makes of the session document, live fields and windows included', () => {
     const home = new FakeHome();
     try {
+      const built = records(home);
+      const { rows } = packRecords(built);
+      // Just built, just built and sealed into a pack, and read back from that pack: printed alike.
+      const held = [
+        ...built.map((r) => heldOfRecord(r)),
+        ...built.map((r, i) => heldOfRecord(r, rows[i])),
+        ...decodeHeads(rows)!.map(heldOfHead),
+      ];
+      expect(held).toHaveLength(3 * built.length);
       for (const nowMs of [NOON, NOON + 5 * 3_600_000, NOON + 40 * 86_400_000]) {
         const windows = windowsMembers(time, nowMs);
-        for (const r of records(home)) {
-          const h = heldOfRecord(r);
+        for (const h of held) {
           const shown = shownOf(h, nowMs);
           shown.running = true;
           shown.process = { pids: [7, 9], cpu: 2.5, memory: 1024, command: 'claude --resume "x"' };
-          const out: Chunks = [];
-          printSession(out, h.text(), shown, windows(h));
-          const text = Buffer.concat(
-            out.map((c) => (typeof c === 'string' ? Buffer.from(c, 'latin1') : c)),
-          ).toString();
-          expect(text).toBe(asciiJson(JSON.stringify(docOfHeld(h, shown, { time, nowMs }))));
+          const w = new ByteWriter(0);
+          h.print(w, shown, windows(h));
+          expect(w.done().toString()).toBe(asciiJson(JSON.stringify(docOfHeld(h, shown, { time, nowMs }))));
         }
       }
     } finally {

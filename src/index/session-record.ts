@@ -25,6 +25,7 @@ import {
   pairs,
   parseJson,
   wellFormedFacts,
+  wellFormedOwnFacts,
 } from './record-shape.js';
 
 /** Bumped whenever a record's fields change; older records are then built again, never read. */
@@ -355,9 +356,12 @@ export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
 }
 
-/** A kept session's usage cells, or null when they are not what this code writes. */
-export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>): UsageCell[] | null {
-  return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature));
+/**
+ * A kept session's usage cells, or null when they are not what this code writes; `withTools` false:
+ * without their split by tool (`decodeCells`).
+ */
+export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>, withTools = true): UsageCell[] | null {
+  return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature), withTools);
 }
 
 function wellFormedHead(h: unknown): h is HeadJson {
@@ -376,11 +380,21 @@ function wellFormedHead(h: unknown): h is HeadJson {
 
 /** A kept session's facts, or null when they are not what this code writes. */
 export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): SessionFacts | null {
-  const r = head.sealed.record;
-  const rest = parseJson(`{${r.toString('latin1', head.at.facts, head.at.cost)}}`);
-  const cost = parseJson(`{${r.toString('latin1', head.at.cost, head.at.spend)}}`);
-  if (!isObject(rest) || !isObject(cost)) return null;
-  const facts = { ...rest, cost };
-  if (!wellFormedFacts(facts) || head.key !== sessionKeyOf(facts.provider, facts.id)) return null;
-  return facts;
+  const own = decodeOwnFacts(head);
+  if (own === null) return null;
+  const cost = parseJson(`{${head.sealed.record.toString('latin1', head.at.cost, head.at.spend)}}`);
+  const facts = { ...own, cost };
+  return wellFormedFacts(facts) ? facts : null;
+}
+
+/**
+ * A kept session's facts but their cost, or null when they do not decode: what `--list` reads (its
+ * cost is the head's tally), without parsing the cost's quarter of the text.
+ */
+export function decodeOwnFacts(
+  head: Pick<KeptHead, 'key' | 'sealed' | 'at'>,
+): (Omit<SessionFacts, 'cost'> & Record<string, unknown>) | null {
+  const own = parseJson(`{${head.sealed.record.toString('latin1', head.at.facts, head.at.cost)}}`);
+  if (!wellFormedOwnFacts(own) || head.key !== sessionKeyOf(own.provider, own.id)) return null;
+  return own;
 }

@@ -59,7 +59,34 @@ export interface BuildRecord {
   problems: KeptProblem[];
   groups: Group[];
   masks: Map<ParsedFile, Uint8Array>;
+  /** The summaries files on disk give (`Summaries.onDisk`): what the next run's patch titles by. */
   summaries: Map<number, string>;
+}
+
+/**
+ * Claude's summaries, which name a session by its leaf message whichever file they are written in.
+ * A session with a file on disk is titled only by what files on disk say, as a cold read of them
+ * (`--no-cache`) titles it: a deleted transcript's summary never titles it. A session whose every
+ * file is deleted keeps the title the index saw: the summaries of deleted transcripts title it
+ * where no file on disk gives one for the same leaf, as it keeps the spend no file on disk holds.
+ */
+export interface Summaries {
+  /** From the files on disk, the newest file's last for a leaf. */
+  onDisk: ReadonlyMap<number, string>;
+  /** From the deleted transcripts the index remembers, the newest file's (a tie to the last by path). */
+  deleted: ReadonlyMap<number, string>;
+}
+
+/** No summaries: for a build of files on disk with none from deleted transcripts. */
+export const NO_SUMMARIES: ReadonlyMap<number, string> = new Map();
+
+/** The summaries of deleted transcripts, read in one order whatever order the files come in. */
+export function deletedSummaries(files: readonly ParsedFile[]): Map<number, string> {
+  const out = new Map<number, string>();
+  const gone = files.filter((p) => p.deleted === true);
+  gone.sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
+  for (const p of gone) for (const [leaf, text] of p.result.facts.titles.summaries) out.set(leaf, text);
+  return out;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -109,7 +136,7 @@ interface BuildContext {
   o: BuildOptions;
   clock: CostClock;
   masks: Map<ParsedFile, Uint8Array>;
-  summaries: Map<number, string>;
+  summaries: Summaries;
 }
 
 /** When a session began and was last active (records' times), and its files' newest write. */
@@ -263,11 +290,16 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
  */
 const titleOf = (t: string | null): string | null => (t === null ? null : redact(t));
 
-function summaryOf(g: Group, summaries: Map<number, string>): string | null {
-  if (summaries.size === 0) return null;
+/** The summary that titles a session, if any (see `Summaries` for which it may be). */
+function summaryOf(g: Group, summaries: Summaries): string | null {
+  if (summaries.onDisk.size === 0 && summaries.deleted.size === 0) return null;
+  const deleted = g.files.every((p) => p.deleted === true);
+  const gone = deleted ? summaries.deleted : NO_SUMMARIES;
   for (const p of g.files) {
+    // A session on disk reads its leaves as a cold read does: from its files on disk.
+    if (!deleted && p.deleted === true) continue;
     for (const u of p.result.facts.tailUuids) {
-      const s = summaries.get(u);
+      const s = summaries.onDisk.get(u) ?? gone.get(u);
       if (s !== undefined) return s;
     }
   }
@@ -290,7 +322,7 @@ function signatureOf(g: Group, x: BuildContext): string {
 export function buildGroups(
   groups: readonly Group[],
   masks: Map<ParsedFile, Uint8Array>,
-  summaries: Map<number, string>,
+  summaries: Summaries,
   o: BuildOptions,
 ): Map<string, SessionRecord | null> {
   const x: BuildContext = { o, clock: clockOf(o), masks, summaries };
@@ -324,14 +356,15 @@ export function buildRecords(
   const masks = dedupeGroups(groups);
 
   // Claude writes summaries into whichever file is current; they name a session by its leaf message.
-  const summaries = new Map<number, string>();
-  for (const p of [...files].sort((a, b) => a.file.mtimeMs - b.file.mtimeMs)) {
-    for (const [leaf, text] of p.result.facts.titles.summaries) summaries.set(leaf, text);
+  const onDisk = new Map<number, string>();
+  for (const p of files.filter((f) => f.deleted !== true).sort((a, b) => a.file.mtimeMs - b.file.mtimeMs)) {
+    for (const [leaf, text] of p.result.facts.titles.summaries) onDisk.set(leaf, text);
   }
+  const summaries: Summaries = { onDisk, deleted: deletedSummaries(files) };
   if (o.record) {
     o.record.groups = groups;
     o.record.masks = masks;
-    o.record.summaries = summaries;
+    o.record.summaries = onDisk;
   }
 
   const x: BuildContext = { o, clock: clockOf(o), masks, summaries };

@@ -22,10 +22,11 @@ export interface SnapshotOptions extends Omit<IndexOptions, 'now'> {
 export interface Snapshot {
   readonly index: SessionIndex;
   readonly document: SessionDocument;
-  /** The document as `cctop --json` prints it: ASCII bytes; `extra` adds what the index does not know. */
-  json(extra?: DocumentExtras): Buffer;
-  /** The same, as text and kept bytes in order (`Io.write`). */
-  jsonChunks(extra?: DocumentExtras): (string | Buffer)[];
+  /**
+   * The document as `cctop --json` prints it: ASCII bytes in one buffer; `extra` adds what the index
+   * does not know, `tail` (a newline) goes after it.
+   */
+  json(extra?: DocumentExtras, tail?: string): Buffer;
   discovery: Discovery;
   problemsDropped: number;
   catalogue: CatalogueInfo;
@@ -57,8 +58,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       document ??= index.document();
       return document;
     },
-    json: (extra) => index.json(extra),
-    jsonChunks: (extra) => index.jsonChunks(extra),
+    json: (extra, tail) => index.json(extra, tail),
     discovery: index.discovery,
     problemsDropped: index.problems.dropped,
     catalogue: index.catalogue,

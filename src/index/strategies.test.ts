@@ -11,7 +11,7 @@
  * real CLI (`lab/fixtures/codex/call`), so the test needs nothing outside the repository. A failure
  * prints fast-check's seed and path; `CCTOP_PATCH_SEED` replays it.
  */
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import { processAnnotator } from '../live/annotate.js';
 import { ProcessTable } from '../live/processes.js';
 import type { SessionDocument } from '../model/document.js';
 import { totalsOf } from '../model/totals.js';
+import { cacheDir } from '../paths.js';
 import { gatherQuota } from '../quota/gather.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { paint } from '../views/cli/color.js';
@@ -36,6 +37,8 @@ const PLAIN = paint(false, {});
 /** Histories tried: each takes about a second on two cores. */
 const RUNS = Number(process.env.CCTOP_PATCH_RUNS ?? 12);
 const SEED = Number(process.env.CCTOP_PATCH_SEED ?? 20261202);
+/** The property's budget: 15 seconds a history, ten times what one takes on two loaded cores. */
+const BUDGET_MS = Math.max(180_000, RUNS * 15_000);
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
 
@@ -180,27 +183,39 @@ function comparable(json: Buffer): string {
 
 type Answerer = Strategy | 'snapshot' | 'document' | 'document --list';
 
+/** What a replay also tells a test that follows one history. */
+interface Watch {
+  /** The strategy that answered each step through the index, in order. */
+  strategies: Strategy[];
+  /**
+   * After the last step, the whole document (deleted sessions too, which no cold read knows) as a
+   * build of every file the index holds gives it.
+   */
+  built: string | null;
+}
+
 /**
  * Write the history step by step and, after each step, check every answer against a cold read,
  * noting in `seen` which ones answered. Returns the index's document after the last step.
  */
-async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<SessionDocument> {
+async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch): Promise<SessionDocument> {
   const h = new History();
   let last: Buffer | null = null;
   // A process table with no process in it: every agent's session is looked for and not found.
   const proc = join(h.home.dir, 'proc');
   mkdirSync(proc);
+  const options = () => ({
+    env: h.home.env,
+    plan: 'retail' as const,
+    providers: null,
+    sinceMs: null,
+    untilMs: null,
+    annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
+  });
   try {
     for (const [n, s] of steps.entries()) {
       h.apply(s);
-      const o = {
-        env: h.home.env,
-        plan: 'retail' as const,
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
-        annotate: processAnnotator(new ProcessTable(() => []), () => h.nowMs),
-      };
+      const o = options();
       const warm = readWarm({ ...o, nowMs: h.nowMs });
       const doc = await warmJson({
         env: o.env,
@@ -219,8 +234,48 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       const indexed = await takeSnapshot({ ...o, nowMs: h.nowMs });
       const cold = await takeSnapshot({ ...o, nowMs: h.nowMs, useIndex: false });
       seen.add(indexed.strategy);
+      watch?.strategies.push(indexed.strategy);
       last = indexed.json();
       expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(comparable(cold.json()));
+      // The titles of deleted sessions, which no cold read knows, as a build of every file the index
+      // holds gives them: built in a copy of the index, so that this history's own goes on as it would.
+      // Only of the sessions both know: a transcript written and deleted between two kept builds is in
+      // the index's files (a patch read it) but not in the kept build a later run answers from.
+      if (indexed.document.sessions.some((t) => t.deleted)) {
+        const copy = join(h.home.dir, 'index-copy');
+        rmSync(copy, { recursive: true, force: true });
+        cpSync(cacheDir(o.env), copy, { recursive: true });
+        const built = await takeSnapshot({
+          ...o,
+          env: { ...o.env, CCTOP_CACHE_DIR: copy },
+          nowMs: h.nowMs,
+          needFiles: true,
+        });
+        const titles = new Map(built.document.sessions.map((t) => [`${t.provider}/${t.id}`, t.title]));
+        for (const t of indexed.document.sessions) {
+          const key = `${t.provider}/${t.id}`;
+          if (!t.deleted || !titles.has(key)) continue;
+          expect(t.title, `step ${n} (built, ${key}): ${JSON.stringify(s)}`).toBe(titles.get(key));
+        }
+      }
+      // `--list` through the index, from each session's facts (kept, patched or built), as from the
+      // document, the quota in its headings read alike.
+      for (const via of [indexed, cold]) {
+        const listed = via.index.listed();
+        expect(
+          renderRows(
+            listed.map((f) => rowOfFacts(f, f)),
+            'retail',
+            120,
+            PLAIN,
+            h.nowMs,
+            quotaOf(o.env, listed, h.nowMs),
+          ),
+          `step ${n} (--list through the index, ${via.strategy})`,
+        ).toEqual(
+          renderList(via.document, 120, PLAIN, h.nowMs, quotaOf(o.env, via.document.sessions, h.nowMs)),
+        );
+      }
       if (warm.kind === 'answered') {
         seen.add('snapshot');
         expect(warm.snapshot.json().toString(), `step ${n} (snapshot): ${JSON.stringify(s)}`).toBe(
@@ -242,14 +297,7 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       if (list.kind === 'answered') {
         seen.add('document --list');
         // As `cctop --list` prints it off a terminal: its headings' quota read as the full route reads it.
-        const quota = gatherQuota({
-          env: o.env,
-          sessions: indexed.document.sessions,
-          usage: [],
-          providers: null,
-          nowMs: h.nowMs,
-          startOfTodayMs: h.nowMs,
-        }).quota;
+        const quota = quotaOf(o.env, indexed.document.sessions, h.nowMs);
         expect(
           Buffer.concat(list.parts).toString(),
           `step ${n} (document --list): ${JSON.stringify(s)}`,
@@ -257,11 +305,23 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>): Promise<Sess
       }
     }
     if (last === null) throw new Error('a history of no steps');
+    if (watch) {
+      const built = await takeSnapshot({ ...options(), nowMs: h.nowMs, needFiles: true });
+      expect(built.strategy).toBe('built');
+      watch.built = built.json().toString();
+    }
     return JSON.parse(last.toString()) as SessionDocument;
   } finally {
     h.home.cleanup();
   }
 }
+
+/** The quota `cctop --list` shows in its headings, read from these sessions. */
+const quotaOf = (
+  env: Parameters<typeof gatherQuota>[0]['env'],
+  sessions: Parameters<typeof gatherQuota>[0]['sessions'],
+  nowMs: number,
+) => gatherQuota({ env, sessions, usage: [], providers: null, nowMs, startOfTodayMs: nowMs }).quota;
 
 describe('every strategy answers exactly as a cold read', () => {
   const seen = new Set<Answerer>();
@@ -270,14 +330,18 @@ describe('every strategy answers exactly as a cold read', () => {
     expect([...seen].sort()).toEqual(['built', 'document', 'document --list', 'kept', 'patched', 'snapshot']);
   });
 
-  it('through random histories of growing, new, rewritten, deleted and resumed transcripts', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
-        await replay(steps, seen);
-      }),
-      { numRuns: RUNS, seed: SEED },
-    );
-  }, 180_000);
+  it(
+    'through random histories of growing, new, rewritten, deleted and resumed transcripts',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 4, maxLength: 14 }), async (steps) => {
+          await replay(steps, seen);
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    },
+    BUDGET_MS,
+  );
 });
 
 describe('a deleted transcript whose response a live one repeats', () => {
@@ -301,5 +365,56 @@ describe('a deleted transcript whose response a live one repeats', () => {
       ['s0', true, 1],
     ]);
     expect(last.totals.all.requests).toBe(3);
+  });
+});
+
+describe("a deleted transcript's Claude summary", () => {
+  /** Each session as [id, deleted, title], in the document's order. */
+  const titles = (d: SessionDocument) => d.sessions.map((s) => [s.id, s.deleted, s.title]);
+
+  it('no longer titles the session on disk it named, as a cold read titles it, built or patched', async () => {
+    // Found by the random histories (`CCTOP_PATCH_RUNS=200`): s1 holds a summary naming s0's last
+    // message; once s1 is deleted, a cold read of s0 finds no summary, and neither may the index.
+    const steps: Step[] = [
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'summary', file: 1, names: 0 },
+      { kind: 'delete', file: 1 },
+      { kind: 'nothing' },
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+    ];
+    const watch: Watch = { strategies: [], built: null };
+    const seen = new Set<Answerer>();
+    const last = await replay(steps, seen, watch);
+    // The deletion is built (a file that gave summaries is gone), kept as it stands, and s0's next
+    // response patched; the warm snapshot and document answered where fresh, as the index did.
+    expect(watch.strategies).toEqual(['built', 'patched', 'built', 'built', 'kept', 'patched']);
+    expect([...seen].sort()).toEqual(['built', 'document', 'document --list', 'kept', 'patched', 'snapshot']);
+    expect(titles(last)).toEqual([
+      ['s0', false, null],
+      ['s1', true, null],
+    ]);
+    expect(watch.built).toBe(JSON.stringify(last));
+  });
+
+  it('still titles the deleted session it named, patched as built', async () => {
+    // s1 summarises s2, then both are deleted: s2 keeps the title the index saw, as it keeps its spend.
+    const steps: Step[] = [
+      { kind: 'respond', file: 2, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'summary', file: 1, names: 2 },
+      { kind: 'delete', file: 1 },
+      { kind: 'nothing' },
+      { kind: 'delete', file: 2 },
+    ];
+    const watch: Watch = { strategies: [], built: null };
+    const last = await replay(steps, new Set(), watch);
+    // s2's deletion is patched: the patch reads the deleted s1's summary from the index.
+    expect(watch.strategies).toEqual(['built', 'patched', 'built', 'built', 'kept', 'patched']);
+    expect(titles(last)).toEqual([
+      ['s1', true, null],
+      ['s2', true, 'about u-0'],
+    ]);
+    expect(watch.built).toBe(JSON.stringify(last));
   });
 });

@@ -32,7 +32,7 @@ import type { Env, ProviderPlace, SourceFile } from '../providers/types.js';
 import { addProblem, type KeptProblem } from './build-problems.js';
 import type { Held } from './held.js';
 import { liveMembers, NO_WINDOWS, unrunLive, windowsMembers } from './live-text.js';
-import { documentHead, documentTail } from './render.js';
+import { ByteWriter, documentHead, documentTail } from './render.js';
 import { partsOf } from './session-record.js';
 import { keyOf, loadConfigReader, needsConfigReader } from './warm-doc-key.js';
 import {
@@ -267,37 +267,10 @@ const NO_SPEND = { hours: [], days: [] };
 const GENERATED_AT = 'generated-at';
 
 /** The body as it is written: ASCII text, kept bytes, and where the holes are (offset, tag pairs). */
-class BodyWriter {
-  private out: Buffer;
-  private at = 0;
+class BodyWriter extends ByteWriter {
   readonly holes: number[] = [];
 
-  constructor(sizeHint: number) {
-    this.out = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
-  }
-
-  private room(n: number): void {
-    if (this.at + n <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + n));
-    this.out.copy(grown, 0, 0, this.at);
-    this.out = grown;
-  }
-
-  text(s: string): void {
-    this.room(s.length);
-    this.at += this.out.write(s, this.at, 'latin1');
-  }
-
-  bytes(from: Buffer, start: number, end: number): void {
-    this.room(end - start);
-    this.at += from.copy(this.out, this.at, start, end);
-  }
-
   hole(kind: number, ref: number): void {
-    this.holes.push(this.at, ((kind << HOLE_KIND_SHIFT) | ref) >>> 0);
-  }
-
-  done(): Buffer {
-    return this.out.subarray(0, this.at);
+    this.holes.push(this.size, ((kind << HOLE_KIND_SHIFT) | ref) >>> 0);
   }
 }

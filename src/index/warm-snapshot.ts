@@ -16,7 +16,7 @@ import type { LocalTime } from '../model/time.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import type { Env } from '../providers/types.js';
 import { addProblem } from './build-problems.js';
-import { type Shown, shownOf } from './held.js';
+import { type ListedSession, type Shown, shownOf } from './held.js';
 import type { DocumentExtras } from './picture.js';
 import { documentBytes, windowsMembers, writeSession } from './render.js';
 import {
@@ -39,25 +39,6 @@ export interface WarmOptions {
   nowMs: number;
   /** Fills in the process fields, as the index's; left out, `running` stays null. */
   annotate?: Annotator | undefined;
-}
-
-/** A session as a `--list` row reads it (`ListFacts` in `views/cli/list.ts`), with its live fields. */
-export interface WarmListed {
-  provider: ProviderId;
-  id: string;
-  project: string | null;
-  title: string | null;
-  lastActiveAt: string | null;
-  startedAt: string | null;
-  model: string | null;
-  usd: number | null;
-  included: boolean;
-  tokens: number | null;
-  unpriced: boolean;
-  rateLimits: unknown;
-  context: { used: number | null; compactAt: number | null };
-  state: Shown['state'];
-  stateSource: Shown['stateSource'];
 }
 
 /** The sessions of a fresh snapshot, joined with the live fields at one moment. */
@@ -145,8 +126,9 @@ export class WarmSnapshot {
         writeSession(
           w,
           pack,
-          [start + at.facts, start + at.cost],
-          [start + at.cost, start + at.spend],
+          start + at.facts,
+          start + at.cost,
+          start + at.spend,
           shown[i]!,
           windows(windowed),
         );
@@ -157,9 +139,10 @@ export class WarmSnapshot {
 
   /**
    * Every session as a `cctop --list` row reads it, with the live fields joined when it was read: no
-   * record is decoded.
+   * record is decoded. A list is answered from here only while `cctop run` holds no agent
+   * (`views/cli/root-lists.ts`), and its quota reads no session as running, as the warm document's.
    */
-  listed(): WarmListed[] {
+  listed(): ListedSession[] {
     const rows = listedOf(this.listBytes.toString('utf8'), this.count);
     if (rows === null) throw new Error("the warm snapshot's --list facts do not read");
     return this.h.sessions.map((s, i) => {
@@ -181,14 +164,19 @@ export class WarmSnapshot {
         context: { used, compactAt },
         state: live.state,
         stateSource: live.stateSource,
+        running: null,
+        cctopRun: false,
       };
     });
   }
 
-  /** Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them. */
-  usage(): SessionUsage[] {
+  /**
+   * Every session's requests per hour, day and model, as `SessionIndex.usage()` gives them;
+   * `withTools` false: without their split by tool (`decodeCells`).
+   */
+  usage(withTools = true): SessionUsage[] {
     return this.h.sessions.map((s) => {
-      const cells = decodeUsage(this.part(s));
+      const cells = decodeUsage(this.part(s), withTools);
       if (cells === null)
         throw new Error(`the warm snapshot's usage of ${s.provider} ${s.id} does not decode`);
       return { provider: s.provider, id: s.id, project: s.project, cells };

@@ -109,6 +109,13 @@ describe('usage cells split by tool', () => {
     expect(shares.reduce((a, s) => a + s.usd, 0)).toBeCloseTo(usd, 9);
     expect(shares.reduce((a, s) => a + s.requests, 0)).toBe(cell!.requests);
     expect(decodeCells(encodeCells([cell!]))).toEqual([cell]);
+    // A report that does not split by tool reads the cell without its split, and nothing else less.
+    const { tools: _split, ...rest } = cell!;
+    expect(decodeCells(encodeCells([cell!]), false)).toEqual([rest]);
+    // A split that is not one is refused still, read or not.
+    const kept = JSON.parse(encodeCells([cell!])) as { c: unknown[][] };
+    kept.c[0]![12] = 7;
+    expect(decodeCells(JSON.stringify(kept), false)).toBeNull();
   });
 
   it('are left out where no request said, and read back as all (unknown)', () => {

@@ -94,8 +94,14 @@ const rowOfDoc = (s: SessionDoc): ListRow => ({
   cell: (c, short, nowMs) => c.cell({ s, rate: null, short }, nowMs),
 });
 
-/** A row from kept facts and the live fields joined now; its cells are the columns' own (`cells`). */
-export function rowOfFacts(f: ListFacts, live: Pick<SessionDoc, 'state' | 'stateSource'>): ListRow {
+/**
+ * A row from kept facts and the live fields joined now; its cells are the columns' own (`cells`).
+ * `cctopRun`: `cctop run` holds it (its label says so, as `rowOfDoc`'s).
+ */
+export function rowOfFacts(
+  f: ListFacts,
+  live: Pick<SessionDoc, 'state' | 'stateSource'> & { cctopRun?: boolean },
+): ListRow {
   return {
     provider: f.provider,
     id: f.id,
@@ -105,7 +111,7 @@ export function rowOfFacts(f: ListFacts, live: Pick<SessionDoc, 'state' | 'state
     usd: f.usd,
     included: f.included,
     unpriced: f.unpriced,
-    label: () => label(f),
+    label: () => (live.cctopRun === true ? '[cctop run] ' : '') + label(f),
     activeMs: () => msOf(f.lastActiveAt),
     cell: (c, short, nowMs) => factsCell(c.key, f, short, nowMs),
   };

@@ -5,11 +5,13 @@
  *
  * Not here: the live table (`../tui/`), or how a list is drawn (`list.ts`).
  */
+
+import type { ListedSession } from '../../index/held.js';
 import type { LiveSession } from '../../live/collisions-once.js';
 import type { SessionDoc, SessionDocument } from '../../model/document.js';
 import type { RunSnapshot } from '../../model/driven-run.js';
 import type { QuotaFigure } from '../../model/quota.js';
-import { paint } from './color.js';
+import { type Paint, paint } from './color.js';
 import { namesHosts } from './hosts-named.js';
 import type { Io } from './main.js';
 import type { CommonOptions } from './options.js';
@@ -68,19 +70,7 @@ export async function listCommand(
     listed.length > 0 &&
     (await import('../../runtime/pty-client.js')).ptyRuns(io.env).length === 0;
   if (warm !== null && warmServes) {
-    const { renderRows, rowOfFacts } = await import('./list.js');
-    const rows = listed.map((f) => rowOfFacts(f, f));
-    const nowMs = Date.now();
-    // Codex's quota is its newest rollout's rate limits, kept with each session's --list facts.
-    const quotaSessions = listed.map((f) => ({ ...f, running: null }));
-    const lines = renderRows(
-      rows,
-      o.plan,
-      columns,
-      colors,
-      nowMs,
-      await listQuota(o, io, quotaSessions, nowMs),
-    );
+    const lines = await listedLines(o, io, listed, columns, colors);
     if (o.filters.length === 0) {
       const { budgetLine } = await import('./money.js');
       const line = await budgetLine(io, () => warm.usage(), warm.time, colors);
@@ -90,15 +80,27 @@ export async function listCommand(
     return 0;
   }
   const s = await snapshot(o, io.env);
-  const local = await withRuns(s.document, runs);
-  const doc = remote ? await remote.merged(local) : local;
-  if (doc.sessions.length === 0) {
-    io.out(await nothingListed(s, o, io.env));
-    return 0;
+  let lines: string[];
+  if (remote === null && runs.length === 0) {
+    // Only this machine's sessions, none driven: the rows from each session's facts and live fields,
+    // as from the warm snapshot, with no session document made (no spend, usage or windows read).
+    const local = s.index.listed();
+    if (local.length === 0) {
+      io.out(await nothingListed(s, o, io.env));
+      return 0;
+    }
+    lines = await listedLines(o, io, local, columns, colors);
+  } else {
+    const local = await withRuns(s.document, runs);
+    const doc = remote ? await remote.merged(local) : local;
+    if (doc.sessions.length === 0) {
+      io.out(await nothingListed(s, o, io.env));
+      return 0;
+    }
+    const { renderList } = await import('./list.js');
+    const nowMs = Date.now();
+    lines = renderList(doc, columns, colors, nowMs, await listQuota(o, io, s.document.sessions, nowMs));
   }
-  const { renderList } = await import('./list.js');
-  const nowMs = Date.now();
-  const lines = renderList(doc, columns, colors, nowMs, await listQuota(o, io, s.document.sessions, nowMs));
   // Budgets count every session: a list some flag narrowed does not hold what they count.
   if (o.filters.length === 0 && !o.demo) {
     const { budgetLine } = await import('./money.js');
@@ -108,6 +110,28 @@ export async function listCommand(
   // The table as one answer, written at once.
   io.out(lines.join('\n'));
   return 0;
+}
+
+/** The table of sessions listed from their facts (`ListedSession`), with the quota in its headings. */
+async function listedLines(
+  o: CommonOptions,
+  io: Io,
+  listed: readonly ListedSession[],
+  columns: number,
+  colors: Paint,
+): Promise<string[]> {
+  const { renderRows, rowOfFacts } = await import('./list.js');
+  const nowMs = Date.now();
+  // Codex's quota is its newest rollout's rate limits, kept with each session's --list facts.
+  const quota = await listQuota(o, io, listed, nowMs);
+  return renderRows(
+    listed.map((f) => rowOfFacts(f, f)),
+    o.plan,
+    columns,
+    colors,
+    nowMs,
+    quota,
+  );
 }
 
 /**
@@ -153,12 +177,13 @@ export async function jsonCommand(
   running.length = 0;
   const s = await snapshot(o, io.env, false, running);
   const { collisionsFor } = await import('../../live/collisions-once.js');
-  const collisions = await collisionsFor(running, () => s.document.sessions, { nowMs: Date.now() });
+  // Titles from each session's facts (`listed`): no session document is made for them.
+  const collisions = await collisionsFor(running, () => s.index.listed(), { nowMs: Date.now() });
   if (remote || runs.length > 0) {
     const { asciiJson } = await import('../../index/ascii.js');
     const local = await withRuns(s.document, runs);
     io.out(asciiJson(JSON.stringify({ ...(remote ? await remote.merged(local) : local), collisions })));
-  } else if (io.write) io.write([...s.jsonChunks({ collisions }), '\n']);
+  } else if (io.write) io.write([s.json({ collisions }, '\n')]);
   else io.out(s.json({ collisions }));
   return 0;
 }

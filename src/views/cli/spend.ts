@@ -44,9 +44,10 @@ interface Loaded {
   toDay: number | null;
 }
 
-async function load(io: Io, o: CommonOptions, env: Io['env']): Promise<Loaded> {
+/** The cells of every session; `withTools`: with their split by tool (only `--by tool` reads it). */
+async function load(io: Io, o: CommonOptions, env: Io['env'], withTools = true): Promise<Loaded> {
   const nowMs = Date.now();
-  const u = await loadUsage({ ...o, env, nowMs });
+  const u = await loadUsage({ ...o, env, nowMs, withTools });
   if (u.notice) io.err(`cctop: ${u.notice}`);
   // `--since`/`--until` were parsed as the starts of local days: back to day numbers.
   const fromDay = o.sinceMs === null ? null : u.time.dayNumber(o.sinceMs);
@@ -113,7 +114,7 @@ export async function periodCommand(
     (b) =>
       readRemotePeriods(b, { report: command, unit: UNITS[command], timeZone, startOfWeek, by, breakdown }),
   );
-  const l = await load(io, o, env);
+  const l = await load(io, o, env, by === 'tool');
   let r: PeriodReport = periodReport(l.sessions, {
     unit: UNITS[command],
     startOfWeek,
