@@ -36,6 +36,11 @@ export interface OneShotAnswer {
   log: ProblemLog;
   scope: string | null;
   nowMs: number;
+  /**
+   * When the last full look at the transcripts behind this answer was (`look-memory.ts`): the warm
+   * files are marked as looked at then, so they are trusted no longer than the look they came from.
+   */
+  sweptAt: number;
   discovery: Discovery;
   /** Its digest (`kept.ts` `discoveryDigest`), as the pass worked it out: not worked out again here. */
   digest: string;
@@ -58,7 +63,7 @@ export interface OpenedWith {
  * only then: an answer not kept does not pay for them.
  */
 export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void> {
-  const { answer, log, scope, nowMs, looked, discovery, digest } = t;
+  const { answer, log, scope, nowMs, sweptAt, looked, discovery, digest } = t;
   const o = w.options;
   if (looked === null || scope === null || answer.problems === null || o.needFiles === true) return;
   if (answer.strategy === 'patched' && stillWritten(discovery, nowMs)) return;
@@ -74,6 +79,7 @@ export async function keepOneShot(t: OneShotAnswer, w: OpenedWith): Promise<void
     scope,
     digest,
     nowMs,
+    sweptAt,
     unchanged: answer.strategy === 'kept',
     looked,
     files: discovery.files,

@@ -21,7 +21,7 @@ import { LocalTime } from '../model/time.js';
 import type { DocumentTotals } from '../model/totals.js';
 import type { SessionUsage } from '../model/usage-cells.js';
 import { cacheDir } from '../paths.js';
-import { recordListings, recordLooks } from '../providers/fsutil.js';
+import { lookingWith, recordListings, recordLooks } from '../providers/fsutil.js';
 import type { ProviderPlace } from '../providers/types.js';
 import { type CatalogueInfo, loadCatalogue } from './catalogue.js';
 import { IndexConnection } from './connection.js';
@@ -30,6 +30,7 @@ import { type Found, findSession } from './find.js';
 import { heldOfHead, heldOfRecord, type ListedSession } from './held.js';
 import { keepOneShot, type OneShotAnswer } from './keep-one-shot.js';
 import { discoveryDigest } from './kept.js';
+import { LookMemory } from './look-memory.js';
 import type { IndexOptions, Refreshed } from './options.js';
 import { type DocumentExtras, Picture, type UsageFilter } from './picture.js';
 import { defaultThreads, prestartWorkers } from './pool.js';
@@ -55,6 +56,8 @@ export type { BuildProgress, IndexOptions, Refreshed } from './options.js';
 interface Trusted extends OneShotAnswer {
   declined: Refreshed['declined'];
   listed: Set<string>;
+  /** What discovery looked at, to remember for the next one-shot (`look-memory.ts`); null when not kept. */
+  looks: LookMemory | null;
 }
 
 /** What the last refresh (or peek) found, besides its sessions (in the picture). */
@@ -120,13 +123,16 @@ export class SessionIndex {
     this.discovery = discovery;
     this.answer = { indexed: answer.indexed, strategy: answer.strategy, stats: answer.stats, log, scope };
     const changes = this.picture.take(answer.held, nowMs);
-    const keep = () =>
-      keepOneShot(t, {
+    const keep = () => {
+      // Written with the warm answers, after the answer is out: the next run's to read, not this one's.
+      t.looks?.save();
+      return keepOneShot(t, {
         options: this.o,
         places: this.places,
         catalogue: this.catalogue.digest,
         time: this.time,
       });
+    };
     if (this.o.keepLater === undefined) await keep();
     else this.o.keepLater(keep);
     return { strategy: answer.strategy, changes, stats: answer.stats, declined, listed };
@@ -182,7 +188,9 @@ export class SessionIndex {
     const listed = new Set<string>();
     // A one-shot notes what it looked at, for the warm snapshot's next freshness check.
     const looked = this.o.oneRefresh === true && store !== null ? new Map<string, number>() : null;
-    const discover = () => recordListings(listed, () => discoverAll(this.o.env, this.places, log));
+    const memory = this.lookMemory(nowMs);
+    const walk = () => recordListings(listed, () => discoverAll(this.o.env, this.places, log));
+    const discover = memory === null ? walk : () => lookingWith(memory, walk);
     const discovery = looked === null ? discover() : recordLooks(looked, discover);
     const scope =
       store === null
@@ -201,7 +209,30 @@ export class SessionIndex {
     }
     if (answer?.kind !== 'answered') throw new Error('no strategy answered');
     this.conn.savePrices();
-    return { answer, log, scope, nowMs, declined, listed, discovery, digest: p.digest, looked };
+    return {
+      answer,
+      log,
+      scope,
+      nowMs,
+      sweptAt: memory?.sweptAt ?? nowMs,
+      declined,
+      listed,
+      discovery,
+      digest: p.digest,
+      looked,
+      looks: memory,
+    };
+  }
+
+  /**
+   * The look memory a one-shot through the index discovers with (`look-memory.ts`): it lists only
+   * the directories that moved and stats only the transcripts that may be growing, within a minute of
+   * the last full look. None without the index (`--no-cache`) or for a long-running view, which look
+   * in full each time; a full look for `doctor` and the reports that read every file (`needFiles`).
+   */
+  private lookMemory(nowMs: number): LookMemory | null {
+    if (this.o.oneRefresh !== true || this.conn.store === null) return null;
+    return LookMemory.open(cacheDir(this.o.env), nowMs, this.o.needFiles === true);
   }
 
   /** In order of preference; a process that built once keeps building from what it holds. */

@@ -66,6 +66,8 @@ export interface DocAnswer {
   scope: string;
   digest: string;
   nowMs: number;
+  /** When the last full look behind it was: the file's time, which the reader trusts for `SWEEP_EVERY_MS`. */
+  sweptAt: number;
   unchanged: boolean;
   looked: ReadonlyMap<string, number>;
   files: readonly SourceFile[];
@@ -120,13 +122,13 @@ export function keepWarmDoc(a: DocAnswer): void {
     const keyDigest = new Digest().text(JSON.stringify([key, a.time.hourStart(a.nowMs), DOC_FORMAT])).hex();
     const path = docPath(a.env);
     if (a.unchanged && prefixOf(path) === idsOf(a.digest, a.scope, keyDigest)) {
-      utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
+      utimesSync(path, a.sweptAt / 1000, a.sweptAt / 1000);
       return;
     }
     const bytes = docBytes(a, key, keyDigest);
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, bytes);
-    utimesSync(tmp, a.nowMs / 1000, a.nowMs / 1000);
+    utimesSync(tmp, a.sweptAt / 1000, a.sweptAt / 1000);
     renameSync(tmp, path);
   } catch {
     // A full disk or a read-only cache: a warm answer then comes through the snapshot, as before.

@@ -75,6 +75,8 @@ export interface WarmAnswer {
   /** The discovery digest: a snapshot with the same one holds the same sessions. */
   digest: string;
   nowMs: number;
+  /** When the last full look behind it was: the file's time, which the readers trust for `SWEEP_EVERY_MS`. */
+  sweptAt: number;
   /** Whether the answer came from the kept build unchanged (then a snapshot of the same digest is it). */
   unchanged: boolean;
   looked: ReadonlyMap<string, number>;
@@ -96,7 +98,7 @@ export function keepWarm(a: WarmAnswer): void {
   const path = warmPath(a.env, a.scope);
   try {
     if (a.unchanged && digestOf(path) === a.digest) {
-      utimesSync(path, a.nowMs / 1000, a.nowMs / 1000);
+      utimesSync(path, a.sweptAt / 1000, a.sweptAt / 1000);
       return;
     }
     const sessions: WarmSession[] = [];
@@ -164,7 +166,7 @@ export function keepWarm(a: WarmAnswer): void {
     prefix.writeUInt32LE(seenBytes.length, SEEN_LENGTH_AT);
     const tmp = `${path}.${process.pid}.tmp`;
     writeParts(tmp, [prefix, ...body]);
-    utimesSync(tmp, a.nowMs / 1000, a.nowMs / 1000);
+    utimesSync(tmp, a.sweptAt / 1000, a.sweptAt / 1000);
     renameSync(tmp, path);
     forgetOthers(cacheDir(a.env));
   } catch {

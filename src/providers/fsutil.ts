@@ -14,7 +14,6 @@
 import {
   closeSync,
   constants,
-  type Dirent,
   fstatSync,
   lstatSync,
   openSync,
@@ -79,12 +78,91 @@ export function recordLooks<T>(into: Map<string, number>, discover: () => T): T 
   }
 }
 
+/**
+ * An entry of a directory listing, as discovery asks of one: a `Dirent` from a listing made now, or
+ * one the look memory kept (`Looks`).
+ */
+export interface DirEntry {
+  readonly name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+/** What a directory is checked by before its remembered listing is used: its times and its inode. */
+export interface DirStamp {
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** What discovery reads of a transcript's `lstat` (`SourceFile`'s size, time and inode). */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * A memory of an earlier look (`../index/look-memory.ts`): a directory's listing when its stamp is as
+ * it was then, a file's stamp when it may be taken without a look; and told of every look made now.
+ * It decides what may be trusted; this module only asks it, and tells it only what a full look sees
+ * with no problem (a failed listing or stat, or a link, is never told, so never remembered).
+ */
+export interface Looks {
+  /** What `dir` held when it was listed with this stamp, or null: list it now. */
+  listing(dir: string, stamp: DirStamp): DirEntry[] | null;
+  /** `dir` was listed now, its stamp taken just before. */
+  listed(dir: string, stamp: DirStamp, entries: readonly DirEntry[]): void;
+  /** The file's stamp without a look, or null: stat it now. */
+  stamp(path: string): FileStamp | null;
+  /** The file (not a link) was stat'ed now. */
+  stated(path: string, stamp: FileStamp): void;
+}
+
+/** The look memory `list` and `sourceFile` ask, while a caller looks with one (see `lookingWith`). */
+let looks: Looks | null = null;
+
+/** Run `discover` with `memory` asked before each listing and stat, and told of each one made. */
+export function lookingWith<T>(memory: Looks, discover: () => T): T {
+  const outer = looks;
+  looks = memory;
+  try {
+    return discover();
+  } finally {
+    looks = outer;
+  }
+}
+
+/** A directory's stamp, or null when it cannot be had (as `dirTime`'s -1: missing, not a directory, unreadable). */
+function dirStamp(dir: string): DirStamp | null {
+  try {
+    const st = statSync(dir, { throwIfNoEntry: false });
+    return st?.isDirectory() ? { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino } : null;
+  } catch {
+    // Unreadable: listed now, so the listing says why (as a full look does).
+    return null;
+  }
+}
+
 /** Entries of `dir`, or null (with a problem logged unless it simply does not exist). */
-export function list(dir: string, problems: ProblemLog): Dirent[] | null {
-  if (looked !== null && !looked.has(dir)) looked.set(dir, dirTime(dir));
+export function list(dir: string, problems: ProblemLog): DirEntry[] | null {
+  const memory = looks;
+  let stamp: DirStamp | null = null;
+  if (memory !== null) {
+    // One stat for both: the time the warm answers check, and what the memory checks.
+    stamp = dirStamp(dir);
+    if (looked !== null && !looked.has(dir)) looked.set(dir, stamp?.mtimeMs ?? -1);
+    const kept = stamp === null ? null : memory.listing(dir, stamp);
+    if (kept !== null) {
+      listed?.add(dir);
+      return kept;
+    }
+  } else if (looked !== null && !looked.has(dir)) looked.set(dir, dirTime(dir));
   try {
     const entries = readdirSync(dir, { withFileTypes: true });
     listed?.add(dir);
+    if (memory !== null && stamp !== null) memory.listed(dir, stamp, entries);
     return entries;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -133,8 +211,17 @@ export function sourceFile(
   file: Omit<SourceFile, 'size' | 'mtimeMs' | 'ino'>,
   problems: ProblemLog,
 ): SourceFile | null {
+  const memory = looks;
+  const kept = memory?.stamp(file.path) ?? null;
+  if (kept !== null) return sourceOf(file, kept);
   // `lstat` first: for a plain file it is the same answer as `stat`, for a link it says so.
   let st = statOf(file.path, problems, lstatSync);
+  if (st !== null && !st.isSymbolicLink()) {
+    const found = sourceOf(file, st);
+    // The source is the stamp: its size, time and inode are the `lstat`'s.
+    memory?.stated(file.path, found);
+    return found;
+  }
   if (st?.isSymbolicLink()) {
     let outside: string | null;
     try {
@@ -154,7 +241,10 @@ export function sourceFile(
     }
     st = statOf(file.path, problems);
   }
-  if (!st) return null;
+  return st === null ? null : sourceOf(file, st);
+}
+
+function sourceOf(file: Omit<SourceFile, 'size' | 'mtimeMs' | 'ino'>, st: FileStamp): SourceFile {
   // Spelled out rather than spread: discovery makes one of these per transcript, thousands a run.
   return {
     provider: file.provider,
@@ -205,7 +295,7 @@ export function groupedSessionFiles(
 export const child = (dir: string, name: string): string => `${dir}${sep}${name}`;
 
 /** Whether a directory entry is a directory, following a symbolic link once. */
-export function isDir(parent: string, e: Dirent): boolean {
+export function isDir(parent: string, e: DirEntry): boolean {
   if (e.isDirectory()) return true;
   if (!e.isSymbolicLink()) return false;
   try {
@@ -215,7 +305,7 @@ export function isDir(parent: string, e: Dirent): boolean {
   }
 }
 
-export function isFile(parent: string, e: Dirent): boolean {
+export function isFile(parent: string, e: DirEntry): boolean {
   if (e.isFile()) return true;
   if (!e.isSymbolicLink()) return false;
   try {
