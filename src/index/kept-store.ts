@@ -17,16 +17,14 @@
  * Not here: opening, healing and the transcripts' rows (`store.ts`).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { ProviderId } from '../model/facts.js';
 import {
-  type KeptFile,
   type KeptFileChange,
   type KeptInputs,
   type KeptScope,
   MAX_KEPT_SCOPES,
-  TITLES_UNKNOWN,
   withChanges,
 } from './kept.js';
+import { bytesOf, fileOf, fileRow, isFileRow, words } from './kept-rows.js';
 import {
   decodeHeads,
   encodeRecord,
@@ -362,56 +360,4 @@ export class KeptTables {
       return null;
     }
   }
-}
-
-/**
- * A kept file as stored: a short array rather than an object per file (4,000 of them per scope).
- * The last field is the digest of its summaries, or 0 for none (1, from before the digest: some).
- */
-type FileRow = [string, ProviderId, string, number, number, number, 0 | 1, 0 | 1, number, string | 0 | 1];
-
-const FILE_FIELDS = 10;
-
-const isFileRow = (r: unknown): r is FileRow => Array.isArray(r) && r.length === FILE_FIELDS;
-
-const fileRow = (f: KeptFile): FileRow => [
-  f.path,
-  f.provider,
-  f.session,
-  f.size,
-  f.mtimeMs,
-  f.ino,
-  f.deleted ? 1 : 0,
-  f.grouped ? 1 : 0,
-  f.records,
-  f.titles ?? 0,
-];
-
-const fileOf = (r: FileRow): KeptFile => ({
-  path: r[0],
-  provider: r[1],
-  session: r[2],
-  size: r[3],
-  mtimeMs: r[4],
-  ino: r[5],
-  deleted: r[6] === 1,
-  grouped: r[7] === 1,
-  records: r[8],
-  titles: titlesOfRow(r[9]),
-});
-
-/** A stored summaries field as a digest: anything but a digest or 0 reads as summaries unknown. */
-function titlesOfRow(v: unknown): string | null {
-  if (typeof v === 'string') return v;
-  return v === 0 ? null : TITLES_UNKNOWN;
-}
-
-const bytesOf = (a: Uint32Array | Uint8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-
-/** A blob of 32-bit numbers, copied so it is aligned whatever SQLite handed back. */
-function words(blob: Buffer): Uint32Array {
-  const n = Math.floor(blob.byteLength / 4);
-  const out = new Uint32Array(n);
-  new Uint8Array(out.buffer).set(blob.subarray(0, n * 4));
-  return out;
 }

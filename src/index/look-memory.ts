@@ -24,8 +24,10 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
+import { cacheDir } from '../paths.js';
 import type { DirEntry, DirStamp, FileStamp, Looks } from '../providers/fsutil.js';
 import { readWholeBytes } from '../providers/fsutil.js';
+import type { IndexOptions } from './options.js';
 import { GROWING_MS, SWEEP_EVERY_MS } from './warm-doc-layout.js';
 
 /** Its name in cctop's cache directory: one per cache, whatever the options. */
@@ -338,4 +340,15 @@ function removeQuietly(path: string): void {
   } catch {
     // The write already failed; a leftover scratch file is replaced by the next write from this pid.
   }
+}
+
+/**
+ * The look memory a one-shot through the index discovers with: it lists only the directories that
+ * moved and stats only the transcripts that may be growing, within a minute of the last full look.
+ * None without the index (`--no-cache`) or for a long-running view, which look in full each time; a
+ * full look for `doctor` and the reports that read every file (`needFiles`).
+ */
+export function lookMemoryOf(o: IndexOptions, indexed: boolean, nowMs: number): LookMemory | null {
+  if (o.oneRefresh !== true || !indexed) return null;
+  return LookMemory.open(cacheDir(o.env), nowMs, o.needFiles === true);
 }

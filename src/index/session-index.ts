@@ -30,7 +30,7 @@ import { type Found, findSession } from './find.js';
 import { heldOfHead, heldOfRecord, type ListedSession } from './held.js';
 import { keepOneShot, type OneShotAnswer } from './keep-one-shot.js';
 import { discoveryDigest } from './kept.js';
-import { LookMemory } from './look-memory.js';
+import { type LookMemory, lookMemoryOf } from './look-memory.js';
 import type { IndexOptions, Refreshed } from './options.js';
 import { type DocumentExtras, Picture, type UsageFilter } from './picture.js';
 import { defaultThreads, prestartWorkers } from './pool.js';
@@ -188,7 +188,7 @@ export class SessionIndex {
     const listed = new Set<string>();
     // A one-shot notes what it looked at, for the warm snapshot's next freshness check.
     const looked = this.o.oneRefresh === true && store !== null ? new Map<string, number>() : null;
-    const memory = this.lookMemory(nowMs);
+    const memory = lookMemoryOf(this.o, store !== null, nowMs);
     const walk = () => recordListings(listed, () => discoverAll(this.o.env, this.places, log));
     const discover = memory === null ? walk : () => lookingWith(memory, walk);
     const discovery = looked === null ? discover() : recordLooks(looked, discover);
@@ -222,17 +222,6 @@ export class SessionIndex {
       looked,
       looks: memory,
     };
-  }
-
-  /**
-   * The look memory a one-shot through the index discovers with (`look-memory.ts`): it lists only
-   * the directories that moved and stats only the transcripts that may be growing, within a minute of
-   * the last full look. None without the index (`--no-cache`) or for a long-running view, which look
-   * in full each time; a full look for `doctor` and the reports that read every file (`needFiles`).
-   */
-  private lookMemory(nowMs: number): LookMemory | null {
-    if (this.o.oneRefresh !== true || this.conn.store === null) return null;
-    return LookMemory.open(cacheDir(this.o.env), nowMs, this.o.needFiles === true);
   }
 
   /** In order of preference; a process that built once keeps building from what it holds. */

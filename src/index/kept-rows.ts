@@ -1,0 +1,72 @@
+/**
+ * How the kept tables (`kept-store.ts`) store a kept file and the blobs of numbers beside it as
+ * SQLite values: a file as a short JSON array, key and mask lists as raw little-endian words.
+ *
+ * Not here: the tables, their transactions or what is kept (`kept-store.ts`, `kept.ts`).
+ */
+import type { ProviderId } from '../model/facts.js';
+import { type KeptFile, TITLES_UNKNOWN } from './kept.js';
+
+/**
+ * A kept file as stored: a short array rather than an object per file (4,000 of them per scope).
+ * The last field is the digest of its summaries, or 0 for none (1, from before the digest: some).
+ */
+export type FileRow = [
+  string,
+  ProviderId,
+  string,
+  number,
+  number,
+  number,
+  0 | 1,
+  0 | 1,
+  number,
+  string | 0 | 1,
+];
+
+const FILE_FIELDS = 10;
+
+export const isFileRow = (r: unknown): r is FileRow => Array.isArray(r) && r.length === FILE_FIELDS;
+
+export const fileRow = (f: KeptFile): FileRow => [
+  f.path,
+  f.provider,
+  f.session,
+  f.size,
+  f.mtimeMs,
+  f.ino,
+  f.deleted ? 1 : 0,
+  f.grouped ? 1 : 0,
+  f.records,
+  f.titles ?? 0,
+];
+
+export const fileOf = (r: FileRow): KeptFile => ({
+  path: r[0],
+  provider: r[1],
+  session: r[2],
+  size: r[3],
+  mtimeMs: r[4],
+  ino: r[5],
+  deleted: r[6] === 1,
+  grouped: r[7] === 1,
+  records: r[8],
+  titles: titlesOfRow(r[9]),
+});
+
+/** A stored summaries field as a digest: anything but a digest or 0 reads as summaries unknown. */
+function titlesOfRow(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  return v === 0 ? null : TITLES_UNKNOWN;
+}
+
+export const bytesOf = (a: Uint32Array | Uint8Array): Buffer =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+/** A blob of 32-bit numbers, copied so it is aligned whatever SQLite handed back. */
+export function words(blob: Buffer): Uint32Array {
+  const n = Math.floor(blob.byteLength / 4);
+  const out = new Uint32Array(n);
+  new Uint8Array(out.buffer).set(blob.subarray(0, n * 4));
+  return out;
+}
