@@ -128,6 +128,24 @@ function toolNames(l: ClaudeLine): readonly string[] {
   return names;
 }
 
+/**
+ * Give the two lists of the facts that every response and prompt adds to the kind of elements they
+ * will hold: a new file's facts start them empty, which V8 takes for lists of small integers, and the
+ * first uuid (a large number) or model name then throws away the optimised `line` or `request` of a
+ * one-shot run that reads many files. An element added and removed leaves a list as it was, but
+ * of the kind it will end up.
+ */
+function settleKinds(facts: FileFacts): void {
+  if (facts.tailUuids.length === 0) {
+    facts.tailUuids.push(0.5);
+    facts.tailUuids.pop();
+  }
+  if (facts.models.length === 0) {
+    facts.models.push('');
+    facts.models.pop();
+  }
+}
+
 export class ClaudeParser {
   private pending: PendingCalls<number>;
   private done: number[];
@@ -153,6 +171,7 @@ export class ClaudeParser {
     private readonly ledger: LedgerBuilder,
     private readonly subagent = false,
   ) {
+    settleKinds(facts);
     this.pending = new PendingCalls(carry.pending);
     this.done = [...carry.done];
     this.doneSet = new Set(carry.done);
