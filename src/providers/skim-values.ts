@@ -69,29 +69,13 @@ function numberEnd(b: Uint8Array, i: number, e: number): number {
   return i;
 }
 
-/**
- * Bytes of a string past which `stringAt` looks for a backslash with a native search rather than
- * byte by byte here: a prompt or a title runs to kilobytes, and the loop below runs unoptimised in a
- * one-shot run for longer than one call to `indexOf` costs.
- */
-const NATIVE_SCAN_BYTES = 256;
-
 /** A string value, or null when the value is not a string. */
 export function stringAt(b: Buffer, s: number, e: number): string | null {
   if (b[s] !== QUOTE) return null;
-  let escaped = false;
-  if (e - s > NATIVE_SCAN_BYTES) {
-    // Searched within the value's own bytes: the buffer past it may run on for a megabyte.
-    escaped = b.subarray(s + 1, e - 1).indexOf(BACKSLASH) !== -1;
-  } else {
-    for (let i = s + 1; i < e - 1; i++) {
-      if (b[i] === BACKSLASH) {
-        escaped = true;
-        break;
-      }
-    }
+  for (let i = s + 1; i < e - 1; i++) {
+    if (b[i] === BACKSLASH) return JSON.parse(b.toString('utf8', s, e)) as string;
   }
-  return escaped ? (JSON.parse(b.toString('utf8', s, e)) as string) : b.toString('utf8', s + 1, e - 1);
+  return b.toString('utf8', s + 1, e - 1);
 }
 
 /** The first `maxChars` characters of a string value without decoding all of a huge one. */

@@ -76,8 +76,8 @@ describe('reading small values off the bytes', () => {
 
 describe('strings as JSON.parse reads them, however long and wherever their escapes fall', () => {
   // Around where the walk stops looking byte by byte and searches natively (past 24 bytes, and again
-  // after each escaped quote) and where the value reader does (past 256 bytes): every length from 0
-  // to 300, with an escaped quote, a run of backslashes or a non-ASCII character at each place.
+  // after each escaped quote): every length from 0 to 300, with an escaped quote, a run of
+  // backslashes or a non-ASCII character at each place.
   const pieces = ['\\"', '\\\\', '\\\\\\"', 'é', '\\n'];
   const bodies: string[] = [];
   for (let len = 0; len <= 300; len += 7) {
