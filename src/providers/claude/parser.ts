@@ -109,7 +109,7 @@ export function promptTitle(s: string): string | null {
 
 /**
  * The tools of a response that called none. Made from a one-element array of strings so that it has
- * the same elements kind as the lists `toolNames` maps (an empty literal starts as an array of small
+ * the same elements kind as the lists `toolNames` builds (an empty literal starts as an array of small
  * integers): the ledger's `write` and `request` below then see one kind of array, not two, and V8's
  * optimised code for them is not thrown away the first time the other kind turns up.
  */
