@@ -5,6 +5,12 @@
 // builds alternating run after run, each run a fresh process.
 //
 //   node bench/parse-cpu.mjs --history DIR [--base OTHER/dist] [--head THIS/dist] [--runs 5] [--passes 3]
+//   node bench/parse-cpu.mjs --history DIR --mib 10 [--base OTHER/dist] [--runs 10]
+//
+// `--mib N` reads only Claude transcripts, the first ones in path order until N MiB, once per fresh
+// process (`--passes` defaults to 1): what a one-shot run that finds ten transcripts grown by a
+// megabyte each pays, parsing them mostly in V8's interpreter and baseline tiers before the
+// optimising compiler catches up.
 //
 // Each run reads the history `--passes` times: the first pass is what a cold build pays (the code is
 // still being compiled while it runs), the later ones what the same code costs once compiled. CPU
@@ -39,18 +45,30 @@ if (args.child) {
       return [];
     }
   };
-  const files = [
-    ...under(join(home, '.claude', 'projects')).map((path) => ({
-      provider: 'claude',
-      path,
-      parse: claude.parse,
-    })),
+  const claudeFiles = under(join(home, '.claude', 'projects')).map((path) => ({
+    provider: 'claude',
+    path,
+    parse: claude.parse,
+  }));
+  let files = [
+    ...claudeFiles,
     ...under(join(home, '.codex', 'sessions')).map((path) => ({
       provider: 'codex',
       path,
       parse: codex.parse,
     })),
   ];
+  if (args.mib !== undefined) {
+    // The first Claude transcripts in path order, up to the bytes asked for.
+    const budget = Number(args.mib) * 2 ** 20;
+    let bytes = 0;
+    files = [];
+    for (const f of claudeFiles.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      if (bytes >= budget) break;
+      bytes += statSync(f.path).size;
+      files.push(f);
+    }
+  }
   const out = [];
   for (let pass = 0; pass < Number(args.passes ?? 3); pass++) {
     const t0 = process.cpuUsage();
@@ -81,7 +99,7 @@ if (!history) throw new Error('--history DIR (a history from bench/gen-history.m
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const builds = { head: args.head ?? join(root, 'dist'), ...(args.base ? { base: args.base } : {}) };
 const runs = Number(args.runs ?? 5);
-const passes = Number(args.passes ?? 3);
+const passes = Number(args.passes ?? (args.mib !== undefined ? 1 : 3));
 const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 console.log(
   `load before: ${loadavg()
@@ -98,6 +116,7 @@ for (let r = 0; r < runs; r++) {
       history,
       '--passes',
       String(passes),
+      ...(args.mib !== undefined ? ['--mib', args.mib] : []),
     ];
     const child = spawnSync(process.execPath, argv, { encoding: 'utf8' });
     if (child.status !== 0) throw new Error(`${name} exited ${child.status}: ${child.stderr.slice(-500)}`);

@@ -189,15 +189,25 @@ export function stringIs(b: Buffer, s: number, e: number, word: Uint8Array): boo
   return stringAt(b, s, e) === Buffer.from(word).toString('utf8');
 }
 
-const two = (b: Uint8Array, i: number): number => (b[i]! - 0x30) * 10 + (b[i + 1]! - 0x30);
+/** The two digits at `b[i]`, `b[i+1]` as a number; -1 when either is not a digit. */
+function two(b: Uint8Array, i: number): number {
+  const hi = b[i]! - 0x30;
+  const lo = b[i + 1]! - 0x30;
+  return hi >= 0 && hi <= 9 && lo >= 0 && lo <= 9 ? hi * 10 + lo : -1;
+}
 
 /**
  * Milliseconds of an ISO timestamp value, as `Date.parse` reads it: the canonical
  * `"YYYY-MM-DDTHH:MM:SS(.mmm)Z"` is read off the bytes; anything else is decoded and parsed.
+ *
+ * Every line of a transcript has one, so this runs as often as anything in the skim, in a one-shot
+ * run mostly before V8 has optimised it: it is kept small and in small-integer arithmetic (no
+ * iterator over a table of offsets, no division whose result the optimiser must check), so it costs
+ * little in the interpreter and compiles small.
  */
 export function isoMsAt(b: Buffer, s: number, e: number, slow: (v: unknown) => number | null): number | null {
   const len = e - s;
-  const canonical =
+  if (
     b[s] === QUOTE &&
     (len === 22 || (len === 26 && b[s + 20] === 0x2e)) &&
     b[s + 5] === 0x2d &&
@@ -205,35 +215,44 @@ export function isoMsAt(b: Buffer, s: number, e: number, slow: (v: unknown) => n
     b[s + 11] === 0x54 &&
     b[s + 14] === COLON &&
     b[s + 17] === COLON &&
-    b[e - 2] === 0x5a;
-  if (canonical) {
-    let digits = true;
-    for (const at of DIGIT_OFFSETS) {
-      if (at >= len - 2) break;
-      const c = b[s + at]!;
-      if (c < 0x30 || c > 0x39) digits = false;
-    }
-    const year = two(b, s + 1) * 100 + two(b, s + 3);
+    b[e - 2] === 0x5a
+  ) {
+    const century = two(b, s + 1);
+    const yy = two(b, s + 3);
     const month = two(b, s + 6);
     const day = two(b, s + 9);
     const hour = two(b, s + 12);
     const minute = two(b, s + 15);
     const second = two(b, s + 18);
-    const ms = len === 26 ? two(b, s + 21) * 10 + (b[s + 23]! - 0x30) : 0;
-    // Date.UTC reads years below 100 as 19xx; leave those (and anything odd) to Date.parse.
+    let ms = 0;
+    if (len === 26) {
+      const tens = two(b, s + 21);
+      const unit = b[s + 23]! - 0x30;
+      ms = tens >= 0 && unit >= 0 && unit <= 9 ? tens * 10 + unit : -1;
+    }
+    // Date.UTC reads years below 100 as 19xx; leave those (and anything odd) to Date.parse. A -1 is
+    // a field that was not two digits.
     if (
-      digits &&
-      year >= 100 &&
+      century >= 1 &&
+      yy >= 0 &&
       month >= 1 &&
       month <= 12 &&
       day >= 1 &&
       day <= 31 &&
+      hour >= 0 &&
       hour <= 23 &&
+      minute >= 0 &&
       minute <= 59 &&
-      second <= 59
+      second >= 0 &&
+      second <= 59 &&
+      ms >= 0
     ) {
       return (
-        daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms
+        daysFromCivil(century * 100 + yy, month, day) * 86_400_000 +
+        hour * 3_600_000 +
+        minute * 60_000 +
+        second * 1000 +
+        ms
       );
     }
   }
@@ -241,20 +260,19 @@ export function isoMsAt(b: Buffer, s: number, e: number, slow: (v: unknown) => n
 }
 
 /**
- * Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). A day past the
- * month's end rolls over into the next month, as `Date.UTC` and `Date.parse` do.
+ * Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm), for years 100 to
+ * 9999 (all `isoMsAt` reads), where every quotient is of non-negative integers and `(x / n) | 0` is
+ * the floor. A day past the month's end rolls over into the next month, as `Date.UTC` and
+ * `Date.parse` do.
  */
 function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
+  const era = (y / 400) | 0;
   const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  const doy = (((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) | 0) + day - 1;
+  const doe = yoe * 365 + ((yoe / 4) | 0) - ((yoe / 100) | 0) + doy;
   return era * 146_097 + doe - 719_468;
 }
-
-/** Offsets of the digits in `"YYYY-MM-DDTHH:MM:SS.mmmZ"`, counted from the opening quote. */
-const DIGIT_OFFSETS = [1, 2, 3, 4, 6, 7, 9, 10, 12, 13, 15, 16, 18, 19, 21, 22, 23];
 
 /** `true` only for the literal `true`, as the parsed-JSON readers treat it. */
 export const isTrue = (b: Uint8Array, s: number, e: number): boolean =>

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { isoMs } from '../model/json.js';
-import { isoMsAt, Keys, lineObject, MemberLog, numberAt, numbersWellFormed, SkimError } from './skim.js';
+import {
+  isoMsAt,
+  Keys,
+  lineObject,
+  MemberLog,
+  numberAt,
+  numbersWellFormed,
+  SkimError,
+  stringAt,
+} from './skim.js';
 
 describe('reading small values off the bytes', () => {
   it('timestamps read off the bytes equal Date.parse, odd ones included', () => {
@@ -17,6 +26,12 @@ describe('reading small values off the bytes', () => {
       '2025-01-01T00:00:60.000Z',
       '2025-01-01T00:00:00.1234Z',
       '2025-01-01T00:00:00+02:00',
+      '0100-03-01T00:00:00.000Z',
+      '0099-12-31T23:59:59.999Z',
+      '2x25-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.1x3Z',
+      '2025-01-01T0:00:00.000Z',
+      '9999-12-31T23:59:59.999Z',
       '[trimmed for fixture]',
       'not a date',
     ];
@@ -55,6 +70,42 @@ describe('reading small values off the bytes', () => {
         parses = false;
       }
       expect(numbersWellFormed(b, 0, b.length), v).toBe(parses);
+    }
+  });
+});
+
+describe('strings as JSON.parse reads them, however long and wherever their escapes fall', () => {
+  // Around where the walk stops looking byte by byte and searches natively (past 24 bytes, and again
+  // after each escaped quote): every length from 0 to 300, with an escaped quote, a run of
+  // backslashes or a non-ASCII character at each place.
+  const pieces = ['\\"', '\\\\', '\\\\\\"', 'é', '\\n'];
+  const bodies: string[] = [];
+  for (let len = 0; len <= 300; len += 7) {
+    const plain = 'x'.repeat(len);
+    bodies.push(plain);
+    for (const piece of pieces)
+      for (const at of [0, len >> 1, len]) bodies.push(plain.slice(0, at) + piece + plain.slice(at));
+  }
+  const keys = new Keys(['a', 'b']);
+  const out = new Int32Array(4);
+
+  it('finds where each string ends and decodes it, in a buffer that holds more lines after it', () => {
+    for (const body of bodies) {
+      const line = `{"a":"${body}","b":1}`;
+      // What follows the line in the read buffer: quotes and backslashes a search must not run into.
+      const b = Buffer.from(`${line}\n{"a":"\\"}"\\`);
+      const end = Buffer.byteLength(line);
+      lineObject(b, 0, end, keys, out);
+      expect(stringAt(b, out[0]!, out[1]!), body).toBe((JSON.parse(line) as { a: string }).a);
+      expect(b.toString('utf8', out[2]!, out[3]!)).toBe('1');
+    }
+  });
+
+  it('refuses a line cut inside a string, whatever the buffer holds after the cut', () => {
+    for (const body of bodies) {
+      const line = `{"a":"${body}`;
+      const b = Buffer.from(`${line}","b":1}\n`);
+      expect(() => lineObject(b, 0, Buffer.byteLength(line), keys, out), body).toThrow(SkimError);
     }
   });
 });

@@ -107,11 +107,44 @@ export function promptTitle(s: string): string | null {
   return t.length > 0 ? t : null;
 }
 
-const NO_TOOLS: readonly string[] = [];
+/**
+ * The tools of a response that called none. Made from a one-element array of strings so that it has
+ * the same elements kind as the lists `toolNames` builds (an empty literal starts as an array of small
+ * integers): the ledger's `write` and `request` below then see one kind of array, not two, and V8's
+ * optimised code for them is not thrown away the first time the other kind turns up.
+ */
+const NO_TOOLS: readonly string[] = (() => {
+  const none = [''];
+  none.pop();
+  return none;
+})();
 
 /** The tools a response's line called (its `tool_use` blocks), without an array for the many that call none. */
-const toolNames = (l: ClaudeLine): readonly string[] =>
-  l.toolUses.length === 0 ? NO_TOOLS : l.toolUses.map((t) => t.name);
+function toolNames(l: ClaudeLine): readonly string[] {
+  if (l.toolUses.length === 0) return NO_TOOLS;
+  // Pushed, not `map`ped: `map` makes a holey array, another kind again (see `NO_TOOLS`).
+  const names: string[] = [];
+  for (const t of l.toolUses) names.push(t.name);
+  return names;
+}
+
+/**
+ * Give the two lists of the facts that every response and prompt adds to the kind of elements they
+ * will hold: a new file's facts start them empty, which V8 takes for lists of small integers, and the
+ * first uuid (a large number) or model name then throws away the optimised `line` or `request` of a
+ * one-shot run that reads many files. An element added and removed leaves a list as it was, but
+ * of the kind it will end up.
+ */
+function settleKinds(facts: FileFacts): void {
+  if (facts.tailUuids.length === 0) {
+    facts.tailUuids.push(0.5);
+    facts.tailUuids.pop();
+  }
+  if (facts.models.length === 0) {
+    facts.models.push('');
+    facts.models.pop();
+  }
+}
 
 export class ClaudeParser {
   private pending: PendingCalls<number>;
@@ -138,6 +171,7 @@ export class ClaudeParser {
     private readonly ledger: LedgerBuilder,
     private readonly subagent = false,
   ) {
+    settleKinds(facts);
     this.pending = new PendingCalls(carry.pending);
     this.done = [...carry.done];
     this.doneSet = new Set(carry.done);
