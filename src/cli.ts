@@ -4,6 +4,20 @@
  * the process, so importing cctop as a library never touches `process.exit`.
  */
 import { writeSync, writevSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+
+/**
+ * How much a function runs before V8 considers compiling it with its optimising compiler, in V8's
+ * own units (its default on Node 20 is 132 KiB of bytecode budget). A one-shot lives for a fraction
+ * of a second: at the default, V8 spent more CPU optimising the transcript readers in the background
+ * than the main thread spent reading (about 150 of 240 ms on 10 MiB of appended Claude lines), for
+ * code the process then left. A budget about twice as large optimises only what runs long enough to
+ * pay back: `cctop --json` after ten transcripts grew 1 MiB each took about 20% less CPU (bench/scan.mjs
+ * --only appended), warm answers and a cold read of 200 MiB the same. Long-running views reach the
+ * same optimised code a little later. Set before any of cctop's own modules is loaded.
+ */
+const V8_INTERRUPT_BUDGET = 300_000;
+setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
 
 // Node 22.1 and later keep the compiled code of our modules on disk between runs: a warm one-shot
 // then spends less of its time compiling. Node 20 has no such cache, and is not made to load
