@@ -81,6 +81,8 @@ export interface PatchInput {
   build: BuildOptions;
   threads: number;
   appendOnly: (provider: ProviderId) => boolean;
+  /** How many files the index holds that a full build reads (`IndexStore.countFiles`). */
+  filesHeld: () => number;
 }
 
 export interface Patched {
@@ -95,6 +97,8 @@ export interface Patched {
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
   /** Files that differ from the kept build (read now, or already up to date in the index). */
   changedFiles: number;
+  /** How many files the patched build holds, on disk or deleted (`keptDigest`). */
+  fileCount: number;
 }
 
 /** Why a patch would not answer: the caller then builds in full. */
@@ -117,6 +121,9 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
     return declined(`${count} files changed (a patch takes at most ${PATCH_MAX_FILES})`);
   const read = await readMoved(x, moved);
   if (read.kind === 'declined') return read;
+  // A file stored by another run and deleted since is neither kept nor on disk, but a full build holds it.
+  const fileCount = x.inputs.files.length + moved.changed.filter((f) => !index.has(f.path)).length;
+  if (x.filesHeld() !== fileCount) return declined('the index holds a transcript the kept build does not');
   const { parsed, tasks } = read;
   const retitled = summariesMoved(x.inputs, index, parsed);
   if (retitled !== null) return declined(retitled);
@@ -142,6 +149,7 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
     problems: record.problems,
     files: () => patchedFiles(x.inputs, index, parsed, masks.byFile, grouped),
     changedFiles: parsed.length,
+    fileCount,
     stats: {
       tailed: tasks.filter((t) => t.previous).length,
       read: tasks.filter((t) => !t.previous).length,
