@@ -121,9 +121,6 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
     return declined(`${count} files changed (a patch takes at most ${PATCH_MAX_FILES})`);
   const read = await readMoved(x, moved);
   if (read.kind === 'declined') return read;
-  // A file stored by another run and deleted since is neither kept nor on disk, but a full build holds it.
-  const fileCount = x.inputs.files.length + moved.changed.filter((f) => !index.has(f.path)).length;
-  if (x.filesHeld() !== fileCount) return declined('the index holds a transcript the kept build does not');
   const { parsed, tasks } = read;
   const retitled = summariesMoved(x.inputs, index, parsed);
   if (retitled !== null) return declined(retitled);
@@ -135,6 +132,9 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   const masks = patchMasks(x.inputs, index, parsed, members, grouped);
   const gone = goneSummaries(x, groups, touched.paths);
   if (gone.kind === 'declined') return gone;
+  // A file stored by another run and deleted since is neither kept nor on disk, but a full build holds it.
+  const fileCount = x.inputs.files.length + moved.changed.filter((f) => !index.has(f.path)).length;
+  if (x.filesHeld() !== fileCount) return declined('the index holds other files than the kept build');
   const summaries = new Map(x.inputs.summaries);
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries };
   const o: BuildOptions = { ...x.build, record };

@@ -130,7 +130,7 @@ export function fromKept(p: Pass): Answer {
   if (keptDiscovery(kept.scope.digest) !== p.digest)
     return declined('kept', 'transcripts changed since the kept build');
   // Counted only now: the digest of what discovery saw costs no query, and differs most often.
-  if (kept.scope.digest !== keptDigest(p.digest, filesHeld(p))) return declined('kept', HOLDS_MORE);
+  if (kept.scope.digest !== keptDigest(p.digest, filesHeld(p))) return declined('kept', HOLDS_OTHERS);
   for (const k of kept.scope.problems) addProblem(k.problem, k.after, p.nowMs, p.log, undefined);
   if (p.nowMs - kept.scope.usedAt > TOUCH_AFTER_MS) {
     try {
@@ -149,18 +149,14 @@ export function fromKept(p: Pass): Answer {
   };
 }
 
-const HOLDS_MORE =
-  'the index holds a transcript the kept build does not (stored by another run, then deleted)';
+/** Most often a transcript another run stored (a patch not written back, another scope) and deleted since. */
+const HOLDS_OTHERS = 'the index holds other files than the kept build';
 
 /** How many files the index holds that a full build of this pass reads, on disk or deleted; -1 without one. */
 function filesHeld(p: Pass): number {
   const roots = [...new Set(p.discovery.roots.map((r) => r.path))];
-  return (
-    p.store?.countFiles(
-      roots,
-      p.places.map((x) => x.id),
-    ) ?? -1
-  );
+  const providers = p.places.map((x) => x.id);
+  return p.store?.countFiles(roots, providers) ?? -1;
 }
 
 /** The kept sessions with the few that changed rebuilt, when that provably equals a full build. */
