@@ -25,8 +25,25 @@ export function discoveryDigest(d: Discovery): string {
   return h.number(d.files.length).hex();
 }
 
+/**
+ * What a kept build is proved by: the discovery digest and how many files it read, on disk or
+ * deleted. A full build reads every file the index holds in its scope (`IndexStore.countFiles`),
+ * and the index may hold one more than the kept build: a transcript another run stored (a patch not
+ * written back, another scope's build) and that was deleted since, so discovery sees the same files.
+ * A build holds it as a deleted session with its spend; a kept answer must not leave it out.
+ */
+export function keptDigest(discovery: string, files: number): string {
+  return `${discovery}/${files}`;
+}
+
+/** The discovery digest a `keptDigest` was made of. */
+export function keptDiscovery(kept: string): string {
+  return kept.slice(0, Math.max(0, kept.lastIndexOf('/')));
+}
+
 /** What the last build in a scope saw and found. */
 export interface KeptScope {
+  /** `keptDigest` of what it saw and read. */
   digest: string;
   problems: KeptProblem[];
   keptAt: number;

@@ -74,6 +74,29 @@ describe('when a patch declines', () => {
     await declinesFor(`${PATCH_MAX_FILES + 1} files changed (a patch takes at most ${PATCH_MAX_FILES})`);
   });
 
+  it('a transcript a patch read and that was deleted before a build was kept is built, as a deleted session', async () => {
+    await takeSnapshot(options());
+    const c = home.claudeFile('-w', 'c.jsonl');
+    home.write(c, claudeResponse('3', 4, '2026-11-29T11:00:00Z'));
+    // Read by a patch that is not written back (the next run patches the same kept build again): the
+    // index holds c's row, the kept build does not list it.
+    expect((await takeSnapshot(options())).strategy).toBe('patched');
+    expect((await takeSnapshot(options())).strategy).toBe('patched');
+    rmSync(c);
+    appendFileSync(a(), claudeResponse('4', 7, '2026-11-29T10:01:00Z'));
+    const s = await takeSnapshot(options());
+    expect(s.declined.map((d) => [d.strategy, d.reason])).toEqual([
+      ['kept', 'transcripts changed since the kept build'],
+      ['patched', 'the index holds other files than the kept build'],
+    ]);
+    expect(s.strategy).toBe('built');
+    expect(s.document.sessions.map((x) => [x.id, x.deleted, x.requests])).toEqual([
+      ['c', true, 1],
+      ['a', false, 2],
+      ['b', false, 1],
+    ]);
+  });
+
   it('a transcript gone from disk and from the index is built in full', async () => {
     await takeSnapshot(options());
     rmSync(a());

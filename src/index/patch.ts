@@ -81,6 +81,8 @@ export interface PatchInput {
   build: BuildOptions;
   threads: number;
   appendOnly: (provider: ProviderId) => boolean;
+  /** How many files the index holds that a full build reads (`IndexStore.countFiles`). */
+  filesHeld: () => number;
 }
 
 export interface Patched {
@@ -95,6 +97,8 @@ export interface Patched {
   stats: { tailed: number; read: number; bytesRead: number; gone: number };
   /** Files that differ from the kept build (read now, or already up to date in the index). */
   changedFiles: number;
+  /** How many files the patched build holds, on disk or deleted (`keptDigest`). */
+  fileCount: number;
 }
 
 /** Why a patch would not answer: the caller then builds in full. */
@@ -128,6 +132,9 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   const masks = patchMasks(x.inputs, index, parsed, members, grouped);
   const gone = goneSummaries(x, groups, touched.paths);
   if (gone.kind === 'declined') return gone;
+  // A file stored by another run and deleted since is neither kept nor on disk, but a full build holds it.
+  const fileCount = x.inputs.files.length + moved.changed.filter((f) => !index.has(f.path)).length;
+  if (x.filesHeld() !== fileCount) return declined('the index holds other files than the kept build');
   const summaries = new Map(x.inputs.summaries);
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries };
   const o: BuildOptions = { ...x.build, record };
@@ -142,6 +149,7 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
     problems: record.problems,
     files: () => patchedFiles(x.inputs, index, parsed, masks.byFile, grouped),
     changedFiles: parsed.length,
+    fileCount,
     stats: {
       tailed: tasks.filter((t) => t.previous).length,
       read: tasks.filter((t) => !t.previous).length,

@@ -272,6 +272,25 @@ export class IndexStore {
     });
   }
 
+  /**
+   * How many files the index holds under these roots for these providers: every one a full build of
+   * them reads (`scan.ts`), on disk or deleted. A kept build that lists fewer misses one some other
+   * run stored (`kept.ts` `keptDigest`).
+   */
+  countFiles(roots: readonly string[], providers: readonly string[]): number {
+    if (roots.length === 0 || providers.length === 0) return 0;
+    const marks = (n: number) => Array.from({ length: n }, () => '?').join(',');
+    const row = this.watched(
+      () =>
+        this.db
+          .prepare(
+            `SELECT count(*) AS n FROM files WHERE root IN (${marks(roots.length)}) AND provider IN (${marks(providers.length)})`,
+          )
+          .get(...roots, ...providers) as { n: number },
+    );
+    return row.n;
+  }
+
   /** The parser state stored for `path`, to continue reading it from its offset. */
   carryOf(path: string): unknown {
     const row = this.watched(

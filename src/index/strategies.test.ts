@@ -181,6 +181,9 @@ function comparable(json: Buffer): string {
   return JSON.stringify({ ...d, generatedAt: '', sessions, totals: totalsOf(sessions) });
 }
 
+/** The deleted sessions of a document, whole, in its order, as text. */
+const deletedOf = (d: SessionDocument): string => JSON.stringify(d.sessions.filter((s) => s.deleted));
+
 type Answerer = Strategy | 'snapshot' | 'document' | 'document --list';
 
 /** What a replay also tells a test that follows one history. */
@@ -237,11 +240,11 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch
       watch?.strategies.push(indexed.strategy);
       last = indexed.json();
       expect(comparable(indexed.json()), `step ${n}: ${JSON.stringify(s)}`).toBe(comparable(cold.json()));
-      // The titles of deleted sessions, which no cold read knows, as a build of every file the index
-      // holds gives them: built in a copy of the index, so that this history's own goes on as it would.
-      // Only of the sessions both know: a transcript written and deleted between two kept builds is in
-      // the index's files (a patch read it) but not in the kept build a later run answers from.
-      if (indexed.document.sessions.some((t) => t.deleted)) {
+      // The deleted sessions, which no cold read knows, as a build of every file the index holds gives
+      // them (each one, its spend and its title): built in a copy of the index, so that this history's
+      // own goes on as it would. A transcript written and deleted between two kept builds is in the
+      // index's files (a patch read it), so every route must hold it as the build does.
+      if (existsSync(cacheDir(o.env))) {
         const copy = join(h.home.dir, 'index-copy');
         rmSync(copy, { recursive: true, force: true });
         cpSync(cacheDir(o.env), copy, { recursive: true });
@@ -251,12 +254,9 @@ async function replay(steps: readonly Step[], seen: Set<Answerer>, watch?: Watch
           nowMs: h.nowMs,
           needFiles: true,
         });
-        const titles = new Map(built.document.sessions.map((t) => [`${t.provider}/${t.id}`, t.title]));
-        for (const t of indexed.document.sessions) {
-          const key = `${t.provider}/${t.id}`;
-          if (!t.deleted || !titles.has(key)) continue;
-          expect(t.title, `step ${n} (built, ${key}): ${JSON.stringify(s)}`).toBe(titles.get(key));
-        }
+        expect(deletedOf(indexed.document), `step ${n} (deleted, as built): ${JSON.stringify(s)}`).toBe(
+          deletedOf(built.document),
+        );
       }
       // `--list` through the index, from each session's facts (kept, patched or built), as from the
       // document, the quota in its headings read alike.
@@ -415,6 +415,33 @@ describe("a deleted transcript's Claude summary", () => {
       ['s1', true, null],
       ['s2', true, 'about u-0'],
     ]);
+    expect(watch.built).toBe(JSON.stringify(last));
+  });
+});
+
+describe('a transcript written and deleted between two kept builds', () => {
+  it('keeps its spend as a deleted session, patched or kept as built', async () => {
+    // Found this morning: s1 is read by a patch that is not written back (the index holds its row,
+    // the kept build does not list it), then deleted. The next run must not answer without it.
+    const steps: Step[] = [
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'respond', file: 1, count: 1, repeatOf: null },
+      { kind: 'delete', file: 1 },
+      { kind: 'nothing' },
+      { kind: 'respond', file: 0, count: 1, repeatOf: null },
+    ];
+    const watch: Watch = { strategies: [], built: null };
+    const last = await replay(steps, new Set(), watch);
+    // s1's two responses are patched (not written back: too few files, too little time); its
+    // deletion is built (the index holds s1, the kept build does not), kept as it stands, and s0's
+    // next response patched onto that build.
+    expect(watch.strategies).toEqual(['built', 'patched', 'patched', 'built', 'kept', 'patched']);
+    expect(last.sessions.map((s) => [s.id, s.deleted, s.requests])).toEqual([
+      ['s0', false, 2],
+      ['s1', true, 2],
+    ]);
+    expect(last.totals.all.requests).toBe(4);
     expect(watch.built).toBe(JSON.stringify(last));
   });
 });

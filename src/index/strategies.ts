@@ -21,7 +21,7 @@ import type { LocalTime } from '../model/time.js';
 import type { Env, ProviderPlace } from '../providers/types.js';
 import { type Held, heldOfHead, heldOfRecord } from './held.js';
 import { stillWritten } from './keep-one-shot.js';
-import { type KeptScope, keptInputsOf, TOUCH_AFTER_MS } from './kept.js';
+import { type KeptScope, keptDigest, keptDiscovery, keptInputsOf, TOUCH_AFTER_MS } from './kept.js';
 import { KEEP_PATCH_AFTER_MS, KEEP_PATCH_FILES, patchKept } from './patch.js';
 import { Pipeline } from './pipeline.js';
 import { type ReadProgress, type ScanOutcome, scanFiles } from './refresh.js';
@@ -127,7 +127,10 @@ const noReads = (reused: number): ScanStats => ({
 export function fromKept(p: Pass): Answer {
   const kept = p.kept();
   if (kept === null) return declined('kept', 'no build is kept for these options');
-  if (kept.scope.digest !== p.digest) return declined('kept', 'transcripts changed since the kept build');
+  if (keptDiscovery(kept.scope.digest) !== p.digest)
+    return declined('kept', 'transcripts changed since the kept build');
+  // Counted only now: the digest of what discovery saw costs no query, and differs most often.
+  if (kept.scope.digest !== keptDigest(p.digest, filesHeld(p))) return declined('kept', HOLDS_OTHERS);
   for (const k of kept.scope.problems) addProblem(k.problem, k.after, p.nowMs, p.log, undefined);
   if (p.nowMs - kept.scope.usedAt > TOUCH_AFTER_MS) {
     try {
@@ -144,6 +147,16 @@ export function fromKept(p: Pass): Answer {
     indexed: true,
     problems: kept.scope.problems,
   };
+}
+
+/** Most often a transcript another run stored (a patch not written back, another scope) and deleted since. */
+const HOLDS_OTHERS = 'the index holds other files than the kept build';
+
+/** How many files the index holds that a full build of this pass reads, on disk or deleted; -1 without one. */
+function filesHeld(p: Pass): number {
+  const roots = [...new Set(p.discovery.roots.map((r) => r.path))];
+  const providers = p.places.map((x) => x.id);
+  return p.store?.countFiles(roots, providers) ?? -1;
 }
 
 /** The kept sessions with the few that changed rebuilt, when that provably equals a full build. */
@@ -165,6 +178,7 @@ export async function byPatch(p: Pass): Promise<Answer> {
     build: buildOptions(p, scratch),
     threads: p.threads,
     appendOnly: (id) => p.places.find((x) => x.id === id)?.appendOnly === true,
+    filesHeld: () => filesHeld(p),
   });
   if (patch.kind === 'declined') return declined('patched', patch.reason);
   p.log.absorb(scratch);
@@ -185,7 +199,7 @@ export async function byPatch(p: Pass): Promise<Answer> {
         p.scope,
         { keptAt: kept.scope.keptAt, heads: kept.heads, inputs },
         {
-          digest: p.digest,
+          digest: keptDigest(p.digest, patch.fileCount),
           problems: patch.problems,
           changed: patch.changed,
           removed: patch.removed,
@@ -264,7 +278,8 @@ export async function byBuild(p: Pass): Promise<Answer & { kind: 'answered' }> {
     try {
       const inputs = keptInputsOf(scan.files, record);
       const pack = sealed?.pack ?? packRows(records.map(encodeRecord));
-      store.kept.keep(p.scope, { digest: p.digest, problems: record.problems, inputs }, pack, p.nowMs);
+      const digest = keptDigest(p.digest, inputs.files.length);
+      store.kept.keep(p.scope, { digest, problems: record.problems, inputs }, pack, p.nowMs);
       indexed = true;
     } catch (err) {
       // Another cctop held the index, or the disk is full: the answer stands and the next run builds
