@@ -5,7 +5,7 @@
  * typed into there: the prompt reaches the stand-in model, and the agent's `/exit` is the local
  * cctop's exit code, through ssh.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ import { ENTER_AFTER_MS } from '../../src/act/typing.js';
 import type { SessionDocument } from '../../src/model/document.js';
 import { ptyRuns } from '../../src/runtime/pty-client.js';
 import { CLI, runCli } from '../../src/test-support/cli-run.js';
-import { agentBin, labEnv, makeHome } from '../../src/test-support/lab/agents.js';
+import { agentBin, labEnv, makeHome, removeLabTree } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { HAVE_SSHD, NO_SSHD_REASON, TestSshd } from '../../src/test-support/sshd.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
@@ -49,7 +49,7 @@ describe.skipIf(SKIP !== null)(
     afterAll(async () => {
       await sshd?.cleanup();
       await server?.close();
-      if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+      if (root) removeLabTree(root);
     });
 
     it(

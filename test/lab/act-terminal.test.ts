@@ -15,7 +15,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -28,7 +27,7 @@ import type { SessionDocument } from '../../src/model/document.js';
 import { ptyRuns } from '../../src/runtime/pty-client.js';
 import { claudeRecord, prompt } from '../../src/test-support/claude-records.js';
 import { CLI, runCli } from '../../src/test-support/cli-run.js';
-import { agentBin, labEnv, makeHome } from '../../src/test-support/lab/agents.js';
+import { agentBin, labEnv, makeHome, removeLabTree } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
 import { Tokens } from '../../src/views/serve/auth.js';
@@ -139,7 +138,7 @@ describe.skipIf(SKIP !== null)(
       if (agent > 0) await until('Claude Code gone', () => !alive(agent)).catch(() => null);
       await server?.close();
       // The agent may still be writing its files as tmux ends it.
-      if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+      if (root) removeLabTree(root);
     });
 
     it(
@@ -462,7 +461,7 @@ describe.skipIf(SKIP !== null)(
       for (const r of ptyRuns(env ?? {})) if (alive(r.pid)) process.kill(r.pid, 'SIGKILL');
       term?.stop();
       await server?.close();
-      if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+      if (root) removeLabTree(root);
     });
 
     it(

@@ -12,7 +12,7 @@
  * cctop are kept as fixtures (`lab/fixtures/act/<agent>`), which `act-fixtures.test.ts` reads back
  * on a clone without the agents.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,14 @@ import { ENTER_AFTER_MS } from '../../src/act/typing.js';
 import type { SessionDocument } from '../../src/model/document.js';
 import { ptyRuns } from '../../src/runtime/pty-client.js';
 import { CLI, runCli } from '../../src/test-support/cli-run.js';
-import { agentBin, type LabAgentId, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import {
+  agentBin,
+  type LabAgentId,
+  labEnv,
+  makeHome,
+  PINS,
+  removeLabTree,
+} from '../../src/test-support/lab/agents.js';
 import { RECORDING } from '../../src/test-support/lab/check.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
@@ -154,7 +161,7 @@ export function actSuite(spec: TuiSpec): void {
   });
   afterAll(async () => {
     await server?.close();
-    if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+    if (root) removeLabTree(root);
   });
 
   /** A fresh home and the environments of the agent and of cctop beside it. */

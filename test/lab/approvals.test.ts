@@ -6,7 +6,7 @@
  * first), and checks what reached the model in the stand-in's request log.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname, tmpdir, userInfo } from 'node:os';
@@ -16,7 +16,7 @@ import { readApprovalJournal } from '../../src/approvals/store.js';
 import { watchedStates } from '../../src/live/agent-state.js';
 import { pidRuns } from '../../src/pid.js';
 import { type Ran, runCli } from '../../src/test-support/cli-run.js';
-import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { agentBin, labEnv, makeHome, PINS, removeLabTree } from '../../src/test-support/lab/agents.js';
 import { RECORDING } from '../../src/test-support/lab/check.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
@@ -184,7 +184,7 @@ describe.skipIf(missing !== null)(
     afterAll(async () => {
       for (const s of sessions) await stopClaude(s);
       await server?.close();
-      if (root) rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+      if (root) removeLabTree(root);
     });
 
     it('cctop approve allow runs the command while the dialog is up, and the model sees its output', async () => {

@@ -8,7 +8,7 @@
  * A recipe per agent lives in `agents/<id>.ts`; this module is the part they share.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { REPO } from '../corpus.js';
@@ -231,5 +231,23 @@ export function runAgent(
         ms: Date.now() - started,
       });
     });
+  });
+}
+
+/**
+ * How long a lab test's cleanup keeps trying to remove an agent's home: an agent that has ended may
+ * leave helpers writing into it for a moment (a full run under load once failed a cleanup with
+ * ENOTEMPTY after five quick tries). Twenty-five tries 200 ms apart give it about five seconds.
+ */
+const LAB_CLEANUP_RETRIES = 25;
+const LAB_CLEANUP_RETRY_MS = 200;
+
+/** Remove a lab test's temporary tree (agent homes, runtime folders), trying again while it is still written. */
+export function removeLabTree(root: string): void {
+  rmSync(root, {
+    recursive: true,
+    force: true,
+    maxRetries: LAB_CLEANUP_RETRIES,
+    retryDelay: LAB_CLEANUP_RETRY_MS,
   });
 }
