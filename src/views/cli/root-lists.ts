@@ -66,7 +66,7 @@ export async function listCommand(
   const warmServes =
     warm !== null &&
     listed.length > 0 &&
-    (await import('../../runtime/pty-client.js')).ptyRuns(io.env).length === 0;
+    (await import('../../runtime/pty-runs.js')).ptyRuns(io.env).length === 0;
   if (warm !== null && warmServes) {
     const { renderRows, rowOfFacts } = await import('./list.js');
     const rows = listed.map((f) => rowOfFacts(f, f));
