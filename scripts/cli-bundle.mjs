@@ -28,7 +28,8 @@ const outDir = join(dist, 'cli-bundle');
 
 /**
  * The modules a one-shot (`--json`, `--list`, the reports) imports with `import()` on its way to an
- * answer: with everything they import statically, they make the one chunk every such run loads.
+ * answer from the warm snapshot: with everything they import statically, they make the chunk every
+ * command line run loads (`core`).
  */
 const CORE_ROOTS = [
   'views/cli/main.js',
@@ -39,7 +40,15 @@ const CORE_ROOTS = [
   'live/agent-word.js',
   'live/collisions-once.js',
   'index/warm.js', // the warm snapshot
-  'index/snapshot.js', // the index, when the warm snapshot declines
+];
+
+/**
+ * What a run imports when the warm snapshot declines (a transcript grew): the index, its patch and
+ * its build, with what they import beyond `core`, make a second chunk (`index`), which a run answered
+ * from the warm snapshot does not load.
+ */
+const INDEX_ROOTS = [
+  'index/snapshot.js',
   'views/cli/progress.js',
   'providers/load.js', // which harness's reader a changed file needs (each reader is a chunk of its own)
 ];
@@ -70,6 +79,7 @@ function closure(roots, stop = new Set()) {
 
 const shared = closure(WARM_ENTRY);
 const core = closure(CORE_ROOTS, shared);
+const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
 
 // A bundle left by an earlier build would run that build's code beside this build's modules: it goes
 // first, so that a build that fails below leaves none (cli.js then imports the modules themselves).
@@ -112,7 +122,12 @@ const { output } = await bundle.write({
   format: 'esm',
   entryFileNames: '[name].js',
   chunkFileNames: '[name]-[hash].js',
-  codeSplitting: { groups: [{ name: 'core', test: (id) => core.has(relative(dist, id)) }] },
+  codeSplitting: {
+    groups: [
+      { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
+      { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
+    ],
+  },
 });
 await bundle.close();
 
@@ -131,11 +146,18 @@ for (const c of chunks) {
       throw new Error(`cli-bundle/${c.fileName} imports ${m[1]}, which would resolve against the chunk`);
   }
 }
-const coreChunk = chunks.find((c) => c.name === 'core');
-const held = new Set(coreChunk?.moduleIds.map((id) => relative(dist, id)) ?? []);
-for (const rel of CORE_ROOTS)
-  if (!held.has(rel)) throw new Error(`the bundle's core chunk does not hold ${rel}`);
 const size = (c) => Buffer.byteLength(c.code);
+const said = [];
+for (const [name, roots] of [
+  ['core', CORE_ROOTS],
+  ['index', INDEX_ROOTS],
+]) {
+  const chunk = chunks.find((c) => c.name === name);
+  const held = new Set(chunk?.moduleIds.map((id) => relative(dist, id)) ?? []);
+  for (const rel of roots)
+    if (!held.has(rel)) throw new Error(`the bundle's ${name} chunk does not hold ${rel}`);
+  said.push(`${name} ${held.size} modules, ${(size(chunk) / 1024).toFixed(0)} KiB`);
+}
 console.log(
-  `dist/cli-bundle/: ${chunks.length} files, ${(chunks.reduce((n, c) => n + size(c), 0) / 1024).toFixed(0)} KiB; core ${held.size} modules, ${(size(coreChunk) / 1024).toFixed(0)} KiB`,
+  `dist/cli-bundle/: ${chunks.length} files, ${(chunks.reduce((n, c) => n + size(c), 0) / 1024).toFixed(0)} KiB; ${said.join('; ')}`,
 );
