@@ -43,7 +43,8 @@ function run(cli: string, args: string[], env: Record<string, string>) {
 function held(): Set<string> {
   const out = new Set<string>();
   for (const f of readdirSync(BUNDLE))
-    for (const m of readFileSync(join(BUNDLE, f), 'utf8').matchAll(/^\/\/ dist\/(\S+\.js)$/gm)) out.add(m[1]!);
+    for (const m of readFileSync(join(BUNDLE, f), 'utf8').matchAll(/^\/\/ dist\/(\S+\.js)$/gm))
+      out.add(m[1]!);
   return out;
 }
 
