@@ -152,7 +152,7 @@ async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
 
 /** The command line; `keepDaily`: its answer (`daily --json`) is kept beside the warm document. */
 async function runMain(keepDaily: boolean): Promise<void> {
-  const { main } = await import('./views/cli/main.js');
+  const { main } = await commandLine();
   const warm = keepDaily ? await import('./warm-answer.js') : null;
   const before = warm?.docIds(process.env) ?? null;
   const written: Buffer[] = [];
@@ -182,4 +182,31 @@ async function runMain(keepDaily: boolean): Promise<void> {
   process.exitCode = code;
   if (warm !== null && code === 0)
     await warm.keepDaily({ env: process.env, nowMs: Date.now() }, before, Buffer.concat(written));
+}
+
+/** `views/cli/main.ts`'s face. */
+type CommandLine = typeof import('./views/cli/main.js');
+
+/**
+ * The command line: the build's bundle of it (`dist/cli-bundle/`, made by `scripts/cli-bundle.mjs`:
+ * the same modules as a few files, which node loads in a fraction of the time it takes to resolve,
+ * read, compile and link each of them), or the modules themselves in a tree built without it (a plain
+ * `tsc`). A bundle that is there but cannot be linked fails before any of it runs: the modules answer.
+ */
+async function commandLine(): Promise<CommandLine> {
+  const bundled = new URL('./cli-bundle/main.js', import.meta.url).href;
+  let m: unknown;
+  try {
+    m = await import(bundled);
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err ? err.code : null;
+    if (code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    return import('./views/cli/main.js');
+  }
+  if (!isCommandLine(m)) throw new Error(`${bundled} is not the command line's bundle: npm run build`);
+  return m;
+}
+
+function isCommandLine(v: unknown): v is CommandLine {
+  return typeof v === 'object' && v !== null && typeof Reflect.get(v, 'main') === 'function';
 }

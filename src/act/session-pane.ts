@@ -11,7 +11,8 @@ import { defaultSampler, type ProcessInfo, ProcessTable } from '../live/processe
 import type { SessionDoc } from '../model/document.js';
 import { placeById } from '../providers/places.js';
 import type { Env } from '../providers/types.js';
-import { ask, ptyRuns } from '../runtime/pty-client.js';
+import { ask } from '../runtime/pty-client.js';
+import { ptyRuns } from '../runtime/pty-runs.js';
 import type { PtyRun } from '../runtime/pty-wire.js';
 import { type Pane, paneOf, tmuxOn } from './pane.js';
 import { checkText, ENTER_AFTER_MS, INTERRUPT_KEY, INTERRUPT_PRESSES } from './typing.js';

@@ -247,8 +247,9 @@ async function builtVersions(): Promise<BuiltVersions | null> {
   let m: unknown;
   try {
     // A name in a variable: the module exists only once the build wrote it, and the compiler is not to look for it.
-    const name = `./${BUILT_VERSIONS_MODULE}`;
-    m = await import(name);
+    // Made a URL from this module's own: the command line's bundle (`scripts/cli-bundle.mjs`) runs this
+    // code from another file, against which a bare relative name would resolve.
+    m = await import(new URL(`./${BUILT_VERSIONS_MODULE}`, import.meta.url).href);
   } catch {
     // No build script ran (a plain `tsc`): the versions are computed.
     return null;

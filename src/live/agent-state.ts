@@ -14,7 +14,7 @@ import type { Annotator } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { readClaudeRegistry } from '../providers/claude/registry.js';
 import type { Env } from '../providers/types.js';
-import { ptyRuns } from '../runtime/pty-client.js';
+import { ptyRuns } from '../runtime/pty-runs.js';
 import { processAnnotator, type StateOverlay } from './annotate.js';
 import { DrivenRuns } from './driven.js';
 import { decide, HookStates, type RegistryClaim, registryIndex, registryKey } from './hook-state.js';

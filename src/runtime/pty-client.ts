@@ -7,13 +7,16 @@
  * Not here: the host's side, or which session a run is (the process table ties its pid to one).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Env } from '../providers/types.js';
 import { runtimeDir } from './dir.js';
-import { FrameReader, frame, jsonOf, PTY_RUNS_FILE, PTY_SOCKET, type PtyRun, runsOf } from './pty-wire.js';
+import { FrameReader, frame, jsonOf, PTY_SOCKET } from './pty-wire.js';
+
+// Reading the list of runs needs none of this module's socket: it lives apart (`pty-runs.ts`).
+export { ptyRuns } from './pty-runs.js';
 
 /** How long a host started on demand may take to listen (a node start on a busy machine). */
 export const HOST_START_MS = 10_000;
@@ -62,18 +65,6 @@ export async function reachHost(env: Env, start: boolean): Promise<Reached> {
     if (s) return { kind: 'ok', sock: s };
   }
   return { kind: 'refused', why: `the pty host did not start within ${HOST_START_MS} ms` };
-}
-
-/** The runs the host holds now, from the file beside its socket (empty when there is no host). */
-export function ptyRuns(env: Env): PtyRun[] {
-  const dir = runtimeDir(env);
-  if (dir.kind === 'refused') return [];
-  try {
-    return runsOf(JSON.parse(readFileSync(join(dir.path, PTY_RUNS_FILE), 'utf8')));
-  } catch {
-    // No host (no file), or one replacing it this instant: no runs to show.
-    return [];
-  }
 }
 
 /** One ask and its first answer frame. */

@@ -17,7 +17,7 @@ import type { Env } from '../../providers/types.js';
 import { type ActCommand, isActCommand } from './act-names.js';
 import { COMMANDS, type CommandName, FLAGS, isCommand, splitCommand } from './command-line.js';
 import { demoEnv } from './demo.js';
-import { commandHelp, ROOT_HELP } from './help.js';
+import type { commandHelp } from './help.js';
 import { namesHosts } from './hosts-named.js';
 import { type CommonOptions, commonOptions, helpOf, parse, UsageError } from './options.js';
 import { keepingAfter, nothingListed, nothingMatches, snapshot, unfiltered } from './snapshots.js';
@@ -157,8 +157,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
 async function rootCommand(io: Io, args: string[]): Promise<number> {
   const { values, positionals } = parse(args, FLAGS.root);
   if (values.help) {
-    io.out(ROOT_HELP);
-    return 0;
+    return await saidHelp(io, null);
   }
   if (values.version) {
     const { version } = await import('./version.js');
@@ -212,15 +211,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
       const [topic, ...more] = args.filter((a) => !a.startsWith('-'));
       if (more.length > 0) throw new UsageError(`help takes one command (got ${[topic, ...more].join(' ')})`);
       if (topic === undefined || topic === 'help') {
-        io.out(ROOT_HELP);
-        return 0;
+        return await saidHelp(io, null);
       }
       if (!isCommand(topic)) throw unknownCommand(topic);
       return run(topic, ['--help'], io);
     }
     case 'doctor': {
       const { values, positionals } = parse(args, FLAGS.doctor, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       if (positionals.length > 0) throw new UsageError(`doctor takes no arguments (got ${positionals[0]})`);
       const o = commonOptions(values);
       // Other machines (`--host`, `CCTOP_HOSTS`, the config) are checked while this one is read.
@@ -231,14 +229,14 @@ async function run(command: CommandName, args: string[], io: Io): Promise<number
     }
     case 'explain': {
       const { values, positionals } = parse(args, FLAGS.explain, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       const { explainCommand } = await import('./explain.js');
       return explainCommand(io, positionals, commonOptions(values), values.json === true);
     }
     case 'chat':
     case 'report': {
       const { values, positionals } = parse(args, FLAGS[command], command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       if (positionals.length > 1)
         throw new UsageError(
           `${command} takes one session id or prefix (got ${positionals.join(' ')}; try ${helpOf(command)})`,
@@ -270,7 +268,7 @@ async function runTool(command: ToolName, args: string[], io: Io): Promise<numbe
     case 'spend':
     case 'budget': {
       const { values, positionals } = parse(args, command === 'budget' ? FLAGS.budget : FLAGS.spend, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       if (positionals.length > 0)
         throw new UsageError(`${command} takes no arguments (got ${positionals[0]})`);
       const { moneyCommand } = await import('./money.js');
@@ -278,7 +276,7 @@ async function runTool(command: ToolName, args: string[], io: Io): Promise<numbe
     }
     case 'quota': {
       const { values, positionals } = parse(args, FLAGS.quota, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       if (positionals.length > 0) throw new UsageError(`quota takes no arguments (got ${positionals[0]})`);
       const { quotaCommand } = await import('./quota-command.js');
       return quotaCommand(io, commonOptions(values), values.json === true);
@@ -305,13 +303,13 @@ async function runTool(command: ToolName, args: string[], io: Io): Promise<numbe
       return (await import('./store.js')).storeCommand(io, args);
     case 'config': {
       const { values, positionals } = parse(args, FLAGS.config, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       const { configCommand } = await import('./config.js');
       return configCommand(io, positionals);
     }
     case 'pricing': {
       const { values, positionals } = parse(args, FLAGS.pricing, command);
-      if (values.help) return said(io, commandHelp(command));
+      if (values.help) return await saidHelp(io, command);
       if (positionals[0] !== 'update' || positionals.length > 1)
         throw new UsageError('usage: cctop pricing update');
       const { updatePricing } = await import('./pricing.js');
@@ -323,7 +321,7 @@ async function runTool(command: ToolName, args: string[], io: Io): Promise<numbe
 /** `cctop handoff` and `cctop export`: one session, taken to another harness or written out whole. */
 async function shareCommand(command: 'handoff' | 'export', args: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(args, FLAGS[command], command);
-  if (values.help) return said(io, commandHelp(command));
+  if (values.help) return await saidHelp(io, command);
   if (positionals.length > 1)
     throw new UsageError(
       `${command} takes one session id or prefix (got ${positionals.join(' ')}; try ${helpOf(command)})`,
@@ -345,13 +343,18 @@ async function shareCommand(command: 'handoff' | 'export', args: string[], io: I
  * options (`cctop --demo hook …`) or as `cctop help hook`. The hook ends the process itself (exit 0).
  */
 async function hookCommand(args: string[], io: Io): Promise<number> {
-  if (args.includes('--help') || args.includes('-h')) return said(io, commandHelp('hook'));
+  if (args.includes('--help') || args.includes('-h')) return await saidHelp(io, 'hook');
   await import('../../hooks/bin.js');
   return 0;
 }
 
-/** Print `text` and succeed. */
-function said(io: Io, text: string): number {
-  io.out(text);
+/**
+ * Print the help of `command` (null: cctop's own) and succeed. The help texts are loaded only here:
+ * they are long, and bring the modules they quote (the act commands' keys, the conversation's
+ * limits, the secret patterns behind them), which a command that is not asked for help never uses.
+ */
+async function saidHelp(io: Io, command: Parameters<typeof commandHelp>[0] | null): Promise<number> {
+  const help = await import('./help.js');
+  io.out(command === null ? help.ROOT_HELP : help.commandHelp(command));
   return 0;
 }

@@ -68,7 +68,7 @@ export async function listCommand(
   const warmServes =
     warm !== null &&
     listed.length > 0 &&
-    (await import('../../runtime/pty-client.js')).ptyRuns(io.env).length === 0;
+    (await import('../../runtime/pty-runs.js')).ptyRuns(io.env).length === 0;
   if (warm !== null && warmServes) {
     const lines = await listedLines(o, io, listed, columns, colors);
     if (o.filters.length === 0) {

@@ -21,7 +21,7 @@ import type { CommonOptions } from './options.js';
 async function annotator(demo: boolean, env: Env, inferredOnly: boolean): Promise<Annotator> {
   const { processAnnotator, withoutProcesses } = await import('../../live/annotate.js');
   if (demo) return withoutProcesses();
-  const { ptyRuns } = await import('../../runtime/pty-client.js');
+  const { ptyRuns } = await import('../../runtime/pty-runs.js');
   // The agents `cctop run` holds, marked in every view.
   const runs = () => ptyRuns(env);
   if (inferredOnly) return processAnnotator(undefined, undefined, null, runs);
