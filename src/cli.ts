@@ -14,10 +14,12 @@ import { setFlagsFromString } from 'node:v8';
  * code the process then left. A budget about twice as large optimises only what runs long enough to
  * pay back: `cctop --json` after ten transcripts grew 1 MiB each took about 20% less CPU (bench/scan.mjs
  * --only appended), warm answers and a cold read of 200 MiB the same. Long-running views reach the
- * same optimised code a little later. Set before any of cctop's own modules is loaded.
+ * same optimised code a little later. Set before any of cctop's own modules is loaded, for every
+ * command but the status line: V8 refuses a code cache made under other flags, and the status line's
+ * (`statusline/launch.cts`) is shared with `cctop.cjs`, which does not set it.
  */
 const V8_INTERRUPT_BUDGET = 300_000;
-setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
+if (process.argv[2] !== 'statusline') setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
 
 // Node 22.1 and later keep the compiled code of our modules on disk between runs: a warm one-shot
 // then spends less of its time compiling. Node 20 has no such cache, and is not made to load
