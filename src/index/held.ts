@@ -112,8 +112,15 @@ export interface ListedSession {
   cctopRun: boolean;
 }
 
-/** The `--list` row's facts of `h`, shown as `s`: its facts decoded (not its spend or usage). */
-export function listedSession(h: Held, s: Shown): ListedSession {
+/**
+ * Whether `--list` says "no price" of `h`: as the document's `cost.unpriced` reads, one entry per
+ * model without a price, whether it counted tokens or not. Every `--list` (the document's, the index's
+ * and both warm files') asks this one question.
+ */
+export const anyUnpriced = (h: Pick<Held, 'unpriced'>): boolean => h.unpriced.length > 0;
+
+/** The `--list` row's facts of `h` that no process or clock moves: its facts decoded, not its spend or usage. */
+export function listFactsOf(h: Held): Omit<ListedSession, 'state' | 'stateSource' | 'running' | 'cctopRun'> {
   const l = h.listed();
   return {
     provider: h.provider,
@@ -126,10 +133,16 @@ export function listedSession(h: Held, s: Shown): ListedSession {
     usd: h.tally.usd,
     included: h.tally.included,
     tokens: totalTokens(h.tally.tokens),
-    // As the document's `cost.unpriced` (one entry per model without a price, tokens or not).
-    unpriced: h.unpriced.length > 0,
+    unpriced: anyUnpriced(h),
     rateLimits: l.rateLimits,
     context: { used: l.used, compactAt: l.compactAt },
+  };
+}
+
+/** The `--list` row's facts of `h`, shown as `s`. */
+export function listedSession(h: Held, s: Shown): ListedSession {
+  return {
+    ...listFactsOf(h),
     state: s.state,
     stateSource: s.stateSource,
     running: s.running,

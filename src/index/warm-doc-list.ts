@@ -9,7 +9,6 @@
  */
 import type { QuotaFigure } from '../model/quota.js';
 import type { SessionState } from '../model/state.js';
-import { totalTokens } from '../model/usage.js';
 import { cacheDir } from '../paths.js';
 import { claudeConfigFile, readClaudeQuota } from '../providers/claude/quota.js';
 import { newestCodexQuota } from '../providers/codex/quota.js';
@@ -18,6 +17,7 @@ import { gatherQuota } from '../quota/gather.js';
 import { readLimitsNote } from '../statusline/quota-note.js';
 import { type ListFacts, planRows, rowOfFacts } from '../views/cli/list.js';
 import { packList } from '../views/cli/list-packed.js';
+import { listFactsOf } from './held.js';
 import type { DocAnswer } from './warm-doc.js';
 
 /**
@@ -32,23 +32,8 @@ export function listPartOf(
 ): Buffer {
   if (a.held.length === 0) return Buffer.alloc(0);
   const facts = a.held.map((h): ListFacts & { rateLimits: unknown; running: null } => {
-    const l = h.listed();
-    return {
-      provider: h.provider,
-      id: h.id,
-      project: h.project,
-      title: l.title,
-      lastActiveAt: h.lastActiveAt,
-      startedAt: l.startedAt,
-      model: l.model,
-      usd: h.tally.usd,
-      included: h.tally.included,
-      tokens: totalTokens(h.tally.tokens),
-      unpriced: h.tally.unpricedTokens > 0,
-      context: { used: l.used, compactAt: l.compactAt },
-      rateLimits: l.rateLimits ?? null,
-      running: null,
-    };
+    const f = listFactsOf(h);
+    return { ...f, rateLimits: f.rateLimits ?? null, running: null };
   });
   const rows = facts.map((f, i) => rowOfFacts(f, { state: states[i]!, stateSource: 'inferred' }));
   const { env, nowMs } = a;

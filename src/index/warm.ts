@@ -44,7 +44,7 @@ import { cacheDir } from '../paths.js';
 import type { Env, SourceFile } from '../providers/types.js';
 import type { KeptProblem } from './build-problems.js';
 import { loadCatalogue } from './catalogue.js';
-import type { Held } from './held.js';
+import { anyUnpriced, type Held } from './held.js';
 import { chosenProviders } from './scan.js';
 import { rootPaths, scopeOf } from './scope.js';
 import { seenMoved } from './seen-moved.js';
@@ -116,7 +116,7 @@ export function keepWarm(a: WarmAnswer): void {
         l.compactAt,
         totalTokens(h.tally.tokens),
         h.tally.included,
-        h.tally.unpricedTokens > 0,
+        anyUnpriced(h),
         l.rateLimits ?? null,
       ]);
       sessions.push({
