@@ -12,6 +12,7 @@ import { stateNow } from '../model/state.js';
 import { type Tally, tallyOf } from '../model/totals.js';
 import { totalTokens } from '../model/usage.js';
 import type { UsageCell } from '../model/usage-cells.js';
+import type { ListFacts } from '../views/cli/list.js';
 import {
   type ByteWriter,
   docOf,
@@ -89,21 +90,8 @@ export interface ListedFacts {
  * made from a held session and its shown fields (`Picture.listed`), or from the warm snapshot, with
  * no session document made either way.
  */
-export interface ListedSession {
-  provider: ProviderId;
-  id: string;
-  project: string | null;
-  title: string | null;
-  lastActiveAt: string | null;
-  startedAt: string | null;
-  model: string | null;
-  usd: number | null;
-  included: boolean;
-  /** All its tokens (`totalTokens`), null when none was counted. */
-  tokens: number | null;
-  unpriced: boolean;
+export interface ListedSession extends ListFacts {
   rateLimits: unknown;
-  context: { used: number | null; compactAt: number | null };
   state: Shown['state'];
   stateSource: Shown['stateSource'];
   /** Whether a process runs it (the quota in the headings reads it), null when none was looked for. */

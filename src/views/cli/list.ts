@@ -71,7 +71,7 @@ export interface ListFacts {
   included: boolean;
   /** All its tokens (`totalTokens`), null when none was counted. */
   tokens: number | null;
-  /** Whether some of its tokens are on a model without a price. */
+  /** Whether it used a model without a price (`index/held.ts` `anyUnpriced`, as `cost.unpriced` reads). */
   unpriced: boolean;
   context: Pick<SessionContext, 'used' | 'compactAt'>;
 }
