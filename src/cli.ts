@@ -87,7 +87,7 @@ let queued = false;
  * copying them into one buffer (a warm `--json` is several megabytes of the document's own bytes).
  * What the descriptor does not take at once goes through `writeOut`.
  */
-function writePartsOut(parts: readonly Buffer[]): void {
+function writePartsOut(parts: readonly Uint8Array[]): void {
   let size = 0;
   for (const p of parts) size += p.length;
   let done = 0;
@@ -100,7 +100,17 @@ function writePartsOut(parts: readonly Buffer[]): void {
       // Not ready before a byte was taken: `writeOut` waits for it.
       if (code !== 'EAGAIN') throw err;
     }
-  if (done < size) writeOut(Buffer.concat(parts).subarray(done));
+  if (done < size) writeOut(rest(parts, done));
+}
+
+/** The bytes of `parts` after the first `done`, as one buffer (only those are copied). */
+function rest(parts: readonly Uint8Array[], done: number): Buffer {
+  let skip = done;
+  let i = 0;
+  while (i < parts.length && skip >= parts[i]!.length) skip -= parts[i++]!.length;
+  const left = parts.slice(i);
+  if (left.length > 0) left[0] = left[0]!.subarray(skip);
+  return Buffer.concat(left);
 }
 
 // `cctop statusline` runs after every message Claude Code sends: it is handed its own entry before
@@ -171,7 +181,12 @@ async function runMain(keepDaily: boolean): Promise<void> {
 
   const code = await main(process.argv.slice(2), {
     out: (s) => out(typeof s === 'string' ? Buffer.from(`${s}\n`) : Buffer.concat([s, NEWLINE])),
-    write: (chunks) => out(joined(chunks)),
+    // Parts as they are, in one `writev` (a `--json` through the index is its kept facts where they
+    // lie); joined only when the answer is also kept (`daily --json`).
+    write: (chunks) =>
+      warm === null
+        ? writePartsOut(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : c)))
+        : out(joined(chunks)),
     err: (s) => process.stderr.write(`${s}\n`),
     page: async (text) => {
       const { pageText } = await import('./views/cli/pager.js');

@@ -14,8 +14,8 @@ import { totalTokens } from '../model/usage.js';
 import type { UsageCell } from '../model/usage-cells.js';
 import type { ListFacts } from '../views/cli/list.js';
 import {
-  type ByteWriter,
   docOf,
+  type JsonWriter,
   type SessionLive,
   type ShowClock,
   writeSession,
@@ -67,7 +67,7 @@ export interface Held {
    * Its JSON as `cctop --json` prints it into `w`, with `live` and `windows` (`windowsMembers`) joined:
    * a kept session straight from its record's bytes, nothing made for it (not even its `text()`).
    */
-  print(w: ByteWriter, live: SessionLive, windows: string): void;
+  print(w: JsonWriter, live: SessionLive, windows: string): void;
   /** Its record as the index seals it (`encodeRecord`): what the warm snapshot keeps of it. */
   sealed(): Buffer;
   /** The few facts `cctop --list` shows besides the head's: the warm snapshot keeps them beside it. */
@@ -199,7 +199,7 @@ class BuiltHeld implements Held {
     return this.printed;
   }
 
-  print(w: ByteWriter, live: SessionLive, windows: string): void {
+  print(w: JsonWriter, live: SessionLive, windows: string): void {
     // Sealed already (a build keeps its records packed): printed from those bytes, none made again.
     const record = this.sealedRow?.record;
     const at = record === undefined ? null : partsOf(record);
@@ -294,7 +294,7 @@ class KeptHeld implements Held {
     return keptFacts(this.h);
   }
 
-  print(w: ByteWriter, live: SessionLive, windows: string): void {
+  print(w: JsonWriter, live: SessionLive, windows: string): void {
     const { sealed, at } = this.h;
     writeSession(w, sealed.record, at.facts, at.cost, at.spend, live, windows);
   }

@@ -28,7 +28,7 @@ import {
   type Shown,
   shownOf,
 } from './held.js';
-import { documentBytes, windowsMembers } from './render.js';
+import { documentParts, windowsMembers } from './render.js';
 
 /** What the document says besides its sessions and totals. */
 /** Which sessions' cells to decode, by what is known of them without decoding. */
@@ -156,17 +156,24 @@ export class Picture {
 
   /**
    * The document as `cctop --json` prints it, with `tail` (a newline) after it: each session's kept
-   * facts as they are and its live fields joined, into one buffer, so that the answer is one write
-   * and nothing is made per session but what moves.
+   * facts as they are and its live fields joined, into one buffer, and nothing made per session but
+   * what moves.
    */
   json(f: Frame, tail = ''): Buffer {
+    return Buffer.concat(this.jsonParts(f, tail));
+  }
+
+  /**
+   * As `json`, as the parts of one `writev` (`render.ts` `PartsWriter`): the kept facts are written
+   * from where they lie, not copied into a buffer of the whole document first.
+   */
+  jsonParts(f: Frame, tail = ''): Uint8Array[] {
     const windows = windowsMembers(this.time, this.at);
     const frame = { ...this.head(f), problems: f.problems, totals: this.totals(), ...extras(f) };
     const { held, shown } = this;
-    return documentBytes(
+    return documentParts(
       frame,
       held.length,
-      held.length * PRINTED_GUESS_BYTES,
       (i, w) => {
         const h = held[i]!;
         h.print(w, shown[i]!, windows(h));
@@ -184,13 +191,6 @@ export class Picture {
     };
   }
 }
-
-/**
- * Room first made per session for the printed document: a session prints to 2.1 KB on average on the
- * 1.2 GiB bench history (7.8 MB for 3,781). Room never written costs address space, not memory; a
- * document that needs more is moved once into twice the room.
- */
-const PRINTED_GUESS_BYTES = 2560;
 
 /** The extras a frame carries, and nothing for those it does not (an absent field stays absent). */
 const extras = (f: DocumentExtras): DocumentExtras =>

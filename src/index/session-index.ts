@@ -366,10 +366,13 @@ export class SessionIndex {
 
   /**
    * The document as `cctop --json` prints it (ASCII JSON), making no session's document; plus `extra`,
-   * and `tail` (a newline) after it.
+   * and `tail` (a newline) after it. `jsonParts`: the same bytes as the parts of one `writev`.
    */
   json(extra: DocumentExtras = {}, tail = ''): Buffer {
-    return this.picture.json({ plan: this.o.plan, problems: this.problems.list, ...extra }, tail);
+    return Buffer.concat(this.jsonParts(extra, tail));
+  }
+  jsonParts(extra: DocumentExtras = {}, tail = ''): Uint8Array[] {
+    return this.picture.jsonParts({ plan: this.o.plan, problems: this.problems.list, ...extra }, tail);
   }
 
   /**

@@ -183,7 +183,7 @@ export async function jsonCommand(
     const { asciiJson } = await import('../../index/ascii.js');
     const local = await withRuns(s.document, runs);
     io.out(asciiJson(JSON.stringify({ ...(remote ? await remote.merged(local) : local), collisions })));
-  } else if (io.write) io.write([s.json({ collisions }, '\n')]);
+  } else if (io.write) io.write(s.jsonParts({ collisions }, '\n'));
   else io.out(s.json({ collisions }));
   return 0;
 }
