@@ -18,7 +18,7 @@
 //   the build refuses one unless it names its module's URL (`new URL(name, import.meta.url)`).
 //
 // Not here: choosing the bundle at run time (`cli.ts`, which falls back to the modules without it).
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -132,21 +132,69 @@ const { output } = await bundle.write({
 await bundle.close();
 
 const chunks = output.filter((o) => o.type === 'chunk');
+
+// An `import()` of a module whose code sits in a larger chunk is written by rolldown as an import of
+// a file of its own that only re-exports that chunk's names (a facade: `root-lists-….js` is
+// `export { t as jsonCommand, n as listCommand } from "./core-….js"`). Each costs node a resolution,
+// a read, a compile and a link: 13 of them, about 4 ms, on the route of a `cctop --json` while an
+// agent works. So each such `import()` imports the chunk itself and names its members as the facade
+// did. Only a facade whose other lines import nothing but `core` is passed over: every chunk is
+// loaded after `main.js` imported `core`, so those lines change nothing. The facades stay, unused.
+const coreFile = chunks.find((c) => c.name === 'core')?.fileName;
+const rewrites = new Map();
+for (const c of chunks) {
+  if (c.isEntry) continue;
+  const target = facadeOf(c.code, coreFile);
+  if (target !== null) rewrites.set(`import("./${c.fileName}")`, target);
+}
+/** Each chunk's code as written. */
+const codeOf = new Map();
+for (const c of chunks) {
+  let code = c.code;
+  for (const [from, to] of rewrites) code = code.replaceAll(from, to);
+  codeOf.set(c, code);
+  if (code !== c.code) writeFileSync(join(outDir, c.fileName), code);
+}
+
 for (const c of chunks) {
   // Every `import.meta` is one the transform wrote; anything else would name the chunk.
-  const metas = c.code.match(/import\.meta\b/g)?.length ?? 0;
-  const ours = c.code.match(/new URL\("\.\.\/[^"]+", import\.meta\.url\)/g)?.length ?? 0;
+  const metas = codeOf.get(c).match(/import\.meta\b/g)?.length ?? 0;
+  const ours = codeOf.get(c).match(/new URL\("\.\.\/[^"]+", import\.meta\.url\)/g)?.length ?? 0;
   if (metas !== ours)
     throw new Error(`cli-bundle/${c.fileName} uses import.meta other than for its module's URL`);
   // An import of a name in a variable resolves against the chunk: only one made a URL is allowed.
   // (Lines of comments aside: they quote `import(` in prose.)
-  for (const line of c.code.split('\n')) {
+  for (const line of codeOf.get(c).split('\n')) {
     if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue;
     for (const m of line.matchAll(/\bimport\(\s*(?!["']|new URL\()([^)]*)\)/g))
       throw new Error(`cli-bundle/${c.fileName} imports ${m[1]}, which would resolve against the chunk`);
   }
 }
-const size = (c) => Buffer.byteLength(c.code);
+/**
+ * What an `import()` of this chunk becomes when it is a facade: an import of the chunk it re-exports,
+ * its members named as the facade names them; null for any other chunk.
+ */
+function facadeOf(code, core) {
+  const lines = code.split('\n').filter((l) => l.trim() !== '');
+  let reexport = null;
+  for (const line of lines) {
+    const bare = /^import "\.\/([^"]+)";$/.exec(line);
+    if (bare !== null && bare[1] === core) continue;
+    const names = /^export \{ ([^}]+) \} from "\.\/([^"]+)";$/.exec(line);
+    if (names === null || reexport !== null) return null;
+    reexport = names;
+  }
+  if (reexport === null) return null;
+  const members = [];
+  for (const one of reexport[1].split(', ')) {
+    const m = /^([\w$]+)(?: as ([\w$]+))?$/.exec(one);
+    if (m === null) return null;
+    members.push(`${m[2] ?? m[1]}: m.${m[1]}`);
+  }
+  return `import("./${reexport[2]}").then((m) => ({ ${members.join(', ')} }))`;
+}
+
+const size = (c) => Buffer.byteLength(codeOf.get(c));
 const said = [];
 for (const [name, roots] of [
   ['core', CORE_ROOTS],
