@@ -53,6 +53,16 @@ const INDEX_ROOTS = [
   'providers/load.js', // which harness's reader a changed file needs (each reader is a chunk of its own)
 ];
 
+/**
+ * A module at least this many harnesses' readers import (the line reader, the skim, titles, carried
+ * state, the conversation's shape) goes in one chunk (`providers`) rather than in the small chunks
+ * rolldown makes of every set of readers that shares one: a patch of one Claude transcript loaded
+ * eleven files of the bundle for its reader, each resolved, read, compiled and linked on its own.
+ * Four: what Claude's reader shares with three or more others; a module two or three readers share
+ * stays with them, so that no reader loads much code it does not run.
+ */
+const PROVIDER_COMMON = 4;
+
 /** What `cli.js` imports itself on the warm path: these stay modules, shared with the bundle. */
 const WARM_ENTRY = ['warm-answer.js', 'warm-list.js'];
 
@@ -80,6 +90,18 @@ function closure(roots, stop = new Set()) {
 const shared = closure(WARM_ENTRY);
 const core = closure(CORE_ROOTS, shared);
 const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
+
+/** The modules `PROVIDER_COMMON` or more of the readers `providers/load.js` imports share, beyond `core` and `index`. */
+function providerCommon() {
+  const load = readFileSync(join(dist, 'providers', 'load.js'), 'utf8');
+  const taken = new Set([...shared, ...core, ...index]);
+  const readers = new Map();
+  for (const m of load.matchAll(/import\('(\.\/[^']+)'\)/g))
+    for (const rel of closure([relative(dist, join(dist, 'providers', m[1]))], taken))
+      readers.set(rel, (readers.get(rel) ?? 0) + 1);
+  return new Set([...readers].filter(([, n]) => n >= PROVIDER_COMMON).map(([rel]) => rel));
+}
+const providers = providerCommon();
 
 // A bundle left by an earlier build would run that build's code beside this build's modules: it goes
 // first, so that a build that fails below leaves none (cli.js then imports the modules themselves).
@@ -126,6 +148,7 @@ const { output } = await bundle.write({
     groups: [
       { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
       { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
+      { name: 'providers', priority: 0, test: (id) => providers.has(relative(dist, id)) },
     ],
   },
 });
