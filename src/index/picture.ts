@@ -46,8 +46,11 @@ export class Picture {
   private held: Held[] = [];
   private shown: Shown[] = [];
   private at = 0;
-  /** Per session key, its live fields as last shown and the document last handed out (for changes and identity). */
-  private docs = new Map<string, { held: Held; shown: Shown; doc: SessionDoc | null }>();
+  /**
+   * Per session key, its live fields as last shown and the document last handed out (for changes and
+   * identity); null until asked for after a picture where every session changed (`entries`).
+   */
+  private docs: Map<string, Entry> | null = new Map();
   private taken = false;
 
   constructor(
@@ -67,50 +70,60 @@ export class Picture {
   take(held: Held[], nowMs: number): SessionChanges {
     const fresh = !this.taken;
     this.taken = true;
+    const before = this.entries();
     this.held = held.map((h) => {
-      const was = this.docs.get(h.key)?.held;
+      const was = before.get(h.key)?.held;
       return was !== undefined && was.signature === h.signature ? was : h;
     });
-    return this.join(nowMs, fresh);
+    return this.join(nowMs, fresh, before);
   }
 
   /** The live fields again at `nowMs`, reading nothing: which sessions' state or process moved. */
   restate(nowMs: number): SessionChanges {
-    return this.taken ? this.join(nowMs, false) : { kind: 'all' };
+    return this.taken ? this.join(nowMs, false, this.entries()) : { kind: 'all' };
   }
 
-  private join(nowMs: number, fresh: boolean): SessionChanges {
+  private join(nowMs: number, fresh: boolean, before: Map<string, Entry>): SessionChanges {
     const shown = this.held.map((h) => shownOf(h, nowMs));
     this.annotate?.({ sessions: shown });
     // Every session's spend windows move with the hour.
     const all = fresh || this.time.hourStart(nowMs) !== this.time.hourStart(this.at);
     this.shown = shown;
     this.at = nowMs;
-    const before = this.docs;
-    this.docs = new Map();
     if (all) {
-      // Nothing to compare: every session changed (and a one-shot command stops here).
-      for (const [i, h] of this.held.entries())
-        this.docs.set(h.key, { held: h, shown: shown[i]!, doc: null });
+      // Nothing to compare: every session changed (and a one-shot command stops here, so the entries
+      // are made only if a view asks for a session's document or for what changed next time).
+      this.docs = null;
       return { kind: 'all' };
     }
+    const docs = new Map<string, Entry>();
+    this.docs = docs;
     const changed: SessionDoc[] = [];
     for (const [i, h] of this.held.entries()) {
       const was = before.get(h.key);
       const same = was !== undefined && was.held === h && liveStamp(was.shown) === liveStamp(shown[i]!);
-      this.docs.set(h.key, same ? { ...was, shown: shown[i]! } : { held: h, shown: shown[i]!, doc: null });
+      docs.set(h.key, same ? { ...was, shown: shown[i]! } : { held: h, shown: shown[i]!, doc: null });
       if (!same) changed.push(this.docAt(i));
     }
     const removed: SessionRef[] = [];
     for (const [key, was] of before)
-      if (!this.docs.has(key)) removed.push({ provider: was.held.provider, id: was.held.id });
+      if (!docs.has(key)) removed.push({ provider: was.held.provider, id: was.held.id });
     return { kind: 'some', changed, removed };
+  }
+
+  /** Every session's entry, made now if the last picture had every session change. */
+  private entries(): Map<string, Entry> {
+    if (this.docs !== null) return this.docs;
+    const docs = new Map<string, Entry>();
+    for (const [i, h] of this.held.entries()) docs.set(h.key, { held: h, shown: this.shown[i]!, doc: null });
+    this.docs = docs;
+    return docs;
   }
 
   /** The document of the i-th session, made once per change. */
   private docAt(i: number): SessionDoc {
     const h = this.held[i]!;
-    const entry = this.docs.get(h.key)!;
+    const entry = this.entries().get(h.key)!;
     entry.doc ??= docOfHeld(h, this.shown[i]!, { time: this.time, nowMs: this.at });
     return entry.doc;
   }
@@ -190,6 +203,13 @@ export class Picture {
       timeZone: this.time.timeZone,
     };
   }
+}
+
+/** A session as last shown, and its document once made. */
+interface Entry {
+  held: Held;
+  shown: Shown;
+  doc: SessionDoc | null;
 }
 
 /** The extras a frame carries, and nothing for those it does not (an absent field stays absent). */

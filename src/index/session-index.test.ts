@@ -528,6 +528,38 @@ describe('the session index: kept, patched and built answers', () => {
     expect(ix.sessions().map((s) => [s.id, s.tokens.output, s.deleted])).toEqual([['a', 5, true]]);
   });
 
+  it('a long-running index says which sessions moved after a refresh where every one did', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-11-29T10:00:00Z'));
+    const b = home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 6, '2026-11-29T10:30:00Z'));
+    home.write(home.claudeFile('-w', 'c.jsonl'), claudeResponse('3', 7, '2026-11-29T11:00:00Z'));
+    let nowMs = NOON;
+    const ix = SessionIndex.open({
+      env: home.env,
+      plan: 'retail',
+      providers: null,
+      sinceMs: null,
+      untilMs: null,
+      now: () => nowMs,
+    });
+    expect((await ix.refresh()).changes).toEqual({ kind: 'all' });
+    // A minute later, in the same hour: nothing moved.
+    nowMs += 60_000;
+    expect(ix.restate()).toEqual({ kind: 'some', changed: [], removed: [] });
+    // One transcript grows and another is deleted (its session stays, deleted): those two are told.
+    nowMs += 60_000;
+    appendFileSync(b, claudeResponse('4', 9, '2026-11-29T12:01:00Z'));
+    rmSync(home.claudeFile('-w', 'c.jsonl'));
+    const moved = (await ix.refresh()).changes;
+    if (moved.kind !== 'some') throw new Error(`expected the sessions that moved, got ${moved.kind}`);
+    expect(moved.changed.map((s) => [s.id, s.tokens.output, s.deleted])).toEqual([
+      ['b', 15, false],
+      ['c', 7, true],
+    ]);
+    expect(moved.removed).toEqual([]);
+    expect(moved.changed[0]).toBe(ix.sessions().find((s) => s.id === 'b'));
+    ix.close();
+  });
+
   /** Split a transcript into its lines, each with its newline. */
   const linesOf = (path: string) => readFileSync(path, 'utf8').split(/(?<=\n)/);
 
