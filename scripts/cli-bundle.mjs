@@ -19,6 +19,7 @@
 //
 // Not here: choosing the bundle at run time (`cli.ts`, which falls back to the modules without it).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -217,6 +218,23 @@ function facadeOf(code, core) {
   return `import("./${reexport[2]}").then((m) => ({ ${members.join(', ')} }))`;
 }
 
+// better-sqlite3's JavaScript, thirteen CommonJS files, as one (`src/index/sqlite-module.ts` loads it,
+// with the package's addon named directly, when the installed version is the one it was made from:
+// its name says which). `bindings` stays the package's own: the bundle is used only with the addon
+// named, where it is never called.
+const sqliteEntry = createRequire(join(root, 'package.json')).resolve('better-sqlite3');
+const sqliteVersion = JSON.parse(
+  readFileSync(join(dirname(sqliteEntry), '..', 'package.json'), 'utf8'),
+).version;
+const sqlite = await rolldown({
+  input: sqliteEntry,
+  platform: 'node',
+  logLevel: 'silent',
+  external: (id) => id === 'bindings' || id.startsWith('node:') || builtinModules.includes(id),
+});
+await sqlite.write({ file: join(outDir, `better-sqlite3-${sqliteVersion}.cjs`), format: 'cjs' });
+await sqlite.close();
+
 const size = (c) => Buffer.byteLength(codeOf.get(c));
 const said = [];
 for (const [name, roots] of [
@@ -230,5 +248,5 @@ for (const [name, roots] of [
   said.push(`${name} ${held.size} modules, ${(size(chunk) / 1024).toFixed(0)} KiB`);
 }
 console.log(
-  `dist/cli-bundle/: ${chunks.length} files, ${(chunks.reduce((n, c) => n + size(c), 0) / 1024).toFixed(0)} KiB; ${said.join('; ')}`,
+  `dist/cli-bundle/: ${chunks.length} files (and better-sqlite3 ${sqliteVersion}), ${(chunks.reduce((n, c) => n + size(c), 0) / 1024).toFixed(0)} KiB; ${said.join('; ')}`,
 );

@@ -76,6 +76,25 @@ describe('the command line from the bundle', () => {
     }
   });
 
+  it("opens the index with better-sqlite3's JavaScript as the one file the build made of it", () => {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { sqliteModule } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', 'sqlite-module.js')).href)});
+      const { Database, options } = sqliteModule();
+      const one = new Database(':memory:', options).prepare('SELECT 1 AS one').get().one;
+      console.log(JSON.stringify({ one, files: Object.keys(createRequire(import.meta.url).cache) }));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const { one, files } = JSON.parse(r.stdout) as { one: number; files: string[] };
+    expect(one).toBe(1);
+    const sqlite = files.filter((f) => /better-sqlite3|better_sqlite3|[\\/]bindings[\\/]/.test(f));
+    expect(sqlite.map((f) => f.replace(/.*[\\/]/, ''))).toEqual([
+      expect.stringMatching(/^better-sqlite3-\d+\.\d+\.\d+\.cjs$/),
+      'better_sqlite3.node',
+    ]);
+    expect(sqlite[0]).toBe(join(BUNDLE, sqlite[0]!.replace(/.*[\\/]/, '')));
+  });
+
   it('answers as the modules answer in a tree built without it', () => {
     // A copy of the build without the bundle: a plain `tsc` makes one like it.
     const tree = join(home.dir, 'tree');

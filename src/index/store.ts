@@ -14,9 +14,8 @@
  *
  * Not here: deciding what to re-read (`scan.ts`), parsing (the providers).
  */
-import { existsSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { encodeToolSets } from '../model/tool-sets.js';
 import { privateDir, privateFile } from '../private.js';
@@ -24,6 +23,7 @@ import type { ParseResult, SourceFile } from '../providers/types.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
 import { ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
 import { KEPT_TABLES, KeptTables } from './kept-store.js';
+import { sqliteModule } from './sqlite-module.js';
 
 export { isCorruption, MAX_DAMAGED_KEPT } from './damage.js';
 export type { StoredFile } from './file-row.js';
@@ -88,34 +88,6 @@ export const INDEX_FILE = 'index.sqlite';
 export type OpenResult =
   | { kind: 'open'; store: IndexStore; rebuilt: string | null }
   | { kind: 'bypassed'; notice: string };
-
-const require = createRequire(import.meta.url);
-
-/**
- * better-sqlite3's compiled addon, named to it directly (its `nativeBinding` option) where the
- * package's own build put it. Left to itself, better-sqlite3 finds it through the `bindings` package,
- * which reads the call stack and tries `build/` and `build/Debug/` before `build/Release/`, each miss
- * a failed `require` with its error: 1.5 to 3.5 ms of every run that opens the index, for a file whose
- * place is known. An install that put it elsewhere (a debug build) is still found the usual way.
- */
-let addon: { nativeBinding: string } | null | undefined;
-function addonOption(): { nativeBinding: string } | null {
-  if (addon !== undefined) return addon;
-  try {
-    const file = join(
-      dirname(require.resolve('better-sqlite3')),
-      '..',
-      'build',
-      'Release',
-      'better_sqlite3.node',
-    );
-    addon = existsSync(file) ? { nativeBinding: file } : null;
-  } catch {
-    // Not resolvable here: `require('better-sqlite3')` says so in its own words, just after.
-    addon = null;
-  }
-  return addon;
-}
 
 export class IndexStore {
   private readonly upsert: BetterSqlite3.Statement;
@@ -216,9 +188,9 @@ export class IndexStore {
   }
 
   private static attempt(path: string): IndexStore {
-    const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    const { Database, options } = sqliteModule();
     privateFile(path);
-    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, ...addonOption() });
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options });
     try {
       // Takes effect on a new file only (before its first table); an older index gets it when it
       // migrates (`largerPages`).
