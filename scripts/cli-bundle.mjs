@@ -10,8 +10,9 @@
 //
 // What must not change, and how it is kept:
 // - One instance of each module. The modules the warm entry imports itself (`warm-answer.js`,
-//   `warm-list.js` and what they import) stay in dist/ and are imported from there by the bundle too,
-//   so the command line and the warm entry share them as before (`model/zone.ts` keeps state).
+//   `warm-list.js` and what they import) are the bundle's too, entries of their own that `cli.js`
+//   imports from it, so the command line and the warm entry share them (`model/zone.ts` keeps
+//   state); `cli.js` imports them from dist/ only in a tree built without the bundle.
 // - `import.meta.url` names the module's own file in dist/, not the chunk: worker entries, the
 //   pty host, createRequire and the files read beside the code are found where they were.
 // - An `import()` of a name held in a variable resolves against the chunk's place, not the module's:
@@ -64,7 +65,13 @@ const INDEX_ROOTS = [
  */
 const PROVIDER_COMMON = 4;
 
-/** What `cli.js` imports itself on the warm path: these stay modules, shared with the bundle. */
+/**
+ * What `cli.js` imports itself on the warm path, before the command line: entries of the bundle of
+ * their own (`cli-bundle/warm-answer.js`, `cli-bundle/warm-list.js`), each a chunk with what it
+ * imports (`warm`, and `warm-list` for what `--list` adds), which the command line's chunks import
+ * in turn, so that one instance of each module serves both. A warm answer loaded 16 modules of dist/
+ * one by one (and `--list` 5 more) before it could answer or decline.
+ */
 const WARM_ENTRY = ['warm-answer.js', 'warm-list.js'];
 
 /** A module's relative imports (static ones, and re-exports), as paths under dist/. */
@@ -88,7 +95,9 @@ function closure(roots, stop = new Set()) {
   return seen;
 }
 
-const shared = closure(WARM_ENTRY);
+const warmJson = closure(WARM_ENTRY.slice(0, 1));
+const warmList = closure(WARM_ENTRY.slice(1), warmJson);
+const shared = new Set([...warmJson, ...warmList]);
 const core = closure(CORE_ROOTS, shared);
 const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
 
@@ -116,7 +125,11 @@ try {
 }
 
 const bundle = await rolldown({
-  input: { main: join(dist, 'views', 'cli', 'main.js') },
+  input: {
+    main: join(dist, 'views', 'cli', 'main.js'),
+    'warm-answer': join(dist, 'warm-answer.js'),
+    'warm-list': join(dist, 'warm-list.js'),
+  },
   platform: 'node',
   logLevel: 'silent',
   // node's modules and the packages are imported as they are, from the chunks' place (dist/…/).
@@ -127,8 +140,9 @@ const bundle = await rolldown({
       resolveId(source, importer) {
         if (importer === undefined || !source.startsWith('.')) return null;
         const rel = relative(dist, join(dirname(importer), source));
-        // The warm entry's modules: imported from dist/, one instance for both.
-        if (shared.has(rel)) return { id: `../${rel}`, external: true };
+        // The parser versions the build computed: `index/version.ts` finds them by their URL in
+        // dist/, so every importer loads that one file.
+        if (rel === 'index/code-versions.js') return { id: `../${rel}`, external: true };
         return null;
       },
       transform(code, id) {
@@ -147,6 +161,8 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   codeSplitting: {
     groups: [
+      { name: 'warm', priority: 4, test: (id) => warmJson.has(relative(dist, id)) },
+      { name: 'warm-list', priority: 3, test: (id) => warmList.has(relative(dist, id)) },
       { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
       { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
       { name: 'providers', priority: 0, test: (id) => providers.has(relative(dist, id)) },
@@ -162,13 +178,15 @@ const chunks = output.filter((o) => o.type === 'chunk');
 // `export { t as jsonCommand, n as listCommand } from "./core-….js"`). Each costs node a resolution,
 // a read, a compile and a link: 13 of them, about 4 ms, on the route of a `cctop --json` while an
 // agent works. So each such `import()` imports the chunk itself and names its members as the facade
-// did. Only a facade whose other lines import nothing but `core` is passed over: every chunk is
-// loaded after `main.js` imported `core`, so those lines change nothing. The facades stay, unused.
-const coreFile = chunks.find((c) => c.name === 'core')?.fileName;
+// did. Only a facade whose other lines import nothing but `core` and what `core` imports is passed
+// over: every chunk is loaded after `main.js` imported `core`, so those lines change nothing. The
+// facades stay, unused.
+const coreChunk = chunks.find((c) => c.name === 'core');
+const loadedFirst = new Set(coreChunk === undefined ? [] : [coreChunk.fileName, ...coreChunk.imports]);
 const rewrites = new Map();
 for (const c of chunks) {
   if (c.isEntry) continue;
-  const target = facadeOf(c.code, coreFile);
+  const target = facadeOf(c.code, loadedFirst);
   if (target !== null) rewrites.set(`import("./${c.fileName}")`, target);
 }
 /** Each chunk's code as written. */
@@ -198,12 +216,12 @@ for (const c of chunks) {
  * What an `import()` of this chunk becomes when it is a facade: an import of the chunk it re-exports,
  * its members named as the facade names them; null for any other chunk.
  */
-function facadeOf(code, core) {
+function facadeOf(code, loadedFirst) {
   const lines = code.split('\n').filter((l) => l.trim() !== '');
   let reexport = null;
   for (const line of lines) {
     const bare = /^import "\.\/([^"]+)";$/.exec(line);
-    if (bare !== null && bare[1] === core) continue;
+    if (bare !== null && loadedFirst.has(bare[1])) continue;
     const names = /^export \{ ([^}]+) \} from "\.\/([^"]+)";$/.exec(line);
     if (names === null || reexport !== null) return null;
     reexport = names;
