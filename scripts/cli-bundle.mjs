@@ -180,7 +180,15 @@ const chunks = output.filter((o) => o.type === 'chunk');
 // agent works. So each such `import()` imports the chunk itself and names its members as the facade
 // did. Only a facade whose other lines import nothing but `core` and what `core` imports is passed
 // over: every chunk is loaded after `main.js` imported `core`, so those lines change nothing. The
-// facades stay, unused.
+// members are read once, when the chunk is imported: the build refuses a module that exports a
+// binding it could change later (`export let`), which a namespace would follow and a copy would not.
+// The facades stay, unused.
+for (const c of chunks)
+  for (const id of c.moduleIds)
+    if (id.startsWith(dist) && /^export (let|var)\b/m.test(readFileSync(id, 'utf8')))
+      throw new Error(
+        `${relative(dist, id)} exports a binding it may change: the bundle copies members once`,
+      );
 const coreChunk = chunks.find((c) => c.name === 'core');
 const loadedFirst = new Set(coreChunk === undefined ? [] : [coreChunk.fileName, ...coreChunk.imports]);
 const rewrites = new Map();
