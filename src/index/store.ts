@@ -192,14 +192,15 @@ export class IndexStore {
     privateFile(path);
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options });
     try {
-      // Takes effect on a new file only (before its first table); an older index gets it when it
-      // migrates (`largerPages`).
-      db.pragma(`page_size = ${PAGE_BYTES}`);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.pragma(`mmap_size = ${MAP_BYTES}`);
-      db.pragma(`cache_size = -${INDEX_CACHE_KIB}`);
-      db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      // The page size takes effect on a new file only (before its first table); an older index gets
+      // it when it migrates (`largerPages`). One `exec` for all: each `pragma()` call prepares and
+      // steps a statement of its own, and nothing here reads what they answer.
+      db.exec(`PRAGMA page_size = ${PAGE_BYTES};
+        PRAGMA journal_mode = WAL;
+        PRAGMA synchronous = NORMAL;
+        PRAGMA mmap_size = ${MAP_BYTES};
+        PRAGMA cache_size = -${INDEX_CACHE_KIB};
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
       const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as
         | { value: string }
         | undefined;
