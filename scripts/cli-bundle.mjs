@@ -10,9 +10,8 @@
 //
 // What must not change, and how it is kept:
 // - One instance of each module. The modules the warm entry imports itself (`warm-answer.js`,
-//   `warm-list.js` and what they import) are the bundle's too, entries of their own that `cli.js`
-//   imports from it, so the command line and the warm entry share them (`model/zone.ts` keeps
-//   state); `cli.js` imports them from dist/ only in a tree built without the bundle.
+//   `warm-list.js` and what they import) stay in dist/ and are imported from there by the bundle too,
+//   so the command line and the warm entry share them as before (`model/zone.ts` keeps state).
 // - `import.meta.url` names the module's own file in dist/, not the chunk: worker entries, the
 //   pty host, createRequire and the files read beside the code are found where they were.
 // - An `import()` of a name held in a variable resolves against the chunk's place, not the module's:
@@ -65,13 +64,7 @@ const INDEX_ROOTS = [
  */
 const PROVIDER_COMMON = 4;
 
-/**
- * What `cli.js` imports itself on the warm path, before the command line: entries of the bundle of
- * their own (`cli-bundle/warm-answer.js`, `cli-bundle/warm-list.js`), each a chunk with what it
- * imports (`warm`, and `warm-list` for what `--list` adds), which the command line's chunks import
- * in turn, so that one instance of each module serves both. A warm answer loaded 16 modules of dist/
- * one by one (and `--list` 5 more) before it could answer or decline.
- */
+/** What `cli.js` imports itself on the warm path: these stay modules, shared with the bundle. */
 const WARM_ENTRY = ['warm-answer.js', 'warm-list.js'];
 
 /** A module's relative imports (static ones, and re-exports), as paths under dist/. */
@@ -95,9 +88,7 @@ function closure(roots, stop = new Set()) {
   return seen;
 }
 
-const warmJson = closure(WARM_ENTRY.slice(0, 1));
-const warmList = closure(WARM_ENTRY.slice(1), warmJson);
-const shared = new Set([...warmJson, ...warmList]);
+const shared = closure(WARM_ENTRY);
 const core = closure(CORE_ROOTS, shared);
 const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
 
@@ -125,11 +116,7 @@ try {
 }
 
 const bundle = await rolldown({
-  input: {
-    main: join(dist, 'views', 'cli', 'main.js'),
-    'warm-answer': join(dist, 'warm-answer.js'),
-    'warm-list': join(dist, 'warm-list.js'),
-  },
+  input: { main: join(dist, 'views', 'cli', 'main.js') },
   platform: 'node',
   logLevel: 'silent',
   // node's modules and the packages are imported as they are, from the chunks' place (dist/…/).
@@ -140,9 +127,8 @@ const bundle = await rolldown({
       resolveId(source, importer) {
         if (importer === undefined || !source.startsWith('.')) return null;
         const rel = relative(dist, join(dirname(importer), source));
-        // The parser versions the build computed: `index/version.ts` finds them by their URL in
-        // dist/, so every importer loads that one file.
-        if (rel === 'index/code-versions.js') return { id: `../${rel}`, external: true };
+        // The warm entry's modules: imported from dist/, one instance for both.
+        if (shared.has(rel)) return { id: `../${rel}`, external: true };
         return null;
       },
       transform(code, id) {
@@ -161,8 +147,6 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   codeSplitting: {
     groups: [
-      { name: 'warm', priority: 4, test: (id) => warmJson.has(relative(dist, id)) },
-      { name: 'warm-list', priority: 3, test: (id) => warmList.has(relative(dist, id)) },
       { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
       { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
       { name: 'providers', priority: 0, test: (id) => providers.has(relative(dist, id)) },

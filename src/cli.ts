@@ -138,7 +138,7 @@ function isDailyJson(a: readonly string[]): boolean {
 
 /** Whether the warm document answered (then the answer is written). */
 async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
-  const { warmDaily, warmJson } = await warmEntry();
+  const { warmDaily, warmJson } = await import('./warm-answer.js');
   let r: Awaited<ReturnType<typeof warmJson>>;
   try {
     const o = { env: process.env, nowMs: Date.now() };
@@ -146,7 +146,7 @@ async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
       ask === 'json'
         ? await warmJson(o)
         : ask === 'list'
-          ? await (await warmListEntry()).warmList({
+          ? await (await import('./warm-list.js')).warmList({
               ...o,
               isTty: process.stdout.isTTY === true,
               columns: process.stdout.columns,
@@ -165,7 +165,7 @@ async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
 /** The command line; `keepDaily`: its answer (`daily --json`) is kept beside the warm document. */
 async function runMain(keepDaily: boolean): Promise<void> {
   const { main } = await commandLine();
-  const warm = keepDaily ? await warmEntry() : null;
+  const warm = keepDaily ? await import('./warm-answer.js') : null;
   const before = warm?.docIds(process.env) ?? null;
   const written: Buffer[] = [];
   const out = (b: Buffer) => {
@@ -199,45 +199,6 @@ async function runMain(keepDaily: boolean): Promise<void> {
   process.exitCode = code;
   if (warm !== null && code === 0)
     await warm.keepDaily({ env: process.env, nowMs: Date.now() }, before, Buffer.concat(written));
-}
-
-/**
- * The warm entry (`warm-answer.ts`, and `warm-list.ts` for `--list`): from the build's bundle, where
- * it is one file and the command line's chunks import it in turn (`scripts/cli-bundle.mjs`), or the
- * modules themselves in a tree built without it.
- */
-async function warmEntry(): Promise<WarmEntry> {
-  return bundledOr('warm-answer.js', 'warmJson', () => import('./warm-answer.js'));
-}
-
-async function warmListEntry(): Promise<WarmListEntry> {
-  return bundledOr('warm-list.js', 'warmList', () => import('./warm-list.js'));
-}
-
-type WarmEntry = typeof import('./warm-answer.js');
-type WarmListEntry = typeof import('./warm-list.js');
-
-/**
- * The bundle's entry `name` (known by its function `member`), or `modules()` when the build made no
- * bundle. An entry that is there but cannot be linked fails before any of it runs: the modules answer.
- */
-async function bundledOr<T>(name: string, member: string, modules: () => Promise<T>): Promise<T> {
-  let m: unknown;
-  try {
-    m = await import(new URL(`./cli-bundle/${name}`, import.meta.url).href);
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? err.code : null;
-    if (code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    return modules();
-  }
-  if (!madeFrom<T>(m, member))
-    throw new Error(`dist/cli-bundle/${name} is not the warm entry's bundle: npm run build`);
-  return m;
-}
-
-/** Whether `m` is the bundle's copy of a module whose function `member` it has (the build made it so). */
-function madeFrom<T>(m: unknown, member: string): m is T {
-  return typeof m === 'object' && m !== null && typeof Reflect.get(m, member) === 'function';
 }
 
 /** `views/cli/main.ts`'s face. */
