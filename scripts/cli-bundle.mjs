@@ -9,9 +9,11 @@
 // imported as they are.
 //
 // What must not change, and how it is kept:
-// - One instance of each module. The modules the warm entry imports itself (`warm-answer.js`,
-//   `warm-list.js` and what they import) stay in dist/ and are imported from there by the bundle too,
-//   so the command line and the warm entry share them as before (`model/zone.ts` keeps state).
+// - One instance of each module. The warm entry (`warm-entry.js`: `warm-answer.js`, `warm-list.js` and
+//   what they import) is an entry of the bundle too, and its modules one chunk (`warm`): `cli.js`
+//   imports it for a warm answer, and the command line's chunks import the same chunk when the warm
+//   document declines, so both share one instance of each (`model/zone.ts` keeps state). A warm answer
+//   loads two files instead of two dozen modules.
 // - `import.meta.url` names the module's own file in dist/, not the chunk: worker entries, the
 //   pty host, createRequire and the files read beside the code are found where they were.
 // - An `import()` of a name held in a variable resolves against the chunk's place, not the module's:
@@ -53,8 +55,11 @@ const INDEX_ROOTS = [
   'providers/load.js', // which harness's reader a changed file needs (each reader is a chunk of its own)
 ];
 
-/** What `cli.js` imports itself on the warm path: these stay modules, shared with the bundle. */
-const WARM_ENTRY = ['warm-answer.js', 'warm-list.js'];
+/**
+ * What the warm entry (`warm-entry.js`, which `cli.js` imports on the warm path) re-exports: with what
+ * they import, the `warm` chunk, shared with the rest of the bundle.
+ */
+const WARM_ROOTS = ['warm-answer.js', 'warm-list.js'];
 
 /** A module's relative imports (static ones, and re-exports), as paths under dist/. */
 function staticImports(rel) {
@@ -77,9 +82,12 @@ function closure(roots, stop = new Set()) {
   return seen;
 }
 
-const shared = closure(WARM_ENTRY);
-const core = closure(CORE_ROOTS, shared);
-const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
+// With the build's recorded versions, which the warm entry imports by a name it holds in a variable
+// (the module exists only once the build wrote it, just before this script): in the same chunk, so a
+// warm answer reads no other file of code.
+const warm = new Set([...closure(WARM_ROOTS), 'index/code-versions.js']);
+const core = closure(CORE_ROOTS, warm);
+const index = closure(INDEX_ROOTS, new Set([...warm, ...core]));
 
 // A bundle left by an earlier build would run that build's code beside this build's modules: it goes
 // first, so that a build that fails below leaves none (cli.js then imports the modules themselves).
@@ -93,7 +101,7 @@ try {
 }
 
 const bundle = await rolldown({
-  input: { main: join(dist, 'views', 'cli', 'main.js') },
+  input: { main: join(dist, 'views', 'cli', 'main.js'), warm: join(dist, 'warm-entry.js') },
   platform: 'node',
   logLevel: 'silent',
   // node's modules and the packages are imported as they are, from the chunks' place (dist/…/).
@@ -101,13 +109,6 @@ const bundle = await rolldown({
   plugins: [
     {
       name: 'cctop-cli-bundle',
-      resolveId(source, importer) {
-        if (importer === undefined || !source.startsWith('.')) return null;
-        const rel = relative(dist, join(dirname(importer), source));
-        // The warm entry's modules: imported from dist/, one instance for both.
-        if (shared.has(rel)) return { id: `../${rel}`, external: true };
-        return null;
-      },
       transform(code, id) {
         if (!code.includes('import.meta')) return null;
         // The module's own URL, from the chunk's (every chunk sits in dist/cli-bundle/).
@@ -124,6 +125,7 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   codeSplitting: {
     groups: [
+      { name: 'warm', priority: 3, test: (id) => warm.has(relative(dist, id)) },
       { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
       { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
     ],
@@ -149,10 +151,15 @@ for (const c of chunks) {
 const size = (c) => Buffer.byteLength(c.code);
 const said = [];
 for (const [name, roots] of [
+  ['warm', WARM_ROOTS],
   ['core', CORE_ROOTS],
   ['index', INDEX_ROOTS],
 ]) {
-  const chunk = chunks.find((c) => c.name === name);
+  // The group's chunk, not a chunk of the same name that only re-exports one (the entry `warm.js`,
+  // the facade of `index/warm.js`'s dynamic import).
+  const chunk = chunks
+    .filter((c) => c.name === name)
+    .reduce((a, c) => (a === undefined || c.moduleIds.length > a.moduleIds.length ? c : a), undefined);
   const held = new Set(chunk?.moduleIds.map((id) => relative(dist, id)) ?? []);
   for (const rel of roots)
     if (!held.has(rel)) throw new Error(`the bundle's ${name} chunk does not hold ${rel}`);
