@@ -99,13 +99,27 @@ describe('the session record codec', () => {
     }
   });
 
-  it('keeps only ASCII, whatever the transcript said', () => {
+  it("keeps its text parts ASCII, whatever the transcript said, and gives back its head's strings as they were", () => {
     const home = new FakeHome();
     try {
-      const row = encodeRecord(records(home)[0]!);
-      // Past the header of five lengths, every byte is printable ASCII.
-      expect(row.record.subarray(20).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
+      const r = records(home)[0]!;
+      const row = encodeRecord(r);
+      // Past the header of five lengths and the binary head, every byte is printable ASCII.
+      const facts = 20 + row.record.readUInt32LE(0);
+      expect(row.record.subarray(facts).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
       expect(row.record.toString('latin1')).toContain('\\u00ef');
+      expect(headOf(row)!.project).toBe('/w/café');
+      // A lone surrogate (a transcript can escape one) and a character past the first plane, in a
+      // project, a signal's detail and an unpriced model: each read back unchanged.
+      const odd = '/w/\ud800x🙂';
+      const strange: SessionRecord = {
+        ...r,
+        facts: { ...r.facts, project: odd },
+        live: { ...r.live, signal: { state: 'error', atMs: null, detail: odd, pendingTool: null } },
+        unpriced: [[odd, 12]],
+      };
+      const back = decodeRecord(encodeRecord(strange))!;
+      expect([back.facts.project, back.live, back.unpriced]).toEqual([odd, strange.live, [[odd, 12]]]);
     } finally {
       home.cleanup();
     }
@@ -119,15 +133,25 @@ describe('the session record codec', () => {
       const flipped = Buffer.from(row.record);
       flipped[40] = flipped[40]! ^ 0x20;
       expect(headOf({ ...row, record: flipped })).toBeNull();
-      // Another version of the record, or a head naming a harness cctop does not know, sealed as
-      // this code seals a row: still not read.
+      // Another version of the record, a head naming a harness cctop does not know, or one with a
+      // byte more than it reads, sealed as this code seals a row: still not read.
       const text = row.record.toString('latin1');
-      for (const other of [
-        text.replace(`"v":${RECORD_VERSION}`, '"v":0'),
-        text.replace('"provider":"claude"', '"provider":"nobody"'),
+      const headEnd = 20 + row.record.readUInt32LE(0);
+      const older = Buffer.from(row.record);
+      older[20] = RECORD_VERSION - 1;
+      const longer = Buffer.concat([
+        row.record.subarray(0, headEnd),
+        Buffer.from([0]),
+        row.record.subarray(headEnd),
+      ]);
+      longer.writeUInt32LE(row.record.readUInt32LE(0) + 1, 0);
+      for (const record of [
+        older,
+        Buffer.from(text.replace('claude', 'nobody'), 'latin1'),
+        resized(Buffer.from(text.replace('claude', 'claudeX'), 'latin1'), text),
+        longer,
       ]) {
-        expect(other).not.toBe(text);
-        const record = resized(Buffer.from(other, 'latin1'), text);
+        expect(record.equals(row.record)).toBe(false);
         expect(headOf({ ...row, record, crc: crc32(record) })).toBeNull();
       }
       // A record cut short, or whose lengths point past its end.
