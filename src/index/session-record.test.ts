@@ -145,8 +145,13 @@ describe('the session record codec', () => {
         row.record.subarray(headEnd),
       ]);
       longer.writeUInt32LE(row.record.readUInt32LE(0) + 1, 0);
+      // As version 3 sealed it: the same parts behind a JSON head (an index kept before this one).
+      const jsonHead = Buffer.from('{"v":3,"provider":"claude","id":"a"}', 'latin1');
+      const asJson = Buffer.concat([row.record.subarray(0, 20), jsonHead, row.record.subarray(headEnd)]);
+      asJson.writeUInt32LE(jsonHead.length, 0);
       for (const record of [
         older,
+        asJson,
         Buffer.from(text.replace('claude', 'nobody'), 'latin1'),
         resized(Buffer.from(text.replace('claude', 'claudeX'), 'latin1'), text),
         longer,
