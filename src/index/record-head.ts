@@ -37,8 +37,16 @@ export interface HeadFields {
   unpriced: [string, number][];
 }
 
-/** The states a signal holds, by their number in a head. A state added later is a new record version. */
-const STATES: readonly SessionState[] = ['working', 'waiting', 'error', 'idle'];
+/**
+ * Each state a signal holds, by its number in a head: a state added to `SessionState` does not
+ * compile until it has one (and a new number is a new record version).
+ */
+const STATE_CODES: Record<SessionState, number> = { working: 0, waiting: 1, error: 2, idle: 3 };
+const isState = (s: string): s is SessionState => Object.hasOwn(STATE_CODES, s);
+/** The states by their numbers, for reading. */
+const STATES: readonly SessionState[] = Object.keys(STATE_CODES)
+  .filter(isState)
+  .sort((a, b) => STATE_CODES[a] - STATE_CODES[b]);
 /** A head without a signal. */
 const NO_SIGNAL = 0xff;
 
@@ -101,7 +109,7 @@ export function encodeHead(version: number, h: HeadFields): Buffer {
   if (pendingTool === undefined) flags |= NO_PENDING_TOOL;
   for (const [i, k] of TOKENS.entries()) if (t.tokens[k] === null) flags |= 1 << (TOKEN_NULL + i);
   b[0] = version;
-  b[1] = signal === null ? NO_SIGNAL : STATES.indexOf(signal.state);
+  b[1] = signal === null ? NO_SIGNAL : STATE_CODES[signal.state];
   b.writeUInt32LE(flags >>> 0, 2);
   const numbers = [
     h.live.mtime,

@@ -2,6 +2,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PriceBook } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
+import type { LiveSignal } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { documentOf, parsed } from '../test-support/parse.js';
@@ -120,6 +121,27 @@ describe('the session record codec', () => {
       };
       const back = decodeRecord(encodeRecord(strange))!;
       expect([back.facts.project, back.live, back.unpriced]).toEqual([odd, strange.live, [[odd, 12]]]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('every state a signal can hold, a signal without a pending tool and none at all read back as written', () => {
+    const home = new FakeHome();
+    try {
+      const r = records(home)[1]!;
+      const signals: LiveSignal[] = (['working', 'waiting', 'error', 'idle'] as const).map((state) => ({
+        state,
+        atMs: 1_700_000_000_123,
+        detail: 'why',
+        pendingTool: 'Bash',
+      }));
+      // Without a pending tool (absent, not null) and without a time.
+      const bare: LiveSignal = { state: 'idle', atMs: null, detail: null };
+      for (const signal of [...signals, bare, null]) {
+        const live = { signal, mtime: 1_700_000_000_000.5, lastMs: null };
+        expect(decodeRecord(encodeRecord({ ...r, live }))!.live).toStrictEqual(live);
+      }
     } finally {
       home.cleanup();
     }
