@@ -85,7 +85,7 @@ export function factsText(f: SessionFacts): FactsText {
 
 /**
  * A record as the index stores it: one sealed blob and its CRC-32 (damage SQLite cannot see is
- * caught by it). The blob is ASCII after a 20-byte header of five lengths:
+ * caught by it). The blob is a 20-byte header of five lengths, a binary head, then ASCII:
  *
  *   [head][facts][cost][spend][usage] head facts cost spend usage signature
  *
