@@ -10,7 +10,7 @@
  *   anything else (shrunk, replaced, edited) → read from zero
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { later } from '../later.js';
+import { crc32 } from 'node:zlib';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
@@ -21,10 +21,14 @@ import type { ParsedFile } from './sessions.js';
 import type { IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
 
-const crypto = later<typeof import('node:crypto')>('node:crypto');
-
 /** Bytes before the stored offset whose hash must still match for a grown file to be tailed. */
 export const TAIL_HASH_BYTES = 4096;
+
+/**
+ * What every tail hash this code takes starts with. Older cctops stored a SHA-1 in base64, which has
+ * no colon: such a row never matches, and its file is read once from the start, then tailed again.
+ */
+export const TAIL_HASH_PREFIX = 'c2:';
 
 export interface ScanOptions {
   env: Env;
@@ -83,7 +87,15 @@ export interface ScanOutcome {
   listed: Set<string>;
 }
 
-/** Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0. */
+/**
+ * Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0: the CRC-32 of the bytes
+ * and the CRC-32 of the same bytes in reverse order. zlib's CRC-32 is loaded anyway (the kept
+ * sessions' checksum), where loading `node:crypto` for one SHA-1 cost a patching run 7 ms. One CRC-32
+ * misses any change that is a multiple of its polynomial (a five-byte pattern placed anywhere); the
+ * reversed bytes' CRC is a CRC of the original bytes by the mirrored polynomial, so a change slips
+ * through only when it is a multiple of both: a 64-bit check, which a rewritten tail passes by
+ * accident about once in 2^64. The bytes are the user's own transcripts, not a stranger's forgery.
+ */
 export function tailHash(path: string, offset: number): string | null {
   if (offset <= 0) return null;
   const len = Math.min(TAIL_HASH_BYTES, offset);
@@ -95,7 +107,9 @@ export function tailHash(path: string, offset: number): string | null {
   } finally {
     closeSync(fd);
   }
-  return crypto().createHash('sha1').update(buf).digest('base64');
+  const forward = crc32(buf) >>> 0;
+  const backward = crc32(buf.reverse()) >>> 0;
+  return `${TAIL_HASH_PREFIX}${forward.toString(16).padStart(8, '0')}${backward.toString(16).padStart(8, '0')}`;
 }
 
 function unchanged(f: SourceFile, r: ParseResult): boolean {
