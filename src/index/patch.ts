@@ -17,6 +17,7 @@ import {
   type KeptFileChange,
   type KeptInputs,
   type KeptScope,
+  keyRange,
   patchedFiles,
   TITLES_UNKNOWN,
   titlesOf,
@@ -318,7 +319,8 @@ async function touchedSessions(
 /**
  * The proof: no message of a changed file appears in any other file. Their messages now and the ones
  * they had before: a file rewritten without a message it held first gives that message back to
- * whichever other file repeats it.
+ * whichever other file repeats it. The kept keys are in file order, so the changed files' own are
+ * found by a binary search and every other file's are looked at in the runs between them.
  */
 function sharesMessages(
   inputs: KeptInputs,
@@ -328,14 +330,20 @@ function sharesMessages(
 ): boolean {
   const mine = new KeySet();
   for (const p of parsed) if (grouped.has(p)) mine.addLedger(p.result.ledger.data);
-  const touched = new Uint8Array(inputs.files.length);
+  const keys = inputs.keys;
+  const ranges: [number, number][] = [];
   for (const p of parsed) {
     const i = index.get(p.file.path);
-    if (i !== undefined) touched[i] = 1;
+    if (i !== undefined) ranges.push(keyRange(keys, i));
   }
-  const keys = inputs.keys;
-  for (let t = 0; t < keys.length; t += 3) if (touched[keys[t]!] === 1) mine.add(keys[t + 1]!, keys[t + 2]!);
-  return anyShared(keys, touched, mine);
+  ranges.sort((a, b) => a[0] - b[0]);
+  for (const [from, to] of ranges) for (let t = from; t < to; t += 3) mine.add(keys[t + 1]!, keys[t + 2]!);
+  let from = 0;
+  for (const [start, end] of ranges) {
+    if (anyShared(keys, from, start, mine)) return true;
+    from = Math.max(from, end);
+  }
+  return anyShared(keys, from, keys.length, mine);
 }
 
 /**
@@ -390,11 +398,8 @@ function patchProblems(
   unpricedProblems([...x.heads.filter((h) => !rebuilt.has(h.key)), ...changed], sinkOf(o));
 }
 
-/** Whether a file not touched holds one of the touched files' messages (`keys`: file, high, low). */
-function anyShared(keys: Uint32Array, touched: Uint8Array, mine: KeySet): boolean {
-  for (let t = 0; t < keys.length; t += 3) {
-    if (touched[keys[t]!] === 1) continue;
-    if (mine.has(keys[t + 1]!, keys[t + 2]!)) return true;
-  }
+/** Whether a key triple in `keys` from `from` to `to` (indexes of numbers) is among `mine`. */
+function anyShared(keys: Uint32Array, from: number, to: number, mine: KeySet): boolean {
+  for (let t = from; t < to; t += 3) if (mine.has(keys[t + 1]!, keys[t + 2]!)) return true;
   return false;
 }

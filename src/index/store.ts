@@ -32,14 +32,16 @@ export type { StoredFile } from './file-row.js';
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 /**
  * Schemas whose `files` table is still good: moving from them only replaces the kept sessions (the
  * next run builds them again from the stored rows, reading no transcript). 10: 11 keeps a patch's
- * sessions and files beside the build's pack (`kept-store.ts`).
+ * sessions and files beside the build's pack (`kept-store.ts`). 11: 12 keeps every pack's message
+ * keys in file order (a patch written whole into a pack left its files' keys last), which a patch's
+ * proof now relies on (`kept.ts` `keyRange`).
  */
-const SAME_FILES = new Set<number>([10]);
+const SAME_FILES = new Set<number>([10, 11]);
 
 /**
  * The database's page size. A kept session's row (its facts, about 2 KB, and its head) does not fit a
@@ -218,7 +220,7 @@ export class IndexStore {
           CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
       }
       if (version !== SCHEMA_VERSION) {
-        // Schemas 2 to 9 and 11 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
+        // Schemas 2 to 9, 11 and 12 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
         db.exec(KEPT_TABLES);
         db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
           String(SCHEMA_VERSION),
