@@ -9,20 +9,34 @@
 import { Digest } from '../model/digest.js';
 import type { ProviderId } from '../model/facts.js';
 import { F, FLAG, RECORD_FIELDS } from '../model/ledger.js';
+import { crcPair } from './crc-pair.js';
 import type { Discovery } from './scan.js';
 import { type BuildRecord, type KeptProblem, type ParsedFile, sessionKey } from './sessions.js';
 
 /** Scopes kept at once (the live table, a `--provider` filter, a `--since` report…); least used go first. */
 export const MAX_KEPT_SCOPES = 4;
 
-/** What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it. */
+/**
+ * What discovery saw, as one digest: any file added, removed, grown, touched or replaced changes it.
+ * Every file's names in one text and its numbers in one block, each checked whole (`crcPair`): a
+ * few native calls, where a CRC and a mix per field cost a run 7 ms for 3,800 files.
+ */
 export function discoveryDigest(d: Discovery): string {
-  const h = new Digest();
-  for (const f of d.files) {
-    h.string(f.provider).string(f.path).number(f.size).number(f.mtimeMs).number(f.ino);
-    h.string(f.role).string(f.sessionHint ?? '');
+  const n = d.files.length;
+  const names: string[] = new Array(n);
+  const numbers = new Float64Array(n * 3);
+  for (let i = 0; i < n; i++) {
+    const f = d.files[i]!;
+    // NUL ends each field: no path, provider, role or session hint holds one.
+    names[i] = `${f.provider}\0${f.path}\0${f.role}\0${f.sessionHint ?? ''}\0`;
+    numbers[i * 3] = f.size;
+    numbers[i * 3 + 1] = f.mtimeMs;
+    numbers[i * 3 + 2] = f.ino;
   }
-  return h.number(d.files.length).hex();
+  const text = Buffer.from(names.join(''));
+  const h = new Digest().number(n).number(text.length);
+  for (const c of [...crcPair(text), ...crcPair(new Uint8Array(numbers.buffer))]) h.int(c);
+  return h.hex();
 }
 
 /**

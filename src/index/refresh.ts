@@ -10,11 +10,11 @@
  *   anything else (shrunk, replaced, edited) → read from zero
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { crc32 } from 'node:zlib';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { Env, ParseResult, ProviderPlace, SourceFile } from '../providers/types.js';
+import { crcPair } from './crc-pair.js';
 import { type OnParsed, type ParseTask, parseMany, toRead } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
@@ -88,13 +88,8 @@ export interface ScanOutcome {
 }
 
 /**
- * Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0: the CRC-32 of the bytes
- * and the CRC-32 of the same bytes in reverse order. zlib's CRC-32 is loaded anyway (the kept
- * sessions' checksum), where loading `node:crypto` for one SHA-1 cost a patching run 7 ms. One CRC-32
- * misses any change that is a multiple of its polynomial (a five-byte pattern placed anywhere); the
- * reversed bytes' CRC is a CRC of the original bytes by the mirrored polynomial, so a change slips
- * through only when it is a multiple of both: a 64-bit check, which a rewritten tail passes by
- * accident about once in 2^64. The bytes are the user's own transcripts, not a stranger's forgery.
+ * Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0: their CRC-32 forward
+ * and reversed (`crc-pair.ts`), a 64-bit check without loading `node:crypto`.
  */
 export function tailHash(path: string, offset: number): string | null {
   if (offset <= 0) return null;
@@ -107,8 +102,7 @@ export function tailHash(path: string, offset: number): string | null {
   } finally {
     closeSync(fd);
   }
-  const forward = crc32(buf) >>> 0;
-  const backward = crc32(buf.reverse()) >>> 0;
+  const [forward, backward] = crcPair(buf);
   return `${TAIL_HASH_PREFIX}${forward.toString(16).padStart(8, '0')}${backward.toString(16).padStart(8, '0')}`;
 }
 
