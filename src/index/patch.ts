@@ -17,12 +17,10 @@ import {
   type KeptFileChange,
   type KeptInputs,
   type KeptScope,
-  keyRange,
   patchedFiles,
   TITLES_UNKNOWN,
   titlesOf,
 } from './kept.js';
-import { KeySet } from './keyset.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
 import type { KeptHead, SessionRecord } from './session-record.js';
@@ -42,6 +40,7 @@ import {
   sinkOf,
   unpricedProblems,
 } from './sessions.js';
+import { sharesMessages } from './shared-keys.js';
 import type { IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
 
@@ -114,7 +113,8 @@ const declined = (reason: string): Declined => ({ kind: 'declined', reason });
 
 export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   if (x.build.sinceMs !== null) return declined('--since counts only part of each file');
-  const index = new Map(x.inputs.files.map((f, i) => [f.path, i]));
+  const index = new Map<string, number>();
+  for (let i = 0; i < x.inputs.files.length; i++) index.set(x.inputs.files[i]!.path, i);
   const moved = movedFiles(x, index);
   const count = moved.changed.length + moved.gone.length;
   if (count === 0) return declined('nothing changed');
@@ -301,7 +301,12 @@ async function touchedSessions(
   }
   const others = x.inputs.files.filter((k) => affected.has(k.session) && !touchedPaths.has(k.path));
   const rows = x.store.loadPaths(others.map((k) => k.path));
-  const byPath = new Map(x.discovery.files.map((f) => [f.path, f]));
+  // Only the few files of the touched sessions, not a map of all 3,800.
+  const byPath = new Map<string, SourceFile>();
+  if (others.length > 0) {
+    const wanted = new Set(others.map((k) => k.path));
+    for (const f of x.discovery.files) if (wanted.has(f.path)) byPath.set(f.path, f);
+  }
   const members: { file: ParsedFile; kept: KeptFile }[] = [];
   for (const k of others) {
     const row = rows.get(k.path);
@@ -314,36 +319,6 @@ async function touchedSessions(
   for (const m of members)
     if (grouped.has(m.file) !== m.kept.grouped) return declined('a copy of a main transcript changed places');
   return { kind: 'touched', groups, members, grouped, affected, paths: touchedPaths };
-}
-
-/**
- * The proof: no message of a changed file appears in any other file. Their messages now and the ones
- * they had before: a file rewritten without a message it held first gives that message back to
- * whichever other file repeats it. The kept keys are in file order, so the changed files' own are
- * found by a binary search and every other file's are looked at in the runs between them.
- */
-function sharesMessages(
-  inputs: KeptInputs,
-  index: Map<string, number>,
-  parsed: readonly ParsedFile[],
-  grouped: Set<ParsedFile>,
-): boolean {
-  const mine = new KeySet();
-  for (const p of parsed) if (grouped.has(p)) mine.addLedger(p.result.ledger.data);
-  const keys = inputs.keys;
-  const ranges: [number, number][] = [];
-  for (const p of parsed) {
-    const i = index.get(p.file.path);
-    if (i !== undefined) ranges.push(keyRange(keys, i));
-  }
-  ranges.sort((a, b) => a[0] - b[0]);
-  for (const [from, to] of ranges) for (let t = from; t < to; t += 3) mine.add(keys[t + 1]!, keys[t + 2]!);
-  let from = 0;
-  for (const [start, end] of ranges) {
-    if (anyShared(keys, from, start, mine)) return true;
-    from = Math.max(from, end);
-  }
-  return anyShared(keys, from, keys.length, mine);
 }
 
 /**
@@ -396,10 +371,4 @@ function patchProblems(
   for (const k of ordered) addProblem(k.problem, k.after, o.nowMs, o.problems, o.record?.problems);
   const rebuilt = new Set([...removed, ...changed.map((r) => r.key)]);
   unpricedProblems([...x.heads.filter((h) => !rebuilt.has(h.key)), ...changed], sinkOf(o));
-}
-
-/** Whether a key triple in `keys` from `from` to `to` (indexes of numbers) is among `mine`. */
-function anyShared(keys: Uint32Array, from: number, to: number, mine: KeySet): boolean {
-  for (let t = from; t < to; t += 3) if (mine.has(keys[t + 1]!, keys[t + 2]!)) return true;
-  return false;
 }
