@@ -122,6 +122,21 @@ export interface KeptInputs {
   masks: Uint8Array;
   /** The summaries files on disk gave (`Summaries.onDisk` in sessions.ts); a deleted file's are in its row. */
   summaries: [number, string][];
+  /**
+   * The kept pack's keys sorted, when the inputs were read from the index: the patch's proof looks
+   * its keys up there rather than reading every triple (`shared-keys.ts`). A build's own have none.
+   */
+  index?: KeyIndex;
+}
+
+/** The keys of the pack the inputs were read from, and which files' keys differ from it since. */
+export interface KeyIndex {
+  /** The pack's key triples, in file order. */
+  base: Uint32Array;
+  /** The keys of `base`, sorted (`kept-rows.ts` `sortedKeys`). */
+  sorted: Uint32Array;
+  /** The files patched since the pack: their keys in `KeptInputs.keys` are not `base`'s. */
+  patched: ReadonlySet<number>;
 }
 
 /** How the kept inputs name a transcript; `grouped` when it took part in its session. */
@@ -272,7 +287,11 @@ export function withChanges(inputs: KeptInputs, given: readonly KeptFileChange[]
   }
   keys.set(old.subarray(keyFrom), k);
   masks.set(inputs.masks.subarray(from), at);
-  return { files, keys, masks, summaries: inputs.summaries };
+  const out: KeptInputs = { files, keys, masks, summaries: inputs.summaries };
+  const index = inputs.index;
+  if (index !== undefined)
+    out.index = { ...index, patched: new Set([...index.patched, ...changes.map((c) => c.index)]) };
+  return out;
 }
 
 /**
