@@ -96,12 +96,15 @@ export function sortedKeys(triples: Uint32Array): Uint32Array {
   return pairs;
 }
 
-/** How many pairs of `sortedKeys` are the key (`high`, `low`). */
+/** How many pairs of `sortedKeys` are the key (`high`, `low`): one search, then a step per copy (most keys have one or two). */
 export function countSorted(pairs: Uint32Array, high: number, low: number): number {
-  return firstPair(pairs, high, low + 1) - firstPair(pairs, high, low);
+  let at = firstPair(pairs, high, low);
+  const first = at;
+  while (at * 2 < pairs.length && pairs[at * 2 + HIGH] === high && pairs[at * 2 + LOW] === low) at++;
+  return at - first;
 }
 
-/** The first pair at or after (`high`, `low`); a low word of 2^32 stands for the next high word's 0. */
+/** The first pair at or after (`high`, `low`). */
 function firstPair(pairs: Uint32Array, high: number, low: number): number {
   let lo = 0;
   let hi = pairs.length / 2;
