@@ -162,16 +162,17 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
 
 /** What moved since the kept build: files grown, touched, replaced or new, and files gone. */
 function movedFiles(x: PatchInput, index: Map<string, number>): { changed: SourceFile[]; gone: KeptFile[] } {
-  const seen = new Set<string>();
+  // The kept files discovery saw, by their place in `index` (a set of 3,800 paths cost more).
+  const seen = new Uint8Array(x.inputs.files.length);
   const changed: SourceFile[] = [];
   for (const f of x.discovery.files) {
-    seen.add(f.path);
     const i = index.get(f.path);
     const k = i === undefined ? undefined : x.inputs.files[i]!;
+    if (i !== undefined) seen[i] = 1;
     if (k && !k.deleted && k.size === f.size && k.mtimeMs === f.mtimeMs && k.ino === f.ino) continue;
     changed.push(f);
   }
-  const gone = x.inputs.files.filter((k) => !k.deleted && !seen.has(k.path));
+  const gone = x.inputs.files.filter((k) => !k.deleted && seen[index.get(k.path)!] !== 1);
   return { changed, gone };
 }
 
@@ -300,7 +301,8 @@ async function touchedSessions(
     if (i !== undefined) affected.add(x.inputs.files[i]!.session);
   }
   const others = x.inputs.files.filter((k) => affected.has(k.session) && !touchedPaths.has(k.path));
-  const rows = x.store.loadPaths(others.map((k) => k.path));
+  const rows =
+    others.length === 0 ? new Map<string, StoredFile>() : x.store.loadPaths(others.map((k) => k.path));
   // Only the few files of the touched sessions, not a map of all 3,800.
   const byPath = new Map<string, SourceFile>();
   if (others.length > 0) {
