@@ -35,6 +35,11 @@ export class KeySet {
     this.size++;
   }
 
+  /** How many keys it holds. */
+  get keys(): number {
+    return this.size;
+  }
+
   /** How many times the key was added (0: never). */
   count(h: number, l: number): number {
     if (this.size === 0) return 0;
