@@ -9,9 +9,11 @@
 // imported as they are.
 //
 // What must not change, and how it is kept:
-// - One instance of each module. The modules the warm entry imports itself (`warm-answer.js`,
-//   `warm-list.js` and what they import) stay in dist/ and are imported from there by the bundle too,
-//   so the command line and the warm entry share them as before (`model/zone.ts` keeps state).
+// - One instance of each module. The warm entry (`warm-entry.js`: `warm-answer.js`, `warm-list.js` and
+//   what they import) is an entry of the bundle too, and its modules one chunk (`warm`): `cli.js`
+//   imports it for a warm answer, and the command line's chunks import the same chunk when the warm
+//   document declines, so both share one instance of each (`model/zone.ts` keeps state). A warm answer
+//   loads two files instead of two dozen modules.
 // - `import.meta.url` names the module's own file in dist/, not the chunk: worker entries, the
 //   pty host, createRequire and the files read beside the code are found where they were.
 // - An `import()` of a name held in a variable resolves against the chunk's place, not the module's:
@@ -64,8 +66,11 @@ const INDEX_ROOTS = [
  */
 const PROVIDER_COMMON = 4;
 
-/** What `cli.js` imports itself on the warm path: these stay modules, shared with the bundle. */
-const WARM_ENTRY = ['warm-answer.js', 'warm-list.js'];
+/**
+ * What the warm entry (`warm-entry.js`, which `cli.js` imports on the warm path) re-exports: with what
+ * they import, the `warm` chunk, shared with the rest of the bundle.
+ */
+const WARM_ROOTS = ['warm-answer.js', 'warm-list.js'];
 
 /** A module's relative imports (static ones, and re-exports), as paths under dist/. */
 function staticImports(rel) {
@@ -88,14 +93,17 @@ function closure(roots, stop = new Set()) {
   return seen;
 }
 
-const shared = closure(WARM_ENTRY);
-const core = closure(CORE_ROOTS, shared);
-const index = closure(INDEX_ROOTS, new Set([...shared, ...core]));
+// With the build's recorded versions, which the warm entry imports by a name it holds in a variable
+// (the module exists only once the build wrote it, just before this script): in the same chunk, so a
+// warm answer reads no other file of code.
+const warm = new Set([...closure(WARM_ROOTS), 'index/code-versions.js']);
+const core = closure(CORE_ROOTS, warm);
+const index = closure(INDEX_ROOTS, new Set([...warm, ...core]));
 
 /** The modules `PROVIDER_COMMON` or more of the readers `providers/load.js` imports share, beyond `core` and `index`. */
 function providerCommon() {
   const load = readFileSync(join(dist, 'providers', 'load.js'), 'utf8');
-  const taken = new Set([...shared, ...core, ...index]);
+  const taken = new Set([...warm, ...core, ...index]);
   const readers = new Map();
   for (const m of load.matchAll(/import\('(\.\/[^']+)'\)/g))
     for (const rel of closure([relative(dist, join(dist, 'providers', m[1]))], taken))
@@ -116,7 +124,7 @@ try {
 }
 
 const bundle = await rolldown({
-  input: { main: join(dist, 'views', 'cli', 'main.js') },
+  input: { main: join(dist, 'views', 'cli', 'main.js'), warm: join(dist, 'warm-entry.js') },
   platform: 'node',
   logLevel: 'silent',
   // node's modules and the packages are imported as they are, from the chunks' place (dist/…/).
@@ -124,13 +132,6 @@ const bundle = await rolldown({
   plugins: [
     {
       name: 'cctop-cli-bundle',
-      resolveId(source, importer) {
-        if (importer === undefined || !source.startsWith('.')) return null;
-        const rel = relative(dist, join(dirname(importer), source));
-        // The warm entry's modules: imported from dist/, one instance for both.
-        if (shared.has(rel)) return { id: `../${rel}`, external: true };
-        return null;
-      },
       transform(code, id) {
         if (!code.includes('import.meta')) return null;
         // The module's own URL, from the chunk's (every chunk sits in dist/cli-bundle/).
@@ -147,6 +148,7 @@ const { output } = await bundle.write({
   chunkFileNames: '[name]-[hash].js',
   codeSplitting: {
     groups: [
+      { name: 'warm', priority: 3, test: (id) => warm.has(relative(dist, id)) },
       { name: 'core', priority: 2, test: (id) => core.has(relative(dist, id)) },
       { name: 'index', priority: 1, test: (id) => index.has(relative(dist, id)) },
       { name: 'providers', priority: 0, test: (id) => providers.has(relative(dist, id)) },
@@ -162,9 +164,9 @@ const chunks = output.filter((o) => o.type === 'chunk');
 // `export { t as jsonCommand, n as listCommand } from "./core-….js"`). Each costs node a resolution,
 // a read, a compile and a link: 13 of them, about 4 ms, on the route of a `cctop --json` while an
 // agent works. So each such `import()` imports the chunk itself and names its members as the facade
-// did. Only a facade whose other lines import nothing but `core` and what `core` imports is passed
-// over: every chunk is loaded after `main.js` imported `core`, so those lines change nothing. The
-// members are read once, when the chunk is imported: the build refuses a module that exports a
+// did. A facade's other lines (`import "./x.js"`, for the order modules run in) are passed over only
+// where the importing chunk already imports `x.js` itself, directly or through others, so that they
+// change nothing: `x.js` has run before any code of the importer can. The members are read once, when the chunk is imported: the build refuses a module that exports a
 // binding it could change later (`export let`), which a namespace would follow and a copy would not.
 // The facades stay, unused.
 for (const c of chunks)
@@ -173,19 +175,30 @@ for (const c of chunks)
       throw new Error(
         `${relative(dist, id)} exports a binding it may change: the bundle copies members once`,
       );
-const coreChunk = chunks.find((c) => c.name === 'core');
-const loadedFirst = new Set(coreChunk === undefined ? [] : [coreChunk.fileName, ...coreChunk.imports]);
-const rewrites = new Map();
+const byFile = new Map(chunks.map((c) => [c.fileName, c]));
+/** The chunks loaded with `c`, before any of its code runs: `c` and what it imports, statically. */
+function loadedWith(c) {
+  const seen = new Set();
+  const visit = (name) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    for (const next of byFile.get(name)?.imports ?? []) visit(next);
+  };
+  visit(c.fileName);
+  return seen;
+}
+const facades = [];
 for (const c of chunks) {
   if (c.isEntry) continue;
-  const target = facadeOf(c.code, loadedFirst);
-  if (target !== null) rewrites.set(`import("./${c.fileName}")`, target);
+  const f = facadeOf(c.code);
+  if (f !== null) facades.push({ from: `import("./${c.fileName}")`, ...f });
 }
 /** Each chunk's code as written. */
 const codeOf = new Map();
 for (const c of chunks) {
   let code = c.code;
-  for (const [from, to] of rewrites) code = code.replaceAll(from, to);
+  const loaded = loadedWith(c);
+  for (const f of facades) if (f.before.every((b) => loaded.has(b))) code = code.replaceAll(f.from, f.to);
   codeOf.set(c, code);
   if (code !== c.code) writeFileSync(join(outDir, c.fileName), code);
 }
@@ -205,15 +218,20 @@ for (const c of chunks) {
   }
 }
 /**
- * What an `import()` of this chunk becomes when it is a facade: an import of the chunk it re-exports,
- * its members named as the facade names them; null for any other chunk.
+ * When this chunk is a facade, what an `import()` of it becomes (`to`: an import of the chunk it
+ * re-exports, its members named as the facade names them) and the chunks its other lines import
+ * (`before`); null for any other chunk.
  */
-function facadeOf(code, loadedFirst) {
+function facadeOf(code) {
   const lines = code.split('\n').filter((l) => l.trim() !== '');
+  const before = [];
   let reexport = null;
   for (const line of lines) {
     const bare = /^import "\.\/([^"]+)";$/.exec(line);
-    if (bare !== null && loadedFirst.has(bare[1])) continue;
+    if (bare !== null) {
+      before.push(bare[1]);
+      continue;
+    }
     const names = /^export \{ ([^}]+) \} from "\.\/([^"]+)";$/.exec(line);
     if (names === null || reexport !== null) return null;
     reexport = names;
@@ -225,7 +243,7 @@ function facadeOf(code, loadedFirst) {
     if (m === null) return null;
     members.push(`${m[2] ?? m[1]}: m.${m[1]}`);
   }
-  return `import("./${reexport[2]}").then((m) => ({ ${members.join(', ')} }))`;
+  return { before, to: `import("./${reexport[2]}").then((m) => ({ ${members.join(', ')} }))` };
 }
 
 // better-sqlite3's JavaScript, thirteen CommonJS files, as one (`src/index/sqlite-module.ts` loads it,
@@ -248,10 +266,15 @@ await sqlite.close();
 const size = (c) => Buffer.byteLength(codeOf.get(c));
 const said = [];
 for (const [name, roots] of [
+  ['warm', WARM_ROOTS],
   ['core', CORE_ROOTS],
   ['index', INDEX_ROOTS],
 ]) {
-  const chunk = chunks.find((c) => c.name === name);
+  // The group's chunk, not a chunk of the same name that only re-exports one (the entry `warm.js`,
+  // the facade of `index/warm.js`'s dynamic import).
+  const chunk = chunks
+    .filter((c) => c.name === name)
+    .reduce((a, c) => (a === undefined || c.moduleIds.length > a.moduleIds.length ? c : a), undefined);
   const held = new Set(chunk?.moduleIds.map((id) => relative(dist, id)) ?? []);
   for (const rel of roots)
     if (!held.has(rel)) throw new Error(`the bundle's ${name} chunk does not hold ${rel}`);

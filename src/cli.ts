@@ -4,7 +4,6 @@
  * the process, so importing cctop as a library never touches `process.exit`.
  */
 import { writeSync, writevSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 
 /**
  * How much a function runs before V8 considers compiling it with its optimising compiler, in V8's
@@ -14,12 +13,13 @@ import { setFlagsFromString } from 'node:v8';
  * code the process then left. A budget about twice as large optimises only what runs long enough to
  * pay back: `cctop --json` after ten transcripts grew 1 MiB each took about 20% less CPU (bench/scan.mjs
  * --only appended), warm answers and a cold read of 200 MiB the same. Long-running views reach the
- * same optimised code a little later. Set before any of cctop's own modules is loaded, for every
- * command but the status line: V8 refuses a code cache made under other flags, and the status line's
- * (`statusline/launch.cts`) is shared with `cctop.cjs`, which does not set it.
+ * same optimised code a little later. Set when the command line is loaded (`runMain`), before any of
+ * its code is: a warm answer or a hook, which read no transcript, do not load `node:v8` (and the
+ * stream modules it brings) for it, and the status line keeps V8's defaults, because V8 refuses a
+ * code cache made under other flags and the status line's (`statusline/launch.cts`) is shared with
+ * `cctop.cjs`, which does not set it.
  */
 const V8_INTERRUPT_BUDGET = 300_000;
-if (process.argv[2] !== 'statusline') setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
 
 // Node 22.1 and later keep the compiled code of our modules on disk between runs: a warm one-shot
 // then spends less of its time compiling. Node 20 has no such cache, and is not made to load
@@ -138,7 +138,7 @@ function isDailyJson(a: readonly string[]): boolean {
 
 /** Whether the warm document answered (then the answer is written). */
 async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
-  const { warmDaily, warmJson } = await import('./warm-answer.js');
+  const { warmDaily, warmJson, warmList } = await warmEntry();
   let r: Awaited<ReturnType<typeof warmJson>>;
   try {
     const o = { env: process.env, nowMs: Date.now() };
@@ -146,11 +146,7 @@ async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
       ask === 'json'
         ? await warmJson(o)
         : ask === 'list'
-          ? await (await import('./warm-list.js')).warmList({
-              ...o,
-              isTty: process.stdout.isTTY === true,
-              columns: process.stdout.columns,
-            })
+          ? await warmList({ ...o, isTty: process.stdout.isTTY === true, columns: process.stdout.columns })
           : await warmDaily(o);
   } catch {
     // A document it cannot make sense of (the CRC held, the layout did not): the full route answers
@@ -164,8 +160,9 @@ async function warmServed(ask: 'json' | 'list' | 'daily'): Promise<boolean> {
 
 /** The command line; `keepDaily`: its answer (`daily --json`) is kept beside the warm document. */
 async function runMain(keepDaily: boolean): Promise<void> {
+  (await import('node:v8')).setFlagsFromString(`--interrupt-budget=${V8_INTERRUPT_BUDGET}`);
   const { main } = await commandLine();
-  const warm = keepDaily ? await import('./warm-answer.js') : null;
+  const warm = keepDaily ? await warmEntry() : null;
   const before = warm?.docIds(process.env) ?? null;
   const written: Buffer[] = [];
   const out = (b: Buffer) => {
@@ -201,6 +198,22 @@ async function runMain(keepDaily: boolean): Promise<void> {
     await warm.keepDaily({ env: process.env, nowMs: Date.now() }, before, Buffer.concat(written));
 }
 
+/** `warm-entry.ts`'s face. */
+type WarmEntry = typeof import('./warm-entry.js');
+
+/**
+ * The warm entry: the build's chunk of it (`dist/cli-bundle/warm.js`, which the rest of the bundle
+ * imports too, so each of its modules is one instance), or the module itself in a tree built without
+ * the bundle.
+ */
+async function warmEntry(): Promise<WarmEntry> {
+  const m = await bundled('warm.js');
+  if (m === null) return import('./warm-entry.js');
+  if (!isWarmEntry(m))
+    throw new Error("dist/cli-bundle/warm.js is not the warm entry's chunk: npm run build");
+  return m;
+}
+
 /** `views/cli/main.ts`'s face. */
 type CommandLine = typeof import('./views/cli/main.js');
 
@@ -211,19 +224,33 @@ type CommandLine = typeof import('./views/cli/main.js');
  * `tsc`). A bundle that is there but cannot be linked fails before any of it runs: the modules answer.
  */
 async function commandLine(): Promise<CommandLine> {
-  const bundled = new URL('./cli-bundle/main.js', import.meta.url).href;
-  let m: unknown;
-  try {
-    m = await import(bundled);
-  } catch (err) {
-    const code = err instanceof Error && 'code' in err ? err.code : null;
-    if (code !== 'ERR_MODULE_NOT_FOUND') throw err;
-    return import('./views/cli/main.js');
-  }
-  if (!isCommandLine(m)) throw new Error(`${bundled} is not the command line's bundle: npm run build`);
+  const m = await bundled('main.js');
+  if (m === null) return import('./views/cli/main.js');
+  if (!isCommandLine(m))
+    throw new Error("dist/cli-bundle/main.js is not the command line's bundle: npm run build");
   return m;
 }
 
+/** One of the bundle's entries (`dist/cli-bundle/<name>`), or null in a tree built without it. */
+async function bundled(name: string): Promise<unknown> {
+  try {
+    return await import(new URL(`./cli-bundle/${name}`, import.meta.url).href);
+  } catch (err) {
+    const code = err instanceof Error && 'code' in err ? err.code : null;
+    if (code !== 'ERR_MODULE_NOT_FOUND') throw err;
+    return null;
+  }
+}
+
+// Declared as functions, not consts: the top-level `await` above runs before a const below is set.
+function hasFunction(v: unknown, name: string): boolean {
+  return typeof v === 'object' && v !== null && typeof Reflect.get(v, name) === 'function';
+}
+
 function isCommandLine(v: unknown): v is CommandLine {
-  return typeof v === 'object' && v !== null && typeof Reflect.get(v, 'main') === 'function';
+  return hasFunction(v, 'main');
+}
+
+function isWarmEntry(v: unknown): v is WarmEntry {
+  return ['warmJson', 'warmList', 'warmDaily', 'docIds', 'keepDaily'].every((f) => hasFunction(v, f));
 }

@@ -95,6 +95,27 @@ describe('the command line from the bundle', () => {
     expect(sqlite[0]).toBe(join(BUNDLE, sqlite[0]!.replace(/.*[\\/]/, '')));
   });
 
+  it("answers a warm one-shot from the warm entry's chunk alone, and hands a declined one to the command line", () => {
+    const inBundle = held();
+    expect(inBundle).toContain('warm-answer.js');
+    expect(inBundle).toContain('warm-list.js');
+    // The first run builds the index and writes the warm document; the next ones are answered from it.
+    const first = run(CLI, ['--json'], home.env);
+    expect(first.code, first.err).toBe(0);
+    expect(first.loaded).toContain('cli-bundle/main.js');
+    for (const args of [['--json'], ['--list']]) {
+      const r = run(CLI, args, home.env);
+      expect(r.code, r.err).toBe(0);
+      const code = r.loaded.map((m) => m.replace(/-[\w-]{8}\.js$/, '-#.js'));
+      expect(code, args.join(' ')).toEqual(['cli.js', 'cli-bundle/warm.js', 'cli-bundle/warm-#.js']);
+    }
+    const json = run(CLI, ['--json'], home.env);
+    expect(JSON.parse(json.out)).toEqual({
+      ...JSON.parse(first.out),
+      generatedAt: JSON.parse(json.out).generatedAt,
+    });
+  });
+
   it('answers as the modules answer in a tree built without it', () => {
     // A copy of the build without the bundle: a plain `tsc` makes one like it.
     const tree = join(home.dir, 'tree');

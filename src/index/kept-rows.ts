@@ -1,6 +1,7 @@
 /**
  * How the kept tables (`kept-store.ts`) store a kept file and the blobs of numbers beside it as
- * SQLite values: a file as a short JSON array, key and mask lists as raw little-endian words.
+ * SQLite values: a file as a short JSON array, key and mask lists as raw little-endian words, and a
+ * pack's keys sorted (`sortedKeys`).
  *
  * Not here: the tables, their transactions or what is kept (`kept-store.ts`, `kept.ts`).
  */
@@ -69,4 +70,49 @@ export function words(blob: Buffer): Uint32Array {
   const out = new Uint32Array(n);
   new Uint8Array(out.buffer).set(blob.subarray(0, n * 4));
   return out;
+}
+
+/**
+ * Where a key's high and low words are in a pair of `sortedKeys`: the pair read as one 64-bit number
+ * (in this machine's byte order) is high * 2^32 + low, so the native sort of 64-bit numbers sorts the
+ * pairs by high word, then low word.
+ */
+export const HIGH = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 1 : 0;
+export const LOW = 1 - HIGH;
+
+/**
+ * The keys of key triples (file, high, low) as pairs of words, sorted by high then low word: what a
+ * patch's proof looks its keys up in (`shared-keys.ts`), by binary search. Sorted natively, as 64-bit
+ * numbers: 160,000 keys in a few milliseconds, once per build.
+ */
+export function sortedKeys(triples: Uint32Array): Uint32Array {
+  const n = triples.length / 3;
+  const pairs = new Uint32Array(n * 2);
+  for (let i = 0; i < n; i++) {
+    pairs[i * 2 + HIGH] = triples[i * 3 + 1]!;
+    pairs[i * 2 + LOW] = triples[i * 3 + 2]!;
+  }
+  new BigUint64Array(pairs.buffer).sort();
+  return pairs;
+}
+
+/** How many pairs of `sortedKeys` are the key (`high`, `low`): one search, then a step per copy (most keys have one or two). */
+export function countSorted(pairs: Uint32Array, high: number, low: number): number {
+  let at = firstPair(pairs, high, low);
+  const first = at;
+  while (at * 2 < pairs.length && pairs[at * 2 + HIGH] === high && pairs[at * 2 + LOW] === low) at++;
+  return at - first;
+}
+
+/** The first pair at or after (`high`, `low`). */
+function firstPair(pairs: Uint32Array, high: number, low: number): number {
+  let lo = 0;
+  let hi = pairs.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const h = pairs[mid * 2 + HIGH]!;
+    if (h < high || (h === high && pairs[mid * 2 + LOW]! < low)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

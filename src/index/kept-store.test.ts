@@ -197,7 +197,7 @@ describe('patches kept beside the build', () => {
     ]);
     // a's mask as the build kept it, then b's and c's from the patch.
     expect([...inputs.masks]).toEqual([1, 1, 0, 1, 0]);
-    // a's keys as the build kept them, then the patched files' own.
+    // a's keys as the build kept them, then the patched files' own, in file order.
     expect([...inputs.keys]).toEqual([0, 1, 1, 0, 1, 2, 1, 9, 9, 2, 7, 7]);
     // A file patched again replaces its own row.
     const again = [{ index: 2, file: file('c', 1), mask: Uint8Array.from([1]), keys: new Uint32Array(0) }];
@@ -232,7 +232,8 @@ describe('patches kept beside the build', () => {
     expect(patch({ files }, NOON + 1)).toBe(true);
     const inputs = store.kept.inputs('s')!;
     expect([...inputs.masks]).toEqual([1, 0, 0, 0, 1]);
-    expect([...inputs.keys]).toEqual([0, 1, 1, 2, 3, 1, 1, 5, 5]);
+    // In file order: b's new key between a's and c's.
+    expect([...inputs.keys]).toEqual([0, 1, 1, 1, 5, 5, 2, 3, 1]);
   });
 
   it(`past ${MAX_PATCHED_ROWS} patched rows, a patch writes the whole build again, in the order the patches read in`, () => {

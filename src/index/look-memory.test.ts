@@ -200,6 +200,13 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
         kind: 'sweep',
         why: 'unsound',
       });
+    // ...nor with a file's stamp that is not a number, or that names no entry of the folder.
+    for (const stamps of [
+      [0, '1', t0 - 2 * HOUR, 1],
+      [1, 1, t0 - 2 * HOUR, 1],
+      [0, 1, t0 - 2 * HOUR],
+    ])
+      expect(sound([[...row('a.jsonl').slice(0, 6), stamps]])).toEqual({ kind: 'sweep', why: 'unsound' });
     // Nor is a file that is not one at all.
     writeFileSync(memoryPath(), 'not a memory');
     expect(LookMemory.open(dirname(memoryPath()), t0 + 3_000, false).look).toEqual({

@@ -132,12 +132,18 @@ function dirOf(v: unknown): [string, DirMemory] | null {
   if (!isStr(path) || !isNum(mtimeMs) || !isNum(ctimeMs) || !isNum(ino) || !isStr(kinds)) return null;
   if (!Array.isArray(names) || names.length !== kinds.length || !names.every(isEntryName)) return null;
   if (!/^[fdlo]*$/.test(kinds)) return null;
-  if (!Array.isArray(stamps) || stamps.length % 4 !== 0 || !stamps.every(isNum)) return null;
+  if (!Array.isArray(stamps) || stamps.length % 4 !== 0) return null;
+  // Checked as they are taken, in one pass: a run reads some 3,800 of them.
   const files = new Map<string, FileStamp>();
   for (let i = 0; i < stamps.length; i += 4) {
-    const name = names[stamps[i]!];
+    const at: unknown = stamps[i];
+    const size: unknown = stamps[i + 1];
+    const written: unknown = stamps[i + 2];
+    const inode: unknown = stamps[i + 3];
+    if (!isNum(at) || !isNum(size) || !isNum(written) || !isNum(inode)) return null;
+    const name = names[at];
     if (name === undefined) return null;
-    files.set(name, { size: stamps[i + 1]!, mtimeMs: stamps[i + 2]!, ino: stamps[i + 3]! });
+    files.set(name, { size, mtimeMs: written, ino: inode });
   }
   return [path, { stamp: { mtimeMs, ctimeMs, ino }, names, kinds, files }];
 }

@@ -21,7 +21,6 @@ import {
   TITLES_UNKNOWN,
   titlesOf,
 } from './kept.js';
-import { KeySet } from './keyset.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
 import type { KeptHead, SessionRecord } from './session-record.js';
@@ -41,6 +40,7 @@ import {
   sinkOf,
   unpricedProblems,
 } from './sessions.js';
+import { sharesMessages } from './shared-keys.js';
 import type { IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
 
@@ -113,7 +113,8 @@ const declined = (reason: string): Declined => ({ kind: 'declined', reason });
 
 export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   if (x.build.sinceMs !== null) return declined('--since counts only part of each file');
-  const index = new Map(x.inputs.files.map((f, i) => [f.path, i]));
+  const index = new Map<string, number>();
+  for (let i = 0; i < x.inputs.files.length; i++) index.set(x.inputs.files[i]!.path, i);
   const moved = movedFiles(x, index);
   const count = moved.changed.length + moved.gone.length;
   if (count === 0) return declined('nothing changed');
@@ -161,16 +162,17 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
 
 /** What moved since the kept build: files grown, touched, replaced or new, and files gone. */
 function movedFiles(x: PatchInput, index: Map<string, number>): { changed: SourceFile[]; gone: KeptFile[] } {
-  const seen = new Set<string>();
+  // The kept files discovery saw, by their place in `index` (a set of 3,800 paths cost more).
+  const seen = new Uint8Array(x.inputs.files.length);
   const changed: SourceFile[] = [];
   for (const f of x.discovery.files) {
-    seen.add(f.path);
     const i = index.get(f.path);
     const k = i === undefined ? undefined : x.inputs.files[i]!;
+    if (i !== undefined) seen[i] = 1;
     if (k && !k.deleted && k.size === f.size && k.mtimeMs === f.mtimeMs && k.ino === f.ino) continue;
     changed.push(f);
   }
-  const gone = x.inputs.files.filter((k) => !k.deleted && !seen.has(k.path));
+  const gone = x.inputs.files.filter((k) => !k.deleted && seen[index.get(k.path)!] !== 1);
   return { changed, gone };
 }
 
@@ -299,8 +301,14 @@ async function touchedSessions(
     if (i !== undefined) affected.add(x.inputs.files[i]!.session);
   }
   const others = x.inputs.files.filter((k) => affected.has(k.session) && !touchedPaths.has(k.path));
-  const rows = x.store.loadPaths(others.map((k) => k.path));
-  const byPath = new Map(x.discovery.files.map((f) => [f.path, f]));
+  const rows =
+    others.length === 0 ? new Map<string, StoredFile>() : x.store.loadPaths(others.map((k) => k.path));
+  // Only the few files of the touched sessions, not a map of all 3,800.
+  const byPath = new Map<string, SourceFile>();
+  if (others.length > 0) {
+    const wanted = new Set(others.map((k) => k.path));
+    for (const f of x.discovery.files) if (wanted.has(f.path)) byPath.set(f.path, f);
+  }
   const members: { file: ParsedFile; kept: KeptFile }[] = [];
   for (const k of others) {
     const row = rows.get(k.path);
@@ -313,29 +321,6 @@ async function touchedSessions(
   for (const m of members)
     if (grouped.has(m.file) !== m.kept.grouped) return declined('a copy of a main transcript changed places');
   return { kind: 'touched', groups, members, grouped, affected, paths: touchedPaths };
-}
-
-/**
- * The proof: no message of a changed file appears in any other file. Their messages now and the ones
- * they had before: a file rewritten without a message it held first gives that message back to
- * whichever other file repeats it.
- */
-function sharesMessages(
-  inputs: KeptInputs,
-  index: Map<string, number>,
-  parsed: readonly ParsedFile[],
-  grouped: Set<ParsedFile>,
-): boolean {
-  const mine = new KeySet();
-  for (const p of parsed) if (grouped.has(p)) mine.addLedger(p.result.ledger.data);
-  const touched = new Uint8Array(inputs.files.length);
-  for (const p of parsed) {
-    const i = index.get(p.file.path);
-    if (i !== undefined) touched[i] = 1;
-  }
-  const keys = inputs.keys;
-  for (let t = 0; t < keys.length; t += 3) if (touched[keys[t]!] === 1) mine.add(keys[t + 1]!, keys[t + 2]!);
-  return anyShared(keys, touched, mine);
 }
 
 /**
@@ -388,13 +373,4 @@ function patchProblems(
   for (const k of ordered) addProblem(k.problem, k.after, o.nowMs, o.problems, o.record?.problems);
   const rebuilt = new Set([...removed, ...changed.map((r) => r.key)]);
   unpricedProblems([...x.heads.filter((h) => !rebuilt.has(h.key)), ...changed], sinkOf(o));
-}
-
-/** Whether a file not touched holds one of the touched files' messages (`keys`: file, high, low). */
-function anyShared(keys: Uint32Array, touched: Uint8Array, mine: KeySet): boolean {
-  for (let t = 0; t < keys.length; t += 3) {
-    if (touched[keys[t]!] === 1) continue;
-    if (mine.has(keys[t + 1]!, keys[t + 2]!)) return true;
-  }
-  return false;
 }

@@ -224,6 +224,20 @@ describe('the index: reuse, tailing, re-reading and history', () => {
     expect((await snap()).strategy).toBe('kept');
   });
 
+  it('an index of schema 11, whose packs may hold message keys out of file order, keeps its transcripts: only the sessions are built again', async () => {
+    home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
+    home.write(home.claudeFile('-w', 'b.jsonl'), assistant('2', 7));
+    const first = await snap();
+    const db = new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
+    db.exec(`UPDATE meta SET value = '11' WHERE key = 'schema'`);
+    db.close();
+    const again = await snap();
+    expect(again.strategy).toBe('built');
+    expect(again.stats).toMatchObject({ read: 0, reused: 2 });
+    expect(again.document.sessions).toEqual(first.document.sessions);
+    expect((await snap()).strategy).toBe('kept');
+  });
+
   it('an index from a newer cctop is left alone and bypassed with a notice', async () => {
     home.write(home.claudeFile('-w', 'a.jsonl'), assistant('1', 5));
     await snap();

@@ -10,21 +10,25 @@
  *   anything else (shrunk, replaced, edited) → read from zero
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { later } from '../later.js';
 import type { ProviderId } from '../model/facts.js';
 import { ProblemLog } from '../model/problems.js';
 import { recordListings } from '../providers/fsutil.js';
 import type { Env, ParseResult, ProviderPlace, SourceFile } from '../providers/types.js';
+import { crcPair } from './crc-pair.js';
 import { type OnParsed, type ParseTask, parseMany, toRead } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
 import type { IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
 
-const crypto = later<typeof import('node:crypto')>('node:crypto');
-
 /** Bytes before the stored offset whose hash must still match for a grown file to be tailed. */
 export const TAIL_HASH_BYTES = 4096;
+
+/**
+ * What every tail hash this code takes starts with. Older cctops stored a SHA-1 in base64, which has
+ * no colon: such a row never matches, and its file is read once from the start, then tailed again.
+ */
+export const TAIL_HASH_PREFIX = 'c2:';
 
 export interface ScanOptions {
   env: Env;
@@ -83,7 +87,10 @@ export interface ScanOutcome {
   listed: Set<string>;
 }
 
-/** Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0. */
+/**
+ * Hash of up to `TAIL_HASH_BYTES` bytes before `offset`, or null at offset 0: their CRC-32 forward
+ * and reversed (`crc-pair.ts`), a 64-bit check without loading `node:crypto`.
+ */
 export function tailHash(path: string, offset: number): string | null {
   if (offset <= 0) return null;
   const len = Math.min(TAIL_HASH_BYTES, offset);
@@ -95,7 +102,8 @@ export function tailHash(path: string, offset: number): string | null {
   } finally {
     closeSync(fd);
   }
-  return crypto().createHash('sha1').update(buf).digest('base64');
+  const [forward, backward] = crcPair(buf);
+  return `${TAIL_HASH_PREFIX}${forward.toString(16).padStart(8, '0')}${backward.toString(16).padStart(8, '0')}`;
 }
 
 function unchanged(f: SourceFile, r: ParseResult): boolean {

@@ -2,6 +2,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PriceBook } from '../model/pricing.js';
 import { ProblemLog } from '../model/problems.js';
+import type { LiveSignal } from '../model/state.js';
 import { LocalTime } from '../model/time.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { documentOf, parsed } from '../test-support/parse.js';
@@ -99,13 +100,48 @@ describe('the session record codec', () => {
     }
   });
 
-  it('keeps only ASCII, whatever the transcript said', () => {
+  it("keeps its text parts ASCII, whatever the transcript said, and gives back its head's strings as they were", () => {
     const home = new FakeHome();
     try {
-      const row = encodeRecord(records(home)[0]!);
-      // Past the header of five lengths, every byte is printable ASCII.
-      expect(row.record.subarray(20).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
+      const r = records(home)[0]!;
+      const row = encodeRecord(r);
+      // Past the header of five lengths and the binary head, every byte is printable ASCII.
+      const facts = 20 + row.record.readUInt32LE(0);
+      expect(row.record.subarray(facts).every((b) => b >= 0x20 && b < 0x7f)).toBe(true);
       expect(row.record.toString('latin1')).toContain('\\u00ef');
+      expect(headOf(row)!.project).toBe('/w/café');
+      // A lone surrogate (a transcript can escape one) and a character past the first plane, in a
+      // project, a signal's detail and an unpriced model: each read back unchanged.
+      const odd = '/w/\ud800x🙂';
+      const strange: SessionRecord = {
+        ...r,
+        facts: { ...r.facts, project: odd },
+        live: { ...r.live, signal: { state: 'error', atMs: null, detail: odd, pendingTool: null } },
+        unpriced: [[odd, 12]],
+      };
+      const back = decodeRecord(encodeRecord(strange))!;
+      expect([back.facts.project, back.live, back.unpriced]).toEqual([odd, strange.live, [[odd, 12]]]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('every state a signal can hold, a signal without a pending tool and none at all read back as written', () => {
+    const home = new FakeHome();
+    try {
+      const r = records(home)[1]!;
+      const signals: LiveSignal[] = (['working', 'waiting', 'error', 'idle'] as const).map((state) => ({
+        state,
+        atMs: 1_700_000_000_123,
+        detail: 'why',
+        pendingTool: 'Bash',
+      }));
+      // Without a pending tool (absent, not null) and without a time.
+      const bare: LiveSignal = { state: 'idle', atMs: null, detail: null };
+      for (const signal of [...signals, bare, null]) {
+        const live = { signal, mtime: 1_700_000_000_000.5, lastMs: null };
+        expect(decodeRecord(encodeRecord({ ...r, live }))!.live).toStrictEqual(live);
+      }
     } finally {
       home.cleanup();
     }
@@ -119,21 +155,61 @@ describe('the session record codec', () => {
       const flipped = Buffer.from(row.record);
       flipped[40] = flipped[40]! ^ 0x20;
       expect(headOf({ ...row, record: flipped })).toBeNull();
-      // Another version of the record, or a head naming a harness cctop does not know, sealed as
-      // this code seals a row: still not read.
+      // Another version of the record, a head naming a harness cctop does not know, or one with a
+      // byte more than it reads, sealed as this code seals a row: still not read.
       const text = row.record.toString('latin1');
-      for (const other of [
-        text.replace(`"v":${RECORD_VERSION}`, '"v":0'),
-        text.replace('"provider":"claude"', '"provider":"nobody"'),
+      const headEnd = 20 + row.record.readUInt32LE(0);
+      const older = Buffer.from(row.record);
+      older[20] = RECORD_VERSION - 1;
+      const longer = Buffer.concat([
+        row.record.subarray(0, headEnd),
+        Buffer.from([0]),
+        row.record.subarray(headEnd),
+      ]);
+      longer.writeUInt32LE(row.record.readUInt32LE(0) + 1, 0);
+      // As version 3 sealed it: the same parts behind a JSON head (an index kept before this one).
+      const jsonHead = Buffer.from('{"v":3,"provider":"claude","id":"a"}', 'latin1');
+      const asJson = Buffer.concat([row.record.subarray(0, 20), jsonHead, row.record.subarray(headEnd)]);
+      asJson.writeUInt32LE(jsonHead.length, 0);
+      for (const record of [
+        older,
+        asJson,
+        Buffer.from(text.replace('claude', 'nobody'), 'latin1'),
+        resized(Buffer.from(text.replace('claude', 'claudeX'), 'latin1'), text),
+        longer,
       ]) {
-        expect(other).not.toBe(text);
-        const record = resized(Buffer.from(other, 'latin1'), text);
+        expect(record.equals(row.record)).toBe(false);
         expect(headOf({ ...row, record, crc: crc32(record) })).toBeNull();
       }
       // A record cut short, or whose lengths point past its end.
       const cut = row.record.subarray(0, 12 + row.record.readUInt32LE(0) + 10);
       expect(headOf({ ...row, record: Buffer.from(cut), crc: crc32(cut) })).toBeNull();
       expect(headOf(row)).not.toBeNull();
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('a head changed anywhere and sealed again reads as a head or as nothing, never as a throw', () => {
+    const home = new FakeHome();
+    try {
+      const row = encodeRecord({ ...records(home)[0]!, unpriced: [['a-model-nobody-prices', 12]] });
+      const headEnd = 20 + row.record.readUInt32LE(0);
+      const stillRead = new Set<number>();
+      // Every byte of the header and the head, set to each of three values that reach every branch
+      // of the reader: a length or kind out of range, a count too large, a flag flipped.
+      for (let at = 0; at < headEnd; at++) {
+        for (const value of [0, 0xff, row.record[at]! ^ 0x01]) {
+          const record = Buffer.from(row.record);
+          record[at] = value;
+          if (record.equals(row.record)) continue;
+          if (headOf({ ...row, record, crc: crc32(record) }) !== null) stillRead.add(at);
+        }
+      }
+      // The head's length and its version byte are read as nothing whatever they are changed to;
+      // a changed string is another string, a changed number another number, and none throws.
+      expect([0, 1, 2, 3, 20].filter((at) => stillRead.has(at))).toEqual([]);
+      expect(stillRead.size).toBeGreaterThan(0);
     } finally {
       home.cleanup();
     }

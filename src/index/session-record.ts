@@ -14,22 +14,17 @@ import type { SpendBuckets } from '../model/cost.js';
 import type { SessionCost, SessionDoc } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import type { LiveSignal } from '../model/state.js';
-import { type Tally, tallyOf } from '../model/totals.js';
+import { tallyOf } from '../model/totals.js';
 import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.js';
 import { asciiJson, membersOf } from './ascii.js';
-import {
-  isObject,
-  KNOWN_PROVIDERS,
-  nullableNumber,
-  nullableString,
-  pairs,
-  parseJson,
-  wellFormedFacts,
-  wellFormedOwnFacts,
-} from './record-shape.js';
+import { encodeHead, type HeadFields, HeadReader } from './record-head.js';
+import { isObject, pairs, parseJson, wellFormedFacts, wellFormedOwnFacts } from './record-shape.js';
 
-/** Bumped whenever a record's fields change; older records are then built again, never read. */
-export const RECORD_VERSION = 3;
+/**
+ * Bumped whenever a record's fields change; older records are then built again, never read. 4: the
+ * head is binary (`record-head.ts`), no longer JSON.
+ */
+export const RECORD_VERSION = 4;
 
 /** The session document's fields that are read against the clock or the process table when shown. */
 export type LiveKey =
@@ -90,11 +85,11 @@ export function factsText(f: SessionFacts): FactsText {
 
 /**
  * A record as the index stores it: one sealed blob and its CRC-32 (damage SQLite cannot see is
- * caught by it). The blob is ASCII after a 20-byte header of five lengths:
+ * caught by it). The blob is a 20-byte header of five lengths, a binary head, then ASCII:
  *
  *   [head][facts][cost][spend][usage] head facts cost spend usage signature
  *
- * `head` is one small JSON object with everything a run that changes nothing needs of a session to
+ * `head` (binary, `record-head.ts`) holds everything a run that changes nothing needs of a session to
  * order, annotate, total and print it; the facts and their cost are `FactsText`; `spend` (JSON) is
  * parsed only for a session whose spend windows can hold any of it, `usage` only by a spend report,
  * and the signature only by a build. A scope's records are kept packed in one value (`packRows`): reading a value out of SQLite
@@ -111,22 +106,8 @@ export type SealedRow = Pick<SessionRow, 'record' | 'crc'>;
 
 const HEADER_BYTES = 20;
 
-/** The `head` part. */
-interface HeadJson {
-  v: number;
-  provider: ProviderId;
-  id: string;
-  file: string;
-  project: string | null;
-  lastActiveAt: string | null;
-  deleted: boolean;
-  live: LiveInputs;
-  tally: Tally;
-  unpriced: [string, number][];
-}
-
 /** Of every kept session, what a run that changes nothing reads; its facts and spend stay bytes. */
-export interface KeptHead extends Omit<HeadJson, 'v'> {
+export interface KeptHead extends HeadFields {
   key: string;
   /** Where its parts begin in the sealed record: read (as views) only when asked for. */
   at: { facts: number; cost: number; spend: number; usage: number; signature: number };
@@ -141,15 +122,14 @@ export function keptFacts(h: Pick<KeptHead, 'sealed' | 'at'>): FactsText {
 }
 
 /**
- * A record's parts as text, in the order they are sealed. Every part is Latin-1 (ASCII but for the
- * spend, written as it always was), so a part's length is its byte count and the record is written
- * straight into its buffer, with no buffer per part made and dropped.
+ * A record's parts, in the order they are sealed: the head's bytes, then text. Every text part is
+ * Latin-1 (ASCII but for the spend, written as it always was), so a part's length is its byte count
+ * and the record is written straight into its buffer, with no buffer per part made and dropped.
  */
-function sealedParts(r: SessionRecord): string[] {
+function sealedParts(r: SessionRecord): (Buffer | string)[] {
   const f = r.facts;
   const { cost, ...rest } = f;
-  const head: HeadJson = {
-    v: RECORD_VERSION,
+  const head: HeadFields = {
     provider: f.provider,
     id: f.id,
     file: f.file,
@@ -161,7 +141,7 @@ function sealedParts(r: SessionRecord): string[] {
     unpriced: r.unpriced,
   };
   return [
-    asciiJson(JSON.stringify(head)),
+    encodeHead(RECORD_VERSION, head),
     membersOf(rest),
     membersOf(cost),
     JSON.stringify(r.spend),
@@ -171,14 +151,15 @@ function sealedParts(r: SessionRecord): string[] {
   ];
 }
 
-const sizeOf = (parts: readonly string[]): number => parts.reduce((n, p) => n + p.length, HEADER_BYTES);
+const sizeOf = (parts: readonly (Buffer | string)[]): number =>
+  parts.reduce((n, p) => n + p.length, HEADER_BYTES);
 
 /** Write a record's sizes and parts at `at` in `b` (which has room for them). */
-function sealInto(b: Buffer, at: number, parts: readonly string[]): void {
+function sealInto(b: Buffer, at: number, parts: readonly (Buffer | string)[]): void {
   // The sizes of the first five parts; the signature runs to the end.
   for (let i = 0; i < 5; i++) b.writeUInt32LE(parts[i]!.length, at + i * 4);
   let to = at + HEADER_BYTES;
-  for (const part of parts) to += b.write(part, to, 'latin1');
+  for (const part of parts) to += typeof part === 'string' ? b.write(part, to, 'latin1') : part.copy(b, to);
 }
 
 /** The row of a record. */
@@ -287,44 +268,16 @@ export function recordOfHead(head: KeptHead): SessionRecord | null {
 
 /**
  * Stored rows' heads, in their order, or null when any is not shaped as this code writes it or its
- * bytes are not the ones it was sealed with. The heads are parsed together, as one JSON text.
+ * bytes are not the ones it was sealed with (its CRC-32 is checked before its head is read).
  */
 export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): KeptHead[] | null {
-  const texts: string[] = [];
-  for (const { record, crc } of rows) {
-    if (!Buffer.isBuffer(record) || record.length < HEADER_BYTES || crc32(record) >>> 0 !== crc) return null;
-    const end = HEADER_BYTES + u32(record, 0);
-    const rest = u32(record, 4) + u32(record, 8) + u32(record, 12) + u32(record, 16);
-    if (end + rest > record.length) return null;
-    texts.push(record.toString('latin1', HEADER_BYTES, end));
-  }
-  const heads = parseJson(`[${texts.join(',')}]`);
-  if (!Array.isArray(heads) || heads.length !== rows.length) return null;
+  const reader = new HeadReader(RECORD_VERSION, sessionKeyOf);
   const out: KeptHead[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const h: unknown = heads[i];
-    if (!wellFormedHead(h)) return null;
-    const { record, crc } = rows[i]!;
-    const facts = HEADER_BYTES + u32(record, 0);
-    const cost = facts + u32(record, 4);
-    const spend = cost + u32(record, 8);
-    const usage = spend + u32(record, 12);
-    const signature = usage + u32(record, 16);
-    out.push({
-      key: sessionKeyOf(h.provider, h.id),
-      provider: h.provider,
-      id: h.id,
-      file: h.file,
-      project: h.project,
-      lastActiveAt: h.lastActiveAt,
-      deleted: h.deleted,
-      live: h.live,
-      tally: h.tally,
-      unpriced: h.unpriced,
-      // Offsets into the row's blob: nothing is copied, or even viewed, until printed or parsed.
-      at: { facts, cost, spend, usage, signature },
-      sealed: { record, crc },
-    });
+  for (const row of rows) {
+    if (!Buffer.isBuffer(row.record) || crc32(row.record) >>> 0 !== row.crc) return null;
+    const h = reader.read(row);
+    if (h === null) return null;
+    out.push(h);
   }
   return out;
 }
@@ -362,20 +315,6 @@ export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets
  */
 export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>, withTools = true): UsageCell[] | null {
   return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature), withTools);
-}
-
-function wellFormedHead(h: unknown): h is HeadJson {
-  if (!isObject(h) || h.v !== RECORD_VERSION) return false;
-  const { provider, id, file, live, unpriced, tally } = h;
-  if (typeof provider !== 'string' || !KNOWN_PROVIDERS.has(provider) || typeof id !== 'string') return false;
-  if (typeof file !== 'string' || typeof h.deleted !== 'boolean') return false;
-  if (!nullableString(h.project) || !nullableString(h.lastActiveAt)) return false;
-  if (!isObject(live) || typeof live.mtime !== 'number' || !nullableNumber(live.lastMs)) return false;
-  if (live.signal !== null && !isObject(live.signal)) return false;
-  if (!Array.isArray(unpriced) || !unpriced.every((u) => Array.isArray(u) && typeof u[0] === 'string'))
-    return false;
-  if (!isObject(tally) || tally.provider !== provider || typeof tally.requests !== 'number') return false;
-  return isObject(tally.tokens) && nullableNumber(tally.usd) && typeof tally.unpricedTokens === 'number';
 }
 
 /** A kept session's facts, or null when they are not what this code writes. */

@@ -32,14 +32,16 @@ export type { StoredFile } from './file-row.js';
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
  * added), a newer one bypassed.
  */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 /**
  * Schemas whose `files` table is still good: moving from them only replaces the kept sessions (the
  * next run builds them again from the stored rows, reading no transcript). 10: 11 keeps a patch's
- * sessions and files beside the build's pack (`kept-store.ts`).
+ * sessions and files beside the build's pack (`kept-store.ts`). 11: 12 keeps every pack's message
+ * keys in file order (a patch written whole into a pack left its files' keys last), which a patch's
+ * proof now relies on (`kept.ts` `keyRange`).
  */
-const SAME_FILES = new Set<number>([10]);
+const SAME_FILES = new Set<number>([10, 11]);
 
 /**
  * The database's page size. A kept session's row (its facts, about 2 KB, and its head) does not fit a
@@ -212,12 +214,16 @@ export class IndexStore {
             role TEXT NOT NULL, parser TEXT NOT NULL, size INTEGER NOT NULL, mtime_ms REAL NOT NULL, ino INTEGER NOT NULL,
             offset INTEGER NOT NULL, pending INTEGER NOT NULL, tail_hash TEXT, facts TEXT NOT NULL, carry TEXT NOT NULL,
             models TEXT NOT NULL, tools TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
-          CREATE INDEX IF NOT EXISTS files_root ON files (root);
           DROP TABLE IF EXISTS prices;
           CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
       }
       if (version !== SCHEMA_VERSION) {
-        // Schemas 2 to 9 and 11 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
+        // Schemas 2 to 9, 11 and 12 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
+        // 12 indexes the files by root and provider: a run through the index counts them
+        // (`countFiles`) from the index alone, where reading 3,800 rows took 2.5 ms (1.2 GiB bench
+        // history); the index serves a lookup by root as well as the one by root alone did.
+        db.exec(`DROP INDEX IF EXISTS files_root;
+          CREATE INDEX IF NOT EXISTS files_root_provider ON files (root, provider);`);
         db.exec(KEPT_TABLES);
         db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(
           String(SCHEMA_VERSION),

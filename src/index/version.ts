@@ -246,10 +246,12 @@ async function builtVersions(): Promise<BuiltVersions | null> {
   if (extension !== '.js') return null;
   let m: unknown;
   try {
-    // A name in a variable: the module exists only once the build wrote it, and the compiler is not to look for it.
-    // Made a URL from this module's own: the command line's bundle (`scripts/cli-bundle.mjs`) runs this
-    // code from another file, against which a bare relative name would resolve.
-    m = await import(new URL(`./${BUILT_VERSIONS_MODULE}`, import.meta.url).href);
+    // A name in a variable: the module exists only once the build wrote it, and the compiler is not to
+    // look for it. A constant, as `warm-key.ts` has it: the command line's bundle (`scripts/cli-bundle.mjs`),
+    // built after the versions are written, then holds the module once, in the warm entry's chunk,
+    // rather than loading a second copy from dist/.
+    const name = './code-versions.js'; // BUILT_VERSIONS_MODULE
+    m = await import(name);
   } catch {
     // No build script ran (a plain `tsc`): the versions are computed.
     return null;

@@ -75,12 +75,15 @@ describe('reading small values off the bytes', () => {
 });
 
 describe('strings as JSON.parse reads them, however long and wherever their escapes fall', () => {
-  // Around where the walk stops looking byte by byte and searches natively (past 24 bytes, and again
-  // after each escaped quote): every length from 0 to 300, with an escaped quote, a run of
-  // backslashes or a non-ASCII character at each place.
+  // Around where the walk stops looking byte by byte and searches natively (past 64 bytes, and again
+  // after each escaped quote): lengths from 0 to 300, every one of them next to the 64th byte, with
+  // an escaped quote, a run of backslashes or a non-ASCII character at each place.
   const pieces = ['\\"', '\\\\', '\\\\\\"', 'é', '\\n'];
   const bodies: string[] = [];
-  for (let len = 0; len <= 300; len += 7) {
+  const lengths = new Set<number>();
+  for (let len = 0; len <= 300; len += 7) lengths.add(len);
+  for (let len = 56; len <= 72; len++) lengths.add(len);
+  for (const len of lengths) {
     const plain = 'x'.repeat(len);
     bodies.push(plain);
     for (const piece of pieces)
