@@ -5,7 +5,7 @@
  */
 import { readFileSync, type Stats, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Provider as CatalogueProvider } from '@pydantic/genai-prices';
 import { PriceBook } from '../model/pricing.js';
 import { cacheDir } from '../paths.js';
@@ -29,11 +29,20 @@ export function cataloguePath(env: Env): string {
   return join(cacheDir(env), CATALOGUE_FILE);
 }
 
-function bundledVersion(): string {
+/**
+ * The installed `@pydantic/genai-prices` version, which names the catalogue it bundles. The package
+ * exports no `package.json`, so it is read from beside the entry the package resolves to
+ * (`dist/index.cjs`, one folder below it); 'unknown' when that cannot be read.
+ */
+export function bundledVersion(): string {
   try {
-    const require = createRequire(import.meta.url);
-    return (require('@pydantic/genai-prices/package.json') as { version: string }).version;
+    const entry = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
+    const pkg: unknown = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8'));
+    const version = typeof pkg === 'object' && pkg !== null ? Reflect.get(pkg, 'version') : undefined;
+    return typeof version === 'string' ? version : 'unknown';
   } catch {
+    // Not installed where node looks, or its package.json unreadable: prices still come from the
+    // data the package loads, and the digest says it could not name them.
     return 'unknown';
   }
 }
