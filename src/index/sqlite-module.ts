@@ -59,7 +59,8 @@ function fastest(): SqliteModule | null {
 
 /** A package.json's version, when it is one a file name can hold. */
 function readVersion(text: string): string | null {
-  const v: unknown = Reflect.get(JSON.parse(text) as object, 'version');
+  const pkg: unknown = JSON.parse(text);
+  const v: unknown = typeof pkg === 'object' && pkg !== null ? Reflect.get(pkg, 'version') : null;
   return typeof v === 'string' && /^[\w.+-]+$/.test(v) ? v : null;
 }
 
