@@ -93,52 +93,81 @@ export type Proved =
  * which show no state, do not ask).
  */
 export async function proved(o: WarmJsonOptions, live: boolean, body = true): Promise<Proved> {
-  const { env, nowMs } = o;
-  const cache = cacheDir(env);
-  let b: Buffer;
-  let sweptAt: number;
   let fd: number;
   try {
-    fd = openSync(join(cache, DOC_FILE), 'r');
+    fd = openSync(join(cacheDir(o.env), DOC_FILE), 'r');
   } catch {
     // Nothing kept warm yet.
     return declined('no warm document is kept');
   }
+  // The file stays open until its body is read: a document replaced meanwhile (by a rename) is
+  // neither judged by the new one's time nor printed with the new one's body.
   try {
-    // The time and the bytes of one file: a document replaced meanwhile is not judged by the new one's time.
-    sweptAt = fstatSync(fd).mtimeMs;
-    b = body ? readFileSync(fd) : headOf(fd);
-  } catch {
-    // Unreadable: the full route answers, and writes it again.
-    return declined('the warm document cannot be read');
+    return await provedFrom(fd, o, live, body);
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * `proved` on the open document: its head first, and its body (the several megabytes `--json`
+ * prints) only once every proof holds. A run while an agent writes is declined by the proofs, and
+ * then reads, and checks the CRC of, no more than the head.
+ */
+async function provedFrom(fd: number, o: WarmJsonOptions, live: boolean, body: boolean): Promise<Proved> {
+  const { env, nowMs } = o;
+  let head: Buffer;
+  let sweptAt: number;
+  let size: number;
+  try {
+    const st = fstatSync(fd);
+    sweptAt = st.mtimeMs;
+    size = st.size;
+    head = headOf(fd);
+  } catch {
+    // Unreadable: the full route answers, and writes it again.
+    return declined('the warm document cannot be read');
+  }
   if (nowMs - sweptAt > SWEEP_EVERY_MS || nowMs < sweptAt)
     return declined('the last full look at the transcripts is over a minute old');
-  if (b.length < DOC_PREFIX_BYTES) return declined('the warm document is damaged');
-  const headBytes = b.readUInt32LE(0);
-  const headEnd = DOC_PREFIX_BYTES + b.readUInt32LE(8);
+  if (head.length < DOC_PREFIX_BYTES) return declined('the warm document is damaged');
+  const headBytes = head.readUInt32LE(0);
+  const headEnd = DOC_PREFIX_BYTES + head.readUInt32LE(8);
   if (
     DOC_PREFIX_BYTES + headBytes > headEnd ||
-    headEnd > b.length ||
-    (body
-      ? crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4)
-      : crc32(b.subarray(DOC_PREFIX_BYTES, headEnd)) >>> 0 !== b.readUInt32LE(12))
+    headEnd !== head.length ||
+    crc32(head.subarray(DOC_PREFIX_BYTES)) >>> 0 !== head.readUInt32LE(12)
   )
     return declined('the warm document is damaged');
-  const h = docHeaderOf(b.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
+  const h = docHeaderOf(head.toString('utf8', DOC_PREFIX_BYTES, DOC_PREFIX_BYTES + headBytes));
   if (h === null) return declined('the warm document is of another version');
   const holesAt = DOC_PREFIX_BYTES + headBytes;
   const bodyAt = holesAt + h.holes * 8 + h.listBytes;
   if (bodyAt !== headEnd) return declined('the warm document is damaged');
   const why =
-    (await keyMoved(h, env, cache, nowMs, o.build ?? recordedBuild)) ??
+    (await keyMoved(h, env, cacheDir(env), nowMs, o.build ?? recordedBuild)) ??
     seenMoved(h.dirs, h.files, nowMs) ??
     (live ? agentsHaveASay(h, nowMs, o.proc ?? '/proc', o.platform ?? process.platform) : null);
   if (why !== null) return declined(why);
   const time = new LocalTime();
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
+  let b = head;
+  if (body) {
+    try {
+      b = readWhole(fd, size);
+    } catch {
+      // Unreadable now: as above.
+      return declined('the warm document cannot be read');
+    }
+    // The whole file under its own CRC, and the head in it the one just proved (the same file, so
+    // only damage could make them differ).
+    if (
+      b.length < headEnd ||
+      crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4) ||
+      !b.subarray(0, headEnd).equals(head)
+    )
+      return declined('the warm document is damaged');
+  }
   return {
     kind: 'proved',
     h,
@@ -148,6 +177,18 @@ export async function proved(o: WarmJsonOptions, live: boolean, body = true): Pr
     time,
     ids: b.toString('latin1', DOC_IDS_AT, DOC_PREFIX_BYTES),
   };
+}
+
+/** The open file's first `size` bytes (fewer when it is shorter), read by position. */
+function readWhole(fd: number, size: number): Buffer {
+  const b = Buffer.allocUnsafe(size);
+  let at = 0;
+  while (at < size) {
+    const n = readSync(fd, b, at, size - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return b.subarray(0, at);
 }
 
 /**
