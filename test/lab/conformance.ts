@@ -65,6 +65,25 @@ export interface AgentRules {
   slow?: boolean;
 }
 
+/**
+ * How long a harness may take, once the model holds its request, to write the session down. The
+ * request reaching the server does not mean the prompt is on disk: Copilot CLI 1.0.102 creates its
+ * `events.jsonl` after it sent the request, and a cctop that started and read within those
+ * milliseconds found no session (about one run in two once one-shots got faster). The response is
+ * held for as long as the test waits, so the session cannot have moved on from working meanwhile.
+ */
+const HELD_WRITTEN_MS = 10_000;
+
+/** The harness's sessions as `cctop --json` reads them, once there is one (or as they are at the budget). */
+async function untilWritten(home: string, provider: string) {
+  const until = Date.now() + HELD_WRITTEN_MS;
+  for (;;) {
+    const seen = cctopJson(home).sessions.filter((s) => s.provider === provider);
+    if (seen.length > 0 || Date.now() > until) return seen;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** A scripted run: one prompt, or a prompt and a resumed second prompt in the same session. */
 export interface LabCase {
   name: string;
@@ -177,7 +196,10 @@ export function conformance(recipe: Recipe, rules: AgentRules): void {
       });
       try {
         await server.whenHeld();
-        const during = cctopJson(where.home).sessions.filter((s) => s.provider === recipe.id);
+        const during =
+          rules.whileHeld === 'working'
+            ? await untilWritten(where.home, recipe.id)
+            : cctopJson(where.home).sessions.filter((s) => s.provider === recipe.id);
         if (rules.whileHeld === 'working') expect(during.map((s) => s.state)).toEqual(['working']);
         else expect(during).toEqual([]);
       } finally {
