@@ -81,34 +81,27 @@ function sharedOf(s: string): Buffer | null {
 }
 
 /**
- * A document written straight into one buffer, for a printer that holds its sessions' facts as
- * ranges of larger buffers (a kept pack, the warm snapshot): no chunk list, no view per range, one
- * copy of each byte. Text here is ASCII, one byte per character. It grows by doubling.
+ * What both writers share: text, characters and shared texts go into `buf` at `at`, after `room` has
+ * made space for them (`ByteWriter` grows its one buffer, `PartsWriter` starts a new piece).
  */
-export class ByteWriter implements JsonWriter {
-  private out: Buffer;
-  private at = 0;
+abstract class ScratchWriter implements JsonWriter {
+  protected abstract buf: Buffer;
+  protected at = 0;
 
-  constructor(sizeHint: number) {
-    this.out = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
-  }
+  /** Space for `n` more bytes in `buf` at `at`. */
+  protected abstract room(n: number): void;
 
-  private room(n: number): void {
-    if (this.at + n <= this.out.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.at + n));
-    this.out.copy(grown, 0, 0, this.at);
-    this.out = grown;
-  }
+  abstract bytes(from: Uint8Array, start: number, end: number): void;
 
   text(s: string): void {
     this.room(s.length);
-    this.at += this.out.write(s, this.at, 'latin1');
+    this.at += this.buf.write(s, this.at, 'latin1');
   }
 
   /** One ASCII character (`{`, `,`), by its code: no string is encoded for it. */
   char(code: number): void {
     this.room(1);
-    this.out[this.at++] = code;
+    this.buf[this.at++] = code;
   }
 
   /**
@@ -118,25 +111,45 @@ export class ByteWriter implements JsonWriter {
    */
   shared(s: string): void {
     const b = sharedOf(s);
-    if (b === null) {
-      this.text(s);
-      return;
-    }
-    this.room(b.length);
-    this.out.set(b, this.at);
-    this.at += b.length;
+    if (b === null) this.text(s);
+    else this.copy(b);
   }
 
   /**
-   * `from`'s bytes `start` to `end`. Through a plain view and `set`: `Buffer#copy` checks and
-   * converts its four arguments on every call, which, for two ranges a session, cost half the time
-   * of printing 4,000 (code that runs once is not compiled).
+   * `view`'s bytes copied in. Through `set`: `Buffer#copy` checks and converts its four arguments on
+   * every call, which, for two ranges a session, cost half the time of printing 4,000 (code that runs
+   * once is not compiled).
    */
+  protected copy(view: Uint8Array): void {
+    this.room(view.length);
+    this.buf.set(view, this.at);
+    this.at += view.length;
+  }
+}
+
+/**
+ * A document written straight into one buffer, for a printer that holds its sessions' facts as
+ * ranges of larger buffers (a kept pack, the warm snapshot): no chunk list, no view per range, one
+ * copy of each byte. Text here is ASCII, one byte per character. It grows by doubling.
+ */
+export class ByteWriter extends ScratchWriter {
+  protected buf: Buffer;
+
+  constructor(sizeHint: number) {
+    super();
+    this.buf = Buffer.allocUnsafe(Math.max(sizeHint, 1024));
+  }
+
+  protected room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(grown, 0, 0, this.at);
+    this.buf = grown;
+  }
+
+  /** `from`'s bytes `start` to `end`, through a plain view. */
   bytes(from: Uint8Array, start: number, end: number): void {
-    const n = end - start;
-    this.room(n);
-    this.out.set(new Uint8Array(from.buffer, from.byteOffset + start, n), this.at);
-    this.at += n;
+    this.copy(new Uint8Array(from.buffer, from.byteOffset + start, end - start));
   }
 
   /** How many bytes were written so far. */
@@ -146,7 +159,7 @@ export class ByteWriter implements JsonWriter {
 
   /** What was written (a view: the writer is done with). */
   done(): Buffer {
-    return this.out.subarray(0, this.at);
+    return this.buf.subarray(0, this.at);
   }
 }
 
@@ -173,18 +186,17 @@ const MIN_PART_BYTES = 256;
  * history); here nothing of them is copied before the kernel copies it out. The parts are views: the
  * buffers they see must not change until they are written.
  */
-export class PartsWriter implements JsonWriter {
+export class PartsWriter extends ScratchWriter {
   private readonly parts: Uint8Array[] = [];
-  private piece = Buffer.allocUnsafe(SCRATCH_BYTES);
-  /** Where the text not yet made a part starts in `piece`, and where it ends. */
+  protected buf = Buffer.allocUnsafe(SCRATCH_BYTES);
+  /** Where the text not yet made a part starts in `buf` (it ends at `at`). */
   private from = 0;
-  private at = 0;
 
   /** Room for `n` more bytes of text: a new piece when this one is full. */
-  private room(n: number): void {
-    if (this.at + n <= this.piece.length) return;
+  protected room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
     this.cut();
-    this.piece = Buffer.allocUnsafe(Math.max(SCRATCH_BYTES, n));
+    this.buf = Buffer.allocUnsafe(Math.max(SCRATCH_BYTES, n));
     this.from = 0;
     this.at = 0;
   }
@@ -192,40 +204,16 @@ export class PartsWriter implements JsonWriter {
   /** The text gathered since the last part, as a part. */
   private cut(): void {
     // A plain view: `Buffer#subarray` checks and converts its arguments, at a cost that shows here.
-    const p = this.piece;
+    const p = this.buf;
     if (this.at > this.from)
       this.parts.push(new Uint8Array(p.buffer, p.byteOffset + this.from, this.at - this.from));
     this.from = this.at;
   }
 
-  text(s: string): void {
-    this.room(s.length);
-    this.at += this.piece.write(s, this.at, 'latin1');
-  }
-
-  char(code: number): void {
-    this.room(1);
-    this.piece[this.at++] = code;
-  }
-
-  shared(s: string): void {
-    const b = sharedOf(s);
-    if (b === null) {
-      this.text(s);
-      return;
-    }
-    this.room(b.length);
-    this.piece.set(b, this.at);
-    this.at += b.length;
-  }
-
   bytes(from: Uint8Array, start: number, end: number): void {
-    const n = end - start;
-    const view = new Uint8Array(from.buffer, from.byteOffset + start, n);
-    if (n < MIN_PART_BYTES) {
-      this.room(n);
-      this.piece.set(view, this.at);
-      this.at += n;
+    const view = new Uint8Array(from.buffer, from.byteOffset + start, end - start);
+    if (view.length < MIN_PART_BYTES) {
+      this.copy(view);
       return;
     }
     this.cut();
