@@ -4,12 +4,12 @@
  * nothing is read or loaded until a price is actually missing from the persistent cache.
  */
 import { readFileSync, type Stats, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Provider as CatalogueProvider } from '@pydantic/genai-prices';
 import { PriceBook } from '../model/pricing.js';
 import { cacheDir } from '../paths.js';
 import type { Env } from '../providers/types.js';
+import { installedPackage } from './installed-package.js';
 
 export const CATALOGUE_FILE = 'genai-prices.json';
 
@@ -29,22 +29,9 @@ export function cataloguePath(env: Env): string {
   return join(cacheDir(env), CATALOGUE_FILE);
 }
 
-/**
- * The installed `@pydantic/genai-prices` version, which names the catalogue it bundles. The package
- * exports no `package.json`, so it is read from beside the entry the package resolves to
- * (`dist/index.cjs`, one folder below it); 'unknown' when that cannot be read.
- */
+/** The installed `@pydantic/genai-prices` version, which names the catalogue it bundles; 'unknown' when it cannot be read. */
 export function bundledVersion(): string {
-  try {
-    const entry = createRequire(import.meta.url).resolve('@pydantic/genai-prices');
-    const pkg: unknown = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8'));
-    const version = typeof pkg === 'object' && pkg !== null ? Reflect.get(pkg, 'version') : undefined;
-    return typeof version === 'string' ? version : 'unknown';
-  } catch {
-    // Not installed where node looks, or its package.json unreadable: prices still come from the
-    // data the package loads, and the digest says it could not name them.
-    return 'unknown';
-  }
+  return installedPackage(import.meta.url, '@pydantic/genai-prices')?.version ?? 'unknown';
 }
 
 function readSaved(path: string): CatalogueProvider[] {

@@ -15,11 +15,12 @@
  * Anything else (an addon elsewhere, another version, a tree built without the bundle) loads the
  * package as it is. Not here: opening, checking or repairing a database (`store.ts`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
+import { installedPackage } from './installed-package.js';
 
 const require = createRequire(import.meta.url);
 
@@ -39,15 +40,11 @@ export function sqliteModule(): SqliteModule {
 
 /** The addon named and, when the build made it for this version, the bundled JavaScript; or null. */
 function fastest(): SqliteModule | null {
-  let root: string;
-  let version: string | null;
-  try {
-    root = join(dirname(require.resolve('better-sqlite3')), '..');
-    version = readVersion(readFileSync(join(root, 'package.json'), 'utf8'));
-  } catch {
-    // Not installed where this module can see it: `require('better-sqlite3')` says so in its own words.
-    return null;
-  }
+  const found = installedPackage(import.meta.url, 'better-sqlite3');
+  // Not installed where this module can see it: `require('better-sqlite3')` says so in its own words.
+  if (found === null) return null;
+  const root = found.dir;
+  const version = found.version !== null && /^[\w.+-]+$/.test(found.version) ? found.version : null;
   const addon = join(root, 'build', 'Release', 'better_sqlite3.node');
   if (!existsSync(addon)) return null;
   const options = { nativeBinding: addon };
@@ -55,13 +52,6 @@ function fastest(): SqliteModule | null {
   if (bundled === null || !existsSync(bundled))
     return { Database: require('better-sqlite3') as typeof BetterSqlite3, options };
   return { Database: require(bundled) as typeof BetterSqlite3, options };
-}
-
-/** A package.json's version, when it is one a file name can hold. */
-function readVersion(text: string): string | null {
-  const pkg: unknown = JSON.parse(text);
-  const v: unknown = typeof pkg === 'object' && pkg !== null ? Reflect.get(pkg, 'version') : null;
-  return typeof v === 'string' && /^[\w.+-]+$/.test(v) ? v : null;
 }
 
 /**

@@ -9,7 +9,6 @@
  * Not here: the document's bytes (`warm-doc.ts`), or the layout the key is part of (`warm-doc-layout.ts`).
  */
 import { statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { configPath } from '../config/path.js';
@@ -28,6 +27,7 @@ import { PTY_RUNS_FILE } from '../runtime/pty-wire.js';
 import { RUNS_FOLDER } from '../runtime/run-files.js';
 import { NOTE_FILE } from '../statusline/quota-note.js';
 import { cataloguePath } from './catalogue.js';
+import { installedPackage } from './installed-package.js';
 import { rootPaths, scopeOf } from './scope.js';
 import { buildVersion } from './version.js';
 import type { DocAnswer } from './warm-doc.js';
@@ -170,10 +170,6 @@ function quietAfter(events: readonly { at: number }[]): number | null {
 
 /** The bundled price catalogue's package file: a reinstall that changes it changes the prices. */
 function bundledCatalogue(): string {
-  try {
-    return createRequire(import.meta.url).resolve('@pydantic/genai-prices/package.json');
-  } catch {
-    // Not resolvable here: the catalogue digest says `unknown`, and so does the key.
-    return '';
-  }
+  // Not installed where this module looks: the catalogue digest says `unknown`, and the key stats nothing.
+  return installedPackage(import.meta.url, '@pydantic/genai-prices')?.file ?? '';
 }
