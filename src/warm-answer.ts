@@ -153,19 +153,17 @@ async function provedFrom(fd: number, o: WarmJsonOptions, live: boolean, body: b
   if (time.timeZone !== h.key.zone) return declined('the system time zone changed');
   let b = head;
   if (body) {
+    // The body after the head just proved, read from the same open file into one buffer with it.
+    const whole = Buffer.allocUnsafe(Math.max(size, headEnd));
+    head.copy(whole);
     try {
-      b = readWhole(fd, size);
+      b = fill(fd, whole, headEnd);
     } catch {
       // Unreadable now: as above.
       return declined('the warm document cannot be read');
     }
-    // The whole file under its own CRC, and the head in it the one just proved (the same file, so
-    // only damage could make them differ).
-    if (
-      b.length < headEnd ||
-      crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4) ||
-      !b.subarray(0, headEnd).equals(head)
-    )
+    // The whole file under its own CRC.
+    if (b.length < size || crc32(b.subarray(DOC_PREFIX_BYTES)) >>> 0 !== b.readUInt32LE(4))
       return declined('the warm document is damaged');
   }
   return {
@@ -179,18 +177,6 @@ async function provedFrom(fd: number, o: WarmJsonOptions, live: boolean, body: b
   };
 }
 
-/** The open file's first `size` bytes (fewer when it is shorter), read by position. */
-function readWhole(fd: number, size: number): Buffer {
-  const b = Buffer.allocUnsafe(size);
-  let at = 0;
-  while (at < size) {
-    const n = readSync(fd, b, at, size - at, at);
-    if (n === 0) break;
-    at += n;
-  }
-  return b.subarray(0, at);
-}
-
 /**
  * The document's prefix and head, without its body (`--list` and the spend reports print none of
  * it): two reads, the second as long as the prefix says. Shorter when the file is (then damaged).
@@ -201,7 +187,11 @@ function headOf(fd: number): Buffer {
   if (got < DOC_PREFIX_BYTES) return prefix.subarray(0, got);
   const b = Buffer.allocUnsafe(DOC_PREFIX_BYTES + prefix.readUInt32LE(8));
   prefix.copy(b);
-  let at = DOC_PREFIX_BYTES;
+  return fill(fd, b, DOC_PREFIX_BYTES);
+}
+
+/** `b` read from the open file by position, from `at` to its end; shorter when the file is. */
+function fill(fd: number, b: Buffer, at: number): Buffer {
   while (at < b.length) {
     const n = readSync(fd, b, at, b.length - at, at);
     if (n === 0) break;
