@@ -23,7 +23,7 @@ import {
 } from './kept.js';
 import { asParsed, type Fresh, parseTasks, taskFor } from './refresh.js';
 import type { Discovery } from './scan.js';
-import type { KeptHead, SessionRecord } from './session-record.js';
+import { decodeOwnFacts, type KeptHead, type SessionRecord } from './session-record.js';
 import {
   addProblem,
   type BuildOptions,
@@ -139,7 +139,8 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   const summaries = new Map(x.inputs.summaries);
   const record: BuildRecord = { problems: [], groups: [], masks: new Map(), summaries };
   const o: BuildOptions = { ...x.build, record };
-  const built = buildGroups(groups, masks.byFile, { onDisk: summaries, deleted: gone.summaries }, o);
+  const summed = { onDisk: summaries, deleted: gone.summaries };
+  const built = buildGroups(groups, masks.byFile, summed, o, titledBefore(x.heads, affected));
   const changed = [...built.values()].filter((r): r is SessionRecord => r !== null);
   const removed = [...affected].filter((key) => (built.get(key) ?? null) === null);
   patchProblems(x, parsed, changed, removed, o);
@@ -158,6 +159,17 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
       gone: moved.gone.length,
     },
   };
+}
+
+/** The titles the kept build gave the sessions about to be rebuilt, by key (see `titleOf` in sessions.ts). */
+function titledBefore(heads: readonly KeptHead[], keys: ReadonlySet<string>): Map<string, string | null> {
+  const titled = new Map<string, string | null>();
+  for (const h of heads) {
+    if (!keys.has(h.key)) continue;
+    const own = decodeOwnFacts(h);
+    if (own !== null) titled.set(h.key, own.title);
+  }
+  return titled;
 }
 
 /** What moved since the kept build: files grown, touched, replaced or new, and files gone. */

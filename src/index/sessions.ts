@@ -16,7 +16,7 @@ import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
-import { redact } from '../secrets/redact.js';
+import { MASK_MARK, redact } from '../secrets/redact.js';
 import {
   FAST_SUFFIX,
   type KeptProblem,
@@ -137,6 +137,8 @@ interface BuildContext {
   clock: CostClock;
   masks: Map<ParsedFile, Uint8Array>;
   summaries: Summaries;
+  /** What each session being rebuilt was titled before, by key (a patch knows; a build does not). */
+  titled?: ReadonlyMap<string, string | null>;
 }
 
 /** When a session began and was last active (records' times), and its files' newest write. */
@@ -250,7 +252,10 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     deleted: g.files.every((p) => p.deleted === true),
     subagentFiles: g.files.filter(isSubagent).length,
     project: f.cwd,
-    title: titleOf(f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt),
+    title: titleOf(
+      f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt,
+      x.titled?.get(groupKey(g)),
+    ),
     branch: f.gitBranch,
     model,
     models: [...new Set(g.files.flatMap((p) => p.result.facts.models))],
@@ -287,8 +292,17 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
  * A title is the person's first prompt more often than not, and goes everywhere a session is named
  * (the list, the dashboard, the team store): redacted once here, as it is built. The rules load only
  * when a session is built again, never on a warm answer.
+ *
+ * A session rebuilt because its transcript grew nearly always keeps its title. When the title it was
+ * given before (`before`) is the same text and holds no mask, the rules found nothing in that text
+ * then and so would find nothing now: it is kept without loading them, which was a tenth of what a
+ * patching run spends outside reading (the preset is a megabyte of modules).
  */
-const titleOf = (t: string | null): string | null => (t === null ? null : redact(t));
+function titleOf(t: string | null, before: string | null | undefined): string | null {
+  if (t === null) return null;
+  if (t === before && !t.includes(MASK_MARK)) return t;
+  return redact(t);
+}
 
 /** The summary that titles a session, if any (see `Summaries` for which it may be). */
 function summaryOf(g: Group, summaries: Summaries): string | null {
@@ -324,8 +338,9 @@ export function buildGroups(
   masks: Map<ParsedFile, Uint8Array>,
   summaries: Summaries,
   o: BuildOptions,
+  titled?: ReadonlyMap<string, string | null>,
 ): Map<string, SessionRecord | null> {
-  const x: BuildContext = { o, clock: clockOf(o), masks, summaries };
+  const x: BuildContext = { o, clock: clockOf(o), masks, summaries, ...(titled ? { titled } : {}) };
   const out = new Map<string, SessionRecord | null>();
   for (const g of groups) out.set(groupKey(g), buildSession(g, x));
   return out;

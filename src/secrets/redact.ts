@@ -14,9 +14,12 @@ import { type Found, findSecrets, RulesUnavailable } from './detect.js';
 /** Characters of a secret kept in front of the marker: a key's prefix (`sk-p`, `ghp_`, `AKIA`) and no more. */
 export const SHOWN_CHARS = 4;
 
+/** What every mask holds: a text without it had nothing redacted. */
+export const MASK_MARK = '…[redacted: ';
+
 /** A secret as a person may see it: its first characters, then its kind. */
 export function masked(value: string, kind: string): string {
-  return `${value.slice(0, SHOWN_CHARS)}…[redacted: ${kind}]`;
+  return `${value.slice(0, SHOWN_CHARS)}${MASK_MARK}${kind}]`;
 }
 
 /** A found secret with its value, for the one reader that keeps findings (`cctop secrets`). */
