@@ -16,7 +16,6 @@ import type { LocalTime } from '../model/time.js';
 import { compactRatioOf, sessionWindow, windowOrFallback } from '../providers/fence.js';
 import { bundledBy, placeById } from '../providers/places.js';
 import type { Env, ProviderPlace, WindowQuery } from '../providers/types.js';
-import { MASK_MARK, redact } from '../secrets/redact.js';
 import {
   FAST_SUFFIX,
   type KeptProblem,
@@ -27,6 +26,7 @@ import {
 import { byPath, dedupeGroups, type Group, group, groupKey, isSubagent, type ParsedFile } from './group.js';
 import { sortSessions } from './render.js';
 import type { SessionFacts, SessionRecord } from './session-record.js';
+import { deletedSummaries, type Summaries, summaryOf, titleOf } from './titles.js';
 
 export { addProblem, type KeptProblem, problemsOfFile, unpricedProblems } from './build-problems.js';
 export {
@@ -39,6 +39,7 @@ export {
   type ParsedFile,
   sessionKey,
 } from './group.js';
+export { deletedSummaries, NO_SUMMARIES, type Summaries } from './titles.js';
 
 export interface BuildOptions {
   env: Env;
@@ -61,32 +62,6 @@ export interface BuildRecord {
   masks: Map<ParsedFile, Uint8Array>;
   /** The summaries files on disk give (`Summaries.onDisk`): what the next run's patch titles by. */
   summaries: Map<number, string>;
-}
-
-/**
- * Claude's summaries, which name a session by its leaf message whichever file they are written in.
- * A session with a file on disk is titled only by what files on disk say, as a cold read of them
- * (`--no-cache`) titles it: a deleted transcript's summary never titles it. A session whose every
- * file is deleted keeps the title the index saw: the summaries of deleted transcripts title it
- * where no file on disk gives one for the same leaf, as it keeps the spend no file on disk holds.
- */
-export interface Summaries {
-  /** From the files on disk, the newest file's last for a leaf. */
-  onDisk: ReadonlyMap<number, string>;
-  /** From the deleted transcripts the index remembers, the newest file's (a tie to the last by path). */
-  deleted: ReadonlyMap<number, string>;
-}
-
-/** No summaries: for a build of files on disk with none from deleted transcripts. */
-export const NO_SUMMARIES: ReadonlyMap<number, string> = new Map();
-
-/** The summaries of deleted transcripts, read in one order whatever order the files come in. */
-export function deletedSummaries(files: readonly ParsedFile[]): Map<number, string> {
-  const out = new Map<number, string>();
-  const gone = files.filter((p) => p.deleted === true);
-  gone.sort((a, b) => a.file.mtimeMs - b.file.mtimeMs || (a.file.path < b.file.path ? -1 : 1));
-  for (const p of gone) for (const [leaf, text] of p.result.facts.titles.summaries) out.set(leaf, text);
-  return out;
 }
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -286,38 +261,6 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     live: { signal: f.live, mtime: span.mtime, lastMs: span.lastMs },
     unpriced,
   };
-}
-
-/**
- * A title is the person's first prompt more often than not, and goes everywhere a session is named
- * (the list, the dashboard, the team store): redacted once here, as it is built. The rules load only
- * when a session is built again, never on a warm answer.
- *
- * A session rebuilt because its transcript grew nearly always keeps its title. When the title it was
- * given before (`before`) is the same text and holds no mask, the rules found nothing in that text
- * then and so would find nothing now: it is kept without loading them, which was a tenth of what a
- * patching run spends outside reading (the preset is a megabyte of modules).
- */
-function titleOf(t: string | null, before: string | null | undefined): string | null {
-  if (t === null) return null;
-  if (t === before && !t.includes(MASK_MARK)) return t;
-  return redact(t);
-}
-
-/** The summary that titles a session, if any (see `Summaries` for which it may be). */
-function summaryOf(g: Group, summaries: Summaries): string | null {
-  if (summaries.onDisk.size === 0 && summaries.deleted.size === 0) return null;
-  const deleted = g.files.every((p) => p.deleted === true);
-  const gone = deleted ? summaries.deleted : NO_SUMMARIES;
-  for (const p of g.files) {
-    // A session on disk reads its leaves as a cold read does: from its files on disk.
-    if (!deleted && p.deleted === true) continue;
-    for (const u of p.result.facts.tailUuids) {
-      const s = summaries.onDisk.get(u) ?? gone.get(u);
-      if (s !== undefined) return s;
-    }
-  }
-  return null;
 }
 
 /** What a built session must still match to be reused: its files, their dedupe outcome, its title. */
