@@ -26,7 +26,7 @@ import {
 import { byPath, dedupeGroups, type Group, group, groupKey, isSubagent, type ParsedFile } from './group.js';
 import { sortSessions } from './render.js';
 import type { SessionFacts, SessionRecord } from './session-record.js';
-import { deletedSummaries, type Summaries, summaryOf, titleOf } from './titles.js';
+import { deletedSummaries, type Summaries, summaryOf, titlesOf } from './titles.js';
 
 export { addProblem, type KeptProblem, problemsOfFile, unpricedProblems } from './build-problems.js';
 export {
@@ -112,8 +112,8 @@ interface BuildContext {
   clock: CostClock;
   masks: Map<ParsedFile, Uint8Array>;
   summaries: Summaries;
-  /** What each session being rebuilt was titled before, by key (a patch knows; a build does not). */
-  titled?: ReadonlyMap<string, string | null>;
+  /** Each session's title, redacted (`titlesOf`). */
+  titles: ReadonlyMap<Group, string | null>;
 }
 
 /** When a session began and was last active (records' times), and its files' newest write. */
@@ -227,10 +227,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
     deleted: g.files.every((p) => p.deleted === true),
     subagentFiles: g.files.filter(isSubagent).length,
     project: f.cwd,
-    title: titleOf(
-      f.titles.custom ?? f.titles.ai ?? summaryOf(g, x.summaries) ?? f.titles.firstPrompt,
-      x.titled?.get(groupKey(g)),
-    ),
+    title: x.titles.get(g) ?? null,
     branch: f.gitBranch,
     model,
     models: [...new Set(g.files.flatMap((p) => p.result.facts.models))],
@@ -283,7 +280,8 @@ export function buildGroups(
   o: BuildOptions,
   titled?: ReadonlyMap<string, string | null>,
 ): Map<string, SessionRecord | null> {
-  const x: BuildContext = { o, clock: clockOf(o), masks, summaries, ...(titled ? { titled } : {}) };
+  const titles = titlesOf(groups, summaries, titled);
+  const x: BuildContext = { o, clock: clockOf(o), masks, summaries, titles };
   const out = new Map<string, SessionRecord | null>();
   for (const g of groups) out.set(groupKey(g), buildSession(g, x));
   return out;
@@ -325,14 +323,24 @@ export function buildRecords(
     o.record.summaries = onDisk;
   }
 
-  const x: BuildContext = { o, clock: clockOf(o), masks, summaries };
+  const x: BuildContext = { o, clock: clockOf(o), masks, summaries, titles: new Map() };
+  // A session whose inputs are those of the record kept for it is not built again (nor titled).
+  const hits = groups.map((g) => {
+    const hit = cache.get(groupKey(g));
+    return hit !== undefined && hit.signature === signatureOf(g, x) ? hit : null;
+  });
+  x.titles = titlesOf(
+    groups.filter((_, i) => hits[i] === null),
+    summaries,
+    undefined,
+  );
   const records: SessionRecord[] = [];
   const present = new Set<string>();
-  for (const g of groups) {
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i]!;
     const key = groupKey(g);
     present.add(key);
-    const hit = cache.get(key);
-    const built = hit?.signature === signatureOf(g, x) ? hit : buildSession(g, x);
+    const built = hits[i] ?? buildSession(g, x);
     if (built === null) {
       cache.delete(key);
       continue;

@@ -3,8 +3,8 @@
  * prompt title (chosen in `sessions.ts`), redacted as it is built. Not here: where titles are read
  * from a transcript (each provider's parser).
  */
-import { MASK_MARK, redact } from '../secrets/redact.js';
-import type { Group, ParsedFile } from './group.js';
+import { MASK_MARK, redactEach } from '../secrets/redact.js';
+import { type Group, groupKey, type ParsedFile } from './group.js';
 
 /**
  * Claude's summaries, which name a session by its leaf message whichever file they are written in.
@@ -34,18 +34,43 @@ export function deletedSummaries(files: readonly ParsedFile[]): Map<number, stri
 
 /**
  * A title is the person's first prompt more often than not, and goes everywhere a session is named
- * (the list, the dashboard, the team store): redacted once here, as it is built. The rules load only
- * when a session is built again, never on a warm answer.
+ * (the list, the dashboard, the team store): redacted once, as the session is built. The rules load
+ * only when a session is built again, never on a warm answer.
+ *
+ * The titles of every session a build makes are redacted together (`redactEach`): the rules' set-up
+ * is paid once per 64 KB of titles instead of once per session, which on a history of thousands of
+ * sessions was a tenth of a first build's serial tail.
  *
  * A session rebuilt because its transcript grew nearly always keeps its title. When the title it was
  * given before (`before`) is the same text and holds no mask, the rules found nothing in that text
  * then and so would find nothing now: it is kept without loading them, which was a tenth of what a
  * patching run spends outside reading (the preset is a megabyte of modules).
  */
-export function titleOf(t: string | null, before: string | null | undefined): string | null {
-  if (t === null) return null;
-  if (t === before && !t.includes(MASK_MARK)) return t;
-  return redact(t);
+export function titlesOf(
+  groups: readonly Group[],
+  summaries: Summaries,
+  before: ReadonlyMap<string, string | null> | undefined,
+): Map<Group, string | null> {
+  const titles = new Map<Group, string | null>();
+  const unchecked: Group[] = [];
+  const texts: string[] = [];
+  for (const g of groups) {
+    const t = chosenTitle(g, summaries);
+    if (t === null || (t === before?.get(groupKey(g)) && !t.includes(MASK_MARK))) titles.set(g, t);
+    else {
+      unchecked.push(g);
+      texts.push(t);
+    }
+  }
+  const redacted = redactEach(texts);
+  for (let i = 0; i < unchecked.length; i++) titles.set(unchecked[i]!, redacted[i]!);
+  return titles;
+}
+
+/** What names a session before redaction: a title the person or Claude gave, a summary, or the first prompt. */
+function chosenTitle(g: Group, summaries: Summaries): string | null {
+  const f = (g.main ?? g.files[0]!).result.facts;
+  return f.titles.custom ?? f.titles.ai ?? summaryOf(g, summaries) ?? f.titles.firstPrompt;
 }
 
 /** The summary that titles a session, if any (see `Summaries` for which it may be). */
