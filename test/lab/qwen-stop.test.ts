@@ -17,7 +17,7 @@ import { qwenRecipe } from '../../src/test-support/lab/agents/qwen.js';
 import { agentBin, labEnv, makeHome, PINS, removeLabTree } from '../../src/test-support/lab/agents.js';
 import { type LabServer, startLabServer } from '../../src/test-support/lab/server.js';
 import { envWords, HAVE_TMUX, Terminal } from '../../src/test-support/terminal.js';
-import { PATIENCE_MS, until } from './act-tui.js';
+import { PATIENCE_MS } from './act-tui.js';
 
 const pin = PINS.qwen;
 const bin = agentBin('qwen');
