@@ -11,7 +11,7 @@
  * or pressing Escape while it waits or runs, records its result as `cancelled`, and when every call
  * of the response was cancelled Qwen Code asks the model nothing more. That last cancelled result is
  * where the turn ended. A turn stopped before the model said anything leaves no line at all (the
- * prompt stays the chat's last line), so that session still reads working: see docs/limits.md.
+ * prompt stays the chat's last line), so that session still reads working (docs/act-terminal.md).
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
 import { obj } from '../../model/json.js';
