@@ -7,10 +7,10 @@
  * `candidatesTokenCount` depends on the backend (Gemini counts it apart, OpenAI-compatible ones
  * inside); the line's own `totalTokenCount` says which, and a request's tokens add up to it.
  *
- * A turn stopped at a tool call ends the turn in 0.24.4 (in the lab): the person refusing the call,
- * or pressing Escape while it waits or runs, records its result as `cancelled`, and when every call
- * of the response was cancelled Qwen Code asks the model nothing more. That last cancelled result is
- * where the turn ended. A turn stopped before the model said anything leaves no line at all (the
+ * A turn stopped at a tool call ends there in 0.24.4: the person refusing the call (checked in the
+ * lab), or pressing Escape while it runs (read in the pinned build), records its result as
+ * `cancelled`, and when every call of the response was cancelled Qwen Code asks the model nothing
+ * more. That last cancelled result is where the turn ended. A turn stopped before the model said anything leaves no line at all (the
  * prompt stays the chat's last line), so that session still reads working (docs/act-terminal.md).
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
