@@ -16,7 +16,7 @@ actSuite({
   clearInput: ['C-u'],
   afterStop: {
     state: 'working',
-    why: '0.24.4 writes nothing in its chat when a turn is stopped (its last line stays the prompt), so the session reads working until its next turn',
+    why: '0.24.4 writes nothing in its chat when a turn is stopped before the model says anything (its last line stays the prompt; it only takes the prompt back out of its input history, tmp/<project>/logs.json), so the session reads working until its next turn; a turn stopped at a call reads idle (qwen-stop.test.ts)',
   },
   quitCode: 0,
   keep: ['.qwen/projects'],

@@ -6,12 +6,18 @@
  * part, so the ledger's input is the difference. Whether `thoughtsTokenCount` is already inside
  * `candidatesTokenCount` depends on the backend (Gemini counts it apart, OpenAI-compatible ones
  * inside); the line's own `totalTokenCount` says which, and a request's tokens add up to it.
+ *
+ * A turn stopped at a tool call ends there in 0.24.4: the person refusing the call (checked in the
+ * lab), or pressing Escape while it runs (read in the pinned build), records its result as
+ * `cancelled`, and when every call of the response was cancelled Qwen Code asks the model nothing
+ * more. That last cancelled result is where the turn ended. A turn stopped before the model said anything leaves no line at all (the
+ * prompt stays the chat's last line), so that session still reads working (docs/act-terminal.md).
  */
 import { type FileFacts, noteModel, noteTime, tallyFailure, tallyTool } from '../../model/facts.js';
 import { obj } from '../../model/json.js';
 import { hashString, type LedgerBuilder } from '../../model/ledger.js';
 import { isAskUserTool } from '../../model/state.js';
-import { carriedCalls, stringOf } from '../carry.js';
+import { added, booleanOf, carriedCalls, stringOf } from '../carry.js';
 import { type CarriedCall, PendingCalls } from '../pending.js';
 import { noteFirstPrompt } from '../title.js';
 import type { CarryReader } from '../types.js';
@@ -19,15 +25,22 @@ import type { QwenLine, QwenUsage } from './record.js';
 
 export interface QwenCarry {
   pending: CarriedCall<string>[];
+  /**
+   * Whether a call of the newest response ended otherwise than cancelled: Qwen Code then sends the
+   * results to the model, so the turn goes on even if the response's last result was cancelled.
+   */
+  ran: boolean;
 }
 
-export const emptyQwenCarry = (): QwenCarry => ({ pending: [] });
+export const emptyQwenCarry = (): QwenCarry => ({ pending: [], ran: false });
 
 /** A `QwenCarry` as the index hands it back, checked (`providers/carry.ts`). */
 export const readQwenCarry: CarryReader<QwenCarry> = (stored) => {
   const o = obj(stored);
-  const pending = o === null ? undefined : carriedCalls(o.pending, stringOf);
-  return pending === undefined ? undefined : { pending };
+  if (o === null) return undefined;
+  const pending = carriedCalls(o.pending, stringOf);
+  const ran = added(o.ran, booleanOf, false);
+  return pending === undefined || ran === undefined ? undefined : { pending, ran };
 };
 
 export function requestTokens(u: QwenUsage): { input: number; cacheRead: number; output: number } {
@@ -42,6 +55,7 @@ export function requestTokens(u: QwenUsage): { input: number; cacheRead: number;
 
 export class QwenParser {
   private pending: PendingCalls<string>;
+  private ran: boolean;
 
   constructor(
     readonly facts: FileFacts,
@@ -49,10 +63,11 @@ export class QwenParser {
     private readonly ledger: LedgerBuilder,
   ) {
     this.pending = new PendingCalls(carry.pending);
+    this.ran = carry.ran;
   }
 
   carry(): QwenCarry {
-    return { pending: this.pending.carry() };
+    return { pending: this.pending.carry(), ran: this.ran };
   }
 
   line(l: QwenLine): void {
@@ -76,7 +91,13 @@ export class QwenParser {
         if (name !== undefined) {
           if (r?.failed) tallyFailure(f, name);
         } else if (r?.failed) tallyFailure(f, '(unknown)');
-        f.live = { state: 'working', atMs: l.ms, detail: null };
+        if (r?.cancelled !== true) this.ran = true;
+        // Every call of the response cancelled, none left open: Qwen Code asks the model nothing
+        // more, and the session waits for the person again.
+        f.live =
+          r?.cancelled === true && !this.ran && this.pending.size === 0
+            ? { state: 'idle', atMs: l.ms, detail: 'interrupted' }
+            : { state: 'working', atMs: l.ms, detail: null };
         return;
       }
       case 'system':
@@ -118,6 +139,7 @@ export class QwenParser {
       });
       f.context = { prompt: u.prompt, model, atMs: l.ms };
     }
+    if (l.calls.length > 0) this.ran = false;
     for (const [id, name] of l.calls) {
       tallyTool(f, name);
       if (id !== null) this.pending.open(id, name);

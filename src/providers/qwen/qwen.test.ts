@@ -210,6 +210,60 @@ describe('Qwen Code chat lines (written for these tests from the documented form
     expect((await snap(home)).document.sessions[0]!.tokens).toMatchObject({ output: 30 + 40, reasoning: 20 });
   });
 
+  it('a response whose every call was cancelled (refused, or stopped while it waited or ran) ends the turn: the session reads idle, interrupted', async () => {
+    const recent = new Date(NOW - 60_000).toISOString();
+    const at = (id: string, type: string, extra: Record<string, unknown>) =>
+      line(type, { sessionId: id, timestamp: recent, ...extra });
+    const calls = (id: string, ...ids: string[]) =>
+      at(id, 'assistant', {
+        model: 'qwen3-coder-plus',
+        message: {
+          role: 'model',
+          parts: ids.map((c) => ({ functionCall: { id: c, name: 'run_shell_command', args: {} } })),
+        },
+      });
+    const result = (id: string, call: string, status: string) =>
+      at(id, 'tool_result', {
+        message: { role: 'user', parts: [{ functionResponse: { id: call, response: {} } }] },
+        toolCallResult: { callId: call, status },
+      });
+    const session = (id: string, ...lines: Record<string, unknown>[]) =>
+      home.write(
+        chats(home, `${id}.jsonl`),
+        jsonl(at(id, 'user', { message: { role: 'user', parts: [{ text: 'go' }] } }), ...lines),
+        NOW - 60_000,
+      );
+    session('refused', calls('refused', 'c1'), result('refused', 'c1', 'cancelled'));
+    // One call ran: Qwen Code sends both results to the model, and the turn goes on.
+    session(
+      'ran',
+      calls('ran', 'c1', 'c2'),
+      result('ran', 'c1', 'success'),
+      result('ran', 'c2', 'cancelled'),
+    );
+    // A call still open: the turn is not over.
+    session('open', calls('open', 'c1', 'c2'), result('open', 'c1', 'cancelled'));
+    // A later response with a call, after a turn that ended so: the new call is the turn's.
+    session(
+      'again',
+      calls('again', 'c1'),
+      result('again', 'c1', 'cancelled'),
+      at('again', 'user', { message: { role: 'user', parts: [{ text: 'again' }] } }),
+      calls('again', 'c2'),
+    );
+    const doc = (await snap(home)).document;
+    const read = (id: string) => {
+      const s = doc.sessions.find((x) => x.id === id)!;
+      return [s.state, s.stateDetail];
+    };
+    expect(read('refused')).toEqual(['idle', 'interrupted']);
+    expect(read('ran')[0]).toBe('working');
+    expect(read('open')[0]).toBe('working');
+    expect(read('again')[0]).toBe('working');
+    // A refused call did not fail.
+    expect(doc.sessions.find((x) => x.id === 'refused')!.tools.failed).toBe(0);
+  });
+
   it('a chat compression is a compaction', async () => {
     home.write(
       chats(home, 'q1.jsonl'),

@@ -34,8 +34,11 @@ export interface QwenLine {
   usage: QwenUsage | null;
   /** `functionCall` parts of an assistant message: `[call id, tool name]`. */
   calls: [string | null, string][];
-  /** How a tool call ended (`tool_result` lines). */
-  result: { callId: string | null; failed: boolean } | null;
+  /**
+   * How a tool call ended (`tool_result` lines): failed, or cancelled (the person refused it, or
+   * stopped the turn while it waited or ran).
+   */
+  result: { callId: string | null; failed: boolean; cancelled: boolean } | null;
   /** The user's words (a `user` line). */
   prompt: string | null;
   /** Whether an assistant message says anything besides calling tools. */
@@ -103,6 +106,7 @@ export function lineFromJson(o: JsonObject): QwenLine {
       line.result = {
         callId: text(r?.callId) ?? text(response?.id),
         failed: status === 'error' || (status === null && obj(response?.response)?.error !== undefined),
+        cancelled: status === 'cancelled',
       };
       break;
     }
