@@ -1,7 +1,9 @@
 /**
  * One transcript's row in the index, and the codec between the row and what the scan uses: where
  * reading stopped, the facts so far and the request ledger (a blob of 32-bit numbers). A row that
- * does not decode is damaged: the file is then simply read again.
+ * does not decode is damaged: the file is then simply read again, and its row written anew. When the
+ * file is gone the row is dropped (`refresh.ts`): left, it would still be counted as a file the index
+ * holds (`IndexStore.countFiles`) but never loaded, and no kept build would ever match the count.
  *
  * Not here: the database (`store.ts`), deciding what to re-read (`refresh.ts`).
  */
@@ -71,7 +73,18 @@ function ledgerOf(models: string, tools: string, blob: Buffer): Ledger {
 export const ROW_COLUMNS =
   'path, provider, root, session_hint, role, parser, size, mtime_ms, ino, offset, pending, tail_hash, facts, models, tools, ledger, deleted';
 
-/** A row as the scan uses it, or null when it is damaged (the file is then simply read again). */
+/**
+ * A row that does not decode, by the columns that still say which file it was: its path (the key) and
+ * its harness (plain text, so a scan of other harnesses leaves it alone).
+ */
+export interface DamagedRow {
+  path: string;
+  provider: string;
+}
+
+export const damagedRow = (r: Row): DamagedRow => ({ path: r.path, provider: r.provider });
+
+/** A row as the scan uses it, or null when it is damaged (see `DamagedRow`). */
 export function storedRow(r: Row): StoredFile | null {
   try {
     return {

@@ -18,7 +18,7 @@ import { crcPair } from './crc-pair.js';
 import { type OnParsed, type ParseTask, parseMany, toRead } from './pool.js';
 import { chosenProviders, type Discovery, discoverAll } from './scan.js';
 import type { ParsedFile } from './sessions.js';
-import type { IndexStore, StoredFile } from './store.js';
+import type { DamagedRow, IndexStore, StoredFile } from './store.js';
 import { parserVersion } from './version.js';
 
 /** Bytes before the stored offset whose hash must still match for a grown file to be tailed. */
@@ -127,6 +127,33 @@ export function asParsed(row: StoredFile, deleted: boolean): ParsedFile {
   };
 }
 
+/**
+ * What is known of the files under `roots`: what the last pass left (`known`), or the index's rows,
+ * with those it holds but cannot decode (`DamagedRow`): a file still here is then read again and its
+ * row written anew; a file gone has its row dropped.
+ */
+function storedUnder(
+  o: ScanOptions,
+  roots: readonly string[],
+): { stored: Map<string, StoredFile>; damaged: DamagedRow[] } {
+  if (o.known !== undefined) return { stored: o.known, damaged: [] };
+  const stored = new Map<string, StoredFile>();
+  const damaged: DamagedRow[] = [];
+  for (const row of o.store?.load(roots, damaged) ?? []) stored.set(row.path, row);
+  return { stored, damaged };
+}
+
+/** The damaged rows to drop: those of files gone, of a harness this pass reads (nothing can read them again). */
+function droppedRows(
+  damaged: readonly DamagedRow[],
+  seen: Set<string>,
+  providers: readonly ProviderPlace[],
+): string[] {
+  return damaged
+    .filter((d) => !seen.has(d.path) && providers.some((p) => p.id === d.provider))
+    .map((d) => d.path);
+}
+
 export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
   const problems = o.discovered?.problems ?? new ProblemLog();
   const providers: ProviderPlace[] = chosenProviders(o.providers);
@@ -139,11 +166,8 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
   const store = o.store;
   {
     const roots = [...new Set(discovery.roots.map((r) => r.path))];
-    let stored = o.known;
-    if (stored === undefined) {
-      stored = new Map<string, StoredFile>();
-      for (const row of store?.load(roots) ?? []) stored.set(row.path, row);
-    }
+    const { stored, damaged } = storedUnder(o, roots);
+    const damagedPaths = new Set(damaged.map((d) => d.path));
     const known = new Map<string, StoredFile>();
 
     const out: ParsedFile[] = [];
@@ -164,8 +188,10 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
         continue;
       }
       if (o.indexOnly === true) continue;
-      // Not in the index and too old to matter for --since: not worth reading.
-      if (row === undefined && o.sinceMs !== null && f.mtimeMs < o.sinceMs) continue;
+      // Not in the index and too old to matter for --since: not worth reading. A damaged row's file
+      // is in the index, and is read: left damaged, its row would be counted but never loaded.
+      if (row === undefined && !damagedPaths.has(f.path) && o.sinceMs !== null && f.mtimeMs < o.sinceMs)
+        continue;
       const task = taskFor(f, current ? row : undefined, byId.get(f.provider)?.appendOnly === true, store);
       tasks.push(task);
       if (task.previous) stats.tailed++;
@@ -185,16 +211,17 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
     // Each batch is written to the index as it comes back, while the workers read the next ones,
     // rather than all of it after the last: the first failure stops the writing (said once, below).
     const saving: { error: Error | null } = { error: null };
-    const save = (batch: readonly Fresh[], gone: readonly string[]): void => {
-      if (store === null || saving.error !== null || batch.length + gone.length === 0) return;
+    const save = (batch: readonly Fresh[], gone: readonly string[], dropped: readonly string[]): void => {
+      if (store === null || saving.error !== null || batch.length + gone.length + dropped.length === 0)
+        return;
       try {
-        store.save([...batch], gone);
+        store.save([...batch], gone, dropped);
       } catch (err) {
         saving.error = err as Error;
       }
     };
     const onFresh = (batch: readonly Fresh[], done: readonly number[]): void => {
-      save(batch, []);
+      save(batch, [], []);
       if (o.onRead === undefined) return;
       for (const i of done) {
         progress.files++;
@@ -217,7 +244,7 @@ export async function scanFiles(o: ScanOptions): Promise<ScanOutcome> {
       stats.deleted++;
     }
     stats.gone = gone.length;
-    save([], gone);
+    save([], gone, droppedRows(damaged, seen, providers));
     if (store && saving.error !== null) {
       // Another cctop held the index too long, or the disk is full: this answer is still right.
       problems.add({

@@ -21,12 +21,19 @@ import { encodeToolSets } from '../model/tool-sets.js';
 import { privateDir, privateFile } from '../private.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
-import { ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
+import {
+  type DamagedRow,
+  damagedRow,
+  ROW_COLUMNS,
+  type Row,
+  type StoredFile,
+  storedRow,
+} from './file-row.js';
 import { KEPT_TABLES, KeptTables } from './kept-store.js';
 import { sqliteModule } from './sqlite-module.js';
 
 export { isCorruption, MAX_DAMAGED_KEPT } from './damage.js';
-export type { StoredFile } from './file-row.js';
+export type { DamagedRow, StoredFile } from './file-row.js';
 
 /**
  * Bumped when the tables change shape; an older index is rebuilt (or migrated, when only tables were
@@ -94,6 +101,7 @@ export type OpenResult =
 export class IndexStore {
   private readonly upsert: BetterSqlite3.Statement;
   private readonly markDeleted: BetterSqlite3.Statement;
+  private readonly drop: BetterSqlite3.Statement;
   private damage: string | null = null;
   /** The built sessions kept per scope. */
   readonly kept: KeptTables;
@@ -114,6 +122,7 @@ export class IndexStore {
         offset=excluded.offset, pending=excluded.pending, tail_hash=excluded.tail_hash, facts=excluded.facts,
         carry=excluded.carry, models=excluded.models, tools=excluded.tools, ledger=excluded.ledger, deleted=0, seen_at=excluded.seen_at`);
     this.markDeleted = db.prepare('UPDATE files SET deleted = 1 WHERE path = ?');
+    this.drop = db.prepare('DELETE FROM files WHERE path = ?');
     this.kept = new KeptTables(db, (use) => this.watched(use));
   }
 
@@ -237,8 +246,12 @@ export class IndexStore {
     }
   }
 
-  /** Every stored file under the given roots. */
-  load(roots: readonly string[]): StoredFile[] {
+  /**
+   * Every stored file under the given roots. A row that does not decode is left out, and, when
+   * `damaged` is given, listed there: the scan reads its file again, or drops the row (`dropped` in
+   * `save`) when the file is gone.
+   */
+  load(roots: readonly string[], damaged?: DamagedRow[]): StoredFile[] {
     if (roots.length === 0) return [];
     return this.watched(() => {
       // Row by row, so the whole table is never held twice (as rows and as what they become).
@@ -249,6 +262,7 @@ export class IndexStore {
       for (const r of rows) {
         const row = storedRow(r);
         if (row) out.push(row);
+        else damaged?.push(damagedRow(r));
       }
       return out;
     });
@@ -322,10 +336,14 @@ export class IndexStore {
     });
   }
 
-  /** Record fresh parses and files that disappeared, in one transaction. */
+  /**
+   * Record fresh parses and files that disappeared, in one transaction; `dropped` are rows removed
+   * outright (a damaged row whose file is gone: nothing could ever read it again).
+   */
   save(
     parsed: { file: SourceFile; parser: string; tailHash: string | null; result: ParseResult }[],
     deleted: readonly string[],
+    dropped: readonly string[] = [],
   ): void {
     const now = Date.now();
     const write = this.db.transaction(() => {
@@ -353,6 +371,7 @@ export class IndexStore {
         });
       }
       for (const path of deleted) this.markDeleted.run(path);
+      for (const path of dropped) this.drop.run(path);
     });
     this.watched(() => write.immediate());
   }
