@@ -20,10 +20,10 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { encodeToolSets } from '../model/tool-sets.js';
 import { privateDir, privateFile } from '../private.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
+import { sqliteModule } from '../sqlite-module.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
 import { ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
 import { KEPT_TABLES, KeptTables } from './kept-store.js';
-import { sqliteModule } from './sqlite-module.js';
 
 export { isCorruption, MAX_DAMAGED_KEPT } from './damage.js';
 export type { StoredFile } from './file-row.js';
