@@ -246,7 +246,7 @@ function facadeOf(code) {
   return { before, to: `import("./${reexport[2]}").then((m) => ({ ${members.join(', ')} }))` };
 }
 
-// better-sqlite3's JavaScript, thirteen CommonJS files, as one (`src/index/sqlite-module.ts` loads it,
+// better-sqlite3's JavaScript, thirteen CommonJS files, as one (`src/sqlite-module.ts` loads it,
 // with the package's addon named directly, when the installed version is the one it was made from:
 // its name says which). `bindings` stays the package's own: the bundle is used only with the addon
 // named, where it is never called.

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendJournal } from './hooks/journal.js';
 import { KEEP_AFTER_QUIET_MS } from './index/keep-one-shot.js';
-import { takeSnapshot } from './index/snapshot.js';
 import { buildVersion } from './index/version.js';
 import { docKept } from './index/warm-doc.js';
 import { DOC_FILE, DOC_PREFIX_BYTES } from './index/warm-doc-layout.js';
@@ -22,6 +21,7 @@ import { cacheDir } from './paths.js';
 import { gatherQuota } from './quota/gather.js';
 import { runtimeDir } from './runtime/dir.js';
 import { claudeResponse, FakeHome, jsonl } from './test-support/corpus.js';
+import { snapshotIn } from './test-support/snapshot.js';
 import { PLAIN } from './views/cli/color.js';
 import { renderList } from './views/cli/list.js';
 import { docIds, keepDaily, type WarmJson, warmDaily, warmJson } from './warm-answer.js';
@@ -51,12 +51,7 @@ describe('the warm document', () => {
     `${(await indexed(nowMs, e)).json({ collisions: [] }).toString()}\n`;
   /** The full route's snapshot, once the document it keeps is written (with a config file, after its reader loads). */
   const indexed = async (nowMs: number, e: Record<string, string> = env) => {
-    const s = await takeSnapshot({
-      env: e,
-      plan: 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
+    const s = await snapshotIn(e, {
       nowMs,
       annotate: processAnnotator(new ProcessTable(() => []), () => nowMs),
     });
@@ -273,12 +268,7 @@ describe('the warm document', () => {
     /** The full route as a one-shot runs it with hooks: the journal's word on each session applied. */
     const fullHooked = async (nowMs: number) => {
       const hooked = AgentStates.fromJournal(env, () => nowMs).overlay;
-      const s = await takeSnapshot({
-        env,
-        plan: 'retail',
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
+      const s = await snapshotIn(env, {
         nowMs,
         annotate: processAnnotator(new ProcessTable(() => []), () => nowMs, hooked),
       });

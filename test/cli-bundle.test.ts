@@ -79,7 +79,7 @@ describe('the command line from the bundle', () => {
   it("opens the index with better-sqlite3's JavaScript as the one file the build made of it", () => {
     const script = `
       import { createRequire } from 'node:module';
-      const { sqliteModule } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'index', 'sqlite-module.js')).href)});
+      const { sqliteModule } = await import(${JSON.stringify(pathToFileURL(join(DIST, 'sqlite-module.js')).href)});
       const { Database, options } = sqliteModule();
       const one = new Database(':memory:', options).prepare('SELECT 1 AS one').get().one;
       console.log(JSON.stringify({ one, files: Object.keys(createRequire(import.meta.url).cache) }));`;

@@ -19,7 +19,6 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { group } from '../src/index/sessions.js';
-import { takeSnapshot } from '../src/index/snapshot.js';
 import type { SessionDocument } from '../src/model/document.js';
 import type { ProviderId } from '../src/model/facts.js';
 import { nestsDeeper, readObjectAt } from '../src/model/json.js';
@@ -28,6 +27,7 @@ import { closeAll } from '../src/providers/sqlite.js';
 import { REPO } from '../src/test-support/corpus.js';
 import { ALL, HISTORY_MTIME_MS, type HistoryFile, Machine } from '../src/test-support/machine.js';
 import { brokenLine, type Mutation, mutate, mutation } from '../src/test-support/mutate.js';
+import { readCold } from '../src/test-support/snapshot.js';
 
 /**
  * Damaged histories tried per harness. Ten harnesses at 25 runs each take about half a minute on two
@@ -167,17 +167,7 @@ describe.each(ALL)('%s files, damaged', (p) => {
   /** For each source the scan reads, the sessions it belongs to. */
   const sessionsOf = new Map<string, Set<string>>();
 
-  const snap = () =>
-    takeSnapshot({
-      env: machine.env,
-      plan: 'retail',
-      providers: [p],
-      sinceMs: null,
-      untilMs: null,
-      useIndex: false,
-      nowMs: NOW,
-      threads: 1,
-    });
+  const snap = () => readCold(machine.env, { providers: [p], nowMs: NOW });
 
   beforeAll(async () => {
     machine = Machine.build([p]);

@@ -6,10 +6,10 @@
 import { readFileSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Provider as CatalogueProvider } from '@pydantic/genai-prices';
+import { installedPackage } from '../installed-package.js';
 import { PriceBook } from '../model/pricing.js';
 import { cacheDir } from '../paths.js';
 import type { Env } from '../providers/types.js';
-import { installedPackage } from './installed-package.js';
 
 export const CATALOGUE_FILE = 'genai-prices.json';
 

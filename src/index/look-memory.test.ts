@@ -12,8 +12,8 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import { LOOKS_FILE, LookMemory, looksBytes } from './look-memory.js';
-import { takeSnapshot } from './snapshot.js';
 
 /** One Claude Code response in session `session`, with `output` tokens: enough to tell two reads apart. */
 const response = (session: string, id: string, output: number): string =>
@@ -49,16 +49,7 @@ describe('the look memory: a one-shot within a minute of a full look looks only 
   afterEach(() => home.cleanup());
 
   const run = (at: number, o: { useIndex?: boolean; needFiles?: boolean } = {}) =>
-    takeSnapshot({
-      env: home.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
-      useIndex: o.useIndex ?? true,
-      needFiles: o.needFiles ?? false,
-      nowMs: at,
-    });
+    snapshotIn(home.env, { useIndex: o.useIndex ?? true, needFiles: o.needFiles ?? false, nowMs: at });
   /** Each session's transcript and output tokens, as the run answered (and `deleted` for one whose transcript is gone). */
   const seen = async (at: number, o: { useIndex?: boolean; needFiles?: boolean } = {}) =>
     (await run(at, o)).document.sessions

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
+import { oneShotOptions } from '../test-support/snapshot.js';
 import { PATCH_MAX_FILES } from './patch.js';
 import { type SnapshotOptions, takeSnapshot } from './snapshot.js';
 import { INDEX_FILE } from './store.js';
@@ -26,15 +27,8 @@ describe('when a patch declines', () => {
   });
   afterEach(() => home.cleanup());
 
-  const options = (o: Partial<SnapshotOptions> = {}): SnapshotOptions => ({
-    env: home.env,
-    plan: 'retail',
-    providers: null,
-    sinceMs: null,
-    untilMs: null,
-    nowMs: NOON,
-    ...o,
-  });
+  const options = (o: Partial<SnapshotOptions> = {}): SnapshotOptions =>
+    oneShotOptions(home.env, { nowMs: NOON, ...o });
   /** The document as text, without its clock or what only an index can say about itself. */
   const text = (json: Buffer) => {
     const d = JSON.parse(json.toString()) as SessionDocument;

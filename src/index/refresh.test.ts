@@ -15,7 +15,7 @@ import type { SessionDocument } from '../model/document.js';
 import { claudeResponse, FakeHome, jsonl, REPO } from '../test-support/corpus.js';
 import { damagePages } from '../test-support/damage.js';
 import { labFile } from '../test-support/lines.js';
-import { takeSnapshot } from './snapshot.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import { INDEX_FILE, MAX_DAMAGED_KEPT } from './store.js';
 
 const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
@@ -34,15 +34,7 @@ describe('the index: reuse, tailing, re-reading and history', () => {
   afterEach(() => home.cleanup());
 
   const snap = (useIndex = true, sinceMs: number | null = null) =>
-    takeSnapshot({
-      env: home.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs,
-      untilMs: null,
-      useIndex,
-      nowMs: Date.parse('2026-11-29T12:00:00Z'),
-    });
+    snapshotIn(home.env, { sinceMs, useIndex, nowMs: Date.parse('2026-11-29T12:00:00Z') });
 
   const assistant = (id: string, output: number, at = '2026-11-29T10:00:00Z') =>
     claudeResponse(id, output, at, 10);
@@ -190,14 +182,10 @@ describe('the index: reuse, tailing, re-reading and history', () => {
       [file, 'it is a file, not a directory'],
       [join(file, 'cctop'), 'a part of its path is a file'],
     ] as const) {
-      const s = await takeSnapshot({
-        env: { ...home.env, CCTOP_CACHE_DIR: dir },
-        plan: 'retail',
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
-        nowMs: Date.parse('2026-11-29T12:00:00Z'),
-      });
+      const s = await snapshotIn(
+        { ...home.env, CCTOP_CACHE_DIR: dir },
+        { nowMs: Date.parse('2026-11-29T12:00:00Z') },
+      );
       expect(s.document.sessions[0]!.tokens.output).toBe(5);
       expect(s.notice).toBe(
         `the cache directory ${dir} cannot be used (${why}); reading without the index (set CCTOP_CACHE_DIR to a directory cctop can write)`,
@@ -284,15 +272,7 @@ describe('the index on recorded and demo transcripts', () => {
     home.write(path, '');
     home.copy(labFile('codex', 'fail'), home.codexFile(basename(labFile('codex', 'fail'))));
     const snap = (useIndex: boolean) =>
-      takeSnapshot({
-        env: home.env,
-        plan: 'retail',
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
-        useIndex,
-        nowMs: Date.parse('2026-11-29T12:00:00Z'),
-      });
+      snapshotIn(home.env, { useIndex, nowMs: Date.parse('2026-11-29T12:00:00Z') });
     // Append the recorded session in uneven pieces, scanning in between, as a live agent would be read.
     for (let i = 0; i < lines.length; ) {
       const n = 1 + (i % 7);
@@ -326,15 +306,7 @@ describe('the index on recorded and demo transcripts', () => {
     ]);
     const done = new Promise((r) => writer.on('close', r));
     const snap = (useIndex: boolean) =>
-      takeSnapshot({
-        env: home.env,
-        plan: 'retail',
-        providers: null,
-        sinceMs: null,
-        untilMs: null,
-        useIndex,
-        nowMs: Date.parse('2026-11-29T12:00:00Z'),
-      });
+      snapshotIn(home.env, { useIndex, nowMs: Date.parse('2026-11-29T12:00:00Z') });
     let last = 0;
     while (writer.exitCode === null) {
       // Let the event loop see the writer's exit between scans.

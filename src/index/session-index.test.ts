@@ -7,11 +7,12 @@ import { totalsOf } from '../model/totals.js';
 import { buildReport } from '../report/build.js';
 import { claudeResponse, corpus, FakeHome, HAVE_CORPUS, jsonl, REPO } from '../test-support/corpus.js';
 import { demoFiles, labFile, labHome } from '../test-support/lines.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import type { KeptInputs } from './kept.js';
 import { asciiJson, documentJson } from './render.js';
 import { SessionIndex } from './session-index.js';
 import { decodeHeads, packRows, unpackRows } from './session-record.js';
-import { type Snapshot, takeSnapshot } from './snapshot.js';
+import type { Snapshot } from './snapshot.js';
 import { INDEX_FILE, IndexStore } from './store.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
@@ -25,12 +26,8 @@ describe('the session index: kept, patched and built answers', () => {
   afterEach(() => home.cleanup());
 
   const snap = (o: { nowMs?: number; plan?: Plan; useIndex?: boolean; annotate?: Annotator } = {}) =>
-    takeSnapshot({
-      env: home.env,
+    snapshotIn(home.env, {
       plan: o.plan ?? 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
       useIndex: o.useIndex ?? true,
       nowMs: o.nowMs ?? NOON,
       ...(o.annotate ? { annotate: o.annotate } : {}),
@@ -389,14 +386,7 @@ describe('the session index: kept, patched and built answers', () => {
     try {
       other.write(other.claudeFile('-o', 'z.jsonl'), claudeResponse('9', 7, '2026-11-29T10:00:00Z'));
       const elsewhere = () =>
-        takeSnapshot({
-          env: { ...other.env, CCTOP_CACHE_DIR: home.env.CCTOP_CACHE_DIR! },
-          plan: 'retail',
-          providers: null,
-          sinceMs: null,
-          untilMs: null,
-          nowMs: NOON,
-        });
+        snapshotIn({ ...other.env, CCTOP_CACHE_DIR: home.env.CCTOP_CACHE_DIR! }, { nowMs: NOON });
       await snap();
       await elsewhere();
       const mine = await snap();

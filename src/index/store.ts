@@ -20,6 +20,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { encodeToolSets } from '../model/tool-sets.js';
 import { privateDir, privateFile } from '../private.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
+import { sqliteModule } from '../sqlite-module.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
 import {
   type DamagedRow,
@@ -30,7 +31,6 @@ import {
   storedRow,
 } from './file-row.js';
 import { KEPT_TABLES, KeptTables } from './kept-store.js';
-import { sqliteModule } from './sqlite-module.js';
 
 export { isCorruption, MAX_DAMAGED_KEPT } from './damage.js';
 export type { DamagedRow, StoredFile } from './file-row.js';

@@ -4,8 +4,8 @@ import { crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeResponse, FakeHome } from '../test-support/corpus.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import { TAIL_HASH_BYTES, TAIL_HASH_PREFIX, tailHash } from './refresh.js';
-import { takeSnapshot } from './snapshot.js';
 import { INDEX_FILE } from './store.js';
 
 /**
@@ -21,16 +21,7 @@ describe('the proof that a grown transcript only grew', () => {
   });
   afterEach(() => home.cleanup());
 
-  const snap = () =>
-    takeSnapshot({
-      env: home.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
-      useIndex: true,
-      nowMs: Date.parse('2026-11-29T12:00:00Z'),
-    });
+  const snap = () => snapshotIn(home.env, { useIndex: true, nowMs: Date.parse('2026-11-29T12:00:00Z') });
 
   const lines = (from: number, n: number) =>
     Array.from({ length: n }, (_, i) => claudeResponse(`m${from + i}`, 5, '2026-11-29T10:00:00Z', 10)).join(

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cacheDir } from '../paths.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
+import { oneShotOptions, snapshotIn } from '../test-support/snapshot.js';
 import { paint } from '../views/cli/color.js';
 import { renderList, renderRows, rowOfFacts } from '../views/cli/list.js';
 import { KEEP_AFTER_QUIET_MS } from './keep-one-shot.js';
-import { takeSnapshot } from './snapshot.js';
 import { GROWING_MS, readWarm, SWEEP_EVERY_MS, type WarmReading } from './warm.js';
 import { DOC_FILE } from './warm-doc-layout.js';
 
@@ -27,8 +27,8 @@ describe('the warm snapshot', () => {
   });
   afterEach(() => home.cleanup());
 
-  const o = () => ({ env: home.env, plan: 'retail' as const, providers: null, sinceMs: null, untilMs: null });
-  const answer = (nowMs = NOON) => takeSnapshot({ ...o(), nowMs });
+  const o = () => oneShotOptions(home.env);
+  const answer = (nowMs = NOON) => snapshotIn(home.env, { nowMs });
   const warm = (nowMs = NOON): WarmReading => readWarm({ ...o(), nowMs });
   const reason = (r: WarmReading) => (r.kind === 'declined' ? r.reason : 'answered');
   /** A transcript last written `ago` ms before noon. */
@@ -147,7 +147,7 @@ describe('the warm snapshot', () => {
 
   it('is not kept by a run that reads without the index (--no-cache)', async () => {
     transcript('a.jsonl', 10 * 60_000);
-    await takeSnapshot({ ...o(), nowMs: NOON, useIndex: false });
+    await snapshotIn(home.env, { nowMs: NOON, useIndex: false });
     expect(reason(warm())).toBe('no snapshot is kept for these options');
   });
 });

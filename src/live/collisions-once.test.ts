@@ -6,9 +6,9 @@
 import { mkdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import type { Annotator, SessionDocument, SessionLiveFields } from '../model/document.js';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import type { Io } from '../views/cli/main.js';
 import { main } from '../views/cli/main.js';
 import {
@@ -130,15 +130,7 @@ describe('collisions for a one-shot answer', () => {
       return true;
     };
     const seen: LiveSession[] = [];
-    const s = await takeSnapshot({
-      env: h.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
-      useIndex: false,
-      annotate: noteRunning(running, seen),
-    });
+    const s = await snapshotIn(h.env, { useIndex: false, annotate: noteRunning(running, seen) });
     expect(seen.map((x) => x.id).sort()).toEqual([A, B]);
     const collisions = await collisionsFor(seen, () => s.document.sessions, { nowMs: NOW });
     const doc = JSON.parse(s.json({ collisions }).toString()) as SessionDocument;

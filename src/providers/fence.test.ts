@@ -6,12 +6,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import type { SessionDocument } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
 import { buildReport } from '../report/build.js';
 import { claudeResponse, FakeHome, REPO } from '../test-support/corpus.js';
 import { ALL, Machine } from '../test-support/machine.js';
+import { readCold } from '../test-support/snapshot.js';
 import { PLAIN } from '../views/cli/color.js';
 import { renderReport } from '../views/cli/report.js';
 import { callsOf, conversationOf } from './fence.js';
@@ -26,18 +26,8 @@ const injected = () => new TypeError('injected: the reader met a shape it did no
 let machine: Machine;
 let clean: SessionDocument;
 
-const snap = () =>
-  takeSnapshot({
-    env: machine.env,
-    plan: 'retail',
-    providers: null,
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    // Read on this thread: a worker would load the providers afresh, without the injected throw.
-    threads: 1,
-  });
+/** Read on this thread (`readCold`): a worker would load the providers afresh, without the injected throw. */
+const snap = () => readCold(machine.env, { nowMs: NOW });
 
 /** The sessions of every harness but `p`, as `--json` prints them. */
 const others = (doc: SessionDocument, p: ProviderId): string =>
@@ -186,18 +176,7 @@ describe('a cwd no settings file can be looked up under (Claude Code)', () => {
       home.write(home.claudeFile('-w', 'long.jsonl'), line('a', `/tmp/${'a'.repeat(300)}`));
       home.write(home.claudeFile('-w', 'nul.jsonl'), line('b', '/w\u0000x'));
       home.write(home.claudeFile('-w', 'fine.jsonl'), line('c', '/w'));
-      const doc = (
-        await takeSnapshot({
-          env: home.env,
-          plan: 'retail',
-          providers: ['claude'],
-          sinceMs: null,
-          untilMs: null,
-          useIndex: false,
-          nowMs: NOW,
-          threads: 1,
-        })
-      ).document;
+      const doc = (await readCold(home.env, { providers: ['claude'], nowMs: NOW })).document;
       expect(doc.sessions.map((s) => s.id).sort()).toEqual(['fine', 'long', 'nul']);
       expect(doc.sessions.every((s) => s.context.window === 200_000)).toBe(true);
       expect(doc.problems.map((x) => [x.kind, x.path.split('/').pop(), x.detail])).toEqual([

@@ -5,8 +5,8 @@
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import { claudeResponse, FakeHome, tempDir } from '../test-support/corpus.js';
+import { readCold } from '../test-support/snapshot.js';
 
 const NOW = Date.parse('2026-12-01T00:00:00Z');
 
@@ -25,16 +25,7 @@ afterEach(() => {
 });
 
 const snap = async () => {
-  const s = await takeSnapshot({
-    env: home.env,
-    plan: 'retail',
-    providers: ['claude'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  const s = await readCold(home.env, { providers: ['claude'], nowMs: NOW });
   return { doc: s.document, json: s.json().toString('latin1') };
 };
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
+import { readCold } from '../test-support/snapshot.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -51,18 +51,7 @@ describe('Pi’s session format, read by both harnesses that write it', () => {
   it('the same lines give Pi and OpenClaw the same title, project, calls, failures, compactions, tokens, cost and state', async () => {
     home.write(join(home.dir, '.pi', 'agent', 'sessions', '--work-app--', 'a.jsonl'), session());
     home.write(join(home.dir, '.openclaw', 'agents', 'main', 'sessions', 'a.jsonl'), session());
-    const doc = (
-      await takeSnapshot({
-        env: home.env,
-        plan: 'retail',
-        providers: ['pi', 'openclaw'],
-        sinceMs: null,
-        untilMs: null,
-        useIndex: false,
-        nowMs: NOW,
-        threads: 1,
-      })
-    ).document;
+    const doc = (await readCold(home.env, { providers: ['pi', 'openclaw'], nowMs: NOW })).document;
     const rows = doc.sessions
       .map((s) => [
         s.provider,

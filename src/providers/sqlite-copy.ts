@@ -18,14 +18,11 @@ import {
   statSync,
   utimesSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { later } from '../later.js';
 import { cacheDir } from '../paths.js';
+import { sqliteModule } from '../sqlite-module.js';
 import { locate, type Place } from './sqlite-place.js';
-
-const require = createRequire(import.meta.url);
 
 /**
  * What the private copies in cctop's cache may add up to. A copy is as large as the agent's
@@ -119,8 +116,8 @@ const megabytes = (bytes: number): number => Math.ceil(bytes / 1024 ** 2);
  * needs no companion files. This writes only our own temporary copy.
  */
 function selfContained(temp: string): void {
-  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
-  const db = new Sqlite(temp, { fileMustExist: true });
+  const { Database: Sqlite, options } = sqliteModule();
+  const db = new Sqlite(temp, { fileMustExist: true, ...options });
   try {
     db.pragma('journal_mode = DELETE');
   } finally {

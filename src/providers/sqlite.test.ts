@@ -13,8 +13,8 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import { tempDir } from '../test-support/corpus.js';
+import { readCold } from '../test-support/snapshot.js';
 import { listSessions, readSession } from './opencode/db.js';
 import {
   ABANDONED_COPY_MS,
@@ -151,16 +151,10 @@ describe('reading an agent’s SQLite database leaves its folder as it was', () 
     const before = listing(dataDir);
 
     const doc = (
-      await takeSnapshot({
-        env: { HOME: t.dir, OPENCODE_DATA_DIR: dataDir, CCTOP_CACHE_DIR: join(t.dir, 'cache'), TZ: 'UTC' },
-        plan: 'retail',
-        providers: ['opencode'],
-        sinceMs: null,
-        untilMs: null,
-        useIndex: false,
-        nowMs: NOW,
-        threads: 1,
-      })
+      await readCold(
+        { HOME: t.dir, OPENCODE_DATA_DIR: dataDir, CCTOP_CACHE_DIR: join(t.dir, 'cache'), TZ: 'UTC' },
+        { providers: ['opencode'], nowMs: NOW },
+      )
     ).document;
     closeAll();
 
@@ -264,16 +258,10 @@ describe('reading an agent’s SQLite database leaves its folder as it was', () 
     const before = listing(agent);
 
     const doc = (
-      await takeSnapshot({
-        env: { HOME: t.dir, CHISEL_SESSION_DB: join(agent, 'sessions.db'), TZ: 'UTC' },
-        plan: 'retail',
-        providers: ['devin'],
-        sinceMs: null,
-        untilMs: null,
-        useIndex: false,
-        nowMs: NOW,
-        threads: 1,
-      })
+      await readCold(
+        { HOME: t.dir, CHISEL_SESSION_DB: join(agent, 'sessions.db'), TZ: 'UTC' },
+        { providers: ['devin'], nowMs: NOW },
+      )
     ).document;
     closeAll();
 

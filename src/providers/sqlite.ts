@@ -19,8 +19,8 @@
  * Not here: any query. Each provider knows its own schema (and that the schema moves between
  * releases), and asks for columns defensively.
  */
-import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import { sqliteModule } from '../sqlite-module.js';
 import { addBudgetCheck } from './sqlite-budget.js';
 import { privateCopy } from './sqlite-copy.js';
 import { locate } from './sqlite-place.js';
@@ -31,8 +31,6 @@ export { MAX_MEMBER_CHARS, memberPath, splitMember, validMember } from './sqlite
 export { columnsOf, tablesOnly } from './sqlite-schema.js';
 
 export type Database = BetterSqlite3.Database;
-
-const require = createRequire(import.meta.url);
 
 /**
  * Databases kept open per thread. A user has one OpenCode and one Devin database, and Windsurf one
@@ -92,8 +90,10 @@ export function readOnly(path: string): Database {
 }
 
 function hold(path: string, stamp: string, file: string): Database {
-  const Sqlite = require('better-sqlite3') as typeof BetterSqlite3;
-  const db = guarded(new Sqlite(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS }));
+  const { Database: Sqlite, options } = sqliteModule();
+  const db = guarded(
+    new Sqlite(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS, ...options }),
+  );
   open.set(path, { db, stamp });
   while (open.size > MAX_OPEN_DATABASES) {
     const [oldest, h] = open.entries().next().value as [string, Held];

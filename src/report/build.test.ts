@@ -6,8 +6,8 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../index/snapshot.js';
 import { FakeHome, jsonl } from '../test-support/corpus.js';
+import { readCold } from '../test-support/snapshot.js';
 import { buildReport } from './build.js';
 
 const NOW = Date.parse('2026-05-01T12:00:00Z');
@@ -19,16 +19,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 async function report() {
-  const s = await takeSnapshot({
-    env: home.env,
-    plan: 'retail',
-    providers: ['gemini'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  const s = await readCold(home.env, { providers: ['gemini'], nowMs: NOW });
   const session = s.document.sessions[0]!;
   const mine = s.filesOf(session)!;
   return buildReport({

@@ -18,7 +18,6 @@
  * what a query means (`query.ts`).
  */
 import { statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isCorruption, setAside } from '../index/damage.js';
@@ -26,6 +25,7 @@ import type { ReadPoint } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError } from '../model/problems.js';
 import { privateDir, privateFile } from '../private.js';
+import { sqliteModule } from '../sqlite-module.js';
 import { rankedQuery } from './ranked.js';
 import {
   type FileMeta,
@@ -66,8 +66,6 @@ export type SearchOpen =
 /** The snippet's marks around a matched word: controls no transcript text keeps (`indexText`). */
 export const MARK_OPEN = '\u0002';
 export const MARK_CLOSE = '\u0003';
-
-const require = createRequire(import.meta.url);
 
 /** Why search cannot use its index, and what to do. */
 const cannotUse = (path: string, err: unknown): string =>
@@ -141,9 +139,9 @@ export class SearchDb {
   }
 
   private static attempt(path: string): SearchDb {
-    const Database = require('better-sqlite3') as typeof BetterSqlite3;
+    const { Database, options } = sqliteModule();
     privateFile(path);
-    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+    const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options });
     try {
       prepareTables(db);
       return new SearchDb(path, db);

@@ -6,10 +6,10 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findSession } from '../index/find.js';
-import { takeSnapshot } from '../index/snapshot.js';
 import { providerById } from '../providers/index.js';
 import { buildReport } from '../report/build.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl, REPO } from '../test-support/corpus.js';
+import { readCold } from '../test-support/snapshot.js';
 import { MAX_BRIEF_BYTES, renderBrief } from './brief.js';
 import { gatherFacts, MAX_BRIEF_COMMANDS } from './facts.js';
 
@@ -22,16 +22,7 @@ beforeEach(() => {
 afterEach(() => home.cleanup());
 
 async function factsOf(id: string) {
-  const snap = await takeSnapshot({
-    env: home.env,
-    plan: 'retail',
-    providers: null,
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  const snap = await readCold(home.env, { nowMs: NOW });
   const found = findSession(snap.document, id);
   if (found.kind !== 'one') throw new Error(`no one session ${id}: ${found.kind}`);
   const s = found.session;

@@ -7,11 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../src/index/snapshot.js';
 import type { Conversation } from '../../src/model/conversation.js';
 import type { SessionDocument } from '../../src/model/document.js';
 import type { SessionReport } from '../../src/report/types.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
+import { readCold } from '../../src/test-support/snapshot.js';
 import type { Io } from '../../src/views/cli/main.js';
 import { RUN_HEADER, SEQ_HEADER } from '../../src/views/serve/app.js';
 import { cookieName } from '../../src/views/serve/auth.js';
@@ -235,17 +235,7 @@ describe('cctop serve over HTTP', () => {
       const served = (await (
         await fetch(`${url}/api/sessions`, { headers: bearer() })
       ).json()) as SessionDocument;
-      const printed = (
-        await takeSnapshot({
-          env: home.env,
-          plan: 'retail',
-          providers: null,
-          sinceMs: null,
-          untilMs: null,
-          useIndex: false,
-          threads: 1,
-        })
-      ).document;
+      const printed = (await readCold(home.env)).document;
       expect(served.version).toBe(printed.version);
       const pick = (d: SessionDocument) =>
         d.sessions.map((x) => ({

@@ -1,22 +1,13 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { amp } from './index.js';
 
 const NOW = Date.parse('2026-02-01T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['amp'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['amp'], nowMs: NOW });
 
 const thread = (home: FakeHome, id: string, body: object, dir = join(home.dir, '.local', 'share', 'amp')) =>
   home.write(join(dir, 'threads', `${id}.json`), JSON.stringify({ id, ...body }));

@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 import { fields, ProtoError } from './proto.js';
 
@@ -12,16 +12,7 @@ const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof Better
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['antigravity'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['antigravity'], nowMs: NOW });
 
 // The protobuf encoding of the few fields a test needs (field numbers as `record.ts` lists them).
 const varint = (n: number): number[] => {

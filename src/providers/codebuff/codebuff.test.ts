@@ -1,21 +1,12 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { codebuff } from './index.js';
 import { chatIdMs, usageOf } from './record.js';
 
 const snap = (home: FakeHome) =>
-  takeSnapshot({
-    env: home.env,
-    plan: 'retail',
-    providers: ['codebuff'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: Date.parse('2026-02-01T12:00:00Z'),
-    threads: 1,
-  });
+  readCold(home.env, { providers: ['codebuff'], nowMs: Date.parse('2026-02-01T12:00:00Z') });
 
 const chat = (home: FakeHome, project: string, id: string, messages: unknown[], channel = 'manicode') =>
   home.write(

@@ -1,27 +1,18 @@
 import { appendFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
 import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { parseFile } from '../../test-support/parse.js';
+import { snapshotIn } from '../../test-support/snapshot.js';
 import { labRequestTools, toolsOf } from '../../test-support/tools.js';
 import { copilot, workspaceSummary } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['copilot'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex,
-    nowMs: NOW,
-    threads: 1,
-  });
+  snapshotIn({ ...home.env, ...env }, { providers: ['copilot'], useIndex, nowMs: NOW, threads: 1 });
 
 const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
 

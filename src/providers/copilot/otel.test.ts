@@ -8,9 +8,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { FakeHome, REPO, tempDir } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { readOtelSession } from './otel.js';
 import { conversationsIn } from './otel-names.js';
 
@@ -24,18 +24,7 @@ const EXPORTED = '9af4a68c-f7d8-4ac7-aa5b-16eec263e1ce';
 const FAIL = 'e284c345-bfd9-4cab-a4ee-8bd88ab0188d';
 
 const snap = async (home: FakeHome, env: Record<string, string> = {}): Promise<SessionDocument> =>
-  (
-    await takeSnapshot({
-      env: { ...home.env, ...env },
-      plan: 'retail',
-      providers: ['copilot'],
-      sinceMs: null,
-      untilMs: null,
-      useIndex: false,
-      nowMs: NOW,
-      threads: 1,
-    })
-  ).document;
+  (await readCold({ ...home.env, ...env }, { providers: ['copilot'], nowMs: NOW })).document;
 
 const byId = (d: SessionDocument) => new Map(d.sessions.map((s) => [s.id, s]));
 

@@ -6,8 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, jsonl } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { copilot } from './index.js';
 
 const NOW = Date.parse('2026-12-01T21:29:00Z');
@@ -142,18 +142,7 @@ describe('Copilot CLI 1.0.102 usage records (trimmed from lab runs)', () => {
   const events = (...lines: unknown[]) =>
     home.write(join(home.dir, '.copilot', 'session-state', ID, 'events.jsonl'), jsonl(...lines));
   const read = async () =>
-    (
-      await takeSnapshot({
-        env: home.env,
-        plan: 'retail',
-        providers: ['copilot'],
-        sinceMs: null,
-        untilMs: null,
-        useIndex: false,
-        nowMs: NOW,
-        threads: 1,
-      })
-    ).document.sessions[0]!;
+    (await readCold(home.env, { providers: ['copilot'], nowMs: NOW })).document.sessions[0]!;
 
   it('each usage record is one request, its input the prompt less what was read from cache', async () => {
     events(...first);

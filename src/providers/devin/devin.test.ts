@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { ProblemLog } from '../../model/problems.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { snapshotIn } from '../../test-support/snapshot.js';
 import { toolsOf } from '../../test-support/tools.js';
 import { closeAll } from '../sqlite.js';
 import { devin, transcriptOf } from './index.js';
@@ -13,16 +13,7 @@ const NOW = Date.parse('2026-11-29T12:00:00Z');
 const T0 = Date.parse('2026-11-29T10:00:00Z') / 1000;
 
 const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['devin'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex,
-    nowMs: NOW,
-    threads: 1,
-  });
+  snapshotIn({ ...home.env, ...env }, { providers: ['devin'], useIndex, nowMs: NOW, threads: 1 });
 
 /**
  * The corpus has no Devin data (no ATIF trajectory could be obtained): everything here is written

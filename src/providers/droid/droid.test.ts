@@ -1,23 +1,14 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, jsonl } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { droid } from './index.js';
 import { modelName } from './record.js';
 
 const NOW = Date.parse('2026-02-01T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['droid'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['droid'], nowMs: NOW });
 
 const sessions = (home: FakeHome, ...parts: string[]) => join(home.dir, '.factory', 'sessions', ...parts);
 

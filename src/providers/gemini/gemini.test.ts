@@ -1,11 +1,11 @@
 import { appendFileSync, copyFileSync, cpSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import type { SessionDocument } from '../../model/document.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
 import { WHOLE_FILE_CHAT_ID, WHOLE_FILE_CHAT_PROMPT, wholeFileChat } from '../../test-support/gemini-chat.js';
 import { LAB_CASES, labHome } from '../../test-support/lines.js';
+import { snapshotIn } from '../../test-support/snapshot.js';
 import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { gemini } from './index.js';
 import { callFailed, shellExitCode } from './record.js';
@@ -13,16 +13,7 @@ import { callFailed, shellExitCode } from './record.js';
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['gemini'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex,
-    nowMs: NOW,
-    threads: 1,
-  });
+  snapshotIn({ ...home.env, ...env }, { providers: ['gemini'], useIndex, nowMs: NOW, threads: 1 });
 
 const comparable = (d: SessionDocument) => ({ ...d, generatedAt: '' });
 

@@ -2,22 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { goose } from './index.js';
 import { gooseMs } from './place.js';
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['goose'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: Date.parse('2026-02-01T12:00:00Z'),
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['goose'], nowMs: Date.parse('2026-02-01T12:00:00Z') });
 
 /** A `sessions.db` with the columns of Goose's schema that cctop reads, and one session. */
 function sessionsDb(dir: string, sums: boolean): string {

@@ -1,22 +1,13 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['grok'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['grok'], nowMs: NOW });
 
 const turn = (event: string | null, usage: object) =>
   JSON.stringify({

@@ -1,21 +1,12 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { hermes } from './index.js';
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['hermes'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: Date.parse('2026-02-01T12:00:00Z'),
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['hermes'], nowMs: Date.parse('2026-02-01T12:00:00Z') });
 
 /** A `state.db` with the columns of Hermes's schema that cctop reads. */
 function stateDb(dir: string): Database.Database {

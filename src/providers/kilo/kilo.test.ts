@@ -1,24 +1,15 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { kilo } from './index.js';
 
 /** The recorded home of `lab/fixtures/sources/kilo`: three sessions in OpenCode's schema. */
 const FIXTURE = join(REPO, 'lab', 'fixtures', 'sources', 'kilo', 'home', '.local', 'share', 'kilo');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['kilo'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: Date.parse('2026-02-01T12:00:00Z'),
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['kilo'], nowMs: Date.parse('2026-02-01T12:00:00Z') });
 
 describe('Kilo Code sessions', () => {
   let home: FakeHome;

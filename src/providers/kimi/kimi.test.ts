@@ -1,23 +1,14 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { kimi } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['kimi'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['kimi'], nowMs: NOW });
 
 const wire = (home: FakeHome, session: string) =>
   join(home.dir, '.kimi', 'sessions', 'a1b2', session, 'wire.jsonl');

@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 import { openclaw } from './index.js';
 import { sessionOf } from './place.js';
@@ -11,16 +11,7 @@ import { sessionOf } from './place.js';
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['openclaw'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['openclaw'], nowMs: NOW });
 
 const assistant = (model: string | null, input: number, output: number) =>
   JSON.stringify({

@@ -2,11 +2,11 @@ import { cpSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { ProblemLog } from '../../model/problems.js';
 import { corpus, FakeHome, HAVE_CORPUS } from '../../test-support/corpus.js';
 import { LAB_CASES, labHome } from '../../test-support/lines.js';
 import { writeOpenCodeStorage } from '../../test-support/opencode-storage.js';
+import { snapshotIn } from '../../test-support/snapshot.js';
 import { toolsOf } from '../../test-support/tools.js';
 import { closeAll } from '../sqlite.js';
 import { opencode } from './index.js';
@@ -15,16 +15,7 @@ const NOW = Date.parse('2026-11-29T12:00:00Z');
 const T0 = Date.parse('2026-11-29T10:00:00Z');
 
 const snap = (home: FakeHome, useIndex = false, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['opencode'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex,
-    nowMs: NOW,
-    threads: 1,
-  });
+  snapshotIn({ ...home.env, ...env }, { providers: ['opencode'], useIndex, nowMs: NOW, threads: 1 });
 
 const dataDir = (home: FakeHome) => join(home.dir, '.local', 'share', 'opencode');
 

@@ -1,25 +1,16 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { corpus, FakeHome, HAVE_CORPUS, jsonl } from '../../test-support/corpus.js';
 import { LAB_CASES, labHome } from '../../test-support/lines.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { labRequestTools, secondCallRenamed } from '../../test-support/tools.js';
 import { qwen } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['qwen'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['qwen'], nowMs: NOW });
 
 const chats = (home: FakeHome, ...parts: string[]) =>
   join(home.dir, '.qwen', 'projects', '-tmp-qwentest', 'chats', ...parts);

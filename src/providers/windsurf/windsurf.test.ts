@@ -2,24 +2,15 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 import { windsurf } from './index.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['windsurf'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['windsurf'], nowMs: NOW });
 
 /**
  * No Windsurf data was available: the workspace databases here are written for these tests from the

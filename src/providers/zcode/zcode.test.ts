@@ -3,24 +3,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { FakeHome, REPO } from '../../test-support/corpus.js';
+import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 
 const Sqlite = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
 const snap = (home: FakeHome, env: Record<string, string> = {}) =>
-  takeSnapshot({
-    env: { ...home.env, ...env },
-    plan: 'retail',
-    providers: ['zcode'],
-    sinceMs: null,
-    untilMs: null,
-    useIndex: false,
-    nowMs: NOW,
-    threads: 1,
-  });
+  readCold({ ...home.env, ...env }, { providers: ['zcode'], nowMs: NOW });
 
 /** A ZCode database at `root` with `rows` of `model_usage` (id, session, status, input, output, cache read). */
 function database(root: string, rows: [string, string, string, number, number, number][]): void {

@@ -3,8 +3,8 @@
  * sessions built so far below it.
  */
 import { expect, it } from 'vitest';
-import { takeSnapshot } from '../../index/snapshot.js';
 import { claudeResponse, FakeHome } from '../../test-support/corpus.js';
+import { snapshotIn } from '../../test-support/snapshot.js';
 import { PLAIN } from '../cli/color.js';
 import { buildProgress } from '../format.js';
 import { initialView, render } from './view.js';
@@ -16,15 +16,7 @@ it('the header line under the totals counts the files and MiB read, above the se
   try {
     home.write(home.claudeFile('-w', 'a.jsonl'), claudeResponse('1', 5, '2026-12-07T05:00:00Z'));
     home.write(home.claudeFile('-w', 'b.jsonl'), claudeResponse('2', 5, '2026-12-07T05:30:00Z'));
-    const s = await takeSnapshot({
-      env: home.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs: null,
-      untilMs: null,
-      useIndex: false,
-      nowMs: NOW,
-    });
+    const s = await snapshotIn(home.env, { useIndex: false, nowMs: NOW });
     const loading = buildProgress({
       files: 1204,
       filesTotal: 3782,

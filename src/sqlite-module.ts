@@ -1,7 +1,14 @@
 /**
- * better-sqlite3, loaded for the index at the least cost: every `cctop --json` made while an agent
- * works opens the index, and loading the package was a tenth of what such a run spends outside its
- * own work. Two costs are cut, each only where it can be proved to change nothing:
+ * better-sqlite3, loaded once per thread for every database cctop opens: the session index, the
+ * search index and the harnesses' own databases (OpenCode, Devin, Windsurf). One loader, so that a
+ * run using several of them loads one copy: two copies would share the one compiled addon, and with
+ * it the error class of whichever copy opened a database first, so that an error from one database
+ * would not be an instance of the other copy's `SqliteError`. Here, beside the other modules every
+ * layer uses, so that the index, search and the providers all import it.
+ *
+ * Every `cctop --json` made while an agent works opens the index, and loading the package was a tenth
+ * of what such a run spends outside its own work. Two costs are cut, each only where it can be proved
+ * to change nothing:
  *
  * - Its compiled addon is named to it directly (the `nativeBinding` option) where the package's own
  *   build put it. Left to itself, better-sqlite3 finds it through the `bindings` package, which reads
@@ -13,7 +20,9 @@
  *   release, as they do when the package loads itself.
  *
  * Anything else (an addon elsewhere, another version, a tree built without the bundle) loads the
- * package as it is. Not here: opening, checking or repairing a database (`store.ts`).
+ * package as it is. Every database is opened with `options`, so that the addon is named the same way
+ * wherever it is opened. Not here: opening, checking or repairing a database (`index/store.ts`,
+ * `search/store.ts`, `providers/sqlite.ts`).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -32,7 +41,7 @@ export interface SqliteModule {
 
 let loaded: SqliteModule | undefined;
 
-/** better-sqlite3 for the index, loaded once. */
+/** better-sqlite3, loaded once per thread (a worker loads its own, as it loads every module). */
 export function sqliteModule(): SqliteModule {
   loaded ??= fastest() ?? { Database: require('better-sqlite3') as typeof BetterSqlite3, options: {} };
   return loaded;
@@ -58,4 +67,4 @@ function fastest(): SqliteModule | null {
  * Where the build puts its bundle of better-sqlite3 `version`, relative to this module in dist/
  * (`scripts/cli-bundle.mjs` writes it there under the same name).
  */
-const bundleName = (version: string): string => `../cli-bundle/better-sqlite3-${version}.cjs`;
+const bundleName = (version: string): string => `./cli-bundle/better-sqlite3-${version}.cjs`;
