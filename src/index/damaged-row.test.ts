@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
 import { claudeResponse, FakeHome } from '../test-support/corpus.js';
-import { takeSnapshot } from './snapshot.js';
+import { snapshotIn } from '../test-support/snapshot.js';
 import { INDEX_FILE } from './store.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
@@ -35,15 +35,7 @@ describe('a damaged index row', () => {
   afterEach(() => home.cleanup());
 
   const snap = (useIndex = true, sinceMs: number | null = null) =>
-    takeSnapshot({
-      env: home.env,
-      plan: 'retail',
-      providers: null,
-      sinceMs,
-      untilMs: null,
-      useIndex,
-      nowMs: NOON,
-    });
+    snapshotIn(home.env, { sinceMs, useIndex, nowMs: NOON });
 
   const index = () => new Database(join(home.env.CCTOP_CACHE_DIR!, INDEX_FILE));
 

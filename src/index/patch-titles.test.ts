@@ -9,7 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionDocument } from '../model/document.js';
 import { claudeResponse, FakeHome, jsonl } from '../test-support/corpus.js';
 import { plantedSecrets } from '../test-support/planted-secrets.js';
-import { type SnapshotOptions, takeSnapshot } from './snapshot.js';
+import { snapshotIn } from '../test-support/snapshot.js';
+import type { SnapshotOptions } from './snapshot.js';
 
 const NOON = Date.parse('2026-11-29T12:00:00Z');
 const KEY = plantedSecrets().find((p) => p.kind === 'OpenAI key')!.value;
@@ -44,29 +45,21 @@ describe('titles of sessions a patch rebuilds', () => {
   });
   afterEach(() => home.cleanup());
 
-  const options = (o: Partial<SnapshotOptions> = {}): SnapshotOptions => ({
-    env: home.env,
-    plan: 'retail',
-    providers: null,
-    sinceMs: null,
-    untilMs: null,
-    nowMs: NOON,
-    ...o,
-  });
+  const snap = (o: Partial<SnapshotOptions> = {}) => snapshotIn(home.env, { nowMs: NOON, ...o });
   const titles = (json: Buffer) =>
     Object.fromEntries((JSON.parse(json.toString()) as SessionDocument).sessions.map((s) => [s.id, s.title]));
 
   /** The run after a change: answered by a patch, with the titles a cold read gives. */
   async function patchedTitles(): Promise<Record<string, string | null>> {
-    const s = await takeSnapshot(options());
+    const s = await snap();
     expect(s.strategy).toBe('patched');
-    const cold = await takeSnapshot(options({ useIndex: false }));
+    const cold = await snap({ useIndex: false });
     expect(titles(s.json())).toEqual(titles(cold.json()));
     return titles(s.json());
   }
 
   it('a grown session whose first prompt holds a key keeps it masked', async () => {
-    await takeSnapshot(options());
+    await snap();
     appendFileSync(file('secret'), claudeResponse('3', 7, '2026-11-29T10:01:00Z'));
     appendFileSync(file('plain'), claudeResponse('4', 7, '2026-11-29T09:01:00Z'));
     const t = await patchedTitles();
@@ -75,7 +68,7 @@ describe('titles of sessions a patch rebuilds', () => {
   });
 
   it('a clean title that a grown transcript renames to one holding a key is masked', async () => {
-    await takeSnapshot(options());
+    await snap();
     appendFileSync(
       file('plain'),
       jsonl({ type: 'custom-title', sessionId: 'plain', customTitle: `key ${KEY}` }),
@@ -86,7 +79,7 @@ describe('titles of sessions a patch rebuilds', () => {
 
   it('a title written as a mask would read is checked again, and kept as written', async () => {
     const written = 'sk-p…[redacted: OpenAI key] was rotated';
-    await takeSnapshot(options());
+    await snap();
     appendFileSync(file('plain'), jsonl({ type: 'custom-title', sessionId: 'plain', customTitle: written }));
     expect((await patchedTitles()).plain).toBe(written);
     appendFileSync(file('plain'), claudeResponse('5', 3, '2026-11-29T09:02:00Z'));
