@@ -13,12 +13,12 @@ import { crc32 } from 'node:zlib';
 import type { SpendBuckets } from '../model/cost.js';
 import type { SessionCost, SessionDoc } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
-import type { LiveSignal } from '../model/state.js';
 import { tallyOf } from '../model/totals.js';
 import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.js';
 import { asciiJson, membersOf } from './ascii.js';
-import { encodeHead, type HeadFields, HeadReader } from './record-head.js';
+import { encodeHead, HeadReader } from './record-head.js';
 import { isObject, pairs, parseJson, wellFormedFacts, wellFormedOwnFacts } from './record-shape.js';
+import type { HeadFields, LiveInputs } from './session-head.js';
 
 /**
  * Bumped whenever a record's fields change; older records are then built again, never read. 4: the
@@ -41,15 +41,6 @@ export type SessionFacts = Omit<SessionDoc, LiveKey | 'cost'> & {
   cost: Omit<SessionCost, 'byHour' | 'byDay'>;
 };
 
-/** What the live state is worked out from, at any moment (`stateNow`). */
-export interface LiveInputs {
-  signal: LiveSignal | null;
-  /** Newest modification time of the session's files (ms). */
-  mtime: number;
-  /** Newest record time (ms), or null. */
-  lastMs: number | null;
-}
-
 export interface SessionRecord {
   /** `provider \0 id`: a session's key in the index and in a build. */
   key: string;
@@ -61,7 +52,7 @@ export interface SessionRecord {
   usage: UsageCell[];
   live: LiveInputs;
   /** Tokens per model without a price, for the document's unpriced-model problems. */
-  unpriced: [string, number][];
+  unpriced: HeadFields['unpriced'];
 }
 
 export const sessionKeyOf = (provider: ProviderId, id: string): string => `${provider}\u0000${id}`;
@@ -121,15 +112,10 @@ export function keptFacts(h: Pick<KeptHead, 'sealed' | 'at'>): FactsText {
   return { members: r.subarray(h.at.facts, h.at.cost), cost: r.subarray(h.at.cost, h.at.spend) };
 }
 
-/**
- * A record's parts, in the order they are sealed: the head's bytes, then text. Every text part is
- * Latin-1 (ASCII but for the spend, written as it always was), so a part's length is its byte count
- * and the record is written straight into its buffer, with no buffer per part made and dropped.
- */
-function sealedParts(r: SessionRecord): (Buffer | string)[] {
+/** The head of a record: what its sealed row keeps first, and what a held session reads it by. */
+export function headOf(r: SessionRecord): HeadFields {
   const f = r.facts;
-  const { cost, ...rest } = f;
-  const head: HeadFields = {
+  return {
     provider: f.provider,
     id: f.id,
     file: f.file,
@@ -140,8 +126,17 @@ function sealedParts(r: SessionRecord): (Buffer | string)[] {
     tally: tallyOf(f),
     unpriced: r.unpriced,
   };
+}
+
+/**
+ * A record's parts, in the order they are sealed: the head's bytes, then text. Every text part is
+ * Latin-1 (ASCII but for the spend, written as it always was), so a part's length is its byte count
+ * and the record is written straight into its buffer, with no buffer per part made and dropped.
+ */
+function sealedParts(r: SessionRecord): (Buffer | string)[] {
+  const { cost, ...rest } = r.facts;
   return [
-    encodeHead(RECORD_VERSION, head),
+    encodeHead(RECORD_VERSION, headOf(r)),
     membersOf(rest),
     membersOf(cost),
     JSON.stringify(r.spend),
