@@ -149,19 +149,19 @@ abstract class HeadHeld<H extends HeadFields> implements Readonly<HeadFields> {
   get provider(): HeadFields['provider'] {
     return this.h.provider;
   }
-  get id(): string {
+  get id(): HeadFields['id'] {
     return this.h.id;
   }
-  get file(): string {
+  get file(): HeadFields['file'] {
     return this.h.file;
   }
-  get project(): string | null {
+  get project(): HeadFields['project'] {
     return this.h.project;
   }
-  get lastActiveAt(): string | null {
+  get lastActiveAt(): HeadFields['lastActiveAt'] {
     return this.h.lastActiveAt;
   }
-  get deleted(): boolean {
+  get deleted(): HeadFields['deleted'] {
     return this.h.deleted;
   }
   get live(): HeadFields['live'] {

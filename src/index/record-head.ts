@@ -19,7 +19,7 @@
  * not write, is null: its session is built again, never guessed at. The record's CRC-32 is checked
  * before a head is read (`decodeHeads`).
  *
- * Not here: the record's other parts (`session-record.ts`).
+ * Not here: the record's other parts (`session-record.ts`), the head's fields (`session-head.ts`).
  */
 import type { ProviderId } from '../model/facts.js';
 import type { LiveSignal, SessionState } from '../model/state.js';

@@ -103,11 +103,14 @@ export interface KeptHead extends HeadFields {
   /** Where its parts begin in the sealed record: read (as views) only when asked for. */
   at: { facts: number; cost: number; spend: number; usage: number; signature: number };
   /** The record as sealed, to keep it again without encoding it again. */
-  sealed: Pick<SessionRow, 'record' | 'crc'>;
+  sealed: SealedRow;
 }
 
+/** A sealed record and where its parts begin: all that reading one of its parts needs. */
+export type KeptParts = Pick<KeptHead, 'sealed' | 'at'>;
+
 /** A kept session's facts as kept (views into its record). */
-export function keptFacts(h: Pick<KeptHead, 'sealed' | 'at'>): FactsText {
+export function keptFacts(h: KeptParts): FactsText {
   const r = h.sealed.record;
   return { members: r.subarray(h.at.facts, h.at.cost), cost: r.subarray(h.at.cost, h.at.spend) };
 }
@@ -211,7 +214,7 @@ export function packRecords(records: readonly SessionRecord[]): { pack: Buffer; 
  * cost 60 ms more of a warm run (a Buffer made per row; measured on the 1.2 GiB bench history): the
  * records are then read in place, as views into the pack.
  */
-export function packRows(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): Buffer {
+export function packRows(rows: readonly SealedRow[]): Buffer {
   let size = 0;
   for (const r of rows) size += 8 + r.record.length;
   const pack = Buffer.allocUnsafe(size);
@@ -225,8 +228,8 @@ export function packRows(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): B
 }
 
 /** A pack's rows (views into it), or null when it does not split as `packRows` writes it. */
-export function unpackRows(pack: Buffer): Pick<SessionRow, 'record' | 'crc'>[] | null {
-  const out: Pick<SessionRow, 'record' | 'crc'>[] = [];
+export function unpackRows(pack: Buffer): SealedRow[] | null {
+  const out: SealedRow[] = [];
   for (let at = 0; at < pack.length; ) {
     if (at + 8 > pack.length) return null;
     const size = u32(pack, at);
@@ -265,7 +268,7 @@ export function recordOfHead(head: KeptHead): SessionRecord | null {
  * Stored rows' heads, in their order, or null when any is not shaped as this code writes it or its
  * bytes are not the ones it was sealed with (its CRC-32 is checked before its head is read).
  */
-export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): KeptHead[] | null {
+export function decodeHeads(rows: readonly SealedRow[]): KeptHead[] | null {
   const reader = new HeadReader(RECORD_VERSION, sessionKeyOf);
   const out: KeptHead[] = [];
   for (const row of rows) {
@@ -293,13 +296,13 @@ export function partsOf(b: Buffer, start = 0, end = b.length): KeptHead['at'] | 
 }
 
 /** A kept session's signature. */
-export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
+export function signatureOf(h: KeptParts): string {
   const s = parseJson(h.sealed.record.toString('latin1', h.at.signature));
   return typeof s === 'string' ? s : '';
 }
 
 /** A kept session's spend buckets, or null when they are not what this code writes. */
-export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets | null {
+export function decodeSpend(head: KeptParts): SpendBuckets | null {
   const s = parseJson(head.sealed.record.toString('latin1', head.at.spend, head.at.usage));
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
 }
@@ -308,12 +311,12 @@ export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets
  * A kept session's usage cells, or null when they are not what this code writes; `withTools` false:
  * without their split by tool (`decodeCells`).
  */
-export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>, withTools = true): UsageCell[] | null {
+export function decodeUsage(head: KeptParts, withTools = true): UsageCell[] | null {
   return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature), withTools);
 }
 
 /** A kept session's facts, or null when they are not what this code writes. */
-export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): SessionFacts | null {
+export function decodeFacts(head: KeptParts & Pick<KeptHead, 'key'>): SessionFacts | null {
   const own = decodeOwnFacts(head);
   if (own === null) return null;
   const cost = parseJson(`{${head.sealed.record.toString('latin1', head.at.cost, head.at.spend)}}`);
@@ -326,7 +329,7 @@ export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): Sess
  * cost is the head's tally), without parsing the cost's quarter of the text.
  */
 export function decodeOwnFacts(
-  head: Pick<KeptHead, 'key' | 'sealed' | 'at'>,
+  head: KeptParts & Pick<KeptHead, 'key'>,
 ): (Omit<SessionFacts, 'cost'> & Record<string, unknown>) | null {
   const own = parseJson(`{${head.sealed.record.toString('latin1', head.at.facts, head.at.cost)}}`);
   if (!wellFormedOwnFacts(own) || head.key !== sessionKeyOf(own.provider, own.id)) return null;

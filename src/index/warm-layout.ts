@@ -11,7 +11,7 @@ import type { LiveSignal } from '../model/state.js';
 import type { DocumentTotals } from '../model/totals.js';
 import type { KeptProblem } from './build-problems.js';
 import { KNOWN_PROVIDERS, nullableNumber, nullableString, parseJson } from './record-shape.js';
-import type { SessionHead } from './session-head.js';
+import type { HeadFields, SessionHead } from './session-head.js';
 
 /** The layout of the file; another number is another layout, and declines. */
 export const WARM_FORMAT = 5;
@@ -43,7 +43,8 @@ export interface WarmSeen {
 
 /** What is shown of a session without parsing its record (its head, less what the totals hold). */
 export interface WarmSession extends SessionHead {
-  usd: number | null;
+  /** Its tally's dollars: the header's totals hold the rest of the tally. */
+  usd: HeadFields['tally']['usd'];
   /** Its record in the pack: where it starts and how long it is. */
   start: number;
   length: number;
