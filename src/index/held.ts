@@ -7,9 +7,7 @@
  */
 import type { SpendBuckets } from '../model/cost.js';
 import type { SessionDoc, SessionLiveFields } from '../model/document.js';
-import type { ProviderId } from '../model/facts.js';
 import { stateNow } from '../model/state.js';
-import { type Tally, tallyOf } from '../model/totals.js';
 import { totalTokens } from '../model/usage.js';
 import type { UsageCell } from '../model/usage-cells.js';
 import type { ListFacts } from '../views/cli/list.js';
@@ -21,6 +19,7 @@ import {
   writeSession,
   writeSessionText,
 } from './render.js';
+import type { HeadFields, SessionHead } from './session-head.js';
 import {
   decodeOwnFacts,
   decodeSpend,
@@ -28,9 +27,9 @@ import {
   encodeRecord,
   type FactsText,
   factsText,
+  headOf,
   type KeptHead,
   keptFacts,
-  type LiveInputs,
   partsOf,
   recordOfHead,
   type SealedRow,
@@ -39,17 +38,11 @@ import {
   signatureOf,
 } from './session-record.js';
 
-export interface Held {
+/** A session held between refreshes: its head's fields, read without touching its facts, and the rest on demand. */
+export interface Held extends HeadFields {
   key: string;
   /** The inputs it was built from: two with the same key and signature have the same facts. */
   signature: string;
-  provider: ProviderId;
-  id: string;
-  file: string;
-  project: string | null;
-  lastActiveAt: string | null;
-  deleted: boolean;
-  live: LiveInputs;
   /** The spend buckets, decoded on first use (a session whose windows are all quiet never asks). */
   spend(): SpendBuckets;
   /**
@@ -57,8 +50,6 @@ export interface Held {
    * `withTools` false: perhaps without their split by tool, for a report that does not split by it.
    */
   usage(withTools?: boolean): UsageCell[];
-  unpriced: [string, number][];
-  tally: Tally;
   /** The whole record, decoded on first use. */
   record(): SessionRecord;
   /** Its facts as the index keeps them and the printer joins them (`FactsText`), made once. */
@@ -148,19 +139,46 @@ const listedOf = (f: Omit<SessionFacts, 'cost'>): ListedFacts => ({
   rateLimits: f.rateLimits,
 });
 
+/**
+ * A held session's head fields, read from the one head it was made with: a kept row's as read, or
+ * one made from a record just built. Read-only, as every held session's head is.
+ */
+abstract class HeadHeld<H extends HeadFields> implements Readonly<HeadFields> {
+  constructor(protected readonly h: H) {}
+
+  get provider(): HeadFields['provider'] {
+    return this.h.provider;
+  }
+  get id(): HeadFields['id'] {
+    return this.h.id;
+  }
+  get file(): HeadFields['file'] {
+    return this.h.file;
+  }
+  get project(): HeadFields['project'] {
+    return this.h.project;
+  }
+  get lastActiveAt(): HeadFields['lastActiveAt'] {
+    return this.h.lastActiveAt;
+  }
+  get deleted(): HeadFields['deleted'] {
+    return this.h.deleted;
+  }
+  get live(): HeadFields['live'] {
+    return this.h.live;
+  }
+  get unpriced(): HeadFields['unpriced'] {
+    return this.h.unpriced;
+  }
+  get tally(): HeadFields['tally'] {
+    return this.h.tally;
+  }
+}
+
 /** A record just built (or reused from the last build) as held. */
-class BuiltHeld implements Held {
+class BuiltHeld extends HeadHeld<HeadFields> implements Held {
   readonly key: string;
   readonly signature: string;
-  readonly provider: ProviderId;
-  readonly id: string;
-  readonly file: string;
-  readonly project: string | null;
-  readonly lastActiveAt: string | null;
-  readonly deleted: boolean;
-  readonly live: LiveInputs;
-  readonly unpriced: [string, number][];
-  readonly tally: Tally;
   private printed: FactsText | null = null;
 
   constructor(
@@ -168,18 +186,9 @@ class BuiltHeld implements Held {
     /** Its sealed row, when the build sealed it already (a view into the pack the index keeps). */
     private sealedRow: SealedRow | null = null,
   ) {
-    const f = r.facts;
+    super(headOf(r));
     this.key = r.key;
     this.signature = r.signature;
-    this.provider = f.provider;
-    this.id = f.id;
-    this.file = f.file;
-    this.project = f.project;
-    this.lastActiveAt = f.lastActiveAt;
-    this.deleted = f.deleted;
-    this.live = r.live;
-    this.unpriced = r.unpriced;
-    this.tally = tallyOf(f);
   }
 
   spend(): SpendBuckets {
@@ -223,7 +232,7 @@ class BuiltHeld implements Held {
  * spend the first time its windows can hold any of it. The row passed its checksum when read, so
  * bytes that do not decode are this code's own bug, and said so.
  */
-class KeptHeld implements Held {
+class KeptHeld extends HeadHeld<KeptHead> implements Held {
   private decoded: SessionRecord | null = null;
   private buckets: SpendBuckets | null = null;
   private cells: UsageCell[] | null = null;
@@ -231,41 +240,12 @@ class KeptHeld implements Held {
   private signed: string | null = null;
   private listedFacts: ListedFacts | null = null;
 
-  constructor(private readonly h: KeptHead) {}
-
   get key(): string {
     return this.h.key;
   }
   get signature(): string {
     this.signed ??= signatureOf(this.h);
     return this.signed;
-  }
-  get provider(): ProviderId {
-    return this.h.provider;
-  }
-  get id(): string {
-    return this.h.id;
-  }
-  get file(): string {
-    return this.h.file;
-  }
-  get project(): string | null {
-    return this.h.project;
-  }
-  get lastActiveAt(): string | null {
-    return this.h.lastActiveAt;
-  }
-  get deleted(): boolean {
-    return this.h.deleted;
-  }
-  get live(): LiveInputs {
-    return this.h.live;
-  }
-  get unpriced(): [string, number][] {
-    return this.h.unpriced;
-  }
-  get tally(): Tally {
-    return this.h.tally;
   }
 
   spend(): SpendBuckets {
@@ -322,10 +302,8 @@ export const heldOfHead = (h: KeptHead): Held => new KeptHeld(h);
 /** A session's live fields at a moment, before processes are looked up: what an annotator settles. */
 export type Shown = SessionLiveFields;
 
-export function shownOf(
-  h: Pick<Held, 'provider' | 'id' | 'file' | 'project' | 'lastActiveAt' | 'deleted' | 'live'>,
-  nowMs: number,
-): Shown {
+/** `h`'s live fields at `nowMs`: its state worked out from its head, no process looked up yet. */
+export function shownOf(h: SessionHead, nowMs: number): Shown {
   const signal = h.live.signal;
   return {
     provider: h.provider,

@@ -19,26 +19,13 @@
  * not write, is null: its session is built again, never guessed at. The record's CRC-32 is checked
  * before a head is read (`decodeHeads`).
  *
- * Not here: the record's other parts (`session-record.ts`).
+ * Not here: the record's other parts (`session-record.ts`), the head's fields (`session-head.ts`).
  */
 import type { ProviderId } from '../model/facts.js';
 import type { LiveSignal, SessionState } from '../model/state.js';
-import type { Tally } from '../model/totals.js';
 import { KNOWN_PROVIDERS } from './record-shape.js';
-import type { KeptHead, LiveInputs, SealedRow } from './session-record.js';
-
-/** A head's fields: everything a run that changes nothing needs of a session to order, annotate, total and print it. */
-export interface HeadFields {
-  provider: ProviderId;
-  id: string;
-  file: string;
-  project: string | null;
-  lastActiveAt: string | null;
-  deleted: boolean;
-  live: LiveInputs;
-  tally: Tally;
-  unpriced: [string, number][];
-}
+import type { HeadFields } from './session-head.js';
+import type { KeptHead, SealedRow } from './session-record.js';
 
 /**
  * Each state a signal holds, by its number in a head: a state added to `SessionState` does not

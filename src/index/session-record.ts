@@ -13,12 +13,12 @@ import { crc32 } from 'node:zlib';
 import type { SpendBuckets } from '../model/cost.js';
 import type { SessionCost, SessionDoc } from '../model/document.js';
 import type { ProviderId } from '../model/facts.js';
-import type { LiveSignal } from '../model/state.js';
 import { tallyOf } from '../model/totals.js';
 import { decodeCells, encodeCells, type UsageCell } from '../model/usage-cells.js';
 import { asciiJson, membersOf } from './ascii.js';
-import { encodeHead, type HeadFields, HeadReader } from './record-head.js';
+import { encodeHead, HeadReader } from './record-head.js';
 import { isObject, pairs, parseJson, wellFormedFacts, wellFormedOwnFacts } from './record-shape.js';
+import type { HeadFields, LiveInputs } from './session-head.js';
 
 /**
  * Bumped whenever a record's fields change; older records are then built again, never read. 4: the
@@ -41,15 +41,6 @@ export type SessionFacts = Omit<SessionDoc, LiveKey | 'cost'> & {
   cost: Omit<SessionCost, 'byHour' | 'byDay'>;
 };
 
-/** What the live state is worked out from, at any moment (`stateNow`). */
-export interface LiveInputs {
-  signal: LiveSignal | null;
-  /** Newest modification time of the session's files (ms). */
-  mtime: number;
-  /** Newest record time (ms), or null. */
-  lastMs: number | null;
-}
-
 export interface SessionRecord {
   /** `provider \0 id`: a session's key in the index and in a build. */
   key: string;
@@ -61,7 +52,7 @@ export interface SessionRecord {
   usage: UsageCell[];
   live: LiveInputs;
   /** Tokens per model without a price, for the document's unpriced-model problems. */
-  unpriced: [string, number][];
+  unpriced: HeadFields['unpriced'];
 }
 
 export const sessionKeyOf = (provider: ProviderId, id: string): string => `${provider}\u0000${id}`;
@@ -112,24 +103,22 @@ export interface KeptHead extends HeadFields {
   /** Where its parts begin in the sealed record: read (as views) only when asked for. */
   at: { facts: number; cost: number; spend: number; usage: number; signature: number };
   /** The record as sealed, to keep it again without encoding it again. */
-  sealed: Pick<SessionRow, 'record' | 'crc'>;
+  sealed: SealedRow;
 }
 
+/** A sealed record and where its parts begin: all that reading one of its parts needs. */
+export type KeptParts = Pick<KeptHead, 'sealed' | 'at'>;
+
 /** A kept session's facts as kept (views into its record). */
-export function keptFacts(h: Pick<KeptHead, 'sealed' | 'at'>): FactsText {
+export function keptFacts(h: KeptParts): FactsText {
   const r = h.sealed.record;
   return { members: r.subarray(h.at.facts, h.at.cost), cost: r.subarray(h.at.cost, h.at.spend) };
 }
 
-/**
- * A record's parts, in the order they are sealed: the head's bytes, then text. Every text part is
- * Latin-1 (ASCII but for the spend, written as it always was), so a part's length is its byte count
- * and the record is written straight into its buffer, with no buffer per part made and dropped.
- */
-function sealedParts(r: SessionRecord): (Buffer | string)[] {
+/** The head of a record: what its sealed row keeps first, and what a held session reads it by. */
+export function headOf(r: SessionRecord): HeadFields {
   const f = r.facts;
-  const { cost, ...rest } = f;
-  const head: HeadFields = {
+  return {
     provider: f.provider,
     id: f.id,
     file: f.file,
@@ -140,8 +129,17 @@ function sealedParts(r: SessionRecord): (Buffer | string)[] {
     tally: tallyOf(f),
     unpriced: r.unpriced,
   };
+}
+
+/**
+ * A record's parts, in the order they are sealed: the head's bytes, then text. Every text part is
+ * Latin-1 (ASCII but for the spend, written as it always was), so a part's length is its byte count
+ * and the record is written straight into its buffer, with no buffer per part made and dropped.
+ */
+function sealedParts(r: SessionRecord): (Buffer | string)[] {
+  const { cost, ...rest } = r.facts;
   return [
-    encodeHead(RECORD_VERSION, head),
+    encodeHead(RECORD_VERSION, headOf(r)),
     membersOf(rest),
     membersOf(cost),
     JSON.stringify(r.spend),
@@ -216,7 +214,7 @@ export function packRecords(records: readonly SessionRecord[]): { pack: Buffer; 
  * cost 60 ms more of a warm run (a Buffer made per row; measured on the 1.2 GiB bench history): the
  * records are then read in place, as views into the pack.
  */
-export function packRows(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): Buffer {
+export function packRows(rows: readonly SealedRow[]): Buffer {
   let size = 0;
   for (const r of rows) size += 8 + r.record.length;
   const pack = Buffer.allocUnsafe(size);
@@ -230,8 +228,8 @@ export function packRows(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): B
 }
 
 /** A pack's rows (views into it), or null when it does not split as `packRows` writes it. */
-export function unpackRows(pack: Buffer): Pick<SessionRow, 'record' | 'crc'>[] | null {
-  const out: Pick<SessionRow, 'record' | 'crc'>[] = [];
+export function unpackRows(pack: Buffer): SealedRow[] | null {
+  const out: SealedRow[] = [];
   for (let at = 0; at < pack.length; ) {
     if (at + 8 > pack.length) return null;
     const size = u32(pack, at);
@@ -270,7 +268,7 @@ export function recordOfHead(head: KeptHead): SessionRecord | null {
  * Stored rows' heads, in their order, or null when any is not shaped as this code writes it or its
  * bytes are not the ones it was sealed with (its CRC-32 is checked before its head is read).
  */
-export function decodeHeads(rows: readonly Pick<SessionRow, 'record' | 'crc'>[]): KeptHead[] | null {
+export function decodeHeads(rows: readonly SealedRow[]): KeptHead[] | null {
   const reader = new HeadReader(RECORD_VERSION, sessionKeyOf);
   const out: KeptHead[] = [];
   for (const row of rows) {
@@ -298,13 +296,13 @@ export function partsOf(b: Buffer, start = 0, end = b.length): KeptHead['at'] | 
 }
 
 /** A kept session's signature. */
-export function signatureOf(h: Pick<KeptHead, 'sealed' | 'at'>): string {
+export function signatureOf(h: KeptParts): string {
   const s = parseJson(h.sealed.record.toString('latin1', h.at.signature));
   return typeof s === 'string' ? s : '';
 }
 
 /** A kept session's spend buckets, or null when they are not what this code writes. */
-export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets | null {
+export function decodeSpend(head: KeptParts): SpendBuckets | null {
   const s = parseJson(head.sealed.record.toString('latin1', head.at.spend, head.at.usage));
   return isObject(s) && pairs(s.hours) && pairs(s.days) ? (s as unknown as SpendBuckets) : null;
 }
@@ -313,12 +311,12 @@ export function decodeSpend(head: Pick<KeptHead, 'sealed' | 'at'>): SpendBuckets
  * A kept session's usage cells, or null when they are not what this code writes; `withTools` false:
  * without their split by tool (`decodeCells`).
  */
-export function decodeUsage(head: Pick<KeptHead, 'sealed' | 'at'>, withTools = true): UsageCell[] | null {
+export function decodeUsage(head: KeptParts, withTools = true): UsageCell[] | null {
   return decodeCells(head.sealed.record.toString('latin1', head.at.usage, head.at.signature), withTools);
 }
 
 /** A kept session's facts, or null when they are not what this code writes. */
-export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): SessionFacts | null {
+export function decodeFacts(head: KeptParts & Pick<KeptHead, 'key'>): SessionFacts | null {
   const own = decodeOwnFacts(head);
   if (own === null) return null;
   const cost = parseJson(`{${head.sealed.record.toString('latin1', head.at.cost, head.at.spend)}}`);
@@ -331,7 +329,7 @@ export function decodeFacts(head: Pick<KeptHead, 'key' | 'sealed' | 'at'>): Sess
  * cost is the head's tally), without parsing the cost's quarter of the text.
  */
 export function decodeOwnFacts(
-  head: Pick<KeptHead, 'key' | 'sealed' | 'at'>,
+  head: KeptParts & Pick<KeptHead, 'key'>,
 ): (Omit<SessionFacts, 'cost'> & Record<string, unknown>) | null {
   const own = parseJson(`{${head.sealed.record.toString('latin1', head.at.facts, head.at.cost)}}`);
   if (!wellFormedOwnFacts(own) || head.key !== sessionKeyOf(own.provider, own.id)) return null;

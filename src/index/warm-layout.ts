@@ -7,12 +7,11 @@
  * Not here: deciding whether a snapshot is fresh or writing one (`warm.ts`), joining its sessions
  * with the live fields (`warm-snapshot.ts`). Reads no file: it only says what bytes mean.
  */
-import type { ProviderId } from '../model/facts.js';
-import { PROVIDERS } from '../model/facts.js';
 import type { LiveSignal } from '../model/state.js';
 import type { DocumentTotals } from '../model/totals.js';
 import type { KeptProblem } from './build-problems.js';
-import type { LiveInputs } from './session-record.js';
+import { KNOWN_PROVIDERS, nullableNumber, nullableString, parseJson } from './record-shape.js';
+import type { HeadFields, SessionHead } from './session-head.js';
 
 /** The layout of the file; another number is another layout, and declines. */
 export const WARM_FORMAT = 5;
@@ -43,15 +42,9 @@ export interface WarmSeen {
 }
 
 /** What is shown of a session without parsing its record (its head, less what the totals hold). */
-export interface WarmSession {
-  provider: ProviderId;
-  id: string;
-  file: string;
-  project: string | null;
-  lastActiveAt: string | null;
-  deleted: boolean;
-  live: LiveInputs;
-  usd: number | null;
+export interface WarmSession extends SessionHead {
+  /** Its tally's dollars: the header's totals hold the rest of the tally. */
+  usd: HeadFields['tally']['usd'];
   /** Its record in the pack: where it starts and how long it is. */
   start: number;
   length: number;
@@ -88,31 +81,18 @@ export type ListedRow = [
 
 // ---- Narrowing the header ------------------------------------------------------------------------
 
-const KNOWN = new Set<string>(PROVIDERS);
-
+/** The header, or null when it is not what `keepWarm` writes (text that passed its CRC yet is not JSON: another layout). */
 export function headerOf(text: string): WarmHeader | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed its CRC yet is not JSON: written by another layout.
-    return null;
-  }
+  const v = parseJson(text);
   return isHeader(v) ? v : null;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-const nullable = (v: unknown, type: 'string' | 'number'): boolean => v === null || typeof v === type;
 
 /** What was seen, or null when it is not what `keepWarm` writes. */
 export function seenOf(text: string): WarmSeen | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Not JSON: another layout, or damage the CRC check would find.
-    return null;
-  }
+  // Not JSON (undefined): another layout, or damage the CRC check would find.
+  const v = parseJson(text);
   if (!isObj(v)) return null;
   const { dirs, files } = v;
   if (
@@ -142,7 +122,7 @@ function isHeader(v: unknown): v is WarmHeader {
   const { problems, totals, sessions } = v;
   if (
     !Array.isArray(problems) ||
-    !problems.every((p) => isObj(p) && isObj(p.problem) && nullable(p.after, 'number'))
+    !problems.every((p) => isObj(p) && isObj(p.problem) && nullableNumber(p.after))
   )
     return false;
   return (
@@ -152,13 +132,7 @@ function isHeader(v: unknown): v is WarmHeader {
 
 /** The `--list` facts, `count` of them, or null when they are not what `keepWarm` writes. */
 export function listedOf(text: string, count: number): ListedRow[] | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    // Passed the CRC yet is not JSON: another layout.
-    return null;
-  }
+  const v = parseJson(text);
   return Array.isArray(v) && v.length === count && v.every(isListedRow) ? v : null;
 }
 
@@ -166,28 +140,27 @@ function isListedRow(r: unknown): r is ListedRow {
   return (
     Array.isArray(r) &&
     r.length === 9 &&
-    nullable(r[0], 'string') &&
-    nullable(r[1], 'string') &&
-    nullable(r[2], 'string') &&
-    nullable(r[3], 'number') &&
-    nullable(r[4], 'number') &&
-    nullable(r[5], 'number') &&
+    nullableString(r[0]) &&
+    nullableString(r[1]) &&
+    nullableString(r[2]) &&
+    nullableNumber(r[3]) &&
+    nullableNumber(r[4]) &&
+    nullableNumber(r[5]) &&
     typeof r[6] === 'boolean' &&
     typeof r[7] === 'boolean'
   );
 }
 
 function isSession(s: unknown): s is WarmSession {
-  if (!isObj(s) || typeof s.provider !== 'string' || !KNOWN.has(s.provider)) return false;
+  if (!isObj(s) || typeof s.provider !== 'string' || !KNOWN_PROVIDERS.has(s.provider)) return false;
   if (typeof s.id !== 'string' || typeof s.file !== 'string' || typeof s.deleted !== 'boolean') return false;
-  if (!nullable(s.project, 'string') || !nullable(s.lastActiveAt, 'string') || !nullable(s.usd, 'number'))
-    return false;
+  if (!nullableString(s.project) || !nullableString(s.lastActiveAt) || !nullableNumber(s.usd)) return false;
   if (typeof s.start !== 'number' || typeof s.length !== 'number') return false;
   const live = s.live;
   return (
     isObj(live) &&
     typeof live.mtime === 'number' &&
-    nullable(live.lastMs, 'number') &&
+    nullableNumber(live.lastMs) &&
     (live.signal === null || isSignal(live.signal))
   );
 }

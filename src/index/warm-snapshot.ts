@@ -23,7 +23,7 @@ import {
   decodeFacts,
   decodeSpend,
   decodeUsage,
-  type KeptHead,
+  type KeptParts,
   partsOf,
   sessionKeyOf,
 } from './session-record.js';
@@ -66,7 +66,7 @@ export class WarmSnapshot {
     return this.h.sessions.length;
   }
 
-  private part(s: WarmSession): Pick<KeptHead, 'sealed' | 'at'> {
+  private part(s: WarmSession): KeptParts {
     const record = this.pack.subarray(s.start, s.start + s.length);
     const at = partsOf(record);
     if (at === null) throw new Error(`the warm snapshot's record of ${s.provider} ${s.id} does not fit`);
