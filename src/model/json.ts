@@ -50,7 +50,12 @@ export const MAX_JSON_DEPTH = 256;
  * Why a line was not read. Only the reason is kept, never the bytes: a transcript may be a link to
  * any file, and its first line may be a password hash.
  */
-export type BadLineReason = 'not-json-object' | 'too-deep' | 'not-protobuf' | 'not-sqlite';
+export type BadLineReason =
+  | 'not-json-object'
+  | 'too-deep'
+  | 'not-protobuf'
+  | 'not-sqlite'
+  | 'zstd-unsupported';
 
 /** The words `cctop doctor` uses for a reason. */
 export const BAD_LINE_REASON: Record<BadLineReason, string> = {
@@ -60,6 +65,8 @@ export const BAD_LINE_REASON: Record<BadLineReason, string> = {
   'not-protobuf': 'is not a protobuf message',
   /** A database file (Antigravity's conversation) whose bytes SQLite refuses as damaged; its line is 1. */
   'not-sqlite': 'is not a sound SQLite database',
+  /** A row OpenClaw stored compressed with zstd, which Node reads from 22.15 on. */
+  'zstd-unsupported': 'is compressed with zstd, which this Node cannot read (Node 22.15 or newer can)',
 };
 
 const QUOTE = 0x22;

@@ -32,9 +32,13 @@ export function parseStored(file: SourceFile): ParseResult<ClawCarry> {
   const parser = new ClawParser(facts, emptyClawCarry(), ledger);
   const found = eachStoredEvent(file.path, (e, line) => {
     facts.lines = line;
-    const r = typeof e === 'string' ? readJson(e) : null;
-    const o = r?.kind === 'read' ? obj(r.value) : null;
-    if (o === null) noteBadLine(facts, line, r?.kind === 'bad' ? r.reason : 'not-json-object');
+    if (e.kind === 'bad') {
+      noteBadLine(facts, line, e.reason);
+      return;
+    }
+    const r = readJson(e.json);
+    const o = r.kind === 'read' ? obj(r.value) : null;
+    if (o === null) noteBadLine(facts, line, r.kind === 'bad' ? r.reason : 'not-json-object');
     else parser.line(lineFromJson(o));
   });
   if (!found) throw Object.assign(new Error('not an OpenClaw session name'), { code: 'ENOENT' });

@@ -37,6 +37,9 @@ export class ClawParser extends PiFormatParser {
     const f = this.facts;
     if (l.kind !== 'other') noteTime(f, l.ms);
     switch (l.kind) {
+      case 'thinking':
+        f.reasoningEffort = l.level;
+        return;
       case 'assistant':
         this.assistant(l);
         return;
@@ -65,7 +68,7 @@ export class ClawParser extends PiFormatParser {
           cacheRead: u.cacheRead,
           cacheWrite5m: u.cacheWrite,
           cacheWrite1h: null,
-          reasoning: null,
+          reasoning: u.reasoning,
         },
         reportedCostUsd: u.costUsd !== null && u.costUsd > 0 ? u.costUsd : null,
         tools: l.calls.map(([, name]) => name),

@@ -8,8 +8,14 @@
  * (`toolCallId`, `toolName`, `isError`). OpenClaw adds `custom` entries: a `model-snapshot` names the
  * model (`data.modelId`, else `data.model`) the next responses use. What it writes as Pi does (a
  * prompt's words, an assistant's calls and usage, a tool result) is read by `../pi-format.ts`.
+ *
+ * Where it differs from Pi, as OpenClaw 2026.9.6 wrote it in the lab: its usage counts reasoning as
+ * `reasoningTokens` (inside `output`, as `totalTokens` shows), and its shell tool (`exec`) reports a
+ * command that exited non-zero with `isError: false` and the exit in `details.exitCode`, so a result
+ * is read as failed by either (`clawEntry`).
  */
-import { isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
+import { outputOf } from '../pi/parser.js';
 import {
   callsOf,
   formatEntry,
@@ -23,16 +29,40 @@ import { objectLine } from '../skim.js';
 
 export type ClawLine =
   | PiEntry
+  | { kind: 'thinking'; ms: number | null; level: string }
   | {
       kind: 'assistant';
       ms: number | null;
       /** The entry's id: the response's identity. */
       entry: string | null;
       model: string | null;
-      usage: PiFormatUsage | null;
+      /** `output` with reasoning inside it, and the reasoning apart (null: not counted). */
+      usage: (PiFormatUsage & { reasoning: number | null }) | null;
       calls: PiCall[];
       stop: string | null;
     };
+
+/**
+ * An entry as Pi's readers take it: a tool result whose command exited non-zero (`details.exitCode`,
+ * which OpenClaw's `exec` writes while leaving `isError` false) is marked failed. Every reader of an
+ * OpenClaw entry (the scan, the conversation, the calls) sees it through this, so they agree.
+ */
+export function clawEntry(o: JsonObject): JsonObject {
+  if (str(o.type) !== 'message') return o;
+  const m = obj(o.message);
+  if (m === null || str(m.role) !== 'toolResult' || m.isError === true) return o;
+  const exit = num(obj(m.details)?.exitCode);
+  return exit === null || exit === 0 ? o : { ...o, message: { ...m, isError: true } };
+}
+
+/** The format's usage with OpenClaw's reasoning count, which `output` already holds unless the total says apart. */
+function usageFrom(v: unknown): (PiFormatUsage & { reasoning: number | null }) | null {
+  const base = usageOf(v);
+  const u = obj(v);
+  if (base === null || u === null) return null;
+  const reasoning = count(u.reasoningTokens);
+  return { ...base, reasoning, output: outputOf({ ...base, reasoning, total: count(u.totalTokens) }) };
+}
 
 /** A message's own time (milliseconds), else the entry's (an ISO string). */
 const timeOf = (o: JsonObject, m: JsonObject | null): number | null =>
@@ -47,15 +77,20 @@ function messageLine(o: JsonObject): ClawLine {
     ms,
     entry: text(o.id),
     model: text(m.modelId) ?? text(m.model),
-    usage: usageOf(m.usage),
+    usage: usageFrom(m.usage),
     calls: callsOf(m.content),
     stop: str(m.stopReason),
   };
 }
 
-export function lineFromJson(o: JsonObject): ClawLine {
+export function lineFromJson(entry: JsonObject): ClawLine {
+  const o = clawEntry(entry);
   const ms = isoMs(o.timestamp);
   switch (str(o.type)) {
+    case 'thinking_level_change': {
+      const level = text(o.thinkingLevel);
+      return level ? { kind: 'thinking', ms, level } : { kind: 'other', ms };
+    }
     case 'model_change': {
       const data = obj(o.data) ?? o;
       const model = text(data.modelId) ?? text(data.model);

@@ -7,6 +7,9 @@
  * `.jsonl.deleted.<time>`, or not yet verified) is one session whose responses count once (they keep
  * their entry ids and times).
  *
+ * Since 2026.9 an event of 1 KiB or more is stored compressed (`event_zstd`, `event_json` null),
+ * read through `zstd.ts`; a store from 2026.8 has no such column.
+ *
  * A session in the store is named `<store>#<session id>` (`../sqlite-members.ts`); its fingerprint
  * moves with its newest row.
  *
@@ -18,9 +21,10 @@
  */
 import { basename } from 'node:path';
 import type { ProblemLog } from '../../model/problems.js';
-import { IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
+import { columnsOf, IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
 import { databaseSessions } from '../sqlite-sessions.js';
 import type { SourceFile } from '../types.js';
+import { type Inflated, inflateEvent } from './zstd.js';
 
 /** The store's name in an agent's `agent/` folder. */
 export const STORE_FILE = 'openclaw-agent.sqlite';
@@ -52,25 +56,35 @@ export const storeSessions = (path: string, root: string, problems: ProblemLog):
     return rows.map((r) => ({ id: r.id, size: n(r.events) + n(r.seq), mtimeMs: epochMs(r.at) }));
   });
 
+/** One stored event: its text, or why the row could not be read as one. */
+export type StoredEvent = Inflated;
+
+/** A row as its event's text: `event_json`, else its compressed form inflated. */
+function eventOf(row: { json: unknown; zstd: unknown; size: unknown }): StoredEvent {
+  if (typeof row.json === 'string') return { kind: 'json', json: row.json };
+  if (row.zstd !== null) return inflateEvent(row.zstd, row.size);
+  return { kind: 'bad', reason: 'not-json-object' };
+}
+
 /**
  * Every event of a stored session, in order, as the lines of a session file would be fed; false when
  * `path` names no session of a store. Within the read budget (`../sqlite.ts`), as a hostile store
  * could make the rows of one session endless to read.
  */
-export function eachStoredEvent(path: string, each: (event: unknown, line: number) => void): boolean {
+export function eachStoredEvent(path: string, each: (event: StoredEvent, line: number) => void): boolean {
   const m = splitMember(path);
   if (m === null || basename(m.database) !== STORE_FILE) return false;
   return withinBudget(() => {
     const db = readOnly(m.database);
     tablesOnly(db, TABLES.required, TABLES.optional);
+    const compressed = columnsOf(db, 'transcript_events').has('event_zstd');
     const rows = db
       .prepare(
-        `SELECT event_json FROM transcript_events WHERE session_id = ? AND ${IN_BUDGET} ORDER BY seq LIMIT ${MAX_EVENTS}`,
+        `SELECT event_json AS json, ${compressed ? 'event_zstd AS zstd, event_utf8_bytes AS size' : 'NULL AS zstd, NULL AS size'} FROM transcript_events WHERE session_id = ? AND ${IN_BUDGET} ORDER BY seq LIMIT ${MAX_EVENTS}`,
       )
-      .pluck(true)
-      .iterate(m.member);
+      .iterate(m.member) as IterableIterator<{ json: unknown; zstd: unknown; size: unknown }>;
     let line = 0;
-    for (const e of rows) each(e, ++line);
+    for (const row of rows) each(eventOf(row), ++line);
     return true;
   });
 }

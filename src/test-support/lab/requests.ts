@@ -181,8 +181,8 @@ export function parseRequest(api: Api, body: Json, pathModel: string | null, pat
   };
 }
 
-/** The shell tools the agents offer, by the names they give them, most specific first. */
-const SHELL_TOOLS = ['Bash', 'exec_command', 'shell', 'run_shell_command', 'bash', 'shell_command'];
+/** The shell tools the agents offer, by the names they give them, most specific first (OpenClaw's is `exec`). */
+const SHELL_TOOLS = ['Bash', 'exec_command', 'shell', 'run_shell_command', 'bash', 'shell_command', 'exec'];
 
 /** The agent's shell tool, and its arguments for a command, shaped by the tool's own schema. */
 export function shellCall(tools: readonly OfferedTool[], command: string): Omit<SentCall, 'id'> | null {
