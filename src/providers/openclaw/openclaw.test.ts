@@ -7,6 +7,7 @@ import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 import { openclaw } from './index.js';
 import { sessionOf } from './place.js';
+import { canInflate } from './zstd.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -141,6 +142,47 @@ describe('OpenClaw session files', () => {
         join(sessions, 'session-sqlite-import-archive', '5e8a0c44.jsonl.deleted.1790000000000'),
       ),
     );
+  });
+
+  it('reasoning is `reasoningTokens`, inside output unless the total counts it apart', async () => {
+    const usage = (reasoningTokens: number, totalTokens: number) =>
+      JSON.stringify({
+        type: 'message',
+        id: `r${totalTokens}`,
+        timestamp: '2026-01-30T06:00:00.000Z',
+        message: {
+          role: 'assistant',
+          model: 'lab-model',
+          content: [],
+          usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, reasoningTokens, totalTokens },
+        },
+      });
+    // 100 + 20 = 120: the 5 are inside the 20. 100 + 20 + 7 = 127: the 7 come on top.
+    home.write(
+      join(home.dir, '.openclaw', 'agents', 'main', 'sessions', 'r.jsonl'),
+      `${usage(5, 120)}\n${usage(7, 127)}\n`,
+    );
+    const s = (await snap(home)).document.sessions[0]!;
+    expect([s.tokens.output, s.tokens.reasoning]).toEqual([20 + 27, 12]);
+  });
+
+  it('a compressed row that is not zstd is a line not read, never a crash', async () => {
+    const agent = join(home.dir, '.openclaw', 'agents', 'main', 'agent');
+    mkdirSync(agent, { recursive: true });
+    const db = new Database(join(agent, 'openclaw-agent.sqlite'));
+    db.exec(`CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT,
+      created_at INTEGER NOT NULL, event_zstd BLOB, event_utf8_bytes INTEGER, navigation_json TEXT,
+      PRIMARY KEY (session_id, seq)) STRICT`);
+    const insert = db.prepare('INSERT INTO transcript_events VALUES (?, ?, ?, ?, ?, ?, NULL)');
+    insert.run('s1', 0, assistant('gpt-5.2', 40, 9), 1, null, null);
+    insert.run('s1', 1, null, 2, Buffer.from('not zstd at all'), 1500);
+    db.close();
+    const doc = (await snap(home)).document;
+    expect([doc.sessions[0]!.tokens.input, doc.sessions[0]!.tokens.output]).toEqual([40, 9]);
+    const why = canInflate ? 'is not a JSON object' : 'is compressed with zstd';
+    expect(doc.problems.filter((p) => p.kind === 'bad-lines').map((p) => p.detail)).toEqual([
+      `1 of 2 lines could not be read; the first, line 2, ${why}${canInflate ? '' : ', which this Node cannot read (Node 22.15 or newer can)'}`,
+    ]);
   });
 
   it('a session file is `.jsonl`, or one archived by a reset or a delete, named by what precedes `.jsonl`', () => {
