@@ -15,7 +15,6 @@
  * is read as failed by either (`clawEntry`).
  */
 import { count, isoMs, type JsonObject, num, obj, str, text } from '../../model/json.js';
-import { outputOf } from '../pi/parser.js';
 import {
   callsOf,
   formatEntry,
@@ -55,13 +54,20 @@ export function clawEntry(o: JsonObject): JsonObject {
   return exit === null || exit === 0 ? o : { ...o, message: { ...m, isError: true } };
 }
 
-/** The format's usage with OpenClaw's reasoning count, which `output` already holds unless the total says apart. */
+/**
+ * The format's usage with OpenClaw's reasoning count. `output` already holds it (2026.9.6 writes
+ * `totalTokens` as input + output + cache read + cache write); a total that counts it on top of
+ * those says it was apart, and it is added to output.
+ */
 function usageFrom(v: unknown): (PiFormatUsage & { reasoning: number | null }) | null {
   const base = usageOf(v);
   const u = obj(v);
   if (base === null || u === null) return null;
   const reasoning = count(u.reasoningTokens);
-  return { ...base, reasoning, output: outputOf({ ...base, reasoning, total: count(u.totalTokens) }) };
+  const total = count(u.totalTokens);
+  const counted = base.input + base.output + base.cacheRead + base.cacheWrite;
+  const apart = reasoning !== null && reasoning > 0 && total === counted + reasoning;
+  return { ...base, reasoning, output: apart ? base.output + reasoning : base.output };
 }
 
 /** A message's own time (milliseconds), else the entry's (an ISO string). */
