@@ -5,8 +5,8 @@
  * its state in the run's home. What it wrote (its per-agent SQLite store) is read back with cctop and
  * checked against the server's ledger, as `conformance.ts` checks the others.
  *
- * Only the `fail` script runs here (a call, its non-zero exit, the answer after it: about ten seconds
- * of OpenClaw booting); `npm run lab:record` runs every script, a resumed session and one long prompt,
+ * Only the `fail` script runs here (a call, its non-zero exit, the answer after it), and one held
+ * answer (about ten seconds of OpenClaw booting each); `npm run lab:record` runs every script, a resumed session and one long prompt,
  * and keeps each run in `lab/fixtures/openclaw/` (see its README), which `openclaw-fixtures.test.ts`
  * and `fixtures.test.ts` replay on a clone without OpenClaw.
  */
@@ -150,6 +150,9 @@ function trimStore(home: string): void {
   renameSync(trimmed, path);
 }
 
+/** How long the held test waits for the prompt's row to be read, once the model holds the answer. */
+const HELD_WRITTEN_MS = 10_000;
+
 /** The long prompt: the `text` script past the 1 KiB from which OpenClaw stores an event compressed. */
 const LONG_PROMPT = `${promptFor('text')} ${Array(24).fill('The long prompt repeats this sentence so it is stored compressed.').join(' ')}`;
 
@@ -230,6 +233,38 @@ describe.skipIf(!bin)(
         }
       });
     }
+
+    it('reads as working while the model holds its answer (the prompt is a row already), and idle once the turn ends', {
+      timeout: 2 * LAB_RUN_TIMEOUT_MS,
+    }, async () => {
+      const where = makeHome(join(root, 'hold'));
+      const recipe = openclawRecipe(where.home);
+      recipe.setup(where.home, server.url);
+      server.hold();
+      const running = runAgent(recipe, where, server.url, {
+        prompt: promptFor('hold'),
+        resume: null,
+        permission: 'allow',
+      });
+      try {
+        await server.whenHeld();
+        // The request reaching the server does not prove the prompt's row committed; the answer is
+        // held for as long as this waits, so the session cannot have moved on meanwhile.
+        const until = Date.now() + HELD_WRITTEN_MS;
+        let during = cctopJson(where.home).sessions.filter((s) => s.provider === 'openclaw');
+        while (during.length === 0 && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 100));
+          during = cctopJson(where.home).sessions.filter((s) => s.provider === 'openclaw');
+        }
+        expect(during.map((s) => s.state)).toEqual(['working']);
+      } finally {
+        server.release();
+      }
+      const r = await running;
+      expect(r.code, r.stderr.slice(-2000)).toBe(0);
+      const after = cctopJson(where.home).sessions.filter((s) => s.provider === 'openclaw');
+      expect(after.map((s) => s.state)).toEqual(['idle']);
+    });
 
     it.runIf(RECORDING)(
       `a prompt past 1 KiB is stored compressed, and kept as a fixture${unless(RECORDING, 'it only records a fixture; npm run lab:record')}`,
