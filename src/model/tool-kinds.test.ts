@@ -56,7 +56,7 @@ describe('plans and commands across harnesses', () => {
   });
 
   it('shell tools are known by their names in every harness, and other tools are not', () => {
-    for (const name of ['Bash', 'exec_command', 'shell', 'run_shell_command', 'bash', 'local_shell'])
+    for (const name of ['Bash', 'exec_command', 'shell', 'run_shell_command', 'bash', 'local_shell', 'exec']) // 'exec': OpenClaw 2026.9
       expect(isShellTool(name), name).toBe(true);
     for (const name of ['Read', 'BashOutput', 'apply_patch', 'TodoWrite'])
       expect(isShellTool(name), name).toBe(false);

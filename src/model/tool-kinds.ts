@@ -12,7 +12,7 @@ import { arr, obj, str } from './json.js';
 /**
  * Shell tools, lower-cased: Claude Code's `Bash`; Codex's `exec_command`, `shell`, `shell_command`
  * and `local_shell`; Gemini CLI's and Qwen Code's `run_shell_command`; `bash` in OpenCode, Pi and
- * Copilot CLI (with `powershell` on Windows).
+ * Copilot CLI (with `powershell` on Windows); OpenClaw's `exec`.
  */
 const SHELL_TOOLS = new Set([
   'bash',
@@ -22,6 +22,7 @@ const SHELL_TOOLS = new Set([
   'local_shell',
   'run_shell_command',
   'powershell',
+  'exec',
 ]);
 
 /**
