@@ -5,11 +5,27 @@
  * Not here: decoding a value once found (`skim-values.ts`), nor what any harness wants from its lines.
  * A value is only located, as a span `[start, end)` into the line.
  *
+ * A line the walk reads is a line `JSON.parse` reads: every value it skips is held to JSON's grammar
+ * (numbers, the three literals, a container closed by its own kind, colons and commas where they
+ * belong, only JSON's four whitespace bytes), and a line it refuses gets the reason the full parse
+ * gives (`refused`). One gap is left, on purpose: a string is looked at byte by byte only for its
+ * first `SHORT_STRING` bytes, where raw control bytes and escapes are checked; past that it is jumped
+ * quote to quote, and a raw control byte or a bad escape there is not seen. Checking every byte of the
+ * long strings (most of a transcript's bytes) cost a cold build about 14% more CPU; see
+ * `docs/limits.md`. Bytes that are not UTF-8 are no refusal, as `JSON.parse` of the decoded line
+ * reads them (as U+FFFD): the walk never looks at them.
+ *
  * The walk also holds the depth bound (`MAX_JSON_DEPTH`) that a full parse checks before
  * `JSON.parse`: it already counts brackets, so a line nested too deep is refused here for nothing
  * more than a comparison, and refused at exactly the depth the full parse refuses it.
  */
-import { type BadLineReason, type JsonObject, MAX_JSON_DEPTH, readObjectAt } from '../model/json.js';
+import {
+  type BadLineReason,
+  type JsonObject,
+  MAX_JSON_DEPTH,
+  nestsDeeper,
+  readObjectAt,
+} from '../model/json.js';
 import type { Keys, MemberLog } from './skim-keys.js';
 
 // Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
@@ -21,6 +37,14 @@ const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 export const COLON = 0x3a;
 const COMMA = 0x2c;
+const MINUS = 0x2d;
+
+/** The bytes a backslash may escape in a JSON string (`\uXXXX` is read apart). */
+const ESCAPED = new Uint8Array(128);
+for (const c of '"\\/bfnrt') ESCAPED[c.charCodeAt(0)] = 1;
+/** Hexadecimal digits, for `\uXXXX`. */
+const HEX = new Uint8Array(128);
+for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 
 /**
  * Bytes scanned one at a time before a string is treated as long and skipped with `indexOf`. A
@@ -66,14 +90,80 @@ let escapedKey = false;
 export const keyEscaped = (): boolean => escapedKey;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
-/** Index just past the closing quote of the string whose opening quote is at `i - 1`. */
+/**
+ * A line refused: the reason a full parse gives it. That parse counts brackets first (`nestsDeeper`)
+ * and calls a line that opens too many too deep whatever else is wrong with it; the walk stops at the
+ * first fault, which may come before the depth does (or after: an unclosed string ends its count).
+ */
+function refused(b: Uint8Array, start: number, end: number, err: SkimError): SkimError {
+  const reason: BadLineReason = nestsDeeper(b, start, end) ? 'too-deep' : 'not-json-object';
+  return reason === err.reason ? err : new SkimError(err.message, reason);
+}
+
+/**
+ * Index just past the escape whose backslash is at `i`, or a `SkimError` when JSON has no such
+ * escape (`\x`, `\u12`) or the line ends inside it.
+ */
+function escapeEnd(b: Uint8Array, i: number, end: number): number {
+  const c = i + 1 < end ? b[i + 1]! : -1;
+  if (c === 0x75) {
+    if (i + 6 > end) return fail('unterminated string');
+    for (let k = i + 2; k < i + 6; k++) if (HEX[b[k]!] !== 1) fail('bad escape');
+    return i + 6;
+  }
+  if (c < 0 || ESCAPED[c] !== 1) return fail(c < 0 ? 'unterminated string' : 'bad escape');
+  return i + 2;
+}
+
+/**
+ * Where the number starting at `i` ends, or -1 when it is not spelled as JSON allows
+ * (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`). What follows it is the caller's to judge.
+ */
+export function numberEnd(b: Uint8Array, i: number, e: number): number {
+  if (i < e && b[i] === MINUS) i++;
+  if (i >= e || !isDigit(b[i]!)) return -1;
+  if (b[i] === 0x30) i++;
+  else while (i < e && isDigit(b[i]!)) i++;
+  if (i < e && isDigit(b[i]!)) return -1;
+  if (i < e && b[i] === 0x2e) {
+    i++;
+    if (i >= e || !isDigit(b[i]!)) return -1;
+    while (i < e && isDigit(b[i]!)) i++;
+  }
+  if (i < e && (b[i] === 0x65 || b[i] === 0x45)) {
+    i++;
+    if (i < e && (b[i] === 0x2b || b[i] === MINUS)) i++;
+    if (i >= e || !isDigit(b[i]!)) return -1;
+    while (i < e && isDigit(b[i]!)) i++;
+  }
+  return i;
+}
+
+/** Index just past the literal `word` (`true`, `false`, `null`) at `i`, or a `SkimError`. */
+function literalEnd(b: Uint8Array, i: number, end: number, word: Uint8Array): number {
+  if (i + word.length > end) return fail('bad literal');
+  for (let k = 1; k < word.length; k++) if (b[i + k] !== word[k]) fail('bad literal');
+  return i + word.length;
+}
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+const NULL = Buffer.from('null');
+
+/**
+ * Index just past the closing quote of the string whose opening quote is at `i - 1`. Its first
+ * `SHORT_STRING` bytes are checked as `JSON.parse` checks them (no raw byte below 0x20, only JSON's
+ * escapes); the rest is not (the module's comment says why).
+ */
 export function skipString(b: Uint8Array, i: number, end: number): number {
   const short = Math.min(end, i + SHORT_STRING);
-  for (; i < short; i++) {
+  while (i < short) {
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i++;
+    if (c === BACKSLASH) i = escapeEnd(b, i, end);
+    else if (c < 0x20) fail('control byte in string');
+    else i++;
   }
   if (i >= end) return fail('unterminated string');
   // A long string: jump from quote to quote, checking whether each is escaped.
@@ -90,13 +180,15 @@ export function skipString(b: Uint8Array, i: number, end: number): number {
 /** `skipString` for an object's key, which also notes a key written with an escape. */
 function skipKey(b: Uint8Array, ks: number, end: number): number {
   const short = Math.min(end, ks + SHORT_STRING);
-  for (let i = ks; i < short; i++) {
+  let i = ks;
+  while (i < short) {
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
     if (c === BACKSLASH) {
       escapedKey = true;
-      i++;
-    }
+      i = escapeEnd(b, i, end);
+    } else if (c < 0x20) fail('control byte in string');
+    else i++;
   }
   return skipLongKey(b, ks, end);
 }
@@ -108,26 +200,36 @@ function skipLongKey(b: Uint8Array, ks: number, end: number): number {
   return after;
 }
 
-/** Index just past the object or array that opens at `i`. */
+/**
+ * Index just past the object or array that opens at `i`, held to JSON's grammar: keys are strings
+ * followed by a colon, members and elements are separated by commas, and the container is closed by
+ * its own kind of bracket. Recursion is bounded by `MAX_JSON_DEPTH`, which `level` counts.
+ */
 export function skipContainer(b: Uint8Array, i: number, end: number): number {
-  let depth = 0;
-  while (i < end) {
-    const c = b[i]!;
-    if (c === QUOTE) {
-      i = skipString(b, i + 1, end);
-      continue;
-    }
-    if (c === LBRACE || c === LBRACKET) {
-      depth++;
-      if (level + depth > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
-    } else if (c === RBRACE || c === RBRACKET) {
-      depth--;
-      if (depth === 0) return i + 1;
-      if (depth < 0) fail('unbalanced brackets');
-    }
-    i++;
+  if (++level > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+  const object = b[i] === LBRACE;
+  const close = object ? RBRACE : RBRACKET;
+  i = skipSpace(b, i + 1, end);
+  if (i < end && b[i] === close) {
+    level--;
+    return i + 1;
   }
-  return fail('unterminated container');
+  for (;;) {
+    if (object) {
+      if (i >= end || b[i] !== QUOTE) fail('key is not a string');
+      i = skipSpace(b, skipString(b, i + 1, end), end);
+      if (i >= end || b[i] !== COLON) fail('missing colon');
+      i = skipSpace(b, i + 1, end);
+    }
+    i = skipSpace(b, skipValue(b, i, end), end);
+    if (i >= end) return fail('unterminated container');
+    const c = b[i];
+    if (c === COMMA) i = skipSpace(b, i + 1, end);
+    else if (c === close) {
+      level--;
+      return i + 1;
+    } else return fail(object ? 'expected , or }' : 'expected , or ]');
+  }
 }
 
 function skipSpace(b: Uint8Array, i: number, end: number): number {
@@ -135,21 +237,20 @@ function skipSpace(b: Uint8Array, i: number, end: number): number {
   return i;
 }
 
-/** Index just past the value starting at `i` (after whitespace). */
+/** Index just past the value starting at `i` (after whitespace), held to JSON's grammar. */
 export function skipValue(b: Uint8Array, i: number, end: number): number {
-  const c = b[i];
+  if (i >= end) return fail('missing value');
+  const c = b[i]!;
   if (c === QUOTE) return skipString(b, i + 1, end);
   if (c === LBRACE || c === LBRACKET) return skipContainer(b, i, end);
-  // A number or a literal: up to the next delimiter.
-  const start = i;
-  while (i < end) {
-    const d = b[i]!;
-    if (d === COMMA || d === RBRACE || d === RBRACKET || isSpace(d)) break;
-    if (d === QUOTE || d === LBRACE || d === LBRACKET || d === COLON) fail('bad scalar');
-    i++;
+  if (c === MINUS || isDigit(c)) {
+    const after = numberEnd(b, i, end);
+    return after < 0 ? fail('bad number') : after;
   }
-  if (i === start) fail('missing value');
-  return i;
+  if (c === 0x74) return literalEnd(b, i, end, TRUE);
+  if (c === 0x66) return literalEnd(b, i, end, FALSE);
+  if (c === 0x6e) return literalEnd(b, i, end, NULL);
+  return fail('not a value');
 }
 
 /**
@@ -177,21 +278,21 @@ export function members(
   out.fill(-1);
   log?.clear();
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACE) fail('not an object');
+  if (i >= end || b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
-  if (b[i] === RBRACE) {
+  if (i < end && b[i] === RBRACE) {
     log?.seal(b, start, i + 1);
     return i + 1;
   }
   level++;
   for (;;) {
-    if (b[i] !== QUOTE) fail('key is not a string');
+    if (i >= end || b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
     i = skipKey(b, ks, end);
     const ke = i - 1;
     const slot = keys.slot(b, ks, ke);
     i = skipSpace(b, i, end);
-    if (b[i] !== COLON) fail('missing colon');
+    if (i >= end || b[i] !== COLON) fail('missing colon');
     i = skipSpace(b, i + 1, end);
     const vs = i;
     const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
@@ -202,7 +303,7 @@ export function members(
     }
     log?.note(ks, ke, vs, i);
     i = skipSpace(b, i, end);
-    const c = b[i];
+    const c = i < end ? b[i] : -1;
     if (c === COMMA) {
       i = skipSpace(b, i + 1, end);
       continue;
@@ -224,16 +325,16 @@ export function elements(
   each: (s: number, e: number) => void,
 ): number {
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACKET) fail('not an array');
+  if (i >= end || b[i] !== LBRACKET) fail('not an array');
   i = skipSpace(b, i + 1, end);
-  if (b[i] === RBRACKET) return i + 1;
+  if (i < end && b[i] === RBRACKET) return i + 1;
   level++;
   for (;;) {
     const vs = i;
     i = skipValue(b, i, end);
     each(vs, i);
     i = skipSpace(b, i, end);
-    const c = b[i];
+    const c = i < end ? b[i] : -1;
     if (c === COMMA) {
       i = skipSpace(b, i + 1, end);
       continue;
@@ -261,10 +362,14 @@ export function lineObject(
 ): void {
   level = 0;
   escapedKey = false;
-  const after = members(b, start, end, keys, out, visit, log);
-  if (skipSpace(b, after, end) !== end) {
-    log?.clear();
-    fail('trailing bytes');
+  try {
+    const after = members(b, start, end, keys, out, visit, log);
+    if (skipSpace(b, after, end) !== end) {
+      log?.clear();
+      fail('trailing bytes');
+    }
+  } catch (err) {
+    throw err instanceof SkimError ? refused(b, start, end, err) : err;
   }
   log?.seal(b, start, end);
 }
@@ -281,27 +386,41 @@ export function eachMember(
   each: (ks: number, ke: number, vs: number, ve: number) => void,
 ): void {
   level = 0;
+  try {
+    walkMembers(b, start, end, each);
+  } catch (err) {
+    throw err instanceof SkimError ? refused(b, start, end, err) : err;
+  }
+}
+
+/** `eachMember`'s walk; a refusal's reason is `eachMember`'s to settle. */
+function walkMembers(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  each: (ks: number, ke: number, vs: number, ve: number) => void,
+): void {
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACE) fail('not an object');
+  if (i >= end || b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
-  if (b[i] !== RBRACE) {
+  if (i >= end || b[i] !== RBRACE) {
     level++;
     for (;;) {
-      if (b[i] !== QUOTE) fail('key is not a string');
+      if (i >= end || b[i] !== QUOTE) fail('key is not a string');
       const ks = i + 1;
       i = skipString(b, ks, end);
       const ke = i - 1;
       i = skipSpace(b, i, end);
-      if (b[i] !== COLON) fail('missing colon');
+      if (i >= end || b[i] !== COLON) fail('missing colon');
       const vs = skipSpace(b, i + 1, end);
       i = skipValue(b, vs, end);
       each(ks, ke, vs, i);
       i = skipSpace(b, i, end);
-      if (b[i] === COMMA) {
+      if (i < end && b[i] === COMMA) {
         i = skipSpace(b, i + 1, end);
         continue;
       }
-      if (b[i] === RBRACE) break;
+      if (i < end && b[i] === RBRACE) break;
       fail('expected , or }');
     }
     level--;

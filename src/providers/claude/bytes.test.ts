@@ -140,7 +140,7 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
     expect(fromBytes(line)?.toolUses.map((t) => t.name)).toEqual(['First', 'Second']);
   });
 
-  it('reads the usage that counts, walked once, and judges a malformed one only where it is read', () => {
+  it('reads the usage that counts, walked once, and refuses a line with a malformed one wherever it is', () => {
     const assistant = (usage: string) =>
       Buffer.from(
         `{"type":"assistant","message":{"id":"m","role":"assistant","model":"claude-x",${usage},"content":[{"type":"text","text":"ok"}]}}`,
@@ -154,16 +154,15 @@ describe('the fast Claude extractor reads exactly what a full parse reads', () =
     ];
     for (const c of cases) expect(fromBytes(assistant(c)), c).toEqual(fromJson(assistant(c)));
     expect(fromBytes(assistant(cases[1]!))?.usage).toMatchObject({ input: 3, output: 4 });
-    // The byte walk checks the envelope (colons, commas) only of a usage it reads; a skipped one only
-    // needs balanced brackets and closed strings.
-    const earlierBad = assistant('"usage":{"input_tokens" 1},"usage":{"input_tokens":5,"output_tokens":6}');
-    expect(fromBytes(earlierBad)?.usage).toMatchObject({ input: 5, output: 6 });
-    expect(
-      fromBytes(assistant('"usage":{"input_tokens":5,"output_tokens":6},"usage":{"input_tokens" 1}')),
-    ).toBeNull();
-    const unread = Buffer.from(
-      '{"type":"user","message":{"role":"user","usage":{"input_tokens" 1},"content":"hi"}}',
-    );
-    expect(fromBytes(unread)).toMatchObject({ type: 'user', prompt: 'hi', usage: null });
+    // A usage the line does not read is still JSON the full parse refuses: the line is bad either way.
+    const bad = [
+      assistant('"usage":{"input_tokens" 1},"usage":{"input_tokens":5,"output_tokens":6}'),
+      assistant('"usage":{"input_tokens":5,"output_tokens":6},"usage":{"input_tokens" 1}'),
+      Buffer.from('{"type":"user","message":{"role":"user","usage":{"input_tokens" 1},"content":"hi"}}'),
+    ];
+    for (const line of bad) {
+      expect(fromJson(line), line.toString()).toBeNull();
+      expect(fromBytes(line), line.toString()).toBeNull();
+    }
   });
 });
