@@ -327,9 +327,9 @@ describe('the byte walk and a full parse agree on every line, mutated ones inclu
     out[e.at] = e.byte;
     return out;
   }
-  /** Whether an edit touches a byte the walk does not check (an insert lands between two such). */
+  /** Whether an edit touches a byte the walk does not check (an insert lands after one such). */
   const inGap = (gap: Uint8Array, e: Edit): boolean =>
-    e.op === 'insert' ? gap[e.at] === 1 && e.at > 0 && gap[e.at - 1] === 1 : gap[e.at] === 1;
+    e.op === 'insert' ? e.at > 0 && gap[e.at - 1] === 1 : gap[e.at] === 1;
 
   const full = (b: Buffer) => {
     const r = readObjectAt(b, 0, b.length);
