@@ -143,9 +143,11 @@ export function numberEnd(b: Uint8Array, i: number, e: number): number {
 
 /** Index just past the literal `word` (`true`, `false`, `null`) at `i`, or a `SkimError`. */
 function literalEnd(b: Uint8Array, i: number, end: number, word: Uint8Array): number {
-  if (i + word.length > end) return fail('bad literal');
-  for (let k = 1; k < word.length; k++) if (b[i + k] !== word[k]) fail('bad literal');
-  return i + word.length;
+  const n = word.length;
+  if (i + n > end || b[i + 1] !== word[1] || b[i + 2] !== word[2] || b[i + 3] !== word[3])
+    fail('bad literal');
+  if (n === 5 && b[i + 4] !== word[4]) fail('bad literal');
+  return i + n;
 }
 const TRUE = Buffer.from('true');
 const FALSE = Buffer.from('false');
@@ -158,12 +160,13 @@ const NULL = Buffer.from('null');
  */
 export function skipString(b: Uint8Array, i: number, end: number): number {
   const short = Math.min(end, i + SHORT_STRING);
-  while (i < short) {
+  // The checks cost one comparison a byte more than the bare search for the closing quote; the
+  // order (quote, backslash, then control bytes) measured cheapest on the generated histories.
+  for (; i < short; i++) {
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i = escapeEnd(b, i, end);
+    if (c === BACKSLASH) i = escapeEnd(b, i, end) - 1;
     else if (c < 0x20) fail('control byte in string');
-    else i++;
   }
   if (i >= end) return fail('unterminated string');
   // A long string: jump from quote to quote, checking whether each is escaped.
@@ -180,15 +183,13 @@ export function skipString(b: Uint8Array, i: number, end: number): number {
 /** `skipString` for an object's key, which also notes a key written with an escape. */
 function skipKey(b: Uint8Array, ks: number, end: number): number {
   const short = Math.min(end, ks + SHORT_STRING);
-  let i = ks;
-  while (i < short) {
+  for (let i = ks; i < short; i++) {
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
     if (c === BACKSLASH) {
       escapedKey = true;
-      i = escapeEnd(b, i, end);
+      i = escapeEnd(b, i, end) - 1;
     } else if (c < 0x20) fail('control byte in string');
-    else i++;
   }
   return skipLongKey(b, ks, end);
 }
