@@ -7,7 +7,8 @@
  * one whole JSON value, as the walk found it; a decoder checks only the first byte it needs to tell
  * the value's kind.
  */
-import { BACKSLASH, COLON, numberEnd, QUOTE } from './skim-walk.js';
+import { numberEnd } from './skim-tokens.js';
+import { BACKSLASH, COLON, QUOTE } from './skim-walk.js';
 
 /** The JSON text of a value, decoded as JavaScript would (`JSON.parse` of the span). */
 export function value(b: Buffer, s: number, e: number): unknown {

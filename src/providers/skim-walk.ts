@@ -28,6 +28,7 @@ import {
   readObjectAt,
 } from '../model/json.js';
 import type { Keys, MemberLog } from './skim-keys.js';
+import { escapeEnd, isDigit, literalEnd, numberEnd } from './skim-tokens.js';
 
 // Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
 export const QUOTE = 0x22;
@@ -39,13 +40,6 @@ const RBRACKET = 0x5d;
 export const COLON = 0x3a;
 const COMMA = 0x2c;
 const MINUS = 0x2d;
-
-/** The bytes a backslash may escape in a JSON string (`\uXXXX` is read apart). */
-const ESCAPED = new Uint8Array(128);
-for (const c of '"\\/bfnrt') ESCAPED[c.charCodeAt(0)] = 1;
-/** Hexadecimal digits, for `\uXXXX`. */
-const HEX = new Uint8Array(128);
-for (const c of '0123456789abcdefABCDEF') HEX[c.charCodeAt(0)] = 1;
 
 /**
  * Bytes scanned one at a time before a string is treated as long and skipped with `indexOf`. A
@@ -91,7 +85,6 @@ let escapedKey = false;
 export const keyEscaped = (): boolean => escapedKey;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /**
  * A line refused: the reason a full parse gives it. That parse counts brackets first (`nestsDeeper`)
@@ -103,56 +96,11 @@ function refused(b: Uint8Array, start: number, end: number, err: SkimError): Ski
   return reason === err.reason ? err : new SkimError(err.message, reason);
 }
 
-/**
- * Index just past the escape whose backslash is at `i`, or a `SkimError` when JSON has no such
- * escape (`\x`, `\u12`) or the line ends inside it.
- */
-function escapeEnd(b: Uint8Array, i: number, end: number): number {
-  const c = i + 1 < end ? b[i + 1]! : -1;
-  if (c === 0x75) {
-    if (i + 6 > end) return fail('unterminated string');
-    for (let k = i + 2; k < i + 6; k++) if (HEX[b[k]!] !== 1) fail('bad escape');
-    return i + 6;
-  }
-  if (c < 0 || ESCAPED[c] !== 1) return fail(c < 0 ? 'unterminated string' : 'bad escape');
-  return i + 2;
+/** Index just past the escape whose backslash is at `i`; a `SkimError` when JSON has no such escape. */
+function escaped(b: Uint8Array, i: number, end: number): number {
+  const after = escapeEnd(b, i, end);
+  return after < 0 ? fail('bad escape') : after;
 }
-
-/**
- * Where the number starting at `i` ends, or -1 when it is not spelled as JSON allows
- * (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`). What follows it is the caller's to judge.
- */
-export function numberEnd(b: Uint8Array, i: number, e: number): number {
-  if (i < e && b[i] === MINUS) i++;
-  if (i >= e || !isDigit(b[i]!)) return -1;
-  if (b[i] === 0x30) i++;
-  else while (i < e && isDigit(b[i]!)) i++;
-  if (i < e && isDigit(b[i]!)) return -1;
-  if (i < e && b[i] === 0x2e) {
-    i++;
-    if (i >= e || !isDigit(b[i]!)) return -1;
-    while (i < e && isDigit(b[i]!)) i++;
-  }
-  if (i < e && (b[i] === 0x65 || b[i] === 0x45)) {
-    i++;
-    if (i < e && (b[i] === 0x2b || b[i] === MINUS)) i++;
-    if (i >= e || !isDigit(b[i]!)) return -1;
-    while (i < e && isDigit(b[i]!)) i++;
-  }
-  return i;
-}
-
-/** Index just past the literal `word` (`true`, `false`, `null`) at `i`, or a `SkimError`. */
-function literalEnd(b: Uint8Array, i: number, end: number, word: Uint8Array): number {
-  const n = word.length;
-  if (i + n > end || b[i + 1] !== word[1] || b[i + 2] !== word[2] || b[i + 3] !== word[3])
-    fail('bad literal');
-  if (n === 5 && b[i + 4] !== word[4]) fail('bad literal');
-  return i + n;
-}
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
-const NULL = Buffer.from('null');
 
 /**
  * Index just past the closing quote of the string whose opening quote is at `i - 1`. Its first
@@ -166,7 +114,7 @@ export function skipString(b: Uint8Array, i: number, end: number): number {
   for (; i < short; i++) {
     const c = b[i]!;
     if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i = escapeEnd(b, i, end) - 1;
+    if (c === BACKSLASH) i = escaped(b, i, end) - 1;
     else if (c < 0x20) fail('control byte in string');
   }
   if (i >= end) return fail('unterminated string');
@@ -189,7 +137,7 @@ function skipKey(b: Uint8Array, ks: number, end: number): number {
     if (c === QUOTE) return i + 1;
     if (c === BACKSLASH) {
       escapedKey = true;
-      i = escapeEnd(b, i, end) - 1;
+      i = escaped(b, i, end) - 1;
     } else if (c < 0x20) fail('control byte in string');
   }
   return skipLongKey(b, ks, end);
@@ -245,14 +193,8 @@ export function skipValue(b: Uint8Array, i: number, end: number): number {
   const c = b[i]!;
   if (c === QUOTE) return skipString(b, i + 1, end);
   if (c === LBRACE || c === LBRACKET) return skipContainer(b, i, end);
-  if (c === MINUS || isDigit(c)) {
-    const after = numberEnd(b, i, end);
-    return after < 0 ? fail('bad number') : after;
-  }
-  if (c === 0x74) return literalEnd(b, i, end, TRUE);
-  if (c === 0x66) return literalEnd(b, i, end, FALSE);
-  if (c === 0x6e) return literalEnd(b, i, end, NULL);
-  return fail('not a value');
+  const after = c === MINUS || isDigit(c) ? numberEnd(b, i, end) : literalEnd(b, i, end);
+  return after < 0 ? fail('not a value') : after;
 }
 
 /**
