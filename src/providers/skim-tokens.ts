@@ -57,16 +57,16 @@ export function numberEnd(b: Uint8Array, i: number, e: number): number {
   return i;
 }
 
-const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
-const NULL = Buffer.from('null');
-
 /** Index just past the literal (`true`, `false`, `null`) at `i`, or -1 when there is none. */
 export function literalEnd(b: Uint8Array, i: number, end: number): number {
   const c = b[i];
-  const word = c === 0x74 ? TRUE : c === 0x66 ? FALSE : c === 0x6e ? NULL : null;
-  if (word === null) return -1;
-  const n = word.length;
-  if (i + n > end || b[i + 1] !== word[1] || b[i + 2] !== word[2] || b[i + 3] !== word[3]) return -1;
-  return n === 5 && b[i + 4] !== word[4] ? -1 : i + n;
+  if (c === 0x74)
+    return i + 4 <= end && b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65 ? i + 4 : -1;
+  if (c === 0x6e)
+    return i + 4 <= end && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c ? i + 4 : -1;
+  if (c === 0x66)
+    return i + 5 <= end && b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65
+      ? i + 5
+      : -1;
+  return -1;
 }

@@ -84,7 +84,8 @@ let escapedKey = false;
 /** Whether a key walked in the current line was written with an escape (see `escapedKey`). */
 export const keyEscaped = (): boolean => escapedKey;
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** JSON's four whitespace bytes; one comparison for the usual byte, which is none of them. */
+const isSpace = (c: number): boolean => c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09);
 
 /**
  * A line refused: the reason a full parse gives it. That parse counts brackets first (`nestsDeeper`)
