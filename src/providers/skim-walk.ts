@@ -28,7 +28,7 @@ import {
   readObjectAt,
 } from '../model/json.js';
 import type { Keys, MemberLog } from './skim-keys.js';
-import { escapeEnd, isDigit, literalEnd, numberEnd } from './skim-tokens.js';
+import { escapeEnd, isDigit, literalEnd, numberEnd, quoteOrControl } from './skim-tokens.js';
 
 // Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
 export const QUOTE = 0x22;
@@ -96,13 +96,6 @@ function refused(b: Uint8Array, start: number, end: number, err: SkimError): Ski
   const reason: BadLineReason = nestsDeeper(b, start, end) ? 'too-deep' : 'not-json-object';
   return reason === err.reason ? err : new SkimError(err.message, reason);
 }
-
-/**
- * Whether a string's byte ends it (`"`) or is refused in it (below 0x20), in one comparison where the
- * bare search for the quote made one too: flipping bit 1 maps `"` (0x22) to 0x20 and keeps every byte
- * below 0x20 below it, while the space (0x20) and `!` (0x21) go to 0x22 and 0x23.
- */
-const quoteOrControl = (c: number): boolean => (c ^ 0x02) <= 0x20;
 
 /** Index just past the escape whose backslash is at `i`; a `SkimError` when JSON has no such escape. */
 function escaped(b: Uint8Array, i: number, end: number): number {
