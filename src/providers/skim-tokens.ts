@@ -1,23 +1,15 @@
 /**
  * JSON's grammar for the few tokens the skim's walk (`skim-walk.ts`) passes without decoding: where
- * a number, a literal or an escape ends, or -1 when the bytes are not one as `JSON.parse` reads it;
- * and which bytes end or spoil a string.
+ * a number, a literal or an escape ends, or -1 when the bytes are not one as `JSON.parse` reads it.
  *
- * Not here: walking a string or a container, or anything around a token (the walk's), nor a value
+ * Not here: strings (`skim-strings.ts`), containers or anything around a token (the walk's), nor a value
  * (`skim-values.ts`). What follows a token is the caller's to judge: `1x` is the number `1` followed
  * by a byte the walk then refuses.
  */
 
 const MINUS = 0x2d;
 
-export const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-
-/**
- * Whether a string's byte ends it (`"`) or is refused in it (below 0x20), in one comparison where the
- * bare search for the quote made one too: flipping bit 1 maps `"` (0x22) to 0x20 and keeps every byte
- * below 0x20 below it, while the space (0x20) and `!` (0x21) go to 0x22 and 0x23.
- */
-export const quoteOrControl = (c: number): boolean => (c ^ 0x02) <= 0x20;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 
 /** The bytes a backslash may escape in a JSON string (`\uXXXX` is read apart). */
 const ESCAPED = new Uint8Array(256);

@@ -28,7 +28,8 @@ import {
   readObjectAt,
 } from '../model/json.js';
 import type { Keys, MemberLog } from './skim-keys.js';
-import { escapeEnd, isDigit, literalEnd, numberEnd, quoteOrControl } from './skim-tokens.js';
+import { hadEscape, SHORT_STRING, stringEnd } from './skim-strings.js';
+import { literalEnd, numberEnd } from './skim-tokens.js';
 
 // Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
 export const QUOTE = 0x22;
@@ -40,16 +41,6 @@ const RBRACKET = 0x5d;
 export const COLON = 0x3a;
 const COMMA = 0x2c;
 const MINUS = 0x2d;
-
-/**
- * Bytes scanned one at a time before a string is treated as long and skipped with `indexOf`. A
- * `Buffer#indexOf` call goes through a JavaScript wrapper (argument checks) before the native search,
- * which costs about what scanning a few dozen bytes does; in a one-shot run, which reads its lines
- * mostly before V8 has compiled the walk, the wrapper costs more. On the lines the "ten appended"
- * bench writes (10 MiB, 157k strings, 36k of them past 24 bytes) 64 read them for ~5% less CPU in a
- * fresh process than 24 did, and the same once compiled; 8 cost more, 128 and 256 no less.
- */
-const SHORT_STRING = 64;
 
 /** Thrown when the bytes are not the JSON they claim to be; callers turn it into a bad line. */
 export class SkimError extends Error {
@@ -84,9 +75,6 @@ let escapedKey = false;
 /** Whether a key walked in the current line was written with an escape (see `escapedKey`). */
 export const keyEscaped = (): boolean => escapedKey;
 
-/** JSON's four whitespace bytes; one comparison for the usual byte, which is none of them. */
-const isSpace = (c: number): boolean => c <= 0x20 && (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09);
-
 /**
  * A line refused: the reason a full parse gives it. That parse counts brackets first (`nestsDeeper`)
  * and calls a line that opens too many too deep whatever else is wrong with it; the walk stops at the
@@ -97,97 +85,107 @@ function refused(b: Uint8Array, start: number, end: number, err: SkimError): Ski
   return reason === err.reason ? err : new SkimError(err.message, reason);
 }
 
-/** Index just past the escape whose backslash is at `i`; a `SkimError` when JSON has no such escape. */
-function escaped(b: Uint8Array, i: number, end: number): number {
-  const after = escapeEnd(b, i, end);
-  return after < 0 ? fail('bad escape') : after;
-}
-
-/**
- * Index just past the closing quote of the string whose opening quote is at `i - 1`. Its first
- * `SHORT_STRING` bytes are checked as `JSON.parse` checks them (no raw byte below 0x20, only JSON's
- * escapes); the rest is not (the module's comment says why).
- */
+/** Index just past the closing quote of the string whose opening quote is at `i - 1` (`stringEnd`). */
 export function skipString(b: Uint8Array, i: number, end: number): number {
-  const short = Math.min(end, i + SHORT_STRING);
-  for (; i < short; i++) {
-    const c = b[i]!;
-    if (quoteOrControl(c)) {
-      if (c === QUOTE) return i + 1;
-      fail('control byte in string');
-    }
-    if (c === BACKSLASH) i = escaped(b, i, end) - 1;
-  }
-  if (i >= end) return fail('unterminated string');
-  // A long string: jump from quote to quote, checking whether each is escaped.
-  for (;;) {
-    const q = (b as Buffer).indexOf(QUOTE, i);
-    if (q === -1 || q >= end) return fail('unterminated string');
-    let k = q - 1;
-    while (b[k] === BACKSLASH) k--;
-    if (((q - 1 - k) & 1) === 0) return q + 1;
-    i = q + 1;
-  }
+  const after = stringEnd(b, i, end);
+  return after < 0 ? fail('not a string') : after;
 }
 
 /** `skipString` for an object's key, which also notes a key written with an escape. */
 function skipKey(b: Uint8Array, ks: number, end: number): number {
-  const short = Math.min(end, ks + SHORT_STRING);
-  for (let i = ks; i < short; i++) {
-    const c = b[i]!;
-    if (quoteOrControl(c)) {
-      if (c === QUOTE) return i + 1;
-      fail('control byte in string');
-    }
-    if (c === BACKSLASH) {
-      escapedKey = true;
-      i = escaped(b, i, end) - 1;
-    }
-  }
-  return skipLongKey(b, ks, end);
-}
-
-/** A long key: never a wanted one as written, but an escaped one may spell one. Rare: looked through once skipped. */
-function skipLongKey(b: Uint8Array, ks: number, end: number): number {
-  const after = skipString(b, ks, end);
-  for (let i = ks; i < after - 1; i++) if (b[i] === BACKSLASH) escapedKey = true;
+  const after = stringEnd(b, ks, end);
+  if (after < 0) return fail('not a string');
+  if (hadEscape()) escapedKey = true;
+  // A long key is never a wanted one as written, but an escape past its first bytes may spell one.
+  else if (after - ks > SHORT_STRING)
+    for (let i = ks; i < after - 1; i++) if (b[i] === BACKSLASH) escapedKey = true;
   return after;
 }
 
+/** The bracket that opened each container `skipContainer` is inside of, by `level`. */
+const opened = new Uint8Array(MAX_JSON_DEPTH + 2);
+
+// What `skipContainer` expects next inside the innermost container.
+/** A first member or element, or the close of an empty container. */
+const FIRST = 0;
+/** A member's key (after a comma in an object). */
+const KEY = 1;
+/** The colon after a key. */
+const AFTER_KEY = 2;
+/** A value (after a colon, or a comma in an array). */
+const VALUE = 3;
+/** A comma, or the container's close. */
+const NEXT = 4;
+
 /**
  * Index just past the object or array that opens at `i`, held to JSON's grammar: keys are strings
- * followed by a colon, members and elements are separated by commas, and the container is closed by
- * its own kind of bracket. Recursion is bounded by `MAX_JSON_DEPTH`, which `level` counts.
+ * followed by a colon, members and elements are separated by commas, and each container is closed by
+ * its own kind of bracket. One flat loop over the tokens, with the containers it is inside of on a
+ * stack (`opened`) bounded by `MAX_JSON_DEPTH`, and its tests written out rather than called: a
+ * one-shot run walks most lines before V8 has compiled (and inlined) anything, where a call costs
+ * more than the comparisons it holds.
  */
 export function skipContainer(b: Uint8Array, i: number, end: number): number {
+  const outer = level;
   if (++level > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
-  const object = b[i] === LBRACE;
-  const close = object ? RBRACE : RBRACKET;
-  i = skipSpace(b, i + 1, end);
-  if (i < end && b[i] === close) {
-    level--;
-    return i + 1;
-  }
+  opened[level] = b[i]!;
+  i++;
+  let expect = FIRST;
   for (;;) {
-    if (object) {
-      if (i >= end || b[i] !== QUOTE) fail('key is not a string');
-      i = skipSpace(b, skipString(b, i + 1, end), end);
-      if (i >= end || b[i] !== COLON) fail('missing colon');
-      i = skipSpace(b, i + 1, end);
-    }
-    i = skipSpace(b, skipValue(b, i, end), end);
     if (i >= end) return fail('unterminated container');
-    const c = b[i];
-    if (c === COMMA) i = skipSpace(b, i + 1, end);
-    else if (c === close) {
-      level--;
-      return i + 1;
-    } else return fail(object ? 'expected , or }' : 'expected , or ]');
+    const c = b[i]!;
+    if (c <= 0x20) {
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i++;
+        continue;
+      }
+      return fail('control byte');
+    }
+    if (expect === VALUE) {
+      if (c === QUOTE) {
+        i = stringEnd(b, i + 1, end);
+        if (i < 0) return fail('not a string');
+      } else if (c === LBRACE || c === LBRACKET) {
+        if (++level > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+        opened[level] = c;
+        i++;
+        expect = FIRST;
+        continue;
+      } else {
+        const after = c === MINUS || (c >= 0x30 && c <= 0x39) ? numberEnd(b, i, end) : literalEnd(b, i, end);
+        if (after < 0) return fail('not a value');
+        i = after;
+      }
+      expect = NEXT;
+    } else if (expect === NEXT || expect === FIRST) {
+      // A close bracket is its open one plus two: `{` 0x7b and `}` 0x7d, `[` 0x5b and `]` 0x5d.
+      if (c === opened[level]! + 2) {
+        i++;
+        if (--level === outer) return i;
+        expect = NEXT;
+      } else if (expect === FIRST) expect = opened[level] === LBRACE ? KEY : VALUE;
+      else if (c === COMMA) {
+        i++;
+        expect = opened[level] === LBRACE ? KEY : VALUE;
+      } else return fail('expected , or a close');
+    } else if (expect === KEY) {
+      if (c !== QUOTE) return fail('key is not a string');
+      i = stringEnd(b, i + 1, end);
+      if (i < 0) return fail('not a string');
+      expect = AFTER_KEY;
+    } else {
+      if (c !== COLON) return fail('missing colon');
+      i++;
+      expect = VALUE;
+    }
   }
 }
 
 function skipSpace(b: Uint8Array, i: number, end: number): number {
-  while (i < end && isSpace(b[i]!)) i++;
+  for (; i < end; i++) {
+    const c = b[i]!;
+    if (c > 0x20 || (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)) break;
+  }
   return i;
 }
 
@@ -197,7 +195,7 @@ export function skipValue(b: Uint8Array, i: number, end: number): number {
   const c = b[i]!;
   if (c === QUOTE) return skipString(b, i + 1, end);
   if (c === LBRACE || c === LBRACKET) return skipContainer(b, i, end);
-  const after = c === MINUS || isDigit(c) ? numberEnd(b, i, end) : literalEnd(b, i, end);
+  const after = c === MINUS || (c >= 0x30 && c <= 0x39) ? numberEnd(b, i, end) : literalEnd(b, i, end);
   return after < 0 ? fail('not a value') : after;
 }
 

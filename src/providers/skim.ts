@@ -13,8 +13,8 @@
  * full parse on the whole corpus, and on mutated lines (`claude/bytes.test.ts`).
  *
  * This module is the skim's public face and holds no code: the walk over the structure is in
- * `skim-walk.ts` (its key table and member log in `skim-keys.ts`, JSON's grammar for numbers,
- * literals and escapes in `skim-tokens.ts`), the decoding of the values it finds in
+ * `skim-walk.ts` (its key table and member log in `skim-keys.ts`, where a string ends in
+ * `skim-strings.ts`, JSON's grammar for numbers, literals and escapes in `skim-tokens.ts`), the decoding of the values it finds in
  * `skim-values.ts`. The extractors import from here, so the two halves stay one thing to them, and what each half keeps to itself (the JSON
  * punctuation bytes the two share) stays out of the extractors' reach.
  */
