@@ -7,6 +7,7 @@
  * one whole JSON value, as the walk found it; a decoder checks only the first byte it needs to tell
  * the value's kind.
  */
+import { numberEnd } from './skim-tokens.js';
 import { BACKSLASH, COLON, QUOTE } from './skim-walk.js';
 
 /** The JSON text of a value, decoded as JavaScript would (`JSON.parse` of the span). */
@@ -26,47 +27,23 @@ export function hasEscape(b: Uint8Array, s: number, e: number): boolean {
 
 /**
  * Whether every number in `b[s..e)` (outside its strings) is spelled as JSON allows: no leading zero,
- * digits after a point and after an exponent. The skim walks a value's structure without judging its
- * numbers, so a value read off its bytes instead of by `JSON.parse` asks this first, and a `01` still
- * makes its line a bad line. Only for a span `hasEscape` cleared: a quote then always opens or closes
- * a string.
+ * digits after a point and after an exponent. The walk now holds every value it passes to this
+ * grammar (`skim-walk.ts`), so on a span it located this is always true; it stays for callers that
+ * ask it before reading a value off its bytes. Only for a span `hasEscape` cleared: a quote then
+ * always opens or closes a string.
  */
 export function numbersWellFormed(b: Uint8Array, s: number, e: number): boolean {
   let inString = false;
   for (let i = s; i < e; i++) {
     const c = b[i]!;
     if (c === QUOTE) inString = !inString;
-    else if (!inString && (c === MINUS || isDigit(c))) {
+    else if (!inString && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
       i = numberEnd(b, i, e);
       if (i < 0) return false;
       i--;
     }
   }
   return true;
-}
-
-const MINUS = 0x2d;
-const isDigit = (c: number | undefined): boolean => c !== undefined && c >= 0x30 && c <= 0x39;
-
-/** Where the number starting at `i` ends, or -1 when it is not spelled as JSON allows. */
-function numberEnd(b: Uint8Array, i: number, e: number): number {
-  if (b[i] === MINUS) i++;
-  if (i >= e || !isDigit(b[i])) return -1;
-  if (b[i] === 0x30) i++;
-  else while (i < e && isDigit(b[i])) i++;
-  if (i < e && isDigit(b[i])) return -1;
-  if (i < e && b[i] === 0x2e) {
-    i++;
-    if (i >= e || !isDigit(b[i])) return -1;
-    while (i < e && isDigit(b[i])) i++;
-  }
-  if (i < e && (b[i] === 0x65 || b[i] === 0x45)) {
-    i++;
-    if (i < e && (b[i] === 0x2b || b[i] === MINUS)) i++;
-    if (i >= e || !isDigit(b[i])) return -1;
-    while (i < e && isDigit(b[i])) i++;
-  }
-  return i;
 }
 
 /** A string value, or null when the value is not a string. */

@@ -5,12 +5,31 @@
  * Not here: decoding a value once found (`skim-values.ts`), nor what any harness wants from its lines.
  * A value is only located, as a span `[start, end)` into the line.
  *
+ * A line the walk reads is a line `JSON.parse` reads: every value it skips is held to JSON's grammar
+ * (numbers, the three literals, a container closed by its own kind, colons and commas where they
+ * belong, only JSON's four whitespace bytes), and a line it refuses gets the reason the full parse
+ * gives (`refused`). One gap is left, on purpose: a string is looked at byte by byte only for its
+ * first `SHORT_STRING` bytes, where raw control bytes and escapes are checked; past that it is jumped
+ * quote to quote, and a raw control byte or a bad escape there is not seen. Looking at every byte of
+ * the long strings (most of a transcript's bytes) instead cost a cold build of the 1.2 GiB generated
+ * history about 40% more CPU (10.6 s against 7.5 s); see `docs/limits.md`. Bytes that are not UTF-8
+ * are no refusal, as `JSON.parse` of the decoded line reads them (as U+FFFD): the walk never looks
+ * at them, as it never has.
+ *
  * The walk also holds the depth bound (`MAX_JSON_DEPTH`) that a full parse checks before
  * `JSON.parse`: it already counts brackets, so a line nested too deep is refused here for nothing
  * more than a comparison, and refused at exactly the depth the full parse refuses it.
  */
-import { type BadLineReason, type JsonObject, MAX_JSON_DEPTH, readObjectAt } from '../model/json.js';
+import {
+  type BadLineReason,
+  type JsonObject,
+  MAX_JSON_DEPTH,
+  nestsDeeper,
+  readObjectAt,
+} from '../model/json.js';
 import type { Keys, MemberLog } from './skim-keys.js';
+import { hadEscape, SHORT_STRING, stringEnd } from './skim-strings.js';
+import { literalEnd, numberEnd } from './skim-tokens.js';
 
 // Exported for the value decoders; the skim's public face (`skim.ts`) does not pass them on.
 export const QUOTE = 0x22;
@@ -21,16 +40,7 @@ const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
 export const COLON = 0x3a;
 const COMMA = 0x2c;
-
-/**
- * Bytes scanned one at a time before a string is treated as long and skipped with `indexOf`. A
- * `Buffer#indexOf` call goes through a JavaScript wrapper (argument checks) before the native search,
- * which costs about what scanning a few dozen bytes does; in a one-shot run, which reads its lines
- * mostly before V8 has compiled the walk, the wrapper costs more. On the lines the "ten appended"
- * bench writes (10 MiB, 157k strings, 36k of them past 24 bytes) 64 read them for ~5% less CPU in a
- * fresh process than 24 did, and the same once compiled; 8 cost more, 128 and 256 no less.
- */
-const SHORT_STRING = 64;
+const MINUS = 0x2d;
 
 /** Thrown when the bytes are not the JSON they claim to be; callers turn it into a bad line. */
 export class SkimError extends Error {
@@ -65,91 +75,128 @@ let escapedKey = false;
 /** Whether a key walked in the current line was written with an escape (see `escapedKey`). */
 export const keyEscaped = (): boolean => escapedKey;
 
-const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/**
+ * A line refused: the reason a full parse gives it. That parse counts brackets first (`nestsDeeper`)
+ * and calls a line that opens too many too deep whatever else is wrong with it; the walk stops at the
+ * first fault, which may come before the depth does (or after: an unclosed string ends its count).
+ */
+function refused(b: Uint8Array, start: number, end: number, err: SkimError): SkimError {
+  const reason: BadLineReason = nestsDeeper(b, start, end) ? 'too-deep' : 'not-json-object';
+  return reason === err.reason ? err : new SkimError(err.message, reason);
+}
 
-/** Index just past the closing quote of the string whose opening quote is at `i - 1`. */
+/** Index just past the closing quote of the string whose opening quote is at `i - 1` (`stringEnd`). */
 export function skipString(b: Uint8Array, i: number, end: number): number {
-  const short = Math.min(end, i + SHORT_STRING);
-  for (; i < short; i++) {
-    const c = b[i]!;
-    if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) i++;
-  }
-  if (i >= end) return fail('unterminated string');
-  // A long string: jump from quote to quote, checking whether each is escaped.
-  for (;;) {
-    const q = (b as Buffer).indexOf(QUOTE, i);
-    if (q === -1 || q >= end) return fail('unterminated string');
-    let k = q - 1;
-    while (b[k] === BACKSLASH) k--;
-    if (((q - 1 - k) & 1) === 0) return q + 1;
-    i = q + 1;
-  }
+  const after = stringEnd(b, i, end);
+  return after < 0 ? fail('not a string') : after;
 }
 
 /** `skipString` for an object's key, which also notes a key written with an escape. */
 function skipKey(b: Uint8Array, ks: number, end: number): number {
-  const short = Math.min(end, ks + SHORT_STRING);
-  for (let i = ks; i < short; i++) {
-    const c = b[i]!;
-    if (c === QUOTE) return i + 1;
-    if (c === BACKSLASH) {
-      escapedKey = true;
-      i++;
-    }
-  }
-  return skipLongKey(b, ks, end);
-}
-
-/** A long key: never a wanted one as written, but an escaped one may spell one. Rare: looked through once skipped. */
-function skipLongKey(b: Uint8Array, ks: number, end: number): number {
-  const after = skipString(b, ks, end);
-  for (let i = ks; i < after - 1; i++) if (b[i] === BACKSLASH) escapedKey = true;
+  const after = stringEnd(b, ks, end);
+  if (after < 0) return fail('not a string');
+  if (hadEscape()) escapedKey = true;
+  // A long key is never a wanted one as written, but an escape past its first bytes may spell one.
+  else if (after - ks > SHORT_STRING)
+    for (let i = ks; i < after - 1; i++) if (b[i] === BACKSLASH) escapedKey = true;
   return after;
 }
 
-/** Index just past the object or array that opens at `i`. */
+/** The bracket that opened each container `skipContainer` is inside of, by `level`. */
+const opened = new Uint8Array(MAX_JSON_DEPTH + 2);
+
+// What `skipContainer` expects next inside the innermost container.
+/** A first member or element, or the close of an empty container. */
+const FIRST = 0;
+/** A member's key (after a comma in an object). */
+const KEY = 1;
+/** The colon after a key. */
+const AFTER_KEY = 2;
+/** A value (after a colon, or a comma in an array). */
+const VALUE = 3;
+/** A comma, or the container's close. */
+const NEXT = 4;
+
+/**
+ * Index just past the object or array that opens at `i`, held to JSON's grammar: keys are strings
+ * followed by a colon, members and elements are separated by commas, and each container is closed by
+ * its own kind of bracket. One flat loop over the tokens, with the containers it is inside of on a
+ * stack (`opened`) bounded by `MAX_JSON_DEPTH`, and its tests written out rather than called: a
+ * one-shot run walks most lines before V8 has compiled (and inlined) anything, where a call costs
+ * more than the comparisons it holds.
+ */
 export function skipContainer(b: Uint8Array, i: number, end: number): number {
-  let depth = 0;
-  while (i < end) {
+  const outer = level;
+  if (++level > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+  opened[level] = b[i]!;
+  i++;
+  let expect = FIRST;
+  for (;;) {
+    if (i >= end) return fail('unterminated container');
     const c = b[i]!;
-    if (c === QUOTE) {
-      i = skipString(b, i + 1, end);
-      continue;
+    if (c <= 0x20) {
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+        i++;
+        continue;
+      }
+      return fail('control byte');
     }
-    if (c === LBRACE || c === LBRACKET) {
-      depth++;
-      if (level + depth > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
-    } else if (c === RBRACE || c === RBRACKET) {
-      depth--;
-      if (depth === 0) return i + 1;
-      if (depth < 0) fail('unbalanced brackets');
+    if (expect === VALUE) {
+      if (c === QUOTE) {
+        i = stringEnd(b, i + 1, end);
+        if (i < 0) return fail('not a string');
+      } else if (c === LBRACE || c === LBRACKET) {
+        if (++level > MAX_JSON_DEPTH) throw new SkimError('nested too deep', 'too-deep');
+        opened[level] = c;
+        i++;
+        expect = FIRST;
+        continue;
+      } else {
+        const after = c === MINUS || (c >= 0x30 && c <= 0x39) ? numberEnd(b, i, end) : literalEnd(b, i, end);
+        if (after < 0) return fail('not a value');
+        i = after;
+      }
+      expect = NEXT;
+    } else if (expect === NEXT || expect === FIRST) {
+      // A close bracket is its open one plus two: `{` 0x7b and `}` 0x7d, `[` 0x5b and `]` 0x5d.
+      if (c === opened[level]! + 2) {
+        i++;
+        if (--level === outer) return i;
+        expect = NEXT;
+      } else if (expect === FIRST) expect = opened[level] === LBRACE ? KEY : VALUE;
+      else if (c === COMMA) {
+        i++;
+        expect = opened[level] === LBRACE ? KEY : VALUE;
+      } else return fail('expected , or a close');
+    } else if (expect === KEY) {
+      if (c !== QUOTE) return fail('key is not a string');
+      i = stringEnd(b, i + 1, end);
+      if (i < 0) return fail('not a string');
+      expect = AFTER_KEY;
+    } else {
+      if (c !== COLON) return fail('missing colon');
+      i++;
+      expect = VALUE;
     }
-    i++;
   }
-  return fail('unterminated container');
 }
 
 function skipSpace(b: Uint8Array, i: number, end: number): number {
-  while (i < end && isSpace(b[i]!)) i++;
+  for (; i < end; i++) {
+    const c = b[i]!;
+    if (c > 0x20 || (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09)) break;
+  }
   return i;
 }
 
-/** Index just past the value starting at `i` (after whitespace). */
+/** Index just past the value starting at `i` (after whitespace), held to JSON's grammar. */
 export function skipValue(b: Uint8Array, i: number, end: number): number {
-  const c = b[i];
+  if (i >= end) return fail('missing value');
+  const c = b[i]!;
   if (c === QUOTE) return skipString(b, i + 1, end);
   if (c === LBRACE || c === LBRACKET) return skipContainer(b, i, end);
-  // A number or a literal: up to the next delimiter.
-  const start = i;
-  while (i < end) {
-    const d = b[i]!;
-    if (d === COMMA || d === RBRACE || d === RBRACKET || isSpace(d)) break;
-    if (d === QUOTE || d === LBRACE || d === LBRACKET || d === COLON) fail('bad scalar');
-    i++;
-  }
-  if (i === start) fail('missing value');
-  return i;
+  const after = c === MINUS || (c >= 0x30 && c <= 0x39) ? numberEnd(b, i, end) : literalEnd(b, i, end);
+  return after < 0 ? fail('not a value') : after;
 }
 
 /**
@@ -177,21 +224,21 @@ export function members(
   out.fill(-1);
   log?.clear();
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACE) fail('not an object');
+  if (i >= end || b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
-  if (b[i] === RBRACE) {
+  if (i < end && b[i] === RBRACE) {
     log?.seal(b, start, i + 1);
     return i + 1;
   }
   level++;
   for (;;) {
-    if (b[i] !== QUOTE) fail('key is not a string');
+    if (i >= end || b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
     i = skipKey(b, ks, end);
     const ke = i - 1;
     const slot = keys.slot(b, ks, ke);
     i = skipSpace(b, i, end);
-    if (b[i] !== COLON) fail('missing colon');
+    if (i >= end || b[i] !== COLON) fail('missing colon');
     i = skipSpace(b, i + 1, end);
     const vs = i;
     const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
@@ -202,7 +249,7 @@ export function members(
     }
     log?.note(ks, ke, vs, i);
     i = skipSpace(b, i, end);
-    const c = b[i];
+    const c = i < end ? b[i] : -1;
     if (c === COMMA) {
       i = skipSpace(b, i + 1, end);
       continue;
@@ -224,16 +271,16 @@ export function elements(
   each: (s: number, e: number) => void,
 ): number {
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACKET) fail('not an array');
+  if (i >= end || b[i] !== LBRACKET) fail('not an array');
   i = skipSpace(b, i + 1, end);
-  if (b[i] === RBRACKET) return i + 1;
+  if (i < end && b[i] === RBRACKET) return i + 1;
   level++;
   for (;;) {
     const vs = i;
     i = skipValue(b, i, end);
     each(vs, i);
     i = skipSpace(b, i, end);
-    const c = b[i];
+    const c = i < end ? b[i] : -1;
     if (c === COMMA) {
       i = skipSpace(b, i + 1, end);
       continue;
@@ -261,10 +308,14 @@ export function lineObject(
 ): void {
   level = 0;
   escapedKey = false;
-  const after = members(b, start, end, keys, out, visit, log);
-  if (skipSpace(b, after, end) !== end) {
-    log?.clear();
-    fail('trailing bytes');
+  try {
+    const after = members(b, start, end, keys, out, visit, log);
+    if (skipSpace(b, after, end) !== end) {
+      log?.clear();
+      fail('trailing bytes');
+    }
+  } catch (err) {
+    throw err instanceof SkimError ? refused(b, start, end, err) : err;
   }
   log?.seal(b, start, end);
 }
@@ -281,27 +332,41 @@ export function eachMember(
   each: (ks: number, ke: number, vs: number, ve: number) => void,
 ): void {
   level = 0;
+  try {
+    walkMembers(b, start, end, each);
+  } catch (err) {
+    throw err instanceof SkimError ? refused(b, start, end, err) : err;
+  }
+}
+
+/** `eachMember`'s walk; a refusal's reason is `eachMember`'s to settle. */
+function walkMembers(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  each: (ks: number, ke: number, vs: number, ve: number) => void,
+): void {
   let i = skipSpace(b, start, end);
-  if (b[i] !== LBRACE) fail('not an object');
+  if (i >= end || b[i] !== LBRACE) fail('not an object');
   i = skipSpace(b, i + 1, end);
-  if (b[i] !== RBRACE) {
+  if (i >= end || b[i] !== RBRACE) {
     level++;
     for (;;) {
-      if (b[i] !== QUOTE) fail('key is not a string');
+      if (i >= end || b[i] !== QUOTE) fail('key is not a string');
       const ks = i + 1;
       i = skipString(b, ks, end);
       const ke = i - 1;
       i = skipSpace(b, i, end);
-      if (b[i] !== COLON) fail('missing colon');
+      if (i >= end || b[i] !== COLON) fail('missing colon');
       const vs = skipSpace(b, i + 1, end);
       i = skipValue(b, vs, end);
       each(ks, ke, vs, i);
       i = skipSpace(b, i, end);
-      if (b[i] === COMMA) {
+      if (i < end && b[i] === COMMA) {
         i = skipSpace(b, i + 1, end);
         continue;
       }
-      if (b[i] === RBRACE) break;
+      if (i < end && b[i] === RBRACE) break;
       fail('expected , or }');
     }
     level--;

@@ -7,14 +7,15 @@
  * native `indexOf` once they turn out long, brackets are counted, and only the small values asked for
  * are decoded.
  *
- * What the skim does not do: validate every nested token. An object's envelope is checked (it starts
- * and ends where it should, keys are strings followed by `:`, members are separated by commas, brackets
- * balance), which is what a truncated or garbage line breaks; a malformed number deep inside a value
- * is not noticed. The extractors built on this are proved equal to a full parse on the whole corpus.
+ * A line the skim reads is one `JSON.parse` reads, and one it refuses gets the reason the full parse
+ * gives, with one gap named in `skim-walk.ts` (a raw control byte or a bad escape past a string's
+ * first 64 bytes, which the walk jumps over). The extractors built on this are proved equal to a
+ * full parse on the whole corpus, and on mutated lines (`claude/bytes.test.ts`).
  *
  * This module is the skim's public face and holds no code: the walk over the structure is in
- * `skim-walk.ts` (its key table and member log in `skim-keys.ts`), the decoding of the values it finds in `skim-values.ts`. The extractors import from
- * here, so the two halves stay one thing to them, and what each half keeps to itself (the JSON
+ * `skim-walk.ts` (its key table and member log in `skim-keys.ts`, where a string ends in
+ * `skim-strings.ts`, JSON's grammar for numbers, literals and escapes in `skim-tokens.ts`), the decoding of the values it finds in
+ * `skim-values.ts`. The extractors import from here, so the two halves stay one thing to them, and what each half keeps to itself (the JSON
  * punctuation bytes the two share) stays out of the extractors' reach.
  */
 

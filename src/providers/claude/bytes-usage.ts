@@ -7,7 +7,7 @@
  * nor the rare `iterations`, whose advisors' usages are parsed and read by `readUsage` itself.
  */
 import { type JsonObject, obj } from '../../model/json.js';
-import { has, IS, Keys, kind, members, SkimError, value } from '../skim.js';
+import { has, IS, Keys, kind, members, value } from '../skim.js';
 import { count, is, objectAt, span } from './bytes-spans.js';
 import { type ClaudeLine, type ClaudeUsage, readUsage } from './record.js';
 
@@ -41,19 +41,14 @@ export function forgetUsage(): void {
 
 /**
  * A message's `usage` is read where it stands rather than skipped and walked again later. One the
- * member walk rejects is left to be skipped: it makes the line bad only if it is the usage read (the
- * last one, of an assistant message), which is then walked again and rejected as before.
+ * member walk rejects makes the line bad, as skipping it would: the walk holds every value it passes,
+ * read or skipped, to JSON's grammar.
  */
 export function walkUsage(b: Buffer, us: number, end: number): number {
   if (kind(b, us) !== IS.OBJECT) return -1;
-  try {
-    const after = members(b, us, end, USAGE, use);
-    usageWalkedAt = us;
-    return after;
-  } catch (err) {
-    if (err instanceof SkimError) return -1;
-    throw err;
-  }
+  const after = members(b, us, end, USAGE, use);
+  usageWalkedAt = us;
+  return after;
 }
 
 /** `readUsage` of the usage object, read off the bytes (its rare `iterations` are parsed). */

@@ -172,7 +172,8 @@ let payAt = -1;
 /**
  * Offered the line's payload while the line is walked, so its bytes (nearly all of a line's) are
  * walked once rather than skipped and then walked again. A payload the member walk rejects is left
- * to be skipped: it only makes the line bad if it is the payload that counts (the last one).
+ * to be skipped, which rejects it too (the skim holds skipped values to JSON's grammar): the line is
+ * bad, whichever payload it was.
  */
 function walkPayload(b: Buffer, vs: number, end: number): number {
   if (kind(b, vs) !== IS.OBJECT) return -1;
