@@ -33,7 +33,7 @@ const RECORDED = PROVIDERS.filter((id) => homesOf(id).length > 0);
 
 describe("a provider's carried state, read back from the index", () => {
   it('the lab has recordings of the harnesses whose readers carry state between passes', () => {
-    expect(RECORDED).toEqual(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'pi', 'qwen']);
+    expect(RECORDED).toEqual(['claude', 'codex', 'gemini', 'copilot', 'opencode', 'pi', 'qwen', 'openclaw']);
   });
 
   for (const id of RECORDED) {
