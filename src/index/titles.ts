@@ -1,7 +1,7 @@
 /**
- * What a session is called: the summary Claude wrote for its leaf, else its custom, AI or first
- * prompt title (chosen in `sessions.ts`), redacted as it is built. Not here: where titles are read
- * from a transcript (each provider's parser).
+ * What a session is called: a title the person or Claude gave it, else the summary Claude wrote for
+ * its leaf, else its first prompt; redacted as the session is built (`sessions.ts`). Not here: where
+ * titles are read from a transcript (each provider's parser).
  */
 import { MASK_MARK, redactEach } from '../secrets/redact.js';
 import { type Group, groupKey, type ParsedFile } from './group.js';
