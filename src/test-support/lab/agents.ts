@@ -8,7 +8,7 @@
  * A recipe per agent lives in `agents/<id>.ts`; this module is the part they share.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { REPO } from '../corpus.js';
@@ -260,8 +260,55 @@ export function runAgent(
 const LAB_CLEANUP_RETRIES = 25;
 const LAB_CLEANUP_RETRY_MS = 200;
 
-/** Remove a lab test's temporary tree (agent homes, runtime folders), trying again while it is still written. */
+/**
+ * How long a cleanup waits for the agents it killed to be gone. A TUI agent whose terminal was
+ * closed under it (tmux `kill-server`) can take longer than the retries above to finish writing its
+ * home (Qwen Code once did, in a full run under load); one killed outright is gone within this.
+ */
+const LAB_STRAGGLER_MS = 10_000;
+
+/**
+ * The processes working in `root` (their current folder is in it): an agent a test's terminal
+ * started and left ending. Linux's /proc; elsewhere none are found and the retries alone apply.
+ */
+function processesIn(root: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const found: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${name}/cwd`);
+    } catch {
+      // Gone since the listing, or another user's: not one of this test's agents.
+      continue;
+    }
+    if (cwd === root || cwd.startsWith(`${root}/`)) found.push(Number(name));
+  }
+  return found;
+}
+
+/**
+ * Remove a lab test's temporary tree (agent homes, runtime folders). Agents still working in it are
+ * killed first and waited for, then the removal tries again while the tree is still written.
+ */
 export function removeLabTree(root: string): void {
+  const deadline = Date.now() + LAB_STRAGGLER_MS;
+  for (let left = processesIn(root); left.length > 0 && Date.now() < deadline; left = processesIn(root)) {
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended on its own meanwhile.
+      }
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+  }
   rmSync(root, {
     recursive: true,
     force: true,
