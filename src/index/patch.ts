@@ -161,7 +161,7 @@ export async function patchKept(x: PatchInput): Promise<PatchAnswer> {
   };
 }
 
-/** The titles the kept build gave the sessions about to be rebuilt, by key (see `titleOf` in sessions.ts). */
+/** The titles the kept build gave the sessions about to be rebuilt, by key (see `titlesOf` in titles.ts). */
 function titledBefore(heads: readonly KeptHead[], keys: ReadonlySet<string>): Map<string, string | null> {
   const titled = new Map<string, string | null>();
   for (const h of heads) {

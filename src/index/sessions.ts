@@ -107,11 +107,15 @@ function maskHash(mask: Uint8Array | undefined): string {
   return d.hex();
 }
 
-interface BuildContext {
+/** What a build decides sessions from, before any is titled. */
+interface BuildInputs {
   o: BuildOptions;
   clock: CostClock;
   masks: Map<ParsedFile, Uint8Array>;
   summaries: Summaries;
+}
+
+interface BuildContext extends BuildInputs {
   /** Each session's title, redacted (`titlesOf`). */
   titles: ReadonlyMap<Group, string | null>;
 }
@@ -261,7 +265,7 @@ function buildSession(g: Group, x: BuildContext): SessionRecord | null {
 }
 
 /** What a built session must still match to be reused: its files, their dedupe outcome, its title. */
-function signatureOf(g: Group, x: BuildContext): string {
+function signatureOf(g: Group, x: BuildInputs): string {
   const o = x.o;
   const epoch = `${o.plan}|${o.sinceMs}|${o.untilMs}|${o.time.timeZone}`;
   return `${epoch}|${summaryOf(g, x.summaries) ?? ''}|${g.files
@@ -323,17 +327,19 @@ export function buildRecords(
     o.record.summaries = onDisk;
   }
 
-  const x: BuildContext = { o, clock: clockOf(o), masks, summaries, titles: new Map() };
+  const inputs: BuildInputs = { o, clock: clockOf(o), masks, summaries };
   // A session whose inputs are those of the record kept for it is not built again (nor titled).
   const hits = groups.map((g) => {
     const hit = cache.get(groupKey(g));
-    return hit !== undefined && hit.signature === signatureOf(g, x) ? hit : null;
+    return hit !== undefined && hit.signature === signatureOf(g, inputs) ? hit : null;
   });
-  x.titles = titlesOf(
-    groups.filter((_, i) => hits[i] === null),
-    summaries,
-    undefined,
-  );
+  const x: BuildContext = {
+    ...inputs,
+    titles: titlesOf(
+      groups.filter((_, i) => hits[i] === null),
+      summaries,
+    ),
+  };
   const records: SessionRecord[] = [];
   const present = new Set<string>();
   for (let i = 0; i < groups.length; i++) {

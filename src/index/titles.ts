@@ -49,7 +49,7 @@ export function deletedSummaries(files: readonly ParsedFile[]): Map<number, stri
 export function titlesOf(
   groups: readonly Group[],
   summaries: Summaries,
-  before: ReadonlyMap<string, string | null> | undefined,
+  before?: ReadonlyMap<string, string | null>,
 ): Map<Group, string | null> {
   const titles = new Map<Group, string | null>();
   const unchecked: Group[] = [];
