@@ -13,7 +13,9 @@
 //   node0      `node -e 0`, the floor of any Node command (run in turn with the warm runs)
 //   warm       `cctop --json` with nothing changed
 //   list       `cctop --list` with nothing changed
-//   appended   `cctop --json` after appending 1 MB to each of ten transcripts (restored afterwards)
+//   appended   `cctop --json` after appending 1 MB to each of ten transcripts (restored afterwards),
+//              beside the floor of any Node reader there: the appended lines read and `JSON.parse`d
+//              in a process that does nothing else (`bench/floor-read.mjs tail`)
 // and the peak memory (RSS) of each. Prints ratios against ccusage (cold) and against `node -e 0`
 // (warm, list, appended), and checks that cold, warm and appended runs agree with each other and
 // with ccusage on tokens. With `--small DIR` (a smaller history, e.g. `gen-history.mjs --mb 200`),
@@ -215,6 +217,7 @@ try {
   else await everyCase();
   const appendedNode0 = [];
   const appendedNode0Cpu = [];
+  const parsedOnly = [];
   await measure('appended', process.execPath, [cli, '--json'], async () => {
     restore();
     await timed(process.execPath, [cli, '--json']); // index matches the restored files
@@ -222,6 +225,9 @@ try {
     const floor = await timed(process.execPath, ['-e', '0']);
     appendedNode0.push(floor.wall);
     appendedNode0Cpu.push(floor.cpu);
+    // The least any Node reader does here: read the appended bytes and JSON.parse each line.
+    const tails = grown.flatMap(({ f, size }) => [f, String(size)]);
+    parsedOnly.push(await timed(process.execPath, [join(root, 'bench', 'floor-read.mjs'), 'tail', ...tails]));
   });
   const afterAppend = results.appended.out;
   // A cold read of the very files the last appended run answered for (still appended).
@@ -262,6 +268,10 @@ try {
   }
   console.log(
     `node -e 0 before each appended run: median ${median(appendedNode0).toFixed(3)} s, CPU ${fixed(floorCpu.appended, 3)} s`,
+  );
+  const parsedWall = median(parsedOnly.map((r) => r.wall));
+  console.log(
+    `the appended lines read and JSON.parse'd, nothing else (bench/floor-read.mjs tail): median ${parsedWall.toFixed(3)} s (${(parsedWall / median(appendedNode0)).toFixed(2)}× node -e 0), CPU ${fixed(median(parsedOnly.map((r) => r.cpu)), 3)} s`,
   );
   if (results['warm-small'])
     console.log(
