@@ -72,7 +72,24 @@ describe('the count of damaged rows', () => {
     ['a count that is not whole', '{"dropped": 1.5, "readAgain": 0, "since": "made"}'],
     ['no start', '{"dropped": 1, "readAgain": 0}'],
     ['an array', '[1, 0, "made"]'],
+    [
+      'a start past the last date there is',
+      `{"dropped": 1, "readAgain": 0, "since": ${Number.MAX_SAFE_INTEGER}}`,
+    ],
   ])('that is %s is no count', (_, value) => {
     expect(readRowDamage(value)).toBeNull();
+  });
+
+  it('reads back as written, from the index’s start or from a time', () => {
+    expect(readRowDamage('{"dropped": 2, "readAgain": 1, "since": "made"}')).toEqual({
+      dropped: 2,
+      readAgain: 1,
+      since: 'made',
+    });
+    expect(readRowDamage(`{"dropped": 0, "readAgain": 1, "since": ${NOON}}`)).toEqual({
+      dropped: 0,
+      readAgain: 1,
+      since: NOON,
+    });
   });
 });

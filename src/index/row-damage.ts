@@ -45,6 +45,8 @@ export function readRowDamage(value: string | undefined): RowDamage | null {
   const readAgain = counted(Reflect.get(v, 'readAgain'));
   const since: unknown = Reflect.get(v, 'since');
   const from = since === 'made' ? 'made' : counted(since);
+  // A time doctor can print: past the last date JavaScript holds, `toISOString` throws.
+  if (typeof from === 'number' && Number.isNaN(new Date(from).getTime())) return null;
   if (dropped === null || readAgain === null || from === null) return null;
   return { dropped, readAgain, since: from };
 }
