@@ -22,15 +22,9 @@ import { privateDir, privateFile } from '../private.js';
 import type { ParseResult, SourceFile } from '../providers/types.js';
 import { sqliteModule } from '../sqlite-module.js';
 import { cannotUse, isCorruption, NewerIndex, setAside, unusableDir } from './damage.js';
-import {
-  type DamagedRow,
-  damagedRow,
-  ROW_COLUMNS,
-  type Row,
-  type StoredFile,
-  storedRow,
-} from './file-row.js';
+import { type DamagedRow, ROW_COLUMNS, type Row, type StoredFile, storedRow } from './file-row.js';
 import { KEPT_TABLES, KeptTables } from './kept-store.js';
+import { RowDamageCount, startRowDamage } from './row-damage.js';
 
 export { isCorruption, MAX_DAMAGED_KEPT } from './damage.js';
 export type { DamagedRow, StoredFile } from './file-row.js';
@@ -103,6 +97,8 @@ export class IndexStore {
   private readonly markDeleted: BetterSqlite3.Statement;
   private readonly drop: BetterSqlite3.Statement;
   private damage: string | null = null;
+  /** Rows found too damaged to decode, counted when a save drops or rewrites them (`row-damage.ts`). */
+  private readonly undecoded = new RowDamageCount();
   /** The built sessions kept per scope. */
   readonly kept: KeptTables;
 
@@ -225,6 +221,7 @@ export class IndexStore {
             models TEXT NOT NULL, tools TEXT NOT NULL, ledger BLOB NOT NULL, deleted INTEGER NOT NULL DEFAULT 0, seen_at REAL NOT NULL);
           DROP TABLE IF EXISTS prices;
           CREATE TABLE prices (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
+        startRowDamage(db);
       }
       if (version !== SCHEMA_VERSION) {
         // Schemas 2 to 9, 11 and 12 only added and changed the kept sessions; 10 re-reads the files (`SAME_FILES`).
@@ -262,7 +259,7 @@ export class IndexStore {
       for (const r of rows) {
         const row = storedRow(r);
         if (row) out.push(row);
-        else damaged?.push(damagedRow(r));
+        else damaged?.push(this.undecoded.found(r));
       }
       return out;
     });
@@ -286,6 +283,7 @@ export class IndexStore {
         const r = get.get(path) as Row | undefined;
         const row = r ? storedRow(r) : null;
         if (row) out.set(path, row);
+        else if (r) this.undecoded.found(r);
       }
       return out;
     });
@@ -347,6 +345,7 @@ export class IndexStore {
   ): void {
     const now = Date.now();
     const write = this.db.transaction(() => {
+      this.undecoded.count(this.db, parsed, dropped, now);
       for (const p of parsed) {
         const l = p.result.ledger;
         this.upsert.run({
@@ -374,6 +373,7 @@ export class IndexStore {
       for (const path of dropped) this.drop.run(path);
     });
     this.watched(() => write.immediate());
+    this.undecoded.settled(parsed, dropped);
   }
 
   /**

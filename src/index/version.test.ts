@@ -144,6 +144,29 @@ describe('the version of a module graph', () => {
   it('the same code gives the same version, run after run', () => {
     expect(versions()).toEqual(versions());
   });
+
+  it('a package a module loads by name counts where that module is reached: a new release of it changes those versions only', () => {
+    write('secrets/detect.js', 'export const findSecrets = () => [];\n');
+    write(
+      'providers/alpha/parser.js',
+      `import './../../secrets/detect.js';\n${files['providers/alpha/parser.js']}`,
+    );
+    let release = 'preset@11.7.1 aws@11.7.1';
+    const loads = (module: string) => (module === 'secrets/detect' ? release : null);
+    const graph = () => {
+      const g = new CodeGraph(loads);
+      return {
+        alpha: g.digest([url('providers/alpha/index.js')], root()),
+        beta: g.digest([url('providers/beta/index.js')], root()),
+      };
+    };
+    const before = graph();
+    expect(graph()).toEqual(before);
+    release = 'preset@11.8.0 aws@11.8.0 azure@11.8.0';
+    const after = graph();
+    expect(after.alpha).not.toBe(before.alpha);
+    expect(after.beta).toBe(before.beta);
+  });
 });
 
 describe('each provider’s parser version', () => {
@@ -179,6 +202,19 @@ describe('each provider’s parser version', () => {
 
   it('differs from harness to harness', () => {
     expect(new Set(PROVIDERS.map(parserVersion)).size).toBe(PROVIDERS.length);
+  });
+});
+
+describe('the building code’s version', () => {
+  it('changes with the redaction rules’ identity: a build redacts the titles it stores', () => {
+    const top = providerEntry('claude').slice(0, -'providers/claude/parse.ts'.length);
+    const withRules = (identity: string) =>
+      new CodeGraph((m) => (m === 'secrets/detect' ? identity : null)).digest(
+        [`${top}index/sessions.ts`],
+        top,
+      );
+    expect(withRules('preset@1')).not.toBe(withRules('preset@2'));
+    expect(withRules('preset@1')).toBe(withRules('preset@1'));
   });
 });
 

@@ -9,6 +9,8 @@
  * without anyone remembering to. Its conversation and calls readers are not reached, so an edit
  * there does not make the index read the files again. The modules are only read as bytes (a warm
  * run loads no parser); a type-only import leaves nothing in the compiled code and is not followed.
+ * A package a module loads by name is not our code and is not read; what it is (secretlint's rules,
+ * by their versions) is folded in where that module is reached (`LoadedByName`).
  *
  * The window rules and the rest of the build are in `buildVersion`, from `sessions.ts`, which
  * reaches every provider's place.
@@ -27,6 +29,7 @@ import { crc32 } from 'node:zlib';
 import { Digest } from '../model/digest.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import { obj, str } from '../model/json.js';
+import { rulesIdentity } from '../secrets/rules.js';
 
 /**
  * The longest module specifier read: ours are a few dozen characters (`../../model/facts.js`), and
@@ -111,12 +114,30 @@ function readModule(path: string): Buffer | null {
 }
 
 /**
+ * What a module loads by name from another package, which the walk does not follow (it is not our
+ * code): the identity of what it loads, by the module's path under the root without its extension.
+ * A digest that reaches the module folds it in, so an upgrade of that package retires what the old
+ * one made. `secrets/detect` runs secretlint's rules, which redact the titles a build stores (and
+ * the text some harnesses' readers keep): a secret new rules find is then hidden in kept sessions
+ * too, not only in those whose transcript changed.
+ */
+export type LoadedByName = (module: string) => string | null;
+
+const LOADED_BY_NAME: Record<string, () => string> = { 'secrets/detect': () => rulesIdentity() };
+
+const loadedByName: LoadedByName = (module) => LOADED_BY_NAME[module]?.() ?? null;
+
+/**
  * The modules of this package as files on disk, each read once per process (the shared modules are
  * in every provider's graph, and the versions are computed once a run).
  */
 export class CodeGraph {
   /** Each module by path; null when it cannot be read. */
   private readonly known = new Map<string, ModuleFacts | null>();
+  /** What each module loads by name (`LoadedByName`), asked once per module. */
+  private readonly loaded = new Map<string, string | null>();
+
+  constructor(private readonly loads: LoadedByName = loadedByName) {}
 
   private factsOf(path: string): ModuleFacts | null {
     let m = this.known.get(path);
@@ -149,17 +170,30 @@ export class CodeGraph {
 
   /**
    * A digest of the modules reached from `entries`: each one's name (its path under `root`) and
-   * bytes. A module that cannot be read (an import the walk misread) counts by its name alone.
+   * bytes, and what it loads by name (`LoadedByName`). A module that cannot be read (an import the
+   * walk misread) counts by its name alone.
    */
   digest(entries: readonly string[], root: string): string {
     const h = new Digest();
     for (const path of this.modules(entries)) {
-      h.string(path.startsWith(root) ? path.slice(root.length) : path);
+      const name = path.startsWith(root) ? path.slice(root.length) : path;
+      h.string(name);
       const m = this.factsOf(path);
       // As `Digest.bytes` would fold them in, from the CRC taken while the bytes were at hand.
       if (m !== null) h.int(m.crc).int(m.bytes);
+      const loaded = this.loadedBy(name.replace(/\.[jt]s$/, ''));
+      if (loaded !== null) h.string(loaded);
     }
     return h.hex();
+  }
+
+  private loadedBy(module: string): string | null {
+    let v = this.loaded.get(module);
+    if (v === undefined) {
+      v = this.loads(module);
+      this.loaded.set(module, v);
+    }
+    return v;
   }
 }
 

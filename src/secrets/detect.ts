@@ -22,6 +22,7 @@
  * Not here: replacing what was found (`redact.ts`), or where the findings are kept (`list.ts`).
  */
 import { createRequire } from 'node:module';
+import { PRESET } from './rules.js';
 
 export interface Found {
   /** UTF-16 offsets of the secret in the text scanned. */
@@ -174,8 +175,6 @@ function jwts(text: string, out: Found[]): void {
 
 /** The preset could not be loaded: nothing can be said to be free of secrets. */
 export class RulesUnavailable extends Error {}
-
-const PRESET = '@secretlint/secretlint-rule-preset-recommend';
 
 function readRule(r: unknown): RuleLike | null {
   if (typeof r !== 'object' || r === null) return null;

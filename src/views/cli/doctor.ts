@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../config/index.js';
 import { checkCatalogue } from '../../index/catalogue.js';
+import { type RowDamage, recordedRowDamage } from '../../index/row-damage.js';
 import type { Snapshot } from '../../index/snapshot.js';
 import { INDEX_FILE } from '../../index/store.js';
 import { claudeSettings, entryStatus } from '../../install/index.js';
@@ -86,6 +87,33 @@ function privacyLines(env: Env, h: string, p: Paint): string[] {
 }
 
 /**
+ * The index's rows that did not decode and what the builds did with them, as the index recorded it
+ * (`index/row-damage.ts`): the build that healed them may have been a plain `cctop --json`. An index
+ * with no record (none yet, or made before the count) gets no line: nothing was counted to report.
+ */
+function rowDamageLines(env: Env, p: Paint): string[] {
+  const d = recordedRowDamage(join(cacheDir(env), INDEX_FILE));
+  return d === null ? [] : [`${p.bold('Index rows')}  ${rowDamageText(d, p)}`];
+}
+
+function rowDamageText(d: RowDamage, p: Paint): string {
+  const since =
+    d.since === 'made'
+      ? 'since the index was made'
+      : `since ${new Date(d.since).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const found = d.dropped + d.readAgain;
+  if (found === 0) return `none found damaged ${since}`;
+  const done: string[] = [];
+  if (d.dropped > 0)
+    done.push(
+      `${d.dropped} dropped (${d.dropped === 1 ? 'its transcript was' : 'their transcripts were'} gone)`,
+    );
+  if (d.readAgain > 0)
+    done.push(`${d.readAgain} read again from ${d.readAgain === 1 ? 'its transcript' : 'their transcripts'}`);
+  return `${p.amber(`${counted(found, 'row')} found damaged ${since}`)} (a torn write or a bad disk): ${done.join(', ')}`;
+}
+
+/**
  * The secrets found so far (as the search index has read the transcripts; nothing more is read
  * here) and whether the rules that find them load at all.
  */
@@ -140,6 +168,7 @@ export async function doctor(io: Io, s: Snapshot, env: Env): Promise<number> {
   if (broken) out(`  ${p.amber('a broken saved catalogue is ignored:')} ${safeLine(broken)}`);
   for (const line of settingsLines(env, h, p)) out(line);
   for (const line of privacyLines(env, h, p)) out(line);
+  for (const line of rowDamageLines(env, p)) out(line);
   for (const line of await secretLines(env, p)) out(line);
   out('');
   for (const line of notificationLines(env, p)) out(line);
