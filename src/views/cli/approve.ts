@@ -9,7 +9,13 @@
  * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
  */
 import { hostname, userInfo } from 'node:os';
-import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
+import {
+  ANSWER_CONFIRM_MS,
+  type AnswerOutcome,
+  answerRequest,
+  pickSession,
+  unusableWhy,
+} from '../../approvals/answer.js';
 import {
   allRequests,
   appendApprovalJournal,
@@ -24,11 +30,14 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
+import { KEYED_AGENTS, requestOfEvent, waitingCall } from '../../approvals/waiting-call.js';
+import { MAX_HOOK_FIELD_CHARS } from '../../hooks/types.js';
+import { placeById } from '../../providers/places.js';
 import type { Env } from '../../providers/types.js';
 import { runtimeDir } from '../../runtime/dir.js';
 import { safeLine } from '../terminal-text.js';
 import type { Io } from './main.js';
-import { parse, UsageError } from './options.js';
+import { commonOptions, parse, UsageError } from './options.js';
 
 /** What `cctop approve` exits with. */
 export const APPROVE_EXIT = {
@@ -131,7 +140,10 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   if (id === undefined) throw new UsageError('approve needs a session ID (cctop approve --list shows them)');
   if (more.length > 0) throw new UsageError(`approve: unexpected ${safeLine(more[0]!)}`);
   const verdict = verdictOf(word, values.reason, values.answer);
+  const json = values.json === true;
   if (dir === null) {
+    const keyed = await byKeys(io, rt.path, id, verdict, json);
+    if (keyed !== null) return keyed;
     io.err(`cctop: no request of ${safeLine(id)} waits for an answer`);
     return APPROVE_EXIT.none;
   }
@@ -150,8 +162,11 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
       const late: Answer = { verdict, by: cliAnswerer(io.env), at: now };
       const words = `no longer open: ${settledWords(settled)}`;
       appendApprovalJournal(rt.path, { kind: 'refused', request: last, answer: late, why: words });
-      return said(io, { kind: 'refused', why: 'closed', words, request: last }, values.json === true);
+      return said(io, { kind: 'refused', why: 'closed', words, request: last }, json);
     }
+    // Nothing held: a Codex session whose hooks say a call waits is answered at its prompt, by its keys.
+    const keyed = await byKeys(io, rt.path, id, verdict, json);
+    if (keyed !== null) return keyed;
     io.err(
       `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
     );
@@ -170,7 +185,107 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     request,
     answer,
   );
-  return said(io, outcome, values.json === true);
+  return said(io, outcome, json);
+}
+
+/**
+ * Answer the session `id` names by pressing its agent's own key at its approval prompt, for an agent
+ * whose hook cannot be held (`act/answer-keys.ts`), and journal it as the held answers are. Null when
+ * no session of such an agent is named `id`: the caller says nothing waits.
+ */
+async function byKeys(
+  io: Io,
+  runtime: string,
+  id: string,
+  verdict: Verdict,
+  json: boolean,
+): Promise<number | null> {
+  const { readJournal } = await import('../../hooks/journal.js');
+  const pick = waitingCall(readJournal(io.env), KEYED_AGENTS, id);
+  const fail = (code: number, words: string, extra: object = {}): number => {
+    if (json)
+      io.out(JSON.stringify({ outcome: code === APPROVE_EXIT.none ? 'none' : 'refused', words, ...extra }));
+    else io.err(safeLine(`cctop: ${words}`));
+    return code;
+  };
+  switch (pick.kind) {
+    case 'none':
+      return null;
+    case 'ambiguous':
+      io.err(
+        `cctop: ${safeLine(id)} is the start of several sessions: ${pick.sessions.map(safeLine).join(', ')}`,
+      );
+      return APPROVE_EXIT.usage;
+    case 'not-waiting':
+      return fail(
+        APPROVE_EXIT.none,
+        `no call of ${pick.session} waits for an answer (its hooks' newest word: ${pick.said})`,
+      );
+    case 'unnamed':
+      return fail(
+        APPROVE_EXIT.refused,
+        `refused: the hook of ${pick.session} names no command, so cctop cannot prove its prompt asks about it; answer it in its own terminal`,
+      );
+    case 'waiting':
+      break;
+  }
+  const { snapshot } = await import('./snapshots.js');
+  const { findSession } = await import('../../index/find.js');
+  const { answerByKeys } = await import('../../act/answer-keys.js');
+  const found = findSession((await snapshot(commonOptions({}), io.env)).document, pick.session);
+  if (found.kind !== 'one')
+    return fail(
+      APPROVE_EXIT.refused,
+      `refused: cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
+    );
+  const s = found.session;
+  const request = requestOfEvent(pick.event, s.process?.pids[0] ?? 0);
+  const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
+  const refuse = (words: string): number => {
+    appendApprovalJournal(runtime, { kind: 'refused', request, answer, why: words });
+    return fail(APPROVE_EXIT.refused, `refused: ${words}`, { request });
+  };
+  const unusable = unusableWhy(request, answer);
+  if (unusable !== null || verdict.kind === 'text')
+    return refuse(`not taken: ${unusable ?? 'it asks allow or deny'}`);
+  const r = await answerByKeys(s, pick.event.input, MAX_HOOK_FIELD_CHARS, verdict.kind, { env: io.env });
+  if (r.kind === 'refused') return refuse(`${r.why}; ${r.fix}`);
+  appendApprovalJournal(runtime, {
+    kind: 'typed',
+    request,
+    answer,
+    where: r.where,
+    key: r.key,
+    closed: r.closed,
+  });
+  const notes: string[] = [];
+  if (verdict.kind === 'deny' && verdict.reason !== null)
+    notes.push(
+      `the reason was not delivered: ${placeById(s.provider).label}'s prompt takes no words (tell it with cctop send ${s.id.slice(0, 12)} TEXT)`,
+    );
+  if (r.endsTurn) notes.push('the deny ends its turn: the model is told the call was aborted by the user');
+  const code = r.closed ? APPROVE_EXIT.delivered : APPROVE_EXIT.unconfirmed;
+  if (json) {
+    io.out(
+      JSON.stringify({
+        outcome: r.closed ? 'delivered' : 'unconfirmed',
+        via: 'keys',
+        where: r.where,
+        key: r.key,
+        reasonDelivered: verdict.kind === 'deny' && verdict.reason !== null ? false : null,
+        notes,
+        request,
+      }),
+    );
+    return code;
+  }
+  const what = `${request.tool ?? 'the call'} ${request.input ?? ''}`.trimEnd();
+  const pressed = `pressed ${r.key} ("${r.label}") in ${r.where}`;
+  if (r.closed) io.out(safeLine(`Answered (${verdict.kind}): ${what} of ${s.id}: ${pressed}`));
+  else
+    io.err(safeLine(`cctop: ${pressed} for ${what}, but its prompt was still up when cctop stopped looking`));
+  for (const n of notes) io.err(safeLine(`cctop: ${n}`));
+  return code;
 }
 
 function said(io: Io, o: AnswerOutcome, json: boolean): number {
