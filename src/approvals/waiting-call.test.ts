@@ -64,8 +64,16 @@ describe("the call a Codex session's hooks say waits", () => {
     });
   });
 
-  it("says which sessions a short id could be, and knows nothing of other agents' sessions", () => {
-    expect(waitingCall(ASKING, KEYED_AGENTS, '01a2529a')).toEqual({
+  it("takes a short id shared with Codex's side session as the one that waits, and knows nothing of other agents' sessions", () => {
+    expect(waitingCall(ASKING, KEYED_AGENTS, '01a2529a')).toMatchObject({
+      kind: 'waiting',
+      session: SESSION,
+    });
+    const twice = [
+      ...ASKING,
+      event('PermissionRequest', 6, { session: '01a2529a-f4de-7153-b249-c3fab4fd66d0' }),
+    ];
+    expect(waitingCall(twice, KEYED_AGENTS, '01a2529a')).toEqual({
       kind: 'ambiguous',
       sessions: [SESSION, '01a2529a-f4de-7153-b249-c3fab4fd66d0'],
     });

@@ -35,35 +35,40 @@ export type WaitingPick =
 
 /**
  * The session of `agents` whose id is `query` (or starts with it), and whether a call of it waits, as
- * the newest of its `events` (oldest first, as the journal gives them) says.
+ * the newest of its `events` (oldest first, as the journal gives them) says. A start of an id that
+ * several sessions share names the one of them that waits, as `cctop approve` names a session with an
+ * open request: Codex starts a side session beside each, whose id begins alike.
  */
 export function waitingCall(
   events: readonly HookEvent[],
   agents: readonly HookAgent[],
   query: string,
 ): WaitingPick {
-  const mine = events.filter(
-    (e): e is HookEvent & { session: string } => e.session !== null && agents.includes(e.agent),
-  );
-  const exact = mine.some((e) => e.session === query);
-  const sessions = exact
-    ? [query]
-    : [...new Set(mine.filter((e) => query.length > 0 && e.session.startsWith(query)).map((e) => e.session))];
-  if (sessions.length === 0) return { kind: 'none' };
-  if (sessions.length > 1) return { kind: 'ambiguous', sessions };
-  const session = sessions[0]!;
-  let newest: HookEvent | null = null;
-  for (const e of mine) {
-    if (e.session !== session || meaningOf(e) === 'none') continue;
-    // The journal is in the order the hooks finished; the events' own times order them.
-    if (newest === null || e.at >= newest.at) newest = e;
+  const newest = new Map<string, HookEvent>();
+  for (const e of events) {
+    if (e.session === null || !agents.includes(e.agent)) continue;
+    const seen = newest.get(e.session);
+    // Every session heard of is kept; its newest word about its state decides. The journal is in the
+    // order the hooks finished; the events' own times order them.
+    if (seen === undefined) newest.set(e.session, e);
+    else if (meaningOf(e) !== 'none' && (meaningOf(seen) === 'none' || e.at >= seen.at))
+      newest.set(e.session, e);
   }
-  if (newest === null) return { kind: 'not-waiting', session, said: 'nothing about its state' };
-  if (meaningOf(newest) !== 'waiting')
-    return { kind: 'not-waiting', session, said: `${newest.event} (${meaningOf(newest)})` };
-  const input = newest.input;
-  if (input === null) return { kind: 'unnamed', session };
-  return { kind: 'waiting', session, event: { ...newest, session, input } };
+  const said = (session: string): WaitingPick => {
+    const e = newest.get(session)!;
+    const meaning = meaningOf(e);
+    if (meaning === 'none') return { kind: 'not-waiting', session, said: 'nothing about its state' };
+    if (meaning !== 'waiting') return { kind: 'not-waiting', session, said: `${e.event} (${meaning})` };
+    if (e.input === null) return { kind: 'unnamed', session };
+    return { kind: 'waiting', session, event: { ...e, session, input: e.input } };
+  };
+  if (newest.has(query)) return said(query);
+  const near = [...newest.keys()].filter((id) => query.length > 0 && id.startsWith(query));
+  if (near.length === 0) return { kind: 'none' };
+  if (near.length === 1) return said(near[0]!);
+  const asking = near.filter((id) => said(id).kind !== 'not-waiting');
+  if (asking.length === 1) return said(asking[0]!);
+  return { kind: 'ambiguous', sessions: asking.length > 1 ? asking : near };
 }
 
 /**

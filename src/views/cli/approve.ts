@@ -229,17 +229,8 @@ async function byKeys(
     case 'waiting':
       break;
   }
-  const { snapshot } = await import('./snapshots.js');
-  const { findSession } = await import('../../index/find.js');
-  const { answerByKeys } = await import('../../act/answer-keys.js');
-  const found = findSession((await snapshot(commonOptions({}), io.env)).document, pick.session);
-  if (found.kind !== 'one')
-    return fail(
-      APPROVE_EXIT.refused,
-      `refused: cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
-    );
-  const s = found.session;
-  const request = requestOfEvent(pick.event, s.process?.pids[0] ?? 0);
+  // The hook ran in the agent's process: its parent is the agent, whose request this stands for.
+  const request = requestOfEvent(pick.event, pick.event.ppid ?? 0);
   const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
   const refuse = (words: string): number => {
     appendApprovalJournal(runtime, { kind: 'refused', request, answer, why: words });
@@ -248,6 +239,15 @@ async function byKeys(
   const unusable = unusableWhy(request, answer);
   if (unusable !== null || verdict.kind === 'text')
     return refuse(`not taken: ${unusable ?? 'it asks allow or deny'}`);
+  const { snapshot } = await import('./snapshots.js');
+  const { findSession } = await import('../../index/find.js');
+  const { answerByKeys } = await import('../../act/answer-keys.js');
+  const found = findSession((await snapshot(commonOptions({}), io.env)).document, pick.session);
+  if (found.kind !== 'one')
+    return refuse(
+      `cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
+    );
+  const s = found.session;
   const r = await answerByKeys(s, pick.event.input, MAX_HOOK_FIELD_CHARS, verdict.kind, { env: io.env });
   if (r.kind === 'refused') return refuse(`${r.why}; ${r.fix}`);
   appendApprovalJournal(runtime, {
