@@ -4,6 +4,9 @@
  * or see which are open. The oldest open request of the session is the one answered (an agent asks
  * one thing at a time; a second waits behind the first).
  *
+ * A Codex session has nothing held (its hook runs before its prompt): its prompt is answered by its
+ * own keys in its proven tmux pane (`byKeys`, `act/answer-keys.ts`).
+ *
  * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
  *
  * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
@@ -48,9 +51,12 @@ export const APPROVE_EXIT = {
   usage: 2,
   /** No open request of that session (none waits, or its hook is gone). */
   none: 3,
-  /** Refused: answered first elsewhere, no longer open, or not the kind of answer it takes. */
+  /**
+   * Refused: answered first elsewhere, no longer open, not the kind of answer it takes, or (Codex) its
+   * prompt not proven on its screen.
+   */
   refused: 4,
-  /** Written, but the holding hook had not taken it when the wait ended. */
+  /** Written, but the holding hook had not taken it when the wait ended (Codex: its prompt still up after the key). */
   unconfirmed: 5,
 } as const;
 
@@ -67,9 +73,14 @@ ID is the agent's session id or the start of one. The oldest open request of tha
 answered. The agent's own dialog stays up meanwhile: whichever answers first decides, and a late
 answer is refused with what happened. Needs \`cctop hooks install --approvals\` (docs/act.md).
 
+Codex (in a tmux pane, with \`cctop hooks install --agent codex\`): nothing is held; cctop reads its
+prompt on the pane's screen and, when it asks about the call its hooks say waits, presses its key
+(allow: y; deny: esc, which ends the turn; a --reason is not delivered). Else it types nothing.
+
 Exit codes: 0 the agent took the answer; 3 nothing of that session waits; 4 refused (answered
-first elsewhere, no longer open, or an answer it cannot take); 5 not taken yet (the hook had not
-looked when the wait ended); 1 no runtime directory; 2 a bad argument.
+first elsewhere, no longer open, an answer it cannot take, or a prompt not proven on its screen);
+5 not taken yet (the hook had not looked, or Codex's prompt was still up, when the wait ended);
+1 no runtime directory; 2 a bad argument.
 
 Options:
   --reason TEXT   with deny: what the model is told
