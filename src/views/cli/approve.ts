@@ -34,7 +34,7 @@ import {
   type Verdict,
 } from '../../approvals/types.js';
 import { KEYED_AGENTS, requestOfEvent, waitingCall } from '../../approvals/waiting-call.js';
-import { MAX_HOOK_FIELD_CHARS } from '../../hooks/types.js';
+import { MAX_HOOK_FIELD_CHARS, providerOfAgent } from '../../hooks/types.js';
 import { placeById } from '../../providers/places.js';
 import type { Env } from '../../providers/types.js';
 import { runtimeDir } from '../../runtime/dir.js';
@@ -253,7 +253,9 @@ async function byKeys(
   const { snapshot } = await import('./snapshots.js');
   const { findSession } = await import('../../index/find.js');
   const { answerByKeys } = await import('../../act/answer-keys.js');
-  const found = findSession((await snapshot(commonOptions({}), io.env)).document, pick.session);
+  // Only the agent's own sessions are read: the one the hooks named is among them.
+  const o = { ...commonOptions({}), providers: [providerOfAgent(pick.event.agent)] };
+  const found = findSession((await snapshot(o, io.env)).document, pick.session);
   if (found.kind !== 'one')
     return refuse(
       `cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
