@@ -164,3 +164,21 @@ export function tmuxOn(pane: Pane, args: readonly string[]): { ok: true } | { ok
   if (r.status === 0) return { ok: true };
   return { ok: false, why: (r.stderr || r.error?.message || `tmux exited ${r.status}`).trim() };
 }
+
+/**
+ * The most of a pane's screen read back: tmux prints the visible screen, at most a few hundred rows by
+ * a few hundred columns with wide characters, well under this; past it the read fails rather than
+ * holding a flood in memory.
+ */
+export const MAX_CAPTURE_BYTES = 1024 * 1024;
+
+/** The text on the proven pane's screen as it is now (`capture-pane -p`: no colours, no controls of its own), or why not. */
+export function screenOf(pane: Pane): { ok: true; text: string } | { ok: false; why: string } {
+  const r = spawnSync('tmux', ['-S', pane.socket, 'capture-pane', '-p', '-t', pane.paneId], {
+    encoding: 'utf8',
+    timeout: TMUX_TIMEOUT_MS,
+    maxBuffer: MAX_CAPTURE_BYTES,
+  });
+  if (r.status === 0 && typeof r.stdout === 'string') return { ok: true, text: r.stdout };
+  return { ok: false, why: (r.error?.message || r.stderr || `tmux exited ${r.status}`).trim() };
+}

@@ -214,7 +214,12 @@ export type JournalLine =
   /** How a request ended (the holding hook writes it). */
   | { kind: 'settled'; request: ApprovalRequest; settlement: Settlement }
   /** An answer that was refused, and why (whoever was refused writes it). */
-  | { kind: 'refused'; request: ApprovalRequest; answer: Answer; why: string };
+  | { kind: 'refused'; request: ApprovalRequest; answer: Answer; why: string }
+  /**
+   * An answer given by pressing the agent's own key in its terminal, for an agent whose hook cannot
+   * be held (Codex): `where` it was pressed, which `key`, and whether the prompt was seen to close.
+   */
+  | { kind: 'typed'; request: ApprovalRequest; answer: Answer; where: string; key: string; closed: boolean };
 
 /** Append a line; a journal past its bound is first cut to its newest half. Never throws. */
 export function appendApprovalJournal(runtime: string, line: JournalLine): void {
@@ -261,6 +266,16 @@ export function readApprovalJournal(runtime: string): JournalLine[] {
       const answer = readAnswer(o.answer);
       if (answer !== null && typeof o.why === 'string')
         out.push({ kind: 'refused', request, answer, why: o.why });
+    } else if (o.kind === 'typed') {
+      const answer = readAnswer(o.answer);
+      const { where, key, closed } = o;
+      if (
+        answer !== null &&
+        typeof where === 'string' &&
+        typeof key === 'string' &&
+        typeof closed === 'boolean'
+      )
+        out.push({ kind: 'typed', request, answer, where, key, closed });
     }
   }
   return out;

@@ -42,7 +42,8 @@ export type ScriptName =
   | 'stages'
   | 'mcp'
   | 'handoff'
-  | 'ask';
+  | 'ask'
+  | 'escalate';
 
 /** Whether the server holds a step's response until the test releases it. */
 export const isHeld = (step: Step): boolean => step.kind === 'held' || step.held === true;
@@ -115,6 +116,28 @@ export const SCRIPTS: Record<ScriptName, Step[]> = {
       },
     },
     { kind: 'answer', text: 'Noted the colour.' },
+  ],
+  // A command Codex's model asks to run outside its sandbox, as 0.169.0's `exec_command` takes it: with
+  // `approval_policy = "on-request"` that is what brings up its "Would you like to run" prompt (a
+  // plain call just runs, or fails, inside the sandbox, and nothing is asked). Once allowed, the command
+  // waits (a minute at most) for the test to make `lab-gate` in its directory, so a test can look at
+  // the session between the answer and the call's end.
+  escalate: [
+    {
+      kind: 'tool',
+      call: {
+        name: 'exec_command',
+        args: {
+          cmd: 'for i in $(seq 600); do [ -e lab-gate ] && break; sleep 0.1; done; touch lab-escalated.txt && echo lab-escalated',
+          // Its output is awaited until the command ends (Codex's default returns after seconds and lets
+          // it run on), so the call is not over before the gate is made.
+          yield_time_ms: 120_000,
+          sandbox_permissions: 'require_escalated',
+          justification: 'The lab asks to write a file outside the sandbox.',
+        },
+      },
+    },
+    { kind: 'answer', text: 'The escalated command is settled.' },
   ],
 };
 

@@ -4,12 +4,21 @@
  * or see which are open. The oldest open request of the session is the one answered (an agent asks
  * one thing at a time; a second waits behind the first).
  *
+ * A Codex session has nothing held (its hook runs before its prompt): its prompt is answered by its
+ * own keys in its proven tmux pane (`byKeys`, `act/answer-keys.ts`).
+ *
  * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
  *
  * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
  */
 import { hostname, userInfo } from 'node:os';
-import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
+import {
+  ANSWER_CONFIRM_MS,
+  type AnswerOutcome,
+  answerRequest,
+  pickSession,
+  unusableWhy,
+} from '../../approvals/answer.js';
 import {
   allRequests,
   appendApprovalJournal,
@@ -24,11 +33,14 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
+import { KEYED_AGENTS, requestOfEvent, waitingCall } from '../../approvals/waiting-call.js';
+import { MAX_HOOK_FIELD_CHARS, providerOfAgent } from '../../hooks/types.js';
+import { placeById } from '../../providers/places.js';
 import type { Env } from '../../providers/types.js';
 import { runtimeDir } from '../../runtime/dir.js';
 import { safeLine } from '../terminal-text.js';
 import type { Io } from './main.js';
-import { parse, UsageError } from './options.js';
+import { commonOptions, parse, UsageError } from './options.js';
 
 /** What `cctop approve` exits with. */
 export const APPROVE_EXIT = {
@@ -39,9 +51,12 @@ export const APPROVE_EXIT = {
   usage: 2,
   /** No open request of that session (none waits, or its hook is gone). */
   none: 3,
-  /** Refused: answered first elsewhere, no longer open, or not the kind of answer it takes. */
+  /**
+   * Refused: answered first elsewhere, no longer open, not the kind of answer it takes, or (Codex) its
+   * prompt not proven on its screen.
+   */
   refused: 4,
-  /** Written, but the holding hook had not taken it when the wait ended. */
+  /** Written, but the holding hook had not taken it when the wait ended (Codex: its prompt still up after the key). */
   unconfirmed: 5,
 } as const;
 
@@ -58,9 +73,14 @@ ID is the agent's session id or the start of one. The oldest open request of tha
 answered. The agent's own dialog stays up meanwhile: whichever answers first decides, and a late
 answer is refused with what happened. Needs \`cctop hooks install --approvals\` (docs/act.md).
 
+Codex (in a tmux pane, with \`cctop hooks install --agent codex\`): nothing is held; cctop reads its
+prompt on the pane's screen and, when it asks about the call its hooks say waits, presses its key
+(allow: y; deny: esc, which ends the turn; a --reason is not delivered). Else it types nothing.
+
 Exit codes: 0 the agent took the answer; 3 nothing of that session waits; 4 refused (answered
-first elsewhere, no longer open, or an answer it cannot take); 5 not taken yet (the hook had not
-looked when the wait ended); 1 no runtime directory; 2 a bad argument.
+first elsewhere, no longer open, an answer it cannot take, or a prompt not proven on its screen);
+5 not taken yet (the hook had not looked, or Codex's prompt was still up, when the wait ended);
+1 no runtime directory; 2 a bad argument.
 
 Options:
   --reason TEXT   with deny: what the model is told
@@ -131,7 +151,10 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   if (id === undefined) throw new UsageError('approve needs a session ID (cctop approve --list shows them)');
   if (more.length > 0) throw new UsageError(`approve: unexpected ${safeLine(more[0]!)}`);
   const verdict = verdictOf(word, values.reason, values.answer);
+  const json = values.json === true;
   if (dir === null) {
+    const keyed = await byKeys(io, rt.path, id, verdict, json);
+    if (keyed !== null) return keyed;
     io.err(`cctop: no request of ${safeLine(id)} waits for an answer`);
     return APPROVE_EXIT.none;
   }
@@ -150,8 +173,11 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
       const late: Answer = { verdict, by: cliAnswerer(io.env), at: now };
       const words = `no longer open: ${settledWords(settled)}`;
       appendApprovalJournal(rt.path, { kind: 'refused', request: last, answer: late, why: words });
-      return said(io, { kind: 'refused', why: 'closed', words, request: last }, values.json === true);
+      return said(io, { kind: 'refused', why: 'closed', words, request: last }, json);
     }
+    // Nothing held: a Codex session whose hooks say a call waits is answered at its prompt, by its keys.
+    const keyed = await byKeys(io, rt.path, id, verdict, json);
+    if (keyed !== null) return keyed;
     io.err(
       `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
     );
@@ -170,7 +196,109 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     request,
     answer,
   );
-  return said(io, outcome, values.json === true);
+  return said(io, outcome, json);
+}
+
+/**
+ * Answer the session `id` names by pressing its agent's own key at its approval prompt, for an agent
+ * whose hook cannot be held (`act/answer-keys.ts`), and journal it as the held answers are. Null when
+ * no session of such an agent is named `id`: the caller says nothing waits.
+ */
+async function byKeys(
+  io: Io,
+  runtime: string,
+  id: string,
+  verdict: Verdict,
+  json: boolean,
+): Promise<number | null> {
+  const { readJournal } = await import('../../hooks/journal.js');
+  const pick = waitingCall(readJournal(io.env), KEYED_AGENTS, id);
+  const fail = (code: number, words: string, extra: object = {}): number => {
+    if (json)
+      io.out(JSON.stringify({ outcome: code === APPROVE_EXIT.none ? 'none' : 'refused', words, ...extra }));
+    else io.err(safeLine(`cctop: ${words}`));
+    return code;
+  };
+  switch (pick.kind) {
+    case 'none':
+      return null;
+    case 'ambiguous':
+      io.err(
+        `cctop: ${safeLine(id)} is the start of several sessions: ${pick.sessions.map(safeLine).join(', ')}`,
+      );
+      return APPROVE_EXIT.usage;
+    case 'not-waiting':
+      return fail(
+        APPROVE_EXIT.none,
+        `no call of ${pick.session} waits for an answer (its hooks' newest word: ${pick.said})`,
+      );
+    case 'unnamed':
+      return fail(
+        APPROVE_EXIT.refused,
+        `refused: the hook of ${pick.session} names no command, so cctop cannot prove its prompt asks about it; answer it in its own terminal`,
+      );
+    case 'waiting':
+      break;
+  }
+  // The hook ran in the agent's process: its parent is the agent, whose request this stands for.
+  const request = requestOfEvent(pick.event, pick.event.ppid ?? 0);
+  const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
+  const refuse = (words: string): number => {
+    appendApprovalJournal(runtime, { kind: 'refused', request, answer, why: words });
+    return fail(APPROVE_EXIT.refused, `refused: ${words}`, { request });
+  };
+  const unusable = unusableWhy(request, answer);
+  if (unusable !== null || verdict.kind === 'text')
+    return refuse(`not taken: ${unusable ?? 'it asks allow or deny'}`);
+  const { snapshot } = await import('./snapshots.js');
+  const { findSession } = await import('../../index/find.js');
+  const { answerByKeys } = await import('../../act/answer-keys.js');
+  // Only the agent's own sessions are read: the one the hooks named is among them.
+  const o = { ...commonOptions({}), providers: [providerOfAgent(pick.event.agent)] };
+  const found = findSession((await snapshot(o, io.env)).document, pick.session);
+  if (found.kind !== 'one')
+    return refuse(
+      `cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
+    );
+  const s = found.session;
+  const r = await answerByKeys(s, pick.event.input, MAX_HOOK_FIELD_CHARS, verdict.kind, { env: io.env });
+  if (r.kind === 'refused') return refuse(`${r.why}; ${r.fix}`);
+  appendApprovalJournal(runtime, {
+    kind: 'typed',
+    request,
+    answer,
+    where: r.where,
+    key: r.key,
+    closed: r.closed,
+  });
+  const notes: string[] = [];
+  if (verdict.kind === 'deny' && verdict.reason !== null)
+    notes.push(
+      `the reason was not delivered: ${placeById(s.provider).label}'s prompt takes no words (tell it with cctop send ${s.id.slice(0, 12)} TEXT)`,
+    );
+  if (r.endsTurn) notes.push('the deny ends its turn: the model is told the call was aborted by the user');
+  const code = r.closed ? APPROVE_EXIT.delivered : APPROVE_EXIT.unconfirmed;
+  if (json) {
+    io.out(
+      JSON.stringify({
+        outcome: r.closed ? 'delivered' : 'unconfirmed',
+        via: 'keys',
+        where: r.where,
+        key: r.key,
+        reasonDelivered: verdict.kind === 'deny' && verdict.reason !== null ? false : null,
+        notes,
+        request,
+      }),
+    );
+    return code;
+  }
+  const what = `${request.tool ?? 'the call'} ${request.input ?? ''}`.trimEnd();
+  const pressed = `pressed ${r.key} ("${r.label}") in ${r.where}`;
+  if (r.closed) io.out(safeLine(`Answered (${verdict.kind}): ${what} of ${s.id}: ${pressed}`));
+  else
+    io.err(safeLine(`cctop: ${pressed} for ${what}, but its prompt was still up when cctop stopped looking`));
+  for (const n of notes) io.err(safeLine(`cctop: ${n}`));
+  return code;
 }
 
 function said(io: Io, o: AnswerOutcome, json: boolean): number {

@@ -127,6 +127,8 @@ function answerLines(ev: Evidence, when: (ms: number | null) => string): string[
         return `  ${when(j.settlement.at).padStart(4)} ago  ${asked(j.request)}  → ${safeLine(settledWords(j.settlement))}, ${Math.round((j.settlement.at - j.request.at) / 1000)} s after it was asked`;
       case 'refused':
         return `  ${when(j.answer.at).padStart(4)} ago  ${asked(j.request)}  → refused ${safeLine(verdictWords(j.answer.verdict))} from ${safeLine(j.answer.by.who)} via ${j.answer.by.via} from ${safeLine(j.answer.by.from)}: ${safeLine(j.why)}`;
+      case 'typed':
+        return `  ${when(j.answer.at).padStart(4)} ago  ${asked(j.request)}  → ${safeLine(verdictWords(j.answer.verdict))} by ${safeLine(j.answer.by.who)} via ${j.answer.by.via} from ${safeLine(j.answer.by.from)}: pressed ${safeLine(j.key)} in ${safeLine(j.where)}${j.closed ? '' : ' (its prompt was still up when cctop stopped looking)'}`;
     }
   };
   const lines: string[] = [];
