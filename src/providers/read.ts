@@ -44,9 +44,10 @@ export function extracting<L>(
     try {
       l = fast(b, s, e);
     } catch (err) {
-      // The skim checks a line's shape and depth; a value inside it that is not JSON (a number with
-      // a leading zero, a raw control character) surfaces when it is decoded. Either way a full parse
-      // would refuse the line too: the line is bad, the rest of the file is not.
+      // The skim holds a line to JSON's grammar, but for its named gap (`skim-walk.ts`): a raw
+      // control byte or a bad escape past a string's first bytes surfaces only if the string is
+      // decoded. Either way a full parse would refuse the line too: the line is bad, the rest of the
+      // file is not.
       if (err instanceof SkimError) return err.reason;
       if (err instanceof SyntaxError) return 'not-json-object';
       throw err;
