@@ -5,8 +5,9 @@
 import { emptyFacts, type FileFacts, noteBadLine } from '../model/facts.js';
 import { type BadLineReason, type JsonObject, readObjectAt } from '../model/json.js';
 import { type Ledger, LedgerBuilder } from '../model/ledger.js';
+import type { DriftTally } from './drift.js';
 import { isBlank, scanLines } from './jsonl.js';
-import { SkimError } from './skim.js';
+import { objectLine, SkimError } from './skim.js';
 import type { ParseResult, SourceFile } from './types.js';
 
 /** What became of one line: read, or why it is bad (the caller counts it). */
@@ -54,6 +55,35 @@ export function extracting<L>(
     }
     feed(l);
     return 'read';
+  };
+}
+
+/**
+ * The line sink of a harness whose lines are small enough to be parsed whole (no byte extractor):
+ * each line's object is shown to `drift` before it is projected and fed to `parser`, so what the
+ * reader does not know is looked at in the object already parsed, never in a second parse.
+ */
+export function parsedLines<C, L>(
+  parser: { line(l: L): void; carry(): C },
+  drift: DriftTally,
+  project: (o: JsonObject) => L,
+): LineSink<C> {
+  let at = 0;
+  const seen = (o: JsonObject) => {
+    drift.object(o, at);
+    return project(o);
+  };
+  const read = extracting(
+    (b, s, e) => seen(objectLine(b, s, e)),
+    seen,
+    (l) => parser.line(l),
+  );
+  return {
+    line: (b, s, e, lineNo) => {
+      at = lineNo;
+      return read(b, s, e);
+    },
+    carry: () => parser.carry(),
   };
 }
 
