@@ -155,6 +155,10 @@ export function casesNamed(names: readonly string[] | undefined): LabCase[] {
   return CASES.filter((c) => names.includes(c.name));
 }
 
+/**
+ * Register the suite for one agent: its cases (all, or those its rules name), the held answer, and
+ * the tests its rules add. Throws, so the file fails, for a case name that is no case.
+ */
 export function conformance(agent: Recipe | HomeRecipe, rules: AgentRules): void {
   const cases = casesNamed(rules.cases);
   const recipeIn = (home: string): Recipe => ('inHome' in agent ? agent.inHome(home) : agent);
