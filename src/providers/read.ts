@@ -5,8 +5,9 @@
 import { emptyFacts, type FileFacts, noteBadLine } from '../model/facts.js';
 import { type BadLineReason, type JsonObject, readObjectAt } from '../model/json.js';
 import { type Ledger, LedgerBuilder } from '../model/ledger.js';
+import type { DriftTally } from './drift.js';
 import { isBlank, scanLines } from './jsonl.js';
-import { SkimError } from './skim.js';
+import { objectLine, SkimError } from './skim.js';
 import type { ParseResult, SourceFile } from './types.js';
 
 /** What became of one line: read, or why it is bad (the caller counts it). */
@@ -44,15 +45,45 @@ export function extracting<L>(
     try {
       l = fast(b, s, e);
     } catch (err) {
-      // The skim checks a line's shape and depth; a value inside it that is not JSON (a number with
-      // a leading zero, a raw control character) surfaces when it is decoded. Either way a full parse
-      // would refuse the line too: the line is bad, the rest of the file is not.
+      // The skim holds a line to JSON's grammar, but for its named gap (`skim-walk.ts`): a raw
+      // control byte or a bad escape past a string's first bytes surfaces only if the string is
+      // decoded. Either way a full parse would refuse the line too: the line is bad, the rest of the
+      // file is not.
       if (err instanceof SkimError) return err.reason;
       if (err instanceof SyntaxError) return 'not-json-object';
       throw err;
     }
     feed(l);
     return 'read';
+  };
+}
+
+/**
+ * The line sink of a harness whose lines are small enough to be parsed whole (no byte extractor):
+ * each line's object is shown to `drift` before it is projected and fed to `parser`, so what the
+ * reader does not know is looked at in the object already parsed, never in a second parse.
+ */
+export function parsedLines<C, L>(
+  parser: { line(l: L): void; carry(): C },
+  drift: DriftTally,
+  project: (o: JsonObject) => L,
+): LineSink<C> {
+  let at = 0;
+  const seen = (o: JsonObject) => {
+    drift.object(o, at);
+    return project(o);
+  };
+  const read = extracting(
+    (b, s, e) => seen(objectLine(b, s, e)),
+    seen,
+    (l) => parser.line(l),
+  );
+  return {
+    line: (b, s, e, lineNo) => {
+      at = lineNo;
+      return read(b, s, e);
+    },
+    carry: () => parser.carry(),
   };
 }
 

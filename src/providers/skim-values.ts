@@ -7,7 +7,6 @@
  * one whole JSON value, as the walk found it; a decoder checks only the first byte it needs to tell
  * the value's kind.
  */
-import { numberEnd } from './skim-tokens.js';
 import { BACKSLASH, COLON, QUOTE } from './skim-walk.js';
 
 /** The JSON text of a value, decoded as JavaScript would (`JSON.parse` of the span). */
@@ -23,27 +22,6 @@ export function value(b: Buffer, s: number, e: number): unknown {
 export function hasEscape(b: Uint8Array, s: number, e: number): boolean {
   for (let i = s; i < e; i++) if (b[i] === BACKSLASH) return true;
   return false;
-}
-
-/**
- * Whether every number in `b[s..e)` (outside its strings) is spelled as JSON allows: no leading zero,
- * digits after a point and after an exponent. The walk now holds every value it passes to this
- * grammar (`skim-walk.ts`), so on a span it located this is always true; it stays for callers that
- * ask it before reading a value off its bytes. Only for a span `hasEscape` cleared: a quote then
- * always opens or closes a string.
- */
-export function numbersWellFormed(b: Uint8Array, s: number, e: number): boolean {
-  let inString = false;
-  for (let i = s; i < e; i++) {
-    const c = b[i]!;
-    if (c === QUOTE) inString = !inString;
-    else if (!inString && (c === 0x2d || (c >= 0x30 && c <= 0x39))) {
-      i = numberEnd(b, i, e);
-      if (i < 0) return false;
-      i--;
-    }
-  }
-  return true;
 }
 
 /** A string value, or null when the value is not a string. */

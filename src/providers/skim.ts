@@ -27,7 +27,6 @@ export {
   isoMsAt,
   isTrue,
   numberAt,
-  numbersWellFormed,
   stringAt,
   stringIs,
   stringPrefixAt,

@@ -8,86 +8,28 @@
  * null), and a resumed run's usage is its own with no thread total at all.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
-import { stream } from '../../src/drive/index.js';
+import { describe, expect, it } from 'vitest';
 import { geminiRecipe as recipe } from '../../src/test-support/lab/agents/gemini.js';
-import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { agentBin, PINS } from '../../src/test-support/lab/agents.js';
 import { entriesOf } from '../../src/test-support/lab/check.js';
-import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
 import { endingTests } from './drive-endings.js';
+import { calls, driveLab, results, sum } from './drive-lab.js';
 
 const pin = PINS.gemini;
 const bin = agentBin('gemini');
 const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
 
-const sum = (xs: LedgerEntry[], f: (e: LedgerEntry) => number | null) =>
-  xs.reduce((a, e) => a + (f(e) ?? 0), 0);
-
-interface Driven {
-  events: Event[];
-  outcome: Outcome;
-  ledger: LedgerEntry[];
-  home: string;
-}
-
 describe.skipIf(!bin)(
   `cctop/drive with ${pin.package}@${pin.version}${bin ? '' : ` (skipped: ${why})`}`,
   () => {
-    let server: LabServer;
-    let root: string;
-    beforeAll(async () => {
-      server = await startLabServer();
-      root = mkdtempSync(join(tmpdir(), 'cctop-lab-drive-gemini-'));
+    const lab = driveLab({
+      agent: 'gemini',
+      recipe,
+      bin,
+      model: recipe.model,
     });
-    afterAll(async () => {
-      server?.release();
-      await server?.close();
-      if (root) rmSync(root, { recursive: true, force: true });
-    });
-
-    let n = 0;
-    function start(
-      script: string,
-      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
-    ): { run: Run; home: string; from: number } {
-      const where = o.home
-        ? { home: o.home, cwd: join(o.home, '..', 'work') }
-        : makeHome(join(root, `${n++}`));
-      if (!o.home) recipe.setup(where.home, server.url);
-      const from = server.ledger.length;
-      const run = stream({
-        agent: 'gemini',
-        prompt: promptFor(script),
-        bin: bin!,
-        cwd: where.cwd,
-        model: recipe.model,
-        permission: o.permission ?? 'bypass',
-        env: 'minimal',
-        setEnv: { ...labEnv(where.home, server.url), ...recipe.env(where.home, server.url) },
-        timeoutMs: 90_000,
-        ...o.more,
-      });
-      return { run, home: where.home, from };
-    }
-
-    async function drive(
-      script: string,
-      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
-    ): Promise<Driven> {
-      const { run, home, from } = start(script, o);
-      const events: Event[] = [];
-      for await (const e of run) events.push(e);
-      const outcome = await run.outcome;
-      return { events, outcome, ledger: server.ledger.slice(from), home };
-    }
-
-    const results = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_result' ? [e] : []));
-    const calls = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_call' ? [e] : []));
+    const { start, drive } = lab;
 
     it('a text answer is the outcome, with the session and model announced first', async () => {
       const d = await drive('text');
@@ -180,8 +122,8 @@ describe.skipIf(!bin)(
     endingTests({
       name: 'gemini',
       bin: bin!,
-      server: () => server,
-      root: () => root,
+      server: lab.server,
+      root: lab.root,
       start,
       settles: 'line.includes(\'"type":"result"\')',
     });

@@ -8,91 +8,37 @@
  * announces its session before it names a model, prices calls itself (0 for a model it has no
  * price for, which drive reports as unknown), and forks.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Event, Outcome, Permission, Request, Run } from '../../src/drive/index.js';
-import { stream } from '../../src/drive/index.js';
+import { describe, expect, it } from 'vitest';
 import { piRecipe as recipe } from '../../src/test-support/lab/agents/pi.js';
-import { agentBin, labEnv, makeHome, PINS } from '../../src/test-support/lab/agents.js';
+import { agentBin, PINS } from '../../src/test-support/lab/agents.js';
 import { entriesOf } from '../../src/test-support/lab/check.js';
-import { type LabServer, type LedgerEntry, startLabServer } from '../../src/test-support/lab/server.js';
 import { promptFor } from './conformance.js';
 import { endingTests } from './drive-endings.js';
+import { calls, driveLab, results, sum } from './drive-lab.js';
 
 const pin = PINS.pi;
 const bin = agentBin('pi');
 const why = `${pin.package}@${pin.version} is not installed (npm run agents)`;
 
-const sum = (xs: LedgerEntry[], f: (e: LedgerEntry) => number | null) =>
-  xs.reduce((a, e) => a + (f(e) ?? 0), 0);
-
 /** Dollars per million tokens, given to the lab's model for the run that checks Pi's own price. */
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
-
-interface Driven {
-  events: Event[];
-  outcome: Outcome;
-  ledger: LedgerEntry[];
-  home: string;
-}
 
 describe.skipIf(!bin)(
   `cctop/drive with ${pin.package}@${pin.version}${bin ? '' : ` (skipped: ${why})`}`,
   () => {
-    let server: LabServer;
-    let root: string;
-    beforeAll(async () => {
-      server = await startLabServer();
-      root = mkdtempSync(join(tmpdir(), 'cctop-lab-drive-pi-'));
+    const lab = driveLab({
+      agent: 'pi',
+      recipe,
+      bin,
+      model: `lab/${recipe.model}`,
     });
-    afterAll(async () => {
-      server?.release();
-      await server?.close();
-      if (root) rmSync(root, { recursive: true, force: true });
-    });
-
-    let n = 0;
-    function start(
-      script: string,
-      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
-    ): { run: Run; home: string; from: number } {
-      const where = o.home
-        ? { home: o.home, cwd: join(o.home, '..', 'work') }
-        : makeHome(join(root, `${n++}`));
-      if (!o.home) recipe.setup(where.home, server.url);
-      const from = server.ledger.length;
-      const run = stream({
-        agent: 'pi',
-        prompt: promptFor(script),
-        bin: bin!,
-        cwd: where.cwd,
-        model: `lab/${recipe.model}`,
-        permission: o.permission ?? 'bypass',
-        env: 'minimal',
-        setEnv: { ...labEnv(where.home, server.url), ...recipe.env(where.home, server.url) },
-        timeoutMs: 90_000,
-        ...o.more,
-      });
-      return { run, home: where.home, from };
-    }
-
-    async function drive(
-      script: string,
-      o: { permission?: Permission; home?: string; more?: Partial<Request> } = {},
-    ): Promise<Driven> {
-      const { run, home, from } = start(script, o);
-      const events: Event[] = [];
-      for await (const e of run) events.push(e);
-      const outcome = await run.outcome;
-      return { events, outcome, ledger: server.ledger.slice(from), home };
-    }
+    const { start, drive } = lab;
 
     /** A lab home whose model has a price or thinking, as a `models.json` entry may say. */
     function homeWith(model: Record<string, unknown>): string {
-      const where = makeHome(join(root, `${n++}`));
-      recipe.setup(where.home, server.url);
+      const where = lab.freshHome();
       const file = join(where.home, '.pi', 'agent', 'models.json');
       const models = JSON.parse(readFileSync(file, 'utf8'));
       Object.assign(models.providers.lab.models[0], model);
@@ -112,9 +58,6 @@ describe.skipIf(!bin)(
         .filter((l) => l.includes('"thinking_level_change"'))
         .map((l) => JSON.parse(l).thinkingLevel as string);
     }
-
-    const results = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_result' ? [e] : []));
-    const calls = (d: Driven) => d.events.flatMap((e) => (e.kind === 'tool_call' ? [e] : []));
 
     it('a text answer is the outcome; the session is announced first, the model once Pi names it', async () => {
       const d = await drive('text');
@@ -236,8 +179,8 @@ describe.skipIf(!bin)(
     endingTests({
       name: 'pi',
       bin: bin!,
-      server: () => server,
-      root: () => root,
+      server: lab.server,
+      root: lab.root,
       start,
       settles: 'line.startsWith(\'{"type":"message_end"\') && line.includes(\'"stopReason":"stop"\')',
     });

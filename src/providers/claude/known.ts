@@ -198,8 +198,7 @@ const NAMES = new KeyNames(CLAUDE_KNOWN);
  * A line's own keys, its `type` and its `version` from its bytes, as `Object.keys` and `str` of the
  * parsed line give them: keys in the order first written, a repeated key's last value. Null (parse
  * it instead) for what the walk would have to decode to be sure of: an escaped key or string, or
- * a line that is not an object. The line was already read by the extractor, so its envelope holds;
- * unlike `JSON.parse`, the walk does not look inside the values it skips.
+ * a line that is not an object. The line was already read by the extractor, so its envelope holds.
  */
 function skimmedLine(b: Buffer, start: number, end: number): Sampled | null {
   let type: string | null | undefined = null;

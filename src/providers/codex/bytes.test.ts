@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseObject } from '../../model/json.js';
 import { HAVE_CORPUS } from '../../test-support/corpus.js';
@@ -200,6 +201,56 @@ describe('the fast Codex extractor reads exactly what a full parse reads', () =>
       const b = Buffer.from(piece);
       expect(fromBytes(b), piece.slice(0, 200)).toEqual(fromJson(b));
     }
+  });
+
+  it('refuses a token count or a sandbox policy holding a number JSON refuses, by the skim alone', () => {
+    const at = '{"timestamp":"2026-11-29T10:00:00Z",';
+    const lines = ['01', '1.', '-', '1e', '.5', '+1'].flatMap((n) => [
+      `${at}"type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":${n}}}}}`,
+      `${at}"type":"event_msg","payload":{"type":"token_count","info":{"model_context_window":${n}}}}`,
+      `${at}"type":"event_msg","payload":{"type":"token_count","info":{"note":[${n}]},"rate_limits":null}}`,
+      `${at}"type":"turn_context","payload":{"model":"m","sandbox_policy":{"type":"read-only","depth":${n}}}}`,
+    ]);
+    const refusals = lines.map((line) => {
+      const b = Buffer.from(line);
+      // The walk, not a decode by JSON.parse afterwards (a SyntaxError), is what refuses the line.
+      try {
+        lineFromBytes(b, 0, b.length);
+        return [line, 'read'];
+      } catch (err) {
+        return [line, err instanceof SkimError ? err.reason : String(err)];
+      }
+    });
+    expect(refusals).toEqual(lines.map((line) => [line, 'not-json-object']));
+    for (const line of lines) expect(fromJson(Buffer.from(line)), line).toBeNull();
+  });
+
+  it('reads every one-byte edit of a token count and a sandbox policy as a full parse does', () => {
+    // The bytes an edit writes: JSON's punctuation, the parts of its numbers and literals, and bytes
+    // it refuses. Every line here is short: no string is long enough to reach the walk's named gap.
+    const edits = Buffer.from('{}[]:,"\\ -+.eE0159tfnul\u0000');
+    const lines = [
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"output_tokens":-0.5e+1},"model_context_window":2.5E3},"rate_limits":{"p":[1,true]}}}',
+      '{"timestamp":"2026-11-29T10:00:00Z","type":"turn_context","payload":{"model":"m","sandbox_policy":{"type":"x","n":[0,-1.25e-2,null]}}}',
+    ];
+    const wrong: string[] = [];
+    for (const line of lines) {
+      const b = Buffer.from(line);
+      for (let at = 0; at <= b.length; at++) {
+        const cases = at < b.length ? [Buffer.concat([b.subarray(0, at), b.subarray(at + 1)])] : [];
+        for (const c of edits) {
+          cases.push(Buffer.concat([b.subarray(0, at), Buffer.from([c]), b.subarray(at)]));
+          if (at < b.length) {
+            const changed = Buffer.from(b);
+            changed[at] = c;
+            cases.push(changed);
+          }
+        }
+        for (const c of cases)
+          if (!isDeepStrictEqual(fromBytes(c), fromJson(c))) wrong.push(c.toString('latin1'));
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('reads the last of repeated payloads, as a full parse does', () => {

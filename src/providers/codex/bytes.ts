@@ -16,7 +16,6 @@ import {
   MemberLog,
   members,
   numberAt,
-  numbersWellFormed,
   SkimError,
   stringAt,
   stringPrefixAt,
@@ -276,10 +275,9 @@ function tokensAt(b: Buffer, ms: number | null, stamp: string): CodexLine {
   let total: CodexTokenUsage | null = null;
   let window: number | null = null;
   if (has(pay, P.info) && kind(b, pay[2 * P.info]!) === IS.OBJECT) {
-    // An escaped key may spell a count's name, and a number JSON refuses makes the line a bad
-    // line: only a parse can say either.
-    const [is, ie] = [pay[2 * P.info]!, pay[2 * P.info + 1]!];
-    if (hasEscape(b, is, ie) || !numbersWellFormed(b, is, ie))
+    // An escaped key may spell a count's name: only a parse can say. (A number JSON refuses never
+    // gets here: the walk that located `info` held every number in the line to JSON's grammar.)
+    if (hasEscape(b, pay[2 * P.info]!, pay[2 * P.info + 1]!))
       return lineFrom('event_msg', stamp, ms, {
         type: 'token_count',
         info: parsed(b, pay, P.info),
@@ -326,10 +324,9 @@ function sandboxAt(b: Buffer, spans: Int32Array, slot: number): string | null {
   if (!has(spans, slot)) return null;
   const s = spans[2 * slot]!;
   const e = spans[2 * slot + 1]!;
-  // An escaped key may spell `type`, and a number JSON refuses makes the line a bad line: only a
-  // parse can say either.
-  if (kind(b, s) !== IS.OBJECT || hasEscape(b, s, e) || !numbersWellFormed(b, s, e))
-    return sandboxName(value(b, s, e));
+  // An escaped key may spell `type`: only a parse can say. (The walk already refused a line with
+  // a number JSON refuses.)
+  if (kind(b, s) !== IS.OBJECT || hasEscape(b, s, e)) return sandboxName(value(b, s, e));
   members(b, s, e, SANDBOX, two);
   return str(b, two, 0) ?? str(b, two, 1);
 }

@@ -1,10 +1,8 @@
 import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../../model/facts.js';
-import type { JsonObject } from '../../model/json.js';
 import { DriftTally } from '../drift.js';
 import { readHead } from '../fsutil.js';
-import { extracting, readJsonl } from '../read.js';
-import { objectLine } from '../skim.js';
+import { parsedLines, readJsonl } from '../read.js';
 import { memberRead, splitMember } from '../sqlite-members.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { COPILOT_DRIFT } from './known.js';
@@ -52,28 +50,14 @@ export function parse(
     const { facts, ledger } = readOtelSession(member.database, member.member);
     return { ...memberRead(file, facts, ledger), carry: emptyCopilotCarry() };
   }
-  const result = readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger);
+  const result = readJsonl(file, previous, (facts, carry, ledger) =>
     // Every line is parsed whole here: what this reader does not know is looked at in the same object.
-    const drift = new DriftTally(facts, COPILOT_DRIFT);
-    let at = 0;
-    const seen = (o: JsonObject) => {
-      drift.object(o, at);
-      return lineFromJson(o);
-    };
-    const read = extracting(
-      (b, s, e) => seen(objectLine(b, s, e)),
-      seen,
-      (l) => parser.line(l),
-    );
-    return {
-      line: (b, s, e, lineNo) => {
-        at = lineNo;
-        return read(b, s, e);
-      },
-      carry: () => parser.carry(),
-    };
-  });
+    parsedLines(
+      new CopilotParser(facts, carry ?? emptyCopilotCarry(), ledger),
+      new DriftTally(facts, COPILOT_DRIFT),
+      lineFromJson,
+    ),
+  );
   if (basename(file.path) === 'events.jsonl') {
     const summary = readSummary(file.path);
     if (summary !== null) result.facts.titles.ai = summary;

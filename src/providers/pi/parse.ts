@@ -4,36 +4,20 @@
  * finding the files (`place.ts`), or the conversation and calls readers (`index.ts`), so an edit to
  * those does not make the index read the files again.
  */
-import type { JsonObject } from '../../model/json.js';
 import { DriftTally } from '../drift.js';
-import { extracting, readJsonl } from '../read.js';
-import { objectLine } from '../skim.js';
+import { parsedLines, readJsonl } from '../read.js';
 import type { ParseResult, SourceFile } from '../types.js';
 import { PI_DRIFT } from './known.js';
 import { emptyPiCarry, type PiCarry, PiParser } from './parser.js';
 import { lineFromJson } from './record.js';
 
 export function parse(file: SourceFile, previous: ParseResult<PiCarry> | null): ParseResult<PiCarry> {
-  return readJsonl(file, previous, (facts, carry, ledger) => {
-    const parser = new PiParser(facts, carry ?? emptyPiCarry(), ledger);
+  return readJsonl(file, previous, (facts, carry, ledger) =>
     // Every line is parsed whole here: what this reader does not know is looked at in the same object.
-    const drift = new DriftTally(facts, PI_DRIFT);
-    let at = 0;
-    const seen = (o: JsonObject) => {
-      drift.object(o, at);
-      return lineFromJson(o);
-    };
-    const read = extracting(
-      (b, s, e) => seen(objectLine(b, s, e)),
-      seen,
-      (l) => parser.line(l),
-    );
-    return {
-      line: (b, s, e, lineNo) => {
-        at = lineNo;
-        return read(b, s, e);
-      },
-      carry: () => parser.carry(),
-    };
-  });
+    parsedLines(
+      new PiParser(facts, carry ?? emptyPiCarry(), ledger),
+      new DriftTally(facts, PI_DRIFT),
+      lineFromJson,
+    ),
+  );
 }
