@@ -20,11 +20,12 @@
  * writes each one out as a `.jsonl.reset.<time>` or `.jsonl.deleted.<time>` file too, which are read.
  */
 import { basename } from 'node:path';
+import type { BadLineReason } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { columnsOf, IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
 import { databaseSessions } from '../sqlite-sessions.js';
 import type { SourceFile } from '../types.js';
-import { type Inflated, inflateEvent } from './zstd.js';
+import { inflateEvent } from './zstd.js';
 
 /** The store's name in an agent's `agent/` folder. */
 export const STORE_FILE = 'openclaw-agent.sqlite';
@@ -57,7 +58,7 @@ export const storeSessions = (path: string, root: string, problems: ProblemLog):
   });
 
 /** One stored event: its text, or why the row could not be read as one. */
-export type StoredEvent = Inflated;
+export type StoredEvent = { kind: 'json'; json: string } | { kind: 'bad'; reason: BadLineReason };
 
 /** A row as its event's text: `event_json`, else its compressed form inflated. */
 function eventOf(row: { json: unknown; zstd: unknown; size: unknown }): StoredEvent {
