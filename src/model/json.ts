@@ -79,7 +79,7 @@ export const BAD_LINE_REASON: Record<BadLineReason, string> = {
   /** A compressed row that claims or makes more than OpenClaw's cap on an event (`MAX_EVENT_BYTES`). */
   'zstd-too-large': 'decompresses to more than 4 MiB, more than OpenClaw stores in one event',
   /** A compressed row that fzstd (on Node before 22.15) could not finish within `INFLATE_BUDGET_MS`. */
-  'zstd-stalled': 'took longer than 1 s to decompress, the budget for one event',
+  'zstd-stalled': 'took longer than 2 s to decompress, the budget for one event',
 };
 
 const QUOTE = 0x22;

@@ -15,6 +15,7 @@ import { openclaw } from '../../src/providers/openclaw/index.js';
 import { STORE_FILE } from '../../src/providers/openclaw/store.js';
 import { inflateEvent, nodeHasZstd } from '../../src/providers/openclaw/zstd.js';
 import { closeAll } from '../../src/providers/sqlite.js';
+import { runCli } from '../../src/test-support/cli-run.js';
 import { FakeHome, REPO } from '../../src/test-support/corpus.js';
 import { agentNodeDir, PINS } from '../../src/test-support/lab/agents.js';
 import type { LedgerEntry } from '../../src/test-support/lab/server.js';
@@ -129,6 +130,23 @@ describe('OpenClaw 2026.9.6 as recorded in the lab', () => {
     expect(c.turns.map((t) => [t.role, t.text])).toEqual([
       ['user', prompt],
       ['assistant', 'pong: the lab answers with text only.'],
+    ]);
+  });
+
+  it(`the built cctop reads it too on Node ${process.versions.node}, loading ${nodeHasZstd ? 'no fzstd (Node reads zstd itself)' : 'fzstd for the cold read'}, and a warm answer loads none`, async () => {
+    cpSync(join(FIXTURES, 'long', 'home'), home.dir, { recursive: true });
+    // NODE_DEBUG=module names each CommonJS module loaded, on stderr.
+    const env = { ...home.env, PATH: process.env.PATH ?? '', NODE_DEBUG: 'module' };
+    const runs = [];
+    for (const _ of ['cold', 'warm']) {
+      const r = await runCli(['--json'], env);
+      expect(r.code, r.err.slice(-2000)).toBe(0);
+      const doc = JSON.parse(r.out) as { sessions: { title: string | null }[] };
+      runs.push([doc.sessions.map((s) => s.title?.slice(0, 38)), /load "[^"]*[\\/]fzstd[\\/]/.test(r.err)]);
+    }
+    expect(runs).toEqual([
+      [['[lab:text] Follow the lab script text.'], !nodeHasZstd],
+      [['[lab:text] Follow the lab script text.'], false],
     ]);
   });
 

@@ -13,7 +13,7 @@ import { BAD_LINE_REASON } from '../../model/json.js';
 import { FakeHome } from '../../test-support/corpus.js';
 import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
-import { type Decoder, type InflateRefusal, inflateEvent, nodeHasZstd } from './zstd.js';
+import { type Decoder, type InflateRefusal, inflateEvent, inflateEvents, nodeHasZstd } from './zstd.js';
 
 const KIB = 1024;
 
@@ -181,17 +181,18 @@ describe('a compressed OpenClaw row', () => {
     });
   }
 
-  it('a block built to make fzstd loop for a minute is stopped at its budget, and said to be', () => {
+  it('a block built to make fzstd loop for a minute is stopped at its budget, and said to be; the rows around it read', () => {
     const stall = frame([{ type: 'compressed', body: STALL_BLOCK }], { size: 255 });
-    expect(inflateEvent(stall, 255, { decoder: 'fzstd', budgetMs: 100 })).toEqual({
-      kind: 'bad',
-      reason: 'zstd-stalled',
-    });
-    // The next row reads as before.
-    expect(inflateEvent(LONG_FRAME, LONG.length, { decoder: 'fzstd' })).toEqual({
-      kind: 'json',
-      json: LONG.toString('utf8'),
-    });
+    const long = { data: LONG_FRAME, size: LONG.length };
+    const read = { kind: 'json', json: LONG.toString('utf8') };
+    const stalled = { kind: 'bad', reason: 'zstd-stalled' };
+    // Rows share a budget; the stall first, then after a row read within the budget it shares.
+    expect(
+      inflateEvents([{ data: stall, size: 255 }, long, { data: stall, size: 255 }, long], {
+        decoder: 'fzstd',
+        budgetMs: 100,
+      }),
+    ).toEqual([stalled, read, stalled, read]);
   });
 });
 
