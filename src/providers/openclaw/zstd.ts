@@ -255,7 +255,7 @@ function smallWindows(data: Uint8Array, windowBytes: number[], size: number): Ui
   for (const at of windowBytes) {
     const d = data[at]!;
     if (d >> 3 < log || (d >> 3 === log && (d & 7) === 0)) continue;
-    if (out === data) out = Uint8Array.from(data);
+    if (out === data) out = new Uint8Array(data);
     out[at] = log << 3;
   }
   return out;
