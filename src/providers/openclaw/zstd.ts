@@ -36,6 +36,10 @@ export const MAX_EVENT_BYTES = 4 * 1024 * 1024;
  * (`DB_READ_BUDGET_MS`, 10 s), checked between rows, so rows built so cannot add up to a hang either.
  * Node's own decompressor needs no budget: it checks what it reads, and its time follows its output,
  * which `MAX_EVENT_BYTES` bounds.
+ *
+ * known limit: the budget is wall time (what `vm` offers), so on a machine loaded past sixty times
+ * what was measured, an event OpenClaw wrote could run out of it; its row is then named as stalled
+ * until its session changes and is read again.
  */
 export const INFLATE_BUDGET_MS = 2000;
 
