@@ -8,9 +8,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BAD_LINE_REASON } from '../../model/json.js';
-import { FakeHome } from '../../test-support/corpus.js';
+import { FakeHome, REPO } from '../../test-support/corpus.js';
 import { readCold } from '../../test-support/snapshot.js';
 import { closeAll } from '../sqlite.js';
 import { type Decoder, type InflateRefusal, inflateEvent, inflateEvents, nodeHasZstd } from './zstd.js';
@@ -193,6 +194,58 @@ describe('a compressed OpenClaw row', () => {
         budgetMs: 100,
       }),
     ).toEqual([stalled, read, stalled, read]);
+  });
+});
+
+describe('a compressed row OpenClaw wrote, damaged anywhere', () => {
+  // The one row the lab recorded compressed (OpenClaw 2026.9.6, a 1,935-byte prompt): Huffman-coded
+  // literals and coded sequences, the parts of fzstd a hand-made frame does not reach.
+  const db = new Database(
+    join(
+      REPO,
+      'lab',
+      'fixtures',
+      'openclaw',
+      'long',
+      'home',
+      '.openclaw',
+      'agents',
+      'main',
+      'agent',
+      'openclaw-agent.sqlite',
+    ),
+    { readonly: true },
+  );
+  const row = db
+    .prepare(
+      'SELECT event_zstd AS zstd, event_utf8_bytes AS size FROM transcript_events WHERE event_zstd IS NOT NULL',
+    )
+    .get() as { zstd: Buffer; size: number } | undefined;
+  db.close();
+
+  it('is read, or refused with its reason: never a throw, whichever bytes are changed or cut off', () => {
+    expect(row?.size).toBe(1935);
+    const original = row!.zstd;
+    const damage = fc.record({
+      flips: fc.array(fc.record({ at: fc.nat({ max: original.length - 1 }), byte: fc.nat({ max: 255 }) }), {
+        minLength: 1,
+        maxLength: 8,
+      }),
+      cut: fc.nat({ max: original.length }),
+    });
+    fc.assert(
+      fc.property(damage, ({ flips, cut }) => {
+        const bytes = Buffer.from(original);
+        for (const f of flips) bytes[f.at] = f.byte;
+        for (const data of [bytes, bytes.subarray(0, cut)]) {
+          const r = inflateEvent(data, 1935, { decoder: 'fzstd', budgetMs: 500 });
+          expect(['json', 'zstd-damaged', 'zstd-too-large', 'zstd-stalled']).toContain(
+            r.kind === 'json' ? 'json' : r.reason,
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
