@@ -197,33 +197,31 @@ describe('a compressed OpenClaw row', () => {
   });
 });
 
+const FIXTURE_STORE = join(
+  REPO,
+  'lab',
+  'fixtures',
+  'openclaw',
+  'long',
+  'home',
+  '.openclaw',
+  'agents',
+  'main',
+  'agent',
+);
+
 describe('a compressed row OpenClaw wrote, damaged anywhere', () => {
   // The one row the lab recorded compressed (OpenClaw 2026.9.6, a 1,935-byte prompt): Huffman-coded
   // literals and coded sequences, the parts of fzstd a hand-made frame does not reach.
-  const db = new Database(
-    join(
-      REPO,
-      'lab',
-      'fixtures',
-      'openclaw',
-      'long',
-      'home',
-      '.openclaw',
-      'agents',
-      'main',
-      'agent',
-      'openclaw-agent.sqlite',
-    ),
-    { readonly: true },
-  );
-  const row = db
-    .prepare(
-      'SELECT event_zstd AS zstd, event_utf8_bytes AS size FROM transcript_events WHERE event_zstd IS NOT NULL',
-    )
-    .get() as { zstd: Buffer; size: number } | undefined;
-  db.close();
 
   it('is read, or refused with its reason: never a throw, whichever bytes are changed or cut off', () => {
+    const db = new Database(join(FIXTURE_STORE, 'openclaw-agent.sqlite'), { readonly: true });
+    const row = db
+      .prepare(
+        'SELECT event_zstd AS zstd, event_utf8_bytes AS size FROM transcript_events WHERE event_zstd IS NOT NULL',
+      )
+      .get() as { zstd: Buffer; size: number } | undefined;
+    db.close();
     expect(row?.size).toBe(1935);
     const original = row!.zstd;
     const damage = fc.record({
