@@ -55,7 +55,10 @@ export type BadLineReason =
   | 'too-deep'
   | 'not-protobuf'
   | 'not-sqlite'
-  | 'zstd-unsupported';
+  | 'zstd-unsupported'
+  | 'zstd-damaged'
+  | 'zstd-too-large'
+  | 'zstd-stalled';
 
 /** The words `cctop doctor` uses for a reason. */
 export const BAD_LINE_REASON: Record<BadLineReason, string> = {
@@ -65,8 +68,18 @@ export const BAD_LINE_REASON: Record<BadLineReason, string> = {
   'not-protobuf': 'is not a protobuf message',
   /** A database file (Antigravity's conversation) whose bytes SQLite refuses as damaged; its line is 1. */
   'not-sqlite': 'is not a sound SQLite database',
-  /** A row OpenClaw stored compressed with zstd, which Node reads from 22.15 on. */
-  'zstd-unsupported': 'is compressed with zstd, which this Node cannot read (Node 22.15 or newer can)',
+  /**
+   * A row OpenClaw stored compressed with zstd, on a Node older than 22.15 (which has no zstd of its
+   * own) whose install lacks the fzstd package cctop depends on.
+   */
+  'zstd-unsupported':
+    'is compressed with zstd, which this Node cannot read (Node 22.15 or newer can) and the fzstd package cctop depends on is missing: reinstall cctop',
+  /** A compressed row whose bytes are not zstd frames, are cut short, or make another size than it gives. */
+  'zstd-damaged': 'is compressed with zstd, but its bytes are damaged or cut short',
+  /** A compressed row that claims or makes more than OpenClaw's cap on an event (`MAX_EVENT_BYTES`). */
+  'zstd-too-large': 'decompresses to more than 4 MiB, more than OpenClaw stores in one event',
+  /** A compressed row that fzstd (on Node before 22.15) could not finish within `INFLATE_BUDGET_MS`. */
+  'zstd-stalled': 'took longer than 2 s to decompress, the budget for one event',
 };
 
 const QUOTE = 0x22;

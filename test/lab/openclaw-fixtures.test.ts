@@ -5,14 +5,19 @@
  * command, and a prompt OpenClaw stored compressed. `fixtures.test.ts` checks the same recordings
  * against their ledgers the way it checks every agent's; this file pins what OpenClaw's differ in.
  */
-import { cpSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_TITLE_CHARS } from '../../src/model/facts.js';
 import { openclaw } from '../../src/providers/openclaw/index.js';
-import { canInflate } from '../../src/providers/openclaw/zstd.js';
+import { STORE_FILE } from '../../src/providers/openclaw/store.js';
+import { inflateEvent, nodeHasZstd } from '../../src/providers/openclaw/zstd.js';
 import { closeAll } from '../../src/providers/sqlite.js';
+import { runCli } from '../../src/test-support/cli-run.js';
 import { FakeHome, REPO } from '../../src/test-support/corpus.js';
+import { agentNodeDir, PINS } from '../../src/test-support/lab/agents.js';
 import type { LedgerEntry } from '../../src/test-support/lab/server.js';
 import { readCold } from '../../src/test-support/snapshot.js';
 
@@ -109,32 +114,92 @@ describe('OpenClaw 2026.9.6 as recorded in the lab', () => {
     expect(c.turns.at(-1)?.text).toBe('Resumed: the second turn is answered.');
   });
 
-  // OpenClaw stores an event of 1 KiB or more compressed with zstd; Node reads zstd from 22.15 on.
+  // OpenClaw stores an event of 1 KiB or more compressed with zstd: Node reads it from 22.15 on, and
+  // fzstd on older Node, so every Node reads the same.
   const prompts: unknown = JSON.parse(readFileSync(join(FIXTURES, 'long', 'prompts.json'), 'utf8'));
   const prompt = Array.isArray(prompts) && typeof prompts[0] === 'string' ? prompts[0] : '';
-  if (canInflate)
-    it('a prompt OpenClaw stored compressed reads as the prompt: the title and the conversation have it', async () => {
-      const { session, problems } = await recorded('long');
-      // A title is the prompt's head, one line of at most `MAX_TITLE_CHARS`.
-      const title = session.title ?? '';
-      expect([prompt.startsWith(title.slice(0, 60)), title.length <= MAX_TITLE_CHARS]).toEqual([true, true]);
-      expect([title.slice(0, 38), session.tokens.input, problems.map((p) => p.kind)]).toEqual([
-        '[lab:text] Follow the lab script text.',
-        4812,
-        ['unpriced-model'],
+  it(`a prompt OpenClaw stored compressed reads as the prompt on Node ${process.versions.node}: the title and the conversation have it`, async () => {
+    const { session, problems } = await recorded('long');
+    // A title is the prompt's head, one line of at most `MAX_TITLE_CHARS`.
+    const title = session.title ?? '';
+    expect([prompt.startsWith(title.slice(0, 60)), title.length <= MAX_TITLE_CHARS]).toEqual([true, true]);
+    expect([title.slice(0, 38), session.tokens.input, session.requests, problems.map((p) => p.kind)]).toEqual(
+      ['[lab:text] Follow the lab script text.', 4812, 1, ['unpriced-model']],
+    );
+    const c = openclaw.conversation!(session.file, { before: null, agent: null });
+    expect(c.turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', prompt],
+      ['assistant', 'pong: the lab answers with text only.'],
+    ]);
+  });
+
+  it(`the built cctop reads it too on Node ${process.versions.node}, loading ${nodeHasZstd ? 'no fzstd (Node reads zstd itself)' : 'fzstd for the cold read'}, and a warm answer loads none`, async () => {
+    cpSync(join(FIXTURES, 'long', 'home'), home.dir, { recursive: true });
+    // NODE_DEBUG=module names each CommonJS module loaded, on stderr.
+    const env = { ...home.env, PATH: process.env.PATH ?? '', NODE_DEBUG: 'module' };
+    const runs = [];
+    for (const _ of ['cold', 'warm']) {
+      const r = await runCli(['--json'], env);
+      expect(r.code, r.err.slice(-2000)).toBe(0);
+      const doc = JSON.parse(r.out) as { sessions: { title: string | null }[] };
+      runs.push([doc.sessions.map((s) => s.title?.slice(0, 38)), /load "[^"]*[\\/]fzstd[\\/]/.test(r.err)]);
+    }
+    expect(runs).toEqual([
+      [['[lab:text] Follow the lab script text.'], !nodeHasZstd],
+      [['[lab:text] Follow the lab script text.'], false],
+    ]);
+  });
+
+  // Node's own zstd: this one's, else the Node the lab installs for OpenClaw (`npm run agents`).
+  const otherNode = nodeHasZstd ? null : agentNodeDir('openclaw');
+  const nodeZstd = nodeHasZstd
+    ? 'this Node'
+    : otherNode !== null
+      ? `Node ${PINS.openclaw.node} (the lab's)`
+      : null;
+  (nodeZstd === null ? it.skip : it)(
+    `fzstd reads every compressed row of the recordings to the bytes ${nodeZstd ?? "Node's zstd"} reads${nodeZstd === null ? ` (skipped: Node ${process.versions.node} has no zstd and the lab's Node ${PINS.openclaw.node} is not installed; npm run agents -- openclaw)` : ''}`,
+    () => {
+      const rows: { name: string; zstd: Buffer; size: number }[] = [];
+      for (const name of readdirSync(FIXTURES).sort()) {
+        const db = new Database(
+          join(FIXTURES, name, 'home', '.openclaw', 'agents', 'main', 'agent', STORE_FILE),
+          {
+            readonly: true,
+          },
+        );
+        const stored = db
+          .prepare(
+            'SELECT event_zstd AS zstd, event_utf8_bytes AS size FROM transcript_events WHERE event_zstd IS NOT NULL ORDER BY session_id, seq',
+          )
+          .all() as { zstd: Buffer; size: number }[];
+        db.close();
+        rows.push(...stored.map((r) => ({ name, ...r })));
+      }
+      expect(rows.map((r) => [r.name, r.size])).toEqual([['long', 1935]]);
+      const byFzstd = rows.map((r) => inflateEvent(r.zstd, r.size, { decoder: 'fzstd' }));
+      const byNode =
+        otherNode === null
+          ? rows.map((r) => inflateEvent(r.zstd, r.size, { decoder: 'node' }))
+          : inflatedBy(join(otherNode, 'node'), rows);
+      expect(byFzstd).toEqual(byNode);
+      expect(byFzstd.map((e) => (e.kind === 'json' ? JSON.parse(e.json).message.content : e))).toEqual([
+        prompt,
       ]);
-      const c = openclaw.conversation!(session.file, { before: null, agent: null });
-      expect(c.turns.map((t) => [t.role, t.text])).toEqual([
-        ['user', prompt],
-        ['assistant', 'pong: the lab answers with text only.'],
-      ]);
-    });
-  else
-    it(`on Node ${process.versions.node}, a prompt OpenClaw stored compressed is named as unread, and the tokens still count`, async () => {
-      const { session, problems } = await recorded('long');
-      expect([session.title, session.tokens.input, session.requests]).toEqual([null, 4812, 1]);
-      expect(problems.filter((p) => p.kind === 'bad-lines').map((p) => p.detail)).toEqual([
-        '1 of 6 lines could not be read; the first, line 5, is compressed with zstd, which this Node cannot read (Node 22.15 or newer can)',
-      ]);
-    });
+    },
+  );
 });
+
+/** `rows` decompressed by Node's zstd in the Node at `node`, as `inflateEvent` reports a row it reads. */
+function inflatedBy(node: string, rows: { zstd: Buffer; size: number }[]) {
+  const script = `const zlib = require('node:zlib');
+    const rows = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    process.stdout.write(JSON.stringify(rows.map((r) => zlib.zstdDecompressSync(Buffer.from(r.zstd, 'base64')).toString('utf8'))));`;
+  const r = spawnSync(node, ['-e', script], {
+    input: JSON.stringify(rows.map((row) => ({ zstd: row.zstd.toString('base64') }))),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as string[]).map((json) => ({ kind: 'json', json }));
+}

@@ -20,11 +20,12 @@
  * writes each one out as a `.jsonl.reset.<time>` or `.jsonl.deleted.<time>` file too, which are read.
  */
 import { basename } from 'node:path';
+import type { BadLineReason } from '../../model/json.js';
 import type { ProblemLog } from '../../model/problems.js';
 import { columnsOf, IN_BUDGET, readOnly, splitMember, tablesOnly, withinBudget } from '../sqlite.js';
 import { databaseSessions } from '../sqlite-sessions.js';
 import type { SourceFile } from '../types.js';
-import { type Inflated, inflateEvent } from './zstd.js';
+import { inflateEvents } from './zstd.js';
 
 /** The store's name in an agent's `agent/` folder. */
 export const STORE_FILE = 'openclaw-agent.sqlite';
@@ -57,13 +58,39 @@ export const storeSessions = (path: string, root: string, problems: ProblemLog):
   });
 
 /** One stored event: its text, or why the row could not be read as one. */
-export type StoredEvent = Inflated;
+export type StoredEvent = { kind: 'json'; json: string } | { kind: 'bad'; reason: BadLineReason };
 
-/** A row as its event's text: `event_json`, else its compressed form inflated. */
-function eventOf(row: { json: unknown; zstd: unknown; size: unknown }): StoredEvent {
-  if (typeof row.json === 'string') return { kind: 'json', json: row.json };
-  if (row.zstd !== null) return inflateEvent(row.zstd, row.size);
-  return { kind: 'bad', reason: 'not-json-object' };
+/** A row as the store holds it: its event's text, else its compressed form and size. */
+interface Row {
+  json: unknown;
+  zstd: unknown;
+  size: unknown;
+}
+
+/**
+ * Rows held back behind a compressed one, so that the compressed rows among them are inflated
+ * together (`inflateEvents`: on Node 20 one time limit for many rows, not one each) and every row
+ * still reaches the parser in order. 256 rows or 4 MiB of their stored bytes, whichever comes first:
+ * enough that the limit's cost is spread thin, and what is held stays small beside the session's own
+ * facts.
+ */
+const MAX_HELD_ROWS = 256;
+const MAX_HELD_BYTES = 4 * 1024 * 1024;
+
+const storedBytes = (row: Row): number =>
+  (typeof row.json === 'string' ? row.json.length : 0) +
+  (row.zstd instanceof Uint8Array ? row.zstd.length : 0);
+
+/** `held` rows as events, in order: `event_json`, else their compressed forms inflated together. */
+function eventsOf(held: readonly Row[]): StoredEvent[] {
+  const compressed = held.filter((r) => typeof r.json !== 'string' && r.zstd !== null);
+  const inflated = inflateEvents(compressed.map((r) => ({ data: r.zstd, size: r.size })));
+  let next = 0;
+  return held.map((r): StoredEvent => {
+    if (typeof r.json === 'string') return { kind: 'json', json: r.json };
+    if (r.zstd !== null) return inflated[next++]!;
+    return { kind: 'bad', reason: 'not-json-object' };
+  });
 }
 
 /**
@@ -82,9 +109,28 @@ export function eachStoredEvent(path: string, each: (event: StoredEvent, line: n
       .prepare(
         `SELECT event_json AS json, ${compressed ? 'event_zstd AS zstd, event_utf8_bytes AS size' : 'NULL AS zstd, NULL AS size'} FROM transcript_events WHERE session_id = ? AND ${IN_BUDGET} ORDER BY seq LIMIT ${MAX_EVENTS}`,
       )
-      .iterate(m.member) as IterableIterator<{ json: unknown; zstd: unknown; size: unknown }>;
+      .iterate(m.member) as IterableIterator<Row>;
     let line = 0;
-    for (const row of rows) each(eventOf(row), ++line);
+    const held: Row[] = [];
+    let heldBytes = 0;
+    /** Hand the held rows on, numbered as the lines they are: the last held is `line`. */
+    const release = () => {
+      let at = line - held.length;
+      for (const e of eventsOf(held)) each(e, ++at);
+      held.length = 0;
+      heldBytes = 0;
+    };
+    for (const row of rows) {
+      line++;
+      if (held.length === 0 && typeof row.json === 'string') {
+        each({ kind: 'json', json: row.json }, line);
+        continue;
+      }
+      held.push(row);
+      heldBytes += storedBytes(row);
+      if (held.length >= MAX_HELD_ROWS || heldBytes >= MAX_HELD_BYTES) release();
+    }
+    release();
     return true;
   });
 }
