@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionDoc, SessionDocument } from '../model/document.js';
 import type { RunSnapshot } from '../model/driven-run.js';
-import { withDriven } from './driven-doc.js';
+import { drivenChanges, withDriven } from './driven-doc.js';
 
 const disk = (provider: SessionDoc['provider'], id: string): SessionDoc =>
   ({
@@ -84,5 +84,37 @@ describe('driven runs in the session document', () => {
   it('with no runs, the document is the same object', () => {
     const d = doc([disk('claude', 's1')]);
     expect(withDriven(d, [])).toBe(d);
+  });
+
+  it("the index's changes are told as marked rows: a rebuilt session keeps its run, a dropped one its run's own row", () => {
+    const waiting = run({ phase: 'waiting', pending: [{ id: 'q', tool: 'Bash', input: 'ls' }] });
+    const gone = run({ id: 'r2', session: 's3' });
+    const other = disk('claude', 's2');
+    // The index rebuilt s1 and s2, and dropped s3, whose run still writes it.
+    const out = withDriven(doc([disk('claude', 's1'), other]), [waiting, gone]);
+    const told = drivenChanges(
+      { kind: 'some', changed: [disk('claude', 's1'), other], removed: [{ provider: 'claude', id: 's3' }] },
+      out,
+    );
+    expect(told.kind === 'some' && told.changed.map((s) => [s.id, s.driven?.id ?? null, s.state])).toEqual([
+      ['s1', 'r1', 'waiting'],
+      ['s2', null, 'idle'],
+      ['s3', 'r2', 'working'],
+    ]);
+    expect(told.kind === 'some' && told.removed).toEqual([]);
+    // With no run followed, or everything changed, they go out as the index said.
+    const some = {
+      kind: 'some' as const,
+      changed: [other],
+      removed: [{ provider: 'claude' as const, id: 's9' }],
+    };
+    expect(drivenChanges(some, doc([other]))).toBe(some);
+    expect(drivenChanges({ kind: 'all' }, out)).toEqual({ kind: 'all' });
+    // A session the index dropped with no run on it is still removed.
+    expect(drivenChanges(some, withDriven(doc([other]), [waiting]))).toEqual({
+      kind: 'some',
+      changed: [other],
+      removed: [{ provider: 'claude', id: 's9' }],
+    });
   });
 });

@@ -6,9 +6,11 @@
  * the snapshot, so it shows the moment it is announced.
  *
  * Pure: a new document from the index's document and the runs; the index's objects are not touched,
- * so a run that ends leaves no mark behind. Not here: following runs (`driven.ts`).
+ * so a run that ends leaves no mark behind. The index's word on which rows changed is told in the
+ * marked rows too (`drivenChanges`), so a page kept current by updates sees what a fresh one sees.
+ * Not here: following runs (`driven.ts`).
  */
-import type { SessionDoc, SessionDocument } from '../model/document.js';
+import type { SessionChanges, SessionDoc, SessionDocument, SessionRef } from '../model/document.js';
 import { PROVIDERS, type ProviderId } from '../model/facts.js';
 import type { SessionState } from '../model/state.js';
 import type { RunSnapshot } from '../runtime/runs.js';
@@ -125,4 +127,34 @@ export function withDriven(doc: SessionDocument, runs: readonly RunSnapshot[]): 
     if (provider !== null && run.phase !== 'ended') sessions.push(rowOf(run, provider));
   }
   return { ...doc, sessions, driven: [...runs] };
+}
+
+const keyOf = (s: SessionRef): string => `${s.provider}\u0000${s.id}`;
+
+/**
+ * The index's changes, told as `doc` (the document with the runs) holds those rows now. The index
+ * names the rows it built again as it built them, without the runs' marks: a page that applied such
+ * a row in place of a driven session's lost the run's card and the driver's state, and got them back
+ * only when the run next moved (a run waiting for an answer does not). That happened whenever cctop
+ * read more of a driven session's transcript after the page had opened. So a changed row goes out
+ * marked, and a row the index dropped while a run still writes it goes out as the run's own row.
+ *
+ * Exact only while the runs are the ones `doc` was made with: a run that moved changes rows the
+ * index did not name, and is told as everything (`engine.ts`).
+ */
+export function drivenChanges(changes: SessionChanges, doc: SessionDocument): SessionChanges {
+  if (changes.kind === 'all' || doc.driven === undefined || doc.driven.length === 0) return changes;
+  const rows = new Map(doc.sessions.map((s) => [keyOf(s), s]));
+  const told = new Set<string>();
+  const changed: SessionDoc[] = [];
+  const removed: SessionRef[] = [];
+  for (const r of [...changes.changed, ...changes.removed]) {
+    const key = keyOf(r);
+    if (told.has(key)) continue;
+    told.add(key);
+    const row = rows.get(key);
+    if (row === undefined) removed.push({ provider: r.provider, id: r.id });
+    else changed.push(row);
+  }
+  return { kind: 'some', changed, removed };
 }

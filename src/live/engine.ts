@@ -26,7 +26,7 @@ import { DirectoryWatch } from '../providers/watch.js';
 import { buildReport } from '../report/build.js';
 import type { SessionReport } from '../report/types.js';
 import type { AgentStates } from './agent-state.js';
-import { withDriven } from './driven-doc.js';
+import { drivenChanges, withDriven } from './driven-doc.js';
 
 /** The shortest refresh interval accepted: below this a refresh could not finish before the next. */
 export const MIN_DELAY_MS = 500;
@@ -172,7 +172,8 @@ export class LiveSessions extends EventEmitter<LiveEvents> {
     this.document = driven === undefined ? doc : withDriven(doc, driven.list());
     this.version++;
     // A driven run moved: which rows it touched (its own, or the one it left) is not worth working out.
-    this.emit('update', this.document, drivenMoved ? { kind: 'all' } : changes);
+    // Otherwise the rows the index rebuilt are told as this document has them: marked where a run is on them.
+    this.emit('update', this.document, drivenMoved ? { kind: 'all' } : drivenChanges(changes, this.document));
     return this.document;
   }
 

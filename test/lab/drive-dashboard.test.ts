@@ -25,6 +25,22 @@ import { type Browser, HAVE_CHROMIUM, launch, NO_CHROMIUM_REASON } from '../serv
 import { serve as startServe, TOKEN } from '../serve/helpers.js';
 import { promptFor } from './conformance.js';
 
+/**
+ * How long the run may take to ask for its one approval: the real Claude CLI starting, one request
+ * to the stand-in model and its answer, a few seconds alone; a full test run on two cores makes
+ * that several times longer.
+ */
+const ASKED_MS = 60_000;
+/**
+ * How soon the session's page shows the run's card once loaded: the page's first live document
+ * carries it (the server looks again every 500 ms), so well under a second alone; the rest is room for
+ * a loaded machine, and a card that never shows (or goes when cctop reads more of the transcript,
+ * as it once did) still fails.
+ */
+const CARD_SHOWN_MS = 30_000;
+/** How soon an answer's outcome, or the run's leaving, shows on the page: one request or one update. */
+const ANSWERED_MS = 10_000;
+
 const pin = PINS.claude;
 const bin = agentBin('claude');
 const why = !bin ? `${pin.package}@${pin.version} is not installed (npm run agents)` : NO_CHROMIUM_REASON;
@@ -92,7 +108,7 @@ describe.runIf(bin !== null && HAVE_CHROMIUM)(
     it('the read-only link sees the question but cannot answer; the full link allows it and the command runs', async () => {
       const d = drive();
       const waiting = () => agents.driven.list().find((r) => r.program === 'lab-bot' && r.pending.length > 0);
-      await expect.poll(waiting, { timeout: 60_000, interval: 200 }).toBeTruthy();
+      await expect.poll(waiting, { timeout: ASKED_MS, interval: 200 }).toBeTruthy();
       const asked = waiting()!;
       expect(asked.pending[0]!.tool).toBe('Bash');
       expect(asked.pending[0]!.input).toContain('touch lab-approved.txt');
@@ -102,19 +118,19 @@ describe.runIf(bin !== null && HAVE_CHROMIUM)(
       // The read-only link: the card shows the question, and Allow is refused by the server.
       await page.goto(`${base}/session/${session}?t=${new Tokens(TOKEN).read}`);
       const card = page.locator('.session-driven .driven');
-      await card.waitFor({ timeout: 30_000 });
+      await card.waitFor({ timeout: CARD_SHOWN_MS });
       expect(await card.locator('h2').textContent()).toBe('Driven by lab-bot');
       expect(await card.locator('.driven-input').textContent()).toContain('touch lab-approved.txt');
       await card.locator('button.allow').click();
       await expect
-        .poll(() => card.locator('.driven-status').textContent(), { timeout: 10_000 })
+        .poll(() => card.locator('.driven-status').textContent(), { timeout: ANSWERED_MS })
         .toContain('read-only');
       expect(agents.driven.list().find((r) => r.id === asked.id)?.pending.length).toBe(1);
       expect(existsSync(join(cwd, 'lab-approved.txt'))).toBe(false);
 
       // The full link: Allow goes through, the command runs, and the run completes.
       await page.goto(`${base}/session/${session}?t=${TOKEN}`);
-      await card.waitFor({ timeout: 30_000 });
+      await card.waitFor({ timeout: CARD_SHOWN_MS });
       await card.locator('button.allow').click();
       await d.read;
       const outcome = await d.run.outcome;
@@ -124,8 +140,8 @@ describe.runIf(bin !== null && HAVE_CHROMIUM)(
         d.events.filter((e) => e.kind === 'tool_result').map((e) => e.kind === 'tool_result' && e.ok),
       ).toEqual([true]);
       // The run has left: the session is an ordinary one again, and the page says nothing of a driver.
-      await expect.poll(() => agents.driven.list().length, { timeout: 10_000 }).toBe(0);
-      await expect.poll(() => card.count(), { timeout: 10_000 }).toBe(0);
+      await expect.poll(() => agents.driven.list().length, { timeout: ANSWERED_MS }).toBe(0);
+      await expect.poll(() => card.count(), { timeout: ANSWERED_MS }).toBe(0);
       expect(browser.problems).toEqual([]);
     }, 180_000);
   },

@@ -10,12 +10,13 @@ import { announced } from '../../src/drive/announced-run.js';
 import type { Run } from '../../src/drive/run.js';
 import { ScriptedRun, scriptedOutcome } from '../../src/drive/test-support/scripted-run.js';
 import { AgentStates } from '../../src/live/agent-state.js';
-import type { SessionDocument } from '../../src/model/document.js';
+import type { SessionDoc, SessionDocument } from '../../src/model/document.js';
 import { peerSockets } from '../../src/runtime/peers.js';
 import { FakeHome } from '../../src/test-support/corpus.js';
 import { Tokens } from '../../src/views/serve/auth.js';
+import { Follower, type WholeFrame } from '../../src/views/serve/delta.js';
 import type { RunningServer } from '../../src/views/serve/index.js';
-import { base, bearer, serve, TOKEN } from './helpers.js';
+import { base, bearer, claude, serve, TOKEN, until } from './helpers.js';
 
 describe('answering a driven run from the dashboard', () => {
   let home: FakeHome;
@@ -42,7 +43,7 @@ describe('answering a driven run from the dashboard', () => {
   /** A remote-approval run waiting on one Bash call, as the dashboard sees it. */
   async function waitingRun(
     remote = true,
-  ): Promise<{ inner: ScriptedRun; run: Run; id: string; done: Promise<void> }> {
+  ): Promise<{ inner: ScriptedRun; run: Run; id: string; session: string; done: Promise<void> }> {
     const inner = new ScriptedRun();
     const run = announced(inner, {
       agent: 'claude',
@@ -63,7 +64,56 @@ describe('answering a driven run from the dashboard', () => {
     const mine = () => agents.driven.list().find((r) => r.session === session && r.pending.length > 0);
     await expect.poll(mine).toBeTruthy();
     const id = mine()!.id;
-    return { inner, run, id, done };
+    return { inner, run, id, session, done };
+  }
+
+  /**
+   * A page kept current as web/live.js keeps it: the event stream's frames fed to a `Follower` as
+   * they arrive, the whole document fetched when an update cannot be applied.
+   */
+  async function follow(): Promise<{ row(id: string): SessionDoc | undefined; close(): Promise<void> }> {
+    let shown: SessionDocument | null = null;
+    const follower = new Follower(
+      async (): Promise<WholeFrame> => {
+        const res = await fetch(`${url}/api/sessions`, { headers: bearer() });
+        return {
+          run: res.headers.get('Cctop-Run')!,
+          seq: Number(res.headers.get('Cctop-Seq')),
+          document: (await res.json()) as SessionDocument,
+        };
+      },
+      (d) => {
+        shown = d;
+      },
+    );
+    const ctrl = new AbortController();
+    const res = await fetch(`${url}/api/events`, { headers: bearer(), signal: ctrl.signal });
+    const reader = res.body!.getReader();
+    const dec = new TextDecoder();
+    const pump = (async () => {
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        text += dec.decode(value, { stream: true });
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const event = /^event: (\w+)$/m.exec(text.slice(0, end))?.[1];
+          const data = /^data: (.*)$/m.exec(text.slice(0, end))?.[1];
+          text = text.slice(end + 2);
+          if (event === 'sessions' && data) follower.whole(JSON.parse(data));
+          if (event === 'changes' && data) follower.changes(JSON.parse(data));
+        }
+      }
+    })().catch(() => {
+      // The stream aborted by `close()`.
+    });
+    return {
+      row: (id) => (shown as SessionDocument | null)?.sessions.find((s) => s.id === id),
+      async close() {
+        ctrl.abort();
+        await pump;
+      },
+    };
   }
 
   const post = (id: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -89,6 +139,37 @@ describe('answering a driven run from the dashboard', () => {
         return doc.sessions.find((x) => x.driven?.id === w.id)?.driven?.pending[0]?.input;
       })
       .toBe('{"command":"touch x"}');
+    w.inner.end(scriptedOutcome());
+    await w.done;
+  });
+
+  it('a page kept current by the stream still shows the run on its session once cctop reads its transcript', async () => {
+    const w = await waitingRun();
+    const page = await follow();
+    // The run is on the page before cctop has read a line of its session: a row of its own.
+    await until(
+      'the page to show what the run asks',
+      () => page.row(w.session)?.driven?.pending.length === 1,
+    );
+    expect(page.row(w.session)?.file).toBe('');
+    // Its transcript is read while the run waits (nothing of the run moves): the update that brings
+    // the session's own row must bring it marked, as a page opened now would be sent it.
+    home.write(
+      home.claudeFile('-work-driven', `${w.session}.jsonl`),
+      claude.user(w.session, 'fix the build'),
+    );
+    await until(
+      'the page to hold the session read from its transcript',
+      () => (page.row(w.session)?.file ?? '') !== '',
+    );
+    const row = page.row(w.session)!;
+    expect([row.driven?.id, row.driven?.pending[0]?.input, row.state, row.stateSource]).toEqual([
+      w.id,
+      '{"command":"touch x"}',
+      'waiting',
+      'driven',
+    ]);
+    await page.close();
     w.inner.end(scriptedOutcome());
     await w.done;
   });
