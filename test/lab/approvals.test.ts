@@ -139,7 +139,9 @@ async function resultsAt(s: Session, script: string, step: number): Promise<stri
 /** End the pane's Claude Code (and the hooks it runs) and wait until it is gone, so its files can go. */
 async function stopClaude(s: Session): Promise<void> {
   const pane = Number(s.term.tmux('display-message', '-p', '-t', 'claude', '#{pane_pid}').stdout.trim());
-  const children = Number.isInteger(pane)
+  // A tmux that printed nothing reads as 0, whose children are the machine's init and kernel threads:
+  // only a real pane's shell has children that are ours to stop.
+  const children = Number.isInteger(pane) && pane > 1
     ? spawnSync('ps', ['-o', 'pid=', '--ppid', String(pane)], { encoding: 'utf8' })
         .stdout.split('\n')
         .map(Number)
