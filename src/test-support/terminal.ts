@@ -47,8 +47,9 @@ export class Terminal {
    * Open window `name` running the shell command `command` on this terminal's tmux server (starting
    * it when none runs), and the terminal that reads it. Fails at once with tmux's own words when tmux
    * could not open it. Never open one just after closing the server's last window: the server is
-   * then still exiting, and tmux 3.3a drops the new one about once in thirty tries ("server exited
-   * unexpectedly"); open the next window first, then close the old one.
+   * then still exiting, and tmux 3.3a drops the new one in a few tries of a hundred ("server exited
+   * unexpectedly", 20 of 700 here); open the next window first, then close the old one. The same
+   * holds for a server that `stop` just ended: open the next on a socket of another name.
    */
   open(name: string, command: string, width = 150, height = 40): Terminal {
     const r = this.tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), command);
