@@ -2,7 +2,8 @@
  * The built pty host (`dist/runtime/pty-host-bin.js`, what `cctop run` starts) against an agent
  * whose output is hostile: a flood far past what its screen keeps, a line of megabytes, malformed
  * sequences. The host stays up and bounded, and a terminal that attaches afterwards gets the
- * agent's last screen. Spoken to over its real socket, with the frames `cctop attach` sends.
+ * agent's last screen; a terminal that attaches while an agent writes gets its screen, then the rest,
+ * with no line lost or repeated. Spoken to over its real socket, with the frames `cctop attach` sends.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import xtermHeadless from '@xterm/headless';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FrameReader, frame } from '../src/runtime/pty-wire.js';
 import { REPO } from '../src/test-support/corpus.js';
@@ -55,6 +57,28 @@ const out = (s) => new Promise((r) => (process.stdout.write(s) ? r() : process.s
 })();
 `;
 
+/**
+ * An agent that counts, one number a line, in blocks of a hundred, until a key is pressed; then it
+ * writes `counted` and waits. The terminal is raw, so the key is not echoed among the numbers.
+ */
+const COUNTER = `
+let stop = false;
+process.stdin.setRawMode(true);
+process.stdin.on('data', () => { stop = true; });
+const out = (s) => new Promise((r) => (process.stdout.write(s) ? r() : process.stdout.once('drain', r)));
+(async () => {
+  let n = 0;
+  while (!stop) {
+    let block = '';
+    for (let k = 0; k < 100; k++) block += ++n + '\\r\\n';
+    await out(block);
+    await new Promise((r) => setImmediate(r));
+  }
+  await out('counted');
+  setInterval(() => {}, 1e6);
+})();
+`;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One connection to the host: the frames it sent so far, and a way to send. */
@@ -78,7 +102,7 @@ describe.skipIf(SKIP !== null)(
     let root: string;
     let host: ChildProcess;
     let socket: string;
-    let agentPid = 0;
+    const agentPids: number[] = [];
 
     beforeAll(async () => {
       root = mkdtempSync(join(tmpdir(), 'cctop-pty-host-'));
@@ -89,7 +113,7 @@ describe.skipIf(SKIP !== null)(
     });
 
     afterAll(() => {
-      if (agentPid > 0) process.kill(agentPid, 'SIGKILL');
+      for (const pid of agentPids) process.kill(pid, 'SIGKILL');
       if (host.exitCode === null) host.kill('SIGKILL');
       rmSync(root, { recursive: true, force: true });
     });
@@ -114,7 +138,7 @@ describe.skipIf(SKIP !== null)(
           id: string;
           pid: number;
         };
-        agentPid = id.pid;
+        agentPids.push(id.pid);
         starter.sock.write(frame('x', {}));
 
         /** What an attach draws: the frames after its 'i', once a quiet moment follows them. */
@@ -142,6 +166,77 @@ describe.skipIf(SKIP !== null)(
         expect(screen).not.toContain('\ufffd');
         expect(screen).not.toContain('\x1b]');
         expect(screen).not.toContain('\x1bP');
+      },
+      PATIENCE_MS * 2,
+    );
+
+    it(
+      'an attach while the agent writes draws its screen, then everything after it, no line lost or repeated',
+      async () => {
+        const starter = await dial(socket);
+        starter.sock.write(
+          frame('S', {
+            agent: process.execPath,
+            args: ['-e', COUNTER],
+            cwd: root,
+            env: { PATH: process.env.PATH ?? '' },
+            cols: 20,
+            rows: 10,
+          }),
+        );
+        const framed = async (t: { got: { type: string }[] }, type: string, count = 1) => {
+          const deadline = Date.now() + PATIENCE_MS;
+          while (t.got.filter((f) => f.type === type).length < count) {
+            expect(Date.now()).toBeLessThan(deadline);
+            await sleep(20);
+          }
+        };
+        await framed(starter, 'i');
+        const { id, pid } = JSON.parse(starter.got.find((f) => f.type === 'i')!.body.toString('utf8')) as {
+          id: string;
+          pid: number;
+        };
+        agentPids.push(pid);
+        // The agent counts from its start; the attach comes once the first terminal has seen numbers.
+        await framed(starter, 'd');
+
+        const taker = await dial(socket);
+        taker.sock.write(frame('A', { id, cols: 20, rows: 10 }));
+        // The first output frame is the screen drawn (a few KiB here, one frame); a second is the
+        // agent's output after it. The count goes on until the key.
+        await framed(taker, 'd', 2);
+        taker.sock.write(frame('d', Buffer.from('q')));
+        const record = () =>
+          Buffer.concat(taker.got.filter((f) => f.type === 'd').map((f) => f.body)).toString('utf8');
+        const deadline = Date.now() + PATIENCE_MS;
+        while (!record().endsWith('counted')) {
+          expect(Date.now()).toBeLessThan(deadline);
+          await sleep(50);
+        }
+        // The first terminal was let go when the second took the run.
+        expect(starter.got.some((f) => f.type === 'x')).toBe(true);
+        taker.sock.destroy();
+
+        // The attaching terminal, as a terminal shows it: one number a line, each once, in order,
+        // from the oldest the host kept to the last, then `counted`.
+        const seen = new xtermHeadless.Terminal({
+          cols: 20,
+          rows: 10,
+          scrollback: 1_000_000,
+          allowProposedApi: true,
+        });
+        await new Promise<void>((r) => seen.write(record(), r));
+        const lines: string[] = [];
+        for (let i = 0; i < seen.buffer.active.length; i++) {
+          const line = seen.buffer.active.getLine(i)?.translateToString(true) ?? '';
+          if (line !== '') lines.push(line);
+        }
+        seen.dispose();
+        expect(lines.at(-1)).toBe('counted');
+        const numbers = lines.slice(0, -1);
+        const first = Number(numbers[0]);
+        expect(numbers.length).toBeGreaterThan(100);
+        expect(numbers).toEqual(numbers.map((_, i) => String(first + i)));
       },
       PATIENCE_MS * 2,
     );

@@ -40,36 +40,63 @@ export class Terminal {
     const script = join(dir, 'live.sh');
     const command = [`'${process.execPath}'`, `'${CLI}'`, ...(args === '' ? [] : [args])].join(' ');
     writeFileSync(script, `env -i ${envWords(env)} ${command}\nexec sleep 600\n`);
-    this.tmux(
-      'new-session',
-      '-d',
-      '-s',
-      this.name,
-      '-x',
-      String(width),
-      '-y',
-      String(height),
-      `sh '${script}'`,
-    );
+    this.open(this.name, `sh '${script}'`, width, height);
   }
 
-  /** The screen's lines as they are now; with `sgr`, with the colour and style sequences drawn. */
+  /**
+   * Open window `name` running the shell command `command` on this terminal's tmux server (starting
+   * it when none runs), and the terminal that reads it. Fails at once with tmux's own words when tmux
+   * could not open it. Never open one just after closing the server's last window: the server is
+   * then still exiting, and tmux 3.3a drops the new one in a few tries of a hundred ("server exited
+   * unexpectedly", 20 of 700 here); open the next window first, then close the old one. The same
+   * holds for a server that `stop` just ended: open the next on a socket of another name.
+   */
+  open(name: string, command: string, width = 150, height = 40): Terminal {
+    const r = this.tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', String(height), command);
+    if (r.status !== 0)
+      throw new Error(
+        `tmux could not open window ${name}: ${(r.stderr ?? '').trim() || `status ${r.status}`}`,
+      );
+    return new Terminal(this.socket, name, this.patienceMs);
+  }
+
+  /**
+   * The screen's lines as they are now; with `sgr`, with the colour and style sequences drawn. A
+   * window tmux says it cannot read (its server or the window is gone) is an error, not a blank
+   * screen: nothing will ever show there. A capture tmux did not finish in time reads as blank, and
+   * a wait reads again.
+   */
   screen(sgr = false): string[] {
-    return this.tmux('capture-pane', '-p', ...(sgr ? ['-e'] : []), '-t', this.name).stdout.split('\n');
+    const r = this.tmux('capture-pane', '-p', ...(sgr ? ['-e'] : []), '-t', this.name);
+    if (r.status !== null && r.status !== 0)
+      throw new Error(`tmux cannot read window ${this.name}: ${(r.stderr ?? '').trim()}`);
+    return (r.stdout ?? '').split('\n');
   }
 
   keys(...k: string[]): void {
     this.tmux('send-keys', '-t', this.name, ...k);
   }
 
-  /** Wait until the screen satisfies `ok`; fail, naming `what`, with the screen as it last was. */
+  /**
+   * Wait until the screen satisfies `ok`; fail, naming `what`, with the screen as it last was, or at
+   * once when the window is gone.
+   */
   async until(what: string, ok: (lines: string[]) => boolean, everyMs = 200, sgr = false): Promise<string[]> {
     const deadline = Date.now() + this.patienceMs;
-    let lines = this.screen(sgr);
+    const read = () => {
+      try {
+        return this.screen(sgr);
+      } catch (err) {
+        throw new Error(
+          `the screen never showed ${what}: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    };
+    let lines = read();
     while (!ok(lines)) {
       if (Date.now() > deadline) throw new Error(`the screen never showed ${what}:\n${lines.join('\n')}`);
       await new Promise((r) => setTimeout(r, everyMs));
-      lines = this.screen(sgr);
+      lines = read();
     }
     return lines;
   }

@@ -93,8 +93,7 @@ describe.skipIf(SKIP !== null)(
             script,
             `cd '${dir}' && env -i ${envWords(env)} '${process.execPath}' '${CLI}' ${args}\necho "cctop exited $?"\nexec sleep 600\n`,
           );
-          term.tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', `sh '${script}'`);
-          return new Terminal(term.socket, name, PATIENCE_MS);
+          return term.open(name, `sh '${script}'`);
         };
         try {
           const far = window('far', farEnv, cwd, "run claude '[lab:text] first, on the far side'");
@@ -104,13 +103,15 @@ describe.skipIf(SKIP !== null)(
           far.keys('C-\\');
           far.keys('d');
           await far.until('the detach', (l) => l.some((x) => x.startsWith('cctop exited 0')));
-          far.tmux('kill-session', '-t', 'far');
-          expect(alive(run!.pid)).toBe(true);
 
-          // By the session's id, which the far cctop resolves from the far home.
+          // By the session's id, which the far cctop resolves from the far home. The near terminal
+          // opens before the far one closes: a tmux server whose last window closed is still
+          // exiting, and drops a window opened at that moment.
           const doc = JSON.parse((await runCli(['--json'], farEnv)).out) as SessionDocument;
           const id = doc.sessions.find((s) => s.provider === 'claude')!.id;
           const nearTerm = window('near', nearEnv, near.cwd, `attach --host 'box:${remoteCctop}' ${id}`);
+          far.tmux('kill-session', '-t', 'far');
+          expect(alive(run!.pid)).toBe(true);
           await nearTerm.until('the conversation over ssh', (l) =>
             l.join('\n').includes('pong: the lab answers'),
           );

@@ -119,7 +119,7 @@ describe.skipIf(SKIP !== null)(
         `cd '${cwd}' && exec env -i ${envWords(env)} '${CLAUDE}' '[lab:text] first prompt'\n`,
       );
       term = new Terminal(`cctop-act-${process.pid}`, 'agent', PATIENCE_MS);
-      term.tmux('new-session', '-d', '-s', 'agent', '-x', '150', '-y', '40', `sh '${script}'`);
+      term.open('agent', `sh '${script}'`);
       await term.until('the first answer', (l) => l.join('\n').includes('pong: the lab answers'));
       id = await until('the session file', () => sessionsIn(home)[0]);
       cctopEnv = {
@@ -423,8 +423,7 @@ describe.skipIf(SKIP !== null)(
         script,
         `cd '${cwd}' && env -i ${envWords(env)} '${process.execPath}' '${CLI}' ${args}\necho "cctop exited $?"\nexec sleep 600\n`,
       );
-      term.tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '40', `sh '${script}'`);
-      return new Terminal(term.socket, name, PATIENCE_MS);
+      return term.open(name, `sh '${script}'`);
     };
 
     beforeAll(async () => {
@@ -500,12 +499,12 @@ describe.skipIf(SKIP !== null)(
           l.some((x) => x.includes(`[cctop: detached; the agent runs on: cctop attach ${run!.id}]`)),
         );
         await first.until('cctop ending', (l) => l.some((x) => x.startsWith('cctop exited 0')));
-        // Closing the terminal does not end the agent.
+        // Another terminal takes it back by the session's id, and sees the conversation. It opens
+        // before the first closes: a tmux server whose last window closed is still exiting, and
+        // drops a window opened at that moment. Closing the first terminal does not end the agent.
+        const second = window('second', `attach ${id}`);
         first.tmux('kill-session', '-t', 'first');
         expect(alive(run!.pid)).toBe(true);
-
-        // Another terminal takes it back by the session's id, and sees the conversation.
-        const second = window('second', `attach ${id}`);
         await second.until('the conversation again', (l) =>
           l.join('\n').includes('Resumed: the second turn is answered.'),
         );
