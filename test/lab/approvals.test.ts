@@ -141,12 +141,13 @@ async function stopClaude(s: Session): Promise<void> {
   const pane = Number(s.term.tmux('display-message', '-p', '-t', 'claude', '#{pane_pid}').stdout.trim());
   // A tmux that printed nothing reads as 0, whose children are the machine's init and kernel threads:
   // only a real pane's shell has children that are ours to stop.
-  const children = Number.isInteger(pane) && pane > 1
-    ? spawnSync('ps', ['-o', 'pid=', '--ppid', String(pane)], { encoding: 'utf8' })
-        .stdout.split('\n')
-        .map(Number)
-        .filter((p) => p > 0)
-    : [];
+  const children =
+    Number.isInteger(pane) && pane > 1
+      ? spawnSync('ps', ['-o', 'pid=', '--ppid', String(pane)], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .map(Number)
+          .filter((p) => p > 0)
+      : [];
   s.term.stop();
   for (const pid of children) {
     try {
