@@ -106,10 +106,19 @@ describe('cctop approve for a Codex session (nothing held: its prompt would be a
   });
 
   it('leaves a session no hook has told of to the held requests: nothing waits', async () => {
+    heard('SessionStart', 1_000);
     const r = await runCli(['approve', '590ab5e8', 'allow'], env);
     expect([r.code, r.err]).toEqual([
       3,
       'cctop: no request of 590ab5e8 waits for an answer (cctop approve --list shows those that do)\n',
+    ]);
+  });
+
+  it('tells a person whose agents have run no cctop hook how to install them, when nothing waits', async () => {
+    const r = await runCli(['approve', '590ab5e8', 'allow'], env);
+    expect([r.code, r.err]).toEqual([
+      3,
+      "cctop: no request of 590ab5e8 waits for an answer (cctop approve --list shows those that do); cctop has heard no agent hooks: `cctop hooks install --approvals` holds Claude Code's requests, and `cctop hooks install --agent codex` lets it answer a Codex prompt in tmux (docs/act.md)\n",
     ]);
   });
 });

@@ -155,7 +155,7 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   if (dir === null) {
     const keyed = await byKeys(io, rt.path, id, verdict, json);
     if (keyed !== null) return keyed;
-    io.err(`cctop: no request of ${safeLine(id)} waits for an answer`);
+    io.err(`cctop: no request of ${safeLine(id)} waits for an answer${await unheard(io.env)}`);
     return APPROVE_EXIT.none;
   }
   const picked = pickSession(dir, id, now);
@@ -179,7 +179,7 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     const keyed = await byKeys(io, rt.path, id, verdict, json);
     if (keyed !== null) return keyed;
     io.err(
-      `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
+      `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)${await unheard(io.env)}`,
     );
     return APPROVE_EXIT.none;
   }
@@ -197,6 +197,17 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     answer,
   );
   return said(io, outcome, json);
+}
+
+/**
+ * What to add when nothing waits and no hook of any agent has ever been heard: cctop sees requests
+ * only through its hooks, so a person who has not installed them learns how, instead of being told
+ * only that nothing waits. Empty once any hook has been heard: then nothing waiting is the answer.
+ */
+async function unheard(env: Env): Promise<string> {
+  const { readJournal } = await import('../../hooks/journal.js');
+  if (readJournal(env).length > 0) return '';
+  return "; cctop has heard no agent hooks: `cctop hooks install --approvals` holds Claude Code's requests, and `cctop hooks install --agent codex` lets it answer a Codex prompt in tmux (docs/act.md)";
 }
 
 /**
