@@ -5,20 +5,14 @@
  * one thing at a time; a second waits behind the first).
  *
  * A Codex session has nothing held (its hook runs before its prompt): its prompt is answered by its
- * own keys in its proven tmux pane (`byKeys`, `act/answer-keys.ts`).
+ * own keys in its proven tmux pane (`byKeys`, `act/keyed-answer.ts`).
  *
  * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
  *
  * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
  */
 import { hostname, userInfo } from 'node:os';
-import {
-  ANSWER_CONFIRM_MS,
-  type AnswerOutcome,
-  answerRequest,
-  pickSession,
-  unusableWhy,
-} from '../../approvals/answer.js';
+import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
 import {
   allRequests,
   appendApprovalJournal,
@@ -33,8 +27,8 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
-import { KEYED_AGENTS, requestOfEvent, waitingCall } from '../../approvals/waiting-call.js';
-import { MAX_HOOK_FIELD_CHARS, providerOfAgent } from '../../hooks/types.js';
+import { type HookAgent, providerOfAgent } from '../../hooks/types.js';
+import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
 import type { Env } from '../../providers/types.js';
 import { runtimeDir } from '../../runtime/dir.js';
@@ -212,8 +206,8 @@ async function unheard(env: Env): Promise<string> {
 
 /**
  * Answer the session `id` names by pressing its agent's own key at its approval prompt, for an agent
- * whose hook cannot be held (`act/answer-keys.ts`), and journal it as the held answers are. Null when
- * no session of such an agent is named `id`: the caller says nothing waits.
+ * whose hook cannot be held (`act/keyed-answer.ts`). Null when no session of such an agent is named
+ * `id`: the caller says nothing waits.
  */
 async function byKeys(
   io: Io,
@@ -223,67 +217,53 @@ async function byKeys(
   json: boolean,
 ): Promise<number | null> {
   const { readJournal } = await import('../../hooks/journal.js');
-  const pick = waitingCall(readJournal(io.env), KEYED_AGENTS, id);
+  const { answerKeyed } = await import('../../act/keyed-answer.js');
+  const find = async (session: string, agent: HookAgent): Promise<SessionDoc | null> => {
+    const { snapshot } = await import('./snapshots.js');
+    const { findSession } = await import('../../index/find.js');
+    // Only the agent's own sessions are read: the one the hooks named is among them.
+    const o = { ...commonOptions({}), providers: [providerOfAgent(agent)] };
+    const found = findSession((await snapshot(o, io.env)).document, session);
+    return found.kind === 'one' ? found.session : null;
+  };
+  const r = await answerKeyed(
+    { env: io.env, runtime, events: readJournal(io.env), find },
+    id,
+    verdict,
+    cliAnswerer(io.env),
+  );
   const fail = (code: number, words: string, extra: object = {}): number => {
     if (json)
       io.out(JSON.stringify({ outcome: code === APPROVE_EXIT.none ? 'none' : 'refused', words, ...extra }));
     else io.err(safeLine(`cctop: ${words}`));
     return code;
   };
-  switch (pick.kind) {
+  switch (r.kind) {
     case 'none':
       return null;
     case 'ambiguous':
       io.err(
-        `cctop: ${safeLine(id)} is the start of several sessions: ${pick.sessions.map(safeLine).join(', ')}`,
+        `cctop: ${safeLine(id)} is the start of several sessions: ${r.sessions.map(safeLine).join(', ')}`,
       );
       return APPROVE_EXIT.usage;
     case 'not-waiting':
       return fail(
         APPROVE_EXIT.none,
-        `no call of ${pick.session} waits for an answer (its hooks' newest word: ${pick.said})`,
+        `no call of ${r.session} waits for an answer (its hooks' newest word: ${r.said})`,
       );
     case 'unnamed':
       return fail(
         APPROVE_EXIT.refused,
-        `refused: the hook of ${pick.session} names no command, so cctop cannot prove its prompt asks about it; answer it in its own terminal`,
+        `refused: the hook of ${r.session} names no command, so cctop cannot prove its prompt asks about it; answer it in its own terminal`,
       );
-    case 'waiting':
+    case 'refused':
+      return fail(APPROVE_EXIT.refused, `refused: ${r.words}`, { request: r.request });
+    case 'pressed':
       break;
   }
-  // The hook ran in the agent's process: its parent is the agent, whose request this stands for.
-  const request = requestOfEvent(pick.event, pick.event.ppid ?? 0);
-  const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
-  const refuse = (words: string): number => {
-    appendApprovalJournal(runtime, { kind: 'refused', request, answer, why: words });
-    return fail(APPROVE_EXIT.refused, `refused: ${words}`, { request });
-  };
-  const unusable = unusableWhy(request, answer);
-  if (unusable !== null || verdict.kind === 'text')
-    return refuse(`not taken: ${unusable ?? 'it asks allow or deny'}`);
-  const { snapshot } = await import('./snapshots.js');
-  const { findSession } = await import('../../index/find.js');
-  const { answerByKeys } = await import('../../act/answer-keys.js');
-  // Only the agent's own sessions are read: the one the hooks named is among them.
-  const o = { ...commonOptions({}), providers: [providerOfAgent(pick.event.agent)] };
-  const found = findSession((await snapshot(o, io.env)).document, pick.session);
-  if (found.kind !== 'one')
-    return refuse(
-      `cctop finds no session ${pick.session} in the agents' files, so it cannot prove its terminal`,
-    );
-  const s = found.session;
-  const r = await answerByKeys(s, pick.event.input, MAX_HOOK_FIELD_CHARS, verdict.kind, { env: io.env });
-  if (r.kind === 'refused') return refuse(`${r.why}; ${r.fix}`);
-  appendApprovalJournal(runtime, {
-    kind: 'typed',
-    request,
-    answer,
-    where: r.where,
-    key: r.key,
-    closed: r.closed,
-  });
+  const { request, session: s } = r;
   const notes: string[] = [];
-  if (verdict.kind === 'deny' && verdict.reason !== null)
+  if (r.reasonDropped)
     notes.push(
       `the reason was not delivered: ${placeById(s.provider).label}'s prompt takes no words (tell it with cctop send ${s.id.slice(0, 12)} TEXT)`,
     );
@@ -296,7 +276,7 @@ async function byKeys(
         via: 'keys',
         where: r.where,
         key: r.key,
-        reasonDelivered: verdict.kind === 'deny' && verdict.reason !== null ? false : null,
+        reasonDelivered: r.reasonDropped ? false : null,
         notes,
         request,
       }),
