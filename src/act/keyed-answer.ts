@@ -32,6 +32,7 @@ export type KeyedOutcome =
       kind: 'pressed';
       request: ApprovalRequest;
       session: SessionDoc;
+      verdict: 'allow' | 'deny';
       key: string;
       label: string;
       where: string;
@@ -99,6 +100,7 @@ export async function answerKeyed(
     kind: 'pressed',
     request,
     session: s,
+    verdict: verdict.kind,
     key: r.key,
     label: r.label,
     where: r.where,

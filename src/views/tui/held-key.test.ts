@@ -23,13 +23,17 @@ const REQUEST: ApprovalRequest = {
   pid: 1,
 };
 
-/** The table with one session selected, whose agent holds `request` (or nothing). */
-function table(request: ApprovalRequest | null) {
+/**
+ * The table with one session selected, whose agent holds `request` (or nothing), and whose hooks say
+ * `keyed` waits at a prompt answered by its keys (or nothing).
+ */
+function table(request: ApprovalRequest | null, keyed: ApprovalRequest | null = null, session = SESSION) {
   const v = initialView(new Set());
-  v.doc = { sessions: [SESSION], problems: [] } as unknown as SessionDocument;
-  v.selected = keyOf(SESSION);
+  v.doc = { sessions: [session], problems: [] } as unknown as SessionDocument;
+  v.selected = keyOf(session);
   const said: string[] = [];
   const sent: Verdict[] = [];
+  const pressed: { session: string; verdict: Verdict }[] = [];
   const keys = {
     tableRows: () => [],
     tableStart: () => 2,
@@ -44,12 +48,14 @@ function table(request: ApprovalRequest | null) {
       held: (provider: string, id: string) =>
         request !== null && provider === request.agent && id === request.session ? request : null,
       answerHeld: (_r: ApprovalRequest, verdict: Verdict) => sent.push(verdict),
+      keyed: (s: SessionDoc) => (keyed !== null && s.id === keyed.session ? keyed : null),
+      answerKeyed: (s: SessionDoc, verdict: Verdict) => pressed.push({ session: s.id, verdict }),
     },
   };
   const type = (...ks: Key[]) => {
     for (const k of ks) onKey(v, k, keys);
   };
-  return { v, said, sent, type };
+  return { v, said, sent, pressed, type };
 }
 
 const ch = (c: string): Key => ({ kind: 'char', ch: c });
@@ -93,5 +99,47 @@ describe('a and d answer a request held for cctop', () => {
       'a/d answer a permission request held for cctop (cctop hooks install --approvals) or a driven run’s approval; this session has none',
     ]);
     expect(none.sent).toEqual([]);
+  });
+});
+
+const CODEX = {
+  provider: 'codex',
+  id: '01a2529a-f17b-7703-b843-a2136d9d4a3a',
+  host: undefined,
+} as unknown as SessionDoc;
+const CALL: ApprovalRequest = {
+  ...REQUEST,
+  agent: 'codex',
+  session: CODEX.id,
+  tool: 'Bash',
+  input: 'touch lab-escalated.txt',
+};
+
+describe('a and d on a Codex session its hooks say waits (nothing held: its prompt is answered by its keys)', () => {
+  it('a shows the command the hook named and presses allow on y', () => {
+    const t = table(null, CALL, CODEX);
+    t.type(ch('a'));
+    expect(heldQuestion(t.v)).toBe('Allow Bash: touch lab-escalated.txt?  y: allow  any other key: cancel');
+    t.type(ch('y'));
+    expect(t.pressed).toEqual([{ session: CODEX.id, verdict: { kind: 'allow' } }]);
+    expect(t.sent).toEqual([]);
+  });
+
+  it('d denies by its keys, with the reason typed (the status line then says it was not delivered)', () => {
+    const t = table(null, CALL, CODEX);
+    t.type(ch('d'), ch('n'), ch('o'), { kind: 'enter' });
+    expect(t.pressed).toEqual([{ session: CODEX.id, verdict: { kind: 'deny', reason: 'no' } }]);
+  });
+
+  it('a then any other key presses nothing', () => {
+    const t = table(null, CALL, CODEX);
+    t.type(ch('a'), ch('n'));
+    expect([t.pressed, t.said]).toEqual([[], ['not answered']]);
+  });
+
+  it('a held request of the session is answered first, as held', () => {
+    const t = table({ ...CALL, agent: 'codex' }, CALL, CODEX);
+    t.type(ch('a'), ch('y'));
+    expect([t.sent, t.pressed]).toEqual([[{ kind: 'allow' }], []]);
   });
 });
