@@ -44,6 +44,35 @@ export function waitingCall(
   agents: readonly HookAgent[],
   query: string,
 ): WaitingPick {
+  const newest = newestWords(events, agents);
+  const said = (session: string): WaitingPick => pickOf(session, newest.get(session)!);
+  if (newest.has(query)) return said(query);
+  const near = [...newest.keys()].filter((id) => query.length > 0 && id.startsWith(query));
+  if (near.length === 0) return { kind: 'none' };
+  if (near.length === 1) return said(near[0]!);
+  const asking = near.filter((id) => said(id).kind !== 'not-waiting');
+  if (asking.length === 1) return said(asking[0]!);
+  return { kind: 'ambiguous', sessions: asking.length > 1 ? asking : near };
+}
+
+/** A call waiting at a prompt answered by keys, as `cctop pending` lists it. */
+export type WaitingCall = Extract<WaitingPick, { kind: 'waiting' }>;
+
+/**
+ * Every session of `agents` whose hooks' newest word is a permission request that names its command,
+ * the oldest ask first: the calls `cctop pending` lists beside the held requests.
+ */
+export function waitingCalls(events: readonly HookEvent[], agents: readonly HookAgent[]): WaitingCall[] {
+  const out: WaitingCall[] = [];
+  for (const [session, e] of newestWords(events, agents)) {
+    const pick = pickOf(session, e);
+    if (pick.kind === 'waiting') out.push(pick);
+  }
+  return out.sort((a, b) => a.event.at - b.event.at);
+}
+
+/** Each session of `agents` with the newest of its events that says anything about its state. */
+function newestWords(events: readonly HookEvent[], agents: readonly HookAgent[]): Map<string, HookEvent> {
   const newest = new Map<string, HookEvent>();
   for (const e of events) {
     if (e.session === null || !agents.includes(e.agent)) continue;
@@ -54,21 +83,16 @@ export function waitingCall(
     else if (meaningOf(e) !== 'none' && (meaningOf(seen) === 'none' || e.at >= seen.at))
       newest.set(e.session, e);
   }
-  const said = (session: string): WaitingPick => {
-    const e = newest.get(session)!;
-    const meaning = meaningOf(e);
-    if (meaning === 'none') return { kind: 'not-waiting', session, said: 'nothing about its state' };
-    if (meaning !== 'waiting') return { kind: 'not-waiting', session, said: `${e.event} (${meaning})` };
-    if (e.input === null) return { kind: 'unnamed', session };
-    return { kind: 'waiting', session, event: { ...e, session, input: e.input } };
-  };
-  if (newest.has(query)) return said(query);
-  const near = [...newest.keys()].filter((id) => query.length > 0 && id.startsWith(query));
-  if (near.length === 0) return { kind: 'none' };
-  if (near.length === 1) return said(near[0]!);
-  const asking = near.filter((id) => said(id).kind !== 'not-waiting');
-  if (asking.length === 1) return said(asking[0]!);
-  return { kind: 'ambiguous', sessions: asking.length > 1 ? asking : near };
+  return newest;
+}
+
+/** What the newest word `e` of `session` says. */
+function pickOf(session: string, e: HookEvent): WaitingPick {
+  const meaning = meaningOf(e);
+  if (meaning === 'none') return { kind: 'not-waiting', session, said: 'nothing about its state' };
+  if (meaning !== 'waiting') return { kind: 'not-waiting', session, said: `${e.event} (${meaning})` };
+  if (e.input === null) return { kind: 'unnamed', session };
+  return { kind: 'waiting', session, event: { ...e, session, input: e.input } };
 }
 
 /**

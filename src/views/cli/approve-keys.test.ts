@@ -4,6 +4,7 @@
  * it, and no terminal to type into). The keys themselves are lab-tested against the real TUI
  * (`test/lab/approve-codex-keys.test.ts`).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const heard = (event: string, at: number, input: string | null = null): void =>
+const heard = (event: string, at: number, input: string | null = null, ppid = 4242): void =>
   appendJournal(runtime, {
     v: HOOK_EVENT_VERSION,
     at,
@@ -46,7 +47,7 @@ const heard = (event: string, at: number, input: string | null = null): void =>
     permissionMode: 'default',
     transcript: null,
     input,
-    ppid: 4242,
+    ppid,
   } satisfies HookEvent);
 
 describe('cctop approve for a Codex session (nothing held: its prompt would be answered by its keys)', () => {
@@ -120,5 +121,66 @@ describe('cctop approve for a Codex session (nothing held: its prompt would be a
       3,
       "cctop: no request of 590ab5e8 waits for an answer (cctop approve --list shows those that do); cctop has heard no agent hooks: `cctop hooks install --approvals` holds Claude Code's requests, and `cctop hooks install --agent codex` lets it answer a Codex prompt in tmux (docs/act.md)\n",
     ]);
+  });
+});
+
+describe('cctop pending lists a Codex call its hooks say waits, answered by its keys', () => {
+  /** The "waiting N s" of a line, which moves with the clock, as N. */
+  const steady = (out: string): string => out.replace(/waiting \d+ s/g, 'waiting N s');
+
+  it('one line per call, marked answered by keys, with the command its prompt must show', async () => {
+    // This test's own process stands for the agent: it is alive.
+    heard('PermissionRequest', Date.now() - 5_000, 'touch lab-escalated.txt', process.pid);
+    const r = await runCli(['pending'], env);
+    expect([r.code, steady(r.out), r.err]).toEqual([
+      0,
+      `${SESSION}  codex  permission  waiting N s, answered by keys  Bash touch lab-escalated.txt\n`,
+      '',
+    ]);
+    expect(Number(/waiting (\d+) s/.exec(r.out)?.[1])).toBeGreaterThanOrEqual(5);
+  });
+
+  it('as JSON, beside the held requests', async () => {
+    heard('PermissionRequest', 1_001, 'touch lab-escalated.txt', process.pid);
+    const r = await runCli(['approve', '--list', '--json'], env);
+    expect([r.code, JSON.parse(r.out)]).toEqual([
+      0,
+      {
+        requests: [],
+        keys: [
+          {
+            agent: 'codex',
+            session: SESSION,
+            cwd: '/work',
+            tool: 'Bash',
+            input: 'touch lab-escalated.txt',
+            at: 1_001,
+            pid: process.pid,
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('leaves out a call that went on, and one whose agent has ended', async () => {
+    heard('PermissionRequest', 1_001, 'touch lab-escalated.txt', process.pid);
+    heard('PostToolUse', 1_002, 'touch lab-escalated.txt', process.pid);
+    const ended = spawnSync('true').pid;
+    appendJournal(runtime, {
+      v: HOOK_EVENT_VERSION,
+      at: 1_003,
+      agent: 'codex',
+      event: 'PermissionRequest',
+      session: 'f0e1d2c3-0000-7000-8000-000000000000',
+      cwd: '/work',
+      notification: null,
+      tool: 'Bash',
+      permissionMode: 'default',
+      transcript: null,
+      input: 'rm -rf build',
+      ppid: ended,
+    } satisfies HookEvent);
+    const r = await runCli(['pending'], env);
+    expect([r.code, r.out, r.err]).toEqual([0, 'No request waits for an answer.\n', '']);
   });
 });

@@ -27,6 +27,7 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
+import { KEYED_AGENTS, waitingCalls } from '../../approvals/waiting-call.js';
 import { type HookAgent, providerOfAgent } from '../../hooks/types.js';
 import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
@@ -61,7 +62,8 @@ Usage:
   cctop approve ID deny [--reason TEXT]  refuse it; the reason is what the model is told
   cctop approve ID --answer TEXT         answer a question that wants words (Claude Code's
                                          AskUserQuestion), or send a plan back with them
-  cctop approve --list                   the open requests (also: cctop pending)
+  cctop approve --list                   the open requests, and the Codex calls answered by
+                                         their keys (also: cctop pending)
 
 ID is the agent's session id or the start of one. The oldest open request of that session is
 answered. The agent's own dialog stays up meanwhile: whichever answers first decides, and a late
@@ -121,11 +123,12 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   if (pending || values.list === true) {
     if (positionals.length > 0) throw new UsageError('approve --list takes no ID');
     const open = dir === null ? [] : openRequests(dir, now);
+    const keyed = await keyedCalls(io.env);
     if (values.json === true) {
-      io.out(JSON.stringify({ requests: open }));
+      io.out(JSON.stringify({ requests: open, keys: keyed }));
       return 0;
     }
-    if (open.length === 0) {
+    if (open.length === 0 && keyed.length === 0) {
       io.out('No request waits for an answer.');
       return 0;
     }
@@ -138,6 +141,12 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
         ),
       );
     }
+    for (const c of keyed)
+      io.out(
+        safeLine(
+          `${c.session}  ${c.agent}  permission  waiting ${Math.max(0, Math.round((now - c.at) / 1000))} s, answered by keys  ${c.tool ?? '─'} ${c.input}`.trimEnd(),
+        ),
+      );
     return 0;
   }
 
@@ -191,6 +200,50 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     answer,
   );
   return said(io, outcome, json);
+}
+
+/** A call of an agent answered by keys that its hooks say waits, as `cctop pending` lists it. */
+interface KeyedCall {
+  agent: HookAgent;
+  session: string;
+  cwd: string | null;
+  tool: string | null;
+  /** The command the hook named: the one the prompt must show. */
+  input: string;
+  /** When its hook asked (ms since the epoch). */
+  at: number;
+  /** The agent's process, as its hook saw it, or null. */
+  pid: number | null;
+}
+
+/**
+ * The calls the hooks of agents answered by keys (Codex) say wait: nothing is held for them, so they
+ * are not among the open requests, but `cctop approve ID allow|deny` and the table answer them. A
+ * call whose agent process has ended waits on nobody and is left out.
+ */
+async function keyedCalls(env: Env): Promise<KeyedCall[]> {
+  const { readJournal } = await import('../../hooks/journal.js');
+  return waitingCalls(readJournal(env), KEYED_AGENTS)
+    .filter((c) => c.event.ppid === null || processExists(c.event.ppid))
+    .map(({ session, event: e }) => ({
+      agent: e.agent,
+      session,
+      cwd: e.cwd,
+      tool: e.tool,
+      input: e.input,
+      at: e.at,
+      pid: e.ppid,
+    }));
+}
+
+/** Whether process `pid` exists (one of another user's, which may not be signalled, does). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e instanceof Error && 'code' in e && e.code === 'EPERM';
+  }
 }
 
 /**
