@@ -179,6 +179,58 @@ describe.skipIf(missing !== null)(
     );
 
     it(
+      'cctop pending lists the call answered by keys, and the live table answers it: a shows the command, y presses its key, and the command runs',
+      async () => {
+        const s = await startCodex();
+        sessions.push(s);
+        writeFileSync(join(s.cwd, GATE), '');
+        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
+        const id = await waitingSession(s);
+        const listed = await runCli(['pending'], s.env);
+        expect([listed.code, listed.err]).toEqual([0, '']);
+        expect(listed.out).toMatch(
+          new RegExp(
+            `^${id}  codex  permission  waiting \\d+ s, answered by keys  Bash .*touch ${MADE} && echo lab-escalated\\n$`,
+          ),
+        );
+        const table = new Terminal(`cctop-keys-table-${process.pid}`, 'table', PATIENCE_MS);
+        try {
+          table.cctop(dirname(s.runtime), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
+          await table.until('the Codex session', (l) => l.join('\n').includes('lab script escalate'));
+          // Select its row with the filter: Codex keeps a second session beside it.
+          table.keys('/');
+          table.tmux('send-keys', '-t', 'table', '-l', 'lab:escalate');
+          table.keys('Enter');
+          table.keys('a');
+          await table.until('the question', (l) =>
+            l.some(
+              (x) => x.includes('Allow Bash: ') && x.includes(`touch ${MADE}`) && x.includes('y: allow'),
+            ),
+          );
+          table.keys('y');
+          await table.until('the answer taken', (l) =>
+            l.some((x) => x.includes(`allowed: `) && x.includes(MADE)),
+          );
+        } finally {
+          table.stop();
+        }
+        const results = await resultsAfterCall(s);
+        expect(results.some((t) => t.includes('lab-escalated'))).toBe(true);
+        expect(existsSync(join(s.cwd, MADE))).toBe(true);
+        expect(readApprovalJournal(s.runtime)).toMatchObject([
+          {
+            kind: 'typed',
+            request: { agent: 'codex', session: id },
+            answer: { verdict: { kind: 'allow' }, by: { via: 'table' } },
+            key: 'y',
+            closed: true,
+          },
+        ]);
+      },
+      TEST_MS,
+    );
+
+    it(
       'cctop approve deny presses esc: the command never runs, the model is told it was aborted, and the reason is said to be undelivered',
       async () => {
         const s = await startCodex();
