@@ -5,7 +5,8 @@
  * one thing at a time; a second waits behind the first).
  *
  * A Codex session has nothing held (its hook runs before its prompt): its prompt is answered by its
- * own keys in its proven tmux pane (`byKeys`, `act/keyed-answer.ts`).
+ * own keys in its proven tmux pane (`byKeys`, `act/keyed-answer.ts`), and the list shows the calls
+ * its hooks say wait, marked answered by keys.
  *
  * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
  *
