@@ -5,22 +5,16 @@
  * one thing at a time; a second waits behind the first).
  *
  * A Codex session has nothing held (its hook runs before its prompt): its prompt is answered by its
- * own keys in its proven tmux pane (`byKeys`, `act/keyed-answer.ts`), and the list shows the calls
- * its hooks say wait, marked answered by keys.
+ * own keys in its proven tmux pane (`byKeys`, `act/keyed-answer.ts`).
  *
  * The exit code says what happened, for scripts: see `APPROVE_EXIT`.
  *
- * Not here: the rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
+ * Not here: the list (`pending.ts`, which also shows the Codex calls whose hooks say they wait); the
+ * rules of answering (`approvals/answer.ts`); holding (`approvals/hold.ts`).
  */
 import { hostname, userInfo } from 'node:os';
 import { ANSWER_CONFIRM_MS, type AnswerOutcome, answerRequest, pickSession } from '../../approvals/answer.js';
-import {
-  allRequests,
-  appendApprovalJournal,
-  approvalsDir,
-  openRequests,
-  settlementOf,
-} from '../../approvals/store.js';
+import { allRequests, appendApprovalJournal, approvalsDir, settlementOf } from '../../approvals/store.js';
 import {
   type Answer,
   type Answerer,
@@ -28,7 +22,6 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
-import { KEYED_AGENTS, waitingCalls } from '../../approvals/waiting-call.js';
 import { type HookAgent, providerOfAgent } from '../../hooks/types.js';
 import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
@@ -37,6 +30,7 @@ import { runtimeDir } from '../../runtime/dir.js';
 import { safeLine } from '../terminal-text.js';
 import type { Io } from './main.js';
 import { commonOptions, parse, UsageError } from './options.js';
+import { listPending } from './pending.js';
 
 /** What `cctop approve` exits with. */
 export const APPROVE_EXIT = {
@@ -123,32 +117,7 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   const now = Date.now();
   if (pending || values.list === true) {
     if (positionals.length > 0) throw new UsageError('approve --list takes no ID');
-    const open = dir === null ? [] : openRequests(dir, now);
-    const keyed = await keyedCalls(io.env);
-    if (values.json === true) {
-      io.out(JSON.stringify({ requests: open, keys: keyed }));
-      return 0;
-    }
-    if (open.length === 0 && keyed.length === 0) {
-      io.out('No request waits for an answer.');
-      return 0;
-    }
-    for (const r of open) {
-      const asks =
-        r.kind === 'question' ? `asks: ${r.questions.join(' / ')}` : `${r.tool ?? '─'} ${r.input ?? ''}`;
-      io.out(
-        safeLine(
-          `${r.session}  ${r.agent}  ${r.kind}  waiting ${Math.round((now - r.at) / 1000)} s, ${Math.max(0, Math.round((r.expiresAt - now) / 1000))} s left  ${asks}`.trimEnd(),
-        ),
-      );
-    }
-    for (const c of keyed)
-      io.out(
-        safeLine(
-          `${c.session}  ${c.agent}  permission  waiting ${Math.max(0, Math.round((now - c.at) / 1000))} s, answered by keys  ${c.tool ?? '─'} ${c.input}`.trimEnd(),
-        ),
-      );
-    return 0;
+    return listPending(io, dir, now, values.json === true);
   }
 
   const [id, word, ...more] = positionals;
@@ -201,50 +170,6 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
     answer,
   );
   return said(io, outcome, json);
-}
-
-/** A call of an agent answered by keys that its hooks say waits, as `cctop pending` lists it. */
-interface KeyedCall {
-  agent: HookAgent;
-  session: string;
-  cwd: string | null;
-  tool: string | null;
-  /** The command the hook named: the one the prompt must show. */
-  input: string;
-  /** When its hook asked (ms since the epoch). */
-  at: number;
-  /** The agent's process, as its hook saw it, or null. */
-  pid: number | null;
-}
-
-/**
- * The calls the hooks of agents answered by keys (Codex) say wait: nothing is held for them, so they
- * are not among the open requests, but `cctop approve ID allow|deny` and the table answer them. A
- * call whose agent process has ended waits on nobody and is left out.
- */
-async function keyedCalls(env: Env): Promise<KeyedCall[]> {
-  const { readJournal } = await import('../../hooks/journal.js');
-  return waitingCalls(readJournal(env), KEYED_AGENTS)
-    .filter((c) => c.event.ppid === null || processExists(c.event.ppid))
-    .map(({ session, event: e }) => ({
-      agent: e.agent,
-      session,
-      cwd: e.cwd,
-      tool: e.tool,
-      input: e.input,
-      at: e.at,
-      pid: e.ppid,
-    }));
-}
-
-/** Whether process `pid` exists (one of another user's, which may not be signalled, does). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e instanceof Error && 'code' in e && e.code === 'EPERM';
-  }
 }
 
 /**
