@@ -22,7 +22,7 @@ import {
   settledWords,
   type Verdict,
 } from '../../approvals/types.js';
-import { type HookAgent, providerOfAgent } from '../../hooks/types.js';
+import { type HookAgent, type HookEvent, providerOfAgent } from '../../hooks/types.js';
 import type { SessionDoc } from '../../model/document.js';
 import { placeById } from '../../providers/places.js';
 import type { Env } from '../../providers/types.js';
@@ -126,10 +126,7 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
   const verdict = verdictOf(word, values.reason, values.answer);
   const json = values.json === true;
   if (dir === null) {
-    const keyed = await byKeys(io, rt.path, id, verdict, json);
-    if (keyed !== null) return keyed;
-    io.err(`cctop: no request of ${safeLine(id)} waits for an answer${await unheard(io.env)}`);
-    return APPROVE_EXIT.none;
+    return byKeys(io, rt.path, id, verdict, json, `cctop: no request of ${safeLine(id)} waits for an answer`);
   }
   const picked = pickSession(dir, id, now);
   if (picked.kind === 'ambiguous') {
@@ -149,12 +146,14 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
       return said(io, { kind: 'refused', why: 'closed', words, request: last }, json);
     }
     // Nothing held: a Codex session whose hooks say a call waits is answered at its prompt, by its keys.
-    const keyed = await byKeys(io, rt.path, id, verdict, json);
-    if (keyed !== null) return keyed;
-    io.err(
-      `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)${await unheard(io.env)}`,
+    return byKeys(
+      io,
+      rt.path,
+      id,
+      verdict,
+      json,
+      `cctop: no request of ${safeLine(id)} waits for an answer (cctop approve --list shows those that do)`,
     );
-    return APPROVE_EXIT.none;
   }
   const request = picked.requests[0]!;
   const answer: Answer = { verdict, by: cliAnswerer(io.env), at: Date.now() };
@@ -173,20 +172,20 @@ export async function approveCommand(args: string[], io: Io, pending = false): P
 }
 
 /**
- * What to add when nothing waits and no hook of any agent has ever been heard: cctop sees requests
- * only through its hooks, so a person who has not installed them learns how, instead of being told
- * only that nothing waits. Empty once any hook has been heard: then nothing waiting is the answer.
+ * What to add when nothing waits and no hook of any agent has ever been heard (`events` empty): cctop
+ * sees requests only through its hooks, so a person who has not installed them learns how, instead
+ * of being told only that nothing waits. Empty once any hook has been heard: then nothing waiting is
+ * the answer.
  */
-async function unheard(env: Env): Promise<string> {
-  const { readJournal } = await import('../../hooks/journal.js');
-  if (readJournal(env).length > 0) return '';
-  return "; cctop has heard no agent hooks: `cctop hooks install --approvals` holds Claude Code's requests, and `cctop hooks install --agent codex` lets it answer a Codex prompt in tmux (docs/act.md)";
-}
+const unheard = (events: readonly HookEvent[]): string =>
+  events.length > 0
+    ? ''
+    : "; cctop has heard no agent hooks: `cctop hooks install --approvals` holds Claude Code's requests, and `cctop hooks install --agent codex` lets it answer a Codex prompt in tmux (docs/act.md)";
 
 /**
  * Answer the session `id` names by pressing its agent's own key at its approval prompt, for an agent
- * whose hook cannot be held (`act/keyed-answer.ts`). Null when no session of such an agent is named
- * `id`: the caller says nothing waits.
+ * whose hook cannot be held (`act/keyed-answer.ts`). When no session of such an agent is named `id`,
+ * nothing waits: `nothingWaits` is said (with how to install the hooks when none was ever heard).
  */
 async function byKeys(
   io: Io,
@@ -194,7 +193,8 @@ async function byKeys(
   id: string,
   verdict: Verdict,
   json: boolean,
-): Promise<number | null> {
+  nothingWaits: string,
+): Promise<number> {
   const { readJournal } = await import('../../hooks/journal.js');
   const { answerKeyed } = await import('../../act/keyed-answer.js');
   const find = async (session: string, agent: HookAgent): Promise<SessionDoc | null> => {
@@ -205,12 +205,8 @@ async function byKeys(
     const found = findSession((await snapshot(o, io.env)).document, session);
     return found.kind === 'one' ? found.session : null;
   };
-  const r = await answerKeyed(
-    { env: io.env, runtime, events: readJournal(io.env), find },
-    id,
-    verdict,
-    cliAnswerer(io.env),
-  );
+  const events = readJournal(io.env);
+  const r = await answerKeyed({ env: io.env, runtime, events, find }, id, verdict, cliAnswerer(io.env));
   const fail = (code: number, words: string, extra: object = {}): number => {
     if (json)
       io.out(JSON.stringify({ outcome: code === APPROVE_EXIT.none ? 'none' : 'refused', words, ...extra }));
@@ -219,7 +215,8 @@ async function byKeys(
   };
   switch (r.kind) {
     case 'none':
-      return null;
+      io.err(`${nothingWaits}${unheard(events)}`);
+      return APPROVE_EXIT.none;
     case 'ambiguous':
       io.err(
         `cctop: ${safeLine(id)} is the start of several sessions: ${r.sessions.map(safeLine).join(', ')}`,

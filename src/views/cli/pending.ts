@@ -8,6 +8,7 @@
 import { openRequests } from '../../approvals/store.js';
 import { KEYED_AGENTS, waitingCalls } from '../../approvals/waiting-call.js';
 import type { HookAgent } from '../../hooks/types.js';
+import { pidRuns } from '../../pid.js';
 import type { Env } from '../../providers/types.js';
 import { safeLine } from '../terminal-text.js';
 import type { Io } from './main.js';
@@ -64,7 +65,7 @@ interface KeyedCall {
 async function keyedCalls(env: Env): Promise<KeyedCall[]> {
   const { readJournal } = await import('../../hooks/journal.js');
   return waitingCalls(readJournal(env), KEYED_AGENTS)
-    .filter((c) => c.event.ppid === null || processExists(c.event.ppid))
+    .filter((c) => c.event.ppid === null || pidRuns(c.event.ppid))
     .map(({ session, event: e }) => ({
       agent: e.agent,
       session,
@@ -74,14 +75,4 @@ async function keyedCalls(env: Env): Promise<KeyedCall[]> {
       at: e.at,
       pid: e.ppid,
     }));
-}
-
-/** Whether process `pid` exists (one of another user's, which may not be signalled, does). */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e instanceof Error && 'code' in e && e.code === 'EPERM';
-  }
 }
