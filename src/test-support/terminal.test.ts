@@ -28,7 +28,7 @@ describe.skipIf(!HAVE_TMUX)(`a tmux window the tests read${unless(HAVE_TMUX, WHY
       term.stop();
       // What tmux says depends on how far its server got in exiting.
       await expect(gone.until('the answer', () => false)).rejects.toThrow(
-        /^the screen never showed the answer: tmux cannot read window gone: (no server running on|server exited unexpectedly|error connecting to) /,
+        /^the screen never showed the answer: tmux cannot read window gone: (no server running on |server exited unexpectedly|error connecting to )/,
       );
     },
     TEST_MS,
