@@ -11,7 +11,7 @@
  * or the commands (`views/cli/act-terminal.ts`).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { agentOf, type ProcessInfo } from '../live/processes.js';
@@ -66,6 +66,53 @@ export function tmuxSockets(env: Env): string[] {
   return out;
 }
 
+/**
+ * Open files of a tmux server looked at for its listening socket. A server holds its socket, its
+ * clients' and a pty per pane: a few dozen. Past this the server is not asked this way, and the
+ * sockets are tried in turn as before.
+ */
+const MAX_SERVER_FDS = 4096;
+
+/** `/proc/net/unix`'s flag for a socket that listens (`__SO_ACCEPTCON`). */
+const LISTENING = 0x10000;
+
+/**
+ * The paths of the Unix sockets process `pid` listens on, from Linux's /proc: the socket inodes among
+ * its open files, named by `/proc/net/unix`. For a tmux server that is the socket it serves, found
+ * without asking every socket in the folder (a folder can hold hundreds left by servers that were
+ * killed, and each costs a tmux run to ask). Empty when /proc is not there or the process is another
+ * user's or gone; the caller then asks the sockets it knows in turn.
+ */
+export function socketsHeldBy(pid: number): string[] {
+  const inodes = new Set<string>();
+  try {
+    const fds = readdirSync(`/proc/${pid}/fd`);
+    if (fds.length > MAX_SERVER_FDS) return [];
+    for (const fd of fds) {
+      let link: string;
+      try {
+        link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        // Closed between the listing and the look: not the socket it serves.
+        continue;
+      }
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m) inodes.add(m[1]!);
+    }
+    if (inodes.size === 0) return [];
+    const held: string[] = [];
+    // Num RefCount Protocol Flags Type St Inode Path: the path (which may hold spaces) is the rest.
+    for (const line of readFileSync('/proc/net/unix', 'utf8').split('\n')) {
+      const m = /^\S+: \S+ \S+ ([0-9A-Fa-f]+) \S+ \S+ +(\d+) (\/.*)$/.exec(line);
+      if (m && inodes.has(m[2]!) && (Number.parseInt(m[1]!, 16) & LISTENING) !== 0) held.push(m[3]!);
+    }
+    return held;
+  } catch {
+    // No /proc (not Linux), or the process ended or is not ours: ask the known sockets instead.
+    return [];
+  }
+}
+
 interface PaneRow {
   serverPid: number;
   panePid: number;
@@ -112,6 +159,7 @@ export function paneOf(
   env: Env,
   sockets: readonly string[] = tmuxSockets(env),
   ask: (socket: string) => PaneRow[] | null = panesOf,
+  held: (pid: number) => string[] = socketsHeldBy,
 ): PaneFound {
   const byPid = new Map(procs.map((p) => [p.pid, p]));
   const agent = byPid.get(pid);
@@ -138,7 +186,10 @@ export function paneOf(
     };
   const serverPid = line[serverAt]!;
   const mine = new Set(line.slice(0, serverAt));
-  for (const socket of sockets) {
+  // The socket the server itself holds first: usually the only one asked. It is still proven below
+  // like any other, by the server pid tmux reports on it.
+  const served = held(serverPid);
+  for (const socket of [...served, ...sockets.filter((s) => !served.includes(s))]) {
     const rows = ask(socket);
     if (rows === null || rows.length === 0 || rows[0]!.serverPid !== serverPid) continue;
     const hits = rows.filter((r) => mine.has(r.panePid));
