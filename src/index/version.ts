@@ -252,10 +252,22 @@ export function buildVersion(): string {
 }
 
 /** The versions as this code digests to, whatever the build recorded (what the build script records). */
-export function computedVersions(): { parsers: Record<string, string>; build: string } {
+export function computedVersions(): { parsers: Record<string, string>; build: string; rules: string } {
   const parsers: Record<string, string> = {};
   for (const id of PROVIDERS) parsers[id] = code.digest([providerEntry(id)], top);
-  return { parsers, build: computedBuildVersion() };
+  return { parsers, build: computedBuildVersion(), rules: rulesIdentity() };
+}
+
+let rules: string | undefined;
+
+/**
+ * secretlint's rules by their versions (`secrets/rules.ts`), as the build recorded them: what the
+ * search index is keyed by, besides its schema, so that an upgrade of the rules retires the turns it
+ * stored redacted by the old ones. Read from the preset's files only when the build did not record it.
+ */
+export function redactionRules(): string {
+  rules ??= built?.rules ?? rulesIdentity();
+  return rules;
 }
 
 function computedBuildVersion(): string {
@@ -273,6 +285,8 @@ export const STAMPED = 'index/sessions.js';
 interface BuiltVersions {
   parsers: Map<string, string>;
   build: string;
+  /** Absent from a module an older build wrote: then read from the preset. */
+  rules: string | null;
 }
 
 /** The versions the build recorded, or null when there are none or the code was compiled again since. */
@@ -303,7 +317,7 @@ async function builtVersions(): Promise<BuiltVersions | null> {
     if (p === null) return null;
     out.set(id, p);
   }
-  return { parsers: out, build };
+  return { parsers: out, build, rules: str(v?.rules) };
 }
 
 const built = await builtVersions();

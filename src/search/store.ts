@@ -21,6 +21,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isCorruption, setAside } from '../index/damage.js';
+import { redactionRules } from '../index/version.js';
 import type { ReadPoint } from '../model/conversation.js';
 import type { ProviderId } from '../model/facts.js';
 import { describeFsError } from '../model/problems.js';
@@ -143,7 +144,7 @@ export class SearchDb {
     privateFile(path);
     const db = new Database(path, { timeout: BUSY_TIMEOUT_MS, ...options });
     try {
-      prepareTables(db);
+      prepareTables(db, redactionRules());
       return new SearchDb(path, db);
     } catch (err) {
       db.close();

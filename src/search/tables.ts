@@ -50,8 +50,12 @@ const SCHEMA = `DROP TABLE IF EXISTS files;
 /**
  * Set a connection's pragmas and make the tables when they are not this cctop's: the first open, an
  * older schema (dropped and made again, so every transcript is read again), or a newer one (refused).
+ * Every turn is stored redacted, so tables written under other redaction rules (`rules`: secretlint's
+ * preset and rules by their versions, `index/version.ts` `redactionRules`) are made again too: an
+ * upgrade that finds a secret the old rules missed must not leave it in the index until its
+ * transcript changes.
  */
-export function prepareTables(db: BetterSqlite3.Database): void {
+export function prepareTables(db: BetterSqlite3.Database, rules: string): void {
   // Before the first table, or it has no effect: see `PAGE_BYTES`.
   db.pragma(`page_size = ${PAGE_BYTES}`);
   db.pragma('journal_mode = WAL');
@@ -64,10 +68,15 @@ export function prepareTables(db: BetterSqlite3.Database): void {
   const version = row ? Number(row.value) : null;
   if (version !== null && version > SEARCH_SCHEMA)
     throw new Error(`it was written by a newer cctop (schema ${version}); search with that cctop`);
-  if (version !== SEARCH_SCHEMA) {
+  const redactedBy = db.prepare("SELECT value FROM meta WHERE key = 'rules'").get() as
+    | { value: string }
+    | undefined;
+  if (version !== SEARCH_SCHEMA || redactedBy?.value !== rules) {
     db.transaction(() => {
       db.exec(SCHEMA);
-      db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SEARCH_SCHEMA));
+      const set = db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)');
+      set.run('schema', String(SEARCH_SCHEMA));
+      set.run('rules', rules);
     }).immediate();
   }
 }
