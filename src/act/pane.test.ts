@@ -8,20 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ProcessInfo } from '../live/processes.js';
+import { processRow } from '../test-support/processes.js';
 import { unless, WHY } from '../test-support/skips.js';
 import { HAVE_TMUX } from '../test-support/terminal.js';
 import { paneOf, panesOf, socketsHeldBy } from './pane.js';
-
-const proc = (pid: number, ppid: number, argv: string[]): ProcessInfo => ({
-  pid,
-  ppid,
-  argv,
-  startMs: 0,
-  cwd: '/w',
-  cpuSeconds: 0,
-  rssBytes: 0,
-});
 
 describe.skipIf(!HAVE_TMUX)(`the tmux server's own socket${unless(HAVE_TMUX, WHY.tmux)}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cctop-pane-'));
@@ -45,7 +35,7 @@ describe.skipIf(!HAVE_TMUX)(`the tmux server's own socket${unless(HAVE_TMUX, WHY
     const stale = Array.from({ length: 200 }, (_, i) => join(dir, `stale-${i}`));
     for (const s of stale) writeFileSync(s, '');
     const asked: string[] = [];
-    const table = [proc(serverPid!, 1, ['tmux']), proc(panePid!, serverPid!, ['claude'])];
+    const table = [processRow(serverPid!, 1, ['tmux']), processRow(panePid!, serverPid!, ['claude'])];
     const found = paneOf('claude', panePid!, table, {}, stale, (s) => {
       asked.push(s);
       return panesOf(s);

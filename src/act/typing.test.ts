@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { processRow } from '../test-support/processes.js';
 import { ancestors, paneOf } from './pane.js';
 import { checkText, MAX_SEND_CHARS } from './typing.js';
 
@@ -31,20 +32,11 @@ describe('what cctop send may type', () => {
 describe('the pane that holds an agent', () => {
   // This test's own process stands for the agent: it is this user's, and /proc knows it.
   const me = process.pid;
-  const proc = (pid: number, ppid: number, argv: string[]) => ({
-    pid,
-    ppid,
-    argv,
-    startMs: 0,
-    cwd: '/w',
-    cpuSeconds: 0,
-    rssBytes: 0,
-  });
   const table = [
-    proc(900, 1, ['tmux', 'new-session']),
-    proc(901, 900, ['-bash']),
-    proc(me, 901, ['claude']),
-    proc(902, 900, ['-bash']),
+    processRow(900, 1, ['tmux', 'new-session']),
+    processRow(901, 900, ['-bash']),
+    processRow(me, 901, ['claude']),
+    processRow(902, 900, ['-bash']),
   ];
   const rows = [
     { serverPid: 900, panePid: 902, paneId: '%1' },
