@@ -580,14 +580,18 @@ describe('an agent that fails', () => {
 });
 
 describe('stopping a run', () => {
+  const HANG_TIMEOUT_MS = 3000;
+
   it('a hang times out, kills the whole group and reports what had arrived', async () => {
     bin.add('claude', [{ grandchild: true }, { out: INIT }, { out: ASSISTANT }, { hang: true }]);
-    const r = stream(req({ agent: 'claude', timeoutMs: 800 }));
+    // Long enough that the stand-in has surely written its first lines on a loaded machine (it starts
+    // a Node of its own), which is what the partial outcome below must carry.
+    const r = stream(req({ agent: 'claude', timeoutMs: HANG_TIMEOUT_MS }));
     const f = await failure(r.outcome);
     await r.closed;
     expect(f.kind).toBe('timeout');
     if (f.kind !== 'timeout') return;
-    expect(f.timeoutMs).toBe(800);
+    expect(f.timeoutMs).toBe(HANG_TIMEOUT_MS);
     expect(f.partial.session).toBe('sess-a');
     const rec = bin.record('claude');
     expect(exists(rec.pid)).toBe(false);
@@ -600,10 +604,14 @@ describe('stopping a run', () => {
       { out: { type: 'thread.started', thread_id: 't' } },
       { hang: true },
     ]);
-    const started = Date.now();
-    const r = stream(req({ agent: 'codex', timeoutMs: 300 }));
-    expect((await failure(r.outcome)).kind).toBe('timeout');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(300 + KILL_GRACE_MS - 100);
+    const r = stream(req({ agent: 'codex' }));
+    // Stopped once its first line has arrived, so surely after it set SIGTERM aside: a stop timed from
+    // the spawn (a timeout) could land while a loaded machine was still starting it, and kill it at once.
+    expect((await r[Symbol.asyncIterator]().next()).done).toBe(false);
+    const stopped = Date.now();
+    r.cancel();
+    expect((await failure(r.outcome)).kind).toBe('cancelled');
+    expect(Date.now() - stopped).toBeGreaterThanOrEqual(KILL_GRACE_MS - 100);
     expect(exists(bin.record('codex').pid)).toBe(false);
   });
 
