@@ -231,6 +231,54 @@ describe.skipIf(missing !== null)(
     );
 
     it(
+      'the live table denies it: d asks for a reason, Enter presses Escape, the command never runs, and the status line says the deny ended the turn and the reason was not delivered',
+      async () => {
+        const s = await startCodex();
+        sessions.push(s);
+        writeFileSync(join(s.cwd, GATE), '');
+        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
+        const id = await waitingSession(s);
+        const table = new Terminal(`cctop-keys-deny-${process.pid}`, 'table', PATIENCE_MS);
+        try {
+          table.cctop(dirname(s.runtime), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
+          await table.until('the Codex session', (l) => l.join('\n').includes('lab script escalate'));
+          table.keys('/');
+          table.tmux('send-keys', '-t', 'table', '-l', 'lab:escalate');
+          table.keys('Enter');
+          table.keys('d');
+          await table.until('the reason asked for', (l) =>
+            l.some(
+              (x) => x.includes('Deny Bash: ') && x.includes(`touch ${MADE}`) && x.includes('Enter: deny'),
+            ),
+          );
+          table.tmux('send-keys', '-t', 'table', '-l', 'not here');
+          table.keys('Enter');
+          await table.until('the answer taken', (l) =>
+            l.some((x) =>
+              x.includes(
+                "denied, ending Codex's turn; the reason was not delivered (Codex's prompt takes no words): ",
+              ),
+            ),
+          );
+        } finally {
+          table.stop();
+        }
+        await s.term.until('the cancel in its history', (l) => l.some((x) => x.startsWith(CANCELED)));
+        expect(existsSync(join(s.cwd, MADE))).toBe(false);
+        expect(readApprovalJournal(s.runtime)).toMatchObject([
+          {
+            kind: 'typed',
+            request: { agent: 'codex', session: id },
+            answer: { verdict: { kind: 'deny', reason: 'not here' }, by: { via: 'table' } },
+            key: 'Escape',
+            closed: true,
+          },
+        ]);
+      },
+      TEST_MS,
+    );
+
+    it(
       'cctop approve deny presses esc: the command never runs, the model is told it was aborted, and the reason is said to be undelivered',
       async () => {
         const s = await startCodex();

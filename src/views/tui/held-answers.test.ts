@@ -34,15 +34,15 @@ const pressed = (o: Partial<Extract<KeyedOutcome, { kind: 'pressed' }>>): KeyedO
 });
 
 describe('the status line after a and d on a Codex prompt answered by its keys', () => {
-  it('names the command allowed or denied, and says a reason was not delivered', () => {
+  it('says what the answer did, a reason not delivered included, before the command it answered', () => {
     expect(keyedWords(pressed({}), 'Codex')).toBe('allowed: touch lab-escalated.txt');
     expect(
       keyedWords(pressed({ verdict: 'deny', key: 'Escape', endsTurn: true, reasonDropped: true }), 'Codex'),
     ).toBe(
-      "denied: touch lab-escalated.txt; it ends Codex's turn; the reason was not delivered: Codex's prompt takes no words",
+      "denied, ending Codex's turn; the reason was not delivered (Codex's prompt takes no words): touch lab-escalated.txt",
     );
     expect(keyedWords(pressed({ closed: false }), 'Codex')).toBe(
-      'pressed y for touch lab-escalated.txt, but its prompt was still up',
+      'pressed y, but its prompt was still up: touch lab-escalated.txt',
     );
   });
 

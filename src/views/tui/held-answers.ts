@@ -113,13 +113,15 @@ export function keyedWords(o: KeyedOutcome, label: string): string {
     case 'refused':
       return `not answered: ${o.words}`;
     case 'pressed': {
+      // What the answer did comes before the command, which the person just read in the question: a
+      // long command is what the status line's width cuts, never the news.
       const what = o.request.input ?? o.request.tool ?? 'the call';
       const dropped = o.reasonDropped
-        ? `; the reason was not delivered: ${label}'s prompt takes no words`
+        ? `; the reason was not delivered (${label}'s prompt takes no words)`
         : '';
-      if (!o.closed) return `pressed ${o.key} for ${what}, but its prompt was still up${dropped}`;
-      const ends = o.endsTurn ? `; it ends ${label}'s turn` : '';
-      return `${o.verdict === 'allow' ? 'allowed' : 'denied'}: ${what}${ends}${dropped}`;
+      if (!o.closed) return `pressed ${o.key}, but its prompt was still up${dropped}: ${what}`;
+      const ends = o.endsTurn ? `, ending ${label}'s turn` : '';
+      return `${o.verdict === 'allow' ? 'allowed' : 'denied'}${ends}${dropped}: ${what}`;
     }
   }
 }
