@@ -231,15 +231,27 @@ export function members(
     return i + 1;
   }
   level++;
+  // Agents write compact JSON: where the next byte is already past the space (0x20), the whitespace
+  // skip is not called. (A byte above 0x20 is never whitespace; one at or below is `skipSpace`'s.)
   for (;;) {
     if (i >= end || b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
-    i = skipKey(b, ks, end);
+    // A key is short and plain: scanned here to its quote in one pass, stopping at a backslash or a
+    // byte below 0x20 (see `stringEnd`), which `skipKey` then reads as it always has. A plain key so
+    // scanned ends where `stringEnd` says it does, and has no escape to note.
+    let k = ks;
+    while (k < end) {
+      const c = b[k]!;
+      if ((c ^ 0x02) <= 0x20 || c === BACKSLASH) break;
+      k++;
+    }
+    i = k < end && b[k] === QUOTE ? k + 1 : skipKey(b, ks, end);
     const ke = i - 1;
     const slot = keys.slot(b, ks, ke);
-    i = skipSpace(b, i, end);
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     if (i >= end || b[i] !== COLON) fail('missing colon');
-    i = skipSpace(b, i + 1, end);
+    i++;
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     const vs = i;
     const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
     i = walked >= 0 ? walked : skipValue(b, i, end);
@@ -248,10 +260,11 @@ export function members(
       out[2 * slot + 1] = i;
     }
     log?.note(ks, ke, vs, i);
-    i = skipSpace(b, i, end);
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     const c = i < end ? b[i] : -1;
     if (c === COMMA) {
-      i = skipSpace(b, i + 1, end);
+      i++;
+      if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
       continue;
     }
     if (c === RBRACE) {
