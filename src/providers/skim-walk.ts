@@ -232,26 +232,19 @@ export function members(
     return i + 1;
   }
   level++;
-  // Agents write compact JSON: where the next byte is already past the space (0x20), the whitespace
-  // skip is not called. (A byte above 0x20 is never whitespace; one at or below is `skipSpace`'s.)
+  // Agents write compact JSON: `skipSpace` is called only where the next byte may be a space.
   for (;;) {
     if (i >= end || b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
-    // A key is short and plain: scanned here to its quote in one pass, stopping at a backslash or a
-    // byte below 0x20 (see `stringEnd`), which `skipKey` then reads as it always has. A plain key so
-    // scanned ends where `stringEnd` says it does, and has no escape to note.
+    // A plain key (no backslash, no byte below 0x20, as `stringEnd` checks) is scanned here to its
+    // quote in one pass, and has no escape to note; any other is `skipKey`'s, from its start.
     let k = ks;
-    while (k < end) {
-      const c = b[k]!;
-      if ((c ^ 0x02) <= 0x20 || c === BACKSLASH) break;
-      k++;
-    }
+    while (k < end && (b[k]! ^ 0x02) > 0x20 && b[k] !== BACKSLASH) k++;
     i = k < end && b[k] === QUOTE ? k + 1 : skipKey(b, ks, end);
     const ke = i - 1;
     const slot = keys.slot(b, ks, ke);
     if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
-    if (i >= end || b[i] !== COLON) fail('missing colon');
-    i++;
+    if (i >= end || b[i++] !== COLON) fail('missing colon');
     if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     const vs = i;
     const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
