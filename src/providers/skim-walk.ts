@@ -221,7 +221,8 @@ export function members(
   visit?: (slot: number, valueStart: number) => number,
   log?: MemberLog,
 ): number {
-  out.fill(-1);
+  // Written out: `fill` is a call into the runtime, dearer than the few dozen stores it makes.
+  for (let k = 0; k < out.length; k++) out[k] = -1;
   log?.clear();
   let i = skipSpace(b, start, end);
   if (i >= end || b[i] !== LBRACE) fail('not an object');
@@ -231,15 +232,20 @@ export function members(
     return i + 1;
   }
   level++;
+  // Agents write compact JSON: `skipSpace` is called only where the next byte may be a space.
   for (;;) {
     if (i >= end || b[i] !== QUOTE) fail('key is not a string');
     const ks = i + 1;
-    i = skipKey(b, ks, end);
+    // A plain key (no backslash, no byte below 0x20, as `stringEnd` checks) is scanned here to its
+    // quote in one pass, and has no escape to note; any other is `skipKey`'s, from its start.
+    let k = ks;
+    while (k < end && (b[k]! ^ 0x02) > 0x20 && b[k] !== BACKSLASH) k++;
+    i = k < end && b[k] === QUOTE ? k + 1 : skipKey(b, ks, end);
     const ke = i - 1;
     const slot = keys.slot(b, ks, ke);
-    i = skipSpace(b, i, end);
-    if (i >= end || b[i] !== COLON) fail('missing colon');
-    i = skipSpace(b, i + 1, end);
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
+    if (i >= end || b[i++] !== COLON) fail('missing colon');
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     const vs = i;
     const walked = slot >= 0 && visit !== undefined ? visit(slot, vs) : -1;
     i = walked >= 0 ? walked : skipValue(b, i, end);
@@ -248,10 +254,11 @@ export function members(
       out[2 * slot + 1] = i;
     }
     log?.note(ks, ke, vs, i);
-    i = skipSpace(b, i, end);
+    if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
     const c = i < end ? b[i] : -1;
     if (c === COMMA) {
-      i = skipSpace(b, i + 1, end);
+      i++;
+      if (i < end && b[i]! <= 0x20) i = skipSpace(b, i, end);
       continue;
     }
     if (c === RBRACE) {

@@ -192,10 +192,26 @@ function walkPayload(b: Buffer, vs: number, end: number): number {
  */
 const stampOf = (b: Buffer): string | null => (has(top, 1) ? stringAt(b, top[2]!, top[3]!) : null);
 
+/**
+ * The line being walked and where it ends, for `visitTop`: a module function rather than a closure
+ * made afresh for every line. Let go once the line is walked: its buffer may be a long line's.
+ */
+const NO_LINE = Buffer.alloc(0);
+let cur: Buffer = NO_LINE;
+let curEnd = 0;
+
+const visitTop = (slot: number, vs: number): number => (slot === 2 ? walkPayload(cur, vs, curEnd) : -1);
+
 /** Project a rollout line from its bytes; throws `SkimError` when it is not a JSON object. */
 export function lineFromBytes(b: Buffer, start: number, end: number): CodexLine {
   payAt = -1;
-  lineObject(b, start, end, TOP, top, (slot, vs) => (slot === 2 ? walkPayload(b, vs, end) : -1), topLog);
+  cur = b;
+  curEnd = end;
+  try {
+    lineObject(b, start, end, TOP, top, visitTop, topLog);
+  } finally {
+    cur = NO_LINE;
+  }
   const type = has(top, 0) ? types.at(b, top[0]!, top[1]!) : null;
   const ms = has(top, 1) ? isoMsAt(b, top[2]!, top[3]!, isoMs) : null;
   if (!has(top, 2) || kind(b, top[4]!) !== IS.OBJECT) return lineFrom(type, stampOf(b), ms, {});

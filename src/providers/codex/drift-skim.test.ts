@@ -138,6 +138,24 @@ describe("the Codex record type read off a line's first bytes, for the lines dri
     expect(named.size).toBeGreaterThan(5);
   });
 
+  it('names each type by its own words after more kinds than it keeps strings for', () => {
+    // 26 record types and 60 payload types (more than are kept), twice over, many of one length
+    // and sharing their last bytes: a kept string is only ever found for its own words.
+    const letter = (k: number) => String.fromCharCode(97 + (k % 26));
+    for (let pass = 0; pass < 2; pass++)
+      for (let k = 0; k < 60; k++) {
+        const type = `kind_${letter(k)}`;
+        const inner = `x${letter(Math.floor(k / 26))}${letter(k)}`;
+        for (const line of [
+          `{"timestamp":"2026","type":"${type}"}`,
+          `{"timestamp":"2026","type":"${type}","payload":{"type":"${inner}"}}`,
+        ]) {
+          const b = Buffer.from(line);
+          expect(peekCodexType(b, 0, b.length), line).toBe(byPattern(b));
+        }
+      }
+  });
+
   it('is not fooled by lines laid out otherwise, or with the words past its first bytes', () => {
     const lines = [
       '{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":null}}',

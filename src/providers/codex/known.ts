@@ -117,6 +117,46 @@ function wordEnd(b: Buffer, i: number, limit: number, ok: (c: number) => boolean
 }
 
 /**
+ * Types a file's lines name, kept by the bytes that named them (`PeekedTypes`); past this many the
+ * oldest is replaced. Codex writes about twenty kinds of record, a rollout a dozen of them.
+ */
+const PEEKED_TYPES = 32;
+
+/**
+ * The strings `peekCodexType` made, by their bytes (`type` alone, or `type","payload":{"type":"inner`,
+ * which names both halves: a type holds no quote). A line's type is looked up rather than decoded:
+ * decoding it (two `toString`s and a concatenation on every line) cost more than the peek's reading,
+ * and a string made afresh is hashed afresh by every lookup drift makes with it.
+ */
+class PeekedTypes {
+  private readonly bytes: Uint8Array[] = [];
+  private readonly values: string[] = [];
+  private next = 0;
+
+  /** The string kept for the bytes `b[s..e)`, or undefined when they were not seen (`keep` them). */
+  find(b: Buffer, s: number, e: number): string | undefined {
+    const len = e - s;
+    for (let k = 0; k < this.bytes.length; k++) {
+      const known = this.bytes[k]!;
+      if (known.length !== len) continue;
+      let i = len - 1;
+      while (i >= 0 && b[s + i] === known[i]) i--;
+      if (i < 0) return this.values[k];
+    }
+    return undefined;
+  }
+
+  keep(b: Buffer, s: number, e: number, v: string): string {
+    this.bytes[this.next] = new Uint8Array(b.subarray(s, e));
+    this.values[this.next] = v;
+    this.next = (this.next + 1) % PEEKED_TYPES;
+    return v;
+  }
+}
+
+const peeked = new PeekedTypes();
+
+/**
  * A record's type from its first bytes, without parsing it, for the lines past their samples; `undefined`
  * when the line is not laid out as Codex writes it (the tally then samples it as a typeless line).
  * Read byte by byte, as `TYPE_AT` reads them: this runs for every line.
@@ -138,10 +178,13 @@ export function peekCodexType(b: Buffer, start: number, end: number): string | u
   if (i < 0) return undefined;
   const typeEnd = wordEnd(b, i, limit, typeChar);
   if (typeEnd < 0) return undefined;
-  const type = b.toString('latin1', i, typeEnd);
   const inner = after(b, typeEnd + 1, limit, PAYLOAD_TYPE);
   const innerEnd = inner < 0 ? -1 : wordEnd(b, inner, limit, payloadChar);
-  return innerEnd < 0 ? type : `${type}/${b.toString('latin1', inner, innerEnd)}`;
+  const named = innerEnd < 0 ? typeEnd : innerEnd;
+  const seen = peeked.find(b, i, named);
+  if (seen !== undefined) return seen;
+  const type = b.toString('latin1', i, typeEnd);
+  return peeked.keep(b, i, named, innerEnd < 0 ? type : `${type}/${b.toString('latin1', inner, innerEnd)}`);
 }
 
 const NAMES = new KeyNames(CODEX_KNOWN);
