@@ -5,10 +5,12 @@
  * must still run. Checked on the build `npm test` makes first, in child processes.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Reply, Task } from '../src/index/worker.js';
 import { CLI } from '../src/test-support/cli-run.js';
 import { FakeHome } from '../src/test-support/corpus.js';
 import { addClaude, labTranscript } from '../src/test-support/owned.js';
@@ -131,5 +133,32 @@ describe('the command line from the bundle', () => {
     expect(modules.loaded.filter((m) => m.startsWith('cli-bundle/'))).toEqual([]);
     expect(modules.out).toBe(bundled.out);
     expect(modules.out).toContain('1 session');
+  });
+
+  it('starts the scan worker from its one file, which reads a transcript as the modules do', async () => {
+    const worker = join(DIST, 'index', 'worker-bundle.js');
+    expect(readFileSync(worker, 'utf8')).toMatch(/^\/\/ dist\/index\/worker\.js$/m);
+    const path = labTranscript('claude', 'call');
+    const st = statSync(path);
+    const task: Task = {
+      id: 7,
+      file: { provider: 'claude', path, root: join(path, '..'), sessionHint: null, role: 'main', ...st },
+      previous: null,
+    };
+    const read = async (url: string): Promise<Reply[]> => {
+      const w = new Worker(url);
+      try {
+        return await new Promise<Reply[]>((resolve, reject) => {
+          w.once('message', resolve);
+          w.once('error', reject);
+          w.postMessage([task]);
+        });
+      } finally {
+        await w.terminate();
+      }
+    };
+    const bundled = await read(worker);
+    expect(bundled[0]).toMatchObject({ id: 7, ok: true });
+    expect(bundled).toEqual(await read(join(DIST, 'index', 'worker.js')));
   });
 });

@@ -21,6 +21,7 @@ import {
   type BuildOptions,
   buildGroups,
   dedupeGroups,
+  type Group,
   group,
   NO_SUMMARIES,
   type ParsedFile,
@@ -71,22 +72,29 @@ export class Pipeline {
       this.waiting.set(b, left - 1);
       if (left - 1 === 0) done.add(b);
     }
-    let n = 0;
-    for (const b of done) n += this.build(b);
-    return n;
+    return done.size === 0 ? 0 : this.build(done);
   }
 
-  private build(bucket: string): number {
-    const files = this.known.get(bucket) ?? [];
-    const groups = group(files);
-    const hint = bucket.slice(bucket.indexOf('\u0000') + 1);
-    // Only the session the bucket is named for: a file naming another session (a subagent's rollout
-    // naming its parent) is left to the full build, which sees every file of that session at once.
-    const own = groups.filter((g) => g.id === hint);
+  /**
+   * The sessions of `buckets`, each from its own files deduplicated among themselves, built together:
+   * their titles are then redacted in one pass (`redactEach`), where one bucket at a time set the
+   * secret rules to work once per session (about 0.1 CPU-s of a cold read of 3,800 sessions).
+   */
+  private build(buckets: ReadonlySet<string>): number {
+    const own: Group[] = [];
+    const masks = new Map<ParsedFile, Uint8Array>();
+    for (const bucket of buckets) {
+      const hint = bucket.slice(bucket.indexOf('\u0000') + 1);
+      // Only the session the bucket is named for: a file naming another session (a subagent's rollout
+      // naming its parent) is left to the full build, which sees every file of that session at once.
+      const mine = group(this.known.get(bucket) ?? []).filter((g) => g.id === hint);
+      for (const [p, m] of dedupeGroups(mine)) masks.set(p, m);
+      own.push(...mine);
+    }
     let n = 0;
     // Files read now are on disk: no deleted transcript's summary is known here, nor may title them.
     const summaries = { onDisk: this.summaries, deleted: NO_SUMMARIES };
-    for (const [key, r] of buildGroups(own, dedupeGroups(own), summaries, this.o)) {
+    for (const [key, r] of buildGroups(own, masks, summaries, this.o)) {
       if (r === null) this.built.delete(key);
       else {
         this.built.set(key, r);

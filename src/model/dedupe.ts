@@ -21,7 +21,17 @@
 import { valueList } from './kinds.js';
 import { emptyLedger, F, FLAG, type Ledger, RECORD_FIELDS } from './ledger.js';
 
-const EMPTY = -1;
+/**
+ * One table slot: a message's 64-bit key, and the ledger and record that hold it (the ledger's index
+ * plus one, 0 for a free slot, so that a fresh table needs no filling). Side by side in one array, so
+ * that a probe reads one cache line, not four: over a cold build's few hundred thousand records the
+ * table is some megabytes, and a probe is nearly always a miss in the processor's cache.
+ */
+const SLOT = 4;
+const S_HI = 0;
+const S_LO = 1;
+const S_LEDGER = 2;
+const S_RECORD = 3;
 
 /**
  * For each ledger, a mask with 1 for the records that count. A record of a ledger from `settled` on
@@ -39,10 +49,8 @@ export function dedupe(ledgers: readonly Ledger[], settled = ledgers.length): Ui
   let size = 16;
   while (size < total * 2) size *= 2;
   const mask = size - 1;
-  const hi = new Uint32Array(size);
-  const lo = new Uint32Array(size);
-  const at = new Int32Array(size).fill(EMPTY); // ledger index of the holder
-  const rec = new Int32Array(size); // record index of the holder
+  // Keys are stored as signed 32-bit words (`| 0`) and compared so.
+  const table = new Int32Array(size * SLOT);
   // Holders beyond the first for one message (different request ids), keyed by table slot.
   const more = new Map<number, [number, number][]>();
 
@@ -71,22 +79,29 @@ export function dedupe(ledgers: readonly Ledger[], settled = ledgers.length): Ui
         m[r] = 1;
         continue;
       }
-      const kh = data[o + F.KEY_HI]!;
-      const kl = data[o + F.KEY_LO]!;
+      const kh = data[o + F.KEY_HI]! | 0;
+      const kl = data[o + F.KEY_LO]! | 0;
       let slot = (kl ^ Math.imul(kh, 0x9e3779b1)) & mask;
-      while (at[slot] !== EMPTY && (hi[slot] !== kh || lo[slot] !== kl)) slot = (slot + 1) & mask;
-      if (at[slot] === EMPTY) {
-        hi[slot] = kh;
-        lo[slot] = kl;
-        at[slot] = li;
-        rec[slot] = r;
+      let s = slot * SLOT;
+      while (table[s + S_LEDGER] !== 0 && (table[s + S_HI] !== kh || table[s + S_LO] !== kl)) {
+        slot = (slot + 1) & mask;
+        s = slot * SLOT;
+      }
+      if (table[s + S_LEDGER] === 0) {
+        table[s + S_HI] = kh;
+        table[s + S_LO] = kl;
+        table[s + S_LEDGER] = li + 1;
+        table[s + S_RECORD] = r;
         m[r] = 1;
         continue;
       }
       // The same message again: find the holder this copy competes with.
       const req = data[o + F.REQ]!;
       const mine = sidechain(li, r);
-      const holders: [number, number][] = [[at[slot]!, rec[slot]!], ...(more.get(slot) ?? [])];
+      const holders: [number, number][] = [
+        [table[s + S_LEDGER]! - 1, table[s + S_RECORD]!],
+        ...(more.get(slot) ?? []),
+      ];
       const twin = holders.findIndex(([hl, hr]) => field(hl, hr, F.REQ) === req || mine || sidechain(hl, hr));
       if (twin === -1) {
         const list = more.get(slot) ?? [];
@@ -101,8 +116,8 @@ export function dedupe(ledgers: readonly Ledger[], settled = ledgers.length): Ui
       masks[hl]![hr] = 0;
       m[r] = 1;
       if (twin === 0) {
-        at[slot] = li;
-        rec[slot] = r;
+        table[s + S_LEDGER] = li + 1;
+        table[s + S_RECORD] = r;
       } else more.get(slot)![twin - 1] = [li, r];
     }
   }
