@@ -3,7 +3,7 @@
  * first so no thread is left with the 80 MB transcript at the end, and with the calling thread free.
  * A handful of small reads is done in-process instead: starting workers costs more than it saves.
  */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { later } from '../later.js';
@@ -193,13 +193,17 @@ const inDist = (name: string): URL => new URL(name, DIST_INDEX ?? import.meta.ur
 /**
  * The worker's code: the build's one file of it (`worker-bundle.js`, `scripts/cli-bundle.mjs`), which a
  * fresh isolate loads on a third of the CPU time 200 modules take, or the module itself in a tree
- * built without the bundle (a plain `tsc`). Asked once per run, when the first worker starts.
+ * built without the bundle, or compiled again since it was made (a plain `tsc`). Asked once per run, when the first worker starts.
  */
 let workerUrl: URL | null = null;
 function workerURL(): URL {
   if (workerUrl === null) {
     const bundle = inDist('./worker-bundle.js');
-    workerUrl = existsSync(bundle) ? bundle : inDist('./worker.js');
+    const module = inDist('./worker.js');
+    // A bundle older than the module is from an earlier build (a plain `tsc` since): the module then.
+    const bundled = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
+    const compiled = statSync(module, { throwIfNoEntry: false })?.mtimeMs;
+    workerUrl = bundled !== undefined && (compiled === undefined || bundled >= compiled) ? bundle : module;
   }
   return workerUrl;
 }
