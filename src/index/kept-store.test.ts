@@ -7,6 +7,7 @@ import { LocalTime } from '../model/time.js';
 import { claudeResponse, FakeHome } from '../test-support/corpus.js';
 import { parsed } from '../test-support/parse.js';
 import { type KeptFile, type KeptFileChange, type KeptInputs, MAX_KEPT_SCOPES } from './kept.js';
+import { sortedKeys } from './kept-rows.js';
 import { MAX_PATCHED_ROWS, type PatchWrite } from './kept-store.js';
 import {
   decodeHeads,
@@ -211,6 +212,26 @@ describe('patches kept beside the build', () => {
     // Asked for the inputs of the write before, the index has none.
     expect(store.kept.inputs('s', NOON + 1)).toBeNull();
     expect(store.kept.inputs('s', NOON + 2)).not.toBeNull();
+  });
+
+  it("the pack's sorted keys are read when asked, and not once another write was kept since", () => {
+    const two: KeptInputs = {
+      files: [file('a', 2), file('b', 1)],
+      keys: Uint32Array.from([0, 5, 1, 0, 2, 9, 1, 2, 3]),
+      masks: Uint8Array.from([1, 1, 1]),
+      summaries: [],
+    };
+    const sessions = packRows(base(home, ['s0']).map(encodeRecord));
+    store.kept.keep('s', { digest: 'built', problems: [], inputs: two }, sessions, NOON);
+    expect([...store.kept.inputs('s')!.index!.sorted()!]).toEqual([...sortedKeys(two.keys)]);
+    const read = store.kept.inputs('s')!;
+    const unread = store.kept.inputs('s')!;
+    expect(read.index!.sorted()).not.toBeNull();
+    store.kept.keep('s', { digest: 'again', problems: [], inputs: two }, sessions, NOON + 1);
+    // Read before the write, they stay as read; asked only after it, they are not this pack's.
+    expect([...read.index!.sorted()!]).toEqual([...sortedKeys(two.keys)]);
+    expect(unread.index!.sorted()).toBeNull();
+    expect(store.kept.inputs('s')!.index!.sorted()).not.toBeNull();
   });
 
   it('a file patched between two others keeps theirs as the build left them', () => {

@@ -140,8 +140,9 @@ export class KeptTables {
    */
   inputs(scope: string, keptAt?: number): KeptInputs | null {
     return this.reading(() => {
-      if (keptAt !== undefined && this.scopeRow(scope)?.keptAt !== keptAt) return null;
-      const base = this.packInputs(scope);
+      const at = this.keptAtOf(scope);
+      if (keptAt !== undefined && at !== keptAt) return null;
+      const base = this.packInputs(scope, at);
       const changes = base === null ? null : this.patchedFiles(scope);
       return base === null || changes === null ? null : withChanges(base, changes);
     });
@@ -176,10 +177,7 @@ export class KeptTables {
    */
   keepPatch(scope: string, base: PatchBase, w: PatchWrite, nowMs: number): boolean {
     const write = this.db.transaction(() => {
-      const row = this.db.prepare('SELECT kept_at FROM scopes WHERE scope = ?').get(scope) as
-        | { kept_at: number }
-        | undefined;
-      if (row?.kept_at !== base.keptAt) return false;
+      if (this.keptAtOf(scope) !== base.keptAt) return false;
       const { n } = this.db
         .prepare(
           `SELECT (SELECT count(*) FROM patched_sessions WHERE scope = ?)
@@ -311,16 +309,24 @@ export class KeptTables {
     return out;
   }
 
-  /** The inputs of the scope's pack, before its patches. */
-  private packInputs(scope: string): KeptInputs | null {
+  /** When the scope's last write was, or undefined when it holds none. */
+  private keptAtOf(scope: string): number | undefined {
+    return (this.db.prepare('SELECT kept_at FROM scopes WHERE scope = ?').get(scope) as { kept_at?: number })
+      ?.kept_at;
+  }
+
+  /**
+   * The inputs of the scope's pack, before its patches; `keptAt`: when the scope was last written, by
+   * which its sorted keys are read later as this pack's, or not at all.
+   */
+  private packInputs(scope: string, keptAt: number | undefined): KeptInputs | null {
     const row = this.db
-      .prepare('SELECT files, keys, sorted, masks, summaries FROM packs WHERE scope = ?')
+      .prepare('SELECT files, keys, length(sorted) AS sorted, masks, summaries FROM packs WHERE scope = ?')
       .get(scope) as
-      | { files: string; keys: Buffer; sorted: Buffer; masks: Buffer; summaries: string }
+      | { files: string; keys: Buffer; sorted: number; masks: Buffer; summaries: string }
       | undefined;
     // Every key triple's key once in the sorted pairs.
-    if (!row || row.keys.byteLength % 12 !== 0 || row.sorted.byteLength * 3 !== row.keys.byteLength * 2)
-      return null;
+    if (!row || row.keys.byteLength % 12 !== 0 || row.sorted * 3 !== row.keys.byteLength * 2) return null;
     const rows = JSON.parse(row.files) as unknown;
     if (!Array.isArray(rows)) return null;
     // One pass over the 3,800 rows (bench history): checked, read and their records counted.
@@ -340,8 +346,23 @@ export class KeptTables {
       keys,
       masks,
       summaries: JSON.parse(row.summaries) as [number, string][],
-      index: { base: keys, sorted: words(row.sorted), patched: new Set() },
+      index: { base: keys, sorted: this.sortedLater(scope, keptAt, row.sorted), patched: new Set() },
     };
+  }
+
+  /**
+   * The pack's sorted keys (`bytes` of them), read when first asked and only if the scope still holds
+   * the write they were counted in (`keptAt`); else null, and the proof looks at every triple instead.
+   * A large append never asks: its 2.9 MB (1.2 GiB bench history) are then not copied out of SQLite.
+   */
+  private sortedLater(scope: string, keptAt: number | undefined, bytes: number): () => Uint32Array | null {
+    const read = () => {
+      if (keptAt === undefined || this.keptAtOf(scope) !== keptAt) return null;
+      const b: unknown = this.db.prepare('SELECT sorted FROM packs WHERE scope = ?').pluck().get(scope);
+      return Buffer.isBuffer(b) && b.byteLength === bytes ? words(b) : null;
+    };
+    let sorted: Uint32Array | null | undefined;
+    return () => (sorted ??= this.reading(read));
   }
 
   /** The files patched since the pack, in `files` order, or null when one is not as this code writes it. */

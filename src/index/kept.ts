@@ -133,8 +133,12 @@ export interface KeptInputs {
 export interface KeyIndex {
   /** The pack's key triples, in file order. */
   base: Uint32Array;
-  /** The keys of `base`, sorted (`kept-rows.ts` `sortedKeys`). */
-  sorted: Uint32Array;
+  /**
+   * The keys of `base`, sorted (`kept-rows.ts` `sortedKeys`), or null when they can no longer be read
+   * as that pack's (another cctop kept since): read only when asked, since a large append looks at
+   * every triple instead and never needs them (`shared-keys.ts`).
+   */
+  sorted: () => Uint32Array | null;
   /** The files patched since the pack: their keys in `KeptInputs.keys` are not `base`'s. */
   patched: ReadonlySet<number>;
 }

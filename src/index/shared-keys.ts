@@ -46,7 +46,9 @@ export function sharesMessages(
   // appends (ten files grown by 1 MiB: 20,000 keys), one look at each triple costs less.
   const triples = keys.length / 3;
   const search = triples < LOOK_FROM_TRIPLES || mine.keys * Math.log2(triples + 1) < triples;
-  if (inputs.index !== undefined && search) return sharedByIndex(inputs, inputs.index, touched, mine);
+  const sorted = inputs.index !== undefined && search ? inputs.index.sorted() : null;
+  if (inputs.index !== undefined && sorted !== null)
+    return sharedByIndex(inputs, inputs.index, sorted, touched, mine);
   // Every other file's keys looked at, in the runs between the touched files'.
   let from = 0;
   for (const [start, end] of ranges) {
@@ -61,7 +63,13 @@ export function sharesMessages(
  * look at all 160,000 triples (bench history): a key another file holds is in the pack more often
  * than in the pack's triples of the touched and patched files, or in a patched file's keys now.
  */
-function sharedByIndex(inputs: KeptInputs, x: KeyIndex, touched: ReadonlySet<number>, mine: KeySet): boolean {
+function sharedByIndex(
+  inputs: KeptInputs,
+  x: KeyIndex,
+  sorted: Uint32Array,
+  touched: ReadonlySet<number>,
+  mine: KeySet,
+): boolean {
   for (const f of x.patched) {
     if (touched.has(f)) continue;
     const [from, to] = keyRange(inputs.keys, f);
@@ -73,7 +81,7 @@ function sharedByIndex(inputs: KeptInputs, x: KeyIndex, touched: ReadonlySet<num
     const [from, to] = keyRange(x.base, f);
     for (let t = from; t < to; t += 3) own.add(x.base[t + 1]!, x.base[t + 2]!);
   }
-  return mine.some((h, l) => countSorted(x.sorted, h, l) > own.count(h, l));
+  return mine.some((h, l) => countSorted(sorted, h, l) > own.count(h, l));
 }
 
 /** Whether a key triple in `keys` from `from` to `to` (indexes of numbers) is among `mine`. */
