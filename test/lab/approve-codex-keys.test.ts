@@ -130,6 +130,22 @@ const still = (s: Session): string[] => s.term.screen().filter((l) => !/Working 
 
 const approve = (s: Session, ...args: string[]): Promise<Ran> => runCli(['approve', ...args], s.env);
 
+/** The live table beside the session, its Codex row selected with the filter (Codex keeps a second session beside it). */
+async function tableOn(s: Session, name: string): Promise<Terminal> {
+  const table = new Terminal(`cctop-keys-${name}-${process.pid}`, 'table', PATIENCE_MS);
+  try {
+    table.cctop(dirname(s.runtime), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
+    await table.until('the Codex session', (l) => l.join('\n').includes('lab script escalate'));
+    table.keys('/');
+    table.tmux('send-keys', '-t', 'table', '-l', 'lab:escalate');
+    table.keys('Enter');
+    return table;
+  } catch (err) {
+    table.stop();
+    throw err;
+  }
+}
+
 describe.skipIf(missing !== null)(
   `${pin.package}@${pin.version} TUI: cctop approve presses its prompt's key in its tmux pane${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
@@ -193,14 +209,8 @@ describe.skipIf(missing !== null)(
             `^${id}  codex  permission  waiting \\d+ s, answered by keys  Bash .*touch ${MADE} && echo lab-escalated\\n$`,
           ),
         );
-        const table = new Terminal(`cctop-keys-table-${process.pid}`, 'table', PATIENCE_MS);
+        const table = await tableOn(s, 'allow');
         try {
-          table.cctop(dirname(s.runtime), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
-          await table.until('the Codex session', (l) => l.join('\n').includes('lab script escalate'));
-          // Select its row with the filter: Codex keeps a second session beside it.
-          table.keys('/');
-          table.tmux('send-keys', '-t', 'table', '-l', 'lab:escalate');
-          table.keys('Enter');
           table.keys('a');
           await table.until('the question', (l) =>
             l.some(
@@ -238,13 +248,8 @@ describe.skipIf(missing !== null)(
         writeFileSync(join(s.cwd, GATE), '');
         await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
         const id = await waitingSession(s);
-        const table = new Terminal(`cctop-keys-deny-${process.pid}`, 'table', PATIENCE_MS);
+        const table = await tableOn(s, 'deny');
         try {
-          table.cctop(dirname(s.runtime), { ...s.env, TERM: 'xterm-256color', LANG: 'C.UTF-8' }, '');
-          await table.until('the Codex session', (l) => l.join('\n').includes('lab script escalate'));
-          table.keys('/');
-          table.tmux('send-keys', '-t', 'table', '-l', 'lab:escalate');
-          table.keys('Enter');
           table.keys('d');
           await table.until('the reason asked for', (l) =>
             l.some(
