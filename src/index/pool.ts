@@ -193,7 +193,8 @@ const inDist = (name: string): URL => new URL(name, DIST_INDEX ?? import.meta.ur
 /**
  * The worker's code: the build's one file of it (`worker-bundle.js`, `scripts/cli-bundle.mjs`), which a
  * fresh isolate loads on a third of the CPU time 200 modules take, or the module itself in a tree
- * built without the bundle, or compiled again since it was made (a plain `tsc`). Asked once per run, when the first worker starts.
+ * built without the bundle, or compiled again since it was made (a plain `tsc`). Asked once per run,
+ * when the first worker starts.
  */
 let workerUrl: URL | null = null;
 function workerURL(): URL {

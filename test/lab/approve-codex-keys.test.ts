@@ -155,6 +155,17 @@ describe.skipIf(missing !== null)(
       server.release();
       root = mkdtempSync(join(tmpdir(), 'cctop-lab-keys-'));
     });
+    /**
+     * Codex started, its prompt on screen and its session read as waiting. With the gate `open` the
+     * command, once allowed, runs at once; `shut`, it waits until the test opens the gate.
+     */
+    async function atPrompt(gate: 'open' | 'shut'): Promise<{ s: Session; id: string }> {
+      const s = await startCodex();
+      sessions.push(s);
+      if (gate === 'open') writeFileSync(join(s.cwd, GATE), '');
+      await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
+      return { s, id: await waitingSession(s) };
+    }
     afterAll(async () => {
       for (const s of sessions) s.term.stop();
       await server?.close();
@@ -164,11 +175,7 @@ describe.skipIf(missing !== null)(
     it(
       'cctop approve allow presses y at the prompt: the command runs and the model gets its output',
       async () => {
-        const s = await startCodex();
-        sessions.push(s);
-        writeFileSync(join(s.cwd, GATE), '');
-        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
-        const id = await waitingSession(s);
+        const { s, id } = await atPrompt('open');
         const r = await approve(s, id.slice(0, 8), 'allow');
         expect(r.err).toBe('');
         expect(r.out).toMatch(
@@ -197,11 +204,7 @@ describe.skipIf(missing !== null)(
     it(
       'cctop pending lists the call answered by keys, and the live table answers it: a shows the command, y presses its key, and the command runs',
       async () => {
-        const s = await startCodex();
-        sessions.push(s);
-        writeFileSync(join(s.cwd, GATE), '');
-        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
-        const id = await waitingSession(s);
+        const { s, id } = await atPrompt('open');
         const listed = await runCli(['pending'], s.env);
         expect([listed.code, listed.err]).toEqual([0, '']);
         expect(listed.out).toMatch(
@@ -243,11 +246,7 @@ describe.skipIf(missing !== null)(
     it(
       'the live table denies it: d asks for a reason, Enter presses Escape, the command never runs, and the status line says the deny ended the turn and the reason was not delivered',
       async () => {
-        const s = await startCodex();
-        sessions.push(s);
-        writeFileSync(join(s.cwd, GATE), '');
-        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
-        const id = await waitingSession(s);
+        const { s, id } = await atPrompt('open');
         const table = await tableOn(s, 'deny');
         try {
           table.keys('d');
@@ -286,11 +285,7 @@ describe.skipIf(missing !== null)(
     it(
       'cctop approve deny presses esc: the command never runs, the model is told it was aborted, and the reason is said to be undelivered',
       async () => {
-        const s = await startCodex();
-        sessions.push(s);
-        writeFileSync(join(s.cwd, GATE), '');
-        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
-        const id = await waitingSession(s);
+        const { s, id } = await atPrompt('open');
         const r = await approve(s, id, 'deny', '--reason', 'use the staging directory');
         expect(r.out).toMatch(
           new RegExp(
@@ -320,10 +315,7 @@ describe.skipIf(missing !== null)(
     it(
       'with its prompt answered by hand, cctop approve refuses and types nothing, though its hooks still say it waits',
       async () => {
-        const s = await startCodex();
-        sessions.push(s);
-        await s.term.until('its prompt', (l) => l.join('\n').includes(PROMPT));
-        const id = await waitingSession(s);
+        const { s, id } = await atPrompt('shut');
         // Allowed at the terminal: the command now waits for the gate, so its hooks' newest word is
         // still the permission request (the call has not ended).
         s.term.keys('y');
